@@ -1,0 +1,98 @@
+package io.gnnstream.connectors;
+
+import io.gnnstream.connectors.internal.RejectSchemas;
+import org.apache.flink.api.common.serialization.SimpleStringSchema;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+
+/**
+ * Factories for the Kafka sources and sinks of the jobs, with the settings they need in one place.
+ * Inputs are read as {@link RawRecord}s and parsed by a {@link ParseFunction}, so that bad values
+ * are dead-lettered instead of failing the source.
+ */
+public final class KafkaIO {
+
+    /**
+     * How often sources look for new partitions. The connector's default (5 min) would leave
+     * partitions added to a running job's topic unread for minutes.
+     */
+    public static final long PARTITION_DISCOVERY_INTERVAL_MS = 30_000;
+
+    /**
+     * Transaction timeout of exactly-once sinks: the broker default maximum
+     * ({@code transaction.max.timeout.ms}, 15 min). The connector's default (1 h) is refused by
+     * brokers with default settings.
+     */
+    public static final long TRANSACTION_TIMEOUT_MS = 15 * 60 * 1000;
+
+    private KafkaIO() {}
+
+    /**
+     * A builder of the raw source, for callers that need more (e.g. {@code setBounded} in tests or
+     * batch replays, or security properties for a production cluster).
+     */
+    public static KafkaSourceBuilder<RawRecord> rawSourceBuilder(
+            String bootstrapServers, String topic, String groupId, OffsetsInitializer start) {
+        return KafkaSource.<RawRecord>builder()
+                .setBootstrapServers(bootstrapServers)
+                .setTopics(topic)
+                .setGroupId(groupId)
+                .setClientIdPrefix(groupId + "-" + topic)
+                .setStartingOffsets(start)
+                .setDeserializer(new RawRecordDeserializationSchema())
+                .setProperty("partition.discovery.interval.ms", Long.toString(PARTITION_DISCOVERY_INTERVAL_MS));
+    }
+
+    /** An unbounded source of the topic's records as {@link RawRecord}s. */
+    public static KafkaSource<RawRecord> rawSource(
+            String bootstrapServers, String topic, String groupId, OffsetsInitializer start) {
+        return rawSourceBuilder(bootstrapServers, topic, groupId, start).build();
+    }
+
+    /**
+     * A sink writing strings as record values (no key), e.g. metrics as JSON lines. With
+     * {@link DeliveryGuarantee#EXACTLY_ONCE} records become visible to {@code read_committed}
+     * consumers when a checkpoint completes, and {@code transactionalIdPrefix} is required (unique
+     * per sink and job); it is ignored otherwise and may be null.
+     */
+    public static KafkaSink<String> stringSink(
+            String bootstrapServers, String topic, DeliveryGuarantee guarantee, String transactionalIdPrefix) {
+        KafkaSinkBuilder<String> builder = KafkaSink.<String>builder()
+                .setBootstrapServers(bootstrapServers)
+                .setDeliveryGuarantee(guarantee)
+                .setRecordSerializer(KafkaRecordSerializationSchema.<String>builder()
+                        .setTopic(topic)
+                        .setValueSerializationSchema(new SimpleStringSchema())
+                        .build());
+        if (guarantee == DeliveryGuarantee.EXACTLY_ONCE) {
+            if (transactionalIdPrefix == null || transactionalIdPrefix.isBlank()) {
+                throw new IllegalArgumentException(
+                        "an EXACTLY_ONCE sink to topic '" + topic + "' needs a transactional id prefix");
+            }
+            builder.setTransactionalIdPrefix(transactionalIdPrefix)
+                    .setProperty("transaction.timeout.ms", Long.toString(TRANSACTION_TIMEOUT_MS));
+        }
+        return builder.build();
+    }
+
+    /**
+     * The dead-letter sink: value = {@link Reject#toJson()}, key = source topic. At-least-once,
+     * because a duplicate reject after a restore is harmless and needs no transactions.
+     */
+    public static KafkaSink<Reject> deadLetterSink(String bootstrapServers, String topic) {
+        return KafkaSink.<Reject>builder()
+                .setBootstrapServers(bootstrapServers)
+                .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+                .setRecordSerializer(KafkaRecordSerializationSchema.<Reject>builder()
+                        .setTopic(topic)
+                        .setKeySerializationSchema(new RejectSchemas.SourceTopicKey())
+                        .setValueSerializationSchema(new RejectSchemas.JsonValue())
+                        .build())
+                .build();
+    }
+}

@@ -1,0 +1,142 @@
+package io.gnnstream.connectors;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+
+/**
+ * Creates the job's topics before anything writes to them: brokers for this project run with
+ * {@code auto.create.topics.enable=false}, so that a mistyped topic name fails loudly instead of
+ * creating an empty topic that a job would wait on forever.
+ */
+public final class KafkaTopics {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    private KafkaTopics() {}
+
+    /** {@link #ensure(String, int, short, Collection)} with replication factor 1. */
+    public static Map<String, Integer> ensure(String bootstrapServers, int partitions, String... topics)
+            throws BrokerException {
+        return ensure(bootstrapServers, partitions, (short) 1, List.of(topics));
+    }
+
+    /**
+     * Creates the topics that do not exist yet and waits until every topic has a leader for each
+     * partition. Existing topics are left as they are, even with another partition count.
+     *
+     * @return the partition count of each topic, in the given order
+     */
+    public static Map<String, Integer> ensure(
+            String bootstrapServers, int partitions, short replication, Collection<String> topics)
+            throws BrokerException {
+        if (partitions <= 0) {
+            throw new IllegalArgumentException("partitions must be positive, got " + partitions);
+        }
+        try (Admin admin = admin(bootstrapServers)) {
+            Set<String> existing = admin.listTopics().names().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            List<NewTopic> missing = new ArrayList<>();
+            for (String topic : topics) {
+                if (!existing.contains(topic)) {
+                    missing.add(new NewTopic(topic, partitions, replication));
+                }
+            }
+            if (!missing.isEmpty()) {
+                for (Map.Entry<String, KafkaFuture<Void>> created :
+                        admin.createTopics(missing).values().entrySet()) {
+                    try {
+                        created.getValue().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                    } catch (ExecutionException e) {
+                        if (!(e.getCause() instanceof TopicExistsException)) {
+                            throw e;
+                        }
+                    }
+                }
+            }
+            return awaitLeaders(admin, topics);
+        } catch (ExecutionException e) {
+            throw new BrokerException("cannot create topics " + topics + " on " + bootstrapServers + ": "
+                    + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new BrokerException("Kafka at " + bootstrapServers + " did not answer within "
+                    + TIMEOUT.toSeconds() + " s while creating topics " + topics, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BrokerException("interrupted while creating topics " + topics, e);
+        }
+    }
+
+    /** The topic's partition count, or empty if the topic does not exist. */
+    public static OptionalInt partitionCount(String bootstrapServers, String topic) throws BrokerException {
+        try (Admin admin = admin(bootstrapServers)) {
+            TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames()
+                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(topic);
+            return OptionalInt.of(description.partitions().size());
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                return OptionalInt.empty();
+            }
+            throw new BrokerException("cannot describe topic '" + topic + "' on " + bootstrapServers + ": "
+                    + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new BrokerException("Kafka at " + bootstrapServers + " did not answer within "
+                    + TIMEOUT.toSeconds() + " s while describing topic '" + topic + "'", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BrokerException("interrupted while describing topic '" + topic + "'", e);
+        }
+    }
+
+    private static Map<String, Integer> awaitLeaders(Admin admin, Collection<String> topics)
+            throws InterruptedException, TimeoutException, ExecutionException {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (true) {
+            try {
+                Map<String, TopicDescription> described = admin.describeTopics(topics).allTopicNames()
+                        .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                Map<String, Integer> counts = new LinkedHashMap<>();
+                boolean ready = true;
+                for (String topic : topics) {
+                    List<TopicPartitionInfo> parts = described.get(topic).partitions();
+                    ready &= parts.stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+                    counts.put(topic, parts.size());
+                }
+                if (ready) {
+                    return counts;
+                }
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                    throw e;
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new TimeoutException("topics " + topics + " have no leader yet");
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private static Admin admin(String bootstrapServers) {
+        Properties props = new Properties();
+        props.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(TIMEOUT.toMillis()));
+        return Admin.create(props);
+    }
+}

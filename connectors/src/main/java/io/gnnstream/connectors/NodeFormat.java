@@ -1,0 +1,215 @@
+package io.gnnstream.connectors;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import io.gnnstream.connectors.internal.Json;
+import io.gnnstream.state.records.NodeUpdate;
+import io.gnnstream.state.records.Split;
+import java.io.IOException;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+
+/**
+ * Node records: JSON {@code {"id":…,"features":[…],"label":…,"split":"train"|"val"|"test"|"none"}}.
+ * The label may be absent or null (unlabelled) unless the split is train, val or test; an absent
+ * split means none. The value is read with a streaming parser straight into a {@code float[]},
+ * because node records are large (Cora: 1433 features) and arrive at stream rate.
+ *
+ * <p>With {@code rowNormalize}, features are divided by their row sum when it is positive. For
+ * non-negative rows summing to at least one (bag-of-words data such as Cora) this is exactly what
+ * PyG's {@code NormalizeFeatures} does.
+ */
+public final class NodeFormat implements RecordFormat<NodeUpdate> {
+
+    private static final long serialVersionUID = 1L;
+
+    private static final String SPLITS = "train, val, test or none";
+
+    private final int featureDim;
+    private final int numClasses;
+    private final boolean rowNormalize;
+
+    public NodeFormat(int featureDim, int numClasses, boolean rowNormalize) {
+        if (featureDim <= 0) {
+            throw new IllegalArgumentException("featureDim must be positive, got " + featureDim);
+        }
+        if (numClasses <= 0) {
+            throw new IllegalArgumentException("numClasses must be positive, got " + numClasses);
+        }
+        this.featureDim = featureDim;
+        this.numClasses = numClasses;
+        this.rowNormalize = rowNormalize;
+    }
+
+    public int featureDim() {
+        return featureDim;
+    }
+
+    public int numClasses() {
+        return numClasses;
+    }
+
+    public boolean rowNormalize() {
+        return rowNormalize;
+    }
+
+    @Override
+    public TypeInformation<NodeUpdate> producedType() {
+        return TypeInformation.of(NodeUpdate.class);
+    }
+
+    @Override
+    public NodeUpdate parse(String value) throws InvalidRecordException {
+        String line = value == null ? "" : value.trim();
+        if (line.isEmpty()) {
+            throw new InvalidRecordException("empty record, expected a JSON object {\"id\":…,\"features\":[…],…}");
+        }
+        NodeUpdate node;
+        try (JsonParser p = Json.FACTORY.createParser(line)) {
+            node = read(p);
+        } catch (JsonProcessingException e) {
+            throw new InvalidRecordException("unparseable JSON: " + Json.describe(e));
+        } catch (IOException e) {
+            throw new InvalidRecordException("unreadable record: " + e.getMessage());
+        }
+        if (rowNormalize) {
+            normalize(node.features);
+        }
+        return node;
+    }
+
+    private NodeUpdate read(JsonParser p) throws IOException, InvalidRecordException {
+        if (p.nextToken() != JsonToken.START_OBJECT) {
+            throw new InvalidRecordException("expected a JSON object, got " + Json.describeCurrent(p));
+        }
+        long id = -1;
+        float[] features = null;
+        int label = NodeUpdate.NO_LABEL;
+        Split split = Split.NONE;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            p.nextToken();
+            switch (field) {
+                case "id":
+                    id = readId(p);
+                    break;
+                case "features":
+                    features = readFeatures(p);
+                    break;
+                case "label":
+                    label = readLabel(p);
+                    break;
+                case "split":
+                    split = readSplit(p);
+                    break;
+                default:
+                    p.skipChildren();
+            }
+        }
+        if (p.nextToken() != null) {
+            throw new InvalidRecordException("unexpected content after the JSON object");
+        }
+        if (id < 0) {
+            throw new InvalidRecordException("missing field 'id'");
+        }
+        if (features == null) {
+            throw new InvalidRecordException("missing field 'features'");
+        }
+        if (label == NodeUpdate.NO_LABEL && split != Split.NONE) {
+            throw new InvalidRecordException("split '" + split.wireName() + "' requires a label");
+        }
+        return new NodeUpdate(id, features, label, split);
+    }
+
+    private static long readId(JsonParser p) throws IOException, InvalidRecordException {
+        if (p.currentToken() != JsonToken.VALUE_NUMBER_INT) {
+            throw new InvalidRecordException("id must be a non-negative integer, got " + Json.describeCurrent(p));
+        }
+        if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+            throw new InvalidRecordException("id is out of 64-bit range: " + p.getText());
+        }
+        long id = p.getLongValue();
+        if (id < 0) {
+            throw new InvalidRecordException("id must be non-negative, got " + id);
+        }
+        return id;
+    }
+
+    private float[] readFeatures(JsonParser p) throws IOException, InvalidRecordException {
+        if (p.currentToken() != JsonToken.START_ARRAY) {
+            throw new InvalidRecordException("features must be an array of numbers, got " + Json.describeCurrent(p));
+        }
+        float[] features = new float[featureDim];
+        int n = 0;
+        for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken(), n++) {
+            if (t != JsonToken.VALUE_NUMBER_INT && t != JsonToken.VALUE_NUMBER_FLOAT) {
+                throw new InvalidRecordException("feature " + n + " is not a number: " + Json.describeCurrent(p));
+            }
+            double v = p.getDoubleValue();
+            if (Double.isNaN(v)) {
+                throw new InvalidRecordException("feature " + n + " is NaN");
+            }
+            if (Double.isInfinite(v) && !hasDigit(p.getText())) {
+                throw new InvalidRecordException("feature " + n + " is infinite: " + p.getText());
+            }
+            if (Math.abs(v) > Float.MAX_VALUE) {
+                throw new InvalidRecordException("feature " + n + " overflows float: " + Json.describeCurrent(p));
+            }
+            if (n < featureDim) {
+                features[n] = (float) v;
+            }
+        }
+        if (n != featureDim) {
+            throw new InvalidRecordException("wrong feature dimension: expected " + featureDim + ", got " + n);
+        }
+        return features;
+    }
+
+    private int readLabel(JsonParser p) throws IOException, InvalidRecordException {
+        JsonToken t = p.currentToken();
+        if (t == JsonToken.VALUE_NULL) {
+            return NodeUpdate.NO_LABEL;
+        }
+        if (t != JsonToken.VALUE_NUMBER_INT) {
+            throw new InvalidRecordException("label must be an integer, got " + Json.describeCurrent(p));
+        }
+        boolean fitsInt = p.getNumberType() == JsonParser.NumberType.INT;
+        int label = fitsInt ? p.getIntValue() : -1;
+        if (!fitsInt || label < 0 || label >= numClasses) {
+            throw new InvalidRecordException(
+                    "label " + p.getText() + " out of range [0, " + numClasses + ")");
+        }
+        return label;
+    }
+
+    private static Split readSplit(JsonParser p) throws IOException, InvalidRecordException {
+        JsonToken t = p.currentToken();
+        if (t == JsonToken.VALUE_NULL) {
+            return Split.NONE;
+        }
+        if (t != JsonToken.VALUE_STRING) {
+            throw new InvalidRecordException("split must be a string (" + SPLITS + "), got " + Json.describeCurrent(p));
+        }
+        Split split = Split.fromWireName(p.getText());
+        if (split == null) {
+            throw new InvalidRecordException("unknown split " + Json.quote(p.getText()) + ", expected " + SPLITS);
+        }
+        return split;
+    }
+
+    private static boolean hasDigit(String text) {
+        return text.chars().anyMatch(Character::isDigit);
+    }
+
+    private static void normalize(float[] features) {
+        double sum = 0;
+        for (float f : features) {
+            sum += f;
+        }
+        if (sum > 0) {
+            for (int i = 0; i < features.length; i++) {
+                features[i] = (float) (features[i] / sum);
+            }
+        }
+    }
+}

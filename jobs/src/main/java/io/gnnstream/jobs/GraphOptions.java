@@ -1,0 +1,37 @@
+package io.gnnstream.jobs;
+
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+
+/** Options of the graph state: partitioning and the shape of vertex attributes. */
+public final class GraphOptions {
+
+    private GraphOptions() {}
+
+    public static final ConfigOption<Integer> PARTITIONS = ConfigOptions.key("gnnstream.graph.partitions")
+            .intType()
+            .defaultValue(128)
+            .withDescription("Number of logical graph partitions P (a power of two, at most 32768). It is also the "
+                    + "job's max parallelism: partition p lives in key group p, so it is fixed for the life of a "
+                    + "savepoint lineage.");
+
+    public static final ConfigOption<Integer> NUM_FEATURES = ConfigOptions.key("gnnstream.graph.num-features")
+            .intType()
+            .noDefaultValue()
+            .withDescription("Feature dimension of every node record; records of another dimension are rejected.");
+
+    public static final ConfigOption<Integer> NUM_CLASSES = ConfigOptions.key("gnnstream.graph.num-classes")
+            .intType()
+            .noDefaultValue()
+            .withDescription("Number of classes; labels outside [0, classes) are rejected.");
+
+    public static final ConfigOption<Boolean> NORMALIZE_FEATURES = ConfigOptions.key("gnnstream.graph.normalize-features")
+            .booleanType()
+            .defaultValue(true)
+            .withDescription("Divide each feature row by its sum when ingesting (like PyG's NormalizeFeatures).");
+
+    public static final ConfigOption<Long> STATS_INTERVAL_MS = ConfigOptions.key("gnnstream.graph.stats-interval-ms")
+            .longType()
+            .defaultValue(1000L)
+            .withDescription("How often the graph store publishes partition sizes to the scheduler.");
+}

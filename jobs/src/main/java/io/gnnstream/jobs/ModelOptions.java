@@ -1,0 +1,50 @@
+package io.gnnstream.jobs;
+
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+
+/** Options of the model and the trainer. */
+public final class ModelOptions {
+
+    private ModelOptions() {}
+
+    public static final ConfigOption<Integer> HIDDEN = ConfigOptions.key("gnnstream.model.hidden")
+            .intType()
+            .defaultValue(128)
+            .withDescription("Hidden units per GraphSAGE layer.");
+
+    public static final ConfigOption<Double> DROPOUT = ConfigOptions.key("gnnstream.model.dropout")
+            .doubleType()
+            .defaultValue(0.5)
+            .withDescription("Dropout probability on the input of every layer.");
+
+    public static final ConfigOption<Double> LEARNING_RATE = ConfigOptions.key("gnnstream.model.lr")
+            .doubleType()
+            .defaultValue(0.01)
+            .withDescription("Adam learning rate.");
+
+    public static final ConfigOption<Double> WEIGHT_DECAY = ConfigOptions.key("gnnstream.model.weight-decay")
+            .doubleType()
+            .defaultValue(5e-4)
+            .withDescription("L2 penalty added to the gradient (torch.optim.Adam weight_decay).");
+
+    public static final ConfigOption<Integer> TRAINER_THREADS = ConfigOptions.key("gnnstream.trainer.threads")
+            .intType()
+            .defaultValue(1)
+            .withDescription("ND4J/BLAS threads per trainer; keep threads x trainers within the cores.");
+
+    public static final ConfigOption<Integer> LOG_EVERY = ConfigOptions.key("gnnstream.trainer.log-every")
+            .intType()
+            .defaultValue(10)
+            .withDescription("Emit a metrics line every this many steps.");
+
+    public static final ConfigOption<String> MODEL_OUT = ConfigOptions.key("gnnstream.trainer.model-out")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Directory for NumPy .npy parameter exports plus manifest.json (on checkpoint and at the end).");
+
+    public static final ConfigOption<Long> CREDIT_RESEND_MS = ConfigOptions.key("gnnstream.trainer.credit-resend-ms")
+            .longType()
+            .defaultValue(5_000L)
+            .withDescription("An idle trainer re-announces its progress this often (credits can be lost in a failure).");
+}

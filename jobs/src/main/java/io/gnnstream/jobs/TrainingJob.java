@@ -1,0 +1,213 @@
+package io.gnnstream.jobs;
+
+import io.gnnstream.connectors.EdgeFormat;
+import io.gnnstream.connectors.KafkaIO;
+import io.gnnstream.connectors.NodeFormat;
+import io.gnnstream.connectors.ParseFunction;
+import io.gnnstream.connectors.RawRecord;
+import io.gnnstream.connectors.Reject;
+import io.gnnstream.jobs.internal.Wiring;
+import io.gnnstream.operators.BatchAssembler;
+import io.gnnstream.operators.GraphStoreOperator;
+import io.gnnstream.operators.SchedulerConfig;
+import io.gnnstream.operators.SeedScheduler;
+import io.gnnstream.operators.TrainerConfig;
+import io.gnnstream.operators.TrainerOperator;
+import io.gnnstream.operators.messages.BatchSpec;
+import io.gnnstream.operators.messages.Credit;
+import io.gnnstream.operators.messages.GraphEvent;
+import io.gnnstream.operators.messages.GraphUpdate;
+import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.messages.SampleRequest;
+import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.operators.model.ModelConfig;
+import io.gnnstream.state.HashPartitioner;
+import io.gnnstream.state.KeyGroupAnchors;
+import io.gnnstream.state.VertexKeyTypeInfo;
+import io.gnnstream.state.VertexPartitioner;
+import io.gnnstream.state.records.EdgeUpdate;
+import io.gnnstream.state.records.NodeUpdate;
+import java.util.List;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.IterativeStream.ConnectedIterativeStreams;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * Builds the streaming training topology (DESIGN §2):
+ *
+ * <pre>
+ * edges, nodes ─ parse ─┬─ rejects ─► dead-letter sink
+ *                       └─ GraphStore ◄── requests (feedback, loop 1) ── BatchAssembler
+ *                            │ responses ──────────────────────────────────►│
+ *                            │ events ─► SeedScheduler ◄── credits (feedback, loop 2) ── Trainer
+ *                                            └── batch specs ──► BatchAssembler ── mini-batches ─► Trainer
+ * </pre>
+ *
+ * Sources and sinks are injected, so tests run this exact topology; {@link #buildWithKafka} wires
+ * the Kafka ones from the options.
+ */
+public final class TrainingJob {
+
+    public static final String JOB_NAME = "gnnstream-training";
+
+    private final ReadableConfig conf;
+
+    /** The main class {@code flink run} submits; takes the arguments of {@code gnnstream train}. */
+    public static void main(String[] args) {
+        String[] withCommand = new String[args.length + 1];
+        withCommand[0] = "train";
+        System.arraycopy(args, 0, withCommand, 1, args.length);
+        int code = io.gnnstream.jobs.cli.GnnstreamCli.commandLine().execute(withCommand);
+        if (code != 0) {
+            System.exit(code);
+        }
+    }
+
+    public TrainingJob(ReadableConfig conf) {
+        this.conf = conf;
+        validate(conf);
+    }
+
+    /** Builds the job reading and writing the Kafka topics named in the options. */
+    public void buildWithKafka(StreamExecutionEnvironment env) {
+        String bootstrap = conf.getOptional(KafkaOptions.BOOTSTRAP_SERVERS).orElseThrow(
+                () -> new IllegalArgumentException("--bootstrap-servers is required"));
+        String group = conf.get(KafkaOptions.GROUP_ID);
+        build(env,
+                KafkaIO.rawSource(bootstrap, KafkaOptions.edgesTopic(conf), group, OffsetsInitializer.earliest()),
+                KafkaIO.rawSource(bootstrap, KafkaOptions.nodesTopic(conf), group, OffsetsInitializer.earliest()),
+                KafkaIO.deadLetterSink(bootstrap, KafkaOptions.rejectsTopic(conf)),
+                KafkaIO.stringSink(bootstrap, KafkaOptions.metricsTopic(conf), DeliveryGuarantee.AT_LEAST_ONCE, null));
+    }
+
+    public void build(StreamExecutionEnvironment env, Source<RawRecord, ?, ?> edgeSource,
+            Source<RawRecord, ?, ?> nodeSource, Sink<Reject> rejectSink, Sink<String> metricsSink) {
+        int partitions = conf.get(GraphOptions.PARTITIONS);
+        int featureDim = conf.get(GraphOptions.NUM_FEATURES);
+        int parallelism = env.getParallelism();
+        long seed = conf.get(SamplingOptions.SEED);
+        env.setMaxParallelism(partitions);
+        VertexPartitioner partitioner = new HashPartitioner(partitions);
+
+        SingleOutputStreamOperator<EdgeUpdate> edges = env
+                .fromSource(edgeSource, WatermarkStrategy.noWatermarks(), "edges-source").uid("edges-source")
+                .process(new ParseFunction<>(new EdgeFormat())).uid("parse-edges").name("parse-edges");
+        SingleOutputStreamOperator<NodeUpdate> nodes = env
+                .fromSource(nodeSource, WatermarkStrategy.noWatermarks(), "nodes-source").uid("nodes-source")
+                .process(new ParseFunction<>(new NodeFormat(featureDim, conf.get(GraphOptions.NUM_CLASSES),
+                        conf.get(GraphOptions.NORMALIZE_FEATURES))))
+                .uid("parse-nodes").name("parse-nodes");
+        edges.getSideOutput(ParseFunction.REJECTS).union(nodes.getSideOutput(ParseFunction.REJECTS))
+                .sinkTo(rejectSink).uid("dead-letter-sink").name("dead-letter-sink");
+
+        DataStream<GraphUpdate> updates = edges
+                .map(new Wiring.EdgeToUpdate()).returns(GraphUpdate.class).uid("edge-updates").name("edge-updates")
+                .union(nodes.map(new Wiring.NodeToUpdate()).returns(GraphUpdate.class)
+                        .uid("node-updates").name("node-updates"));
+
+        ConnectedIterativeStreams<GraphUpdate, SampleRequest> samplingLoop = updates
+                .keyBy(new Wiring.UpdateKey(partitioner), VertexKeyTypeInfo.INSTANCE)
+                .iterate(0)
+                .withFeedbackType(TypeInformation.of(SampleRequest.class));
+        SingleOutputStreamOperator<SampleResponse> store = samplingLoop
+                .transform("graph-store", TypeInformation.of(SampleResponse.class),
+                        new GraphStoreOperator(partitioner, seed, featureDim, conf.get(GraphOptions.STATS_INTERVAL_MS)))
+                .uid("graph-store").setParallelism(parallelism);
+
+        DataStream<GraphEvent> events = store.getSideOutput(GraphStoreOperator.EVENTS)
+                .map(new Wiring.GatherEvents()).returns(GraphEvent.class)
+                .uid("graph-events").name("graph-events").setParallelism(1);
+        ConnectedIterativeStreams<GraphEvent, Credit> creditLoop =
+                events.iterate(0).withFeedbackType(TypeInformation.of(Credit.class));
+        SingleOutputStreamOperator<BatchSpec> specs = creditLoop
+                .transform("seed-scheduler", TypeInformation.of(BatchSpec.class), new SeedScheduler(schedulerConfig()))
+                .uid("seed-scheduler").setParallelism(1).setMaxParallelism(1);
+
+        SingleOutputStreamOperator<SampleRequest> requests = specs.connect(store)
+                .keyBy(new Wiring.SpecKey(), new Wiring.ResponseKey(), Types.LONG)
+                .transform("batch-assembler", TypeInformation.of(SampleRequest.class),
+                        new BatchAssembler(fanouts(), featureDim, partitioner, conf.get(SamplingOptions.BATCH_TIMEOUT_MS)))
+                .uid("batch-assembler").setParallelism(parallelism);
+        samplingLoop.closeWith(requests.keyBy(new Wiring.RequestKey(), VertexKeyTypeInfo.INSTANCE));
+
+        SingleOutputStreamOperator<Credit> credits = requests.getSideOutput(BatchAssembler.BATCHES)
+                .global()
+                .transform("trainer", TypeInformation.of(Credit.class), new TrainerOperator(trainerConfig()))
+                .uid("trainer").setParallelism(1).setMaxParallelism(1);
+        creditLoop.closeWith(credits);
+
+        credits.getSideOutput(TrainerOperator.METRICS).sinkTo(metricsSink)
+                .uid("metrics-sink").name("metrics-sink").setParallelism(1);
+    }
+
+    private int[] fanouts() {
+        return conf.get(SamplingOptions.FANOUTS).stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    private SchedulerConfig schedulerConfig() {
+        return new SchedulerConfig(
+                conf.get(GraphOptions.PARTITIONS),
+                conf.get(SamplingOptions.BATCH_SIZE),
+                conf.get(SamplingOptions.EVAL_BATCH_SIZE),
+                conf.get(SamplingOptions.MAX_STEPS),
+                conf.get(SamplingOptions.EVAL_EVERY),
+                conf.get(SamplingOptions.PREFETCH),
+                conf.get(SamplingOptions.MIN_TRAIN_SEEDS),
+                conf.get(SamplingOptions.SEED));
+    }
+
+    private TrainerConfig trainerConfig() {
+        ModelConfig model = ModelConfig.builder()
+                .inFeatures(conf.get(GraphOptions.NUM_FEATURES))
+                .hidden(conf.get(ModelOptions.HIDDEN))
+                .numClasses(conf.get(GraphOptions.NUM_CLASSES))
+                .numLayers(fanouts().length)
+                .dropout(conf.get(ModelOptions.DROPOUT))
+                .learningRate(conf.get(ModelOptions.LEARNING_RATE))
+                .weightDecay(conf.get(ModelOptions.WEIGHT_DECAY))
+                .seed(conf.get(SamplingOptions.SEED))
+                .build();
+        return new TrainerConfig(model, conf.get(ModelOptions.LOG_EVERY), conf.get(ModelOptions.TRAINER_THREADS),
+                conf.getOptional(ModelOptions.MODEL_OUT).orElse(null), conf.get(ModelOptions.CREDIT_RESEND_MS));
+    }
+
+    /** Rejects settings the topology cannot run with, before anything is submitted. */
+    static void validate(ReadableConfig conf) {
+        int partitions = conf.get(GraphOptions.PARTITIONS);
+        require(KeyGroupAnchors.isSupportedMaxParallelism(partitions),
+                "--partitions must be a power of two in [1, 32768], got " + partitions);
+        require(conf.getOptional(GraphOptions.NUM_FEATURES).orElse(0) > 0, "--num-features must be positive");
+        require(conf.getOptional(GraphOptions.NUM_CLASSES).orElse(0) > 1, "--num-classes must be at least 2");
+        List<Integer> fanouts = conf.get(SamplingOptions.FANOUTS);
+        require(!fanouts.isEmpty(), "--fanouts needs at least one layer");
+        for (int f : fanouts) {
+            require(f == -1 || f > 0, "--fanouts entries must be positive or -1 (all), got " + f);
+        }
+        require(conf.get(SamplingOptions.BATCH_SIZE) > 0, "--batch-size must be positive");
+        require(conf.get(SamplingOptions.EVAL_BATCH_SIZE) > 0, "--eval-batch-size must be positive");
+        require(conf.get(SamplingOptions.PREFETCH) > 0, "--prefetch must be positive");
+        require(conf.get(SamplingOptions.MAX_STEPS) >= 0, "--max-steps must be >= 0");
+        require(conf.get(SamplingOptions.EVAL_EVERY) >= 0, "--eval-every must be >= 0");
+        require(conf.get(ModelOptions.HIDDEN) > 0, "--hidden must be positive");
+        double dropout = conf.get(ModelOptions.DROPOUT);
+        require(dropout >= 0 && dropout < 1, "--dropout must be in [0, 1)");
+        require(conf.get(ModelOptions.LEARNING_RATE) > 0, "--lr must be positive");
+        require(conf.get(ModelOptions.WEIGHT_DECAY) >= 0, "--weight-decay must be >= 0");
+        require(conf.get(ModelOptions.TRAINER_THREADS) > 0, "--trainer-threads must be positive");
+    }
+
+    private static void require(boolean condition, String message) {
+        if (!condition) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+}

@@ -1,0 +1,131 @@
+package io.gnnstream.jobs;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * Submits the training job and follows its metrics topic: prints progress, copies the JSON lines to
+ * a file, and, when the trainer reports its final evaluation, cancels the job (a streaming job with
+ * iterations never finishes by itself; its last checkpoint is retained for a resume).
+ */
+public final class TrainingRunner {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final ReadableConfig conf;
+    private final PrintStream out;
+    private final Path metricsOut;
+
+    public TrainingRunner(ReadableConfig conf, PrintStream out, Path metricsOut) {
+        this.conf = conf;
+        this.out = out;
+        this.metricsOut = metricsOut;
+    }
+
+    /**
+     * Runs until the final metrics line (when a step limit is set) or for ever; returns the final
+     * line. Throws if the job fails or no final line arrives within {@code timeout}.
+     */
+    public JsonNode run(StreamExecutionEnvironment env, Duration timeout) throws Exception {
+        String bootstrap = conf.get(KafkaOptions.BOOTSTRAP_SERVERS);
+        String topic = KafkaOptions.metricsTopic(conf);
+        try (KafkaConsumer<String, String> consumer = metricsConsumer(bootstrap);
+                BufferedWriter file = metricsOut == null ? null : openMetricsFile()) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+                    .map(p -> new TopicPartition(p.topic(), p.partition()))
+                    .collect(Collectors.toList());
+            consumer.assign(partitions);
+            consumer.seekToEnd(partitions);
+            partitions.forEach(consumer::position);
+
+            new TrainingJob(conf).buildWithKafka(env);
+            JobClient client = env.executeAsync(TrainingJob.JOB_NAME);
+            out.println("Submitted job " + client.getJobID());
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {
+                    JsonNode line = JSON.readTree(record.value());
+                    if (file != null) {
+                        file.write(record.value());
+                        file.newLine();
+                        file.flush();
+                    }
+                    out.println(ProgressFormat.format(line));
+                    if (line.path("final").asBoolean(false)) {
+                        stop(client);
+                        return line;
+                    }
+                }
+                failIfTerminated(client);
+            }
+            stop(client);
+            throw new IllegalStateException("no final result within " + timeout.toSeconds() + " s");
+        }
+    }
+
+    private static void failIfTerminated(JobClient client) throws Exception {
+        JobStatus status = client.getJobStatus().get(10, TimeUnit.SECONDS);
+        if (status.isGloballyTerminalState()) {
+            try {
+                client.getJobExecutionResult().get(10, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("training job " + status + ": " + rootMessage(e), e.getCause());
+            }
+            throw new IllegalStateException("training job ended (" + status + ") before its final evaluation");
+        }
+    }
+
+    private static void stop(JobClient client) throws Exception {
+        JobStatus status = client.getJobStatus().get(10, TimeUnit.SECONDS);
+        if (!status.isGloballyTerminalState()) {
+            client.cancel().get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    private static String rootMessage(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + ": " + root.getMessage();
+    }
+
+    private BufferedWriter openMetricsFile() throws IOException {
+        Path parent = metricsOut.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        return Files.newBufferedWriter(metricsOut, StandardCharsets.UTF_8);
+    }
+
+    private static KafkaConsumer<String, String> metricsConsumer(String bootstrap) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
+        return new KafkaConsumer<>(p);
+    }
+}

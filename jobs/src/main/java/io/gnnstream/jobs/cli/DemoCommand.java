@@ -1,0 +1,107 @@
+package io.gnnstream.jobs.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.gnnstream.connectors.DatasetInfo;
+import io.gnnstream.connectors.DatasetLoader;
+import io.gnnstream.connectors.KafkaTopics;
+import io.gnnstream.connectors.LocalKafkaBroker;
+import io.gnnstream.jobs.GraphOptions;
+import io.gnnstream.jobs.KafkaOptions;
+import io.gnnstream.jobs.SamplingOptions;
+import io.gnnstream.jobs.TrainingRunner;
+import io.gnnstream.state.records.Split;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * The whole pipeline on one machine: a real local Kafka broker, the bundled dataset produced into
+ * it, and the training job on a local MiniCluster with RocksDB state and checkpoints.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "Start a local Kafka broker, load a dataset into it and train on a local Flink MiniCluster.")
+final class DemoCommand implements Callable<Integer> {
+
+    /** System property set by {@code bin/gnnstream}: the project's root directory. */
+    static final String HOME_PROPERTY = "gnnstream.home";
+
+    @Option(names = "--dataset", description = "Dataset folder (default: <gnnstream home>/data/cora).")
+    Path dataset;
+
+    @Option(names = "--work-dir", defaultValue = "work/demo", description = "Scratch directory, wiped at start: broker data, checkpoints (default: ${DEFAULT-VALUE}).")
+    Path workDir;
+
+    @Option(names = "--max-steps", defaultValue = "300", description = "Training steps before the final evaluation (default: ${DEFAULT-VALUE}).")
+    long maxSteps;
+
+    @Option(names = "--web-port", defaultValue = "0", description = "Flink Web UI port; 0 = 8081 if free, else any (default: ${DEFAULT-VALUE}).")
+    int webPort;
+
+    @Option(names = "--timeout", defaultValue = "20m", converter = DurationConverter.class,
+            description = "Fail if training has not finished after this long (default: ${DEFAULT-VALUE}).")
+    Duration timeout;
+
+    @Mixin
+    TrainingFlags flags;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        long started = System.nanoTime();
+        Path data = dataset != null ? dataset : Path.of(System.getProperty(HOME_PROPERTY, "."), "data", "cora");
+        DatasetInfo info = DatasetInfo.scan(data);
+        System.out.println("Dataset " + data + ": " + info);
+        wipe(workDir);
+        try (LocalKafkaBroker broker = LocalKafkaBroker.builder().workDir(workDir.resolve("kafka")).port(0).start()) {
+            System.out.println("Kafka broker on " + broker.bootstrapServers() + " (pid " + broker.pid() + ")");
+            Configuration conf = flags.toConfiguration(workDir.resolve("checkpoints"), maxSteps);
+            conf.set(KafkaOptions.BOOTSTRAP_SERVERS, broker.bootstrapServers());
+            conf.set(GraphOptions.NUM_FEATURES, info.featureDim());
+            conf.set(GraphOptions.NUM_CLASSES, info.numClasses());
+            if (!spec.commandLine().getParseResult().hasMatchedOption("--min-train-seeds")) {
+                conf.set(SamplingOptions.MIN_TRAIN_SEEDS, (int) info.splitCount(Split.TRAIN));
+            }
+            String edges = KafkaOptions.edgesTopic(conf);
+            String nodes = KafkaOptions.nodesTopic(conf);
+            KafkaTopics.ensure(broker.bootstrapServers(), Math.max(2, flags.parallelism), edges, nodes);
+            KafkaTopics.ensure(broker.bootstrapServers(), 1, KafkaOptions.rejectsTopic(conf), KafkaOptions.metricsTopic(conf));
+            DatasetLoader.Result loaded = new DatasetLoader(broker.bootstrapServers()).load(data, edges, nodes);
+            System.out.println("Produced " + loaded);
+
+            StreamExecutionEnvironment env = LocalFlink.environment(conf, flags.parallelism, webPort);
+            JsonNode result = new TrainingRunner(conf, System.out, flags.metricsOut).run(env, timeout);
+            System.out.println(String.format(Locale.ROOT,
+                    "gnnstream demo: %s test accuracy %.4f after %d steps (best val %.4f at step %d, its test "
+                            + "accuracy %.4f), %d vertices, %d edges, %.0f s wall",
+                    data.getFileName(), result.path("test_acc").asDouble(), result.path("step").asLong(),
+                    result.path("best_val_acc").asDouble(), result.path("best_val_step").asLong(),
+                    result.path("best_val_test_acc").asDouble(), info.nodes(), info.edges(),
+                    (System.nanoTime() - started) / 1e9));
+        }
+        return 0;
+    }
+
+    private static void wipe(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            try (Stream<Path> paths = Files.walk(dir)) {
+                for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
+                    Files.delete(p);
+                }
+            }
+        }
+        Files.createDirectories(dir);
+    }
+}

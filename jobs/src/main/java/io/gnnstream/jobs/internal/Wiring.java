@@ -1,0 +1,90 @@
+package io.gnnstream.jobs.internal;
+
+import io.gnnstream.operators.messages.BatchSpec;
+import io.gnnstream.operators.messages.GraphEvent;
+import io.gnnstream.operators.messages.GraphUpdate;
+import io.gnnstream.operators.messages.SampleRequest;
+import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.state.VertexKey;
+import io.gnnstream.state.VertexPartitioner;
+import io.gnnstream.state.records.EdgeUpdate;
+import io.gnnstream.state.records.NodeUpdate;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.java.functions.KeySelector;
+
+/** Key selectors and adapters that wire the topology; named classes keep their types explicit. */
+public final class Wiring {
+
+    private Wiring() {}
+
+    /** Graph updates belong to the vertex whose state they change. */
+    public static final class UpdateKey implements KeySelector<GraphUpdate, VertexKey> {
+        private static final long serialVersionUID = 1L;
+        private final VertexPartitioner partitioner;
+
+        public UpdateKey(VertexPartitioner partitioner) {
+            this.partitioner = partitioner;
+        }
+
+        @Override
+        public VertexKey getKey(GraphUpdate update) {
+            return partitioner.keyOf(update.ownerVertex());
+        }
+    }
+
+    /** A request goes to the subtask owning its partition, addressed by the partition's anchor. */
+    public static final class RequestKey implements KeySelector<SampleRequest, VertexKey> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public VertexKey getKey(SampleRequest request) {
+            return VertexKey.anchor(request.partition);
+        }
+    }
+
+    public static final class SpecKey implements KeySelector<BatchSpec, Long> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Long getKey(BatchSpec spec) {
+            return spec.batchId;
+        }
+    }
+
+    public static final class ResponseKey implements KeySelector<SampleResponse, Long> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Long getKey(SampleResponse response) {
+            return response.batchId;
+        }
+    }
+
+    public static final class EdgeToUpdate implements MapFunction<EdgeUpdate, GraphUpdate> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public GraphUpdate map(EdgeUpdate edge) {
+            return GraphUpdate.of(edge);
+        }
+    }
+
+    public static final class NodeToUpdate implements MapFunction<NodeUpdate, GraphUpdate> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public GraphUpdate map(NodeUpdate node) {
+            return GraphUpdate.of(node);
+        }
+    }
+
+    /** Brings the graph events of all store subtasks to the single scheduler's loop head. */
+    public static final class GatherEvents implements MapFunction<GraphEvent, GraphEvent> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public GraphEvent map(GraphEvent event) {
+            return event;
+        }
+    }
+}

@@ -1,0 +1,169 @@
+package io.gnnstream.operators;
+
+import io.gnnstream.operators.internal.BatchBuilder;
+import io.gnnstream.operators.messages.BatchSpec;
+import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.messages.SampleRequest;
+import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.state.VertexPartitioner;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.InternalTimer;
+import org.apache.flink.streaming.api.operators.InternalTimerService;
+import org.apache.flink.streaming.api.operators.Triggerable;
+import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Drives the sampling loop for the batches it owns (keyed by batch id).
+ *
+ * <p>Input 1: {@link BatchSpec}s from the scheduler. Input 2: {@link SampleResponse}s from the
+ * GraphStore. Main output: {@link SampleRequest}s, which the job sends back through the
+ * iteration's feedback edge to the GraphStore. Side output {@link #BATCHES}: finished
+ * {@link MiniBatch}es for the trainers.
+ *
+ * <p>Checkpoint protocol: only the spec of an unfinished batch is keyed state; its partial
+ * subgraph is heap-only. Requests in flight on the feedback edge are not part of a checkpoint, so
+ * every batch has a processing-time timer: if it made no progress for {@code timeoutMs}, the
+ * missing requests of the current hop are sent again, and a batch whose partial state was lost in a
+ * restore is started again from hop 1. Sampling is seeded per (batch, hop, vertex), so a re-run
+ * produces the same batch for the same graph, and late duplicates are ignored by the builder.
+ */
+public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
+        implements TwoInputStreamOperator<BatchSpec, SampleResponse, SampleRequest>,
+                Triggerable<Long, VoidNamespace> {
+
+    private static final long serialVersionUID = 1L;
+
+    public static final OutputTag<MiniBatch> BATCHES =
+            new OutputTag<>("mini-batches", TypeInformation.of(MiniBatch.class));
+
+    static final ValueStateDescriptor<BatchSpec> SPEC =
+            new ValueStateDescriptor<>("batch-spec", TypeInformation.of(BatchSpec.class));
+
+    private final int[] fanouts;
+    private final int featureDim;
+    private final VertexPartitioner partitioner;
+    private final long timeoutMs;
+
+    private transient ValueState<BatchSpec> specs;
+    private transient InternalTimerService<VoidNamespace> timers;
+    private transient Map<Long, InProgress> inProgress;
+    private transient Counter retries;
+    private transient Counter completed;
+
+    public BatchAssembler(int[] fanouts, int featureDim, VertexPartitioner partitioner, long timeoutMs) {
+        this.fanouts = fanouts.clone();
+        this.featureDim = featureDim;
+        this.partitioner = partitioner;
+        this.timeoutMs = timeoutMs;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        specs = context.getKeyedStateStore().getState(SPEC);
+        inProgress = new HashMap<>();
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        timers = getInternalTimerService("batch-timeouts", VoidNamespaceSerializer.INSTANCE, this);
+        retries = getMetricGroup().counter("batchRetries");
+        completed = getMetricGroup().counter("batchesCompleted");
+    }
+
+    @Override
+    public void processElement1(StreamRecord<BatchSpec> element) throws Exception {
+        BatchSpec spec = element.getValue();
+        if (specs.value() != null || inProgress.containsKey(spec.batchId)) {
+            return;
+        }
+        specs.update(spec);
+        start(spec);
+        timers.registerProcessingTimeTimer(VoidNamespace.INSTANCE, now() + timeoutMs);
+    }
+
+    @Override
+    public void processElement2(StreamRecord<SampleResponse> element) throws Exception {
+        SampleResponse response = element.getValue();
+        InProgress batch = inProgress.get(response.batchId);
+        if (batch == null) {
+            return;
+        }
+        List<SampleRequest> next = batch.builder.accept(response);
+        batch.lastProgress = now();
+        emit(next);
+        if (batch.builder.isComplete()) {
+            finish(batch);
+        }
+    }
+
+    @Override
+    public void onProcessingTime(InternalTimer<Long, VoidNamespace> timer) throws Exception {
+        BatchSpec spec = specs.value();
+        if (spec == null) {
+            return;
+        }
+        InProgress batch = inProgress.get(spec.batchId);
+        if (batch == null) {
+            retries.inc();
+            start(spec);
+        } else if (now() - batch.lastProgress >= timeoutMs) {
+            retries.inc();
+            emit(batch.builder.pending());
+            batch.lastProgress = now();
+        }
+        timers.registerProcessingTimeTimer(VoidNamespace.INSTANCE, now() + timeoutMs);
+    }
+
+    @Override
+    public void onEventTime(InternalTimer<Long, VoidNamespace> timer) {}
+
+    private void start(BatchSpec spec) throws Exception {
+        InProgress batch = new InProgress(new BatchBuilder(spec, fanouts, featureDim, partitioner), now());
+        inProgress.put(spec.batchId, batch);
+        emit(batch.builder.start());
+        if (batch.builder.isComplete()) {
+            finish(batch);
+        }
+    }
+
+    private void finish(InProgress batch) {
+        output.collect(BATCHES, new StreamRecord<>(batch.builder.build()));
+        inProgress.remove(batch.builder.spec().batchId);
+        specs.clear();
+        completed.inc();
+    }
+
+    private void emit(List<SampleRequest> requests) {
+        for (SampleRequest r : requests) {
+            output.collect(new StreamRecord<>(r));
+        }
+    }
+
+    private long now() {
+        return getProcessingTimeService().getCurrentProcessingTime();
+    }
+
+    private static final class InProgress {
+        final BatchBuilder builder;
+        long lastProgress;
+
+        InProgress(BatchBuilder builder, long lastProgress) {
+            this.builder = builder;
+            this.lastProgress = lastProgress;
+        }
+    }
+}

@@ -1,0 +1,235 @@
+package io.gnnstream.operators;
+
+import io.gnnstream.operators.messages.GraphEvent;
+import io.gnnstream.operators.messages.GraphUpdate;
+import io.gnnstream.operators.messages.SampleRequest;
+import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.state.InAdjacency;
+import io.gnnstream.state.Mix;
+import io.gnnstream.state.VertexAttributes;
+import io.gnnstream.state.VertexKey;
+import io.gnnstream.state.VertexPartitioner;
+import io.gnnstream.state.records.EdgeUpdate;
+import io.gnnstream.state.records.NodeUpdate;
+import io.gnnstream.state.records.Split;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeutils.base.array.LongPrimitiveArraySerializer;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Owns the graph: per vertex, its attributes and in-adjacency in keyed (RocksDB) state under
+ * {@link VertexKey}.
+ *
+ * <p>Input 1 carries graph updates keyed by the owning vertex. Input 2 carries
+ * {@link SampleRequest}s from the sampling loop's feedback edge, keyed by the partition anchor so
+ * that a whole (batch, partition) request reaches the one subtask owning that partition; the
+ * operator then switches its current key to every vertex of the request. Sampling of vertex
+ * {@code v} at hop {@code h} of batch {@code b} is seeded by {@code (seed, b, h, v)}, so a request
+ * answered twice (after a retry or a restore) gives the same answer for the same graph.
+ *
+ * <p>Per-partition sizes live in a heap cache that is written to the partition anchor's keyed
+ * state before every snapshot, and are published to the scheduler as {@link GraphEvent}s (side
+ * output {@link #EVENTS}) at most once per {@code statsIntervalMs}. Vertices entering a training,
+ * validation or test split are announced at once.
+ */
+public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
+        implements TwoInputStreamOperator<GraphUpdate, SampleRequest, SampleResponse> {
+
+    private static final long serialVersionUID = 1L;
+
+    public static final OutputTag<GraphEvent> EVENTS =
+            new OutputTag<>("graph-events", TypeInformation.of(GraphEvent.class));
+
+    static final ValueStateDescriptor<VertexAttributes> ATTRIBUTES =
+            new ValueStateDescriptor<>("vertex-attributes", TypeInformation.of(VertexAttributes.class));
+    static final ValueStateDescriptor<long[]> PARTITION_STATS =
+            new ValueStateDescriptor<>("partition-stats", LongPrimitiveArraySerializer.INSTANCE);
+
+    private static final int VERTICES = 0;
+    private static final int EDGES = 1;
+    private static final int EDGES_INGESTED = 2;
+
+    private final VertexPartitioner partitioner;
+    private final long seed;
+    private final int featureDim;
+    private final long statsIntervalMs;
+
+    private transient ValueState<VertexAttributes> attributes;
+    private transient ValueState<long[]> partitionStats;
+    private transient InAdjacency adjacency;
+    private transient Map<Integer, long[]> stats;
+    private transient Set<Integer> unpublished;
+    private transient Set<Integer> unflushed;
+    private transient Counter edgesIngested;
+    private transient Counter nodesIngested;
+    private transient Counter requests;
+
+    public GraphStoreOperator(VertexPartitioner partitioner, long seed, int featureDim, long statsIntervalMs) {
+        this.partitioner = partitioner;
+        this.seed = seed;
+        this.featureDim = featureDim;
+        this.statsIntervalMs = statsIntervalMs;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        attributes = context.getKeyedStateStore().getState(ATTRIBUTES);
+        partitionStats = context.getKeyedStateStore().getState(PARTITION_STATS);
+        adjacency = new InAdjacency(
+                context.getKeyedStateStore().getState(InAdjacency.DEGREE),
+                context.getKeyedStateStore().getMapState(InAdjacency.BLOCKS),
+                context.getKeyedStateStore().getMapState(InAdjacency.SLOTS));
+        stats = new HashMap<>();
+        unpublished = new LinkedHashSet<>();
+        unflushed = new LinkedHashSet<>();
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        edgesIngested = getMetricGroup().counter("edgesIngested");
+        nodesIngested = getMetricGroup().counter("nodesIngested");
+        requests = getMetricGroup().counter("sampleRequests");
+        scheduleStats();
+    }
+
+    @Override
+    public void processElement1(StreamRecord<GraphUpdate> element) throws Exception {
+        GraphUpdate update = element.getValue();
+        VertexKey key = (VertexKey) getCurrentKey();
+        if (update.edge != null) {
+            applyEdge(key, update.edge);
+        } else {
+            applyNode(key, update.node);
+        }
+    }
+
+    private void applyEdge(VertexKey key, EdgeUpdate edge) throws Exception {
+        boolean changed = edge.remove ? adjacency.remove(edge.src) : adjacency.add(edge.src);
+        long[] s = statsOf(key);
+        s[EDGES_INGESTED]++;
+        if (changed) {
+            s[EDGES] += edge.remove ? -1 : 1;
+        }
+        touched(key.partition());
+        edgesIngested.inc();
+    }
+
+    private void applyNode(VertexKey key, NodeUpdate node) throws Exception {
+        VertexAttributes previous = attributes.value();
+        attributes.update(VertexAttributes.of(node));
+        long[] s = statsOf(key);
+        if (previous == null) {
+            s[VERTICES]++;
+        }
+        Split before = previous == null ? Split.NONE : previous.split;
+        if (node.split != before) {
+            output.collect(EVENTS, new StreamRecord<>(GraphEvent.seed(key.partition(), node.id, node.split)));
+        }
+        touched(key.partition());
+        nodesIngested.inc();
+    }
+
+    @Override
+    public void processElement2(StreamRecord<SampleRequest> element) throws Exception {
+        SampleRequest request = element.getValue();
+        requests.inc();
+        SampleResponse response = new SampleResponse();
+        response.batchId = request.batchId;
+        response.hop = request.hop;
+        response.partition = request.partition;
+        response.sampleVertices = request.sampleVertices;
+        response.neighbourCounts = new int[request.sampleVertices.length];
+        long[][] sampled = new long[request.sampleVertices.length][];
+        int total = 0;
+        for (int i = 0; i < sampled.length; i++) {
+            long v = request.sampleVertices[i];
+            setCurrentKey(new VertexKey(request.partition, v));
+            sampled[i] = adjacency.sample(
+                    request.fanout, new SplittableRandom(Mix.seed(seed, request.batchId, request.hop, v)));
+            response.neighbourCounts[i] = sampled[i].length;
+            total += sampled[i].length;
+        }
+        response.neighbours = new long[total];
+        int at = 0;
+        for (long[] s : sampled) {
+            System.arraycopy(s, 0, response.neighbours, at, s.length);
+            at += s.length;
+        }
+        response.featureVertices = request.featureVertices;
+        response.features = new float[request.featureVertices.length * featureDim];
+        response.labels = new int[request.featureVertices.length];
+        for (int j = 0; j < request.featureVertices.length; j++) {
+            setCurrentKey(new VertexKey(request.partition, request.featureVertices[j]));
+            VertexAttributes a = attributes.value();
+            if (a == null) {
+                response.labels[j] = NodeUpdate.NO_LABEL;
+            } else {
+                response.labels[j] = a.label;
+                System.arraycopy(a.features, 0, response.features, j * featureDim, featureDim);
+            }
+        }
+        output.collect(new StreamRecord<>(response));
+    }
+
+    /** Adjacency blocks read so far by this subtask (tests check that sampling stays O(fanout)). */
+    long adjacencyBlocksRead() {
+        return adjacency.blocksRead();
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        for (int partition : unflushed) {
+            setCurrentKey(VertexKey.anchor(partition));
+            partitionStats.update(stats.get(partition).clone());
+        }
+        unflushed.clear();
+    }
+
+    private long[] statsOf(VertexKey current) throws Exception {
+        long[] s = stats.get(current.partition());
+        if (s == null) {
+            setCurrentKey(VertexKey.anchor(current.partition()));
+            long[] stored = partitionStats.value();
+            setCurrentKey(current);
+            s = stored == null ? new long[3] : stored.clone();
+            stats.put(current.partition(), s);
+        }
+        return s;
+    }
+
+    private void touched(int partition) {
+        unpublished.add(partition);
+        unflushed.add(partition);
+    }
+
+    private void scheduleStats() {
+        long now = getProcessingTimeService().getCurrentProcessingTime();
+        getProcessingTimeService().registerTimer(now + statsIntervalMs, time -> publishStats());
+    }
+
+    private void publishStats() {
+        for (int partition : unpublished) {
+            long[] s = stats.get(partition);
+            output.collect(EVENTS, new StreamRecord<>(
+                    GraphEvent.stats(partition, s[VERTICES], s[EDGES], s[EDGES_INGESTED])));
+        }
+        unpublished.clear();
+        scheduleStats();
+    }
+}

@@ -1,0 +1,32 @@
+package io.gnnstream.operators;
+
+/**
+ * Checkpointed state of the {@link SeedScheduler}: known seeds per split, partition sizes, and
+ * where the schedule stands. A Flink POJO of primitive arrays (no Kryo).
+ */
+public class SchedulerState {
+
+    public long[] trainSeeds;
+    public long[] valSeeds;
+    public long[] testSeeds;
+    public long[] partitionVertices;
+    public long[] partitionEdgesIngested;
+
+    public long nextBatchId;
+    public long issuedSeq;
+    public long ackedSeq;
+    public long trainSteps;
+    public long epoch;
+    public long[] epochOrder;
+    public int epochPosition;
+
+    /** The evaluation round being issued: frozen seeds, next batch index, final flag. */
+    public long roundStep;
+    public long[] roundVal;
+    public long[] roundTest;
+    public int roundNext;
+    public int roundSize;
+    public boolean roundFinal;
+
+    public SchedulerState() {}
+}

@@ -1,0 +1,262 @@
+package io.gnnstream.operators.internal;
+
+import io.gnnstream.operators.messages.BatchSpec;
+import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.messages.SampleRequest;
+import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.state.VertexPartitioner;
+import io.gnnstream.state.records.NodeUpdate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Builds one {@link MiniBatch} hop by hop from per-partition {@link SampleResponse}s.
+ *
+ * <p>Hop {@code h} (1..L) samples the in-neighbours of every node within {@code h-1} hops and
+ * fetches the features of the nodes first reached at hop {@code h-1}; a last round (hop L+1)
+ * fetches the features of the nodes first reached at hop L. A hop advances only when every
+ * partition asked has answered; new nodes are numbered by walking destinations in order and their
+ * sampled neighbours in order, so the result does not depend on the order responses arrive.
+ * Duplicate or stale responses are ignored. No Flink types: the operator owns timing and state.
+ */
+public final class BatchBuilder {
+
+    private final BatchSpec spec;
+    private final int[] fanouts;
+    private final int featureDim;
+    private final VertexPartitioner partitioner;
+    private final int numLayers;
+
+    private long[] nodes = new long[16];
+    private int numNodes;
+    private final Map<Long, Integer> index = new HashMap<>();
+    private final int[] nodeCounts;
+    private final int[][] indptr;
+    private final int[][] indices;
+    private float[][] featureSource = new float[16][];
+    private int[] featureOffset = new int[16];
+    private final int[] labels;
+
+    private int hop;
+    private final Map<Integer, SampleRequest> outstanding = new TreeMap<>();
+    private final Map<Integer, SampleResponse> received = new HashMap<>();
+    private boolean complete;
+
+    public BatchBuilder(BatchSpec spec, int[] fanouts, int featureDim, VertexPartitioner partitioner) {
+        this.spec = spec;
+        this.fanouts = fanouts.clone();
+        this.featureDim = featureDim;
+        this.partitioner = partitioner;
+        this.numLayers = fanouts.length;
+        this.nodeCounts = new int[numLayers + 1];
+        this.indptr = new int[numLayers][];
+        this.indices = new int[numLayers][];
+        for (long seed : spec.seeds) {
+            indexOf(seed);
+        }
+        nodeCounts[0] = numNodes;
+        labels = new int[numNodes];
+        Arrays.fill(labels, NodeUpdate.NO_LABEL);
+    }
+
+    public BatchSpec spec() {
+        return spec;
+    }
+
+    public int hop() {
+        return hop;
+    }
+
+    public boolean isComplete() {
+        return complete;
+    }
+
+    /** Requests of hop 1. */
+    public List<SampleRequest> start() {
+        return beginHop(1);
+    }
+
+    /** Requests of the current hop whose answers are still missing (for retries). */
+    public List<SampleRequest> pending() {
+        List<SampleRequest> out = new ArrayList<>();
+        for (Map.Entry<Integer, SampleRequest> e : outstanding.entrySet()) {
+            if (!received.containsKey(e.getKey())) {
+                out.add(e.getValue());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Takes one response; returns the next hop's requests when it completes the current hop,
+     * otherwise an empty list.
+     */
+    public List<SampleRequest> accept(SampleResponse response) {
+        if (complete || response.hop != hop || !outstanding.containsKey(response.partition)
+                || received.containsKey(response.partition)) {
+            return List.of();
+        }
+        received.put(response.partition, response);
+        if (received.size() < outstanding.size()) {
+            return List.of();
+        }
+        for (SampleResponse r : received.values()) {
+            takeFeatures(r);
+        }
+        if (hop <= numLayers) {
+            expand(hop);
+        }
+        return beginHop(hop + 1);
+    }
+
+    private List<SampleRequest> beginHop(int next) {
+        outstanding.clear();
+        received.clear();
+        hop = next;
+        if (next > numLayers + 1) {
+            complete = true;
+            return List.of();
+        }
+        int sampleEnd = next <= numLayers ? nodeCounts[next - 1] : 0;
+        int featureStart = next >= 2 ? nodeCounts[next - 2] : 0;
+        int featureEnd = next <= numLayers ? nodeCounts[next - 1] : numNodes;
+        Map<Integer, LongList> sample = groupByPartition(0, sampleEnd);
+        Map<Integer, LongList> features = groupByPartition(featureStart, featureEnd);
+        int fanout = next <= numLayers ? fanoutOf(next) : 0;
+        TreeMap<Integer, Boolean> partitions = new TreeMap<>();
+        sample.keySet().forEach(p -> partitions.put(p, true));
+        features.keySet().forEach(p -> partitions.put(p, true));
+        for (int p : partitions.keySet()) {
+            LongList s = sample.get(p);
+            LongList f = features.get(p);
+            outstanding.put(p, new SampleRequest(spec.batchId, next, p, fanout,
+                    s == null ? new long[0] : s.toArray(), f == null ? new long[0] : f.toArray()));
+        }
+        if (outstanding.isEmpty()) {
+            if (next <= numLayers) {
+                expand(next);
+            }
+            return beginHop(next + 1);
+        }
+        return new ArrayList<>(outstanding.values());
+    }
+
+    private int fanoutOf(int hopNumber) {
+        return spec.kind == MiniBatch.KIND_TRAIN ? fanouts[hopNumber - 1] : -1;
+    }
+
+    private void takeFeatures(SampleResponse r) {
+        for (int j = 0; j < r.featureVertices.length; j++) {
+            int i = index.get(r.featureVertices[j]);
+            featureSource[i] = r.features;
+            featureOffset[i] = j * featureDim;
+            if (i < labels.length) {
+                labels[i] = r.labels[j];
+            }
+        }
+    }
+
+    /** Builds hop {@code h}'s block from the received responses and numbers the new nodes. */
+    private void expand(int h) {
+        int numDst = nodeCounts[h - 1];
+        SampleResponse[] responseOf = new SampleResponse[numDst];
+        int[] startOf = new int[numDst];
+        int[] countOf = new int[numDst];
+        for (SampleResponse r : received.values()) {
+            int at = 0;
+            for (int i = 0; i < r.sampleVertices.length; i++) {
+                int dst = index.get(r.sampleVertices[i]);
+                responseOf[dst] = r;
+                startOf[dst] = at;
+                countOf[dst] = r.neighbourCounts[i];
+                at += r.neighbourCounts[i];
+            }
+        }
+        int[] ptr = new int[numDst + 1];
+        IntList idx = new IntList();
+        for (int dst = 0; dst < numDst; dst++) {
+            SampleResponse r = responseOf[dst];
+            for (int k = 0; k < countOf[dst]; k++) {
+                idx.add(indexOf(r.neighbours[startOf[dst] + k]));
+            }
+            ptr[dst + 1] = idx.size();
+        }
+        indptr[h - 1] = ptr;
+        indices[h - 1] = idx.toArray();
+        nodeCounts[h] = numNodes;
+    }
+
+    /** The finished batch; only valid once {@link #isComplete()}. */
+    public MiniBatch build() {
+        if (!complete) {
+            throw new IllegalStateException("batch " + spec.batchId + " is not complete (hop " + hop + ")");
+        }
+        MiniBatch b = new MiniBatch();
+        b.batchId = spec.batchId;
+        b.seq = spec.seq;
+        b.trainer = spec.trainer;
+        b.kind = spec.kind;
+        b.step = spec.step;
+        b.roundIndex = spec.roundIndex;
+        b.roundSize = spec.roundSize;
+        b.finalRound = spec.finalRound;
+        b.graphVertices = spec.graphVertices;
+        b.graphEdgesIngested = spec.graphEdgesIngested;
+        b.numLayers = numLayers;
+        b.nodeCounts = nodeCounts.clone();
+        b.nodeIds = Arrays.copyOf(nodes, numNodes);
+        b.indptrOffsets = new int[numLayers];
+        b.indicesOffsets = new int[numLayers];
+        int ptrTotal = 0;
+        int idxTotal = 0;
+        for (int h = 0; h < numLayers; h++) {
+            b.indptrOffsets[h] = ptrTotal;
+            b.indicesOffsets[h] = idxTotal;
+            ptrTotal += indptr[h].length;
+            idxTotal += indices[h].length;
+        }
+        b.indptr = new int[ptrTotal];
+        b.indices = new int[idxTotal];
+        for (int h = 0; h < numLayers; h++) {
+            System.arraycopy(indptr[h], 0, b.indptr, b.indptrOffsets[h], indptr[h].length);
+            System.arraycopy(indices[h], 0, b.indices, b.indicesOffsets[h], indices[h].length);
+        }
+        b.featureDim = featureDim;
+        b.features = new float[numNodes * featureDim];
+        for (int i = 0; i < numNodes; i++) {
+            if (featureSource[i] != null) {
+                System.arraycopy(featureSource[i], featureOffset[i], b.features, i * featureDim, featureDim);
+            }
+        }
+        b.labels = labels.clone();
+        return b;
+    }
+
+    private int indexOf(long vertex) {
+        Integer existing = index.get(vertex);
+        if (existing != null) {
+            return existing;
+        }
+        if (numNodes == nodes.length) {
+            int capacity = nodes.length * 2;
+            nodes = Arrays.copyOf(nodes, capacity);
+            featureSource = Arrays.copyOf(featureSource, capacity);
+            featureOffset = Arrays.copyOf(featureOffset, capacity);
+        }
+        nodes[numNodes] = vertex;
+        index.put(vertex, numNodes);
+        return numNodes++;
+    }
+
+    private Map<Integer, LongList> groupByPartition(int from, int to) {
+        Map<Integer, LongList> groups = new TreeMap<>();
+        for (int i = from; i < to; i++) {
+            groups.computeIfAbsent(partitioner.partition(nodes[i]), p -> new LongList()).add(nodes[i]);
+        }
+        return groups;
+    }
+}

@@ -1,0 +1,26 @@
+package io.gnnstream.operators.messages;
+
+/** The SeedScheduler's order to build one mini-batch from the given seeds. */
+public class BatchSpec {
+
+    public long batchId;
+    public long seq;
+    public int trainer;
+    /** One of the {@code MiniBatch.KIND_*} constants. */
+    public int kind;
+    public long step;
+    public int roundIndex;
+    public int roundSize;
+    public boolean finalRound;
+    public long[] seeds;
+    public long graphVertices;
+    public long graphEdgesIngested;
+
+    public BatchSpec() {}
+
+    @Override
+    public String toString() {
+        return "BatchSpec(id=" + batchId + ", seq=" + seq + ", kind=" + kind + ", step=" + step
+                + ", seeds=" + (seeds == null ? 0 : seeds.length) + ")";
+    }
+}

@@ -1,0 +1,18 @@
+package io.gnnstream.operators.messages;
+
+/**
+ * A trainer's acknowledgement that it has consumed its batches up to {@code processedSeq}. It is
+ * absolute, not a delta, so a lost credit is repaired by the next one and duplicates are harmless.
+ */
+public class Credit {
+
+    public int trainer;
+    public long processedSeq;
+
+    public Credit() {}
+
+    public Credit(int trainer, long processedSeq) {
+        this.trainer = trainer;
+        this.processedSeq = processedSeq;
+    }
+}

@@ -1,0 +1,43 @@
+package io.gnnstream.operators.messages;
+
+import io.gnnstream.state.records.Split;
+
+/**
+ * What the GraphStore tells the SeedScheduler: a vertex entered (or left) a split, or the current
+ * size of one partition. Sizes are absolute, so a repeated or lost-and-resent event is harmless.
+ */
+public class GraphEvent {
+
+    public static final int KIND_SEED = 0;
+    public static final int KIND_STATS = 1;
+
+    public int kind;
+    public int partition;
+    public long vertex;
+    public Split split;
+    public long vertices;
+    public long edges;
+    public long edgesIngested;
+
+    public GraphEvent() {}
+
+    public static GraphEvent seed(int partition, long vertex, Split split) {
+        GraphEvent e = new GraphEvent();
+        e.kind = KIND_SEED;
+        e.partition = partition;
+        e.vertex = vertex;
+        e.split = split;
+        return e;
+    }
+
+    public static GraphEvent stats(int partition, long vertices, long edges, long edgesIngested) {
+        GraphEvent e = new GraphEvent();
+        e.kind = KIND_STATS;
+        e.partition = partition;
+        e.split = Split.NONE;
+        e.vertices = vertices;
+        e.edges = edges;
+        e.edgesIngested = edgesIngested;
+        return e;
+    }
+}

@@ -1,0 +1,88 @@
+package io.gnnstream.operators.messages;
+
+/**
+ * A sampled subgraph ready for training or evaluation, in the DGL block layout.
+ *
+ * <p>Nodes are listed once, nested by depth: the first {@code nodeCounts[0]} are the seeds, the
+ * first {@code nodeCounts[d]} are all nodes within {@code d} hops, and {@code nodeCounts[L]} is the
+ * total. Hop {@code h} (1..L) has an edge block whose destinations are the first
+ * {@code nodeCounts[h-1]} nodes and whose sources index into the first {@code nodeCounts[h]} nodes,
+ * stored as CSR: for destination {@code i}, sources are
+ * {@code indices[indicesOffsets[h-1] + indptr[indptrOffsets[h-1] + i] ...
+ * indices[indicesOffsets[h-1] + indptr[indptrOffsets[h-1] + i + 1] - 1]}. Model layer 0 (input
+ * side) uses hop {@code L}; the last model layer uses hop 1. Features are row-major,
+ * {@code nodeCounts[L] x featureDim}. A Flink POJO with primitive arrays only (never INDArray), so
+ * it crosses the network without Kryo; it has no Flink imports so the model can use it directly.
+ */
+public class MiniBatch {
+
+    /** Kinds of batches; evaluation batches carry seeds of one split each. */
+    public static final int KIND_TRAIN = 0;
+    public static final int KIND_EVAL_VAL = 1;
+    public static final int KIND_EVAL_TEST = 2;
+
+    public long batchId;
+    /** Position in the trainer's input sequence; the trainer consumes batches in this order. */
+    public long seq;
+    public int trainer;
+    public int kind;
+    /** For training batches the step they produce; for evaluation the step they evaluate. */
+    public long step;
+    /** Evaluation rounds: index of this batch in its round and the round's batch count. */
+    public int roundIndex;
+    public int roundSize;
+    public boolean finalRound;
+
+    public int numLayers;
+    public int[] nodeCounts;
+    public long[] nodeIds;
+    public int[] indptr;
+    public int[] indptrOffsets;
+    public int[] indices;
+    public int[] indicesOffsets;
+    public int featureDim;
+    public float[] features;
+    public int[] labels;
+
+    /** Graph size seen by the scheduler when the batch was issued (for progress reports). */
+    public long graphVertices;
+    public long graphEdgesIngested;
+
+    public MiniBatch() {}
+
+    public int numSeeds() {
+        return nodeCounts[0];
+    }
+
+    public int numNodes() {
+        return nodeCounts[numLayers];
+    }
+
+    /** Number of destination nodes of hop {@code h} (1-based). */
+    public int numDst(int hop) {
+        return nodeCounts[hop - 1];
+    }
+
+    /** Number of source nodes of hop {@code h} (1-based). */
+    public int numSrc(int hop) {
+        return nodeCounts[hop];
+    }
+
+    /** Start of destination {@code i}'s sources in {@link #indices} for hop {@code h}. */
+    public int edgeStart(int hop, int i) {
+        return indicesOffsets[hop - 1] + indptr[indptrOffsets[hop - 1] + i];
+    }
+
+    /** End (exclusive) of destination {@code i}'s sources in {@link #indices} for hop {@code h}. */
+    public int edgeEnd(int hop, int i) {
+        return indicesOffsets[hop - 1] + indptr[indptrOffsets[hop - 1] + i + 1];
+    }
+
+    public int numEdges(int hop) {
+        return indptr[indptrOffsets[hop - 1] + numDst(hop)];
+    }
+
+    public boolean isTraining() {
+        return kind == KIND_TRAIN;
+    }
+}

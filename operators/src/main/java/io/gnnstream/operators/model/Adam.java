@@ -1,0 +1,47 @@
+package io.gnnstream.operators.model;
+
+/**
+ * Adam with L2 weight decay, following {@code torch.optim.Adam} (non-foreach) operation by
+ * operation: decay added to the gradient, moments updated with lerp/addcmul, and the bias
+ * corrections applied as {@code step_size = lr / bc1} and {@code denom = sqrt(v)/sqrt(bc2) + eps}.
+ */
+final class Adam {
+
+    private static final double BETA1 = 0.9;
+    private static final double BETA2 = 0.999;
+    private static final float EPS = 1e-8f;
+
+    private final float lr;
+    private final float weightDecay;
+    final float[] m;
+    final float[] v;
+    long step;
+
+    Adam(double lr, double weightDecay, int size) {
+        this.lr = (float) lr;
+        this.weightDecay = (float) weightDecay;
+        this.m = new float[size];
+        this.v = new float[size];
+    }
+
+    /** Applies one update to {@code params} in place; {@code grad} is not modified. */
+    void update(float[] params, float[] grad) {
+        step++;
+        double bc1 = 1.0 - Math.pow(BETA1, step);
+        double bc2 = 1.0 - Math.pow(BETA2, step);
+        float stepSize = (float) (lr / bc1);
+        float bc2Sqrt = (float) Math.sqrt(bc2);
+        float beta2 = (float) BETA2;
+        float oneMinusB1 = (float) (1.0 - BETA1);
+        float oneMinusB2 = (float) (1.0 - BETA2);
+        for (int i = 0; i < params.length; i++) {
+            float g = weightDecay == 0f ? grad[i] : grad[i] + weightDecay * params[i];
+            float mi = m[i] + oneMinusB1 * (g - m[i]);
+            float vi = v[i] * beta2 + oneMinusB2 * g * g;
+            m[i] = mi;
+            v[i] = vi;
+            float denom = (float) Math.sqrt(vi) / bc2Sqrt + EPS;
+            params[i] -= stepSize * (mi / denom);
+        }
+    }
+}

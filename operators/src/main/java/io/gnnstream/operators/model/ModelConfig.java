@@ -1,0 +1,201 @@
+package io.gnnstream.operators.model;
+
+import java.io.Serializable;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Hyper-parameters of a {@link SageModel}. Immutable and {@link Serializable} so it can travel
+ * inside job graphs; every replica built from an equal config (including {@link #seed()}) starts
+ * from bit-identical parameters.
+ */
+public final class ModelConfig implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final int inFeatures;
+    private final int hidden;
+    private final int numClasses;
+    private final int numLayers;
+    private final double dropout;
+    private final double learningRate;
+    private final double weightDecay;
+    private final long seed;
+
+    /** @throws IllegalArgumentException if a value is out of range (see {@link Builder}). */
+    public ModelConfig(int inFeatures, int hidden, int numClasses, int numLayers, double dropout,
+            double learningRate, double weightDecay, long seed) {
+        require(inFeatures >= 1, "inFeatures must be >= 1, got " + inFeatures);
+        require(hidden >= 1, "hidden must be >= 1, got " + hidden);
+        require(numClasses >= 2, "numClasses must be >= 2, got " + numClasses);
+        require(numLayers >= 1, "numLayers must be >= 1, got " + numLayers);
+        require(dropout >= 0.0 && dropout < 1.0, "dropout must be in [0, 1), got " + dropout);
+        require(learningRate > 0.0 && Double.isFinite(learningRate),
+                "learningRate must be finite and > 0, got " + learningRate);
+        require(weightDecay >= 0.0 && Double.isFinite(weightDecay),
+                "weightDecay must be finite and >= 0, got " + weightDecay);
+        this.inFeatures = inFeatures;
+        this.hidden = hidden;
+        this.numClasses = numClasses;
+        this.numLayers = numLayers;
+        this.dropout = dropout;
+        this.learningRate = learningRate;
+        this.weightDecay = weightDecay;
+        this.seed = seed;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public int inFeatures() {
+        return inFeatures;
+    }
+
+    public int hidden() {
+        return hidden;
+    }
+
+    public int numClasses() {
+        return numClasses;
+    }
+
+    public int numLayers() {
+        return numLayers;
+    }
+
+    public double dropout() {
+        return dropout;
+    }
+
+    public double learningRate() {
+        return learningRate;
+    }
+
+    public double weightDecay() {
+        return weightDecay;
+    }
+
+    public long seed() {
+        return seed;
+    }
+
+    /** Input width of model layer {@code layer} (0 = input side). */
+    public int layerIn(int layer) {
+        return layer == 0 ? inFeatures : hidden;
+    }
+
+    /** Output width of model layer {@code layer}; the last layer outputs class logits. */
+    public int layerOut(int layer) {
+        return layer == numLayers - 1 ? numClasses : hidden;
+    }
+
+    /** Field names and values in declaration order, e.g. for export manifests. */
+    public Map<String, Object> toMap() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("inFeatures", inFeatures);
+        m.put("hidden", hidden);
+        m.put("numClasses", numClasses);
+        m.put("numLayers", numLayers);
+        m.put("dropout", dropout);
+        m.put("learningRate", learningRate);
+        m.put("weightDecay", weightDecay);
+        m.put("seed", seed);
+        return m;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof ModelConfig)) {
+            return false;
+        }
+        ModelConfig c = (ModelConfig) o;
+        return inFeatures == c.inFeatures && hidden == c.hidden && numClasses == c.numClasses
+                && numLayers == c.numLayers && Double.compare(dropout, c.dropout) == 0
+                && Double.compare(learningRate, c.learningRate) == 0
+                && Double.compare(weightDecay, c.weightDecay) == 0 && seed == c.seed;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(inFeatures, hidden, numClasses, numLayers, dropout, learningRate,
+                weightDecay, seed);
+    }
+
+    @Override
+    public String toString() {
+        return "ModelConfig" + toMap();
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    /**
+     * Builder; {@code inFeatures} and {@code numClasses} must be set, the rest default to
+     * hidden 256, 2 layers, dropout 0.5, learning rate 0.003, no weight decay, seed 0.
+     */
+    public static final class Builder {
+        private int inFeatures = -1;
+        private int hidden = 256;
+        private int numClasses = -1;
+        private int numLayers = 2;
+        private double dropout = 0.5;
+        private double learningRate = 0.003;
+        private double weightDecay = 0.0;
+        private long seed = 0L;
+
+        private Builder() {}
+
+        public Builder inFeatures(int v) {
+            inFeatures = v;
+            return this;
+        }
+
+        public Builder hidden(int v) {
+            hidden = v;
+            return this;
+        }
+
+        public Builder numClasses(int v) {
+            numClasses = v;
+            return this;
+        }
+
+        public Builder numLayers(int v) {
+            numLayers = v;
+            return this;
+        }
+
+        public Builder dropout(double v) {
+            dropout = v;
+            return this;
+        }
+
+        public Builder learningRate(double v) {
+            learningRate = v;
+            return this;
+        }
+
+        public Builder weightDecay(double v) {
+            weightDecay = v;
+            return this;
+        }
+
+        public Builder seed(long v) {
+            seed = v;
+            return this;
+        }
+
+        public ModelConfig build() {
+            return new ModelConfig(inFeatures, hidden, numClasses, numLayers, dropout,
+                    learningRate, weightDecay, seed);
+        }
+    }
+}

@@ -1,0 +1,378 @@
+package io.gnnstream.operators.model;
+
+import io.gnnstream.operators.messages.MiniBatch;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
+
+/**
+ * GraphSAGE with mean aggregation, equivalent to stacked PyG {@code SAGEConv(aggr="mean",
+ * root_weight=True)} layers: {@code z = h_dst W_root + mean(h_nbrs) W_neigh + b}, ReLU between
+ * layers, dropout on every layer's input during training, softmax cross-entropy over the seeds
+ * and Adam. Model layer {@code j} consumes hop {@code L - j} of a {@link MiniBatch}.
+ *
+ * <p>Parameters live in one heap vector (master copy for Adam, snapshots and all-reduce) whose
+ * per-layer slice {@code [W_root; W_neigh; b]} is mirrored into native memory for gemm. All
+ * arithmetic is deterministic, so replicas fed the same batches stay bit-identical. Not
+ * thread-safe; native and heap buffers are reused across steps and only grow.
+ */
+public final class SageModel {
+
+    private final ModelConfig config;
+    private final int numLayers;
+    private final int[] offsets;
+    private final float[] params;
+    private final Adam adam;
+
+    private final NativeMatrix[] weights;
+    private final NativeMatrix[] inputs;
+    private final NativeMatrix[] outputs;
+    private final NativeMatrix[] weightGrads;
+    private final NativeMatrix inputGrad = new NativeMatrix();
+    private final float[][] activations;
+    private float[] sourceGrad = new float[0];
+    private float[] logits = new float[0];
+    private final float[] row;
+    private final float[] scale;
+    private boolean weightsStale = true;
+
+    /** A freshly initialized model: Glorot-uniform weights and zero biases drawn from the seed. */
+    public SageModel(ModelConfig config) {
+        this.config = config;
+        this.numLayers = config.numLayers();
+        this.offsets = new int[numLayers + 1];
+        int maxIn = 1;
+        for (int j = 0; j < numLayers; j++) {
+            offsets[j + 1] = offsets[j] + (2 * config.layerIn(j) + 1) * config.layerOut(j);
+            maxIn = Math.max(maxIn, config.layerIn(j));
+        }
+        this.params = new float[offsets[numLayers]];
+        this.adam = new Adam(config.learningRate(), config.weightDecay(), params.length);
+        this.weights = matrices(numLayers);
+        this.inputs = matrices(numLayers);
+        this.outputs = matrices(numLayers);
+        this.weightGrads = matrices(numLayers);
+        this.activations = new float[numLayers - 1][0];
+        this.row = new float[2 * maxIn + 1];
+        this.scale = new float[maxIn];
+        initialize();
+    }
+
+    /** Rebuilds a model from a {@link #snapshot()}; training then continues bit-identically. */
+    public static SageModel restore(ModelConfig config, ModelState state) {
+        SageModel model = new SageModel(config);
+        List<ParamInfo> infos = model.parameters();
+        for (float[][] part : new float[][][] {state.params, state.adamM, state.adamV}) {
+            if (part == null || part.length != infos.size()) {
+                throw new IllegalArgumentException("state must hold " + infos.size()
+                        + " tensors per part, got " + (part == null ? "null" : part.length));
+            }
+        }
+        for (int t = 0; t < infos.size(); t++) {
+            int offset = model.tensorOffset(t);
+            int size = infos.get(t).values().length;
+            model.copyTensor(state.params[t], model.params, offset, size, infos.get(t).name());
+            model.copyTensor(state.adamM[t], model.adam.m, offset, size, infos.get(t).name());
+            model.copyTensor(state.adamV[t], model.adam.v, offset, size, infos.get(t).name());
+        }
+        if (state.step < 0) {
+            throw new IllegalArgumentException("state step must be >= 0, got " + state.step);
+        }
+        model.adam.step = state.step;
+        return model;
+    }
+
+    public ModelConfig config() {
+        return config;
+    }
+
+    /** Number of optimizer updates applied so far. */
+    public long step() {
+        return adam.step;
+    }
+
+    /** Forward, backward and one Adam update. */
+    public TrainResult trainStep(MiniBatch batch) {
+        Gradients g = computeGradients(batch);
+        applyGradients(g.grad());
+        return new TrainResult(g.loss(), g.correct(), g.numSeeds());
+    }
+
+    /**
+     * Gradient of the mean training loss (with this step's dropout masks) without changing the
+     * model; combine with other replicas' gradients and pass to {@link #applyGradients}.
+     */
+    public Gradients computeGradients(MiniBatch batch) {
+        validate(batch, true);
+        forward(batch, true);
+        int seeds = batch.numSeeds();
+        float[] dLogits = logits;
+        double[] stats = softmaxCrossEntropy(batch, dLogits, null);
+        float[] grad = new float[params.length];
+        for (int j = numLayers - 1; j >= 0; j--) {
+            int hop = numLayers - j;
+            int in = config.layerIn(j);
+            int out = config.layerOut(j);
+            int nDst = batch.numDst(hop);
+            INDArray x = inputs[j].shape(nDst, 2 * in + 1);
+            INDArray dz = outputs[j].shape(nDst, out);
+            if (j == numLayers - 1) {
+                outputs[j].floats().put(0, dLogits, 0, nDst * out);
+            }
+            INDArray dw = weightGrads[j].shape(2 * in + 1, out);
+            Nd4j.gemm(x, dz, dw, true, false, 1.0, 0.0);
+            weightGrads[j].floats().get(0, grad, offsets[j], offsets[j + 1] - offsets[j]);
+            if (j > 0) {
+                INDArray dx = inputGrad.shape(nDst, 2 * in + 1);
+                Nd4j.gemm(dz, weights[j].shape(2 * in + 1, out), dx, false, true, 1.0, 0.0);
+                int n = batch.numSrc(hop) * in;
+                sourceGrad = grow(sourceGrad, n);
+                BlockOps.scatterInputGrad(inputGrad.floats(), in, batch, hop, sourceGrad, row);
+                BlockOps.reluDropoutBackward(sourceGrad, activations[j - 1], n, dropout(j, true), scale);
+                outputs[j - 1].floats().put(0, sourceGrad, 0, n);
+            }
+        }
+        return new Gradients(grad, stats[0] / seeds, (int) stats[1], seeds);
+    }
+
+    /** One Adam step with {@code flatGrad} (in {@link #parameterVector()} layout). */
+    public void applyGradients(float[] flatGrad) {
+        if (flatGrad.length != params.length) {
+            throw new IllegalArgumentException(
+                    "gradient has " + flatGrad.length + " entries, model has " + params.length);
+        }
+        adam.update(params, flatGrad);
+        weightsStale = true;
+    }
+
+    /** Loss and predictions without dropout or update. */
+    public EvalResult evaluate(MiniBatch batch) {
+        validate(batch, false);
+        forward(batch, false);
+        int[] predictions = new int[batch.numSeeds()];
+        double[] stats = softmaxCrossEntropy(batch, null, predictions);
+        return new EvalResult(stats[0], (int) stats[1], batch.numSeeds(), predictions);
+    }
+
+    /** Tensors in a fixed order: per layer {@code lin_root.weight, lin_neigh.weight, bias}. */
+    public List<ParamInfo> parameters() {
+        List<ParamInfo> list = new ArrayList<>(3 * numLayers);
+        for (int t = 0; t < 3 * numLayers; t++) {
+            int j = t / 3;
+            int in = config.layerIn(j);
+            int out = config.layerOut(j);
+            String name = "layers." + j + (t % 3 == 0 ? ".lin_root.weight"
+                    : t % 3 == 1 ? ".lin_neigh.weight" : ".bias");
+            int[] shape = t % 3 == 2 ? new int[] {out} : new int[] {in, out};
+            int size = t % 3 == 2 ? out : in * out;
+            int offset = tensorOffset(t);
+            list.add(new ParamInfo(name, shape, Arrays.copyOfRange(params, offset, offset + size)));
+        }
+        return list;
+    }
+
+    /** Copy of all parameters, concatenated in {@link #parameters()} order. */
+    public float[] parameterVector() {
+        return params.clone();
+    }
+
+    /** Overwrites all parameters (e.g. to adopt a leader's initialization); Adam state is kept. */
+    public void setParameterVector(float[] values) {
+        if (values.length != params.length) {
+            throw new IllegalArgumentException(
+                    "vector has " + values.length + " entries, model has " + params.length);
+        }
+        System.arraycopy(values, 0, params, 0, params.length);
+        weightsStale = true;
+    }
+
+    /** 64-bit hash of the bit patterns of all parameters: equal models have equal checksums. */
+    public long checksum() {
+        long h = 0x243F6A8885A308D3L;
+        for (float p : params) {
+            h = Dropout.mix(h ^ Float.floatToRawIntBits(p)) + 0x9E3779B97F4A7C15L;
+        }
+        return h;
+    }
+
+    /** Deep copy of the full training state. */
+    public ModelState snapshot() {
+        List<ParamInfo> infos = parameters();
+        ModelState s = new ModelState();
+        s.step = adam.step;
+        s.params = new float[infos.size()][];
+        s.adamM = new float[infos.size()][];
+        s.adamV = new float[infos.size()][];
+        for (int t = 0; t < infos.size(); t++) {
+            int offset = tensorOffset(t);
+            int end = offset + infos.get(t).values().length;
+            s.params[t] = infos.get(t).values();
+            s.adamM[t] = Arrays.copyOfRange(adam.m, offset, end);
+            s.adamV[t] = Arrays.copyOfRange(adam.v, offset, end);
+        }
+        return s;
+    }
+
+    private void forward(MiniBatch batch, boolean training) {
+        if (weightsStale) {
+            for (int j = 0; j < numLayers; j++) {
+                weights[j].shape(2 * config.layerIn(j) + 1, config.layerOut(j));
+                weights[j].floats().put(0, params, offsets[j], offsets[j + 1] - offsets[j]);
+            }
+            weightsStale = false;
+        }
+        for (int j = 0; j < numLayers; j++) {
+            int hop = numLayers - j;
+            int in = config.layerIn(j);
+            int out = config.layerOut(j);
+            int nDst = batch.numDst(hop);
+            float[] src = j == 0 ? batch.features : activations[j - 1];
+            INDArray x = inputs[j].shape(nDst, 2 * in + 1);
+            BlockOps.buildInput(src, in, batch, hop, dropout(j, training), inputs[j].floats(), row, scale);
+            INDArray z = outputs[j].shape(nDst, out);
+            Nd4j.gemm(x, weights[j].shape(2 * in + 1, out), z, false, false, 1.0, 0.0);
+            if (j < numLayers - 1) {
+                activations[j] = grow(activations[j], nDst * out);
+                BlockOps.reluFrom(outputs[j].floats(), activations[j], nDst * out);
+            } else {
+                logits = grow(logits, nDst * out);
+                outputs[j].floats().get(0, logits, 0, nDst * out);
+            }
+        }
+    }
+
+    /**
+     * Loss sum and correct count over the seeds from {@link #logits}. If {@code dLogits} is given,
+     * writes the gradient of the mean loss into it (it may alias the logits); if {@code predictions}
+     * is given, fills the arg-max classes (ties resolve to the lowest class).
+     */
+    private double[] softmaxCrossEntropy(MiniBatch batch, float[] dLogits, int[] predictions) {
+        int seeds = batch.numSeeds();
+        int classes = config.numClasses();
+        double lossSum = 0;
+        int correct = 0;
+        for (int i = 0; i < seeds; i++) {
+            int base = i * classes;
+            int best = 0;
+            for (int c = 1; c < classes; c++) {
+                if (logits[base + c] > logits[base + best]) {
+                    best = c;
+                }
+            }
+            double max = logits[base + best];
+            double sum = 0;
+            for (int c = 0; c < classes; c++) {
+                sum += Math.exp(logits[base + c] - max);
+            }
+            int label = batch.labels[i];
+            lossSum += max + Math.log(sum) - logits[base + label];
+            correct += best == label ? 1 : 0;
+            if (predictions != null) {
+                predictions[i] = best;
+            }
+            if (dLogits != null) {
+                for (int c = 0; c < classes; c++) {
+                    double p = Math.exp(logits[base + c] - max) / sum;
+                    dLogits[base + c] = (float) ((p - (c == label ? 1.0 : 0.0)) / seeds);
+                }
+            }
+        }
+        return new double[] {lossSum, correct};
+    }
+
+    private Dropout dropout(int layer, boolean training) {
+        return training ? Dropout.of(config.seed(), adam.step, layer, config.dropout()) : null;
+    }
+
+    private void initialize() {
+        SplittableRandom random = new SplittableRandom(config.seed());
+        for (int j = 0; j < numLayers; j++) {
+            int in = config.layerIn(j);
+            int out = config.layerOut(j);
+            double limit = Math.sqrt(6.0 / (in + out));
+            for (int k = offsets[j]; k < offsets[j] + 2 * in * out; k++) {
+                params[k] = (float) ((2.0 * random.nextDouble() - 1.0) * limit);
+            }
+        }
+    }
+
+    /** Start of tensor {@code t} (in {@link #parameters()} order) in the flat vector. */
+    private int tensorOffset(int t) {
+        int j = t / 3;
+        int block = config.layerIn(j) * config.layerOut(j);
+        return offsets[j] + (t % 3) * block;
+    }
+
+    private void copyTensor(float[] from, float[] to, int offset, int size, String name) {
+        if (from == null || from.length != size) {
+            throw new IllegalArgumentException("state tensor " + name + " must have " + size
+                    + " entries, got " + (from == null ? "null" : from.length));
+        }
+        System.arraycopy(from, 0, to, offset, size);
+    }
+
+    /** Rejects batches that do not match the config or whose CSR would index out of range. */
+    private void validate(MiniBatch b, boolean training) {
+        String what = training ? "training batch" : "evaluation batch";
+        require(b.numLayers == numLayers, what + " has " + b.numLayers + " hops, model has "
+                + numLayers + " layers");
+        require(b.nodeCounts != null && b.nodeCounts.length > numLayers,
+                what + " needs nodeCounts[0.." + numLayers + "]");
+        require(b.nodeCounts[0] >= 1, what + " has no seeds");
+        for (int h = 1; h <= numLayers; h++) {
+            require(b.nodeCounts[h] >= b.nodeCounts[h - 1], what + " nodeCounts must not decrease");
+        }
+        require(b.featureDim == config.inFeatures(), what + " featureDim " + b.featureDim
+                + " != model inFeatures " + config.inFeatures());
+        require(b.features != null && b.features.length >= (long) b.numNodes() * b.featureDim,
+                what + " features must hold numNodes x featureDim floats");
+        require(b.labels != null && b.labels.length >= b.numSeeds(), what + " needs a label per seed");
+        for (int i = 0; i < b.numSeeds(); i++) {
+            require(b.labels[i] >= 0 && b.labels[i] < config.numClasses(),
+                    what + " label " + b.labels[i] + " of seed " + i + " is not a class index");
+        }
+        require(b.indptr != null && b.indices != null && b.indptrOffsets != null
+                && b.indptrOffsets.length >= numLayers && b.indicesOffsets != null
+                && b.indicesOffsets.length >= numLayers, what + " needs CSR arrays for every hop");
+        for (int h = 1; h <= numLayers; h++) {
+            int in = config.layerIn(numLayers - h);
+            require((long) b.numDst(h) * (2 * in + 1) <= Integer.MAX_VALUE
+                    && (long) b.numSrc(h) * in <= Integer.MAX_VALUE, what + " is too large");
+            int p0 = b.indptrOffsets[h - 1];
+            require(p0 >= 0 && p0 + b.numDst(h) < b.indptr.length && b.indptr[p0] == 0,
+                    what + " indptr of hop " + h + " is out of range or does not start at 0");
+            for (int i = 0; i < b.numDst(h); i++) {
+                require(b.indptr[p0 + i + 1] >= b.indptr[p0 + i], what + " indptr of hop " + h
+                        + " decreases at destination " + i);
+            }
+            int end = b.edgeEnd(h, b.numDst(h) - 1);
+            require(b.indicesOffsets[h - 1] >= 0 && end <= b.indices.length,
+                    what + " indices of hop " + h + " are out of range");
+            for (int k = b.edgeStart(h, 0); k < end; k++) {
+                require(b.indices[k] >= 0 && b.indices[k] < b.numSrc(h), what + " hop " + h
+                        + " edge source " + b.indices[k] + " is not below numSrc " + b.numSrc(h));
+            }
+        }
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    private static float[] grow(float[] buffer, int size) {
+        return buffer.length >= size ? buffer : new float[Math.max(size, buffer.length + buffer.length / 4)];
+    }
+
+    private static NativeMatrix[] matrices(int n) {
+        NativeMatrix[] m = new NativeMatrix[n];
+        for (int i = 0; i < n; i++) {
+            m[i] = new NativeMatrix();
+        }
+        return m;
+    }
+}

@@ -1,0 +1,207 @@
+package io.gnnstream.operators;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gnnstream.operators.messages.GraphEvent;
+import io.gnnstream.operators.messages.GraphUpdate;
+import io.gnnstream.operators.messages.SampleRequest;
+import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.state.HashPartitioner;
+import io.gnnstream.state.VertexKey;
+import io.gnnstream.state.VertexKeyTypeInfo;
+import io.gnnstream.state.VertexPartitioner;
+import io.gnnstream.state.records.EdgeUpdate;
+import io.gnnstream.state.records.NodeUpdate;
+import io.gnnstream.state.records.Split;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The GraphStore through Flink's keyed two-input harness, on the RocksDB and the heap backend. */
+class GraphStoreOperatorTest {
+
+    /** Key groups of the harness; the graph itself is one logical partition so requests stay simple. */
+    private static final int MAX_PARALLELISM = 8;
+    private static final int DIM = 3;
+    private static final VertexPartitioner PARTITIONER = new HashPartitioner(1);
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rocksdb", "heap"})
+    void storesAttributesAndAdjacencyAndAnswersRequests(String backend) throws Exception {
+        try (var h = harness(backend)) {
+            h.open();
+            node(h, 1, 2, Split.TRAIN);
+            node(h, 2, 0, Split.NONE);
+            edge(h, 2, 1, false);
+            edge(h, 3, 1, false);
+            edge(h, 2, 1, false);
+            edge(h, 4, 1, false);
+            SampleResponse all = request(h, 7, 1, -1, new long[] {1}, new long[] {1, 2, 99});
+            assertArrayEquals(new int[] {3}, all.neighbourCounts, "duplicate edge must not be stored twice");
+            assertArrayEquals(new long[] {2, 3, 4}, all.neighbours);
+            assertArrayEquals(new int[] {2, 0, NodeUpdate.NO_LABEL}, all.labels);
+            assertArrayEquals(new float[] {1, 1, 1, 2, 2, 2, 0, 0, 0}, all.features);
+
+            edge(h, 2, 1, true);
+            SampleResponse afterRemove = request(h, 7, 1, -1, new long[] {1}, new long[0]);
+            assertEquals(Set.of(3L, 4L), toSet(afterRemove.neighbours));
+
+            List<GraphEvent> seeds = h.getSideOutput(GraphStoreOperator.EVENTS).stream()
+                    .map(StreamRecord::getValue).filter(e -> e.kind == GraphEvent.KIND_SEED)
+                    .collect(Collectors.toList());
+            assertEquals(1, seeds.size());
+            assertEquals(1L, seeds.get(0).vertex);
+            assertEquals(Split.TRAIN, seeds.get(0).split);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rocksdb", "heap"})
+    void removingEveryNeighbourLeavesNoAdjacencyState(String backend) throws Exception {
+        try (var h = harness(backend)) {
+            h.open();
+            for (long u = 1; u <= 200; u++) {
+                edge(h, u, 0, false);
+            }
+            for (long u = 200; u >= 1; u--) {
+                edge(h, u, 0, true);
+            }
+            assertEquals(0, request(h, 1, 1, -1, new long[] {0}, new long[0]).neighbours.length);
+            AbstractStreamOperator<?> op = (AbstractStreamOperator<?>) h.getOperator();
+            for (String state : new String[] {"adj-degree", "adj-blocks", "adj-slots"}) {
+                try (Stream<Object> keys = op.getKeyedStateBackend().getKeys(state, VoidNamespace.INSTANCE)) {
+                    assertEquals(0, keys.count(), state + " must be cleaned up when the last neighbour is removed");
+                }
+            }
+        }
+    }
+
+    @Test
+    void samplesAHubWithoutReadingItsWholeList() throws Exception {
+        int degree = 100_000;
+        int fanout = 10;
+        try (var h = harness("rocksdb")) {
+            h.open();
+            for (long u = 1; u <= degree; u++) {
+                edge(h, u, 0, false);
+            }
+            GraphStoreOperator op = (GraphStoreOperator) h.getOperator();
+            Set<Long> seen = new HashSet<>();
+            for (int batch = 0; batch < 20; batch++) {
+                long before = op.adjacencyBlocksRead();
+                SampleResponse r = request(h, batch, 1, fanout, new long[] {0}, new long[0]);
+                assertTrue(op.adjacencyBlocksRead() - before <= fanout, "read more blocks than the fanout");
+                assertEquals(fanout, toSet(r.neighbours).size(), "sample must be without replacement");
+                for (long v : r.neighbours) {
+                    assertTrue(v >= 1 && v <= degree);
+                    seen.add(v);
+                }
+                assertArrayEquals(r.neighbours, request(h, batch, 1, fanout, new long[] {0}, new long[0]).neighbours,
+                        "same (batch, hop, vertex) must give the same sample");
+            }
+            assertTrue(seen.size() > 190, "samples of different batches should differ");
+        }
+    }
+
+    @Test
+    void restoresGraphAndPartitionSizesFromASnapshot() throws Exception {
+        OperatorSubtaskState snapshot;
+        SampleResponse before;
+        try (var h = harness("rocksdb")) {
+            h.open();
+            node(h, 5, 1, Split.VAL);
+            for (long u = 10; u < 100; u++) {
+                edge(h, u, 5, false);
+            }
+            before = request(h, 3, 2, 7, new long[] {5}, new long[] {5});
+            snapshot = h.snapshot(1, 1);
+        }
+        try (var h = harness("rocksdb")) {
+            h.initializeState(snapshot);
+            h.open();
+            SampleResponse after = request(h, 3, 2, 7, new long[] {5}, new long[] {5});
+            assertArrayEquals(before.neighbours, after.neighbours);
+            assertArrayEquals(before.features, after.features);
+            edge(h, 100, 5, false);
+            h.setProcessingTime(10_000);
+            GraphEvent stats = h.getSideOutput(GraphStoreOperator.EVENTS).stream().map(StreamRecord::getValue)
+                    .filter(e -> e.kind == GraphEvent.KIND_STATS).findFirst().orElseThrow();
+            assertEquals(0, stats.partition);
+            assertEquals(1, stats.vertices);
+            assertEquals(91, stats.edges);
+            assertEquals(91, stats.edgesIngested);
+        }
+    }
+
+    private static KeyedTwoInputStreamOperatorTestHarness<VertexKey, GraphUpdate, SampleRequest, SampleResponse>
+            harness(String backend) throws Exception {
+        KeySelector<GraphUpdate, VertexKey> updateKey = u -> PARTITIONER.keyOf(u.ownerVertex());
+        KeySelector<SampleRequest, VertexKey> requestKey = r -> VertexKey.anchor(r.partition);
+        var h = new KeyedTwoInputStreamOperatorTestHarness<>(
+                new GraphStoreOperator(PARTITIONER, 42L, DIM, 1000L), updateKey, requestKey,
+                VertexKeyTypeInfo.INSTANCE, MAX_PARALLELISM, 1, 0);
+        StateBackend stateBackend = new HashMapStateBackend();
+        if ("rocksdb".equals(backend)) {
+            // The harness has almost no managed memory; RocksDB would then flush a file every few writes.
+            EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend();
+            rocksDb.getMemoryConfiguration().setUseManagedMemory(false);
+            stateBackend = rocksDb;
+        }
+        h.setStateBackend(stateBackend);
+        return h;
+    }
+
+    private static void node(KeyedTwoInputStreamOperatorTestHarness<VertexKey, GraphUpdate, SampleRequest, SampleResponse> h,
+            long id, int label, Split split) throws Exception {
+        h.processElement1(new StreamRecord<>(GraphUpdate.of(new NodeUpdate(id, new float[] {id, id, id}, label, split))));
+    }
+
+    private static void edge(KeyedTwoInputStreamOperatorTestHarness<VertexKey, GraphUpdate, SampleRequest, SampleResponse> h,
+            long src, long dst, boolean remove) throws Exception {
+        h.processElement1(new StreamRecord<>(GraphUpdate.of(new EdgeUpdate(src, dst, remove, EdgeUpdate.NO_TIMESTAMP))));
+    }
+
+    /** One request to the single partition; the harness plays the sampling loop. */
+    private static SampleResponse request(
+            KeyedTwoInputStreamOperatorTestHarness<VertexKey, GraphUpdate, SampleRequest, SampleResponse> h,
+            long batch, int hop, int fanout, long[] sample, long[] features) throws Exception {
+        h.getOutput().clear();
+        h.processElement2(new StreamRecord<>(new SampleRequest(batch, hop, 0, fanout, sample, features)));
+        return lastResponse(h);
+    }
+
+    private static SampleResponse lastResponse(
+            KeyedTwoInputStreamOperatorTestHarness<VertexKey, GraphUpdate, SampleRequest, SampleResponse> h) {
+        SampleResponse last = null;
+        for (Object o : h.getOutput()) {
+            if (o instanceof StreamRecord) {
+                last = (SampleResponse) ((StreamRecord<?>) o).getValue();
+            }
+        }
+        return last;
+    }
+
+    private static Set<Long> toSet(long[] values) {
+        Set<Long> s = new HashSet<>();
+        for (long v : values) {
+            s.add(v);
+        }
+        return s;
+    }
+}

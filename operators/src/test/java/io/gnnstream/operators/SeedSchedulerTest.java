@@ -1,0 +1,149 @@
+package io.gnnstream.operators;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gnnstream.operators.messages.BatchSpec;
+import io.gnnstream.operators.messages.Credit;
+import io.gnnstream.operators.messages.GraphEvent;
+import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.state.records.Split;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.TwoInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.Test;
+
+class SeedSchedulerTest {
+
+    private static final SchedulerConfig CONFIG = new SchedulerConfig(4, 2, 2, 5, 2, 3, 5, 7L);
+
+    @Test
+    void issuesAtMostPrefetchBatchesUntilCredited() throws Exception {
+        try (var h = harness()) {
+            h.open();
+            announce(h);
+            assertEquals(3, specs(h).size());
+            h.processElement2(new StreamRecord<>(new Credit(0, 0)));
+            assertEquals(4, specs(h).size());
+            h.processElement2(new StreamRecord<>(new Credit(0, 0)));
+            assertEquals(4, specs(h).size(), "a repeated credit must not grant more batches");
+        }
+    }
+
+    @Test
+    void interleavesShuffledEpochsWithEvaluationRounds() throws Exception {
+        List<BatchSpec> all;
+        try (var h = harness()) {
+            h.open();
+            announce(h);
+            all = drain(h, -1);
+        }
+        // 5 training steps; rounds after steps 2, 4 and 5: 2 val chunks + 1 test chunk each.
+        assertEquals(5 + 3 * 3, all.size());
+        int[] kinds = all.stream().mapToInt(s -> s.kind).toArray();
+        int t = MiniBatch.KIND_TRAIN;
+        int v = MiniBatch.KIND_EVAL_VAL;
+        int x = MiniBatch.KIND_EVAL_TEST;
+        assertArrayEquals(new int[] {t, t, v, v, x, t, t, v, v, x, t, v, v, x}, kinds);
+        for (int i = 0; i < all.size(); i++) {
+            assertEquals(i, all.get(i).seq);
+        }
+        assertTrue(all.get(all.size() - 1).finalRound);
+        assertFalse(all.get(2).finalRound);
+        // The first epoch (steps 1..3) visits each of the 5 training vertices exactly once.
+        Set<Long> epoch = new HashSet<>();
+        int seen = 0;
+        for (BatchSpec s : all) {
+            if (s.kind == MiniBatch.KIND_TRAIN && s.step <= 3) {
+                for (long seed : s.seeds) {
+                    epoch.add(seed);
+                    seen++;
+                }
+            }
+        }
+        assertEquals(Set.of(10L, 11L, 12L, 13L, 14L), epoch);
+        assertEquals(5, seen);
+    }
+
+    @Test
+    void scheduleDoesNotDependOnArrivalOrderAndSurvivesRestore() throws Exception {
+        List<BatchSpec> reference;
+        try (var h = harness()) {
+            h.open();
+            announce(h);
+            reference = drain(h, -1);
+        }
+        OperatorSubtaskState snapshot;
+        List<BatchSpec> first;
+        try (var h = harness()) {
+            h.open();
+            for (long id : new long[] {30, 23, 22, 21}) {
+                h.processElement1(new StreamRecord<>(GraphEvent.seed(0, id, id == 30 ? Split.TEST : Split.VAL)));
+            }
+            for (long id = 14; id >= 10; id--) {
+                h.processElement1(new StreamRecord<>(GraphEvent.seed(0, id, Split.TRAIN)));
+            }
+            first = specs(h);
+            snapshot = h.snapshot(1, 1);
+        }
+        try (var h = harness()) {
+            h.initializeState(snapshot);
+            h.open();
+            List<BatchSpec> rest = drain(h, first.get(first.size() - 1).seq);
+            List<BatchSpec> combined = new ArrayList<>(first);
+            combined.addAll(rest);
+            assertEquals(reference.size(), combined.size());
+            for (int i = 0; i < reference.size(); i++) {
+                assertEquals(reference.get(i).kind, combined.get(i).kind);
+                assertArrayEquals(reference.get(i).seeds, combined.get(i).seeds, "spec " + i);
+            }
+        }
+    }
+
+    private static TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> harness() throws Exception {
+        return new TwoInputStreamOperatorTestHarness<>(new SeedScheduler(CONFIG));
+    }
+
+    private static void announce(TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> h) throws Exception {
+        for (long id : new long[] {21, 22, 23}) {
+            h.processElement1(new StreamRecord<>(GraphEvent.seed(0, id, Split.VAL)));
+        }
+        h.processElement1(new StreamRecord<>(GraphEvent.seed(0, 30, Split.TEST)));
+        for (long id = 10; id < 15; id++) {
+            h.processElement1(new StreamRecord<>(GraphEvent.seed(0, id, Split.TRAIN)));
+        }
+    }
+
+    /** Acknowledges batches one by one until everything issued is acknowledged; returns what was issued. */
+    private static List<BatchSpec> drain(TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> h,
+            long highestIssuedBefore) throws Exception {
+        long highest = highestIssuedBefore;
+        for (long ack = 0; ; ack++) {
+            h.processElement2(new StreamRecord<>(new Credit(0, ack)));
+            List<BatchSpec> issued = specs(h);
+            if (!issued.isEmpty()) {
+                highest = Math.max(highest, issued.get(issued.size() - 1).seq);
+            }
+            if (ack >= highest) {
+                return issued;
+            }
+        }
+    }
+
+    private static List<BatchSpec> specs(TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> h) {
+        List<BatchSpec> out = new ArrayList<>();
+        for (Object o : h.getOutput()) {
+            if (o instanceof StreamRecord) {
+                out.add((BatchSpec) ((StreamRecord<?>) o).getValue());
+            }
+        }
+        out.sort((a, b) -> Long.compare(a.seq, b.seq));
+        return out;
+    }
+}
