@@ -16,7 +16,7 @@ import io.gnnstream.operators.TrainerOperator;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.Credit;
 import io.gnnstream.operators.messages.GraphEvent;
-import io.gnnstream.operators.messages.GraphUpdate;
+import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
@@ -37,6 +37,7 @@ import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.IterativeStream;
 import org.apache.flink.streaming.api.datastream.IterativeStream.ConnectedIterativeStreams;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -109,16 +110,14 @@ public final class TrainingJob {
         edges.getSideOutput(ParseFunction.REJECTS).union(nodes.getSideOutput(ParseFunction.REJECTS))
                 .sinkTo(rejectSink).uid("dead-letter-sink").name("dead-letter-sink");
 
-        DataStream<GraphUpdate> updates = edges
-                .map(new Wiring.EdgeToUpdate()).returns(GraphUpdate.class).uid("edge-updates").name("edge-updates")
-                .union(nodes.map(new Wiring.NodeToUpdate()).returns(GraphUpdate.class)
+        DataStream<GraphStoreInput> updates = edges
+                .map(new Wiring.EdgeToStoreInput()).returns(GraphStoreInput.class).uid("edge-updates").name("edge-updates")
+                .union(nodes.map(new Wiring.NodeToStoreInput()).returns(GraphStoreInput.class)
                         .uid("node-updates").name("node-updates"));
 
-        ConnectedIterativeStreams<GraphUpdate, SampleRequest> samplingLoop = updates
-                .keyBy(new Wiring.UpdateKey(partitioner), VertexKeyTypeInfo.INSTANCE)
-                .iterate(0)
-                .withFeedbackType(TypeInformation.of(SampleRequest.class));
+        IterativeStream<GraphStoreInput> samplingLoop = updates.iterate(0);
         SingleOutputStreamOperator<SampleResponse> store = samplingLoop
+                .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)
                 .transform("graph-store", TypeInformation.of(SampleResponse.class),
                         new GraphStoreOperator(partitioner, seed, featureDim, conf.get(GraphOptions.STATS_INTERVAL_MS)))
                 .uid("graph-store").setParallelism(parallelism);
@@ -137,7 +136,8 @@ public final class TrainingJob {
                 .transform("batch-assembler", TypeInformation.of(SampleRequest.class),
                         new BatchAssembler(fanouts(), featureDim, partitioner, conf.get(SamplingOptions.BATCH_TIMEOUT_MS)))
                 .uid("batch-assembler").setParallelism(parallelism);
-        samplingLoop.closeWith(requests.keyBy(new Wiring.RequestKey(), VertexKeyTypeInfo.INSTANCE));
+        samplingLoop.closeWith(requests.map(new Wiring.RequestToStoreInput()).returns(GraphStoreInput.class)
+                .uid("sample-requests").name("sample-requests").setParallelism(parallelism));
 
         SingleOutputStreamOperator<Credit> credits = requests.getSideOutput(BatchAssembler.BATCHES)
                 .global()

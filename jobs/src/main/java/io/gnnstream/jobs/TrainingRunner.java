@@ -14,6 +14,7 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.core.execution.JobClient;
@@ -47,7 +48,7 @@ public final class TrainingRunner {
      * Runs until the final metrics line (when a step limit is set) or for ever; returns the final
      * line. Throws if the job fails or no final line arrives within {@code timeout}.
      */
-    public JsonNode run(StreamExecutionEnvironment env, Duration timeout) throws Exception {
+    public Result run(StreamExecutionEnvironment env, Duration timeout) throws Exception {
         String bootstrap = conf.get(KafkaOptions.BOOTSTRAP_SERVERS);
         String topic = KafkaOptions.metricsTopic(conf);
         try (KafkaConsumer<String, String> consumer = metricsConsumer(bootstrap);
@@ -74,13 +75,36 @@ public final class TrainingRunner {
                     out.println(ProgressFormat.format(line));
                     if (line.path("final").asBoolean(false)) {
                         stop(client);
-                        return line;
+                        return new Result(client.getJobID(), line);
                     }
                 }
                 failIfTerminated(client);
             }
             stop(client);
             throw new IllegalStateException("no final result within " + timeout.toSeconds() + " s");
+        }
+    }
+
+    /** The job that ran and its final metrics line. */
+    public static final class Result {
+        private final JobID jobId;
+        private final JsonNode finalLine;
+
+        Result(JobID jobId, JsonNode finalLine) {
+            this.jobId = jobId;
+            this.finalLine = finalLine;
+        }
+
+        public JobID jobId() {
+            return jobId;
+        }
+
+        public JsonNode finalLine() {
+            return finalLine;
+        }
+
+        public double testAccuracy() {
+            return finalLine.path("test_acc").asDouble();
         }
     }
 

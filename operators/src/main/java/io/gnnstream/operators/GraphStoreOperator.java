@@ -1,6 +1,7 @@
 package io.gnnstream.operators;
 
 import io.gnnstream.operators.messages.GraphEvent;
+import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
@@ -25,7 +26,7 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
-import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.OutputTag;
 
@@ -33,10 +34,10 @@ import org.apache.flink.util.OutputTag;
  * Owns the graph: per vertex, its attributes and in-adjacency in keyed (RocksDB) state under
  * {@link VertexKey}.
  *
- * <p>Input 1 carries graph updates keyed by the owning vertex. Input 2 carries
- * {@link SampleRequest}s from the sampling loop's feedback edge, keyed by the partition anchor so
- * that a whole (batch, partition) request reaches the one subtask owning that partition; the
- * operator then switches its current key to every vertex of the request. Sampling of vertex
+ * <p>Its input carries graph updates, keyed by the owning vertex, and {@link SampleRequest}s from
+ * the sampling loop's feedback edge, keyed by the partition anchor so that a whole (batch,
+ * partition) request reaches the one subtask owning that partition; the operator then switches its
+ * current key to every vertex of the request. Sampling of vertex
  * {@code v} at hop {@code h} of batch {@code b} is seeded by {@code (seed, b, h, v)}, so a request
  * answered twice (after a retry or a restore) gives the same answer for the same graph.
  *
@@ -46,7 +47,7 @@ import org.apache.flink.util.OutputTag;
  * validation or test split are announced at once.
  */
 public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
-        implements TwoInputStreamOperator<GraphUpdate, SampleRequest, SampleResponse> {
+        implements OneInputStreamOperator<GraphStoreInput, SampleResponse> {
 
     private static final long serialVersionUID = 1L;
 
@@ -108,8 +109,16 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     }
 
     @Override
-    public void processElement1(StreamRecord<GraphUpdate> element) throws Exception {
-        GraphUpdate update = element.getValue();
+    public void processElement(StreamRecord<GraphStoreInput> element) throws Exception {
+        GraphStoreInput input = element.getValue();
+        if (input.update != null) {
+            applyUpdate(input.update);
+        } else {
+            answer(input.request);
+        }
+    }
+
+    private void applyUpdate(GraphUpdate update) throws Exception {
         VertexKey key = (VertexKey) getCurrentKey();
         if (update.edge != null) {
             applyEdge(key, update.edge);
@@ -144,9 +153,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         nodesIngested.inc();
     }
 
-    @Override
-    public void processElement2(StreamRecord<SampleRequest> element) throws Exception {
-        SampleRequest request = element.getValue();
+    private void answer(SampleRequest request) throws Exception {
         requests.inc();
         SampleResponse response = new SampleResponse();
         response.batchId = request.batchId;

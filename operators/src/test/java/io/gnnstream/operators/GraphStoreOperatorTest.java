@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.messages.GraphEvent;
+import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
@@ -28,7 +29,7 @@ import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -149,13 +150,14 @@ class GraphStoreOperatorTest {
         }
     }
 
-    private static KeyedTwoInputStreamOperatorTestHarness<VertexKey, GraphUpdate, SampleRequest, SampleResponse>
+    private static KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse>
             harness(String backend) throws Exception {
-        KeySelector<GraphUpdate, VertexKey> updateKey = u -> PARTITIONER.keyOf(u.ownerVertex());
-        KeySelector<SampleRequest, VertexKey> requestKey = r -> VertexKey.anchor(r.partition);
-        var h = new KeyedTwoInputStreamOperatorTestHarness<>(
-                new GraphStoreOperator(PARTITIONER, 42L, DIM, 1000L), updateKey, requestKey,
-                VertexKeyTypeInfo.INSTANCE, MAX_PARALLELISM, 1, 0);
+        KeySelector<GraphStoreInput, VertexKey> key = in -> in.update != null
+                ? PARTITIONER.keyOf(in.update.ownerVertex())
+                : VertexKey.anchor(in.request.partition);
+        var h = new KeyedOneInputStreamOperatorTestHarness<>(
+                new GraphStoreOperator(PARTITIONER, 42L, DIM, 1000L), key, VertexKeyTypeInfo.INSTANCE,
+                MAX_PARALLELISM, 1, 0);
         StateBackend stateBackend = new HashMapStateBackend();
         if ("rocksdb".equals(backend)) {
             // The harness has almost no managed memory; RocksDB would then flush a file every few writes.
@@ -167,27 +169,27 @@ class GraphStoreOperatorTest {
         return h;
     }
 
-    private static void node(KeyedTwoInputStreamOperatorTestHarness<VertexKey, GraphUpdate, SampleRequest, SampleResponse> h,
+    private static void node(KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,
             long id, int label, Split split) throws Exception {
-        h.processElement1(new StreamRecord<>(GraphUpdate.of(new NodeUpdate(id, new float[] {id, id, id}, label, split))));
+        h.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(new NodeUpdate(id, new float[] {id, id, id}, label, split)))));
     }
 
-    private static void edge(KeyedTwoInputStreamOperatorTestHarness<VertexKey, GraphUpdate, SampleRequest, SampleResponse> h,
+    private static void edge(KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,
             long src, long dst, boolean remove) throws Exception {
-        h.processElement1(new StreamRecord<>(GraphUpdate.of(new EdgeUpdate(src, dst, remove, EdgeUpdate.NO_TIMESTAMP))));
+        h.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(new EdgeUpdate(src, dst, remove, EdgeUpdate.NO_TIMESTAMP)))));
     }
 
     /** One request to the single partition; the harness plays the sampling loop. */
     private static SampleResponse request(
-            KeyedTwoInputStreamOperatorTestHarness<VertexKey, GraphUpdate, SampleRequest, SampleResponse> h,
+            KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,
             long batch, int hop, int fanout, long[] sample, long[] features) throws Exception {
         h.getOutput().clear();
-        h.processElement2(new StreamRecord<>(new SampleRequest(batch, hop, 0, fanout, sample, features)));
+        h.processElement(new StreamRecord<>(GraphStoreInput.of(new SampleRequest(batch, hop, 0, fanout, sample, features))));
         return lastResponse(h);
     }
 
     private static SampleResponse lastResponse(
-            KeyedTwoInputStreamOperatorTestHarness<VertexKey, GraphUpdate, SampleRequest, SampleResponse> h) {
+            KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h) {
         SampleResponse last = null;
         for (Object o : h.getOutput()) {
             if (o instanceof StreamRecord) {

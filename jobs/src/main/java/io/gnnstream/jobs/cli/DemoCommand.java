@@ -82,7 +82,7 @@ final class DemoCommand implements Callable<Integer> {
             System.out.println("Produced " + loaded);
 
             StreamExecutionEnvironment env = LocalFlink.environment(conf, flags.parallelism, webPort);
-            JsonNode result = new TrainingRunner(conf, System.out, flags.metricsOut).run(env, timeout);
+            JsonNode result = new TrainingRunner(conf, System.out, flags.metricsOut).run(env, timeout).finalLine();
             System.out.println(String.format(Locale.ROOT,
                     "gnnstream demo: %s test accuracy %.4f after %d steps (best val %.4f at step %d, its test "
                             + "accuracy %.4f), %d vertices, %d edges, %.0f s wall",

@@ -84,7 +84,7 @@ final class TrainCommand implements Callable<Integer> {
             env.setParallelism(flags.parallelism);
         }
         Duration limit = timeout.isZero() ? Duration.ofDays(365_000) : timeout;
-        JsonNode result = new TrainingRunner(conf, System.out, flags.metricsOut).run(env, limit);
+        JsonNode result = new TrainingRunner(conf, System.out, flags.metricsOut).run(env, limit).finalLine();
         System.out.println("final test accuracy " + result.path("test_acc").asDouble());
         return 0;
     }

@@ -2,6 +2,7 @@ package io.gnnstream.jobs.internal;
 
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.GraphEvent;
+import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
@@ -17,28 +18,23 @@ public final class Wiring {
 
     private Wiring() {}
 
-    /** Graph updates belong to the vertex whose state they change. */
-    public static final class UpdateKey implements KeySelector<GraphUpdate, VertexKey> {
+    /**
+     * Graph updates belong to the vertex whose state they change; a request goes to the subtask
+     * owning its partition, addressed by the partition's anchor.
+     */
+    public static final class StoreInputKey implements KeySelector<GraphStoreInput, VertexKey> {
         private static final long serialVersionUID = 1L;
         private final VertexPartitioner partitioner;
 
-        public UpdateKey(VertexPartitioner partitioner) {
+        public StoreInputKey(VertexPartitioner partitioner) {
             this.partitioner = partitioner;
         }
 
         @Override
-        public VertexKey getKey(GraphUpdate update) {
-            return partitioner.keyOf(update.ownerVertex());
-        }
-    }
-
-    /** A request goes to the subtask owning its partition, addressed by the partition's anchor. */
-    public static final class RequestKey implements KeySelector<SampleRequest, VertexKey> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public VertexKey getKey(SampleRequest request) {
-            return VertexKey.anchor(request.partition);
+        public VertexKey getKey(GraphStoreInput input) {
+            return input.update != null
+                    ? partitioner.keyOf(input.update.ownerVertex())
+                    : VertexKey.anchor(input.request.partition);
         }
     }
 
@@ -60,21 +56,30 @@ public final class Wiring {
         }
     }
 
-    public static final class EdgeToUpdate implements MapFunction<EdgeUpdate, GraphUpdate> {
+    public static final class EdgeToStoreInput implements MapFunction<EdgeUpdate, GraphStoreInput> {
         private static final long serialVersionUID = 1L;
 
         @Override
-        public GraphUpdate map(EdgeUpdate edge) {
-            return GraphUpdate.of(edge);
+        public GraphStoreInput map(EdgeUpdate edge) {
+            return GraphStoreInput.of(GraphUpdate.of(edge));
         }
     }
 
-    public static final class NodeToUpdate implements MapFunction<NodeUpdate, GraphUpdate> {
+    public static final class NodeToStoreInput implements MapFunction<NodeUpdate, GraphStoreInput> {
         private static final long serialVersionUID = 1L;
 
         @Override
-        public GraphUpdate map(NodeUpdate node) {
-            return GraphUpdate.of(node);
+        public GraphStoreInput map(NodeUpdate node) {
+            return GraphStoreInput.of(GraphUpdate.of(node));
+        }
+    }
+
+    public static final class RequestToStoreInput implements MapFunction<SampleRequest, GraphStoreInput> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public GraphStoreInput map(SampleRequest request) {
+            return GraphStoreInput.of(request);
         }
     }
 

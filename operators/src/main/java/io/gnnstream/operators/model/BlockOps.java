@@ -102,18 +102,20 @@ final class BlockOps {
     static void reluFrom(FloatBuffer z, float[] act, int n) {
         z.get(0, act, 0, n);
         for (int k = 0; k < n; k++) {
-            act[k] = act[k] > 0f ? act[k] : 0f;
+            act[k] = Math.max(act[k], 0f);
         }
     }
 
     /**
      * Turns the gradient w.r.t. dropped activations into the gradient w.r.t. the pre-ReLU output, in
-     * place: multiply by the (recomputed) dropout mask and by the ReLU derivative.
+     * place: multiply by the (recomputed) dropout mask and by the ReLU derivative. The derivative is
+     * applied branch-free as a bit mask (activations are {@code +0.0} or positive, so their bit
+     * pattern is positive exactly when active) because active/inactive is close to a coin flip.
      */
     static void reluDropoutBackward(float[] grad, float[] act, int n, Dropout drop, float[] scale) {
         if (drop == null) {
             for (int k = 0; k < n; k++) {
-                grad[k] = act[k] > 0f ? grad[k] : 0f;
+                grad[k] = Float.intBitsToFloat(Float.floatToRawIntBits(grad[k]) & activeMask(act[k]));
             }
             return;
         }
@@ -121,8 +123,14 @@ final class BlockOps {
             int len = Math.min(scale.length, n - from);
             drop.fillScales(from, len, scale);
             for (int k = 0; k < len; k++) {
-                grad[from + k] = act[from + k] > 0f ? grad[from + k] * scale[k] : 0f;
+                float g = grad[from + k] * scale[k];
+                grad[from + k] = Float.intBitsToFloat(Float.floatToRawIntBits(g) & activeMask(act[from + k]));
             }
         }
+    }
+
+    /** All ones if the post-ReLU activation is positive, zero if it is {@code +0.0}. */
+    private static int activeMask(float act) {
+        return -Float.floatToRawIntBits(act) >> 31;
     }
 }

@@ -12,12 +12,12 @@ final class Dropout {
 
     private final long key;
     private final int threshold;
-    private final float scale;
+    private final int scaleBits;
 
     private Dropout(long key, int threshold, float scale) {
         this.key = key;
         this.threshold = threshold;
-        this.scale = scale;
+        this.scaleBits = Float.floatToRawIntBits(scale);
     }
 
     /** The mask for {@code layer}'s input at {@code step}, or null when {@code p == 0}. */
@@ -31,16 +31,35 @@ final class Dropout {
 
     /** Writes the multiplier (0 or 1/(1-p)) of elements {@code first .. first+len-1} to {@code out}. */
     void fillScales(long first, int len, float[] out) {
-        long h = 0;
-        for (int k = 0; k < len; k++) {
-            long e = first + k;
-            int lane = (int) (e & 3);
-            if (k == 0 || lane == 0) {
-                h = mix(key + (e >>> 2) * GOLDEN);
-            }
-            int bits = (int) (h >>> (lane << 4)) & 0xFFFF;
-            out[k] = bits >= threshold ? scale : 0f;
+        int k = 0;
+        long e = first;
+        for (; k < len && (e & 3) != 0; k++, e++) {
+            out[k] = keep((int) (hash(e) >>> ((e & 3) << 4)));
         }
+        for (; k + 4 <= len; k += 4, e += 4) {
+            long h = hash(e);
+            out[k] = keep((int) h);
+            out[k + 1] = keep((int) (h >>> 16));
+            out[k + 2] = keep((int) (h >>> 32));
+            out[k + 3] = keep((int) (h >>> 48));
+        }
+        for (; k < len; k++, e++) {
+            out[k] = keep((int) (hash(e) >>> ((e & 3) << 4)));
+        }
+    }
+
+    /** 64 random bits shared by the four elements {@code e & ~3 .. (e & ~3) + 3}. */
+    private long hash(long e) {
+        return mix(key + (e >>> 2) * GOLDEN);
+    }
+
+    /**
+     * Scale for a 16-bit uniform in the low bits of {@code bits}. Branch-free on purpose: keep/drop
+     * is a coin flip, so a branch would mispredict about half the time.
+     */
+    private float keep(int bits) {
+        int dropMask = ((bits & 0xFFFF) - threshold) >> 31;
+        return Float.intBitsToFloat(scaleBits & ~dropMask);
     }
 
     /** SplitMix64 finalizer: a cheap bijective hash with good avalanche. */

@@ -35,6 +35,16 @@ final class NativeMatrix {
         return view;
     }
 
+    /** Frees the native memory now instead of at garbage collection; a later {@link #shape} reallocates. */
+    void release() {
+        if (storage != null) {
+            storage.close();
+            storage = null;
+            floats = null;
+            view = null;
+        }
+    }
+
     /** The buffer behind the last {@link #shape} call, indexed from 0 in row-major order. */
     FloatBuffer floats() {
         return floats;

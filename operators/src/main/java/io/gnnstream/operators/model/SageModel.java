@@ -17,9 +17,10 @@ import org.nd4j.linalg.factory.Nd4j;
  * <p>Parameters live in one heap vector (master copy for Adam, snapshots and all-reduce) whose
  * per-layer slice {@code [W_root; W_neigh; b]} is mirrored into native memory for gemm. All
  * arithmetic is deterministic, so replicas fed the same batches stay bit-identical. Not
- * thread-safe; native and heap buffers are reused across steps and only grow.
+ * thread-safe; native and heap buffers are reused across steps and only grow, and {@link #close()}
+ * frees the native ones promptly (e.g. from an operator's close).
  */
-public final class SageModel {
+public final class SageModel implements AutoCloseable {
 
     private final ModelConfig config;
     private final int numLayers;
@@ -106,36 +107,35 @@ public final class SageModel {
      * model; combine with other replicas' gradients and pass to {@link #applyGradients}.
      */
     public Gradients computeGradients(MiniBatch batch) {
-        validate(batch, true);
+        BatchValidator.validate(batch, config, true);
         forward(batch, true);
-        int seeds = batch.numSeeds();
-        float[] dLogits = logits;
-        double[] stats = softmaxCrossEntropy(batch, dLogits, null);
+        LossStats stats = softmaxCrossEntropy(batch, true, null);
         float[] grad = new float[params.length];
-        for (int j = numLayers - 1; j >= 0; j--) {
+        int last = numLayers - 1;
+        outputs[last].shape(batch.numSeeds(), config.numClasses());
+        outputs[last].floats().put(0, logits, 0, batch.numSeeds() * config.numClasses());
+        for (int j = last; j >= 0; j--) {
             int hop = numLayers - j;
             int in = config.layerIn(j);
-            int out = config.layerOut(j);
             int nDst = batch.numDst(hop);
             INDArray x = inputs[j].shape(nDst, 2 * in + 1);
-            INDArray dz = outputs[j].shape(nDst, out);
-            if (j == numLayers - 1) {
-                outputs[j].floats().put(0, dLogits, 0, nDst * out);
-            }
-            INDArray dw = weightGrads[j].shape(2 * in + 1, out);
+            INDArray dz = outputs[j].shape(nDst, config.layerOut(j));
+            INDArray dw = weightGrads[j].shape(2 * in + 1, config.layerOut(j));
             Nd4j.gemm(x, dz, dw, true, false, 1.0, 0.0);
             weightGrads[j].floats().get(0, grad, offsets[j], offsets[j + 1] - offsets[j]);
             if (j > 0) {
+                // Layer j-1's output gradient; the input layer needs none (features are constants).
                 INDArray dx = inputGrad.shape(nDst, 2 * in + 1);
-                Nd4j.gemm(dz, weights[j].shape(2 * in + 1, out), dx, false, true, 1.0, 0.0);
-                int n = batch.numSrc(hop) * in;
-                sourceGrad = grow(sourceGrad, n);
+                Nd4j.gemm(dz, weights[j].shape(2 * in + 1, config.layerOut(j)), dx, false, true, 1.0, 0.0);
+                int nSrc = batch.numSrc(hop);
+                sourceGrad = grow(sourceGrad, nSrc * in);
                 BlockOps.scatterInputGrad(inputGrad.floats(), in, batch, hop, sourceGrad, row);
-                BlockOps.reluDropoutBackward(sourceGrad, activations[j - 1], n, dropout(j, true), scale);
-                outputs[j - 1].floats().put(0, sourceGrad, 0, n);
+                BlockOps.reluDropoutBackward(sourceGrad, activations[j - 1], nSrc * in, dropout(j, true), scale);
+                outputs[j - 1].shape(nSrc, in);
+                outputs[j - 1].floats().put(0, sourceGrad, 0, nSrc * in);
             }
         }
-        return new Gradients(grad, stats[0] / seeds, (int) stats[1], seeds);
+        return new Gradients(grad, stats.lossSum() / batch.numSeeds(), stats.correct(), batch.numSeeds());
     }
 
     /** One Adam step with {@code flatGrad} (in {@link #parameterVector()} layout). */
@@ -150,11 +150,11 @@ public final class SageModel {
 
     /** Loss and predictions without dropout or update. */
     public EvalResult evaluate(MiniBatch batch) {
-        validate(batch, false);
+        BatchValidator.validate(batch, config, false);
         forward(batch, false);
         int[] predictions = new int[batch.numSeeds()];
-        double[] stats = softmaxCrossEntropy(batch, null, predictions);
-        return new EvalResult(stats[0], (int) stats[1], batch.numSeeds(), predictions);
+        LossStats stats = softmaxCrossEntropy(batch, false, predictions);
+        return new EvalResult(stats.lossSum(), stats.correct(), batch.numSeeds(), predictions);
     }
 
     /** Tensors in a fixed order: per layer {@code lin_root.weight, lin_neigh.weight, bias}. */
@@ -196,6 +196,18 @@ public final class SageModel {
             h = Dropout.mix(h ^ Float.floatToRawIntBits(p)) + 0x9E3779B97F4A7C15L;
         }
         return h;
+    }
+
+    /** Releases native buffers now; the model stays usable and reallocates them on demand. */
+    @Override
+    public void close() {
+        for (NativeMatrix[] group : new NativeMatrix[][] {weights, inputs, outputs, weightGrads}) {
+            for (NativeMatrix m : group) {
+                m.release();
+            }
+        }
+        inputGrad.release();
+        weightsStale = true;
     }
 
     /** Deep copy of the full training state. */
@@ -245,11 +257,11 @@ public final class SageModel {
     }
 
     /**
-     * Loss sum and correct count over the seeds from {@link #logits}. If {@code dLogits} is given,
-     * writes the gradient of the mean loss into it (it may alias the logits); if {@code predictions}
-     * is given, fills the arg-max classes (ties resolve to the lowest class).
+     * Loss sum and correct count over the seeds from {@link #logits}, computed in double. With
+     * {@code gradient}, overwrites the logits with the gradient of the mean loss; if
+     * {@code predictions} is given, fills the arg-max classes (ties resolve to the lowest class).
      */
-    private double[] softmaxCrossEntropy(MiniBatch batch, float[] dLogits, int[] predictions) {
+    private LossStats softmaxCrossEntropy(MiniBatch batch, boolean gradient, int[] predictions) {
         int seeds = batch.numSeeds();
         int classes = config.numClasses();
         double lossSum = 0;
@@ -273,15 +285,17 @@ public final class SageModel {
             if (predictions != null) {
                 predictions[i] = best;
             }
-            if (dLogits != null) {
+            if (gradient) {
                 for (int c = 0; c < classes; c++) {
                     double p = Math.exp(logits[base + c] - max) / sum;
-                    dLogits[base + c] = (float) ((p - (c == label ? 1.0 : 0.0)) / seeds);
+                    logits[base + c] = (float) ((p - (c == label ? 1.0 : 0.0)) / seeds);
                 }
             }
         }
-        return new double[] {lossSum, correct};
+        return new LossStats(lossSum, correct);
     }
+
+    private record LossStats(double lossSum, int correct) {}
 
     private Dropout dropout(int layer, boolean training) {
         return training ? Dropout.of(config.seed(), adam.step, layer, config.dropout()) : null;
@@ -312,56 +326,6 @@ public final class SageModel {
                     + " entries, got " + (from == null ? "null" : from.length));
         }
         System.arraycopy(from, 0, to, offset, size);
-    }
-
-    /** Rejects batches that do not match the config or whose CSR would index out of range. */
-    private void validate(MiniBatch b, boolean training) {
-        String what = training ? "training batch" : "evaluation batch";
-        require(b.numLayers == numLayers, what + " has " + b.numLayers + " hops, model has "
-                + numLayers + " layers");
-        require(b.nodeCounts != null && b.nodeCounts.length > numLayers,
-                what + " needs nodeCounts[0.." + numLayers + "]");
-        require(b.nodeCounts[0] >= 1, what + " has no seeds");
-        for (int h = 1; h <= numLayers; h++) {
-            require(b.nodeCounts[h] >= b.nodeCounts[h - 1], what + " nodeCounts must not decrease");
-        }
-        require(b.featureDim == config.inFeatures(), what + " featureDim " + b.featureDim
-                + " != model inFeatures " + config.inFeatures());
-        require(b.features != null && b.features.length >= (long) b.numNodes() * b.featureDim,
-                what + " features must hold numNodes x featureDim floats");
-        require(b.labels != null && b.labels.length >= b.numSeeds(), what + " needs a label per seed");
-        for (int i = 0; i < b.numSeeds(); i++) {
-            require(b.labels[i] >= 0 && b.labels[i] < config.numClasses(),
-                    what + " label " + b.labels[i] + " of seed " + i + " is not a class index");
-        }
-        require(b.indptr != null && b.indices != null && b.indptrOffsets != null
-                && b.indptrOffsets.length >= numLayers && b.indicesOffsets != null
-                && b.indicesOffsets.length >= numLayers, what + " needs CSR arrays for every hop");
-        for (int h = 1; h <= numLayers; h++) {
-            int in = config.layerIn(numLayers - h);
-            require((long) b.numDst(h) * (2 * in + 1) <= Integer.MAX_VALUE
-                    && (long) b.numSrc(h) * in <= Integer.MAX_VALUE, what + " is too large");
-            int p0 = b.indptrOffsets[h - 1];
-            require(p0 >= 0 && p0 + b.numDst(h) < b.indptr.length && b.indptr[p0] == 0,
-                    what + " indptr of hop " + h + " is out of range or does not start at 0");
-            for (int i = 0; i < b.numDst(h); i++) {
-                require(b.indptr[p0 + i + 1] >= b.indptr[p0 + i], what + " indptr of hop " + h
-                        + " decreases at destination " + i);
-            }
-            int end = b.edgeEnd(h, b.numDst(h) - 1);
-            require(b.indicesOffsets[h - 1] >= 0 && end <= b.indices.length,
-                    what + " indices of hop " + h + " are out of range");
-            for (int k = b.edgeStart(h, 0); k < end; k++) {
-                require(b.indices[k] >= 0 && b.indices[k] < b.numSrc(h), what + " hop " + h
-                        + " edge source " + b.indices[k] + " is not below numSrc " + b.numSrc(h));
-            }
-        }
-    }
-
-    private static void require(boolean ok, String message) {
-        if (!ok) {
-            throw new IllegalArgumentException(message);
-        }
     }
 
     private static float[] grow(float[] buffer, int size) {

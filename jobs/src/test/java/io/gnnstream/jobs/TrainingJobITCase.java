@@ -1,0 +1,215 @@
+package io.gnnstream.jobs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gnnstream.connectors.DatasetInfo;
+import io.gnnstream.connectors.DatasetLoader;
+import io.gnnstream.connectors.KafkaTopics;
+import io.gnnstream.connectors.LocalKafkaBroker;
+import io.gnnstream.connectors.ParseFunction;
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The real topology on a MiniCluster (RocksDB, checkpoints) fed from a real local Kafka broker with
+ * the bundled Cora graph: it must learn, and bad input must end up in the dead-letter topic and in
+ * the reject counters, never stop the job.
+ */
+class TrainingJobITCase {
+
+    private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
+    private static final Path WORK = Path.of("target", "it-training");
+    private static final Path CORA = Path.of("..", "data", "cora");
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .setConfiguration(REPORTER.addToConfiguration(new Configuration()))
+                    .build());
+
+    private static LocalKafkaBroker broker;
+    private static DatasetInfo cora;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        broker = LocalKafkaBroker.builder().workDir(WORK.resolve("kafka-" + System.nanoTime())).port(0).start();
+        cora = DatasetInfo.scan(CORA);
+    }
+
+    @AfterAll
+    static void stopBroker() {
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    @Test
+    void learnsCoraStreamedThroughKafka() throws Exception {
+        Configuration conf = jobConfiguration("clean", 150);
+        load(CORA, conf);
+        TrainingRunner.Result result = train(conf, 1);
+        assertTrue(result.testAccuracy() >= 0.75, "test accuracy " + result.finalLine());
+        assertEquals(0, counterSum(result, ParseFunction.REJECTS_METRIC));
+        assertEquals(cora.nodes() + cora.edges(), counterSum(result, ParseFunction.RECORDS_METRIC));
+    }
+
+    @Test
+    void deadLettersEveryBadLineAndStillLearns() throws Exception {
+        Path dirty = WORK.resolve("dirty-cora");
+        List<String> badLines = writeDirtyCopy(CORA, dirty);
+        Configuration conf = jobConfiguration("dirty", 150);
+        load(dirty, conf);
+        TrainingRunner.Result result = train(conf, 2);
+        assertTrue(result.testAccuracy() >= 0.75, "test accuracy " + result.finalLine());
+        assertEquals(badLines.size(), counterSum(result, ParseFunction.REJECTS_METRIC));
+
+        Map<String, String> reasons = readRejects(KafkaOptions.rejectsTopic(conf), badLines.size());
+        for (String bad : badLines) {
+            assertTrue(reasons.containsKey(bad), "not dead-lettered: " + bad);
+            assertTrue(!reasons.get(bad).isBlank(), "no reason for: " + bad);
+        }
+        assertEquals(badLines.size(), reasons.size());
+    }
+
+    private static Configuration jobConfiguration(String prefix, long steps) {
+        Configuration conf = new Configuration();
+        conf.set(KafkaOptions.BOOTSTRAP_SERVERS, broker.bootstrapServers());
+        conf.set(KafkaOptions.TOPIC_PREFIX, prefix);
+        conf.set(KafkaOptions.GROUP_ID, prefix);
+        conf.set(GraphOptions.NUM_FEATURES, cora.featureDim());
+        conf.set(GraphOptions.NUM_CLASSES, cora.numClasses());
+        conf.set(GraphOptions.PARTITIONS, 16);
+        conf.set(SamplingOptions.MAX_STEPS, steps);
+        conf.set(SamplingOptions.EVAL_EVERY, 50);
+        conf.set(SamplingOptions.MIN_TRAIN_SEEDS, 140);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        JobDefaults.apply(conf, WORK.resolve("checkpoints-" + prefix), Duration.ofSeconds(5));
+        return conf;
+    }
+
+    private static void load(Path dataset, Configuration conf) throws IOException {
+        String edges = KafkaOptions.edgesTopic(conf);
+        String nodes = KafkaOptions.nodesTopic(conf);
+        KafkaTopics.ensure(broker.bootstrapServers(), 2, edges, nodes);
+        KafkaTopics.ensure(broker.bootstrapServers(), 1, KafkaOptions.rejectsTopic(conf), KafkaOptions.metricsTopic(conf));
+        new DatasetLoader(broker.bootstrapServers()).progress(false).load(dataset, edges, nodes);
+    }
+
+    private static TrainingRunner.Result train(Configuration conf, int parallelism) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(parallelism);
+        return new TrainingRunner(conf, new PrintStream(System.out, true, StandardCharsets.UTF_8), null)
+                .run(env, Duration.ofMinutes(8));
+    }
+
+    private static long counterSum(TrainingRunner.Result result, String name) {
+        long sum = 0;
+        for (Map.Entry<String, Metric> e : REPORTER.findMetrics(result.jobId(), name).entrySet()) {
+            if (e.getValue() instanceof Counter && e.getKey().endsWith("." + name)) {
+                sum += ((Counter) e.getValue()).getCount();
+            }
+        }
+        return sum;
+    }
+
+    /** Copies a dataset, inserting a bad line of every kind after every 100th line. */
+    private static List<String> writeDirtyCopy(Path source, Path target) throws IOException {
+        Files.createDirectories(target);
+        List<String> bad = new ArrayList<>();
+        String[] edgeKinds = {"x%d,1", "%d,-5", "%d;7", "%d,8,*", "%d", "%d,9,+,-1,extra"};
+        String[] nodeKinds = {
+            "{\"id\":%d,\"label\":1,\"split\":\"train\",\"features\":[1,0]}",
+            "{\"id\":%d,\"label\":1,\"split\":\"dev\",\"features\":[]}",
+            "{\"id\":-%d,\"label\":1,\"split\":\"none\",\"features\":[]}",
+            "{\"id\":%d,\"label\":99,\"split\":\"none\",\"features\":[]}",
+            "{\"id\":%d,\"label\":1,\"split\":\"none\",\"features\":[NaN]}",
+            "{\"id\":%d,oops"};
+        copyWithBadLines(source.resolve("edges.csv"), target.resolve("edges.csv"), edgeKinds, 100_000, bad, false);
+        copyWithBadLines(source.resolve("nodes.jsonl"), target.resolve("nodes.jsonl"), nodeKinds, 200_000, bad, true);
+        return bad;
+    }
+
+    private static void copyWithBadLines(Path in, Path out, String[] kinds, int idBase, List<String> bad,
+            boolean nodes) throws IOException {
+        try (BufferedReader r = Files.newBufferedReader(in); BufferedWriter w = Files.newBufferedWriter(out)) {
+            String line;
+            int n = 0;
+            while ((line = r.readLine()) != null) {
+                w.write(line);
+                w.newLine();
+                if (++n % 100 == 0) {
+                    String kind = kinds[(n / 100) % kinds.length];
+                    String badLine = String.format(kind, idBase + n);
+                    if (nodes && kind.contains("\"features\":[]")) {
+                        badLine = badLine.replace("\"features\":[]", "\"features\":" + zeros(cora.featureDim()));
+                    }
+                    bad.add(badLine);
+                    w.write(badLine);
+                    w.newLine();
+                }
+            }
+        }
+    }
+
+    private static String zeros(int n) {
+        StringBuilder b = new StringBuilder("[");
+        for (int i = 0; i < n; i++) {
+            b.append(i == 0 ? "0" : ",0");
+        }
+        return b.append(']').toString();
+    }
+
+    private static Map<String, String> readRejects(String topic, int expected) throws IOException {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, "it-rejects-reader");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        ObjectMapper json = new ObjectMapper();
+        Map<String, String> reasons = new HashMap<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p)) {
+            consumer.subscribe(List.of(topic));
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (reasons.size() < expected && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {
+                    JsonNode reject = json.readTree(record.value());
+                    reasons.put(reject.path("value").asText(), reject.path("reason").asText());
+                }
+            }
+        }
+        return reasons;
+    }
+}

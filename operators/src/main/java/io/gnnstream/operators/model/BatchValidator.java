@@ -1,0 +1,64 @@
+package io.gnnstream.operators.model;
+
+import io.gnnstream.operators.messages.MiniBatch;
+
+/**
+ * Checks a {@link MiniBatch} against the model before any state changes. The CSR check matters:
+ * an edge source outside the hop's source range would silently read a stale row of a reused buffer
+ * instead of failing.
+ */
+final class BatchValidator {
+
+    private BatchValidator() {}
+
+    /** Rejects batches that do not match the config or whose CSR would index out of range. */
+    static void validate(MiniBatch b, ModelConfig config, boolean training) {
+        int numLayers = config.numLayers();
+        String what = training ? "training batch" : "evaluation batch";
+        require(b.numLayers == numLayers, what + " has " + b.numLayers + " hops, model has "
+                + numLayers + " layers");
+        require(b.nodeCounts != null && b.nodeCounts.length > numLayers,
+                what + " needs nodeCounts[0.." + numLayers + "]");
+        require(b.nodeCounts[0] >= 1, what + " has no seeds");
+        for (int h = 1; h <= numLayers; h++) {
+            require(b.nodeCounts[h] >= b.nodeCounts[h - 1], what + " nodeCounts must not decrease");
+        }
+        require(b.featureDim == config.inFeatures(), what + " featureDim " + b.featureDim
+                + " != model inFeatures " + config.inFeatures());
+        require(b.features != null && b.features.length >= (long) b.numNodes() * b.featureDim,
+                what + " features must hold numNodes x featureDim floats");
+        require(b.labels != null && b.labels.length >= b.numSeeds(), what + " needs a label per seed");
+        for (int i = 0; i < b.numSeeds(); i++) {
+            require(b.labels[i] >= 0 && b.labels[i] < config.numClasses(),
+                    what + " label " + b.labels[i] + " of seed " + i + " is not a class index");
+        }
+        require(b.indptr != null && b.indices != null && b.indptrOffsets != null
+                && b.indptrOffsets.length >= numLayers && b.indicesOffsets != null
+                && b.indicesOffsets.length >= numLayers, what + " needs CSR arrays for every hop");
+        for (int h = 1; h <= numLayers; h++) {
+            int in = config.layerIn(numLayers - h);
+            require((long) b.numDst(h) * (2 * in + 1) <= Integer.MAX_VALUE
+                    && (long) b.numSrc(h) * in <= Integer.MAX_VALUE, what + " is too large");
+            int p0 = b.indptrOffsets[h - 1];
+            require(p0 >= 0 && p0 + b.numDst(h) < b.indptr.length && b.indptr[p0] == 0,
+                    what + " indptr of hop " + h + " is out of range or does not start at 0");
+            for (int i = 0; i < b.numDst(h); i++) {
+                require(b.indptr[p0 + i + 1] >= b.indptr[p0 + i], what + " indptr of hop " + h
+                        + " decreases at destination " + i);
+            }
+            int end = b.edgeEnd(h, b.numDst(h) - 1);
+            require(b.indicesOffsets[h - 1] >= 0 && end <= b.indices.length,
+                    what + " indices of hop " + h + " are out of range");
+            for (int k = b.edgeStart(h, 0); k < end; k++) {
+                require(b.indices[k] >= 0 && b.indices[k] < b.numSrc(h), what + " hop " + h
+                        + " edge source " + b.indices[k] + " is not below numSrc " + b.numSrc(h));
+            }
+        }
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+}

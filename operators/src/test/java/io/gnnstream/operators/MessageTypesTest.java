@@ -1,0 +1,116 @@
+package io.gnnstream.operators;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import io.gnnstream.operators.messages.BatchSpec;
+import io.gnnstream.operators.messages.Credit;
+import io.gnnstream.operators.messages.GraphEvent;
+import io.gnnstream.operators.messages.GraphStoreInput;
+import io.gnnstream.operators.messages.GraphUpdate;
+import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.messages.SampleRequest;
+import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.operators.model.ModelState;
+import io.gnnstream.state.VertexAttributes;
+import io.gnnstream.state.records.EdgeUpdate;
+import io.gnnstream.state.records.NodeUpdate;
+import io.gnnstream.state.records.Split;
+import java.util.List;
+import org.apache.flink.api.common.ExecutionConfig;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.java.typeutils.PojoTypeInfo;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every record and state type crosses Flink as a POJO (never Kryo, which the jobs disable), and
+ * survives a serialization round trip: re-serializing the copy gives the same bytes.
+ */
+class MessageTypesTest {
+
+    @Test
+    void allRecordAndStateTypesRoundTripAsPojos() throws Exception {
+        for (Object value : samples()) {
+            roundTrip(value);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> void roundTrip(T value) throws Exception {
+        TypeInformation<T> info = (TypeInformation<T>) TypeInformation.of(value.getClass());
+        assertInstanceOf(PojoTypeInfo.class, info, value.getClass() + " is not a POJO type");
+        ExecutionConfig config = new ExecutionConfig();
+        config.disableGenericTypes();
+        TypeSerializer<T> serializer = info.createSerializer(config.getSerializerConfig());
+        byte[] first = serialize(serializer, value);
+        T copy = serializer.deserialize(new DataInputDeserializer(first));
+        assertArrayEquals(first, serialize(serializer, copy), value.getClass() + " does not round-trip");
+        assertArrayEquals(first, serialize(serializer, serializer.copy(value)), value.getClass() + " copy differs");
+    }
+
+    private static <T> byte[] serialize(TypeSerializer<T> serializer, T value) throws Exception {
+        DataOutputSerializer out = new DataOutputSerializer(256);
+        serializer.serialize(value, out);
+        return out.getCopyOfBuffer();
+    }
+
+    private static List<Object> samples() {
+        MiniBatch b = new MiniBatch();
+        b.batchId = 3;
+        b.seq = 4;
+        b.kind = MiniBatch.KIND_EVAL_VAL;
+        b.numLayers = 1;
+        b.nodeCounts = new int[] {1, 2};
+        b.nodeIds = new long[] {5, 6};
+        b.indptr = new int[] {0, 1};
+        b.indptrOffsets = new int[] {0};
+        b.indices = new int[] {1};
+        b.indicesOffsets = new int[] {0};
+        b.featureDim = 2;
+        b.features = new float[] {1, 2, 3, 4};
+        b.labels = new int[] {1};
+
+        BatchSpec spec = new BatchSpec();
+        spec.batchId = 1;
+        spec.seeds = new long[] {1, 2, 3};
+        spec.finalRound = true;
+
+        SampleResponse response = new SampleResponse();
+        response.batchId = 1;
+        response.sampleVertices = new long[] {1};
+        response.neighbourCounts = new int[] {2};
+        response.neighbours = new long[] {7, 8};
+        response.featureVertices = new long[] {1};
+        response.features = new float[] {0.5f, 0.25f};
+        response.labels = new int[] {3};
+
+        ModelState model = new ModelState();
+        model.step = 9;
+        model.params = new float[][] {{1, 2}, {3}};
+        model.adamM = new float[][] {{0, 0}, {0}};
+        model.adamV = new float[][] {{0, 0}, {0}};
+
+        SchedulerState scheduler = new SchedulerState();
+        scheduler.trainSeeds = new long[] {1, 2};
+        scheduler.partitionVertices = new long[4];
+
+        return List.of(
+                GraphStoreInput.of(GraphUpdate.of(EdgeUpdate.add(1, 2))),
+                GraphStoreInput.of(new SampleRequest(1, 1, 0, -1, new long[] {1}, new long[0])),
+                GraphUpdate.of(new NodeUpdate(3, new float[] {1f, 0f}, 2, Split.TRAIN)),
+                GraphEvent.seed(3, 17, Split.TEST),
+                GraphEvent.stats(2, 10, 20, 30),
+                spec,
+                new SampleRequest(1, 2, 3, 25, new long[] {4, 5}, new long[] {6}),
+                response,
+                b,
+                new Credit(0, 41),
+                new VertexAttributes(new float[] {1f}, 0, Split.VAL),
+                model,
+                scheduler,
+                new TrainerProgress());
+    }
+}
