@@ -21,6 +21,9 @@ public class MiniBatch {
     public static final int KIND_EVAL_VAL = 1;
     public static final int KIND_EVAL_TEST = 2;
 
+    /** Label of a seed whose vertex had no label when sampled; it is left out of loss and accuracy. */
+    public static final int NO_LABEL = -1;
+
     public long batchId;
     /** Position in the trainer's input sequence; the trainer consumes batches in this order. */
     public long seq;
@@ -42,6 +45,7 @@ public class MiniBatch {
     public int[] indicesOffsets;
     public int featureDim;
     public float[] features;
+    /** One per seed, in {@code [0, classes)} or {@link #NO_LABEL}. */
     public int[] labels;
 
     /** Graph size seen by the scheduler when the batch was issued (for progress reports). */

@@ -29,7 +29,7 @@ final class BatchValidator {
                 what + " features must hold numNodes x featureDim floats");
         require(b.labels != null && b.labels.length >= b.numSeeds(), what + " needs a label per seed");
         for (int i = 0; i < b.numSeeds(); i++) {
-            require(b.labels[i] >= 0 && b.labels[i] < config.numClasses(),
+            require(b.labels[i] == MiniBatch.NO_LABEL || (b.labels[i] >= 0 && b.labels[i] < config.numClasses()),
                     what + " label " + b.labels[i] + " of seed " + i + " is not a class index");
         }
         require(b.indptr != null && b.indices != null && b.indptrOffsets != null

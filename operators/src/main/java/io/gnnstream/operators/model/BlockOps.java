@@ -8,8 +8,8 @@ import java.util.Arrays;
  * The sparse half of a SAGE layer, as tight loops over heap arrays. A layer's dense input row for
  * destination {@code i} is {@code [drop(h_i) | mean_u drop(h_u) | 1]}, so one gemm against
  * {@code [W_root; W_neigh; b]} (exactly the flat parameter layout) gives the layer output, and one
- * gemm gives all three weight gradients. Rows are streamed into native memory with one bulk copy
- * each, so no per-element JNI access happens.
+ * gemm gives all three weight gradients. Rows move to and from native memory as one bulk copy
+ * each instead of per-element INDArray access.
  */
 final class BlockOps {
 

@@ -135,7 +135,7 @@ public final class SageModel implements AutoCloseable {
                 outputs[j - 1].floats().put(0, sourceGrad, 0, nSrc * in);
             }
         }
-        return new Gradients(grad, stats.lossSum() / batch.numSeeds(), stats.correct(), batch.numSeeds());
+        return new Gradients(grad, stats.lossSum() / Math.max(1, stats.labelled()), stats.correct(), stats.labelled());
     }
 
     /** One Adam step with {@code flatGrad} (in {@link #parameterVector()} layout). */
@@ -154,7 +154,7 @@ public final class SageModel implements AutoCloseable {
         forward(batch, false);
         int[] predictions = new int[batch.numSeeds()];
         LossStats stats = softmaxCrossEntropy(batch, false, predictions);
-        return new EvalResult(stats.lossSum(), stats.correct(), batch.numSeeds(), predictions);
+        return new EvalResult(stats.lossSum(), stats.correct(), stats.labelled(), predictions);
     }
 
     /** Tensors in a fixed order: per layer {@code lin_root.weight, lin_neigh.weight, bias}. */
@@ -257,13 +257,19 @@ public final class SageModel implements AutoCloseable {
     }
 
     /**
-     * Loss sum and correct count over the seeds from {@link #logits}, computed in double. With
+     * Loss sum and correct count over the labelled seeds from {@link #logits}, computed in double;
+     * seeds labelled {@link MiniBatch#NO_LABEL} (their label was gone when the batch was sampled)
+     * are ignored, like PyTorch's {@code ignore_index}. With
      * {@code gradient}, overwrites the logits with the gradient of the mean loss; if
      * {@code predictions} is given, fills the arg-max classes (ties resolve to the lowest class).
      */
     private LossStats softmaxCrossEntropy(MiniBatch batch, boolean gradient, int[] predictions) {
         int seeds = batch.numSeeds();
         int classes = config.numClasses();
+        int labelled = 0;
+        for (int i = 0; i < seeds; i++) {
+            labelled += batch.labels[i] == MiniBatch.NO_LABEL ? 0 : 1;
+        }
         double lossSum = 0;
         int correct = 0;
         for (int i = 0; i < seeds; i++) {
@@ -280,22 +286,28 @@ public final class SageModel implements AutoCloseable {
                 sum += Math.exp(logits[base + c] - max);
             }
             int label = batch.labels[i];
-            lossSum += max + Math.log(sum) - logits[base + label];
-            correct += best == label ? 1 : 0;
             if (predictions != null) {
                 predictions[i] = best;
             }
+            if (label == MiniBatch.NO_LABEL) {
+                if (gradient) {
+                    Arrays.fill(logits, base, base + classes, 0f);
+                }
+                continue;
+            }
+            lossSum += max + Math.log(sum) - logits[base + label];
+            correct += best == label ? 1 : 0;
             if (gradient) {
                 for (int c = 0; c < classes; c++) {
                     double p = Math.exp(logits[base + c] - max) / sum;
-                    logits[base + c] = (float) ((p - (c == label ? 1.0 : 0.0)) / seeds);
+                    logits[base + c] = (float) ((p - (c == label ? 1.0 : 0.0)) / labelled);
                 }
             }
         }
-        return new LossStats(lossSum, correct);
+        return new LossStats(lossSum, correct, labelled);
     }
 
-    private record LossStats(double lossSum, int correct) {}
+    private record LossStats(double lossSum, int correct, int labelled) {}
 
     private Dropout dropout(int layer, boolean training) {
         return training ? Dropout.of(config.seed(), adam.step, layer, config.dropout()) : null;

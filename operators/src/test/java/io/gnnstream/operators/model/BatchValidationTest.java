@@ -1,5 +1,6 @@
 package io.gnnstream.operators.model;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,7 +26,8 @@ class BatchValidationTest {
         corrupt.accept(b);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> model.trainStep(b));
         assertTrue(e.getMessage().contains(messagePart), e.getMessage());
-        assertTrue(model.checksum() == checksum && model.step() == 0);
+        assertEquals(checksum, model.checksum());
+        assertEquals(0, model.step());
     }
 
     @Test

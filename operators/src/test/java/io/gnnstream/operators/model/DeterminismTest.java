@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.messages.MiniBatch;
 import java.util.ArrayList;
@@ -94,7 +95,7 @@ class DeterminismTest {
         state.adamV[2] = new float[3];
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> SageModel.restore(CONFIG, state));
-        assertEquals(true, e.getMessage().contains("layers.0.bias"), e.getMessage());
+        assertTrue(e.getMessage().contains("layers.0.bias"), e.getMessage());
     }
 
     @Test

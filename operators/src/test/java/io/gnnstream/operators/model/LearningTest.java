@@ -3,6 +3,7 @@ package io.gnnstream.operators.model;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.messages.MiniBatch;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /** The model learns a planted-partition graph where neighbours carry most of the class signal. */
@@ -24,7 +25,7 @@ class LearningTest {
         for (int step = 0; step < 150; step++) {
             int[] seeds = TestGraphs.seeds(0, 2, 600, n);
             int start = (step * 64) % (seeds.length - 64);
-            int[] batch = java.util.Arrays.copyOfRange(seeds, start, start + 64);
+            int[] batch = Arrays.copyOfRange(seeds, start, start + 64);
             model.trainStep(TestGraphs.sample(g, batch, fanouts, true, step));
         }
         double after = accuracy(model.evaluate(test));

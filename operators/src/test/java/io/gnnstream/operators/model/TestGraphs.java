@@ -13,11 +13,7 @@ final class TestGraphs {
     private TestGraphs() {}
 
     /** A graph: {@code inNbrs[v]} are v's in-neighbours; features are row-major N x F. */
-    record Graph(int[][] inNbrs, float[] features, int featureDim, int[] labels) {
-        int numNodes() {
-            return inNbrs.length;
-        }
-    }
+    record Graph(int[][] inNbrs, float[] features, int featureDim, int[] labels) {}
 
     /** Random graph with Gaussian features; nodes {@code v % isolatedEvery == 0} have no in-edges. */
     static Graph random(int n, int featureDim, int classes, int maxDegree, int isolatedEvery, long seed) {

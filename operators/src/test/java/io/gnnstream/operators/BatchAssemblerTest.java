@@ -1,0 +1,147 @@
+package io.gnnstream.operators;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gnnstream.operators.messages.BatchSpec;
+import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.messages.SampleRequest;
+import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.state.HashPartitioner;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.Test;
+
+/** The BatchAssembler through Flink's keyed harness on RocksDB: the loop protocol and its recovery. */
+class BatchAssemblerTest {
+
+    private static final long TIMEOUT = 1_000;
+
+    @Test
+    void assemblesABatchAndCleansUpItsState() throws Exception {
+        try (var h = harness()) {
+            h.open();
+            h.processElement1(new StreamRecord<>(spec(5, 1, 2)));
+            List<SampleRequest> hop1 = requests(h);
+            assertEquals(1, hop1.size(), "one partition, one request");
+            assertArrayEquals(new long[] {1, 2}, hop1.get(0).sampleVertices);
+            h.processElement2(new StreamRecord<>(answer(hop1.get(0), new long[][] {{3}, {1}})));
+            List<SampleRequest> hop2 = requests(h);
+            assertEquals(2, hop2.get(0).hop, "features of the nodes new at hop 1");
+            assertArrayEquals(new long[] {3}, hop2.get(0).featureVertices);
+            h.processElement2(new StreamRecord<>(answer(hop2.get(0), new long[0][])));
+            List<MiniBatch> done = batches(h);
+            assertEquals(1, done.size());
+            assertArrayEquals(new long[] {1, 2, 3}, done.get(0).nodeIds);
+            try (Stream<Object> keys = ((AbstractStreamOperator<?>) h.getOperator()).getKeyedStateBackend()
+                    .getKeys(BatchAssembler.SPEC.getName(), VoidNamespace.INSTANCE)) {
+                assertEquals(0, keys.count(), "a finished batch leaves no keyed state");
+            }
+        }
+    }
+
+    @Test
+    void resendsMissingRequestsAfterTheTimeout() throws Exception {
+        try (var h = harness()) {
+            h.open();
+            h.setProcessingTime(0);
+            h.processElement1(new StreamRecord<>(spec(5, 1, 2)));
+            int sent = requests(h).size();
+            h.setProcessingTime(TIMEOUT + 1);
+            assertEquals(sent, requests(h).size(), "the lost request must be sent again");
+        }
+    }
+
+    @Test
+    void restartsBatchesWhoseProgressWasLostInARestore() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = harness()) {
+            h.open();
+            h.setProcessingTime(0);
+            h.processElement1(new StreamRecord<>(spec(5, 1, 2)));
+            snapshot = h.snapshot(1, 1);
+        }
+        try (var h = harness()) {
+            h.initializeState(snapshot);
+            h.open();
+            h.setProcessingTime(TIMEOUT + 1);
+            List<SampleRequest> again = requests(h);
+            assertEquals(1, again.size());
+            assertEquals(1, again.get(0).hop, "restarted from the first hop");
+            h.processElement2(new StreamRecord<>(answer(again.get(0), new long[][] {{}, {}})));
+            assertEquals(1, batches(h).size());
+        }
+    }
+
+    private static KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, SampleRequest> harness()
+            throws Exception {
+        var h = new KeyedTwoInputStreamOperatorTestHarness<>(
+                new BatchAssembler(new int[] {2}, 1, new HashPartitioner(1), TIMEOUT),
+                (BatchSpec s) -> s.batchId, (SampleResponse r) -> r.batchId, Types.LONG, 8, 1, 0);
+        EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend();
+        rocksDb.getMemoryConfiguration().setUseManagedMemory(false);
+        h.setStateBackend(rocksDb);
+        return h;
+    }
+
+    private static BatchSpec spec(long id, long... seeds) {
+        BatchSpec s = new BatchSpec();
+        s.batchId = id;
+        s.kind = MiniBatch.KIND_TRAIN;
+        s.seeds = seeds;
+        return s;
+    }
+
+    private static SampleResponse answer(SampleRequest r, long[][] neighbours) {
+        SampleResponse s = new SampleResponse();
+        s.batchId = r.batchId;
+        s.hop = r.hop;
+        s.partition = r.partition;
+        s.sampleVertices = r.sampleVertices;
+        s.neighbourCounts = new int[r.sampleVertices.length];
+        List<Long> all = new ArrayList<>();
+        for (int i = 0; i < r.sampleVertices.length; i++) {
+            s.neighbourCounts[i] = neighbours[i].length;
+            for (long v : neighbours[i]) {
+                all.add(v);
+            }
+        }
+        s.neighbours = all.stream().mapToLong(Long::longValue).toArray();
+        s.featureVertices = r.featureVertices;
+        s.features = new float[r.featureVertices.length];
+        s.labels = new int[r.featureVertices.length];
+        return s;
+    }
+
+    /** The requests emitted since the last call. */
+    private static List<SampleRequest> requests(
+            KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, SampleRequest> h) {
+        List<SampleRequest> out = new ArrayList<>();
+        for (Object o : h.getOutput()) {
+            if (o instanceof StreamRecord) {
+                out.add((SampleRequest) ((StreamRecord<?>) o).getValue());
+            }
+        }
+        h.getOutput().clear();
+        return out;
+    }
+
+    private static List<MiniBatch> batches(
+            KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, SampleRequest> h) {
+        List<MiniBatch> out = new ArrayList<>();
+        if (h.getSideOutput(BatchAssembler.BATCHES) != null) {
+            h.getSideOutput(BatchAssembler.BATCHES).forEach(r -> out.add(r.getValue()));
+        }
+        assertTrue(out.size() <= 1);
+        return out;
+    }
+}

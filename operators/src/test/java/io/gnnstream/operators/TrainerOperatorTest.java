@@ -1,0 +1,145 @@
+package io.gnnstream.operators;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gnnstream.operators.messages.Credit;
+import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.model.ModelConfig;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.Test;
+
+/** The trainer through Flink's harness: ordering, credits, evaluation rounds, restore. */
+class TrainerOperatorTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final TrainerConfig CONFIG = new TrainerConfig(
+            ModelConfig.builder().inFeatures(2).hidden(4).numClasses(2).numLayers(1)
+                    .dropout(0).learningRate(0.05).weightDecay(0).seed(3).build(),
+            1, 1, null, 60_000);
+
+    @Test
+    void consumesBatchesInSequenceOrderAndCreditsEachOne() throws Exception {
+        try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
+            h.open();
+            h.processElement(new StreamRecord<>(train(1, 2)));
+            assertTrue(credits(h).isEmpty(), "seq 1 must wait for seq 0");
+            h.processElement(new StreamRecord<>(train(0, 1)));
+            assertEquals(List.of(1L), credits(h), "one credit for both batches, absolute progress");
+            assertEquals(2, metrics(h).size(), "a line per step with log-every 1");
+        }
+    }
+
+    @Test
+    void reportsAnEvaluationRoundAndTheFinalLine() throws Exception {
+        try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
+            h.open();
+            MiniBatch step = train(0, 1);
+            step.roundSize = 2;
+            step.finalRound = true;
+            h.processElement(new StreamRecord<>(step));
+            MiniBatch val = eval(1, MiniBatch.KIND_EVAL_VAL, 0);
+            MiniBatch test = eval(2, MiniBatch.KIND_EVAL_TEST, 1);
+            val.finalRound = true;
+            test.finalRound = true;
+            h.processElement(new StreamRecord<>(val));
+            assertTrue(metrics(h).isEmpty(), "the step line waits for its evaluation round");
+            h.processElement(new StreamRecord<>(test));
+            List<JsonNode> lines = metrics(h);
+            assertEquals(2, lines.size());
+            assertTrue(lines.get(0).has("val_acc") && lines.get(0).has("test_acc"));
+            assertTrue(lines.get(1).path("final").asBoolean());
+            assertEquals(1, lines.get(1).path("step").asLong());
+        }
+    }
+
+    @Test
+    void restoresModelAndProgress() throws Exception {
+        OperatorSubtaskState snapshot;
+        String checksumAfterTwo;
+        try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
+            h.open();
+            h.processElement(new StreamRecord<>(train(0, 1)));
+            h.processElement(new StreamRecord<>(train(2, 3)));
+            snapshot = h.snapshot(1, 1);
+            h.processElement(new StreamRecord<>(train(1, 2)));
+            checksumAfterTwo = finalChecksum(h, 3);
+        }
+        try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
+            h.initializeState(snapshot);
+            h.open();
+            h.processElement(new StreamRecord<>(train(1, 2)));
+            assertEquals(List.of(2L), credits(h), "the buffered batch 2 was restored and consumed");
+            assertEquals(checksumAfterTwo, finalChecksum(h, 3), "same model as without the restore");
+        }
+    }
+
+    /** Runs a final evaluation round at {@code seq} and returns the reported parameter checksum. */
+    private static String finalChecksum(OneInputStreamOperatorTestHarness<MiniBatch, Credit> h, long seq) throws Exception {
+        MiniBatch e = eval(seq, MiniBatch.KIND_EVAL_TEST, 0);
+        e.roundSize = 1;
+        e.finalRound = true;
+        h.processElement(new StreamRecord<>(e));
+        List<JsonNode> lines = metrics(h);
+        return lines.get(lines.size() - 1).path("checksum").asText();
+    }
+
+    /** Two seeds with one neighbour each; the label is the index of the larger feature. */
+    private static MiniBatch batch(long seq, int kind, long step) {
+        MiniBatch b = new MiniBatch();
+        b.batchId = seq;
+        b.seq = seq;
+        b.kind = kind;
+        b.step = step;
+        b.numLayers = 1;
+        b.nodeCounts = new int[] {2, 4};
+        b.nodeIds = new long[] {0, 1, 2, 3};
+        b.indptr = new int[] {0, 1, 2};
+        b.indptrOffsets = new int[] {0};
+        b.indices = new int[] {2, 3};
+        b.indicesOffsets = new int[] {0};
+        b.featureDim = 2;
+        b.features = new float[] {1, 0, 0, 1, 1, 0, 0, 1};
+        b.labels = new int[] {0, 1};
+        return b;
+    }
+
+    private static MiniBatch train(long seq, long step) {
+        return batch(seq, MiniBatch.KIND_TRAIN, step);
+    }
+
+    private static MiniBatch eval(long seq, int kind, int index) {
+        MiniBatch b = batch(seq, kind, 1);
+        b.roundIndex = index;
+        b.roundSize = 2;
+        return b;
+    }
+
+    private static List<Long> credits(OneInputStreamOperatorTestHarness<MiniBatch, Credit> h) {
+        List<Long> out = new ArrayList<>();
+        for (Object o : h.getOutput()) {
+            if (o instanceof StreamRecord) {
+                out.add(((Credit) ((StreamRecord<?>) o).getValue()).processedSeq);
+            }
+        }
+        h.getOutput().clear();
+        return out;
+    }
+
+    private static List<JsonNode> metrics(OneInputStreamOperatorTestHarness<MiniBatch, Credit> h) throws Exception {
+        List<JsonNode> out = new ArrayList<>();
+        if (h.getSideOutput(TrainerOperator.METRICS) == null) {
+            return out;
+        }
+        for (StreamRecord<String> r : h.getSideOutput(TrainerOperator.METRICS)) {
+            out.add(JSON.readTree(r.getValue()));
+        }
+        return out;
+    }
+}
