@@ -23,6 +23,20 @@ public final class ModelOptions {
             .defaultValue(0.01)
             .withDescription("Adam learning rate.");
 
+    /** How the learning rate changes over a run. */
+    public enum LrSchedule {
+        /** The same rate for ever (continuous training). */
+        CONSTANT,
+        /** Cosine decay from --lr to zero over --max-steps; constant when there is no step limit. */
+        COSINE
+    }
+
+    public static final ConfigOption<LrSchedule> LR_SCHEDULE = ConfigOptions.key("gnnstream.model.lr-schedule")
+            .enumType(LrSchedule.class)
+            .defaultValue(LrSchedule.COSINE)
+            .withDescription("Learning-rate schedule: COSINE decays to zero over the step limit (so the final model "
+                    + "is a settled one), CONSTANT keeps --lr.");
+
     public static final ConfigOption<Double> WEIGHT_DECAY = ConfigOptions.key("gnnstream.model.weight-decay")
             .doubleType()
             .defaultValue(5e-4)

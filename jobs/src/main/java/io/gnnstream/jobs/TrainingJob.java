@@ -175,13 +175,15 @@ public final class TrainingJob {
                 .learningRate(conf.get(ModelOptions.LEARNING_RATE))
                 .weightDecay(conf.get(ModelOptions.WEIGHT_DECAY))
                 .seed(conf.get(SamplingOptions.SEED))
+                .decaySteps(conf.get(ModelOptions.LR_SCHEDULE) == ModelOptions.LrSchedule.COSINE
+                        ? conf.get(SamplingOptions.MAX_STEPS) : 0L)
                 .build();
         return new TrainerConfig(model, conf.get(ModelOptions.LOG_EVERY), conf.get(ModelOptions.TRAINER_THREADS),
                 conf.getOptional(ModelOptions.MODEL_OUT).orElse(null), conf.get(ModelOptions.CREDIT_RESEND_MS));
     }
 
     /** Rejects settings the topology cannot run with, before anything is submitted. */
-    static void validate(ReadableConfig conf) {
+    public static void validate(ReadableConfig conf) {
         int partitions = conf.get(GraphOptions.PARTITIONS);
         require(KeyGroupAnchors.isSupportedMaxParallelism(partitions),
                 "--partitions must be a power of two in [1, 32768], got " + partitions);

@@ -46,7 +46,7 @@ public final class TrainingRunner {
 
     /**
      * Runs until the final metrics line (when a step limit is set) or for ever; returns the final
-     * line. Throws if the job fails or no final line arrives within {@code timeout}.
+     * line. Throws if the job fails or no final line arrives within {@code timeout} (zero: no limit).
      */
     public Result run(StreamExecutionEnvironment env, Duration timeout) throws Exception {
         String bootstrap = conf.get(KafkaOptions.BOOTSTRAP_SERVERS);
@@ -63,8 +63,8 @@ public final class TrainingRunner {
             new TrainingJob(conf).buildWithKafka(env);
             JobClient client = env.executeAsync(TrainingJob.JOB_NAME);
             out.println("Submitted job " + client.getJobID());
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (System.nanoTime() < deadline) {
+            long started = System.nanoTime();
+            while (timeout.isZero() || System.nanoTime() - started < timeout.toNanos()) {
                 for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {
                     JsonNode line = JSON.readTree(record.value());
                     if (file != null) {

@@ -8,6 +8,7 @@ import io.gnnstream.connectors.LocalKafkaBroker;
 import io.gnnstream.jobs.GraphOptions;
 import io.gnnstream.jobs.KafkaOptions;
 import io.gnnstream.jobs.SamplingOptions;
+import io.gnnstream.jobs.TrainingJob;
 import io.gnnstream.jobs.TrainingRunner;
 import io.gnnstream.state.records.Split;
 import java.io.IOException;
@@ -64,16 +65,17 @@ final class DemoCommand implements Callable<Integer> {
         Path data = dataset != null ? dataset : Path.of(System.getProperty(HOME_PROPERTY, "."), "data", "cora");
         DatasetInfo info = DatasetInfo.scan(data);
         System.out.println("Dataset " + data + ": " + info);
+        Configuration conf = flags.toConfiguration(workDir.resolve("checkpoints"), maxSteps);
+        conf.set(GraphOptions.NUM_FEATURES, info.featureDim());
+        conf.set(GraphOptions.NUM_CLASSES, info.numClasses());
+        if (!spec.commandLine().getParseResult().hasMatchedOption("--min-train-seeds")) {
+            conf.set(SamplingOptions.MIN_TRAIN_SEEDS, (int) info.splitCount(Split.TRAIN));
+        }
+        TrainingJob.validate(conf);
         wipe(workDir);
         try (LocalKafkaBroker broker = LocalKafkaBroker.builder().workDir(workDir.resolve("kafka")).port(0).start()) {
             System.out.println("Kafka broker on " + broker.bootstrapServers() + " (pid " + broker.pid() + ")");
-            Configuration conf = flags.toConfiguration(workDir.resolve("checkpoints"), maxSteps);
             conf.set(KafkaOptions.BOOTSTRAP_SERVERS, broker.bootstrapServers());
-            conf.set(GraphOptions.NUM_FEATURES, info.featureDim());
-            conf.set(GraphOptions.NUM_CLASSES, info.numClasses());
-            if (!spec.commandLine().getParseResult().hasMatchedOption("--min-train-seeds")) {
-                conf.set(SamplingOptions.MIN_TRAIN_SEEDS, (int) info.splitCount(Split.TRAIN));
-            }
             String edges = KafkaOptions.edgesTopic(conf);
             String nodes = KafkaOptions.nodesTopic(conf);
             KafkaTopics.ensure(broker.bootstrapServers(), Math.max(2, flags.parallelism), edges, nodes);

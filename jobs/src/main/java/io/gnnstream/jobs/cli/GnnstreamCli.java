@@ -1,5 +1,7 @@
 package io.gnnstream.jobs.cli;
 
+import io.gnnstream.connectors.BrokerException;
+import io.gnnstream.connectors.DatasetException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -26,9 +28,13 @@ public final class GnnstreamCli implements Runnable {
         CommandLine cli = new CommandLine(new GnnstreamCli());
         cli.setDefaultValueProvider(new OptionDefaults());
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-            if (e instanceof IllegalArgumentException) {
+            if (e instanceof IllegalArgumentException || e instanceof DatasetException) {
                 commandLine.getErr().println("error: " + e.getMessage());
                 return CommandLine.ExitCode.USAGE;
+            }
+            if (e instanceof BrokerException) {
+                commandLine.getErr().println("error: " + e.getMessage());
+                return CommandLine.ExitCode.SOFTWARE;
             }
             commandLine.getErr().println("error: " + e);
             e.printStackTrace(commandLine.getErr());

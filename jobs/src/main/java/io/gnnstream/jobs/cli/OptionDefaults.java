@@ -35,6 +35,7 @@ final class OptionDefaults implements IDefaultValueProvider {
             Map.entry("--dropout", ModelOptions.DROPOUT),
             Map.entry("--lr", ModelOptions.LEARNING_RATE),
             Map.entry("--weight-decay", ModelOptions.WEIGHT_DECAY),
+            Map.entry("--lr-schedule", ModelOptions.LR_SCHEDULE),
             Map.entry("--trainer-threads", ModelOptions.TRAINER_THREADS),
             Map.entry("--log-every", ModelOptions.LOG_EVERY),
             Map.entry("--topic-prefix", KafkaOptions.TOPIC_PREFIX),

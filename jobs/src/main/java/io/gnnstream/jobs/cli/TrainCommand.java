@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.gnnstream.connectors.KafkaTopics;
 import io.gnnstream.jobs.GraphOptions;
 import io.gnnstream.jobs.KafkaOptions;
+import io.gnnstream.jobs.TrainingJob;
 import io.gnnstream.jobs.TrainingRunner;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -74,6 +75,7 @@ final class TrainCommand implements Callable<Integer> {
         }
         conf.set(GraphOptions.NUM_FEATURES, numFeatures);
         conf.set(GraphOptions.NUM_CLASSES, numClasses);
+        TrainingJob.validate(conf);
         KafkaTopics.ensure(bootstrapServers, 1, KafkaOptions.rejectsTopic(conf), KafkaOptions.metricsTopic(conf));
 
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
@@ -83,8 +85,7 @@ final class TrainCommand implements Callable<Integer> {
             env.configure(conf);
             env.setParallelism(flags.parallelism);
         }
-        Duration limit = timeout.isZero() ? Duration.ofDays(365_000) : timeout;
-        JsonNode result = new TrainingRunner(conf, System.out, flags.metricsOut).run(env, limit).finalLine();
+        JsonNode result = new TrainingRunner(conf, System.out, flags.metricsOut).run(env, timeout).finalLine();
         System.out.println("final test accuracy " + result.path("test_acc").asDouble());
         return 0;
     }

@@ -38,6 +38,9 @@ final class TrainingFlags {
     @Option(names = "--lr", description = "Adam learning rate (default: ${DEFAULT-VALUE}).")
     Double lr;
 
+    @Option(names = "--lr-schedule", description = "COSINE (decay to 0 over --max-steps) or CONSTANT (default: ${DEFAULT-VALUE}).")
+    ModelOptions.LrSchedule lrSchedule;
+
     @Option(names = "--weight-decay", description = "Adam weight decay (default: ${DEFAULT-VALUE}).")
     Double weightDecay;
 
@@ -50,7 +53,8 @@ final class TrainingFlags {
     @Option(names = "--prefetch", description = "Batches in flight per trainer (credits) (default: ${DEFAULT-VALUE}).")
     Integer prefetch;
 
-    @Option(names = "--min-train-seeds", description = "Start training once this many training vertices are known (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--min-train-seeds", description = "Start training once this many training vertices are known (default: ${DEFAULT-VALUE}; "
+            + "demo: all training vertices of the dataset).")
     Integer minTrainSeeds;
 
     @Option(names = "--batch-timeout-ms", description = "Re-send a stalled batch's requests after this long (default: ${DEFAULT-VALUE}).")
@@ -114,6 +118,7 @@ final class TrainingFlags {
         put(c, ModelOptions.DROPOUT, dropout);
         put(c, ModelOptions.LEARNING_RATE, lr);
         put(c, ModelOptions.WEIGHT_DECAY, weightDecay);
+        put(c, ModelOptions.LR_SCHEDULE, lrSchedule);
         put(c, ModelOptions.TRAINER_THREADS, trainerThreads);
         put(c, ModelOptions.LOG_EVERY, logEvery);
         if (modelOut != null) {

@@ -11,25 +11,23 @@ final class Adam {
     private static final double BETA2 = 0.999;
     private static final float EPS = 1e-8f;
 
-    private final float lr;
     private final float weightDecay;
     final float[] m;
     final float[] v;
     long step;
 
-    Adam(double lr, double weightDecay, int size) {
-        this.lr = (float) lr;
+    Adam(double weightDecay, int size) {
         this.weightDecay = (float) weightDecay;
         this.m = new float[size];
         this.v = new float[size];
     }
 
-    /** Applies one update to {@code params} in place; {@code grad} is not modified. */
-    void update(float[] params, float[] grad) {
+    /** Applies one update with learning rate {@code lr} to {@code params} in place; {@code grad} is not modified. */
+    void update(float[] params, float[] grad, double lr) {
         step++;
         double bc1 = 1.0 - Math.pow(BETA1, step);
         double bc2 = 1.0 - Math.pow(BETA2, step);
-        float stepSize = (float) (lr / bc1);
+        float stepSize = (float) ((float) lr / bc1);
         float bc2Sqrt = (float) Math.sqrt(bc2);
         float beta2 = (float) BETA2;
         float oneMinusB1 = (float) (1.0 - BETA1);

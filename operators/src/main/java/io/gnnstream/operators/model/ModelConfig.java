@@ -22,10 +22,21 @@ public final class ModelConfig implements Serializable {
     private final double learningRate;
     private final double weightDecay;
     private final long seed;
+    private final long decaySteps;
 
-    /** @throws IllegalArgumentException if a value is out of range (see {@link Builder}). */
+    /** A configuration with a constant learning rate. */
     public ModelConfig(int inFeatures, int hidden, int numClasses, int numLayers, double dropout,
             double learningRate, double weightDecay, long seed) {
+        this(inFeatures, hidden, numClasses, numLayers, dropout, learningRate, weightDecay, seed, 0L);
+    }
+
+    /**
+     * @param decaySteps {@code > 0}: the learning rate follows a cosine from {@code learningRate} down
+     *     to zero over this many steps (and stays there); {@code 0}: constant
+     * @throws IllegalArgumentException if a value is out of range (see {@link Builder}).
+     */
+    public ModelConfig(int inFeatures, int hidden, int numClasses, int numLayers, double dropout,
+            double learningRate, double weightDecay, long seed, long decaySteps) {
         require(inFeatures >= 1, "inFeatures must be >= 1, got " + inFeatures);
         require(hidden >= 1, "hidden must be >= 1, got " + hidden);
         require(numClasses >= 2, "numClasses must be >= 2, got " + numClasses);
@@ -35,6 +46,7 @@ public final class ModelConfig implements Serializable {
                 "learningRate must be finite and > 0, got " + learningRate);
         require(weightDecay >= 0.0 && Double.isFinite(weightDecay),
                 "weightDecay must be finite and >= 0, got " + weightDecay);
+        require(decaySteps >= 0, "decaySteps must be >= 0, got " + decaySteps);
         this.inFeatures = inFeatures;
         this.hidden = hidden;
         this.numClasses = numClasses;
@@ -43,6 +55,7 @@ public final class ModelConfig implements Serializable {
         this.learningRate = learningRate;
         this.weightDecay = weightDecay;
         this.seed = seed;
+        this.decaySteps = decaySteps;
     }
 
     public static Builder builder() {
@@ -71,6 +84,19 @@ public final class ModelConfig implements Serializable {
 
     public double learningRate() {
         return learningRate;
+    }
+
+    public long decaySteps() {
+        return decaySteps;
+    }
+
+    /** Learning rate of the update that follows {@code step} earlier updates. */
+    public double learningRateAt(long step) {
+        if (decaySteps == 0) {
+            return learningRate;
+        }
+        double progress = Math.min(1.0, (double) step / decaySteps);
+        return learningRate * 0.5 * (1.0 + Math.cos(Math.PI * progress));
     }
 
     public double weightDecay() {
@@ -102,6 +128,7 @@ public final class ModelConfig implements Serializable {
         m.put("learningRate", learningRate);
         m.put("weightDecay", weightDecay);
         m.put("seed", seed);
+        m.put("decaySteps", decaySteps);
         return m;
     }
 
@@ -117,12 +144,13 @@ public final class ModelConfig implements Serializable {
         return inFeatures == c.inFeatures && hidden == c.hidden && numClasses == c.numClasses
                 && numLayers == c.numLayers && Double.compare(dropout, c.dropout) == 0
                 && Double.compare(learningRate, c.learningRate) == 0
+                && decaySteps == c.decaySteps
                 && Double.compare(weightDecay, c.weightDecay) == 0 && seed == c.seed;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(inFeatures, hidden, numClasses, numLayers, dropout, learningRate,
+        return Objects.hash(decaySteps, inFeatures, hidden, numClasses, numLayers, dropout, learningRate,
                 weightDecay, seed);
     }
 
@@ -150,6 +178,7 @@ public final class ModelConfig implements Serializable {
         private double learningRate = 0.003;
         private double weightDecay = 0.0;
         private long seed = 0L;
+        private long decaySteps = 0L;
 
         private Builder() {}
 
@@ -193,9 +222,14 @@ public final class ModelConfig implements Serializable {
             return this;
         }
 
+        public Builder decaySteps(long v) {
+            decaySteps = v;
+            return this;
+        }
+
         public ModelConfig build() {
             return new ModelConfig(inFeatures, hidden, numClasses, numLayers, dropout,
-                    learningRate, weightDecay, seed);
+                    learningRate, weightDecay, seed, decaySteps);
         }
     }
 }

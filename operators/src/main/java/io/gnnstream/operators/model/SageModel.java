@@ -51,7 +51,7 @@ public final class SageModel implements AutoCloseable {
             maxIn = Math.max(maxIn, config.layerIn(j));
         }
         this.params = new float[offsets[numLayers]];
-        this.adam = new Adam(config.learningRate(), config.weightDecay(), params.length);
+        this.adam = new Adam(config.weightDecay(), params.length);
         this.weights = matrices(numLayers);
         this.inputs = matrices(numLayers);
         this.outputs = matrices(numLayers);
@@ -144,7 +144,7 @@ public final class SageModel implements AutoCloseable {
             throw new IllegalArgumentException(
                     "gradient has " + flatGrad.length + " entries, model has " + params.length);
         }
-        adam.update(params, flatGrad);
+        adam.update(params, flatGrad, config.learningRateAt(adam.step));
         weightsStale = true;
     }
 

@@ -22,13 +22,13 @@ class AdamTest {
             p[i] = (float) r.nextGaussian();
             ref[i] = p[i];
         }
-        Adam adam = new Adam(lr, wd, n);
+        Adam adam = new Adam(wd, n);
         for (int t = 1; t <= 20; t++) {
             float[] g = new float[n];
             for (int i = 0; i < n; i++) {
                 g[i] = (float) (r.nextGaussian() * (i % 5 == 0 ? 1e-3 : 1.0));
             }
-            adam.update(p, g);
+            adam.update(p, g, lr);
             for (int i = 0; i < n; i++) {
                 double gi = g[i] + wd * ref[i];
                 m[i] = 0.9 * m[i] + 0.1 * gi;
@@ -47,8 +47,8 @@ class AdamTest {
     @Test
     void firstStepMovesEachParameterByLearningRate() {
         float[] p = {1f, -2f, 0.5f};
-        Adam adam = new Adam(0.1, 0.0, 3);
-        adam.update(p, new float[] {3f, -1e-3f, 0f});
+        Adam adam = new Adam(0.0, 3);
+        adam.update(p, new float[] {3f, -1e-3f, 0f}, 0.1);
         assertEquals(0.9f, p[0], 1e-6f);
         assertEquals(-1.9f, p[1], 1e-4f);
         assertEquals(0.5f, p[2], 0f);

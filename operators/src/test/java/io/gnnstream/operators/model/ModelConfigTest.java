@@ -52,4 +52,15 @@ class ModelConfigTest {
             assertEquals(c, in.readObject());
         }
     }
+
+    @Test
+    void cosineScheduleDecaysToZeroAndStays() {
+        ModelConfig c = ModelConfig.builder().inFeatures(2).numClasses(2).learningRate(0.01).decaySteps(100).build();
+        assertEquals(0.01, c.learningRateAt(0), 1e-12);
+        assertEquals(0.005, c.learningRateAt(50), 1e-12);
+        assertEquals(0.0, c.learningRateAt(100), 1e-12);
+        assertEquals(0.0, c.learningRateAt(1000), 1e-12);
+        ModelConfig constant = ModelConfig.builder().inFeatures(2).numClasses(2).learningRate(0.01).build();
+        assertEquals(0.01, constant.learningRateAt(12345), 1e-12);
+    }
 }
