@@ -10,12 +10,12 @@ public final class ModelOptions {
 
     public static final ConfigOption<Integer> HIDDEN = ConfigOptions.key("gnnstream.model.hidden")
             .intType()
-            .defaultValue(128)
+            .defaultValue(64)
             .withDescription("Hidden units per GraphSAGE layer.");
 
     public static final ConfigOption<Double> DROPOUT = ConfigOptions.key("gnnstream.model.dropout")
             .doubleType()
-            .defaultValue(0.5)
+            .defaultValue(0.6)
             .withDescription("Dropout probability on the input of every layer.");
 
     public static final ConfigOption<Double> LEARNING_RATE = ConfigOptions.key("gnnstream.model.lr")
