@@ -57,6 +57,12 @@ public final class ModelOptions {
             .noDefaultValue()
             .withDescription("Directory for NumPy .npy parameter exports plus manifest.json (on checkpoint and at the end).");
 
+    public static final ConfigOption<Boolean> COMPUTE = ConfigOptions.key("gnnstream.trainer.compute")
+            .booleanType()
+            .defaultValue(true)
+            .withDescription("false makes the trainer acknowledge batches without a model step: used by "
+                    + "'bench sample' to measure the sampling loop alone.");
+
     public static final ConfigOption<Long> CREDIT_RESEND_MS = ConfigOptions.key("gnnstream.trainer.credit-resend-ms")
             .longType()
             .defaultValue(5_000L)

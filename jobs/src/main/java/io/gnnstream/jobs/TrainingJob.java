@@ -179,7 +179,8 @@ public final class TrainingJob {
                         ? conf.get(SamplingOptions.MAX_STEPS) : 0L)
                 .build();
         return new TrainerConfig(model, conf.get(ModelOptions.LOG_EVERY), conf.get(ModelOptions.TRAINER_THREADS),
-                conf.getOptional(ModelOptions.MODEL_OUT).orElse(null), conf.get(ModelOptions.CREDIT_RESEND_MS));
+                conf.getOptional(ModelOptions.MODEL_OUT).orElse(null), conf.get(ModelOptions.CREDIT_RESEND_MS),
+                conf.get(ModelOptions.COMPUTE));
     }
 
     /** Rejects settings the topology cannot run with, before anything is submitted. */

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
@@ -49,6 +50,11 @@ public final class TrainingRunner {
      * line. Throws if the job fails or no final line arrives within {@code timeout} (zero: no limit).
      */
     public Result run(StreamExecutionEnvironment env, Duration timeout) throws Exception {
+        return run(env, timeout, line -> line.path("final").asBoolean(false));
+    }
+
+    /** Like {@link #run(StreamExecutionEnvironment, Duration)}, but stops at the first line {@code last} accepts. */
+    public Result run(StreamExecutionEnvironment env, Duration timeout, Predicate<JsonNode> last) throws Exception {
         String bootstrap = conf.get(KafkaOptions.BOOTSTRAP_SERVERS);
         String topic = KafkaOptions.metricsTopic(conf);
         try (KafkaConsumer<String, String> consumer = metricsConsumer(bootstrap);
@@ -73,7 +79,7 @@ public final class TrainingRunner {
                         file.flush();
                     }
                     out.println(ProgressFormat.format(line));
-                    if (line.path("final").asBoolean(false)) {
+                    if (last.test(line)) {
                         stop(client);
                         return new Result(client.getJobID(), line);
                     }
@@ -85,7 +91,7 @@ public final class TrainingRunner {
         }
     }
 
-    /** The job that ran and its final metrics line. */
+    /** The job that ran and its last metrics line. */
     public static final class Result {
         private final JobID jobId;
         private final JsonNode finalLine;

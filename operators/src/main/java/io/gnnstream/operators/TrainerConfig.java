@@ -14,12 +14,23 @@ public final class TrainerConfig implements Serializable {
     /** Directory for NumPy exports, or null for none. */
     public final String modelOut;
     public final long creditResendMs;
+    /**
+     * False only for benchmarks of the sampling loop: batches are consumed and acknowledged like in
+     * training, but no model step runs, so the loop's own throughput is what gets measured.
+     */
+    public final boolean compute;
 
     public TrainerConfig(ModelConfig model, int logEvery, int threads, String modelOut, long creditResendMs) {
+        this(model, logEvery, threads, modelOut, creditResendMs, true);
+    }
+
+    public TrainerConfig(ModelConfig model, int logEvery, int threads, String modelOut, long creditResendMs,
+            boolean compute) {
         this.model = model;
         this.logEvery = logEvery;
         this.threads = threads;
         this.modelOut = modelOut;
         this.creditResendMs = creditResendMs;
+        this.compute = compute;
     }
 }

@@ -137,7 +137,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private void consume(MiniBatch batch) throws Exception {
         long begin = System.nanoTime();
         if (batch.isTraining()) {
-            TrainResult r = model.trainStep(batch);
+            TrainResult r = config.compute ? model.trainStep(batch) : new TrainResult(0, 0, batch.numSeeds());
             window.add(r, batch, System.nanoTime() - begin);
             boolean evaluationFollows = batch.roundSize > 0;
             if (!evaluationFollows && batch.step % Math.max(1, config.logEvery) == 0) {
@@ -153,7 +153,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         if (progress.roundStep != batch.step) {
             progress.resetRound(batch.step);
         }
-        if (batch.numSeeds() > 0) {
+        if (batch.numSeeds() > 0 && config.compute) {
             EvalResult r = model.evaluate(batch);
             if (batch.kind == MiniBatch.KIND_EVAL_VAL) {
                 progress.valCorrect += r.correct();
@@ -245,6 +245,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         long correct;
         double lossSum;
         int steps;
+        long sampledEdges;
         long vertices;
         long edgesIngested;
 
@@ -258,6 +259,9 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             correct += r.correct();
             lossSum += r.loss() * r.numSeeds();
             steps++;
+            for (int hop = 1; hop <= b.numLayers; hop++) {
+                sampledEdges += b.numEdges(hop);
+            }
             vertices = b.graphVertices;
             edgesIngested = b.graphEdgesIngested;
         }
@@ -270,6 +274,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             line.put("seeds_per_s", seeds / wall);
             line.put("trainer_seeds_per_s", busy == 0 ? 0.0 : seeds / busy);
             line.put("busy", Math.min(1.0, busy / wall));
+            line.put("batches_per_s", steps / wall);
+            line.put("sampled_edges_per_s", sampledEdges / wall);
             line.put("edges_ingested", edgesIngested);
             line.put("vertices", vertices);
         }

@@ -148,7 +148,7 @@ public final class InAdjacency {
      * Floyd's algorithm: a uniformly random {@code k}-subset of {@code [0, n)} with exactly
      * {@code k} draws, returned sorted.
      */
-    static int[] chooseSlots(int n, int k, SplittableRandom random) {
+    public static int[] chooseSlots(int n, int k, SplittableRandom random) {
         int[] chosen = new int[k];
         Set<Integer> large = k > SMALL_SAMPLE ? new HashSet<>(2 * k) : null;
         int size = 0;

@@ -1,0 +1,106 @@
+package io.gnnstream.jobs.bench;
+
+import io.gnnstream.connectors.EdgeFormat;
+import io.gnnstream.connectors.InvalidRecordException;
+import io.gnnstream.connectors.KafkaIO;
+import io.gnnstream.connectors.ParseFunction;
+import io.gnnstream.jobs.GraphOptions;
+import io.gnnstream.jobs.JobDefaults;
+import io.gnnstream.jobs.internal.Wiring;
+import io.gnnstream.operators.GraphStoreOperator;
+import io.gnnstream.operators.messages.GraphStoreInput;
+import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.state.HashPartitioner;
+import io.gnnstream.state.VertexKeyTypeInfo;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * The two sides of the ingest benchmark, on the same topic: edges/s of the real GraphStore writing
+ * RocksDB state (a bounded Kafka source, the production parse function and operator), and edges/s
+ * of a plain {@link KafkaConsumer} that reads and parses the same lines and does nothing else.
+ */
+public final class IngestRates {
+
+    private IngestRates() {}
+
+    /** Edges per second into the GraphStore's RocksDB state, timed by the job's own runtime. */
+    public static double graphStore(String bootstrap, String topic, long edges, int parallelism, int partitions,
+            int featureDim, Path checkpointDir) throws Exception {
+        Configuration conf = JobDefaults.apply(new Configuration(), checkpointDir, Duration.ofSeconds(30));
+        conf.set(GraphOptions.PARTITIONS, partitions);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
+        env.setMaxParallelism(partitions);
+        HashPartitioner partitioner = new HashPartitioner(partitions);
+        env.fromSource(KafkaIO.rawSourceBuilder(bootstrap, topic, "bench-ingest-" + System.nanoTime(),
+                                OffsetsInitializer.earliest())
+                        .setBounded(OffsetsInitializer.latest()).build(),
+                        WatermarkStrategy.noWatermarks(), "edges-source")
+                .process(new ParseFunction<>(new EdgeFormat())).name("parse-edges")
+                .map(new Wiring.EdgeToStoreInput()).returns(GraphStoreInput.class)
+                .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)
+                .transform("graph-store", TypeInformation.of(SampleResponse.class),
+                        new GraphStoreOperator(partitioner, 0L, featureDim, 1000L))
+                .sinkTo(new DiscardingSink<>());
+        JobExecutionResult result = env.execute("bench-ingest");
+        return edges / (result.getNetRuntime(TimeUnit.MILLISECONDS) / 1000.0);
+    }
+
+    /** Edges per second of a plain consumer that reads and parses the topic from the beginning. */
+    public static double plainConsumer(String bootstrap, String topic, long edges) throws InvalidRecordException {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+        EdgeFormat format = new EdgeFormat();
+        long started = System.nanoTime();
+        long read = 0;
+        long checksum = 0;
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p)) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+                    .map(i -> new TopicPartition(i.topic(), i.partition()))
+                    .collect(Collectors.toList());
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+            while (!reachedEnd(consumer, end)) {
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
+                    checksum += format.parse(r.value()).dst;
+                    read++;
+                }
+            }
+        }
+        if (read != edges || checksum == Long.MIN_VALUE) {
+            throw new IllegalStateException("plain consumer read " + read + " records, expected " + edges);
+        }
+        return edges / ((System.nanoTime() - started) / 1e9);
+    }
+
+    private static boolean reachedEnd(KafkaConsumer<String, String> consumer, Map<TopicPartition, Long> end) {
+        for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
+            if (consumer.position(e.getKey()) < e.getValue()) {
+                return false;
+            }
+        }
+        return true;
+    }
+}
