@@ -14,7 +14,9 @@ import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * Makes the typed {@link ConfigOption} defaults the single source of the CLI's defaults, so
- * {@code --help} and a job submitted with a config file agree.
+ * {@code --help} and a job submitted with a config file agree. An option with its own annotated
+ * default keeps it, so that a flag of another command with the same name ({@code generate --seed})
+ * is not given a training default.
  */
 final class OptionDefaults implements IDefaultValueProvider {
 
@@ -43,7 +45,7 @@ final class OptionDefaults implements IDefaultValueProvider {
 
     @Override
     public String defaultValue(ArgSpec argSpec) {
-        if (!(argSpec instanceof OptionSpec)) {
+        if (!(argSpec instanceof OptionSpec) || argSpec.defaultValue() != null) {
             return null;
         }
         ConfigOption<?> option = BY_FLAG.get(((OptionSpec) argSpec).longestName());
