@@ -1,0 +1,75 @@
+package io.gnnstream.jobs.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code bench sample}: sampled edges/s and mini-batches/s of the Flink sampling loop (fanouts 25,10,
+ * batch 1024, features fetched; the trainer only acknowledges) at steady state, against the
+ * {@link InMemorySampler} over the same graph in the same JVM.
+ */
+public final class SampleBenchmark implements Benchmark {
+
+    private static final List<Integer> FANOUTS = List.of(25, 10);
+    private static final int BATCH = 1024;
+
+    @Override
+    public String name() {
+        return "sample";
+    }
+
+    @Override
+    public String description() {
+        return "sampled edges/s and batches/s of the Flink sampling loop (25,10, batch 1024) vs an in-memory CSR sampler";
+    }
+
+    @Override
+    public List<BenchResult> run(BenchContext context) throws Exception {
+        int repeat = context.repeatOr(defaultRepeat());
+        List<BenchResult> results = new ArrayList<>();
+        try (BenchData data = BenchData.prepare(context, IngestBenchmark.DEFAULT_GRAPH, 2)) {
+            InMemorySampler csr = InMemorySampler.load(data.dir, Math.toIntExact(data.info.nodes()),
+                    data.info.featureDim());
+            int[] fanouts = FANOUTS.stream().mapToInt(Integer::intValue).toArray();
+            float[][] sink = new float[1][];
+            for (int b = 0; b < 5; b++) {
+                csr.sample(b, BATCH, fanouts, sink);
+            }
+            double[] csrEdges = new double[repeat];
+            double[] csrBatches = new double[repeat];
+            int perRepeat = 20;
+            for (int r = 0; r < repeat; r++) {
+                long started = System.nanoTime();
+                long edges = 0;
+                for (int b = 0; b < perRepeat; b++) {
+                    edges += csr.sample(1000L * (r + 1) + b, BATCH, fanouts, sink);
+                }
+                double seconds = (System.nanoTime() - started) / 1e9;
+                csrEdges[r] = edges / seconds;
+                csrBatches[r] = perRepeat / seconds;
+            }
+            for (int parallelism : context.threadsOr(List.of(1, 2))) {
+                List<JsonNode> windows = StreamingRuns.steadyWindows(data, parallelism, false, 16, BATCH, FANOUTS,
+                        repeat, 2, context.log());
+                Map<String, Object> params = new LinkedHashMap<>(data.graphParams());
+                params.put("parallelism", parallelism);
+                params.put("fanouts", FANOUTS);
+                params.put("batch_size", BATCH);
+                results.add(new BenchResult(name(), params, "sampled edges/s",
+                        Stats.of(field(windows, "sampled_edges_per_s")),
+                        new Baseline("in-memory CSR sampler + feature gather", Stats.of(csrEdges).median())));
+                results.add(new BenchResult(name(), params, "batches/s",
+                        Stats.of(field(windows, "batches_per_s")),
+                        new Baseline("in-memory CSR sampler + feature gather", Stats.of(csrBatches).median())));
+            }
+        }
+        return results;
+    }
+
+    static double[] field(List<JsonNode> windows, String name) {
+        return windows.stream().mapToDouble(w -> w.path(name).asDouble()).toArray();
+    }
+}

@@ -1,0 +1,62 @@
+package io.gnnstream.jobs.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.gnnstream.connectors.KafkaTopics;
+import io.gnnstream.jobs.GraphOptions;
+import io.gnnstream.jobs.JobDefaults;
+import io.gnnstream.jobs.KafkaOptions;
+import io.gnnstream.jobs.ModelOptions;
+import io.gnnstream.jobs.SamplingOptions;
+import io.gnnstream.jobs.TrainingRunner;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * Runs the real training job on {@link BenchData} and collects the trainer's metrics windows once
+ * the whole graph is ingested (steady state), stopping the job after {@code windows} of them.
+ */
+final class StreamingRuns {
+
+    private StreamingRuns() {}
+
+    static List<JsonNode> steadyWindows(BenchData data, int parallelism, boolean compute, int hidden, int batchSize,
+            List<Integer> fanouts, int windows, int logEvery, PrintStream log) throws Exception {
+        String prefix = "bench-" + System.nanoTime();
+        Configuration conf = JobDefaults.apply(new Configuration(), BenchData.WORK.resolve("checkpoints"),
+                Duration.ofSeconds(30));
+        conf.set(KafkaOptions.BOOTSTRAP_SERVERS, data.broker.bootstrapServers());
+        conf.set(KafkaOptions.EDGES_TOPIC, data.edgesTopic);
+        conf.set(KafkaOptions.NODES_TOPIC, data.nodesTopic);
+        conf.set(KafkaOptions.TOPIC_PREFIX, prefix);
+        conf.set(KafkaOptions.GROUP_ID, prefix);
+        conf.set(GraphOptions.NUM_FEATURES, data.info.featureDim());
+        conf.set(GraphOptions.NUM_CLASSES, data.info.numClasses());
+        conf.set(SamplingOptions.FANOUTS, fanouts);
+        conf.set(SamplingOptions.BATCH_SIZE, batchSize);
+        conf.set(SamplingOptions.EVAL_EVERY, 0);
+        conf.set(SamplingOptions.MAX_STEPS, 0L);
+        conf.set(ModelOptions.HIDDEN, hidden);
+        conf.set(ModelOptions.COMPUTE, compute);
+        conf.set(ModelOptions.LOG_EVERY, logEvery);
+        conf.set(ModelOptions.TRAINER_THREADS, 1);
+        KafkaTopics.ensure(data.broker.bootstrapServers(), 1, KafkaOptions.rejectsTopic(conf),
+                KafkaOptions.metricsTopic(conf));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
+        List<JsonNode> steady = new ArrayList<>();
+        PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
+        new TrainingRunner(conf, quiet, null).run(env, Duration.ofMinutes(30), line -> {
+            log.println("  " + line);
+            if (line.path("edges_ingested").asLong() >= data.info.edges()
+                    && line.path("vertices").asLong() >= data.info.nodes()) {
+                steady.add(line);
+            }
+            return steady.size() > windows;
+        });
+        return steady.subList(1, steady.size());
+    }
+}
