@@ -103,6 +103,7 @@ public final class TrainBenchmark implements Benchmark {
         double[] seedsPerCpuS = new double[repeats * steps];
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         Map<String, Long> phases;
+        Map<String, Long> phasesCpu;
         try (SageModel model = new SageModel(cfg)) {
             for (int i = 0; i < warmup; i++) {
                 step(model, batch);
@@ -121,6 +122,7 @@ public final class TrainBenchmark implements Benchmark {
                 }
             }
             phases = model.phaseNanos();
+            phasesCpu = model.phaseCpuNanos();
         }
         Stats stats = Stats.of(seedsPerS);
         Map<String, Object> params = new LinkedHashMap<>();
@@ -153,7 +155,7 @@ public final class TrainBenchmark implements Benchmark {
         ctx.log().printf(Locale.ROOT, "train: F=%d threads=%d: median %.0f seeds/s (%.1f ms/step), min %.0f, max %.0f%n",
                 f, threads, stats.median(), 1e3 * batch.numSeeds() / stats.median(), stats.min(), stats.max());
         if (ctx.profile()) {
-            printProfile(ctx, phases, repeats * steps);
+            printProfile(ctx, phases, phasesCpu, repeats * steps);
         }
         return result;
     }
@@ -177,13 +179,14 @@ public final class TrainBenchmark implements Benchmark {
         return new Baseline("pytorch-1.13-cpu-" + threads + "t", byThreads[threads - 1], details);
     }
 
-    private static void printProfile(BenchContext ctx, Map<String, Long> phases, int steps) {
-        long total = phases.values().stream().mapToLong(Long::longValue).sum();
-        ctx.log().printf(Locale.ROOT, "  profile (wall ms/step, %d steps):%n", steps);
-        for (Map.Entry<String, Long> e : phases.entrySet()) {
-            ctx.log().printf(Locale.ROOT, "    %-24s %8.2f  %5.1f%%%n", e.getKey(), e.getValue() / 1e6 / steps,
-                    100.0 * e.getValue() / Math.max(1, total));
+    private static void printProfile(BenchContext ctx, Map<String, Long> wall, Map<String, Long> cpu, int steps) {
+        long total = wall.values().stream().mapToLong(Long::longValue).sum();
+        long totalCpu = cpu.values().stream().mapToLong(Long::longValue).sum();
+        ctx.log().printf(Locale.ROOT, "  profile over %d steps, ms/step: wall (share), CPU of the calling thread%n", steps);
+        for (Map.Entry<String, Long> e : wall.entrySet()) {
+            ctx.log().printf(Locale.ROOT, "    %-24s %8.2f (%4.1f%%) %8.2f%n", e.getKey(), e.getValue() / 1e6 / steps,
+                    100.0 * e.getValue() / Math.max(1, total), cpu.getOrDefault(e.getKey(), 0L) / 1e6 / steps);
         }
-        ctx.log().printf(Locale.ROOT, "    %-24s %8.2f%n", "total", total / 1e6 / steps);
+        ctx.log().printf(Locale.ROOT, "    %-24s %8.2f         %8.2f%n", "total", total / 1e6 / steps, totalCpu / 1e6 / steps);
     }
 }

@@ -1,37 +1,49 @@
 package io.gnnstream.operators.model;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Wall-clock accounting of training steps by phase, for profiling. {@link #mark} charges the time
- * since the previous mark to a named phase (optionally per model layer); a disabled timer costs
- * one branch per mark. Phases are listed in the order they first ran.
+ * Accounting of training steps by phase, for profiling: wall-clock time and the CPU time of the
+ * calling thread (which, with one thread, is the step's work free of interference from other
+ * processes). {@link #mark} charges the time since the previous mark to a named phase (optionally
+ * per model layer); a disabled timer costs one branch per mark. Phases are listed in the order
+ * they first ran.
  */
 final class PhaseTimer {
 
-    private final Map<String, Long> nanos = new LinkedHashMap<>();
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+    private final Map<String, Long> wall = new LinkedHashMap<>();
+    private final Map<String, Long> cpu = new LinkedHashMap<>();
     private boolean enabled;
-    private long last;
+    private long lastWall;
+    private long lastCpu;
 
     void enable(boolean on) {
         enabled = on;
-        last = System.nanoTime();
+        start();
     }
 
     /** Starts a timed section; the time before this call is not charged. */
     void start() {
         if (enabled) {
-            last = System.nanoTime();
+            lastWall = System.nanoTime();
+            lastCpu = THREADS.getCurrentThreadCpuTime();
         }
     }
 
     /** Charges the time since the previous {@link #start}/{@code mark} to {@code phase}. */
     void mark(String phase) {
         if (enabled) {
-            long now = System.nanoTime();
-            nanos.merge(phase, now - last, Long::sum);
-            last = now;
+            long nowWall = System.nanoTime();
+            long nowCpu = THREADS.getCurrentThreadCpuTime();
+            wall.merge(phase, nowWall - lastWall, Long::sum);
+            cpu.merge(phase, nowCpu - lastCpu, Long::sum);
+            lastWall = nowWall;
+            lastCpu = nowCpu;
         }
     }
 
@@ -42,11 +54,16 @@ final class PhaseTimer {
         }
     }
 
-    Map<String, Long> snapshot() {
-        return new LinkedHashMap<>(nanos);
+    Map<String, Long> wallNanos() {
+        return new LinkedHashMap<>(wall);
+    }
+
+    Map<String, Long> cpuNanos() {
+        return new LinkedHashMap<>(cpu);
     }
 
     void reset() {
-        nanos.clear();
+        wall.clear();
+        cpu.clear();
     }
 }

@@ -174,7 +174,15 @@ public final class SageModel implements AutoCloseable {
      * {@code build_input.0}).
      */
     public Map<String, Long> phaseNanos() {
-        return timer.snapshot();
+        return timer.wallNanos();
+    }
+
+    /**
+     * As {@link #phaseNanos()}, but CPU time of the calling thread: with one thread (see
+     * {@link Nd4jThreads}) all work runs there, so this is the step's cost free of other processes.
+     */
+    public Map<String, Long> phaseCpuNanos() {
+        return timer.cpuNanos();
     }
 
     /** Loss and predictions without dropout or update. */
