@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
 /** Entry point of {@code bin/gnnstream}. */
 @Command(name = "gnnstream", mixinStandardHelpOptions = true, version = "gnnstream 0.1.0",
         description = "Continuous graph neural network training on Apache Flink.",
-        subcommands = {DemoCommand.class, TrainCommand.class, LoadCommand.class, KafkaCommand.class, GenerateCommand.class})
+        subcommands = {DemoCommand.class, TrainCommand.class, LoadCommand.class, KafkaCommand.class,
+                GenerateCommand.class, BenchCommand.class})
 public final class GnnstreamCli implements Runnable {
 
     @CommandLine.Spec

@@ -4,6 +4,7 @@ import io.gnnstream.operators.messages.MiniBatch;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
@@ -39,6 +40,7 @@ public final class SageModel implements AutoCloseable {
     private final float[] row;
     private final float[] scale;
     private boolean weightsStale = true;
+    private final PhaseTimer timer = new PhaseTimer();
 
     /** A freshly initialized model: Glorot-uniform weights and zero biases drawn from the seed. */
     public SageModel(ModelConfig config) {
@@ -107,13 +109,16 @@ public final class SageModel implements AutoCloseable {
      * model; combine with other replicas' gradients and pass to {@link #applyGradients}.
      */
     public Gradients computeGradients(MiniBatch batch) {
+        timer.start();
         BatchValidator.validate(batch, config, true);
+        timer.mark("validate");
         forward(batch, true);
         LossStats stats = softmaxCrossEntropy(batch, true, null);
         float[] grad = new float[params.length];
         int last = numLayers - 1;
         outputs[last].shape(batch.numSeeds(), config.numClasses());
         outputs[last].floats().put(0, logits, 0, batch.numSeeds() * config.numClasses());
+        timer.mark("loss");
         for (int j = last; j >= 0; j--) {
             int hop = numLayers - j;
             int in = config.layerIn(j);
@@ -123,16 +128,20 @@ public final class SageModel implements AutoCloseable {
             INDArray dw = weightGrads[j].shape(2 * in + 1, config.layerOut(j));
             Nd4j.gemm(x, dz, dw, true, false, 1.0, 0.0);
             weightGrads[j].floats().get(0, grad, offsets[j], offsets[j + 1] - offsets[j]);
+            timer.mark("gemm_weight_grad", j);
             if (j > 0) {
                 // Layer j-1's output gradient; the input layer needs none (features are constants).
                 INDArray dx = inputGrad.shape(nDst, 2 * in + 1);
                 Nd4j.gemm(dz, weights[j].shape(2 * in + 1, config.layerOut(j)), dx, false, true, 1.0, 0.0);
+                timer.mark("gemm_input_grad", j);
                 int nSrc = batch.numSrc(hop);
                 sourceGrad = grow(sourceGrad, nSrc * in);
                 BlockOps.scatterInputGrad(inputGrad.floats(), in, batch, hop, sourceGrad, row);
+                timer.mark("scatter", j);
                 BlockOps.reluDropoutBackward(sourceGrad, activations[j - 1], nSrc * in, dropout(j, true), scale);
                 outputs[j - 1].shape(nSrc, in);
                 outputs[j - 1].floats().put(0, sourceGrad, 0, nSrc * in);
+                timer.mark("activation_backward", j - 1);
             }
         }
         return new Gradients(grad, stats.lossSum() / Math.max(1, stats.labelled()), stats.correct(), stats.labelled());
@@ -144,12 +153,41 @@ public final class SageModel implements AutoCloseable {
             throw new IllegalArgumentException(
                     "gradient has " + flatGrad.length + " entries, model has " + params.length);
         }
+        timer.start();
         adam.update(params, flatGrad, config.learningRateAt(adam.step));
         weightsStale = true;
+        timer.mark("adam");
+    }
+
+    /**
+     * Turns per-phase accounting of {@link #computeGradients}, {@link #applyGradients} and
+     * {@link #evaluate} on or off (off by default; on costs a few clock reads per step) and clears it.
+     */
+    public void setPhaseTiming(boolean on) {
+        timer.enable(on);
+        timer.reset();
+    }
+
+    /**
+     * Wall-clock nanoseconds spent per phase since {@link #setPhaseTiming} turned timing on, in
+     * execution order; names end in the model layer where a phase runs per layer (e.g.
+     * {@code build_input.0}).
+     */
+    public Map<String, Long> phaseNanos() {
+        return timer.wallNanos();
+    }
+
+    /**
+     * As {@link #phaseNanos()}, but CPU time of the calling thread: with one thread (see
+     * {@link Nd4jThreads}) all work runs there, so this is the step's cost free of other processes.
+     */
+    public Map<String, Long> phaseCpuNanos() {
+        return timer.cpuNanos();
     }
 
     /** Loss and predictions without dropout or update. */
     public EvalResult evaluate(MiniBatch batch) {
+        timer.start();
         BatchValidator.validate(batch, config, false);
         forward(batch, false);
         int[] predictions = new int[batch.numSeeds()];
@@ -235,6 +273,7 @@ public final class SageModel implements AutoCloseable {
                 weights[j].floats().put(0, params, offsets[j], offsets[j + 1] - offsets[j]);
             }
             weightsStale = false;
+            timer.mark("upload_weights");
         }
         for (int j = 0; j < numLayers; j++) {
             int hop = numLayers - j;
@@ -244,8 +283,10 @@ public final class SageModel implements AutoCloseable {
             float[] src = j == 0 ? batch.features : activations[j - 1];
             INDArray x = inputs[j].shape(nDst, 2 * in + 1);
             BlockOps.buildInput(src, in, batch, hop, dropout(j, training), inputs[j].floats(), row, scale);
+            timer.mark("build_input", j);
             INDArray z = outputs[j].shape(nDst, out);
             Nd4j.gemm(x, weights[j].shape(2 * in + 1, out), z, false, false, 1.0, 0.0);
+            timer.mark("gemm_forward", j);
             if (j < numLayers - 1) {
                 activations[j] = grow(activations[j], nDst * out);
                 BlockOps.reluFrom(outputs[j].floats(), activations[j], nDst * out);
@@ -253,6 +294,7 @@ public final class SageModel implements AutoCloseable {
                 logits = grow(logits, nDst * out);
                 outputs[j].floats().get(0, logits, 0, nDst * out);
             }
+            timer.mark("activation", j);
         }
     }
 

@@ -1,0 +1,97 @@
+package io.gnnstream.jobs.bench;
+
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the {@code bench} command line asked for. Overrides are null when not given, so each
+ * benchmark applies its own defaults.
+ *
+ * @param dataset {@code --dataset DIR}, or null
+ * @param synthetic {@code --synthetic N,D,F,C}, or null (never both with {@code dataset})
+ * @param repeat {@code --repeat R}, or null for the benchmark's {@link Benchmark#defaultRepeat()}
+ * @param threads {@code --threads}, or null for the benchmark's cases
+ * @param features {@code --features}, or null for the benchmark's cases
+ * @param steps {@code --steps}: measured iterations per repeat of step-based cases, or null
+ * @param warmup {@code --warmup}: unmeasured iterations before them, or null
+ * @param profile {@code --profile}: also print where the time went, where a benchmark can tell
+ * @param log progress and profile output (the result table is printed separately)
+ */
+public record BenchContext(Path dataset, SyntheticSpec synthetic, Integer repeat, List<Integer> threads,
+        List<Integer> features, Integer steps, Integer warmup, boolean profile, PrintStream log) {
+
+    public BenchContext {
+        if (dataset != null && synthetic != null) {
+            throw new IllegalArgumentException("--dataset and --synthetic are mutually exclusive");
+        }
+        requirePositive(repeat, "--repeat");
+        requirePositive(steps, "--steps");
+        if (warmup != null && warmup < 0) {
+            throw new IllegalArgumentException("--warmup must be >= 0, got " + warmup);
+        }
+        requireAllPositive(threads, "--threads");
+        requireAllPositive(features, "--features");
+        threads = threads == null || threads.isEmpty() ? null : List.copyOf(threads);
+        features = features == null || features.isEmpty() ? null : List.copyOf(features);
+    }
+
+    /** Defaults everywhere, logging to stdout. */
+    public static BenchContext defaults() {
+        return new BenchContext(null, null, null, null, null, null, null, false, System.out);
+    }
+
+    public int repeatOr(int fallback) {
+        return repeat != null ? repeat : fallback;
+    }
+
+    public int stepsOr(int fallback) {
+        return steps != null ? steps : fallback;
+    }
+
+    public int warmupOr(int fallback) {
+        return warmup != null ? warmup : fallback;
+    }
+
+    public List<Integer> threadsOr(List<Integer> fallback) {
+        return threads != null ? threads : fallback;
+    }
+
+    public List<Integer> featuresOr(List<Integer> fallback) {
+        return features != null ? features : fallback;
+    }
+
+    /**
+     * Machine facts worth keeping next to a number measured on shared cores: the processor count
+     * and the 1-minute load average (when the OS reports one).
+     */
+    public static Map<String, Object> environment() {
+        Map<String, Object> env = new LinkedHashMap<>();
+        env.put("cpus", Runtime.getRuntime().availableProcessors());
+        double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        if (load >= 0) {
+            env.put("load_avg_1m", Math.round(load * 100) / 100.0);
+        }
+        return env;
+    }
+
+    private static void requireAllPositive(List<Integer> values, String flag) {
+        if (values != null) {
+            for (Integer v : values) {
+                if (v == null) {
+                    throw new IllegalArgumentException(flag + " has an empty entry");
+                }
+                requirePositive(v, flag);
+            }
+        }
+    }
+
+    private static void requirePositive(Integer v, String flag) {
+        if (v != null && v < 1) {
+            throw new IllegalArgumentException(flag + " must be >= 1, got " + v);
+        }
+    }
+}

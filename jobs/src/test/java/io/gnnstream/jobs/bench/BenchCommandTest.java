@@ -1,0 +1,103 @@
+package io.gnnstream.jobs.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gnnstream.jobs.cli.GnnstreamCli;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The {@code bench} command line, and one small real {@code train} run end to end. */
+class BenchCommandTest {
+
+    private record Run(int exit, String out, String err) {}
+
+    private static Run run(String... args) {
+        CommandLine cli = GnnstreamCli.commandLine();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        int exit = cli.execute(args);
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    @Test
+    void helpListsTheBenchmarks() {
+        Run r = run("bench", "--help");
+        assertEquals(0, r.exit());
+        assertTrue(r.out().contains("Benchmarks:"), r.out());
+        for (Benchmark b : Benchmarks.ALL) {
+            assertTrue(r.out().contains("  " + b.name() + "  "), r.out());
+        }
+        assertTrue(r.out().contains("Benchmark to run: train"), r.out());
+    }
+
+    @Test
+    void unknownBenchmarkIsAClearUsageError() {
+        Run r = run("bench", "nope");
+        assertEquals(CommandLine.ExitCode.USAGE, r.exit());
+        assertTrue(r.err().contains("unknown benchmark 'nope'; available: train"), r.err());
+        assertThrows(IllegalArgumentException.class, () -> Benchmarks.require("nope"));
+    }
+
+    @Test
+    void badOptionsAreUsageErrors() {
+        assertEquals(CommandLine.ExitCode.USAGE, run("bench", "train", "--dataset", "d", "--synthetic", "1,2,3,4").exit());
+        Run r = run("bench", "train", "--synthetic", "1,2,3");
+        assertEquals(CommandLine.ExitCode.USAGE, r.exit());
+        assertTrue(r.err().contains("N,D,F,C"), r.err());
+        assertEquals(CommandLine.ExitCode.USAGE, run("bench", "train", "--repeat", "0").exit());
+        assertEquals(CommandLine.ExitCode.USAGE, run("bench", "train", "--threads", "0").exit());
+    }
+
+    @Test
+    void syntheticSpecParses() {
+        assertEquals(new SyntheticSpec(2_000_000, 15, 128, 10), SyntheticSpec.parse("2M, 15,128,10"));
+        assertEquals(new SyntheticSpec(5_000, 4, 8, 2), SyntheticSpec.parse("5k,4,8,2"));
+        assertThrows(IllegalArgumentException.class, () -> SyntheticSpec.parse("x,1,2,3"));
+        assertThrows(IllegalArgumentException.class, () -> SyntheticSpec.parse("10,1,2,1"));
+    }
+
+    @Test
+    void smallTrainRunWritesOneResultPerCase(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("train.json");
+        Run r = run("bench", "train", "--features", "8", "--threads", "1,2", "--steps", "2", "--warmup", "1",
+                "--json", json.toString());
+        assertEquals(0, r.exit(), r.err());
+        JsonNode list = new ObjectMapper().readTree(json.toFile());
+        assertEquals(2, list.size());
+        for (int i = 0; i < 2; i++) {
+            JsonNode o = list.get(i);
+            assertEquals("train", o.get("what").asText());
+            assertEquals("seeds/s", o.get("unit").asText());
+            assertEquals(8, o.get("params").get("features").asInt());
+            assertEquals(i + 1, o.get("params").get("threads").asInt());
+            assertEquals(List.of(1024, 26624, 282624),
+                    new ObjectMapper().convertValue(o.get("params").get("nodes"), List.class));
+            assertTrue(o.get("median").asDouble() > 0);
+            assertTrue(o.get("min").asDouble() <= o.get("median").asDouble());
+            assertTrue(o.get("max").asDouble() >= o.get("median").asDouble());
+            assertTrue(o.get("baseline").isNull(), "no PyTorch figure for F=8");
+        }
+    }
+
+    @Test
+    void baselinesMatchTheThreadCount() {
+        Baseline one = TrainBenchmark.baseline(128, 10, 1);
+        Baseline two = TrainBenchmark.baseline(602, 10, 2);
+        assertEquals(2_900, one.getMedian());
+        assertEquals(1_500, two.getMedian());
+        assertEquals(1_990.0, two.details().get("best_known"));
+        assertEquals(null, TrainBenchmark.baseline(602, 10, 4));
+        assertEquals(null, TrainBenchmark.baseline(602, 7, 1));
+    }
+}
