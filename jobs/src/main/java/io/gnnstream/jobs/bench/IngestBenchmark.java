@@ -41,7 +41,7 @@ public final class IngestBenchmark implements Benchmark {
                 double[] rates = new double[repeat];
                 for (int r = 0; r < repeat; r++) {
                     rates[r] = IngestRates.graphStore(bootstrap, data.edgesTopic, edges, parallelism, PARTITIONS,
-                            data.info.featureDim(), BenchData.WORK.resolve("checkpoints"));
+                            data.info.featureDim());
                     context.log().printf("  graph store p=%d run %d: %.0f edges/s%n", parallelism, r + 1, rates[r]);
                 }
                 Map<String, Object> params = new LinkedHashMap<>(data.graphParams());

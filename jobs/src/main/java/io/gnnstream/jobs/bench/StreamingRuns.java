@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -44,6 +46,7 @@ final class StreamingRuns {
         conf.set(ModelOptions.COMPUTE, compute);
         conf.set(ModelOptions.LOG_EVERY, logEvery);
         conf.set(ModelOptions.TRAINER_THREADS, 1);
+        conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("1g"));
         KafkaTopics.ensure(data.broker.bootstrapServers(), 1, KafkaOptions.rejectsTopic(conf),
                 KafkaOptions.metricsTopic(conf));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
