@@ -20,6 +20,7 @@ import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.operators.serialization.SampleResponseSerializer;
 import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.state.HashPartitioner;
 import io.gnnstream.state.KeyGroupAnchors;
@@ -118,7 +119,7 @@ public final class TrainingJob {
         IterativeStream<GraphStoreInput> samplingLoop = updates.iterate(0);
         SingleOutputStreamOperator<SampleResponse> store = samplingLoop
                 .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)
-                .transform("graph-store", TypeInformation.of(SampleResponse.class),
+                .transform("graph-store", SampleResponseSerializer.TYPE_INFO,
                         new GraphStoreOperator(partitioner, seed, featureDim, conf.get(GraphOptions.STATS_INTERVAL_MS)))
                 .uid("graph-store").setParallelism(parallelism);
 

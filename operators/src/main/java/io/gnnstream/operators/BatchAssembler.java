@@ -3,6 +3,7 @@ package io.gnnstream.operators;
 import io.gnnstream.operators.internal.BatchBuilder;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.serialization.MiniBatchSerializer;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.VertexPartitioner;
@@ -46,7 +47,7 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
     private static final long serialVersionUID = 1L;
 
     public static final OutputTag<MiniBatch> BATCHES =
-            new OutputTag<>("mini-batches", TypeInformation.of(MiniBatch.class));
+            new OutputTag<>("mini-batches", MiniBatchSerializer.TYPE_INFO);
 
     static final ValueStateDescriptor<BatchSpec> SPEC =
             new ValueStateDescriptor<>("batch-spec", TypeInformation.of(BatchSpec.class));

@@ -7,7 +7,7 @@ import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.InAdjacency;
 import io.gnnstream.state.Mix;
-import io.gnnstream.state.VertexAttributes;
+import io.gnnstream.state.VertexRecord;
 import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
@@ -21,6 +21,7 @@ import java.util.SplittableRandom;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 import org.apache.flink.api.common.typeutils.base.array.LongPrimitiveArraySerializer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
@@ -54,8 +55,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     public static final OutputTag<GraphEvent> EVENTS =
             new OutputTag<>("graph-events", TypeInformation.of(GraphEvent.class));
 
-    static final ValueStateDescriptor<VertexAttributes> ATTRIBUTES =
-            new ValueStateDescriptor<>("vertex-attributes", TypeInformation.of(VertexAttributes.class));
+    static final ValueStateDescriptor<byte[]> ATTRIBUTES =
+            new ValueStateDescriptor<>("vertex-attributes", BytePrimitiveArraySerializer.INSTANCE);
     static final ValueStateDescriptor<long[]> PARTITION_STATS =
             new ValueStateDescriptor<>("partition-stats", LongPrimitiveArraySerializer.INSTANCE);
 
@@ -68,7 +69,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private final int featureDim;
     private final long statsIntervalMs;
 
-    private transient ValueState<VertexAttributes> attributes;
+    private transient ValueState<byte[]> attributes;
     private transient ValueState<long[]> partitionStats;
     private transient InAdjacency adjacency;
     private transient Map<Integer, long[]> stats;
@@ -139,13 +140,13 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     }
 
     private void applyNode(VertexKey key, NodeUpdate node) throws Exception {
-        VertexAttributes previous = attributes.value();
-        attributes.update(VertexAttributes.of(node));
+        byte[] previous = attributes.value();
+        attributes.update(VertexRecord.encode(node));
         long[] s = statsOf(key);
         if (previous == null) {
             s[VERTICES]++;
         }
-        Split before = previous == null ? Split.NONE : previous.split;
+        Split before = previous == null ? Split.NONE : VertexRecord.split(previous);
         if (node.split != before) {
             output.collect(EVENTS, new StreamRecord<>(GraphEvent.seed(key.partition(), node.id, node.split)));
         }
@@ -182,12 +183,12 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         response.labels = new int[request.featureVertices.length];
         for (int j = 0; j < request.featureVertices.length; j++) {
             setCurrentKey(new VertexKey(request.partition, request.featureVertices[j]));
-            VertexAttributes a = attributes.value();
-            if (a == null) {
+            byte[] record = attributes.value();
+            if (record == null) {
                 response.labels[j] = NodeUpdate.NO_LABEL;
             } else {
-                response.labels[j] = a.label;
-                System.arraycopy(a.features, 0, response.features, j * featureDim, featureDim);
+                response.labels[j] = VertexRecord.label(record);
+                VertexRecord.copyFeatures(record, response.features, j * featureDim);
             }
         }
         output.collect(new StreamRecord<>(response));

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gnnstream.operators.messages.Credit;
 import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.serialization.MiniBatchSerializer;
 import io.gnnstream.operators.model.EvalResult;
 import io.gnnstream.operators.model.ModelState;
 import io.gnnstream.operators.model.Nd4jThreads;
@@ -75,7 +76,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         progressState = context.getOperatorStateStore().getListState(
                 new ListStateDescriptor<>("progress", TypeInformation.of(TrainerProgress.class)));
         bufferedState = context.getOperatorStateStore().getListState(
-                new ListStateDescriptor<>("buffered-batches", TypeInformation.of(MiniBatch.class)));
+                new ListStateDescriptor<>("buffered-batches", MiniBatchSerializer.TYPE_INFO));
         model = null;
         for (ModelState m : modelState.get()) {
             model = SageModel.restore(config.model, m);

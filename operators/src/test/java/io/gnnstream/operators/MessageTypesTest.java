@@ -2,6 +2,7 @@ package io.gnnstream.operators;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.Credit;
@@ -12,7 +13,8 @@ import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.operators.model.ModelState;
-import io.gnnstream.state.VertexAttributes;
+import io.gnnstream.operators.serialization.MiniBatchSerializer;
+import io.gnnstream.operators.serialization.SampleResponseSerializer;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
@@ -20,6 +22,7 @@ import java.util.List;
 import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.api.java.typeutils.PojoTypeInfo;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
@@ -36,6 +39,30 @@ class MessageTypesTest {
         for (Object value : samples()) {
             roundTrip(value);
         }
+    }
+
+    @Test
+    void bulkSerializersRoundTripAndSnapshot() throws Exception {
+        for (Object value : samples()) {
+            if (value instanceof MiniBatch) {
+                checkExplicit(MiniBatchSerializer.INSTANCE, (MiniBatch) value);
+            } else if (value instanceof SampleResponse) {
+                checkExplicit(SampleResponseSerializer.INSTANCE, (SampleResponse) value);
+            }
+        }
+    }
+
+    private static <T> void checkExplicit(TypeSerializer<T> serializer, T value) throws Exception {
+        byte[] first = serialize(serializer, value);
+        T copy = serializer.deserialize(new DataInputDeserializer(first));
+        assertArrayEquals(first, serialize(serializer, copy), value.getClass() + " does not round-trip");
+        assertArrayEquals(first, serialize(serializer, serializer.copy(value)));
+        DataOutputSerializer snapshotBytes = new DataOutputSerializer(64);
+        TypeSerializerSnapshot.writeVersionedSnapshot(snapshotBytes, serializer.snapshotConfiguration());
+        TypeSerializerSnapshot<T> restored = TypeSerializerSnapshot.readVersionedSnapshot(
+                new DataInputDeserializer(snapshotBytes.getCopyOfBuffer()), MessageTypesTest.class.getClassLoader());
+        assertTrue(serializer.snapshotConfiguration().resolveSchemaCompatibility(restored).isCompatibleAsIs());
+        assertArrayEquals(first, serialize(restored.restoreSerializer(), copy));
     }
 
     @SuppressWarnings("unchecked")
@@ -108,7 +135,6 @@ class MessageTypesTest {
                 response,
                 b,
                 new Credit(0, 41),
-                new VertexAttributes(new float[] {1f}, 0, Split.VAL),
                 model,
                 scheduler,
                 new TrainerProgress());

@@ -8,6 +8,7 @@ import io.gnnstream.jobs.internal.Wiring;
 import io.gnnstream.operators.GraphStoreOperator;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.operators.serialization.SampleResponseSerializer;
 import io.gnnstream.state.HashPartitioner;
 import io.gnnstream.state.VertexKeyTypeInfo;
 import java.time.Duration;
@@ -18,7 +19,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.PipelineOptions;
@@ -61,7 +61,7 @@ public final class IngestRates {
                 .process(new ParseFunction<>(new EdgeFormat())).name("parse-edges")
                 .map(new Wiring.EdgeToStoreInput()).returns(GraphStoreInput.class)
                 .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)
-                .transform("graph-store", TypeInformation.of(SampleResponse.class),
+                .transform("graph-store", SampleResponseSerializer.TYPE_INFO,
                         new GraphStoreOperator(partitioner, 0L, featureDim, 1000L))
                 .sinkTo(new DiscardingSink<>());
         JobExecutionResult result = env.execute("bench-ingest");

@@ -1,0 +1,88 @@
+package io.gnnstream.operators.serialization;
+
+import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.state.serialization.BulkArrays;
+import io.gnnstream.state.serialization.SerializerTypeInfo;
+import java.io.IOException;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/** Explicit serializer of {@link MiniBatch}: scalar fields, then every array in bulk. */
+public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
+
+    private static final long serialVersionUID = 1L;
+
+    public static final MiniBatchSerializer INSTANCE = new MiniBatchSerializer();
+
+    public static final TypeInformation<MiniBatch> TYPE_INFO = new SerializerTypeInfo<>(MiniBatch.class, INSTANCE);
+
+    @Override
+    public MiniBatch createInstance() {
+        return new MiniBatch();
+    }
+
+    @Override
+    void writeFields(MiniBatch b, DataOutputView out) throws IOException {
+        out.writeLong(b.batchId);
+        out.writeLong(b.seq);
+        out.writeInt(b.trainer);
+        out.writeInt(b.kind);
+        out.writeLong(b.step);
+        out.writeInt(b.roundIndex);
+        out.writeInt(b.roundSize);
+        out.writeBoolean(b.finalRound);
+        out.writeInt(b.numLayers);
+        out.writeInt(b.featureDim);
+        out.writeLong(b.graphVertices);
+        out.writeLong(b.graphEdgesIngested);
+        BulkArrays.writeInts(b.nodeCounts, out);
+        BulkArrays.writeLongs(b.nodeIds, out);
+        BulkArrays.writeInts(b.indptr, out);
+        BulkArrays.writeInts(b.indptrOffsets, out);
+        BulkArrays.writeInts(b.indices, out);
+        BulkArrays.writeInts(b.indicesOffsets, out);
+        BulkArrays.writeFloats(b.features, out);
+        BulkArrays.writeInts(b.labels, out);
+    }
+
+    @Override
+    MiniBatch readFields(DataInputView in) throws IOException {
+        MiniBatch b = new MiniBatch();
+        b.batchId = in.readLong();
+        b.seq = in.readLong();
+        b.trainer = in.readInt();
+        b.kind = in.readInt();
+        b.step = in.readLong();
+        b.roundIndex = in.readInt();
+        b.roundSize = in.readInt();
+        b.finalRound = in.readBoolean();
+        b.numLayers = in.readInt();
+        b.featureDim = in.readInt();
+        b.graphVertices = in.readLong();
+        b.graphEdgesIngested = in.readLong();
+        b.nodeCounts = BulkArrays.readInts(in);
+        b.nodeIds = BulkArrays.readLongs(in);
+        b.indptr = BulkArrays.readInts(in);
+        b.indptrOffsets = BulkArrays.readInts(in);
+        b.indices = BulkArrays.readInts(in);
+        b.indicesOffsets = BulkArrays.readInts(in);
+        b.features = BulkArrays.readFloats(in);
+        b.labels = BulkArrays.readInts(in);
+        return b;
+    }
+
+    @Override
+    public TypeSerializerSnapshot<MiniBatch> snapshotConfiguration() {
+        return new MiniBatchSerializerSnapshot();
+    }
+
+    /** Versioned snapshot; the record format carries its own version byte as well. */
+    public static final class MiniBatchSerializerSnapshot extends SimpleTypeSerializerSnapshot<MiniBatch> {
+        public MiniBatchSerializerSnapshot() {
+            super(() -> INSTANCE);
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package io.gnnstream.operators.serialization;
+
+import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.state.serialization.BulkArrays;
+import io.gnnstream.state.serialization.SerializerTypeInfo;
+import java.io.IOException;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/** Explicit serializer of {@link SampleResponse}: scalar fields, then every array in bulk. */
+public final class SampleResponseSerializer extends BulkRecordSerializer<SampleResponse> {
+
+    private static final long serialVersionUID = 1L;
+
+    public static final SampleResponseSerializer INSTANCE = new SampleResponseSerializer();
+
+    public static final TypeInformation<SampleResponse> TYPE_INFO =
+            new SerializerTypeInfo<>(SampleResponse.class, INSTANCE);
+
+    @Override
+    public SampleResponse createInstance() {
+        return new SampleResponse();
+    }
+
+    @Override
+    void writeFields(SampleResponse r, DataOutputView out) throws IOException {
+        out.writeLong(r.batchId);
+        out.writeInt(r.hop);
+        out.writeInt(r.partition);
+        BulkArrays.writeLongs(r.sampleVertices, out);
+        BulkArrays.writeInts(r.neighbourCounts, out);
+        BulkArrays.writeLongs(r.neighbours, out);
+        BulkArrays.writeLongs(r.featureVertices, out);
+        BulkArrays.writeFloats(r.features, out);
+        BulkArrays.writeInts(r.labels, out);
+    }
+
+    @Override
+    SampleResponse readFields(DataInputView in) throws IOException {
+        SampleResponse r = new SampleResponse();
+        r.batchId = in.readLong();
+        r.hop = in.readInt();
+        r.partition = in.readInt();
+        r.sampleVertices = BulkArrays.readLongs(in);
+        r.neighbourCounts = BulkArrays.readInts(in);
+        r.neighbours = BulkArrays.readLongs(in);
+        r.featureVertices = BulkArrays.readLongs(in);
+        r.features = BulkArrays.readFloats(in);
+        r.labels = BulkArrays.readInts(in);
+        return r;
+    }
+
+    @Override
+    public TypeSerializerSnapshot<SampleResponse> snapshotConfiguration() {
+        return new SampleResponseSerializerSnapshot();
+    }
+
+    /** Versioned snapshot; the record format carries its own version byte as well. */
+    public static final class SampleResponseSerializerSnapshot extends SimpleTypeSerializerSnapshot<SampleResponse> {
+        public SampleResponseSerializerSnapshot() {
+            super(() -> INSTANCE);
+        }
+    }
+}

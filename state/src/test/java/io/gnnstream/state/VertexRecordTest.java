@@ -1,0 +1,32 @@
+package io.gnnstream.state;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.gnnstream.state.records.NodeUpdate;
+import io.gnnstream.state.records.Split;
+import org.junit.jupiter.api.Test;
+
+class VertexRecordTest {
+
+    @Test
+    void roundTripsLabelSplitAndFeatures() {
+        float[] features = {0.5f, -1.25f, Float.MIN_VALUE, 3e7f};
+        byte[] record = VertexRecord.encode(new NodeUpdate(9, features, 6, Split.TEST));
+        assertEquals(6, VertexRecord.label(record));
+        assertEquals(Split.TEST, VertexRecord.split(record));
+        assertEquals(4, VertexRecord.featureDim(record));
+        float[] out = new float[6];
+        VertexRecord.copyFeatures(record, out, 2);
+        assertArrayEquals(new float[] {0, 0, 0.5f, -1.25f, Float.MIN_VALUE, 3e7f}, out);
+        assertEquals(NodeUpdate.NO_LABEL,
+                VertexRecord.label(VertexRecord.encode(new NodeUpdate(1, new float[0], NodeUpdate.NO_LABEL, Split.NONE))));
+    }
+
+    @Test
+    void rejectsOtherLayouts() {
+        assertThrows(IllegalStateException.class, () -> VertexRecord.label(new byte[] {2, 0, 0, 0, 0, 0}));
+        assertThrows(IllegalStateException.class, () -> VertexRecord.label(new byte[2]));
+    }
+}
