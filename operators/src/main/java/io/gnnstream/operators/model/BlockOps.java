@@ -107,13 +107,6 @@ final class BlockOps {
         }
     }
 
-    /** Zeroes columns {@code [c0, c1)} of the first {@code rows} rows (width {@code in}) of {@code dSrc}. */
-    static void zeroColumns(float[] dSrc, int in, int rows, int c0, int c1) {
-        for (int u = 0; u < rows; u++) {
-            Arrays.fill(dSrc, u * in + c0, u * in + c1, 0f);
-        }
-    }
-
     /**
      * Gradient w.r.t. the layer's (dropped) source rows from the gradient {@code dx} of its input
      * rows, for columns {@code [c0, c1)}: the root part goes to row {@code i}, the neighbour part is

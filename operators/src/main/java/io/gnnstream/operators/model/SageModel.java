@@ -142,10 +142,9 @@ public final class SageModel implements AutoCloseable {
                 float[] dSrc = sourceGrad;
                 FloatBuffer dxBuf = inputGrad.floats();
                 LoopPool loops = pool();
-                loops.forEach(in, columnGrain(in, loops.threads()), (c0, c1, w) -> {
-                    BlockOps.zeroColumns(dSrc, in, nSrc, c0, c1);
-                    BlockOps.scatterInputGrad(dxBuf, in, batch, hop, dSrc, c0, c1, rows[w]);
-                });
+                loops.forEach(nSrc * in, ELEMENT_GRAIN, (from, to, w) -> Arrays.fill(dSrc, from, to, 0f));
+                loops.forEach(in, columnGrain(in, loops.threads()), (c0, c1, w) ->
+                        BlockOps.scatterInputGrad(dxBuf, in, batch, hop, dSrc, c0, c1, rows[w]));
                 timer.mark("scatter", j);
                 outputs[j - 1].shape(nSrc, in);
                 FloatBuffer dzBuf = outputs[j - 1].floats();
@@ -296,13 +295,13 @@ public final class SageModel implements AutoCloseable {
         return pool;
     }
 
-    /** Column chunks for the scatter: about two per thread, whole cache lines, all columns for one thread. */
+    /**
+     * Column blocks for the scatter: one per thread (each block sweeps every row, so more blocks
+     * cost memory traffic), in whole cache lines.
+     */
     private static int columnGrain(int in, int threads) {
-        if (threads == 1) {
-            return in;
-        }
-        int grain = (in + 2 * threads - 1) / (2 * threads);
-        return Math.max(16, (grain + 15) / 16 * 16);
+        int grain = (in + threads - 1) / threads;
+        return Math.min(in, Math.max(16, (grain + 15) / 16 * 16));
     }
 
     /** Deep copy of the full training state. */
