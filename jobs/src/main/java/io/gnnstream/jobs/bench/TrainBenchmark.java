@@ -52,7 +52,7 @@ public final class TrainBenchmark implements Benchmark {
 
     @Override
     public String description() {
-        return "trainer seeds/s on pre-built batches vs PyTorch 1.13 (F 128,602 x threads 1,2)";
+        return "trainer seeds/s on pre-built mini-batches vs PyTorch 1.13";
     }
 
     /** One repeat is {@code --steps} (default 50) measured steps. */

@@ -18,11 +18,18 @@ import org.nd4j.linalg.factory.Nd4j;
  *
  * <p>Parameters live in one heap vector (master copy for Adam, snapshots and all-reduce) whose
  * per-layer slice {@code [W_root; W_neigh; b]} is mirrored into native memory for gemm. All
- * arithmetic is deterministic, so replicas fed the same batches stay bit-identical. Not
- * thread-safe; native and heap buffers are reused across steps and only grow, and {@link #close()}
- * frees the native ones promptly (e.g. from an operator's close).
+ * arithmetic is deterministic, so replicas fed the same batches stay bit-identical. The sparse
+ * Java loops run on {@link Nd4jThreads#configured()} threads (a {@link LoopPool}) with results that
+ * do not depend on the thread count. Not thread-safe; native and heap buffers are reused across
+ * steps and only grow, and {@link #close()} frees the native ones and the loop threads promptly
+ * (e.g. from an operator's close).
  */
 public final class SageModel implements AutoCloseable {
+
+    /** Destination rows per chunk of the aggregation. */
+    private static final int ROW_GRAIN = 64;
+    /** Elements per chunk of element-wise loops. */
+    private static final int ELEMENT_GRAIN = 1 << 16;
 
     private final ModelConfig config;
     private final int numLayers;
@@ -443,11 +450,6 @@ public final class SageModel implements AutoCloseable {
         }
         System.arraycopy(from, 0, to, offset, size);
     }
-
-    /** Destination rows per chunk of the aggregation. */
-    private static final int ROW_GRAIN = 64;
-    /** Elements per chunk of element-wise loops. */
-    private static final int ELEMENT_GRAIN = 1 << 16;
 
     private static float[] grow(float[] buffer, int size) {
         return buffer.length >= size ? buffer : new float[Math.max(size, buffer.length + buffer.length / 4)];
