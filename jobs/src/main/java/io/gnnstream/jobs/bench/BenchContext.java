@@ -65,12 +65,14 @@ public record BenchContext(Path dataset, SyntheticSpec synthetic, Integer repeat
     }
 
     /**
-     * Machine facts worth keeping next to a number measured on shared cores: the processor count
-     * and the 1-minute load average (when the OS reports one).
+     * Machine facts worth keeping next to a number measured on shared cores: the processor count,
+     * the 1-minute load average (when the OS reports one) and the OpenBLAS kernel choice.
      */
     public static Map<String, Object> environment() {
         Map<String, Object> env = new LinkedHashMap<>();
         env.put("cpus", Runtime.getRuntime().availableProcessors());
+        String coretype = System.getenv("OPENBLAS_CORETYPE");
+        env.put("openblas_coretype", coretype == null || coretype.isEmpty() ? "auto" : coretype);
         double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         if (load >= 0) {
             env.put("load_avg_1m", Math.round(load * 100) / 100.0);

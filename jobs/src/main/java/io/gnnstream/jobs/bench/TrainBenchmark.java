@@ -52,7 +52,7 @@ public final class TrainBenchmark implements Benchmark {
 
     @Override
     public String description() {
-        return "trainer seeds/s on pre-built batches vs PyTorch 1.13 (F 128,602 x threads 1,2)";
+        return "trainer seeds/s on pre-built mini-batches vs PyTorch 1.13";
     }
 
     /** One repeat is {@code --steps} (default 50) measured steps. */
@@ -101,6 +101,7 @@ public final class TrainBenchmark implements Benchmark {
         Map<String, Object> envBefore = BenchContext.environment();
         double[] seedsPerS = new double[repeats * steps];
         double[] seedsPerCpuS = new double[repeats * steps];
+        double[] processCpuMs = new double[repeats * steps];
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         Map<String, Long> phases;
         Map<String, Long> phasesCpu;
@@ -113,10 +114,12 @@ public final class TrainBenchmark implements Benchmark {
             for (int r = 0; r < repeats; r++) {
                 for (int s = 0; s < steps; s++, n++) {
                     long cpu = mx.getCurrentThreadCpuTime();
+                    long process = processCpuNanos();
                     long start = System.nanoTime();
                     step(model, batch);
                     long wall = System.nanoTime() - start;
                     long cpuUsed = mx.getCurrentThreadCpuTime() - cpu;
+                    processCpuMs[n] = (processCpuNanos() - process) / 1e6;
                     seedsPerS[n] = batch.numSeeds() * 1e9 / wall;
                     seedsPerCpuS[n] = batch.numSeeds() * 1e9 / Math.max(1, cpuUsed);
                 }
@@ -140,6 +143,8 @@ public final class TrainBenchmark implements Benchmark {
         params.put("warmup", warmup);
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("step_ms_median", Math.round(1e5 * batch.numSeeds() / stats.median()) / 100.0);
+        // CPU time of the whole JVM per step (all threads, including idle BLAS threads that spin).
+        extra.put("process_cpu_ms_median", Math.round(100 * Stats.of(processCpuMs).median()) / 100.0);
         if (threads == 1) {
             // All work runs on the calling thread, so seeds per second of its CPU time is the
             // throughput free of interference from other processes on the cores.
@@ -152,12 +157,19 @@ public final class TrainBenchmark implements Benchmark {
         }
         extra.put("env", env);
         BenchResult result = new BenchResult(name(), params, "seeds/s", stats, baseline(f, classes, threads), extra);
-        ctx.log().printf(Locale.ROOT, "train: F=%d threads=%d: median %.0f seeds/s (%.1f ms/step), min %.0f, max %.0f%n",
-                f, threads, stats.median(), 1e3 * batch.numSeeds() / stats.median(), stats.min(), stats.max());
+        ctx.log().printf(Locale.ROOT,
+                "train: F=%d threads=%d: median %.0f seeds/s (%.1f ms/step, process CPU %.1f ms/step), min %.0f, max %.0f%n",
+                f, threads, stats.median(), 1e3 * batch.numSeeds() / stats.median(), Stats.of(processCpuMs).median(),
+                stats.min(), stats.max());
         if (ctx.profile()) {
             printProfile(ctx, phases, phasesCpu, repeats * steps);
         }
         return result;
+    }
+
+    private static long processCpuNanos() {
+        java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : 0L;
     }
 
     private static void step(SageModel model, MiniBatch batch) {

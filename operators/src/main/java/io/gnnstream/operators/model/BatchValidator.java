@@ -29,8 +29,9 @@ final class BatchValidator {
                 what + " features must hold numNodes x featureDim floats");
         require(b.labels != null && b.labels.length >= b.numSeeds(), what + " needs a label per seed");
         for (int i = 0; i < b.numSeeds(); i++) {
-            require(b.labels[i] == MiniBatch.NO_LABEL || (b.labels[i] >= 0 && b.labels[i] < config.numClasses()),
-                    what + " label " + b.labels[i] + " of seed " + i + " is not a class index");
+            if (b.labels[i] != MiniBatch.NO_LABEL && (b.labels[i] < 0 || b.labels[i] >= config.numClasses())) {
+                require(false, what + " label " + b.labels[i] + " of seed " + i + " is not a class index");
+            }
         }
         require(b.indptr != null && b.indices != null && b.indptrOffsets != null
                 && b.indptrOffsets.length >= numLayers && b.indicesOffsets != null
@@ -42,16 +43,23 @@ final class BatchValidator {
             int p0 = b.indptrOffsets[h - 1];
             require(p0 >= 0 && p0 + b.numDst(h) < b.indptr.length && b.indptr[p0] == 0,
                     what + " indptr of hop " + h + " is out of range or does not start at 0");
-            for (int i = 0; i < b.numDst(h); i++) {
-                require(b.indptr[p0 + i + 1] >= b.indptr[p0 + i], what + " indptr of hop " + h
-                        + " decreases at destination " + i);
+            // Hot loops over every edge: messages are only built on failure.
+            int[] indptr = b.indptr;
+            for (int i = p0, last = p0 + b.numDst(h); i < last; i++) {
+                if (indptr[i + 1] < indptr[i]) {
+                    require(false, what + " indptr of hop " + h + " decreases at destination " + (i - p0));
+                }
             }
             int end = b.edgeEnd(h, b.numDst(h) - 1);
             require(b.indicesOffsets[h - 1] >= 0 && end <= b.indices.length,
                     what + " indices of hop " + h + " are out of range");
+            int[] indices = b.indices;
+            int numSrc = b.numSrc(h);
             for (int k = b.edgeStart(h, 0); k < end; k++) {
-                require(b.indices[k] >= 0 && b.indices[k] < b.numSrc(h), what + " hop " + h
-                        + " edge source " + b.indices[k] + " is not below numSrc " + b.numSrc(h));
+                if (indices[k] < 0 || indices[k] >= numSrc) {
+                    require(false, what + " hop " + h + " edge source " + indices[k]
+                            + " is not below numSrc " + numSrc);
+                }
             }
         }
     }

@@ -5,11 +5,17 @@ import org.nd4j.linalg.factory.Nd4j;
 /** Bounds ND4J's native parallelism so several trainers can share a machine without oversubscription. */
 public final class Nd4jThreads {
 
+    private static volatile int configured = 1;
+
     private Nd4jThreads() {}
 
     /**
      * Limits both the libnd4j op threads and the BLAS threads to {@code n}. These are the two
      * settings that take effect on the nd4j-native/OpenBLAS backend ({@code setMaxThreads} does not).
+     * {@link SageModel}'s own Java loops use the same number of threads; their results do not
+     * depend on it. OpenBLAS's do: its gemm is deterministic for a given thread count (and kernel,
+     * see {@code OPENBLAS_CORETYPE} in {@code bin/gnnstream}) but rounds differently on 1 and 2
+     * threads, so replicas that must stay bit-identical need the same count.
      */
     public static void configure(int n) {
         if (n < 1) {
@@ -17,5 +23,11 @@ public final class Nd4jThreads {
         }
         Nd4j.getEnvironment().setMaxMasterThreads(n);
         Nd4j.factory().blas().setMaxThreads(n);
+        configured = n;
+    }
+
+    /** The count last passed to {@link #configure}, or 1 if it was never called. */
+    public static int configured() {
+        return configured;
     }
 }

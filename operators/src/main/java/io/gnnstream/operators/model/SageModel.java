@@ -1,6 +1,7 @@
 package io.gnnstream.operators.model;
 
 import io.gnnstream.operators.messages.MiniBatch;
+import java.nio.FloatBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -17,11 +18,18 @@ import org.nd4j.linalg.factory.Nd4j;
  *
  * <p>Parameters live in one heap vector (master copy for Adam, snapshots and all-reduce) whose
  * per-layer slice {@code [W_root; W_neigh; b]} is mirrored into native memory for gemm. All
- * arithmetic is deterministic, so replicas fed the same batches stay bit-identical. Not
- * thread-safe; native and heap buffers are reused across steps and only grow, and {@link #close()}
- * frees the native ones promptly (e.g. from an operator's close).
+ * arithmetic is deterministic, so replicas fed the same batches stay bit-identical. The sparse
+ * Java loops run on {@link Nd4jThreads#configured()} threads (a {@link LoopPool}) with results that
+ * do not depend on the thread count. Not thread-safe; native and heap buffers are reused across
+ * steps and only grow, and {@link #close()} frees the native ones and the loop threads promptly
+ * (e.g. from an operator's close).
  */
 public final class SageModel implements AutoCloseable {
+
+    /** Destination rows per chunk of the aggregation. */
+    private static final int ROW_GRAIN = 64;
+    /** Elements per chunk of element-wise loops. */
+    private static final int ELEMENT_GRAIN = 1 << 16;
 
     private final ModelConfig config;
     private final int numLayers;
@@ -37,8 +45,11 @@ public final class SageModel implements AutoCloseable {
     private final float[][] activations;
     private float[] sourceGrad = new float[0];
     private float[] logits = new float[0];
-    private final float[] row;
-    private final float[] scale;
+    private final int maxIn;
+    private float[][] rows = new float[0][];
+    private float[][] scales = new float[0][];
+    private LoopPool pool;
+    private int loopThreads;
     private boolean weightsStale = true;
     private final PhaseTimer timer = new PhaseTimer();
 
@@ -59,8 +70,7 @@ public final class SageModel implements AutoCloseable {
         this.outputs = matrices(numLayers);
         this.weightGrads = matrices(numLayers);
         this.activations = new float[numLayers - 1][0];
-        this.row = new float[2 * maxIn + 1];
-        this.scale = new float[maxIn];
+        this.maxIn = maxIn;
         initialize();
     }
 
@@ -136,11 +146,19 @@ public final class SageModel implements AutoCloseable {
                 timer.mark("gemm_input_grad", j);
                 int nSrc = batch.numSrc(hop);
                 sourceGrad = grow(sourceGrad, nSrc * in);
-                BlockOps.scatterInputGrad(inputGrad.floats(), in, batch, hop, sourceGrad, row);
+                float[] dSrc = sourceGrad;
+                FloatBuffer dxBuf = inputGrad.floats();
+                LoopPool loops = pool();
+                loops.forEach(nSrc * in, ELEMENT_GRAIN, (from, to, w) -> Arrays.fill(dSrc, from, to, 0f));
+                loops.forEach(in, columnGrain(in, loops.threads()), (c0, c1, w) ->
+                        BlockOps.scatterInputGrad(dxBuf, in, batch, hop, dSrc, c0, c1, rows[w]));
                 timer.mark("scatter", j);
-                BlockOps.reluDropoutBackward(sourceGrad, activations[j - 1], nSrc * in, dropout(j, true), scale);
                 outputs[j - 1].shape(nSrc, in);
-                outputs[j - 1].floats().put(0, sourceGrad, 0, nSrc * in);
+                FloatBuffer dzBuf = outputs[j - 1].floats();
+                float[] act = activations[j - 1];
+                Dropout drop = dropout(j, true);
+                loops.forEach(nSrc * in, ELEMENT_GRAIN, (from, to, w) ->
+                        BlockOps.reluDropoutBackward(dSrc, act, from, to, drop, scales[w], dzBuf));
                 timer.mark("activation_backward", j - 1);
             }
         }
@@ -246,6 +264,51 @@ public final class SageModel implements AutoCloseable {
         }
         inputGrad.release();
         weightsStale = true;
+        if (pool != null) {
+            pool.close();
+            pool = null;
+        }
+    }
+
+    /**
+     * Runs the model's Java loops (aggregation, scatter, activations) on {@code threads} threads;
+     * {@code 0} (the default) follows {@link Nd4jThreads#configured()}. Results are bit-identical
+     * for every thread count.
+     */
+    void setLoopThreads(int threads) {
+        if (threads < 0) {
+            throw new IllegalArgumentException("threads must be >= 0, got " + threads);
+        }
+        loopThreads = threads;
+    }
+
+    /** The loop pool for the current thread setting, with scratch buffers for each of its threads. */
+    private LoopPool pool() {
+        int threads = loopThreads > 0 ? loopThreads : Nd4jThreads.configured();
+        if (pool == null || pool.threads() != threads) {
+            if (pool != null) {
+                pool.close();
+            }
+            pool = new LoopPool(threads);
+        }
+        if (rows.length < threads) {
+            rows = new float[threads][];
+            scales = new float[threads][];
+            for (int w = 0; w < threads; w++) {
+                rows[w] = new float[2 * maxIn + 1];
+                scales[w] = new float[BlockOps.SCALE_ROWS * maxIn];
+            }
+        }
+        return pool;
+    }
+
+    /**
+     * Column blocks for the scatter: one per thread (each block sweeps every row, so more blocks
+     * cost memory traffic), in whole cache lines.
+     */
+    private static int columnGrain(int in, int threads) {
+        int grain = (in + threads - 1) / threads;
+        return Math.min(in, Math.max(16, (grain + 15) / 16 * 16));
     }
 
     /** Deep copy of the full training state. */
@@ -282,14 +345,20 @@ public final class SageModel implements AutoCloseable {
             int nDst = batch.numDst(hop);
             float[] src = j == 0 ? batch.features : activations[j - 1];
             INDArray x = inputs[j].shape(nDst, 2 * in + 1);
-            BlockOps.buildInput(src, in, batch, hop, dropout(j, training), inputs[j].floats(), row, scale);
+            FloatBuffer xBuf = inputs[j].floats();
+            Dropout drop = dropout(j, training);
+            LoopPool loops = pool();
+            loops.forEach(nDst, ROW_GRAIN, (from, to, w) ->
+                    BlockOps.buildInput(src, in, batch, hop, drop, xBuf, from, to, rows[w], scales[w]));
             timer.mark("build_input", j);
             INDArray z = outputs[j].shape(nDst, out);
             Nd4j.gemm(x, weights[j].shape(2 * in + 1, out), z, false, false, 1.0, 0.0);
             timer.mark("gemm_forward", j);
             if (j < numLayers - 1) {
                 activations[j] = grow(activations[j], nDst * out);
-                BlockOps.reluFrom(outputs[j].floats(), activations[j], nDst * out);
+                float[] act = activations[j];
+                FloatBuffer zBuf = outputs[j].floats();
+                loops.forEach(nDst * out, ELEMENT_GRAIN, (from, to, w) -> BlockOps.reluFrom(zBuf, act, from, to));
             } else {
                 logits = grow(logits, nDst * out);
                 outputs[j].floats().get(0, logits, 0, nDst * out);

@@ -1,0 +1,82 @@
+package io.gnnstream.operators.model;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gnnstream.operators.messages.MiniBatch;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Training and evaluation are bit-identical whatever the number of threads. */
+class ThreadCountTest {
+
+    private static final ModelConfig CONFIG = ModelConfig.builder().inFeatures(37).hidden(48)
+            .numClasses(5).numLayers(2).dropout(0.4).learningRate(0.01).weightDecay(1e-4).seed(23)
+            .build();
+
+    @AfterEach
+    void resetThreads() {
+        Nd4jThreads.configure(1);
+    }
+
+    /** Batches large enough that every parallel loop is split into many chunks. */
+    private static List<MiniBatch> batches() {
+        TestGraphs.Graph g = TestGraphs.random(3000, 37, 5, 12, 7, 4);
+        List<MiniBatch> list = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            int[] seeds = TestGraphs.seeds(i, 5, 300 + 50 * i, 3000);
+            list.add(TestGraphs.sample(g, seeds, new int[] {10, 6}, i % 2 == 0, 7 + i));
+        }
+        return list;
+    }
+
+    private record Run(long[] checksums, List<TrainResult> results, int[] predictions, double evalLoss) {}
+
+    private static Run train(List<MiniBatch> batches, int loopThreads) {
+        try (SageModel model = new SageModel(CONFIG)) {
+            model.setLoopThreads(loopThreads);
+            long[] sums = new long[batches.size()];
+            List<TrainResult> results = new ArrayList<>();
+            for (int i = 0; i < batches.size(); i++) {
+                results.add(model.trainStep(batches.get(i)));
+                sums[i] = model.checksum();
+            }
+            EvalResult eval = model.evaluate(batches.get(0));
+            return new Run(sums, results, eval.predictions(), eval.lossSum());
+        }
+    }
+
+    @Test
+    void javaLoopsGiveIdenticalResultsOnOneTwoAndThreeThreads() {
+        List<MiniBatch> batches = batches();
+        assertTrue(batches.get(0).numDst(2) > 64 * 4, "the aggregation must span several chunks");
+        Run one = train(batches, 1);
+        for (int threads : new int[] {2, 3}) {
+            Run many = train(batches, threads);
+            assertArrayEquals(one.checksums(), many.checksums(), threads + " threads");
+            assertEquals(one.results(), many.results());
+            assertArrayEquals(one.predictions(), many.predictions());
+            assertEquals(one.evalLoss(), many.evalLoss());
+        }
+    }
+
+    /**
+     * With BLAS on two threads (the trainer's setting for {@code --trainer-threads 2}) the Java loops
+     * still change nothing. (OpenBLAS itself is deterministic per thread count but not across
+     * thread counts, so replicas must use equal {@code --trainer-threads}; see {@link Nd4jThreads}.)
+     */
+    @Test
+    void loopThreadsChangeNothingUnderTwoBlasThreads() {
+        List<MiniBatch> batches = batches();
+        Nd4jThreads.configure(2);
+        assertEquals(2, Nd4jThreads.configured());
+        Run followingNd4j = train(batches, 0);
+        Run single = train(batches, 1);
+        assertArrayEquals(single.checksums(), followingNd4j.checksums());
+        assertEquals(single.results(), followingNd4j.results());
+        assertArrayEquals(single.predictions(), followingNd4j.predictions());
+    }
+}
