@@ -8,9 +8,9 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * Primitive arrays written as length + little-endian bytes in bulk. Flink's array serializers move
- * one element per call through the data view, which the profile showed as the sampling loop's main
- * cost for batches of megabytes of features; bulk copies through a byte buffer are several times
- * faster. A null array is written as length -1.
+ * one element per call through the data view, which the profile showed as a main cost for batches
+ * of megabytes of features; bulk copies through a byte buffer are several times faster. A null
+ * array is written as length -1.
  */
 public final class BulkArrays {
 
@@ -19,17 +19,8 @@ public final class BulkArrays {
     private BulkArrays() {}
 
     public static void writeFloats(float[] values, DataOutputView out) throws IOException {
-        if (values == null) {
-            out.writeInt(-1);
-            return;
-        }
-        out.writeInt(values.length);
-        ByteBuffer chunk = ByteBuffer.allocate(CHUNK).order(ByteOrder.LITTLE_ENDIAN);
-        for (int from = 0; from < values.length; from += CHUNK / 4) {
-            int n = Math.min(CHUNK / 4, values.length - from);
-            chunk.clear();
-            chunk.asFloatBuffer().put(values, from, n);
-            out.write(chunk.array(), 0, n * 4);
+        if (writeLength(values == null ? -1 : values.length, out)) {
+            write(values.length, Float.BYTES, (chunk, from, n) -> chunk.asFloatBuffer().put(values, from, n), out);
         }
     }
 
@@ -39,29 +30,13 @@ public final class BulkArrays {
             return null;
         }
         float[] values = new float[length];
-        byte[] chunk = new byte[Math.min(CHUNK, length * 4)];
-        ByteBuffer view = ByteBuffer.wrap(chunk).order(ByteOrder.LITTLE_ENDIAN);
-        for (int from = 0; from < length; from += CHUNK / 4) {
-            int n = Math.min(CHUNK / 4, length - from);
-            in.readFully(chunk, 0, n * 4);
-            view.clear();
-            view.asFloatBuffer().get(values, from, n);
-        }
+        read(length, Float.BYTES, (chunk, from, n) -> chunk.asFloatBuffer().get(values, from, n), in);
         return values;
     }
 
     public static void writeInts(int[] values, DataOutputView out) throws IOException {
-        if (values == null) {
-            out.writeInt(-1);
-            return;
-        }
-        out.writeInt(values.length);
-        ByteBuffer chunk = ByteBuffer.allocate(CHUNK).order(ByteOrder.LITTLE_ENDIAN);
-        for (int from = 0; from < values.length; from += CHUNK / 4) {
-            int n = Math.min(CHUNK / 4, values.length - from);
-            chunk.clear();
-            chunk.asIntBuffer().put(values, from, n);
-            out.write(chunk.array(), 0, n * 4);
+        if (writeLength(values == null ? -1 : values.length, out)) {
+            write(values.length, Integer.BYTES, (chunk, from, n) -> chunk.asIntBuffer().put(values, from, n), out);
         }
     }
 
@@ -71,29 +46,13 @@ public final class BulkArrays {
             return null;
         }
         int[] values = new int[length];
-        byte[] chunk = new byte[Math.min(CHUNK, length * 4)];
-        ByteBuffer view = ByteBuffer.wrap(chunk).order(ByteOrder.LITTLE_ENDIAN);
-        for (int from = 0; from < length; from += CHUNK / 4) {
-            int n = Math.min(CHUNK / 4, length - from);
-            in.readFully(chunk, 0, n * 4);
-            view.clear();
-            view.asIntBuffer().get(values, from, n);
-        }
+        read(length, Integer.BYTES, (chunk, from, n) -> chunk.asIntBuffer().get(values, from, n), in);
         return values;
     }
 
     public static void writeLongs(long[] values, DataOutputView out) throws IOException {
-        if (values == null) {
-            out.writeInt(-1);
-            return;
-        }
-        out.writeInt(values.length);
-        ByteBuffer chunk = ByteBuffer.allocate(CHUNK).order(ByteOrder.LITTLE_ENDIAN);
-        for (int from = 0; from < values.length; from += CHUNK / 8) {
-            int n = Math.min(CHUNK / 8, values.length - from);
-            chunk.clear();
-            chunk.asLongBuffer().put(values, from, n);
-            out.write(chunk.array(), 0, n * 8);
+        if (writeLength(values == null ? -1 : values.length, out)) {
+            write(values.length, Long.BYTES, (chunk, from, n) -> chunk.asLongBuffer().put(values, from, n), out);
         }
     }
 
@@ -103,14 +62,41 @@ public final class BulkArrays {
             return null;
         }
         long[] values = new long[length];
-        byte[] chunk = new byte[Math.min(CHUNK, length * 8)];
-        ByteBuffer view = ByteBuffer.wrap(chunk).order(ByteOrder.LITTLE_ENDIAN);
-        for (int from = 0; from < length; from += CHUNK / 8) {
-            int n = Math.min(CHUNK / 8, length - from);
-            in.readFully(chunk, 0, n * 8);
-            view.clear();
-            view.asLongBuffer().get(values, from, n);
-        }
+        read(length, Long.BYTES, (chunk, from, n) -> chunk.asLongBuffer().get(values, from, n), in);
         return values;
+    }
+
+    /** Copies elements {@code [from, from + n)} between an array and a chunk's typed view. */
+    private interface ChunkCopy {
+        void copy(ByteBuffer chunk, int from, int n);
+    }
+
+    private static boolean writeLength(int length, DataOutputView out) throws IOException {
+        out.writeInt(length);
+        return length >= 0;
+    }
+
+    private static void write(int length, int width, ChunkCopy fill, DataOutputView out) throws IOException {
+        ByteBuffer chunk = ByteBuffer.allocate(Math.min(CHUNK, Math.max(width, length * width)))
+                .order(ByteOrder.LITTLE_ENDIAN);
+        int perChunk = chunk.capacity() / width;
+        for (int from = 0; from < length; from += perChunk) {
+            int n = Math.min(perChunk, length - from);
+            chunk.clear();
+            fill.copy(chunk, from, n);
+            out.write(chunk.array(), 0, n * width);
+        }
+    }
+
+    private static void read(int length, int width, ChunkCopy drain, DataInputView in) throws IOException {
+        ByteBuffer chunk = ByteBuffer.allocate(Math.min(CHUNK, Math.max(width, length * width)))
+                .order(ByteOrder.LITTLE_ENDIAN);
+        int perChunk = chunk.capacity() / width;
+        for (int from = 0; from < length; from += perChunk) {
+            int n = Math.min(perChunk, length - from);
+            in.readFully(chunk.array(), 0, n * width);
+            chunk.clear();
+            drain.copy(chunk, from, n);
+        }
     }
 }

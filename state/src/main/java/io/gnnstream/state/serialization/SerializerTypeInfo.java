@@ -13,10 +13,17 @@ public final class SerializerTypeInfo<T> extends TypeInformation<T> {
 
     private final Class<T> type;
     private final TypeSerializer<T> serializer;
+    private final boolean keyType;
 
     public SerializerTypeInfo(Class<T> type, TypeSerializer<T> serializer) {
+        this(type, serializer, false);
+    }
+
+    /** @param keyType whether values may be used as keys (they need a value-based hashCode and equals) */
+    public SerializerTypeInfo(Class<T> type, TypeSerializer<T> serializer, boolean keyType) {
         this.type = type;
         this.serializer = serializer;
+        this.keyType = keyType;
     }
 
     @Override
@@ -46,7 +53,7 @@ public final class SerializerTypeInfo<T> extends TypeInformation<T> {
 
     @Override
     public boolean isKeyType() {
-        return false;
+        return keyType;
     }
 
     @Override
