@@ -112,6 +112,14 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     }
 
     @Override
+    public void close() throws Exception {
+        if (model != null) {
+            model.close();
+        }
+        super.close();
+    }
+
+    @Override
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
         exportModel(false);
