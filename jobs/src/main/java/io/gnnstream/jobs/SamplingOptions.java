@@ -36,6 +36,14 @@ public final class SamplingOptions {
             .defaultValue(0L)
             .withDescription("Training steps before a final evaluation; 0 trains for ever.");
 
+    public static final ConfigOption<Integer> MAX_OUTSTANDING_VERTICES =
+            ConfigOptions.key("gnnstream.sampling.max-outstanding-vertices")
+                    .intType()
+                    .defaultValue(16_384)
+                    .withDescription("Vertices named by the unanswered sample requests of one assembler subtask; more "
+                            + "requests wait in its heap. Keeps the loop's bounded buffers from filling up (which "
+                            + "deadlocked it on large batches).");
+
     public static final ConfigOption<Integer> EVAL_EVERY = ConfigOptions.key("gnnstream.sampling.eval-every")
             .intType()
             .defaultValue(20)

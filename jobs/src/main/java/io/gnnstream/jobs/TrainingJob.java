@@ -135,7 +135,8 @@ public final class TrainingJob {
         SingleOutputStreamOperator<SampleRequest> requests = specs.connect(store)
                 .keyBy(new Wiring.SpecKey(), new Wiring.ResponseKey(), Types.LONG)
                 .transform("batch-assembler", TypeInformation.of(SampleRequest.class),
-                        new BatchAssembler(fanouts(), featureDim, partitioner, conf.get(SamplingOptions.BATCH_TIMEOUT_MS)))
+                        new BatchAssembler(fanouts(), featureDim, partitioner, conf.get(SamplingOptions.BATCH_TIMEOUT_MS),
+                                conf.get(SamplingOptions.MAX_OUTSTANDING_VERTICES)))
                 .uid("batch-assembler").setParallelism(parallelism);
         samplingLoop.closeWith(requests.map(new Wiring.RequestToStoreInput()).returns(GraphStoreInput.class)
                 .uid("sample-requests").name("sample-requests").setParallelism(parallelism));
@@ -199,6 +200,7 @@ public final class TrainingJob {
         require(conf.get(SamplingOptions.BATCH_SIZE) > 0, "--batch-size must be positive");
         require(conf.get(SamplingOptions.EVAL_BATCH_SIZE) > 0, "--eval-batch-size must be positive");
         require(conf.get(SamplingOptions.PREFETCH) > 0, "--prefetch must be positive");
+        require(conf.get(SamplingOptions.MAX_OUTSTANDING_VERTICES) > 0, "--max-outstanding-vertices must be positive");
         require(conf.get(SamplingOptions.MAX_STEPS) >= 0, "--max-steps must be >= 0");
         require(conf.get(SamplingOptions.EVAL_EVERY) >= 0, "--eval-every must be >= 0");
         require(conf.get(ModelOptions.HIDDEN) > 0, "--hidden must be positive");

@@ -7,6 +7,7 @@ import io.gnnstream.operators.serialization.MiniBatchSerializer;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.VertexPartitioner;
+import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +34,14 @@ import org.apache.flink.util.OutputTag;
  * iteration's feedback edge to the GraphStore. Side output {@link #BATCHES}: finished
  * {@link MiniBatch}es for the trainers.
  *
+ * <p>Requests leave through a window: the unanswered ones name at most
+ * {@code maxOutstandingVertices} vertices (at least one request is always allowed); the rest wait
+ * in a heap queue. The loop is a cycle of bounded network buffers (assembler, feedback
+ * edge, GraphStore, back to the assembler): emitting a whole hop of a large batch at once filled it,
+ * and with the assembler blocked on its requests and the GraphStore blocked on its responses the
+ * loop deadlocked. With a small window the requests in flight always fit, so the assembler keeps
+ * consuming responses.
+ *
  * <p>Checkpoint protocol: only the spec of an unfinished batch is keyed state; its partial
  * subgraph is heap-only. Requests in flight on the feedback edge are not part of a checkpoint, so
  * every batch has a processing-time timer: if it made no progress for {@code timeoutMs}, the
@@ -56,18 +65,27 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
     private final int featureDim;
     private final VertexPartitioner partitioner;
     private final long timeoutMs;
+    private final int maxOutstandingVertices;
 
     private transient ValueState<BatchSpec> specs;
     private transient InternalTimerService<VoidNamespace> timers;
     private transient Map<Long, InProgress> inProgress;
+    private transient ArrayDeque<SampleRequest> queued;
+    private transient Map<RequestId, Integer> outstanding;
+    private transient long outstandingVertices;
     private transient Counter retries;
     private transient Counter completed;
 
-    public BatchAssembler(int[] fanouts, int featureDim, VertexPartitioner partitioner, long timeoutMs) {
+    public BatchAssembler(int[] fanouts, int featureDim, VertexPartitioner partitioner, long timeoutMs,
+            int maxOutstandingVertices) {
+        if (maxOutstandingVertices < 1) {
+            throw new IllegalArgumentException("maxOutstandingVertices must be >= 1, got " + maxOutstandingVertices);
+        }
         this.fanouts = fanouts.clone();
         this.featureDim = featureDim;
         this.partitioner = partitioner;
         this.timeoutMs = timeoutMs;
+        this.maxOutstandingVertices = maxOutstandingVertices;
     }
 
     @Override
@@ -75,6 +93,9 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
         super.initializeState(context);
         specs = context.getKeyedStateStore().getState(SPEC);
         inProgress = new HashMap<>();
+        queued = new ArrayDeque<>();
+        outstanding = new HashMap<>();
+        outstandingVertices = 0;
     }
 
     @Override
@@ -99,16 +120,17 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
     @Override
     public void processElement2(StreamRecord<SampleResponse> element) throws Exception {
         SampleResponse response = element.getValue();
+        release(new RequestId(response.batchId, response.hop, response.partition));
         InProgress batch = inProgress.get(response.batchId);
-        if (batch == null) {
-            return;
+        if (batch != null) {
+            List<SampleRequest> next = batch.builder.accept(response);
+            batch.lastProgress = now();
+            queued.addAll(next);
+            if (batch.builder.isComplete()) {
+                finish(batch);
+            }
         }
-        List<SampleRequest> next = batch.builder.accept(response);
-        batch.lastProgress = now();
-        emit(next);
-        if (batch.builder.isComplete()) {
-            finish(batch);
-        }
+        pump();
     }
 
     @Override
@@ -123,7 +145,11 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
             start(spec);
         } else if (now() - batch.lastProgress >= timeoutMs) {
             retries.inc();
-            emit(batch.builder.pending());
+            for (SampleRequest lost : batch.builder.pending()) {
+                release(new RequestId(lost.batchId, lost.hop, lost.partition));
+                queued.add(lost);
+            }
+            pump();
             batch.lastProgress = now();
         }
         timers.registerProcessingTimeTimer(VoidNamespace.INSTANCE, now() + timeoutMs);
@@ -135,10 +161,11 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
     private void start(BatchSpec spec) throws Exception {
         InProgress batch = new InProgress(new BatchBuilder(spec, fanouts, featureDim, partitioner), now());
         inProgress.put(spec.batchId, batch);
-        emit(batch.builder.start());
+        queued.addAll(batch.builder.start());
         if (batch.builder.isComplete()) {
             finish(batch);
         }
+        pump();
     }
 
     private void finish(InProgress batch) {
@@ -148,11 +175,34 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
         completed.inc();
     }
 
-    private void emit(List<SampleRequest> requests) {
-        for (SampleRequest r : requests) {
-            output.collect(new StreamRecord<>(r));
+    /** Sends queued requests while the window has room; drops those no batch waits for any more. */
+    private void pump() {
+        while (!queued.isEmpty()) {
+            SampleRequest r = queued.peek();
+            int weight = r.sampleVertices.length + r.featureVertices.length;
+            if (!outstanding.isEmpty() && outstandingVertices + weight > maxOutstandingVertices) {
+                return;
+            }
+            queued.poll();
+            InProgress batch = inProgress.get(r.batchId);
+            RequestId id = new RequestId(r.batchId, r.hop, r.partition);
+            if (batch != null && batch.builder.awaits(r) && !outstanding.containsKey(id)) {
+                outstanding.put(id, weight);
+                outstandingVertices += weight;
+                output.collect(new StreamRecord<>(r));
+            }
         }
     }
+
+    private void release(RequestId id) {
+        Integer weight = outstanding.remove(id);
+        if (weight != null) {
+            outstandingVertices -= weight;
+        }
+    }
+
+    /** Identity of a request, to match its response. */
+    private record RequestId(long batchId, int hop, int partition) {}
 
     private long now() {
         return getProcessingTimeService().getCurrentProcessingTime();

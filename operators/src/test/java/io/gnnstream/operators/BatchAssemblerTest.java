@@ -84,8 +84,32 @@ class BatchAssemblerTest {
 
     private static KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, SampleRequest> harness()
             throws Exception {
+        return harness(new HashPartitioner(1));
+    }
+
+    @Test
+    void keepsAtMostTheWindowOfVerticesInTheLoop() throws Exception {
+        HashPartitioner eight = new HashPartitioner(8);
+        try (var h = harness(eight)) {
+            h.open();
+            h.processElement1(new StreamRecord<>(spec(5, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)));
+            List<SampleRequest> first = requests(h);
+            assertEquals(1, first.size(), "each first-hop request names at least 2 vertices: one fits a window of 2");
+            h.processElement2(new StreamRecord<>(answer(first.get(0), empty(first.get(0)))));
+            assertEquals(1, requests(h).size(), "an answer lets the next request out");
+            h.processElement2(new StreamRecord<>(answer(first.get(0), empty(first.get(0)))));
+            assertEquals(0, requests(h).size(), "a duplicate answer frees nothing");
+        }
+    }
+
+    private static long[][] empty(SampleRequest r) {
+        return new long[r.sampleVertices.length][0];
+    }
+
+    private static KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, SampleRequest> harness(
+            HashPartitioner partitioner) throws Exception {
         var h = new KeyedTwoInputStreamOperatorTestHarness<>(
-                new BatchAssembler(new int[] {2}, 1, new HashPartitioner(1), TIMEOUT),
+                new BatchAssembler(new int[] {2}, 1, partitioner, TIMEOUT, 2),
                 (BatchSpec s) -> s.batchId, (SampleResponse r) -> r.batchId, Types.LONG, 8, 1, 0);
         EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend();
         rocksDb.getMemoryConfiguration().setUseManagedMemory(false);

@@ -29,6 +29,7 @@ final class OptionDefaults implements IDefaultValueProvider {
             Map.entry("--batch-size", SamplingOptions.BATCH_SIZE),
             Map.entry("--eval-batch-size", SamplingOptions.EVAL_BATCH_SIZE),
             Map.entry("--prefetch", SamplingOptions.PREFETCH),
+            Map.entry("--max-outstanding-vertices", SamplingOptions.MAX_OUTSTANDING_VERTICES),
             Map.entry("--eval-every", SamplingOptions.EVAL_EVERY),
             Map.entry("--min-train-seeds", SamplingOptions.MIN_TRAIN_SEEDS),
             Map.entry("--batch-timeout-ms", SamplingOptions.BATCH_TIMEOUT_MS),

@@ -53,6 +53,9 @@ final class TrainingFlags {
     @Option(names = "--prefetch", description = "Batches in flight per trainer (credits) (default: ${DEFAULT-VALUE}).")
     Integer prefetch;
 
+    @Option(names = "--max-outstanding-vertices", description = "Vertices in unanswered sample requests per assembler subtask (default: ${DEFAULT-VALUE}).")
+    Integer maxOutstandingVertices;
+
     @Option(names = "--min-train-seeds", description = "Start training once this many training vertices are known (default: ${DEFAULT-VALUE}; "
             + "demo: all training vertices of the dataset).")
     Integer minTrainSeeds;
@@ -108,6 +111,7 @@ final class TrainingFlags {
         put(c, SamplingOptions.EVAL_BATCH_SIZE, evalBatchSize);
         put(c, SamplingOptions.EVAL_EVERY, evalEvery);
         put(c, SamplingOptions.PREFETCH, prefetch);
+        put(c, SamplingOptions.MAX_OUTSTANDING_VERTICES, maxOutstandingVertices);
         put(c, SamplingOptions.MIN_TRAIN_SEEDS, minTrainSeeds);
         put(c, SamplingOptions.BATCH_TIMEOUT_MS, batchTimeoutMs);
         put(c, SamplingOptions.SEED, seed);

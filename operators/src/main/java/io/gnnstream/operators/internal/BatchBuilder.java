@@ -91,6 +91,12 @@ public final class BatchBuilder {
         return out;
     }
 
+    /** Whether {@code request} is of the current hop and still unanswered (else sending it is useless). */
+    public boolean awaits(SampleRequest request) {
+        return !complete && request.hop == hop && outstanding.containsKey(request.partition)
+                && !received.containsKey(request.partition);
+    }
+
     /**
      * Takes one response; returns the next hop's requests when it completes the current hop,
      * otherwise an empty list.
