@@ -6,11 +6,14 @@ import io.gnnstream.connectors.KafkaTopics;
 import io.gnnstream.connectors.LocalKafkaBroker;
 import io.gnnstream.connectors.SyntheticGraph;
 import io.gnnstream.connectors.SyntheticGraphOptions;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * The graph a streaming benchmark runs on, already produced into a local Kafka broker: the
@@ -69,8 +72,14 @@ final class BenchData implements AutoCloseable {
         return dir;
     }
 
+    /** Stops the broker and deletes its data: each run produces the whole graph again. */
     @Override
-    public void close() {
+    public void close() throws IOException {
         broker.close();
+        try (Stream<Path> paths = Files.walk(broker.workDir())) {
+            for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 }
