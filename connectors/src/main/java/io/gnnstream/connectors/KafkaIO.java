@@ -1,6 +1,7 @@
 package io.gnnstream.connectors;
 
 import io.gnnstream.connectors.internal.RejectSchemas;
+import java.util.Properties;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
@@ -9,6 +10,9 @@ import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * Factories for the Kafka sources and sinks of the jobs, with the settings they need in one place.
@@ -94,5 +98,19 @@ public final class KafkaIO {
                         .setValueSerializationSchema(new RejectSchemas.JsonValue())
                         .build())
                 .build();
+    }
+
+    /**
+     * A plain consumer of string keys and values without a group (callers assign partitions) and
+     * without offset commits: for tools that read a topic directly, such as the metrics follower.
+     */
+    public static KafkaConsumer<String, String> stringConsumer(String bootstrapServers, int maxPollRecords) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(maxPollRecords));
+        return new KafkaConsumer<>(p);
     }
 }

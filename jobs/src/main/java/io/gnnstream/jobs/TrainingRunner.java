@@ -2,6 +2,7 @@ package io.gnnstream.jobs;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gnnstream.connectors.KafkaIO;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -10,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -20,11 +20,9 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * Submits the training job and follows its metrics topic: prints progress, copies the JSON lines to
@@ -57,7 +55,7 @@ public final class TrainingRunner {
     public Result run(StreamExecutionEnvironment env, Duration timeout, Predicate<JsonNode> last) throws Exception {
         String bootstrap = conf.get(KafkaOptions.BOOTSTRAP_SERVERS);
         String topic = KafkaOptions.metricsTopic(conf);
-        try (KafkaConsumer<String, String> consumer = metricsConsumer(bootstrap);
+        try (KafkaConsumer<String, String> consumer = KafkaIO.stringConsumer(bootstrap, 500);
                 BufferedWriter file = metricsOut == null ? null : openMetricsFile()) {
             List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
                     .map(p -> new TopicPartition(p.topic(), p.partition()))
@@ -149,13 +147,4 @@ public final class TrainingRunner {
         return Files.newBufferedWriter(metricsOut, StandardCharsets.UTF_8);
     }
 
-    private static KafkaConsumer<String, String> metricsConsumer(String bootstrap) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
-        return new KafkaConsumer<>(p);
-    }
 }

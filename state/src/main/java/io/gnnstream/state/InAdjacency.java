@@ -137,13 +137,6 @@ public final class InAdjacency {
         return blocksRead;
     }
 
-    /** Drops all neighbours of the current vertex. */
-    public void clear() {
-        degree.clear();
-        blocks.clear();
-        slots.clear();
-    }
-
     /**
      * Floyd's algorithm: a uniformly random {@code k}-subset of {@code [0, n)} with exactly
      * {@code k} draws, returned sorted.

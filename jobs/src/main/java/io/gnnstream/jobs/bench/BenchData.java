@@ -6,14 +6,13 @@ import io.gnnstream.connectors.KafkaTopics;
 import io.gnnstream.connectors.LocalKafkaBroker;
 import io.gnnstream.connectors.SyntheticGraph;
 import io.gnnstream.connectors.SyntheticGraphOptions;
+import io.gnnstream.jobs.internal.Directories;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * The graph a streaming benchmark runs on, already produced into a local Kafka broker: the
@@ -76,10 +75,6 @@ final class BenchData implements AutoCloseable {
     @Override
     public void close() throws IOException {
         broker.close();
-        try (Stream<Path> paths = Files.walk(broker.workDir())) {
-            for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
-                Files.deleteIfExists(p);
-            }
-        }
+        Directories.deleteRecursively(broker.workDir());
     }
 }

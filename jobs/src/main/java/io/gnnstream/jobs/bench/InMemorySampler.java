@@ -19,7 +19,6 @@ import java.util.SplittableRandom;
  */
 public final class InMemorySampler {
 
-    private final int numNodes;
     private final int featureDim;
     private final int[] offsets;
     private final int[] neighbours;
@@ -30,7 +29,6 @@ public final class InMemorySampler {
 
     private InMemorySampler(int numNodes, int featureDim, int[] offsets, int[] neighbours, float[] features,
             int[] trainSeeds) {
-        this.numNodes = numNodes;
         this.featureDim = featureDim;
         this.offsets = offsets;
         this.neighbours = neighbours;
@@ -83,10 +81,6 @@ public final class InMemorySampler {
         return new InMemorySampler(numNodes, featureDim, offsets, neighbours, features, Arrays.copyOf(train, numTrain));
     }
 
-    public int numTrainSeeds() {
-        return trainSeeds.length;
-    }
-
     /**
      * Samples the batch of {@code batchSize} training seeds starting at {@code batchIndex * batchSize}
      * of a seeded permutation; returns the number of sampled block edges. The gathered feature matrix
@@ -133,9 +127,5 @@ public final class InMemorySampler {
         }
         sink[0] = gathered;
         return edges;
-    }
-
-    public int numNodes() {
-        return numNodes;
     }
 }

@@ -14,7 +14,6 @@ import io.gnnstream.state.VertexKeyTypeInfo;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.flink.api.common.JobExecutionResult;
@@ -27,11 +26,9 @@ import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * The two sides of the ingest benchmark, on the same topic: edges/s of the real GraphStore writing
@@ -70,17 +67,11 @@ public final class IngestRates {
 
     /** Edges per second of a plain consumer that reads and parses the topic from the beginning. */
     public static double plainConsumer(String bootstrap, String topic, long edges) throws InvalidRecordException {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
         EdgeFormat format = new EdgeFormat();
         long started = System.nanoTime();
         long read = 0;
         long checksum = 0;
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p)) {
+        try (KafkaConsumer<String, String> consumer = KafkaIO.stringConsumer(bootstrap, 5000)) {
             List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
                     .map(i -> new TopicPartition(i.topic(), i.partition()))
                     .collect(Collectors.toList());

@@ -10,15 +10,14 @@ import io.gnnstream.jobs.KafkaOptions;
 import io.gnnstream.jobs.SamplingOptions;
 import io.gnnstream.jobs.TrainingJob;
 import io.gnnstream.jobs.TrainingRunner;
+import io.gnnstream.jobs.internal.Directories;
 import io.gnnstream.state.records.Split;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine;
@@ -97,13 +96,7 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     private static void wipe(Path dir) throws IOException {
-        if (Files.exists(dir)) {
-            try (Stream<Path> paths = Files.walk(dir)) {
-                for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
-                    Files.delete(p);
-                }
-            }
-        }
+        Directories.deleteRecursively(dir);
         Files.createDirectories(dir);
     }
 }
