@@ -91,10 +91,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         super.initializeState(context);
         attributes = context.getKeyedStateStore().getState(ATTRIBUTES);
         partitionStats = context.getKeyedStateStore().getState(PARTITION_STATS);
-        adjacency = new InAdjacency(
-                context.getKeyedStateStore().getState(InAdjacency.DEGREE),
-                context.getKeyedStateStore().getMapState(InAdjacency.BLOCKS),
-                context.getKeyedStateStore().getMapState(InAdjacency.SLOTS));
+        adjacency = InAdjacency.of(context.getKeyedStateStore());
         stats = new HashMap<>();
         unpublished = new LinkedHashSet<>();
         unflushed = new LinkedHashSet<>();

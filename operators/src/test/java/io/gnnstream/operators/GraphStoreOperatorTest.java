@@ -19,6 +19,7 @@ import io.gnnstream.state.records.Split;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -85,9 +86,40 @@ class GraphStoreOperatorTest {
             }
             assertEquals(0, request(h, 1, 1, -1, new long[] {0}, new long[0]).neighbours.length);
             AbstractStreamOperator<?> op = (AbstractStreamOperator<?>) h.getOperator();
-            for (String state : new String[] {"adj-degree", "adj-blocks", "adj-slots"}) {
+            for (String state : new String[] {"adj-tail", "adj-blocks", "adj-slots"}) {
                 try (Stream<Object> keys = op.getKeyedStateBackend().getKeys(state, VoidNamespace.INSTANCE)) {
                     assertEquals(0, keys.count(), state + " must be cleaned up when the last neighbour is removed");
+                }
+            }
+        }
+    }
+
+    /** Random inserts and deletes around the tail and index boundaries, checked against a plain set. */
+    @ParameterizedTest
+    @ValueSource(strings = {"rocksdb", "heap"})
+    void matchesASetUnderRandomInsertsAndDeletes(String backend) throws Exception {
+        SplittableRandom random = new SplittableRandom(7);
+        Set<Long> expected = new HashSet<>();
+        try (var h = harness(backend)) {
+            h.open();
+            for (int op = 0; op < 3_000; op++) {
+                long u = 1 + random.nextInt(200);
+                boolean remove = expected.size() > 150 || (expected.size() > 40 && random.nextInt(3) == 0);
+                edge(h, u, 0, remove);
+                if (remove) {
+                    expected.remove(u);
+                } else {
+                    expected.add(u);
+                }
+                if (op % 97 == 0) {
+                    long[] all = request(h, op, 1, -1, new long[] {0}, new long[0]).neighbours;
+                    assertEquals(expected.size(), all.length, "degree after " + op + " updates");
+                    assertEquals(expected, toSet(all));
+                    if (expected.size() > 10) {
+                        long[] some = request(h, op, 2, 10, new long[] {0}, new long[0]).neighbours;
+                        assertEquals(10, toSet(some).size());
+                        assertTrue(expected.containsAll(toSet(some)));
+                    }
                 }
             }
         }

@@ -1,27 +1,42 @@
 package io.gnnstream.state;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.SplittableRandom;
+import org.apache.flink.api.common.state.KeyedStateStore;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
-import org.apache.flink.api.common.typeutils.base.array.LongPrimitiveArraySerializer;
+import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 
 /**
  * In-neighbour list of the current vertex, laid out for keyed state (RocksDB).
  *
- * <p>Neighbours occupy dense slots {@code 0..degree-1}, stored in fixed-size blocks
- * ({@code block index -> long[BLOCK_SIZE]}), plus a reverse index {@code neighbour -> slot}.
- * Insert appends to the last block (O(1)); delete moves the last neighbour into the freed slot
- * (O(1)); uniform sampling of {@code k} neighbours without replacement draws {@code k} distinct
- * slots (Floyd's algorithm) and reads only the blocks holding them, so a hub with millions of
- * neighbours costs at most {@code k} block reads. Slot order depends only on the order of
- * updates for this vertex, which the loaders keep stable by keying edge records by destination.
+ * <p>Neighbours occupy dense slots {@code 0..degree-1}. The last 1 to {@link #BLOCK_SIZE} of them
+ * live in a <em>tail</em> value together with the degree ({@code [degree, n...]}); the slots before
+ * it are full blocks ({@code block index -> long[BLOCK_SIZE]}). Most vertices have fewer than
+ * {@code BLOCK_SIZE} in-neighbours, so an insert or a sample costs one read (and an insert one
+ * write) of a single value. Above {@code BLOCK_SIZE} neighbours a reverse index
+ * {@code neighbour -> slot} is kept so that the duplicate check and deletes stay O(1); below it the
+ * tail is scanned instead, which is cheaper than an index lookup per edge.
+ *
+ * <p>Insert appends to the tail and moves a full tail into the blocks (O(1)); delete moves the last
+ * neighbour into the freed slot (O(1)); uniform sampling of {@code k} neighbours without
+ * replacement draws {@code k} distinct slots (Floyd's algorithm) and reads only the blocks holding
+ * them, so a hub with millions of neighbours costs at most {@code k} block reads. Slot order depends
+ * only on the order of updates for this vertex, which the loaders keep stable by keying edge
+ * records by destination.
+ *
+ * <p>Tail and blocks are stored as little-endian bytes and read in place: a sample of {@code k}
+ * neighbours decodes {@code k} longs, not the whole tail or block (element-wise decoding of
+ * {@code long[]} values was a visible share of the GraphStore's time in the sampling profile).
  *
  * <p>Operates on whatever key is current in the keyed backend; callers switch keys.
  */
@@ -32,71 +47,119 @@ public final class InAdjacency {
     /** Up to this many draws a linear scan beats hashing when checking for repeats. */
     private static final int SMALL_SAMPLE = 32;
 
-    public static final ValueStateDescriptor<Integer> DEGREE =
-            new ValueStateDescriptor<>("adj-degree", IntSerializer.INSTANCE);
-    public static final MapStateDescriptor<Integer, long[]> BLOCKS =
-            new MapStateDescriptor<>("adj-blocks", IntSerializer.INSTANCE, LongPrimitiveArraySerializer.INSTANCE);
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    public static final ValueStateDescriptor<byte[]> TAIL =
+            new ValueStateDescriptor<>("adj-tail", BytePrimitiveArraySerializer.INSTANCE);
+    public static final MapStateDescriptor<Integer, byte[]> BLOCKS =
+            new MapStateDescriptor<>("adj-blocks", IntSerializer.INSTANCE, BytePrimitiveArraySerializer.INSTANCE);
     public static final MapStateDescriptor<Long, Integer> SLOTS =
             new MapStateDescriptor<>("adj-slots", LongSerializer.INSTANCE, IntSerializer.INSTANCE);
 
-    private final ValueState<Integer> degree;
-    private final MapState<Integer, long[]> blocks;
+    private final ValueState<byte[]> tail;
+    private final MapState<Integer, byte[]> blocks;
     private final MapState<Long, Integer> slots;
     private long blocksRead;
 
-    public InAdjacency(ValueState<Integer> degree, MapState<Integer, long[]> blocks, MapState<Long, Integer> slots) {
-        this.degree = degree;
+    private InAdjacency(ValueState<byte[]> tail, MapState<Integer, byte[]> blocks, MapState<Long, Integer> slots) {
+        this.tail = tail;
         this.blocks = blocks;
         this.slots = slots;
     }
 
+    /** The adjacency over the states {@link #TAIL}, {@link #BLOCKS} and {@link #SLOTS} of {@code store}. */
+    public static InAdjacency of(KeyedStateStore store) {
+        return new InAdjacency(store.getState(TAIL), store.getMapState(BLOCKS), store.getMapState(SLOTS));
+    }
+
     public int degree() throws Exception {
-        Integer d = degree.value();
-        return d == null ? 0 : d;
+        return degreeOf(tail.value());
     }
 
     /** Adds {@code neighbour}; returns false (and changes nothing) if it is already present. */
     public boolean add(long neighbour) throws Exception {
-        if (slots.contains(neighbour)) {
+        byte[] t = tail.value();
+        int d = degreeOf(t);
+        if (d > BLOCK_SIZE ? slots.contains(neighbour) : indexInTail(t, neighbour) >= 0) {
             return false;
         }
-        int d = degree();
-        int blockIndex = d / BLOCK_SIZE;
-        long[] block = d % BLOCK_SIZE == 0 ? new long[BLOCK_SIZE] : readBlock(blockIndex);
-        block[d % BLOCK_SIZE] = neighbour;
-        blocks.put(blockIndex, block);
-        slots.put(neighbour, d);
-        degree.update(d + 1);
+        byte[] next;
+        if (d > 0 && d % BLOCK_SIZE == 0) {
+            blocks.put(d / BLOCK_SIZE - 1, Arrays.copyOfRange(t, Long.BYTES, t.length));
+            if (d == BLOCK_SIZE) {
+                for (int s = 0; s < BLOCK_SIZE; s++) {
+                    slots.put(get(t, 1 + s), s);
+                }
+            }
+            next = new byte[2 * Long.BYTES];
+        } else {
+            next = t == null ? new byte[2 * Long.BYTES] : Arrays.copyOf(t, t.length + Long.BYTES);
+        }
+        set(next, count(next) - 1, neighbour);
+        set(next, 0, d + 1);
+        if (d + 1 > BLOCK_SIZE) {
+            slots.put(neighbour, d);
+        }
+        tail.update(next);
         return true;
     }
 
     /** Removes {@code neighbour}; returns false if it was not present. */
     public boolean remove(long neighbour) throws Exception {
-        Integer slot = slots.get(neighbour);
-        if (slot == null) {
-            return false;
-        }
-        int last = degree() - 1;
-        long[] lastBlock = readBlock(last / BLOCK_SIZE);
-        long moved = lastBlock[last % BLOCK_SIZE];
-        if (slot != last) {
-            long[] target = slot / BLOCK_SIZE == last / BLOCK_SIZE ? lastBlock : readBlock(slot / BLOCK_SIZE);
-            target[slot % BLOCK_SIZE] = moved;
-            blocks.put(slot / BLOCK_SIZE, target);
-            slots.put(moved, slot);
-        }
-        if (last % BLOCK_SIZE == 0) {
-            blocks.remove(last / BLOCK_SIZE);
-        } else if (slot / BLOCK_SIZE != last / BLOCK_SIZE) {
-            lastBlock[last % BLOCK_SIZE] = 0L;
-            blocks.put(last / BLOCK_SIZE, lastBlock);
-        }
-        slots.remove(neighbour);
-        if (last == 0) {
-            degree.clear();
+        byte[] t = tail.value();
+        int d = degreeOf(t);
+        int slot;
+        if (d > BLOCK_SIZE) {
+            Integer indexed = slots.get(neighbour);
+            if (indexed == null) {
+                return false;
+            }
+            slot = indexed;
         } else {
-            degree.update(last);
+            int i = indexInTail(t, neighbour);
+            if (i < 0) {
+                return false;
+            }
+            slot = i - 1;
         }
+        int last = d - 1;
+        int inTail = count(t) - 1;
+        int inBlocks = d - inTail;
+        long moved = get(t, inTail);
+        if (slot != last) {
+            if (slot >= inBlocks) {
+                set(t, 1 + slot - inBlocks, moved);
+            } else {
+                byte[] block = readBlock(slot / BLOCK_SIZE);
+                set(block, slot % BLOCK_SIZE, moved);
+                blocks.put(slot / BLOCK_SIZE, block);
+            }
+            if (d > BLOCK_SIZE) {
+                slots.put(moved, slot);
+            }
+        }
+        if (d > BLOCK_SIZE) {
+            slots.remove(neighbour);
+        }
+        if (last == 0) {
+            tail.clear();
+            return true;
+        }
+        byte[] next;
+        if (inTail == 1) {
+            int lastBlock = inBlocks / BLOCK_SIZE - 1;
+            byte[] block = readBlock(lastBlock);
+            blocks.remove(lastBlock);
+            next = new byte[(1 + BLOCK_SIZE) * Long.BYTES];
+            System.arraycopy(block, 0, next, Long.BYTES, block.length);
+        } else {
+            next = Arrays.copyOf(t, t.length - Long.BYTES);
+        }
+        set(next, 0, last);
+        if (last == BLOCK_SIZE) {
+            slots.clear();
+        }
+        tail.update(next);
         return true;
     }
 
@@ -105,34 +168,45 @@ public final class InAdjacency {
      * in slot order. Reads only the blocks that hold the chosen slots.
      */
     public long[] sample(int fanout, SplittableRandom random) throws Exception {
-        int d = degree();
+        byte[] t = tail.value();
+        int d = degreeOf(t);
         if (d == 0) {
             return new long[0];
         }
+        int inBlocks = d - (count(t) - 1);
         if (fanout < 0 || fanout >= d) {
             long[] all = new long[d];
-            for (int b = 0; b * BLOCK_SIZE < d; b++) {
-                long[] block = readBlock(b);
-                System.arraycopy(block, 0, all, b * BLOCK_SIZE, Math.min(BLOCK_SIZE, d - b * BLOCK_SIZE));
+            for (int s = 0; s < inBlocks; s += BLOCK_SIZE) {
+                byte[] block = readBlock(s / BLOCK_SIZE);
+                for (int i = 0; i < BLOCK_SIZE; i++) {
+                    all[s + i] = get(block, i);
+                }
+            }
+            for (int s = inBlocks; s < d; s++) {
+                all[s] = get(t, 1 + s - inBlocks);
             }
             return all;
         }
         int[] chosen = chooseSlots(d, fanout, random);
         long[] out = new long[fanout];
         int currentIndex = -1;
-        long[] current = null;
+        byte[] current = null;
         for (int i = 0; i < fanout; i++) {
-            int b = chosen[i] / BLOCK_SIZE;
-            if (b != currentIndex) {
-                current = readBlock(b);
-                currentIndex = b;
+            int s = chosen[i];
+            if (s >= inBlocks) {
+                out[i] = get(t, 1 + s - inBlocks);
+                continue;
             }
-            out[i] = current[chosen[i] % BLOCK_SIZE];
+            if (s / BLOCK_SIZE != currentIndex) {
+                currentIndex = s / BLOCK_SIZE;
+                current = readBlock(currentIndex);
+            }
+            out[i] = get(current, s % BLOCK_SIZE);
         }
         return out;
     }
 
-    /** Total number of blocks read by this instance, for tests and metrics. */
+    /** Total number of full blocks read by this instance (the tail not counted), for tests and metrics. */
     public long blocksRead() {
         return blocksRead;
     }
@@ -165,11 +239,39 @@ public final class InAdjacency {
         return chosen;
     }
 
-    private long[] readBlock(int index) throws Exception {
+    private static int degreeOf(byte[] t) {
+        return t == null ? 0 : (int) get(t, 0);
+    }
+
+    /** Position of {@code neighbour} in the tail (1-based, after the degree), or -1. */
+    private static int indexInTail(byte[] t, long neighbour) {
+        if (t != null) {
+            for (int i = count(t) - 1; i >= 1; i--) {
+                if (get(t, i) == neighbour) {
+                    return i;
+                }
+            }
+        }
+        return -1;
+    }
+
+    private static int count(byte[] longs) {
+        return longs.length / Long.BYTES;
+    }
+
+    private static long get(byte[] longs, int index) {
+        return (long) LONGS.get(longs, index * Long.BYTES);
+    }
+
+    private static void set(byte[] longs, int index, long value) {
+        LONGS.set(longs, index * Long.BYTES, value);
+    }
+
+    private byte[] readBlock(int index) throws Exception {
         blocksRead++;
-        long[] block = blocks.get(index);
+        byte[] block = blocks.get(index);
         if (block == null) {
-            throw new IllegalStateException("adjacency block " + index + " missing for degree " + degree());
+            throw new IllegalStateException("adjacency block " + index + " missing");
         }
         return block;
     }
