@@ -20,6 +20,7 @@ import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import io.gnnstream.operators.serialization.SampleResponseSerializer;
 import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.state.HashPartitioner;
@@ -112,8 +113,8 @@ public final class TrainingJob {
                 .sinkTo(rejectSink).uid("dead-letter-sink").name("dead-letter-sink");
 
         DataStream<GraphStoreInput> updates = edges
-                .map(new Wiring.EdgeToStoreInput()).returns(GraphStoreInput.class).uid("edge-updates").name("edge-updates")
-                .union(nodes.map(new Wiring.NodeToStoreInput()).returns(GraphStoreInput.class)
+                .map(new Wiring.EdgeToStoreInput()).returns(GraphStoreInputSerializer.TYPE_INFO).uid("edge-updates").name("edge-updates")
+                .union(nodes.map(new Wiring.NodeToStoreInput()).returns(GraphStoreInputSerializer.TYPE_INFO)
                         .uid("node-updates").name("node-updates"));
 
         IterativeStream<GraphStoreInput> samplingLoop = updates.iterate(0);
@@ -138,7 +139,7 @@ public final class TrainingJob {
                         new BatchAssembler(fanouts(), featureDim, partitioner, conf.get(SamplingOptions.BATCH_TIMEOUT_MS),
                                 conf.get(SamplingOptions.MAX_OUTSTANDING_VERTICES)))
                 .uid("batch-assembler").setParallelism(parallelism);
-        samplingLoop.closeWith(requests.map(new Wiring.RequestToStoreInput()).returns(GraphStoreInput.class)
+        samplingLoop.closeWith(requests.map(new Wiring.RequestToStoreInput()).returns(GraphStoreInputSerializer.TYPE_INFO)
                 .uid("sample-requests").name("sample-requests").setParallelism(parallelism));
 
         SingleOutputStreamOperator<Credit> credits = requests.getSideOutput(BatchAssembler.BATCHES)

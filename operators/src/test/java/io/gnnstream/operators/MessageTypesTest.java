@@ -13,6 +13,7 @@ import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.operators.model.ModelState;
+import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import io.gnnstream.operators.serialization.MiniBatchSerializer;
 import io.gnnstream.operators.serialization.SampleResponseSerializer;
 import io.gnnstream.state.records.EdgeUpdate;
@@ -48,6 +49,8 @@ class MessageTypesTest {
                 checkExplicit(MiniBatchSerializer.INSTANCE, (MiniBatch) value);
             } else if (value instanceof SampleResponse) {
                 checkExplicit(SampleResponseSerializer.INSTANCE, (SampleResponse) value);
+            } else if (value instanceof GraphStoreInput) {
+                checkExplicit(GraphStoreInputSerializer.INSTANCE, (GraphStoreInput) value);
             }
         }
     }
@@ -127,6 +130,8 @@ class MessageTypesTest {
         return List.of(
                 GraphStoreInput.of(GraphUpdate.of(EdgeUpdate.add(1, 2))),
                 GraphStoreInput.of(new SampleRequest(1, 1, 0, -1, new long[] {1}, new long[0])),
+                GraphStoreInput.of(GraphUpdate.of(new EdgeUpdate(4, 5, true, 123L))),
+                GraphStoreInput.of(GraphUpdate.of(new NodeUpdate(6, new float[] {0.5f}, 1, Split.VAL))),
                 GraphUpdate.of(new NodeUpdate(3, new float[] {1f, 0f}, 2, Split.TRAIN)),
                 GraphEvent.seed(3, 17, Split.TEST),
                 GraphEvent.stats(2, 10, 20, 30),
