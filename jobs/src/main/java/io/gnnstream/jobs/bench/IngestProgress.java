@@ -21,13 +21,15 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * What one ingest run's GraphStore did, seen from inside the job: how many edges it held over time
  * (for timing ingestion at steady state) and how large its state was at the end. The
  * {@link Collector} reads the store's {@link GraphStoreOperator#EVENTS}, chained to the store so an
- * event is seen when it is published; every stats event (absolute edges ingested of one partition)
- * gives a sample of the total over all partitions. The MiniCluster runs in this JVM, so the
- * collectors of a run share one instance through a static registry keyed by the run id.
+ * event is seen when it is published. A subtask publishes the absolute edges ingested of each of
+ * its partitions that changed, all at once every stats interval, so each publication is an exact
+ * sample of that subtask's count; {@link SteadyRate#combine} turns the subtasks' samples into the
+ * total. The MiniCluster runs in this JVM, so the collectors of a run share one instance through a
+ * static registry keyed by the run id.
  *
- * <p>The store publishes at most once per stats interval and not after its input ended, so the
- * moment the last collector's input ends is a final sample with every edge of the topic: all
- * records have reached the store's state by then.
+ * <p>The store does not publish after its input ended, so the moment the last collector's input
+ * ends is a final sample with every edge of the topic: all records have reached the store's state
+ * by then.
  *
  * <p>The state is measured on the checkpoint Flink takes after that, from within the job: Flink
  * deletes even a retained checkpoint once the job has finished, and it cannot finish while a task
@@ -40,36 +42,56 @@ final class IngestProgress implements AutoCloseable {
     private final String runId;
     private final int subtasks;
     private final long edges;
+    private final long burstNanos;
     private final Map<Integer, Long> byPartition = new HashMap<>();
-    private final List<SteadyRate.Sample> samples = new ArrayList<>();
-    private long total;
+    private final long[] counts;
+    private final List<List<SteadyRate.Sample>> samples = new ArrayList<>();
     private int ended;
+    private SteadyRate.Sample end;
     private long checkpointBytes = -1;
 
-    private IngestProgress(String runId, int subtasks, long edges) {
+    private IngestProgress(String runId, int subtasks, long edges, long statsIntervalMs) {
         this.runId = runId;
         this.subtasks = subtasks;
         this.edges = edges;
+        this.burstNanos = statsIntervalMs * 1_000_000L / 2;
+        this.counts = new long[subtasks];
+        for (int i = 0; i < subtasks; i++) {
+            samples.add(new ArrayList<>());
+        }
     }
 
-    /** Registers a run whose {@code subtasks} collectors will ingest {@code edges} edges in all. */
-    static IngestProgress register(String runId, int subtasks, long edges) {
-        IngestProgress progress = new IngestProgress(runId, subtasks, edges);
+    /**
+     * Registers a run whose {@code subtasks} collectors will ingest {@code edges} edges in all, their
+     * stores publishing every {@code statsIntervalMs}.
+     */
+    static IngestProgress register(String runId, int subtasks, long edges, long statsIntervalMs) {
+        IngestProgress progress = new IngestProgress(runId, subtasks, edges, statsIntervalMs);
         if (RUNS.putIfAbsent(runId, progress) != null) {
             throw new IllegalStateException("run " + runId + " is already registered");
         }
         return progress;
     }
 
-    synchronized void stats(int partition, long edgesIngested) {
+    /**
+     * Partition {@code partition} of {@code subtask} has ingested {@code edgesIngested} edges. Events
+     * of one subtask less than half a stats interval apart belong to one publication, whose sample
+     * is the subtask's count after its last event.
+     */
+    synchronized void stats(int subtask, int partition, long edgesIngested) {
         Long previous = byPartition.put(partition, edgesIngested);
-        total += edgesIngested - (previous == null ? 0 : previous);
-        samples.add(new SteadyRate.Sample(System.nanoTime(), total));
+        counts[subtask] += edgesIngested - (previous == null ? 0 : previous);
+        long now = System.nanoTime();
+        List<SteadyRate.Sample> own = samples.get(subtask);
+        if (!own.isEmpty() && now - own.get(own.size() - 1).nanos() < burstNanos) {
+            own.remove(own.size() - 1);
+        }
+        own.add(new SteadyRate.Sample(now, counts[subtask]));
     }
 
     synchronized void inputEnded() {
         if (++ended == subtasks) {
-            samples.add(new SteadyRate.Sample(System.nanoTime(), edges));
+            end = new SteadyRate.Sample(System.nanoTime(), edges);
         }
     }
 
@@ -83,8 +105,16 @@ final class IngestProgress implements AutoCloseable {
         }
     }
 
+    /**
+     * The total edges in state over time, ending with all of them.
+     *
+     * @throws IllegalStateException if some collector's input has not ended
+     */
     synchronized List<SteadyRate.Sample> samples() {
-        return List.copyOf(samples);
+        if (end == null) {
+            throw new IllegalStateException(ended + " of " + subtasks + " subtasks read all of their input");
+        }
+        return SteadyRate.combine(samples, end);
     }
 
     /**
@@ -168,7 +198,8 @@ final class IngestProgress implements AutoCloseable {
         public void processElement(StreamRecord<GraphEvent> element) {
             GraphEvent event = element.getValue();
             if (event.kind == GraphEvent.KIND_STATS) {
-                progress.stats(event.partition, event.edgesIngested);
+                progress.stats(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), event.partition,
+                        event.edgesIngested);
             }
         }
 

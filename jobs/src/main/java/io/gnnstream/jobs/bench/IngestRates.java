@@ -69,7 +69,7 @@ final class IngestRates {
         String runId = "ingest-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
         Path runDir = BenchData.WORK.resolve(runId).toAbsolutePath();
         long edges = data.info.edges();
-        try (IngestProgress progress = IngestProgress.register(runId, parallelism, edges)) {
+        try (IngestProgress progress = IngestProgress.register(runId, parallelism, edges, STATS_INTERVAL_MS)) {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism,
                     configuration(runDir));
             env.setMaxParallelism(partitions);

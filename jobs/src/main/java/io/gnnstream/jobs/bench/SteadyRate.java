@@ -1,7 +1,9 @@
 package io.gnnstream.jobs.bench;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.TreeSet;
 
 /**
  * The rate of a bounded run at steady state: records per second between the first progress samples
@@ -59,6 +61,55 @@ public final class SteadyRate {
         }
         double perSecond = (b.count - a.count) / ((b.nanos - a.nanos) / 1e9);
         return new Window(perSecond, a, b, to - from + 1);
+    }
+
+    /**
+     * The total of several counters that are each sampled exactly but at their own moments (one
+     * per subtask, e.g. publishing their sizes on their own timers): summing the latest value of
+     * each would count the others as they were up to one sampling period ago. So the total is taken
+     * at every sample time between the last first sample and the first last sample, where every
+     * counter has a sample before and after; each other counter is interpolated linearly between
+     * its two samples around that time. {@code end}, a moment when the total is known (e.g. all
+     * input read), comes last. Counters without samples count 0; each list must be in time order.
+     */
+    public static List<Sample> combine(List<List<Sample>> counters, Sample end) {
+        List<List<Sample>> sampled = counters.stream().filter(c -> !c.isEmpty()).toList();
+        List<Sample> total = new ArrayList<>();
+        if (!sampled.isEmpty()) {
+            long from = sampled.stream().mapToLong(c -> c.get(0).nanos).max().getAsLong();
+            long to = sampled.stream().mapToLong(c -> c.get(c.size() - 1).nanos).min().getAsLong();
+            TreeSet<Long> times = new TreeSet<>();
+            sampled.forEach(c -> c.forEach(s -> times.add(s.nanos)));
+            for (long t : times.subSet(from, true, to, true)) {
+                double sum = 0;
+                for (List<Sample> c : sampled) {
+                    sum += valueAt(c, t);
+                }
+                total.add(new Sample(t, Math.round(sum)));
+            }
+        }
+        total.add(end);
+        return total;
+    }
+
+    /** The counter at {@code t}, within its sampled range: exact at a sample, else interpolated. */
+    private static double valueAt(List<Sample> counter, long t) {
+        int lo = 0;
+        int hi = counter.size() - 1;
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (counter.get(mid).nanos <= t) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        Sample a = counter.get(lo);
+        if (a.nanos == t || lo == counter.size() - 1) {
+            return a.count;
+        }
+        Sample b = counter.get(lo + 1);
+        return a.count + (double) (b.count - a.count) * (t - a.nanos) / (b.nanos - a.nanos);
     }
 
     private static int firstAtLeast(List<Sample> samples, double threshold) {

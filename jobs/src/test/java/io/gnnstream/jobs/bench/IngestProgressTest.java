@@ -13,35 +13,46 @@ import org.junit.jupiter.api.io.TempDir;
 class IngestProgressTest {
 
     @Test
-    void totalIsTheSumOfTheLatestAbsoluteValuePerPartition() {
-        try (IngestProgress p = IngestProgress.register("test-sum", 2, 100)) {
-            p.stats(0, 10);
-            p.stats(1, 5);
-            p.stats(0, 30);
-            p.stats(1, 5);
-            assertEquals(List.of(10L, 15L, 35L, 35L), counts(p.samples()));
+    void eventsOfOnePublicationAreOneSampleOfTheSubtasksCount() {
+        try (IngestProgress p = IngestProgress.register("test-burst", 1, 100, 60_000)) {
+            p.stats(0, 0, 10);
+            p.stats(0, 1, 5);
+            p.stats(0, 0, 30);
+            p.inputEnded();
+            List<SteadyRate.Sample> s = p.samples();
+            assertEquals(List.of(35L, 100L), counts(s), "one publication (within half an interval), then the end");
         }
     }
 
     @Test
-    void whenEverySubtaskEndedAllEdgesAreIn() {
-        try (IngestProgress p = IngestProgress.register("test-end", 2, 100)) {
-            p.stats(0, 40);
+    void publicationsFurtherApartAreSeparateSamples() {
+        try (IngestProgress p = IngestProgress.register("test-apart", 1, 100, 0)) {
+            p.stats(0, 0, 10);
+            p.stats(0, 1, 5);
             p.inputEnded();
-            assertEquals(List.of(40L), counts(p.samples()), "one of two subtasks ended");
+            assertEquals(List.of(10L, 15L, 100L), counts(p.samples()));
+        }
+    }
+
+    @Test
+    void theEndIsKnownOnlyWhenEverySubtaskEnded() {
+        try (IngestProgress p = IngestProgress.register("test-end", 2, 100, 200)) {
+            p.stats(0, 0, 40);
             p.inputEnded();
-            assertEquals(List.of(40L, 100L), counts(p.samples()));
+            IllegalStateException e = assertThrows(IllegalStateException.class, p::samples);
+            assertTrue(e.getMessage().contains("1 of 2 subtasks"), e.getMessage());
+            p.inputEnded();
             List<SteadyRate.Sample> s = p.samples();
-            assertTrue(s.get(1).nanos() >= s.get(0).nanos());
+            assertEquals(100L, s.get(s.size() - 1).count());
         }
     }
 
     @Test
     void runIdsAreUniqueUntilClosed() {
-        IngestProgress first = IngestProgress.register("test-id", 1, 1);
-        assertThrows(IllegalStateException.class, () -> IngestProgress.register("test-id", 1, 1));
+        IngestProgress first = IngestProgress.register("test-id", 1, 1, 200);
+        assertThrows(IllegalStateException.class, () -> IngestProgress.register("test-id", 1, 1, 200));
         first.close();
-        IngestProgress.register("test-id", 1, 1).close();
+        IngestProgress.register("test-id", 1, 1, 200).close();
     }
 
     @Test
@@ -58,7 +69,7 @@ class IngestProgressTest {
     void onlyACheckpointAfterAllInputIsMeasured(@TempDir Path dir) throws Exception {
         write(dir.resolve("chk-1").resolve("_metadata"), 10);
         write(dir.resolve("shared").resolve("sst"), 700);
-        try (IngestProgress p = IngestProgress.register("test-checkpoint", 2, 100)) {
+        try (IngestProgress p = IngestProgress.register("test-checkpoint", 2, 100, 200)) {
             p.inputEnded();
             p.checkpointCompleted(dir);
             assertThrows(IllegalStateException.class, p::checkpointBytes, "one subtask still reads");

@@ -63,6 +63,22 @@ class SteadyRateTest {
     }
 
     @Test
+    void countersSampledAtTheirOwnMomentsAddUpWithoutStaleValues() {
+        List<SteadyRate.Sample> a = List.of(at(0.2, 20), at(0.4, 40), at(0.6, 60), at(0.8, 80));
+        List<SteadyRate.Sample> b = List.of(at(0.39, 39), at(0.59, 59), at(0.79, 79), at(0.99, 99));
+        List<SteadyRate.Sample> total = SteadyRate.combine(List.of(a, b, List.of()), at(1.0, 200));
+        assertEquals(List.of(at(0.39, 78), at(0.4, 80), at(0.59, 118), at(0.6, 120), at(0.79, 158), at(0.8, 160),
+                at(1.0, 200)), total, "from b's first to a's last sample, the other one interpolated");
+        assertEquals(200.0, SteadyRate.between(total, 200).perSecond(), 1e-6, "two counters of 100/s each");
+    }
+
+    @Test
+    void withoutSamplesOnlyTheEndIsKnown() {
+        assertEquals(List.of(at(1, 10)), SteadyRate.combine(List.of(List.of(), List.of()), at(1, 10)));
+        assertEquals(List.of(at(1, 3), at(2, 10)), SteadyRate.combine(List.of(List.of(at(1, 3))), at(2, 10)));
+    }
+
+    @Test
     void totalMustBePositive() {
         assertThrows(IllegalArgumentException.class, () -> SteadyRate.between(List.of(at(1, 0)), 0));
     }
