@@ -17,8 +17,9 @@ import java.util.Map;
  *   <li>{@code peak RSS MiB}: the peak RSS of this JVM while the job runs (the Kafka broker, a child
  *       process, is not included; its own peak is the extra field {@code broker_peak_rss_mib});
  *       baseline: this JVM's RSS just before the job, so the ratio is the job's growth factor.
- *   <li>{@code RocksDB MiB}: the flushed RocksDB files of all GraphStore subtasks once every edge is
- *       in state; baseline: {@code edges.csv} on disk, the same edges as text.
+ *   <li>{@code RocksDB MiB}: the RocksDB files of all GraphStore subtasks once every edge is in
+ *       state, after a flush (the files of the job's final checkpoint, which also hold a few hundred
+ *       bytes of Kafka offsets); baseline: {@code edges.csv} on disk, the same edges as text.
  *   <li>{@code RocksDB bytes/edge}: the same bytes per edge; baseline: 16 bytes, two longs.
  * </ul>
  */

@@ -8,8 +8,9 @@ import java.util.TreeSet;
 /**
  * The rate of a bounded run at steady state: records per second between the first progress samples
  * at or above two fractions of the total (10 % and 90 %), so that job start-up before the first
- * records and the drain after the last ones are not timed. Both ends are real samples, so the
- * figure is the counted records between them over the time between them.
+ * records and the drain after the last ones are not timed. Both ends are progress samples (for
+ * several counters, see {@link #combine}), not extrapolations: the figure is the records counted
+ * between them over the time between them.
  */
 public final class SteadyRate {
 
