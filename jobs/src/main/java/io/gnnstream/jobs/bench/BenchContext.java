@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * What the {@code bench} command line asked for. Overrides are null when not given, so each
@@ -18,11 +19,14 @@ import java.util.Map;
  * @param features {@code --features}, or null for the benchmark's cases
  * @param steps {@code --steps}: measured iterations per repeat of step-based cases, or null
  * @param warmup {@code --warmup}: unmeasured iterations before them, or null
+ * @param fanouts {@code --fanouts}: neighbours per layer of the sampling cases ({@code -1} = all), or null
+ * @param prefetch {@code --prefetch}: batches in flight per trainer in the sampling cases, or null
  * @param profile {@code --profile}: also print where the time went, where a benchmark can tell
  * @param log progress and profile output (the result table is printed separately)
  */
 public record BenchContext(Path dataset, SyntheticSpec synthetic, Integer repeat, List<Integer> threads,
-        List<Integer> features, Integer steps, Integer warmup, boolean profile, PrintStream log) {
+        List<Integer> features, Integer steps, Integer warmup, List<Integer> fanouts, Integer prefetch,
+        boolean profile, PrintStream log) {
 
     public BenchContext {
         if (dataset != null && synthetic != null) {
@@ -35,13 +39,23 @@ public record BenchContext(Path dataset, SyntheticSpec synthetic, Integer repeat
         }
         requireAllPositive(threads, "--threads");
         requireAllPositive(features, "--features");
+        requirePositive(prefetch, "--prefetch");
+        if (fanouts != null) {
+            for (Integer f : fanouts) {
+                if (f == null || (f != -1 && f < 1)) {
+                    throw new IllegalArgumentException("--fanouts entries must be >= 1 or -1 (all neighbours), got "
+                            + fanouts.stream().map(String::valueOf).collect(Collectors.joining(",")));
+                }
+            }
+        }
         threads = threads == null || threads.isEmpty() ? null : List.copyOf(threads);
         features = features == null || features.isEmpty() ? null : List.copyOf(features);
+        fanouts = fanouts == null || fanouts.isEmpty() ? null : List.copyOf(fanouts);
     }
 
     /** Defaults everywhere, logging to stdout. */
     public static BenchContext defaults() {
-        return new BenchContext(null, null, null, null, null, null, null, false, System.out);
+        return new BenchContext(null, null, null, null, null, null, null, null, null, false, System.out);
     }
 
     public int repeatOr(int fallback) {
@@ -62,6 +76,14 @@ public record BenchContext(Path dataset, SyntheticSpec synthetic, Integer repeat
 
     public List<Integer> featuresOr(List<Integer> fallback) {
         return features != null ? features : fallback;
+    }
+
+    public List<Integer> fanoutsOr(List<Integer> fallback) {
+        return fanouts != null ? fanouts : fallback;
+    }
+
+    public int prefetchOr(int fallback) {
+        return prefetch != null ? prefetch : fallback;
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.gnnstream.jobs.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.gnnstream.jobs.SamplingOptions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,10 +11,11 @@ import java.util.Map;
  * {@code bench pipeline}: the full training job at steady state. The busy share is the fraction of
  * wall time the trainer computes instead of waiting for batches (its ratio is that share); the
  * end-to-end seeds/s is compared with the trainer's own seeds/s while busy on the same batches.
+ * Fanouts 25,10 (a 2-layer model) unless {@code --fanouts}, whose length sets the layers;
+ * {@code --prefetch} batches in flight.
  */
 public final class PipelineBenchmark implements Benchmark {
 
-    private static final List<Integer> FANOUTS = List.of(25, 10);
     private static final int BATCH = 1024;
     private static final int HIDDEN = 256;
 
@@ -24,32 +26,37 @@ public final class PipelineBenchmark implements Benchmark {
 
     @Override
     public String description() {
-        return "full job: trainer busy share and end-to-end seeds/s (GraphSAGE 2 layers, hidden 256, batch 1024, 25,10)";
+        return "full job: trainer busy share and end-to-end seeds/s (GraphSAGE, hidden 256, batch 1024, fanouts 25,10)";
     }
 
     @Override
     public List<BenchResult> run(BenchContext context) throws Exception {
         int repeat = context.repeatOr(defaultRepeat());
+        List<Integer> fanouts = context.fanoutsOr(SampleBenchmark.DEFAULT_FANOUTS);
+        int prefetch = context.prefetchOr(SamplingOptions.PREFETCH.defaultValue());
         List<BenchResult> results = new ArrayList<>();
         try (BenchData data = BenchData.prepare(context, IngestBenchmark.DEFAULT_GRAPH, 2)) {
             for (int parallelism : context.threadsOr(List.of(1))) {
-                List<JsonNode> windows = StreamingRuns.steadyWindows(data, parallelism, true, HIDDEN, BATCH, FANOUTS,
-                        repeat, 2, context.log());
+                List<JsonNode> windows = StreamingRuns.steadyWindows(data, parallelism, true, HIDDEN, BATCH, fanouts,
+                        prefetch, repeat, 2, context.log());
                 Map<String, Object> params = new LinkedHashMap<>(data.graphParams());
                 params.put("parallelism", parallelism);
-                params.put("fanouts", FANOUTS);
+                params.put("fanouts", fanouts);
+                params.put("prefetch", prefetch);
                 params.put("batch_size", BATCH);
                 params.put("hidden", HIDDEN);
                 Stats busy = Stats.of(SampleBenchmark.field(windows, "busy"));
                 Stats trainer = Stats.of(SampleBenchmark.field(windows, "trainer_seeds_per_s"));
+                Map<String, Object> env = BenchContext.environment();
                 Map<String, Object> extra = new LinkedHashMap<>();
                 extra.put("target_busy", 0.85);
+                extra.put("env", env);
                 results.add(new BenchResult(name(), params, "busy share", busy,
                         new Baseline("trainer fully busy", 1.0), extra));
                 results.add(new BenchResult(name(), params, "seeds/s",
                         Stats.of(SampleBenchmark.field(windows, "seeds_per_s")),
                         new Baseline("trainer seeds/s while busy (train figure on the same batches)",
-                                trainer.median())));
+                                trainer.median()), Map.of("env", env)));
             }
         }
         return results;

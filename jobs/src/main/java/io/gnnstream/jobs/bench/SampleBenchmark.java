@@ -1,19 +1,21 @@
 package io.gnnstream.jobs.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.gnnstream.jobs.SamplingOptions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * {@code bench sample}: sampled edges/s and mini-batches/s of the Flink sampling loop (fanouts 25,10,
- * batch 1024, features fetched; the trainer only acknowledges) at steady state, against the
- * {@link InMemorySampler} over the same graph in the same JVM.
+ * {@code bench sample}: sampled edges/s and mini-batches/s of the Flink sampling loop (fanouts 25,10
+ * or {@code --fanouts}, batch 1024, features fetched, {@code --prefetch} batches in flight; the
+ * trainer only acknowledges) at steady state, against the {@link InMemorySampler} with the same
+ * fanouts over the same graph in the same JVM.
  */
 public final class SampleBenchmark implements Benchmark {
 
-    private static final List<Integer> FANOUTS = List.of(25, 10);
+    static final List<Integer> DEFAULT_FANOUTS = List.of(25, 10);
     private static final int BATCH = 1024;
 
     @Override
@@ -23,17 +25,20 @@ public final class SampleBenchmark implements Benchmark {
 
     @Override
     public String description() {
-        return "sampled edges/s and batches/s of the Flink sampling loop (25,10, batch 1024) vs an in-memory CSR sampler";
+        return "sampled edges/s and batches/s of the Flink sampling loop (fanouts 25,10, batch 1024) "
+                + "vs an in-memory CSR sampler";
     }
 
     @Override
     public List<BenchResult> run(BenchContext context) throws Exception {
         int repeat = context.repeatOr(defaultRepeat());
+        List<Integer> fanoutList = context.fanoutsOr(DEFAULT_FANOUTS);
+        int prefetch = context.prefetchOr(SamplingOptions.PREFETCH.defaultValue());
         List<BenchResult> results = new ArrayList<>();
         try (BenchData data = BenchData.prepare(context, IngestBenchmark.DEFAULT_GRAPH, 2)) {
             InMemorySampler csr = InMemorySampler.load(data.dir, Math.toIntExact(data.info.nodes()),
                     data.info.featureDim());
-            int[] fanouts = FANOUTS.stream().mapToInt(Integer::intValue).toArray();
+            int[] fanouts = fanoutList.stream().mapToInt(Integer::intValue).toArray();
             float[][] sink = new float[1][];
             for (int b = 0; b < 5; b++) {
                 csr.sample(b, BATCH, fanouts, sink);
@@ -52,18 +57,20 @@ public final class SampleBenchmark implements Benchmark {
                 csrBatches[r] = perRepeat / seconds;
             }
             for (int parallelism : context.threadsOr(List.of(1, 2))) {
-                List<JsonNode> windows = StreamingRuns.steadyWindows(data, parallelism, false, 16, BATCH, FANOUTS,
-                        repeat, 2, context.log());
+                List<JsonNode> windows = StreamingRuns.steadyWindows(data, parallelism, false, 16, BATCH, fanoutList,
+                        prefetch, repeat, 2, context.log());
                 Map<String, Object> params = new LinkedHashMap<>(data.graphParams());
                 params.put("parallelism", parallelism);
-                params.put("fanouts", FANOUTS);
+                params.put("fanouts", fanoutList);
+                params.put("prefetch", prefetch);
                 params.put("batch_size", BATCH);
+                Map<String, Object> extra = Map.of("env", BenchContext.environment());
                 results.add(new BenchResult(name(), params, "sampled edges/s",
                         Stats.of(field(windows, "sampled_edges_per_s")),
-                        new Baseline("in-memory CSR sampler + feature gather", Stats.of(csrEdges).median())));
+                        new Baseline("in-memory CSR sampler + feature gather", Stats.of(csrEdges).median()), extra));
                 results.add(new BenchResult(name(), params, "batches/s",
                         Stats.of(field(windows, "batches_per_s")),
-                        new Baseline("in-memory CSR sampler + feature gather", Stats.of(csrBatches).median())));
+                        new Baseline("in-memory CSR sampler + feature gather", Stats.of(csrBatches).median()), extra));
             }
         }
         return results;

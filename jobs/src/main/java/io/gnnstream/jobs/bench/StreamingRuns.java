@@ -27,7 +27,7 @@ final class StreamingRuns {
     private StreamingRuns() {}
 
     static List<JsonNode> steadyWindows(BenchData data, int parallelism, boolean compute, int hidden, int batchSize,
-            List<Integer> fanouts, int windows, int logEvery, PrintStream log) throws Exception {
+            List<Integer> fanouts, int prefetch, int windows, int logEvery, PrintStream log) throws Exception {
         String prefix = "bench-" + System.nanoTime();
         Configuration conf = JobDefaults.apply(new Configuration(), BenchData.WORK.resolve("checkpoints"),
                 Duration.ofSeconds(30));
@@ -39,6 +39,7 @@ final class StreamingRuns {
         conf.set(GraphOptions.NUM_FEATURES, data.info.featureDim());
         conf.set(GraphOptions.NUM_CLASSES, data.info.numClasses());
         conf.set(SamplingOptions.FANOUTS, fanouts);
+        conf.set(SamplingOptions.PREFETCH, prefetch);
         conf.set(SamplingOptions.BATCH_SIZE, batchSize);
         conf.set(SamplingOptions.EVAL_EVERY, 0);
         conf.set(SamplingOptions.MAX_STEPS, 0L);

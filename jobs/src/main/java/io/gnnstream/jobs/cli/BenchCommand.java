@@ -63,6 +63,15 @@ final class BenchCommand implements Callable<Integer> {
             description = "Unmeasured steps before them (train: 5).")
     Integer warmup;
 
+    @Option(names = "--fanouts", split = ",", paramLabel = "K",
+            description = "sample, pipeline: neighbours per layer from the seeds outwards, -1 = all "
+                    + "(default: ${DEFAULT-VALUE}).")
+    List<Integer> fanouts;
+
+    @Option(names = "--prefetch", paramLabel = "N",
+            description = "sample, pipeline: batches in flight per trainer (credits) (default: ${DEFAULT-VALUE}).")
+    Integer prefetch;
+
     @Option(names = "--profile", description = "Also print where the time went, per phase.")
     boolean profile;
 
@@ -71,7 +80,7 @@ final class BenchCommand implements Callable<Integer> {
         Benchmark benchmark = Benchmarks.require(what);
         BenchContext context = new BenchContext(input == null ? null : input.dataset,
                 input == null || input.synthetic == null ? null : SyntheticSpec.parse(input.synthetic),
-                repeat, threads, features, steps, warmup, profile, System.out);
+                repeat, threads, features, steps, warmup, fanouts, prefetch, profile, System.out);
         List<BenchResult> results = benchmark.run(context);
         System.out.println();
         BenchReport.printTable(results, System.out);

@@ -10,6 +10,7 @@ import io.gnnstream.jobs.cli.GnnstreamCli;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,6 +58,53 @@ class BenchCommandTest {
         assertTrue(r.err().contains("N,D,F,C"), r.err());
         assertEquals(CommandLine.ExitCode.USAGE, run("bench", "train", "--repeat", "0").exit());
         assertEquals(CommandLine.ExitCode.USAGE, run("bench", "train", "--threads", "0").exit());
+    }
+
+    @Test
+    void badFanoutsAndPrefetchAreClearUsageErrors() {
+        for (String bad : List.of("0", "10,-2", "25,0,5")) {
+            Run r = run("bench", "sample", "--fanouts", bad);
+            assertEquals(CommandLine.ExitCode.USAGE, r.exit(), bad);
+            assertTrue(r.err().contains("--fanouts entries must be >= 1 or -1 (all neighbours), got " + bad),
+                    r.err());
+        }
+        for (String bad : List.of("a", "10,,5", "10;5")) {
+            Run r = run("bench", "sample", "--fanouts", bad);
+            assertEquals(CommandLine.ExitCode.USAGE, r.exit(), bad);
+            assertTrue(r.err().contains("--fanouts"), r.err());
+        }
+        Run r = run("bench", "pipeline", "--prefetch", "0");
+        assertEquals(CommandLine.ExitCode.USAGE, r.exit());
+        assertTrue(r.err().contains("--prefetch must be >= 1, got 0"), r.err());
+    }
+
+    @Test
+    void fanoutsAndPrefetchParseAndDefaultToTheJobOptions() {
+        CommandLine.ParseResult given = GnnstreamCli.commandLine()
+                .parseArgs("bench", "sample", "--fanouts", "15,10,5", "--prefetch", "8").subcommand();
+        assertEquals(List.of(15, 10, 5), given.matchedOptionValue("--fanouts", null));
+        assertEquals(8, (int) given.matchedOptionValue("--prefetch", null));
+        CommandLine.ParseResult all = GnnstreamCli.commandLine()
+                .parseArgs("bench", "sample", "--fanouts", "-1,10").subcommand();
+        assertEquals(List.of(-1, 10), all.matchedOptionValue("--fanouts", null));
+        CommandLine.ParseResult none = GnnstreamCli.commandLine().parseArgs("bench", "sample").subcommand();
+        assertEquals(List.of(25, 10), none.commandSpec().findOption("--fanouts").getValue());
+        assertEquals(4, (int) none.commandSpec().findOption("--prefetch").getValue());
+    }
+
+    @Test
+    void contextKeepsFanoutsAndPrefetchOrFallsBack() {
+        BenchContext given = new BenchContext(null, null, null, null, null, null, null, List.of(-1, 5), 16, false,
+                System.out);
+        assertEquals(List.of(-1, 5), given.fanoutsOr(List.of(25, 10)));
+        assertEquals(16, given.prefetchOr(4));
+        BenchContext none = BenchContext.defaults();
+        assertEquals(List.of(25, 10), none.fanoutsOr(List.of(25, 10)));
+        assertEquals(4, none.prefetchOr(4));
+        assertThrows(IllegalArgumentException.class,
+                () -> new BenchContext(null, null, null, null, null, null, null, List.of(-3), null, false, System.out));
+        assertThrows(IllegalArgumentException.class, () -> new BenchContext(null, null, null, null, null, null, null,
+                Arrays.asList(5, null), null, false, System.out));
     }
 
     @Test
