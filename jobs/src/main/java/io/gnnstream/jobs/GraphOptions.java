@@ -2,6 +2,7 @@ package io.gnnstream.jobs;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.MemorySize;
 
 /** Options of the graph state: partitioning and the shape of vertex attributes. */
 public final class GraphOptions {
@@ -34,4 +35,11 @@ public final class GraphOptions {
             .longType()
             .defaultValue(1000L)
             .withDescription("How often the graph store publishes partition sizes to the scheduler.");
+
+    public static final ConfigOption<MemorySize> RECORD_CACHE = ConfigOptions.key("gnnstream.graph.record-cache")
+            .memoryType()
+            .defaultValue(MemorySize.parse("64mb"))
+            .withDescription("Heap per graph store subtask for recently fetched vertex records (features, "
+                    + "label, split), so sampled neighbourhoods that return to the same vertices skip RocksDB; "
+                    + "0 turns the cache off.");
 }

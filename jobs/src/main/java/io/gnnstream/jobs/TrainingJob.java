@@ -121,7 +121,8 @@ public final class TrainingJob {
         SingleOutputStreamOperator<SampleResponse> store = samplingLoop
                 .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)
                 .transform("graph-store", SampleResponseSerializer.TYPE_INFO,
-                        new GraphStoreOperator(partitioner, seed, featureDim, conf.get(GraphOptions.STATS_INTERVAL_MS)))
+                        new GraphStoreOperator(partitioner, seed, featureDim, conf.get(GraphOptions.STATS_INTERVAL_MS),
+                                GraphStoreOperator.recordCacheCapacity(conf.get(GraphOptions.RECORD_CACHE), featureDim)))
                 .uid("graph-store").setParallelism(parallelism);
 
         DataStream<GraphEvent> events = store.getSideOutput(GraphStoreOperator.EVENTS)

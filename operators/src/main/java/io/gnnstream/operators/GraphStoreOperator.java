@@ -23,6 +23,7 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 import org.apache.flink.api.common.typeutils.base.array.LongPrimitiveArraySerializer;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -68,6 +69,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private final long seed;
     private final int featureDim;
     private final long statsIntervalMs;
+    private final int recordCacheVertices;
 
     private transient ValueState<byte[]> attributes;
     private transient ValueState<long[]> partitionStats;
@@ -78,12 +80,19 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private transient Counter edgesIngested;
     private transient Counter nodesIngested;
     private transient Counter requests;
+    private transient RecordCache recordCache;
 
-    public GraphStoreOperator(VertexPartitioner partitioner, long seed, int featureDim, long statsIntervalMs) {
+    /**
+     * @param recordCacheVertices attribute records kept on the heap for feature fetches (0 = none);
+     *     the cache is derived from state, so it is neither checkpointed nor restored
+     */
+    public GraphStoreOperator(VertexPartitioner partitioner, long seed, int featureDim, long statsIntervalMs,
+            int recordCacheVertices) {
         this.partitioner = partitioner;
         this.seed = seed;
         this.featureDim = featureDim;
         this.statsIntervalMs = statsIntervalMs;
+        this.recordCacheVertices = recordCacheVertices;
     }
 
     @Override
@@ -95,6 +104,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         stats = new HashMap<>();
         unpublished = new LinkedHashSet<>();
         unflushed = new LinkedHashSet<>();
+        recordCache = new RecordCache(recordCacheVertices);
     }
 
     @Override
@@ -138,7 +148,9 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
 
     private void applyNode(VertexKey key, NodeUpdate node) throws Exception {
         byte[] previous = attributes.value();
-        attributes.update(VertexRecord.encode(node));
+        byte[] record = VertexRecord.encode(node);
+        attributes.update(record);
+        recordCache.replace(node.id, record);
         long[] s = statsOf(key);
         if (previous == null) {
             s[VERTICES]++;
@@ -179,8 +191,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         response.features = new float[request.featureVertices.length * featureDim];
         response.labels = new int[request.featureVertices.length];
         for (int j = 0; j < request.featureVertices.length; j++) {
-            setCurrentKey(new VertexKey(request.partition, request.featureVertices[j]));
-            byte[] record = attributes.value();
+            byte[] record = recordOf(request.partition, request.featureVertices[j]);
             if (record == null) {
                 response.labels[j] = NodeUpdate.NO_LABEL;
             } else {
@@ -189,6 +200,24 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             }
         }
         output.collect(new StreamRecord<>(response));
+    }
+
+    private byte[] recordOf(int partition, long vertex) throws Exception {
+        byte[] record = recordCache.get(vertex);
+        if (record == null) {
+            setCurrentKey(new VertexKey(partition, vertex));
+            record = attributes.value();
+            if (record != null) {
+                recordCache.put(vertex, record);
+            }
+        }
+        return record;
+    }
+
+    /** How many records of {@code featureDim} floats fit in {@code budget}, counting map and array overhead. */
+    public static int recordCacheCapacity(MemorySize budget, int featureDim) {
+        long perRecord = VertexRecord.sizeOf(featureDim) + RecordCache.ENTRY_OVERHEAD_BYTES;
+        return (int) Math.min(Integer.MAX_VALUE, budget.getBytes() / perRecord);
     }
 
     /** Adjacency blocks read so far by this subtask (tests check that sampling stays O(fanout)). */

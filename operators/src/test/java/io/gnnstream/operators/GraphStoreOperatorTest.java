@@ -60,6 +60,10 @@ class GraphStoreOperatorTest {
             assertArrayEquals(new int[] {2, 0, NodeUpdate.NO_LABEL}, all.labels);
             assertArrayEquals(new float[] {1, 1, 1, 2, 2, 2, 0, 0, 0}, all.features);
 
+            node(h, 2, 1, Split.NONE, 5f);
+            assertArrayEquals(new float[] {5, 5, 5}, request(h, 8, 1, 0, new long[0], new long[] {2}).features,
+                    "a node update must replace the cached record");
+
             edge(h, 2, 1, true);
             SampleResponse afterRemove = request(h, 7, 1, -1, new long[] {1}, new long[0]);
             assertEquals(Set.of(3L, 4L), toSet(afterRemove.neighbours));
@@ -188,7 +192,7 @@ class GraphStoreOperatorTest {
                 ? PARTITIONER.keyOf(in.update.ownerVertex())
                 : VertexKey.anchor(in.request.partition);
         var h = new KeyedOneInputStreamOperatorTestHarness<>(
-                new GraphStoreOperator(PARTITIONER, 42L, DIM, 1000L), key, VertexKeyTypeInfo.INSTANCE,
+                new GraphStoreOperator(PARTITIONER, 42L, DIM, 1000L, 4), key, VertexKeyTypeInfo.INSTANCE,
                 MAX_PARALLELISM, 1, 0);
         StateBackend stateBackend = new HashMapStateBackend();
         if ("rocksdb".equals(backend)) {
@@ -203,7 +207,13 @@ class GraphStoreOperatorTest {
 
     private static void node(KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,
             long id, int label, Split split) throws Exception {
-        h.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(new NodeUpdate(id, new float[] {id, id, id}, label, split)))));
+        node(h, id, label, split, id);
+    }
+
+    private static void node(KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,
+            long id, int label, Split split, float value) throws Exception {
+        h.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(
+                new NodeUpdate(id, new float[] {value, value, value}, label, split)))));
     }
 
     private static void edge(KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,

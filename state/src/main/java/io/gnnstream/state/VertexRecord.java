@@ -19,8 +19,13 @@ public final class VertexRecord {
 
     private VertexRecord() {}
 
+    /** Bytes of the record of a vertex with {@code featureDim} features. */
+    public static int sizeOf(int featureDim) {
+        return HEADER + 4 * featureDim;
+    }
+
     public static byte[] encode(NodeUpdate node) {
-        ByteBuffer b = ByteBuffer.allocate(HEADER + 4 * node.features.length).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b = ByteBuffer.allocate(sizeOf(node.features.length)).order(ByteOrder.LITTLE_ENDIAN);
         b.put(VERSION).put((byte) node.split.ordinal()).putInt(node.label);
         b.asFloatBuffer().put(node.features);
         return b.array();

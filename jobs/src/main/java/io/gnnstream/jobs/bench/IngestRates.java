@@ -7,8 +7,8 @@ import io.gnnstream.connectors.ParseFunction;
 import io.gnnstream.jobs.internal.Directories;
 import io.gnnstream.jobs.internal.Wiring;
 import io.gnnstream.operators.GraphStoreOperator;
-import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import io.gnnstream.operators.serialization.SampleResponseSerializer;
 import io.gnnstream.state.HashPartitioner;
 import io.gnnstream.state.VertexKeyTypeInfo;
@@ -80,10 +80,10 @@ final class IngestRates {
                                     .setBounded(OffsetsInitializer.latest()).build(),
                             WatermarkStrategy.noWatermarks(), "edges-source")
                     .process(new ParseFunction<>(new EdgeFormat())).name("parse-edges")
-                    .map(new Wiring.EdgeToStoreInput()).returns(GraphStoreInput.class)
+                    .map(new Wiring.EdgeToStoreInput()).returns(GraphStoreInputSerializer.TYPE_INFO)
                     .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)
                     .transform("graph-store", SampleResponseSerializer.TYPE_INFO,
-                            new GraphStoreOperator(partitioner, 0L, data.info.featureDim(), STATS_INTERVAL_MS));
+                            new GraphStoreOperator(partitioner, 0L, data.info.featureDim(), STATS_INTERVAL_MS, 0));
             store.sinkTo(new DiscardingSink<>());
             store.getSideOutput(GraphStoreOperator.EVENTS)
                     .transform("ingest-progress", Types.VOID,
