@@ -28,8 +28,10 @@ public final class SamplingOptions {
 
     public static final ConfigOption<Integer> PREFETCH = ConfigOptions.key("gnnstream.sampling.prefetch")
             .intType()
-            .defaultValue(4)
-            .withDescription("Credits per trainer: batches issued but not yet consumed. Bounds memory in the loop.");
+            .defaultValue(8)
+            .withDescription("Credits per trainer: batches issued but not yet consumed. Bounds memory in the loop; "
+                    + "more batches in flight hide the loop's round trips (bench sample at batch 1024: "
+                    + "about 14, 22 batches/s with 4, 16).");
 
     public static final ConfigOption<Long> MAX_STEPS = ConfigOptions.key("gnnstream.sampling.max-steps")
             .longType()

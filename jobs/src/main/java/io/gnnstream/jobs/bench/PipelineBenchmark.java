@@ -38,7 +38,7 @@ public final class PipelineBenchmark implements Benchmark {
         try (BenchData data = BenchData.prepare(context, IngestBenchmark.DEFAULT_GRAPH, 2)) {
             for (int parallelism : context.threadsOr(List.of(1))) {
                 List<JsonNode> windows = StreamingRuns.steadyWindows(data, parallelism, true, HIDDEN, BATCH, fanouts,
-                        prefetch, repeat, 2, context.log());
+                        prefetch, repeat, context.log());
                 Map<String, Object> params = new LinkedHashMap<>(data.graphParams());
                 params.put("parallelism", parallelism);
                 params.put("fanouts", fanouts);

@@ -58,7 +58,7 @@ public final class SampleBenchmark implements Benchmark {
             }
             for (int parallelism : context.threadsOr(List.of(1, 2))) {
                 List<JsonNode> windows = StreamingRuns.steadyWindows(data, parallelism, false, 16, BATCH, fanoutList,
-                        prefetch, repeat, 2, context.log());
+                        prefetch, repeat, context.log());
                 Map<String, Object> params = new LinkedHashMap<>(data.graphParams());
                 params.put("parallelism", parallelism);
                 params.put("fanouts", fanoutList);

@@ -24,10 +24,16 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  */
 final class StreamingRuns {
 
+    /**
+     * Steps per metrics window. A window of a few batches lasts a fraction of a second and its rate
+     * swings with every checkpoint or GC pause; ten batches per window keep the median meaningful.
+     */
+    static final int STEPS_PER_WINDOW = 10;
+
     private StreamingRuns() {}
 
     static List<JsonNode> steadyWindows(BenchData data, int parallelism, boolean compute, int hidden, int batchSize,
-            List<Integer> fanouts, int prefetch, int windows, int logEvery, PrintStream log) throws Exception {
+            List<Integer> fanouts, int prefetch, int windows, PrintStream log) throws Exception {
         String prefix = "bench-" + System.nanoTime();
         Configuration conf = JobDefaults.apply(new Configuration(), BenchData.WORK.resolve("checkpoints"),
                 Duration.ofSeconds(30));
@@ -45,7 +51,7 @@ final class StreamingRuns {
         conf.set(SamplingOptions.MAX_STEPS, 0L);
         conf.set(ModelOptions.HIDDEN, hidden);
         conf.set(ModelOptions.COMPUTE, compute);
-        conf.set(ModelOptions.LOG_EVERY, logEvery);
+        conf.set(ModelOptions.LOG_EVERY, STEPS_PER_WINDOW);
         conf.set(ModelOptions.TRAINER_THREADS, 1);
         conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("1g"));
         KafkaTopics.ensure(data.broker.bootstrapServers(), 1, KafkaOptions.rejectsTopic(conf),

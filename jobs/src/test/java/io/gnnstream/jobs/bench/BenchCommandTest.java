@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gnnstream.jobs.SamplingOptions;
 import io.gnnstream.jobs.cli.GnnstreamCli;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -89,7 +90,7 @@ class BenchCommandTest {
         assertEquals(List.of(-1, 10), all.matchedOptionValue("--fanouts", null));
         CommandLine.ParseResult none = GnnstreamCli.commandLine().parseArgs("bench", "sample").subcommand();
         assertEquals(List.of(25, 10), none.commandSpec().findOption("--fanouts").getValue());
-        assertEquals(4, (int) none.commandSpec().findOption("--prefetch").getValue());
+        assertEquals(SamplingOptions.PREFETCH.defaultValue(), none.commandSpec().findOption("--prefetch").getValue());
     }
 
     @Test
