@@ -8,8 +8,10 @@ import io.gnnstream.jobs.KafkaOptions;
 import io.gnnstream.jobs.ModelOptions;
 import io.gnnstream.jobs.SamplingOptions;
 import io.gnnstream.jobs.TrainingRunner;
+import io.gnnstream.jobs.internal.Directories;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,8 +37,8 @@ final class StreamingRuns {
     static List<JsonNode> steadyWindows(BenchData data, int parallelism, boolean compute, int hidden, int batchSize,
             List<Integer> fanouts, int prefetch, int windows, PrintStream log) throws Exception {
         String prefix = "bench-" + System.nanoTime();
-        Configuration conf = JobDefaults.apply(new Configuration(), BenchData.WORK.resolve("checkpoints"),
-                Duration.ofSeconds(30));
+        Path checkpoints = BenchData.WORK.resolve("checkpoints").resolve(prefix);
+        Configuration conf = JobDefaults.apply(new Configuration(), checkpoints, Duration.ofSeconds(30));
         conf.set(KafkaOptions.BOOTSTRAP_SERVERS, data.broker.bootstrapServers());
         conf.set(KafkaOptions.EDGES_TOPIC, data.edgesTopic);
         conf.set(KafkaOptions.NODES_TOPIC, data.nodesTopic);
@@ -59,14 +61,18 @@ final class StreamingRuns {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
         List<JsonNode> steady = new ArrayList<>();
         PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
-        new TrainingRunner(conf, quiet, null).run(env, Duration.ofMinutes(30), line -> {
-            log.println("  " + line);
-            if (line.path("edges_ingested").asLong() >= data.info.edges()
-                    && line.path("vertices").asLong() >= data.info.nodes()) {
-                steady.add(line);
-            }
-            return steady.size() > windows;
-        });
+        try {
+            new TrainingRunner(conf, quiet, null).run(env, Duration.ofMinutes(30), line -> {
+                log.println("  " + line);
+                if (line.path("edges_ingested").asLong() >= data.info.edges()
+                        && line.path("vertices").asLong() >= data.info.nodes()) {
+                    steady.add(line);
+                }
+                return steady.size() > windows;
+            });
+        } finally {
+            Directories.deleteRecursively(checkpoints);
+        }
         return steady.subList(1, steady.size());
     }
 }
