@@ -33,8 +33,9 @@ public final class GraphOptions {
 
     public static final ConfigOption<Long> STATS_INTERVAL_MS = ConfigOptions.key("gnnstream.graph.stats-interval-ms")
             .longType()
-            .defaultValue(1000L)
-            .withDescription("How often the graph store publishes partition sizes to the scheduler.");
+            .defaultValue(250L)
+            .withDescription("How often the graph store publishes partition sizes to the scheduler (and so to "
+                    + "the progress lines); at most one small event per touched partition per interval.");
 
     public static final ConfigOption<MemorySize> RECORD_CACHE = ConfigOptions.key("gnnstream.graph.record-cache")
             .memoryType()

@@ -3,8 +3,12 @@ package io.gnnstream.jobs.bench;
 import io.gnnstream.operators.GraphStoreOperator;
 import io.gnnstream.operators.messages.GraphEvent;
 import java.io.IOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -152,15 +156,26 @@ final class IngestProgress implements AutoCloseable {
             throw new IllegalStateException("expected the final checkpoint chk-1 alone in " + jobCheckpoints
                     + ", found " + checkpoints);
         }
-        try (Stream<Path> files = Files.walk(jobCheckpoints)) {
-            long bytes = 0;
-            for (Path f : files.filter(Files::isRegularFile).toList()) {
-                if (!f.getFileName().toString().equals("_metadata")) {
-                    bytes += Files.size(f);
+        long[] bytes = {0};
+        Files.walkFileTree(jobCheckpoints, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+                if (attributes.isRegularFile() && !file.getFileName().toString().equals("_metadata")) {
+                    bytes[0] += attributes.size();
                 }
+                return FileVisitResult.CONTINUE;
             }
-            return bytes;
-        }
+
+            /** Flink may still be deleting leftovers of an attempt no checkpoint uses; those do not count. */
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                if (e instanceof NoSuchFileException) {
+                    return FileVisitResult.CONTINUE;
+                }
+                throw e;
+            }
+        });
+        return bytes[0];
     }
 
     private static IngestProgress of(String runId) {

@@ -53,8 +53,12 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class IngestRates {
 
-    /** How often the GraphStore publishes its sizes, i.e. the time resolution of the progress samples. */
-    static final long STATS_INTERVAL_MS = 200;
+    /**
+     * How often the GraphStore publishes its sizes, i.e. the time resolution of the progress samples:
+     * a 10^5-edge graph is ingested in about 0.25 s, and at most 128 small events per interval cost
+     * the GraphStore about 1 % at this rate.
+     */
+    static final long STATS_INTERVAL_MS = 25;
 
     private static final Duration TIMEOUT = Duration.ofMinutes(30);
 

@@ -63,7 +63,7 @@ final class DemoCommand implements Callable<Integer> {
         long started = System.nanoTime();
         Path data = dataset != null ? dataset : Path.of(System.getProperty(HOME_PROPERTY, "."), "data", "cora");
         DatasetInfo info = DatasetInfo.scan(data);
-        System.out.println("Dataset " + data + ": " + info);
+        System.out.println("Dataset " + info);
         Configuration conf = flags.toConfiguration(workDir.resolve("checkpoints"), maxSteps);
         conf.set(GraphOptions.NUM_FEATURES, info.featureDim());
         conf.set(GraphOptions.NUM_CLASSES, info.numClasses());

@@ -25,6 +25,7 @@ final class OptionDefaults implements IDefaultValueProvider {
             Map.entry("--num-features", GraphOptions.NUM_FEATURES),
             Map.entry("--num-classes", GraphOptions.NUM_CLASSES),
             Map.entry("--normalize-features", GraphOptions.NORMALIZE_FEATURES),
+            Map.entry("--record-cache", GraphOptions.RECORD_CACHE),
             Map.entry("--fanouts", SamplingOptions.FANOUTS),
             Map.entry("--batch-size", SamplingOptions.BATCH_SIZE),
             Map.entry("--eval-batch-size", SamplingOptions.EVAL_BATCH_SIZE),

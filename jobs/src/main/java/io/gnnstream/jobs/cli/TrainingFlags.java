@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
 import picocli.CommandLine.Option;
 
 /** Training options shared by {@code demo} and {@code train}; defaults come from the ConfigOptions. */
@@ -66,6 +67,11 @@ final class TrainingFlags {
     @Option(names = "--partitions", description = "Logical graph partitions, a power of two (default: ${DEFAULT-VALUE}).")
     Integer partitions;
 
+    @Option(names = "--record-cache", converter = MemorySizeConverter.class, paramLabel = "SIZE",
+            description = "Heap per graph store subtask for recently fetched vertex records, e.g. 64mb; 0 = off "
+                    + "(default: ${DEFAULT-VALUE}).")
+    MemorySize recordCache;
+
     @Option(names = "--normalize-features", arity = "1", description = "Row-normalise features on ingest (default: ${DEFAULT-VALUE}).")
     Boolean normalizeFeatures;
 
@@ -118,6 +124,7 @@ final class TrainingFlags {
         put(c, SamplingOptions.MAX_STEPS, maxSteps);
         put(c, GraphOptions.PARTITIONS, partitions);
         put(c, GraphOptions.NORMALIZE_FEATURES, normalizeFeatures);
+        put(c, GraphOptions.RECORD_CACHE, recordCache);
         put(c, ModelOptions.HIDDEN, hidden);
         put(c, ModelOptions.DROPOUT, dropout);
         put(c, ModelOptions.LEARNING_RATE, lr);
