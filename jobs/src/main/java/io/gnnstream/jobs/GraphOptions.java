@@ -43,4 +43,11 @@ public final class GraphOptions {
             .withDescription("Heap per graph store subtask for recently fetched vertex records (features, "
                     + "label, split), so sampled neighbourhoods that return to the same vertices skip RocksDB; "
                     + "0 turns the cache off.");
+
+    public static final ConfigOption<Integer> EDGE_BUFFER = ConfigOptions.key("gnnstream.graph.edge-buffer")
+            .intType()
+            .defaultValue(1 << 17)
+            .withDescription("Edge additions a graph store subtask buffers per destination vertex before writing "
+                    + "them, one adjacency update per vertex; written before every sample request and "
+                    + "checkpoint. 1 writes every edge at once.");
 }

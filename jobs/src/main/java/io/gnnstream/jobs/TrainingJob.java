@@ -122,7 +122,8 @@ public final class TrainingJob {
                 .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)
                 .transform("graph-store", SampleResponseSerializer.TYPE_INFO,
                         new GraphStoreOperator(partitioner, seed, featureDim, conf.get(GraphOptions.STATS_INTERVAL_MS),
-                                GraphStoreOperator.recordCacheCapacity(conf.get(GraphOptions.RECORD_CACHE), featureDim)))
+                                GraphStoreOperator.recordCacheCapacity(conf.get(GraphOptions.RECORD_CACHE), featureDim),
+                                conf.get(GraphOptions.EDGE_BUFFER)))
                 .uid("graph-store").setParallelism(parallelism);
 
         DataStream<GraphEvent> events = store.getSideOutput(GraphStoreOperator.EVENTS)

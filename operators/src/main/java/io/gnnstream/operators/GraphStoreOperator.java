@@ -70,6 +70,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private final int featureDim;
     private final long statsIntervalMs;
     private final int recordCacheVertices;
+    private final int edgeBufferEdges;
 
     private transient ValueState<byte[]> attributes;
     private transient ValueState<long[]> partitionStats;
@@ -81,18 +82,26 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private transient Counter nodesIngested;
     private transient Counter requests;
     private transient RecordCache recordCache;
+    private transient EdgeBuffer edgeBuffer;
 
     /**
      * @param recordCacheVertices attribute records kept on the heap for feature fetches (0 = none);
      *     the cache is derived from state, so it is neither checkpointed nor restored
+     * @param edgeBufferEdges edge additions buffered per destination vertex before they are written
+     *     (1 = write every edge at once); the buffer is written before every sample request and
+     *     every snapshot, so requests see every edge received before them and checkpoints hold no buffer
      */
     public GraphStoreOperator(VertexPartitioner partitioner, long seed, int featureDim, long statsIntervalMs,
-            int recordCacheVertices) {
+            int recordCacheVertices, int edgeBufferEdges) {
+        if (edgeBufferEdges < 1) {
+            throw new IllegalArgumentException("edgeBufferEdges must be >= 1, got " + edgeBufferEdges);
+        }
         this.partitioner = partitioner;
         this.seed = seed;
         this.featureDim = featureDim;
         this.statsIntervalMs = statsIntervalMs;
         this.recordCacheVertices = recordCacheVertices;
+        this.edgeBufferEdges = edgeBufferEdges;
     }
 
     @Override
@@ -105,6 +114,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         unpublished = new LinkedHashSet<>();
         unflushed = new LinkedHashSet<>();
         recordCache = new RecordCache(recordCacheVertices);
+        edgeBuffer = new EdgeBuffer(edgeBufferEdges);
     }
 
     @Override
@@ -136,14 +146,34 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     }
 
     private void applyEdge(VertexKey key, EdgeUpdate edge) throws Exception {
-        boolean changed = edge.remove ? adjacency.remove(edge.src) : adjacency.add(edge.src);
         long[] s = statsOf(key);
         s[EDGES_INGESTED]++;
-        if (changed) {
-            s[EDGES] += edge.remove ? -1 : 1;
+        if (edge.remove) {
+            long[] buffered = edgeBuffer.take(edge.dst);
+            if (buffered != null) {
+                s[EDGES] += adjacency.addAll(buffered);
+            }
+            if (adjacency.remove(edge.src)) {
+                s[EDGES]--;
+            }
+        } else if (edgeBuffer.add(edge.dst, edge.src)) {
+            writeBufferedEdges();
         }
         touched(key.partition());
         edgesIngested.inc();
+    }
+
+    /** Writes every buffered edge addition, one adjacency update per destination vertex. */
+    private void writeBufferedEdges() throws Exception {
+        if (edgeBuffer.isEmpty()) {
+            return;
+        }
+        edgeBuffer.drain((dst, sources) -> {
+            VertexKey key = partitioner.keyOf(dst);
+            setCurrentKey(key);
+            long[] s = statsOf(key);
+            s[EDGES] += adjacency.addAll(sources);
+        });
     }
 
     private void applyNode(VertexKey key, NodeUpdate node) throws Exception {
@@ -164,6 +194,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     }
 
     private void answer(SampleRequest request) throws Exception {
+        writeBufferedEdges();
         requests.inc();
         SampleResponse response = new SampleResponse();
         response.batchId = request.batchId;
@@ -220,14 +251,27 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         return (int) Math.min(Integer.MAX_VALUE, budget.getBytes() / perRecord);
     }
 
+    /** In-degree of the current key's vertex as stored (buffered edges not counted), for tests. */
+    int degreeOfCurrentVertex() throws Exception {
+        return adjacency.degree();
+    }
+
     /** Adjacency blocks read so far by this subtask (tests check that sampling stays O(fanout)). */
     long adjacencyBlocksRead() {
         return adjacency.blocksRead();
     }
 
+    /** A bounded input may end without another snapshot: its buffered edges are written here. */
+    @Override
+    public void finish() throws Exception {
+        writeBufferedEdges();
+        super.finish();
+    }
+
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
+        writeBufferedEdges();
         for (int partition : unflushed) {
             setCurrentKey(VertexKey.anchor(partition));
             partitionStats.update(stats.get(partition).clone());

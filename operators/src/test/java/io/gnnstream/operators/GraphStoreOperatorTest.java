@@ -33,6 +33,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The GraphStore through Flink's keyed two-input harness, on the RocksDB and the heap backend. */
@@ -98,13 +99,16 @@ class GraphStoreOperatorTest {
         }
     }
 
-    /** Random inserts and deletes around the tail and index boundaries, checked against a plain set. */
+    /**
+     * Random inserts and deletes around the tail and index boundaries, checked against a plain set;
+     * with edges written one at a time, and buffered (duplicates and deletes of buffered edges included).
+     */
     @ParameterizedTest
-    @ValueSource(strings = {"rocksdb", "heap"})
-    void matchesASetUnderRandomInsertsAndDeletes(String backend) throws Exception {
+    @CsvSource({"rocksdb, 1", "rocksdb, 7", "rocksdb, 1000", "heap, 1", "heap, 1000"})
+    void matchesASetUnderRandomInsertsAndDeletes(String backend, int edgeBuffer) throws Exception {
         SplittableRandom random = new SplittableRandom(7);
         Set<Long> expected = new HashSet<>();
-        try (var h = harness(backend)) {
+        try (var h = harness(backend, edgeBuffer)) {
             h.open();
             for (int op = 0; op < 3_000; op++) {
                 long u = 1 + random.nextInt(200);
@@ -157,6 +161,34 @@ class GraphStoreOperatorTest {
     }
 
     @Test
+    void bufferedEdgesAreWrittenBeforeASnapshotAndAtTheEndOfInput() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = harness("rocksdb", 1000)) {
+            h.open();
+            for (long u = 1; u <= 50; u++) {
+                edge(h, u, 0, false);
+            }
+            edge(h, 7, 0, false);
+            snapshot = h.snapshot(1, 1);
+        }
+        try (var h = harness("rocksdb", 1000)) {
+            h.initializeState(snapshot);
+            h.open();
+            edge(h, 51, 0, false);
+            h.getOperator().finish();
+            AbstractStreamOperator<?> op = (AbstractStreamOperator<?>) h.getOperator();
+            op.setCurrentKey(PARTITIONER.keyOf(0));
+            assertEquals(51, ((GraphStoreOperator) op).degreeOfCurrentVertex(),
+                    "50 restored neighbours (one duplicate dropped) and one written at the end of input");
+            h.setProcessingTime(10_000);
+            GraphEvent stats = h.getSideOutput(GraphStoreOperator.EVENTS).stream().map(StreamRecord::getValue)
+                    .filter(e -> e.kind == GraphEvent.KIND_STATS).reduce((first, last) -> last).orElseThrow();
+            assertEquals(51, stats.edges);
+            assertEquals(52, stats.edgesIngested);
+        }
+    }
+
+    @Test
     void restoresGraphAndPartitionSizesFromASnapshot() throws Exception {
         OperatorSubtaskState snapshot;
         SampleResponse before;
@@ -176,6 +208,8 @@ class GraphStoreOperatorTest {
             assertArrayEquals(before.neighbours, after.neighbours);
             assertArrayEquals(before.features, after.features);
             edge(h, 100, 5, false);
+            assertEquals(91, request(h, 4, 1, -1, new long[] {5}, new long[0]).neighbours.length,
+                    "a request sees the buffered edge");
             h.setProcessingTime(10_000);
             GraphEvent stats = h.getSideOutput(GraphStoreOperator.EVENTS).stream().map(StreamRecord::getValue)
                     .filter(e -> e.kind == GraphEvent.KIND_STATS).findFirst().orElseThrow();
@@ -188,11 +222,16 @@ class GraphStoreOperatorTest {
 
     private static KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse>
             harness(String backend) throws Exception {
+        return harness(backend, 1000);
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse>
+            harness(String backend, int edgeBuffer) throws Exception {
         KeySelector<GraphStoreInput, VertexKey> key = in -> in.update != null
                 ? PARTITIONER.keyOf(in.update.ownerVertex())
                 : VertexKey.anchor(in.request.partition);
         var h = new KeyedOneInputStreamOperatorTestHarness<>(
-                new GraphStoreOperator(PARTITIONER, 42L, DIM, 1000L, 4), key, VertexKeyTypeInfo.INSTANCE,
+                new GraphStoreOperator(PARTITIONER, 42L, DIM, 1000L, 4, edgeBuffer), key, VertexKeyTypeInfo.INSTANCE,
                 MAX_PARALLELISM, 1, 0);
         StateBackend stateBackend = new HashMapStateBackend();
         if ("rocksdb".equals(backend)) {

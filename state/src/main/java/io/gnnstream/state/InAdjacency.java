@@ -78,30 +78,48 @@ public final class InAdjacency {
 
     /** Adds {@code neighbour}; returns false (and changes nothing) if it is already present. */
     public boolean add(long neighbour) throws Exception {
+        return addAll(new long[] {neighbour}) == 1;
+    }
+
+    /**
+     * Adds {@code neighbours} in order, skipping those already present (also repeats within the
+     * array); returns how many were added. Reads and writes the tail once for the whole array, so
+     * buffered edges of one vertex cost one read-modify-write instead of one per edge.
+     */
+    public int addAll(long[] neighbours) throws Exception {
         byte[] t = tail.value();
         int d = degreeOf(t);
-        if (d > BLOCK_SIZE ? slots.contains(neighbour) : indexInTail(t, neighbour) >= 0) {
-            return false;
-        }
-        byte[] next;
-        if (d > 0 && d % BLOCK_SIZE == 0) {
-            blocks.put(d / BLOCK_SIZE - 1, Arrays.copyOfRange(t, Long.BYTES, t.length));
-            if (d == BLOCK_SIZE) {
-                for (int s = 0; s < BLOCK_SIZE; s++) {
-                    slots.put(get(t, 1 + s), s);
-                }
+        int added = 0;
+        byte[] next = t == null ? new byte[(1 + Math.min(neighbours.length, BLOCK_SIZE)) * Long.BYTES]
+                : Arrays.copyOf(t, (1 + Math.min(count(t) - 1 + neighbours.length, BLOCK_SIZE)) * Long.BYTES);
+        int inTail = d - (d == 0 ? 0 : (d - 1) / BLOCK_SIZE * BLOCK_SIZE);
+        for (long neighbour : neighbours) {
+            if (d > BLOCK_SIZE ? slots.contains(neighbour) : indexInTail(next, inTail, neighbour) >= 0) {
+                continue;
             }
-            next = new byte[2 * Long.BYTES];
-        } else {
-            next = t == null ? new byte[2 * Long.BYTES] : Arrays.copyOf(t, t.length + Long.BYTES);
+            if (inTail == BLOCK_SIZE) {
+                blocks.put(d / BLOCK_SIZE - 1, Arrays.copyOfRange(next, Long.BYTES, (1 + BLOCK_SIZE) * Long.BYTES));
+                if (d == BLOCK_SIZE) {
+                    for (int s = 0; s < BLOCK_SIZE; s++) {
+                        slots.put(get(next, 1 + s), s);
+                    }
+                }
+                inTail = 0;
+            }
+            set(next, 1 + inTail, neighbour);
+            inTail++;
+            if (d + 1 > BLOCK_SIZE) {
+                slots.put(neighbour, d);
+            }
+            d++;
+            added++;
         }
-        set(next, count(next) - 1, neighbour);
-        set(next, 0, d + 1);
-        if (d + 1 > BLOCK_SIZE) {
-            slots.put(neighbour, d);
+        if (added > 0) {
+            byte[] value = Arrays.copyOf(next, (1 + inTail) * Long.BYTES);
+            set(value, 0, d);
+            tail.update(value);
         }
-        tail.update(next);
-        return true;
+        return added;
     }
 
     /** Removes {@code neighbour}; returns false if it was not present. */
@@ -245,11 +263,14 @@ public final class InAdjacency {
 
     /** Position of {@code neighbour} in the tail (1-based, after the degree), or -1. */
     private static int indexInTail(byte[] t, long neighbour) {
-        if (t != null) {
-            for (int i = count(t) - 1; i >= 1; i--) {
-                if (get(t, i) == neighbour) {
-                    return i;
-                }
+        return t == null ? -1 : indexInTail(t, count(t) - 1, neighbour);
+    }
+
+    /** Position of {@code neighbour} among the first {@code size} tail entries of {@code t}, or -1. */
+    private static int indexInTail(byte[] t, int size, long neighbour) {
+        for (int i = size; i >= 1; i--) {
+            if (get(t, i) == neighbour) {
+                return i;
             }
         }
         return -1;

@@ -86,6 +86,7 @@ public final class IngestBenchmark implements Benchmark {
                 params.put("state_backend", "rocksdb");
                 params.put("window", WINDOW);
                 params.put("stats_interval_ms", IngestRates.STATS_INTERVAL_MS);
+                params.put("edge_buffer", IngestRates.edgeBuffer(data.info.edges()));
                 results.add(new BenchResult(name(), params, "edges/s", Stats.of(rates), baseline));
                 results.add(new BenchResult(name(), params, "peak RSS MiB", Stats.of(rss),
                         new Baseline("this JVM's RSS before the job", Stats.of(rssBefore).median()),

@@ -25,9 +25,9 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * What one ingest run's GraphStore did, seen from inside the job: how many edges it held over time
  * (for timing ingestion at steady state) and how large its state was at the end. The
  * {@link Collector} reads the store's {@link GraphStoreOperator#EVENTS}, chained to the store so an
- * event is seen when it is published. A subtask publishes the absolute edges ingested of each of
- * its partitions that changed, all at once every stats interval, so each publication is an exact
- * sample of that subtask's count; {@link SteadyRate#combine} turns the subtasks' samples into the
+ * event is seen when it is published. A subtask publishes the absolute number of edges in the state
+ * of each of its partitions that changed (edges it still buffers are not counted), all at once every
+ * stats interval, so each publication is an exact sample of that subtask's count; {@link SteadyRate#combine} turns the subtasks' samples into the
  * total. The MiniCluster runs in this JVM, so the collectors of a run share one instance through a
  * static registry keyed by the run id.
  *
@@ -78,13 +78,13 @@ final class IngestProgress implements AutoCloseable {
     }
 
     /**
-     * Partition {@code partition} of {@code subtask} has ingested {@code edgesIngested} edges. Events
+     * Partition {@code partition} of {@code subtask} holds {@code edgesInState} edges in state. Events
      * of one subtask less than half a stats interval apart belong to one publication, whose sample
      * is the subtask's count after its last event.
      */
-    synchronized void stats(int subtask, int partition, long edgesIngested) {
-        Long previous = byPartition.put(partition, edgesIngested);
-        counts[subtask] += edgesIngested - (previous == null ? 0 : previous);
+    synchronized void stats(int subtask, int partition, long edgesInState) {
+        Long previous = byPartition.put(partition, edgesInState);
+        counts[subtask] += edgesInState - (previous == null ? 0 : previous);
         long now = System.nanoTime();
         List<SteadyRate.Sample> own = samples.get(subtask);
         if (!own.isEmpty() && now - own.get(own.size() - 1).nanos() < burstNanos) {
@@ -214,7 +214,7 @@ final class IngestProgress implements AutoCloseable {
             GraphEvent event = element.getValue();
             if (event.kind == GraphEvent.KIND_STATS) {
                 progress.stats(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), event.partition,
-                        event.edgesIngested);
+                        event.edges);
             }
         }
 

@@ -4,6 +4,7 @@ import io.gnnstream.connectors.EdgeFormat;
 import io.gnnstream.connectors.InvalidRecordException;
 import io.gnnstream.connectors.KafkaIO;
 import io.gnnstream.connectors.ParseFunction;
+import io.gnnstream.jobs.GraphOptions;
 import io.gnnstream.jobs.internal.Directories;
 import io.gnnstream.jobs.internal.Wiring;
 import io.gnnstream.operators.GraphStoreOperator;
@@ -69,6 +70,15 @@ final class IngestRates {
     private IngestRates() {}
 
     /** Runs the GraphStore once over the whole edges topic of {@code data}. */
+    /**
+     * The GraphStore's edge buffer for a graph of {@code edges}: the job's default, but at most an
+     * eighth of the graph, so that the timed 10-90 % window spans several writes of the buffer (the
+     * progress samples count edges in state, which grow one buffer at a time).
+     */
+    static int edgeBuffer(long edges) {
+        return (int) Math.max(1, Math.min(GraphOptions.EDGE_BUFFER.defaultValue(), edges / 8));
+    }
+
     static GraphStoreRun graphStore(BenchData data, int parallelism, int partitions) throws Exception {
         String runId = "ingest-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
         Path runDir = BenchData.WORK.resolve(runId).toAbsolutePath();
@@ -87,7 +97,8 @@ final class IngestRates {
                     .map(new Wiring.EdgeToStoreInput()).returns(GraphStoreInputSerializer.TYPE_INFO)
                     .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)
                     .transform("graph-store", SampleResponseSerializer.TYPE_INFO,
-                            new GraphStoreOperator(partitioner, 0L, data.info.featureDim(), STATS_INTERVAL_MS, 0));
+                            new GraphStoreOperator(partitioner, 0L, data.info.featureDim(), STATS_INTERVAL_MS, 0,
+                                    edgeBuffer(data.info.edges())));
             store.sinkTo(new DiscardingSink<>());
             store.getSideOutput(GraphStoreOperator.EVENTS)
                     .transform("ingest-progress", Types.VOID,

@@ -3,22 +3,22 @@ package io.gnnstream.operators.internal;
 import java.util.Arrays;
 
 /** Growable list of primitive longs (avoids boxing on the sampling hot path). */
-final class LongList {
+public final class LongList {
     private long[] values = new long[8];
     private int size;
 
-    void add(long v) {
+    public void add(long v) {
         if (size == values.length) {
             values = Arrays.copyOf(values, size * 2);
         }
         values[size++] = v;
     }
 
-    int size() {
+    public int size() {
         return size;
     }
 
-    long[] toArray() {
+    public long[] toArray() {
         return Arrays.copyOf(values, size);
     }
 }
