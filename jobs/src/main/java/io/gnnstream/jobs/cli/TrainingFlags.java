@@ -72,6 +72,11 @@ final class TrainingFlags {
                     + "(default: ${DEFAULT-VALUE}).")
     MemorySize recordCache;
 
+    @Option(names = "--edge-buffer", paramLabel = "EDGES",
+            description = "Edge additions a graph store subtask buffers per destination vertex before writing them; "
+                    + "1 writes every edge at once (default: ${DEFAULT-VALUE}).")
+    Integer edgeBuffer;
+
     @Option(names = "--normalize-features", arity = "1", description = "Row-normalise features on ingest (default: ${DEFAULT-VALUE}).")
     Boolean normalizeFeatures;
 
@@ -125,6 +130,7 @@ final class TrainingFlags {
         put(c, GraphOptions.PARTITIONS, partitions);
         put(c, GraphOptions.NORMALIZE_FEATURES, normalizeFeatures);
         put(c, GraphOptions.RECORD_CACHE, recordCache);
+        put(c, GraphOptions.EDGE_BUFFER, edgeBuffer);
         put(c, ModelOptions.HIDDEN, hidden);
         put(c, ModelOptions.DROPOUT, dropout);
         put(c, ModelOptions.LEARNING_RATE, lr);

@@ -24,6 +24,12 @@ class TrainingFlagsTest {
     }
 
     @Test
+    void edgeBufferDefaultsToTheJobOption() {
+        assertEquals(1, configurationOf("--edge-buffer", "1").get(GraphOptions.EDGE_BUFFER));
+        assertEquals(GraphOptions.EDGE_BUFFER.defaultValue(), configurationOf().get(GraphOptions.EDGE_BUFFER));
+    }
+
+    @Test
     void aBadRecordCacheSizeIsAUsageError() {
         CommandLine.ParameterException e = assertThrows(CommandLine.ParameterException.class,
                 () -> GnnstreamCli.commandLine().parseArgs(concat("--record-cache", "lots")));
