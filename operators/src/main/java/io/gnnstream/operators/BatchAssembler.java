@@ -120,7 +120,7 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
     @Override
     public void processElement2(StreamRecord<SampleResponse> element) throws Exception {
         SampleResponse response = element.getValue();
-        release(new RequestId(response.batchId, response.hop, response.partition));
+        release(new RequestId(response.batchId, response.hop, response.partition, response.part));
         InProgress batch = inProgress.get(response.batchId);
         if (batch != null) {
             List<SampleRequest> next = batch.builder.accept(response);
@@ -146,7 +146,7 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
         } else if (now() - batch.lastProgress >= timeoutMs) {
             retries.inc();
             for (SampleRequest lost : batch.builder.pending()) {
-                release(new RequestId(lost.batchId, lost.hop, lost.partition));
+                release(new RequestId(lost.batchId, lost.hop, lost.partition, lost.part));
                 queued.add(lost);
             }
             pump();
@@ -159,7 +159,7 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
     public void onEventTime(InternalTimer<Long, VoidNamespace> timer) {}
 
     private void start(BatchSpec spec) throws Exception {
-        InProgress batch = new InProgress(new BatchBuilder(spec, fanouts, featureDim, partitioner), now());
+        InProgress batch = new InProgress(new BatchBuilder(spec, fanouts, featureDim, partitioner, maxRequestVertices()), now());
         inProgress.put(spec.batchId, batch);
         queued.addAll(batch.builder.start());
         if (batch.builder.isComplete()) {
@@ -185,13 +185,21 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
             }
             queued.poll();
             InProgress batch = inProgress.get(r.batchId);
-            RequestId id = new RequestId(r.batchId, r.hop, r.partition);
+            RequestId id = new RequestId(r.batchId, r.hop, r.partition, r.part);
             if (batch != null && batch.builder.awaits(r) && !outstanding.containsKey(id)) {
                 outstanding.put(id, weight);
                 outstandingVertices += weight;
                 output.collect(new StreamRecord<>(r));
             }
         }
+    }
+
+    /**
+     * Vertices per request: a quarter of the window, so that one partition's share of a large batch
+     * is split and several requests are always in flight.
+     */
+    private int maxRequestVertices() {
+        return Math.max(1, maxOutstandingVertices / 4);
     }
 
     private void release(RequestId id) {
@@ -202,7 +210,7 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
     }
 
     /** Identity of a request, to match its response. */
-    private record RequestId(long batchId, int hop, int partition) {}
+    private record RequestId(long batchId, int hop, int partition, int part) {}
 
     private long now() {
         return getProcessingTimeService().getCurrentProcessingTime();

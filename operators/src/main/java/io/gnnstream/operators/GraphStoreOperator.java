@@ -200,6 +200,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         response.batchId = request.batchId;
         response.hop = request.hop;
         response.partition = request.partition;
+        response.part = request.part;
         response.sampleVertices = request.sampleVertices;
         response.neighbourCounts = new int[request.sampleVertices.length];
         long[][] sampled = new long[request.sampleVertices.length][];

@@ -84,17 +84,21 @@ class BatchAssemblerTest {
 
     private static KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, SampleRequest> harness()
             throws Exception {
-        return harness(new HashPartitioner(1));
+        return harness(new HashPartitioner(1), 16);
     }
 
     @Test
     void keepsAtMostTheWindowOfVerticesInTheLoop() throws Exception {
         HashPartitioner eight = new HashPartitioner(8);
-        try (var h = harness(eight)) {
+        try (var h = harness(eight, 8)) {
             h.open();
             h.processElement1(new StreamRecord<>(spec(5, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)));
             List<SampleRequest> first = requests(h);
-            assertEquals(1, first.size(), "each first-hop request names at least 2 vertices: one fits a window of 2");
+            for (SampleRequest r : first) {
+                assertEquals(2, r.sampleVertices.length + r.featureVertices.length,
+                        "a window of 8 splits requests into 2 vertices: a seed to sample and its features");
+            }
+            assertEquals(4, first.size(), "four requests of 2 vertices fill the window of 8");
             h.processElement2(new StreamRecord<>(answer(first.get(0), empty(first.get(0)))));
             assertEquals(1, requests(h).size(), "an answer lets the next request out");
             h.processElement2(new StreamRecord<>(answer(first.get(0), empty(first.get(0)))));
@@ -107,9 +111,9 @@ class BatchAssemblerTest {
     }
 
     private static KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, SampleRequest> harness(
-            HashPartitioner partitioner) throws Exception {
+            HashPartitioner partitioner, int window) throws Exception {
         var h = new KeyedTwoInputStreamOperatorTestHarness<>(
-                new BatchAssembler(new int[] {2}, 1, partitioner, TIMEOUT, 2),
+                new BatchAssembler(new int[] {2}, 1, partitioner, TIMEOUT, window),
                 (BatchSpec s) -> s.batchId, (SampleResponse r) -> r.batchId, Types.LONG, 8, 1, 0);
         EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend();
         rocksDb.getMemoryConfiguration().setUseManagedMemory(false);
@@ -130,6 +134,7 @@ class BatchAssemblerTest {
         s.batchId = r.batchId;
         s.hop = r.hop;
         s.partition = r.partition;
+        s.part = r.part;
         s.sampleVertices = r.sampleVertices;
         s.neighbourCounts = new int[r.sampleVertices.length];
         List<Long> all = new ArrayList<>();

@@ -265,7 +265,7 @@ class GraphStoreOperatorTest {
             KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,
             long batch, int hop, int fanout, long[] sample, long[] features) throws Exception {
         h.getOutput().clear();
-        h.processElement(new StreamRecord<>(GraphStoreInput.of(new SampleRequest(batch, hop, 0, fanout, sample, features))));
+        h.processElement(new StreamRecord<>(GraphStoreInput.of(new SampleRequest(batch, hop, 0, 0, fanout, sample, features))));
         return lastResponse(h);
     }
 

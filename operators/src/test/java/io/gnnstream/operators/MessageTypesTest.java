@@ -129,14 +129,14 @@ class MessageTypesTest {
 
         return List.of(
                 GraphStoreInput.of(GraphUpdate.of(EdgeUpdate.add(1, 2))),
-                GraphStoreInput.of(new SampleRequest(1, 1, 0, -1, new long[] {1}, new long[0])),
+                GraphStoreInput.of(new SampleRequest(1, 1, 0, 0, -1, new long[] {1}, new long[0])),
                 GraphStoreInput.of(GraphUpdate.of(new EdgeUpdate(4, 5, true, 123L))),
                 GraphStoreInput.of(GraphUpdate.of(new NodeUpdate(6, new float[] {0.5f}, 1, Split.VAL))),
                 GraphUpdate.of(new NodeUpdate(3, new float[] {1f, 0f}, 2, Split.TRAIN)),
                 GraphEvent.seed(3, 17, Split.TEST),
                 GraphEvent.stats(2, 10, 20, 30),
                 spec,
-                new SampleRequest(1, 2, 3, 25, new long[] {4, 5}, new long[] {6}),
+                new SampleRequest(1, 2, 3, 1, 25, new long[] {4, 5}, new long[] {6}),
                 response,
                 b,
                 new Credit(0, 41),

@@ -9,6 +9,7 @@ import io.gnnstream.state.records.NodeUpdate;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -21,7 +22,10 @@ import java.util.TreeMap;
  * fetches the features of the nodes first reached at hop L. A hop advances only when every
  * partition asked has answered; new nodes are numbered by walking destinations in order and their
  * sampled neighbours in order, so the result does not depend on the order responses arrive.
- * Duplicate or stale responses are ignored. No Flink types: the operator owns timing and state.
+ * A partition's vertices of one hop go out in requests of at most {@code maxRequestVertices}
+ * vertices (numbered by {@link SampleRequest#part}), so that no single request outgrows the loop's
+ * buffers. Duplicate or stale responses are ignored. No Flink types: the operator owns timing and
+ * state.
  */
 public final class BatchBuilder {
 
@@ -30,6 +34,7 @@ public final class BatchBuilder {
     private final int featureDim;
     private final VertexPartitioner partitioner;
     private final int numLayers;
+    private final int maxRequestVertices;
 
     private long[] nodes = new long[16];
     private int numNodes;
@@ -42,11 +47,16 @@ public final class BatchBuilder {
     private final int[] labels;
 
     private int hop;
-    private final Map<Integer, SampleRequest> outstanding = new TreeMap<>();
-    private final Map<Integer, SampleResponse> received = new HashMap<>();
+    private final Map<RequestKey, SampleRequest> outstanding = new LinkedHashMap<>();
+    private final Map<RequestKey, SampleResponse> received = new HashMap<>();
     private boolean complete;
 
-    public BatchBuilder(BatchSpec spec, int[] fanouts, int featureDim, VertexPartitioner partitioner) {
+    public BatchBuilder(BatchSpec spec, int[] fanouts, int featureDim, VertexPartitioner partitioner,
+            int maxRequestVertices) {
+        if (maxRequestVertices < 1) {
+            throw new IllegalArgumentException("maxRequestVertices must be >= 1, got " + maxRequestVertices);
+        }
+        this.maxRequestVertices = maxRequestVertices;
         this.spec = spec;
         this.fanouts = fanouts.clone();
         this.featureDim = featureDim;
@@ -83,7 +93,7 @@ public final class BatchBuilder {
     /** Requests of the current hop whose answers are still missing (for retries). */
     public List<SampleRequest> pending() {
         List<SampleRequest> out = new ArrayList<>();
-        for (Map.Entry<Integer, SampleRequest> e : outstanding.entrySet()) {
+        for (Map.Entry<RequestKey, SampleRequest> e : outstanding.entrySet()) {
             if (!received.containsKey(e.getKey())) {
                 out.add(e.getValue());
             }
@@ -93,8 +103,8 @@ public final class BatchBuilder {
 
     /** Whether {@code request} is of the current hop and still unanswered (else sending it is useless). */
     public boolean awaits(SampleRequest request) {
-        return !complete && request.hop == hop && outstanding.containsKey(request.partition)
-                && !received.containsKey(request.partition);
+        RequestKey key = new RequestKey(request.partition, request.part);
+        return !complete && request.hop == hop && outstanding.containsKey(key) && !received.containsKey(key);
     }
 
     /**
@@ -102,11 +112,11 @@ public final class BatchBuilder {
      * otherwise an empty list.
      */
     public List<SampleRequest> accept(SampleResponse response) {
-        if (complete || response.hop != hop || !outstanding.containsKey(response.partition)
-                || received.containsKey(response.partition)) {
+        RequestKey key = new RequestKey(response.partition, response.part);
+        if (complete || response.hop != hop || !outstanding.containsKey(key) || received.containsKey(key)) {
             return List.of();
         }
-        received.put(response.partition, response);
+        received.put(key, response);
         if (received.size() < outstanding.size()) {
             return List.of();
         }
@@ -139,8 +149,7 @@ public final class BatchBuilder {
         for (int p : partitions.keySet()) {
             LongList s = sample.get(p);
             LongList f = features.get(p);
-            outstanding.put(p, new SampleRequest(spec.batchId, next, p, fanout,
-                    s == null ? new long[0] : s.toArray(), f == null ? new long[0] : f.toArray()));
+            split(next, p, fanout, s == null ? new long[0] : s.toArray(), f == null ? new long[0] : f.toArray());
         }
         if (outstanding.isEmpty()) {
             if (next <= numLayers) {
@@ -149,6 +158,22 @@ public final class BatchBuilder {
             return beginHop(next + 1);
         }
         return new ArrayList<>(outstanding.values());
+    }
+
+    /** Adds the requests for one partition's vertices of a hop, at most {@code maxRequestVertices} each. */
+    private void split(int next, int partition, int fanout, long[] sample, long[] features) {
+        int si = 0;
+        int fi = 0;
+        int part = 0;
+        do {
+            int ns = Math.min(maxRequestVertices, sample.length - si);
+            int nf = Math.min(maxRequestVertices - ns, features.length - fi);
+            outstanding.put(new RequestKey(partition, part), new SampleRequest(spec.batchId, next, partition, part,
+                    fanout, Arrays.copyOfRange(sample, si, si + ns), Arrays.copyOfRange(features, fi, fi + nf)));
+            si += ns;
+            fi += nf;
+            part++;
+        } while (si < sample.length || fi < features.length);
     }
 
     private int fanoutOf(int hopNumber) {
@@ -265,4 +290,7 @@ public final class BatchBuilder {
         }
         return groups;
     }
+
+    /** Identity of one request within the current hop. */
+    private record RequestKey(int partition, int part) {}
 }

@@ -11,6 +11,7 @@ public class SampleResponse {
     public long batchId;
     public int hop;
     public int partition;
+    public int part;
     public long[] sampleVertices;
     public int[] neighbourCounts;
     public long[] neighbours;

@@ -48,6 +48,7 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
             out.writeLong(r.batchId);
             out.writeInt(r.hop);
             out.writeInt(r.partition);
+            out.writeInt(r.part);
             out.writeInt(r.fanout);
             BulkArrays.writeLongs(r.sampleVertices, out);
             BulkArrays.writeLongs(r.featureVertices, out);
@@ -74,7 +75,7 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         switch (kind) {
             case REQUEST:
                 return GraphStoreInput.of(new SampleRequest(in.readLong(), in.readInt(), in.readInt(), in.readInt(),
-                        BulkArrays.readLongs(in), BulkArrays.readLongs(in)));
+                        in.readInt(), BulkArrays.readLongs(in), BulkArrays.readLongs(in)));
             case EDGE:
                 return GraphStoreInput.of(GraphUpdate.of(
                         new EdgeUpdate(in.readLong(), in.readLong(), in.readBoolean(), in.readLong())));

@@ -30,6 +30,7 @@ public final class SampleResponseSerializer extends BulkRecordSerializer<SampleR
         out.writeLong(r.batchId);
         out.writeInt(r.hop);
         out.writeInt(r.partition);
+        out.writeInt(r.part);
         BulkArrays.writeLongs(r.sampleVertices, out);
         BulkArrays.writeInts(r.neighbourCounts, out);
         BulkArrays.writeLongs(r.neighbours, out);
@@ -44,6 +45,7 @@ public final class SampleResponseSerializer extends BulkRecordSerializer<SampleR
         r.batchId = in.readLong();
         r.hop = in.readInt();
         r.partition = in.readInt();
+        r.part = in.readInt();
         r.sampleVertices = BulkArrays.readLongs(in);
         r.neighbourCounts = BulkArrays.readInts(in);
         r.neighbours = BulkArrays.readLongs(in);

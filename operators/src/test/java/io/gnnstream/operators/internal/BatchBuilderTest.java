@@ -65,8 +65,21 @@ class BatchBuilderTest {
     }
 
     @Test
+    void splitRequestsBuildTheSameBatch() {
+        MiniBatch whole = run(spec(0L, 4L, 2L), new int[] {-1, -1}, null, 100);
+        for (int max : new int[] {1, 2, 3}) {
+            MiniBatch split = run(spec(0L, 4L, 2L), new int[] {-1, -1}, new Random(max), max);
+            assertArrayEquals(whole.nodeIds, split.nodeIds);
+            assertArrayEquals(whole.indices, split.indices);
+            assertArrayEquals(whole.indptr, split.indptr);
+            assertArrayEquals(whole.features, split.features);
+            assertArrayEquals(whole.labels, split.labels);
+        }
+    }
+
+    @Test
     void batchWithoutSeedsCompletesAtOnce() {
-        BatchBuilder builder = new BatchBuilder(spec(), new int[] {5}, DIM, partitioner);
+        BatchBuilder builder = new BatchBuilder(spec(), new int[] {5}, DIM, partitioner, 100);
         assertTrue(builder.start().isEmpty());
         assertTrue(builder.isComplete());
         assertEquals(0, builder.build().numSeeds());
@@ -82,13 +95,19 @@ class BatchBuilderTest {
 
     /** Answers requests like the GraphStore would, in random order and with duplicates when random != null. */
     private MiniBatch run(BatchSpec spec, int[] fanouts, Random random) {
-        BatchBuilder builder = new BatchBuilder(spec, fanouts, DIM, partitioner);
+        return run(spec, fanouts, random, 100);
+    }
+
+    private MiniBatch run(BatchSpec spec, int[] fanouts, Random random, int maxRequestVertices) {
+        BatchBuilder builder = new BatchBuilder(spec, fanouts, DIM, partitioner, maxRequestVertices);
         Deque<SampleRequest> queue = new ArrayDeque<>(builder.start());
         while (!queue.isEmpty()) {
             List<SampleRequest> round = new ArrayList<>(queue);
             queue.clear();
             List<SampleResponse> responses = new ArrayList<>();
             for (SampleRequest r : round) {
+                assertTrue(r.sampleVertices.length + r.featureVertices.length <= maxRequestVertices,
+                        "request larger than " + maxRequestVertices + " vertices");
                 responses.add(answer(r));
                 if (random != null && random.nextBoolean()) {
                     responses.add(answer(r));
@@ -110,6 +129,7 @@ class BatchBuilderTest {
         s.batchId = r.batchId;
         s.hop = r.hop;
         s.partition = r.partition;
+        s.part = r.part;
         s.sampleVertices = r.sampleVertices;
         s.neighbourCounts = new int[r.sampleVertices.length];
         List<Long> all = new ArrayList<>();
