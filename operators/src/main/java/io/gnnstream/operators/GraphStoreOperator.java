@@ -43,10 +43,17 @@ import org.apache.flink.util.OutputTag;
  * {@code v} at hop {@code h} of batch {@code b} is seeded by {@code (seed, b, h, v)}, so a request
  * answered twice (after a retry or a restore) gives the same answer for the same graph.
  *
+ * <p>Two heap structures keep RocksDB round trips down, neither part of a checkpoint: edge
+ * additions wait in an {@link EdgeBuffer} and are written one adjacency update per vertex, always
+ * before a request is answered, before a snapshot and at the end of input (so answers and
+ * checkpoints see every edge received before them, and a restore replays the rest from the
+ * source); and a {@link RecordCache} of attribute records serves feature fetches, replaced on every
+ * node write.
+ *
  * <p>Per-partition sizes live in a heap cache that is written to the partition anchor's keyed
  * state before every snapshot, and are published to the scheduler as {@link GraphEvent}s (side
- * output {@link #EVENTS}) at most once per {@code statsIntervalMs}. Vertices entering a training,
- * validation or test split are announced at once.
+ * output {@link #EVENTS}) at most once per {@code statsIntervalMs}; edge counts include written
+ * edges only. Vertices entering a training, validation or test split are announced at once.
  */
 public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         implements OneInputStreamOperator<GraphStoreInput, SampleResponse> {
