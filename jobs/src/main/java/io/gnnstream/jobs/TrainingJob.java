@@ -202,6 +202,7 @@ public final class TrainingJob {
         }
         require(conf.get(SamplingOptions.BATCH_SIZE) > 0, "--batch-size must be positive");
         require(conf.get(SamplingOptions.EVAL_BATCH_SIZE) > 0, "--eval-batch-size must be positive");
+        require(conf.get(GraphOptions.EDGE_BUFFER) > 0, "--edge-buffer must be positive");
         require(conf.get(SamplingOptions.PREFETCH) > 0, "--prefetch must be positive");
         require(conf.get(SamplingOptions.MAX_OUTSTANDING_VERTICES) > 0, "--max-outstanding-vertices must be positive");
         require(conf.get(SamplingOptions.MAX_STEPS) >= 0, "--max-steps must be >= 0");

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.jobs.GraphOptions;
+import io.gnnstream.jobs.TrainingJob;
 import java.nio.file.Path;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
@@ -27,6 +28,15 @@ class TrainingFlagsTest {
     void edgeBufferDefaultsToTheJobOption() {
         assertEquals(1, configurationOf("--edge-buffer", "1").get(GraphOptions.EDGE_BUFFER));
         assertEquals(GraphOptions.EDGE_BUFFER.defaultValue(), configurationOf().get(GraphOptions.EDGE_BUFFER));
+    }
+
+    @Test
+    void aZeroEdgeBufferIsRejectedBeforeAnythingStarts() {
+        Configuration conf = configurationOf("--edge-buffer", "0");
+        conf.set(GraphOptions.NUM_FEATURES, 4);
+        conf.set(GraphOptions.NUM_CLASSES, 2);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TrainingJob.validate(conf));
+        assertTrue(e.getMessage().contains("--edge-buffer must be positive"), e.getMessage());
     }
 
     @Test
