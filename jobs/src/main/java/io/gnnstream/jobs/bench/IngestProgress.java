@@ -1,14 +1,11 @@
 package io.gnnstream.jobs.bench;
 
+import io.gnnstream.jobs.internal.Directories;
 import io.gnnstream.operators.GraphStoreOperator;
 import io.gnnstream.operators.messages.GraphEvent;
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -156,26 +153,7 @@ final class IngestProgress implements AutoCloseable {
             throw new IllegalStateException("expected the final checkpoint chk-1 alone in " + jobCheckpoints
                     + ", found " + checkpoints);
         }
-        long[] bytes = {0};
-        Files.walkFileTree(jobCheckpoints, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-                if (attributes.isRegularFile() && !file.getFileName().toString().equals("_metadata")) {
-                    bytes[0] += attributes.size();
-                }
-                return FileVisitResult.CONTINUE;
-            }
-
-            /** Flink may still be deleting leftovers of an attempt no checkpoint uses; those do not count. */
-            @Override
-            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-                if (e instanceof NoSuchFileException) {
-                    return FileVisitResult.CONTINUE;
-                }
-                throw e;
-            }
-        });
-        return bytes[0];
+        return Directories.bytesOf(jobCheckpoints, f -> !f.getFileName().toString().equals("_metadata"));
     }
 
     private static IngestProgress of(String runId) {
