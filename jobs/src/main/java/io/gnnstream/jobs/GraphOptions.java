@@ -44,6 +44,13 @@ public final class GraphOptions {
                     + "label, split), so sampled neighbourhoods that return to the same vertices skip RocksDB; "
                     + "0 turns the cache off.");
 
+    public static final ConfigOption<MemorySize> ADJACENCY_CACHE = ConfigOptions.key("gnnstream.graph.adjacency-cache")
+            .memoryType()
+            .defaultValue(MemorySize.parse("32mb"))
+            .withDescription("Heap per graph store subtask for recently sampled adjacency tails (a vertex's degree "
+                    + "and last 64 in-neighbours, all of them for most vertices), so sampling them skips RocksDB; "
+                    + "0 turns the cache off.");
+
     public static final ConfigOption<Integer> EDGE_BUFFER = ConfigOptions.key("gnnstream.graph.edge-buffer")
             .intType()
             .defaultValue(1 << 17)

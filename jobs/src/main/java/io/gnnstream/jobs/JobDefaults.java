@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.StateBackendOptions;
@@ -14,9 +15,18 @@ import org.apache.flink.streaming.api.environment.ExecutionCheckpointingOptions;
  * Flink settings every run of the training job needs (STACK.md): RocksDB with incremental
  * checkpoints, checkpointing forced despite the iterations, unaligned checkpoints (aligned exactly-once
  * checkpoints were seen to stall with feedback edges), and no generic types (so Kryo can never
- * creep in).
+ * creep in). Unless the configuration says otherwise, output buffers are flushed after at most
+ * {@link #BUFFER_TIMEOUT}.
  */
 public final class JobDefaults {
+
+    /**
+     * Each hop of the sampling loop waits for every response before the next requests leave, and
+     * a request or the last buffer of a response sat in a partly filled network buffer for up to
+     * Flink's default 100 ms; 5 ms took {@code bench sample} from 41 to 55 batches/s (10^5
+     * vertices), and flushing after every record (0) was no faster.
+     */
+    public static final Duration BUFFER_TIMEOUT = Duration.ofMillis(5);
 
     private JobDefaults() {}
 
@@ -33,6 +43,9 @@ public final class JobDefaults {
         conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
                 ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
         conf.set(PipelineOptions.GENERIC_TYPES, false);
+        if (!conf.contains(ExecutionOptions.BUFFER_TIMEOUT)) {
+            conf.set(ExecutionOptions.BUFFER_TIMEOUT, BUFFER_TIMEOUT);
+        }
         return conf;
     }
 }

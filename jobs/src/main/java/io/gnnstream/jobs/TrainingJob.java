@@ -8,6 +8,7 @@ import io.gnnstream.connectors.RawRecord;
 import io.gnnstream.connectors.Reject;
 import io.gnnstream.jobs.internal.Wiring;
 import io.gnnstream.operators.BatchAssembler;
+import io.gnnstream.operators.GraphStoreConfig;
 import io.gnnstream.operators.GraphStoreOperator;
 import io.gnnstream.operators.SchedulerConfig;
 import io.gnnstream.operators.SeedScheduler;
@@ -121,9 +122,9 @@ public final class TrainingJob {
         SingleOutputStreamOperator<SampleResponse> store = samplingLoop
                 .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)
                 .transform("graph-store", SampleResponseSerializer.TYPE_INFO,
-                        new GraphStoreOperator(partitioner, seed, featureDim, conf.get(GraphOptions.STATS_INTERVAL_MS),
-                                GraphStoreOperator.recordCacheCapacity(conf.get(GraphOptions.RECORD_CACHE), featureDim),
-                                conf.get(GraphOptions.EDGE_BUFFER)))
+                        new GraphStoreOperator(partitioner, new GraphStoreConfig(seed, featureDim,
+                                conf.get(GraphOptions.STATS_INTERVAL_MS), conf.get(GraphOptions.RECORD_CACHE).getBytes(),
+                                conf.get(GraphOptions.ADJACENCY_CACHE).getBytes(), conf.get(GraphOptions.EDGE_BUFFER))))
                 .uid("graph-store").setParallelism(parallelism);
 
         DataStream<GraphEvent> events = store.getSideOutput(GraphStoreOperator.EVENTS)

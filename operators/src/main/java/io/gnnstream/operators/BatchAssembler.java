@@ -2,10 +2,11 @@ package io.gnnstream.operators;
 
 import io.gnnstream.operators.internal.BatchBuilder;
 import io.gnnstream.operators.messages.BatchSpec;
-import io.gnnstream.operators.messages.MiniBatch;
-import io.gnnstream.operators.serialization.MiniBatchSerializer;
+import io.gnnstream.operators.messages.MiniBatchPart;
+import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.state.InAdjacency;
 import io.gnnstream.state.VertexPartitioner;
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -32,7 +33,7 @@ import org.apache.flink.util.OutputTag;
  * <p>Input 1: {@link BatchSpec}s from the scheduler. Input 2: {@link SampleResponse}s from the
  * GraphStore. Main output: {@link SampleRequest}s, which the job sends back through the
  * iteration's feedback edge to the GraphStore. Side output {@link #BATCHES}: finished
- * {@link MiniBatch}es for the trainers.
+ * mini-batches for the trainers, each as one or more {@link MiniBatchPart}s.
  *
  * <p>Requests leave through a window: the unanswered ones name at most
  * {@code maxOutstandingVertices} vertices (at least one request is always allowed); the rest wait
@@ -55,8 +56,8 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
 
     private static final long serialVersionUID = 1L;
 
-    public static final OutputTag<MiniBatch> BATCHES =
-            new OutputTag<>("mini-batches", MiniBatchSerializer.TYPE_INFO);
+    public static final OutputTag<MiniBatchPart> BATCHES =
+            new OutputTag<>("mini-batches", MiniBatchPartSerializer.TYPE_INFO);
 
     static final ValueStateDescriptor<BatchSpec> SPEC =
             new ValueStateDescriptor<>("batch-spec", TypeInformation.of(BatchSpec.class));
@@ -169,7 +170,9 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
     }
 
     private void finish(InProgress batch) {
-        output.collect(BATCHES, new StreamRecord<>(batch.builder.build()));
+        for (MiniBatchPart part : batch.builder.buildParts()) {
+            output.collect(BATCHES, new StreamRecord<>(part));
+        }
         inProgress.remove(batch.builder.spec().batchId);
         specs.clear();
         completed.inc();
@@ -196,10 +199,17 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
 
     /**
      * Vertices per request: a quarter of the window, so that one partition's share of a large batch
-     * is split and several requests are always in flight.
+     * is split and several requests are always in flight; and few enough that the response (features
+     * and sampled neighbours) stays under {@link MiniBatchPart#MAX_RECORD_BYTES}, which Flink would
+     * otherwise spill to disk.
      */
     private int maxRequestVertices() {
-        return Math.max(1, maxOutstandingVertices / 4);
+        int fanout = 0;
+        for (int f : fanouts) {
+            fanout = Math.max(fanout, f < 0 ? InAdjacency.BLOCK_SIZE : f);
+        }
+        long bytesPerVertex = (long) Float.BYTES * featureDim + (long) Long.BYTES * (fanout + 2);
+        return (int) Math.max(1, Math.min(maxOutstandingVertices / 4, MiniBatchPart.MAX_RECORD_BYTES / bytesPerVertex));
     }
 
     private void release(RequestId id) {

@@ -23,7 +23,6 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 import org.apache.flink.api.common.typeutils.base.array.LongPrimitiveArraySerializer;
-import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -43,12 +42,14 @@ import org.apache.flink.util.OutputTag;
  * {@code v} at hop {@code h} of batch {@code b} is seeded by {@code (seed, b, h, v)}, so a request
  * answered twice (after a retry or a restore) gives the same answer for the same graph.
  *
- * <p>Two heap structures keep RocksDB round trips down, neither part of a checkpoint: edge
+ * <p>Three heap structures keep RocksDB round trips down, none part of a checkpoint: edge
  * additions wait in an {@link EdgeBuffer} and are written one adjacency update per vertex, always
  * before a request is answered, before a snapshot and at the end of input (so answers and
  * checkpoints see every edge received before them, and a restore replays the rest from the
- * source); and a {@link RecordCache} of attribute records serves feature fetches, replaced on every
- * node write.
+ * source); a {@link VertexValueCache} of attribute records serves feature fetches, replaced on
+ * every node write; and another one of adjacency tails serves neighbour sampling (a vertex of up to
+ * {@link InAdjacency#BLOCK_SIZE} in-neighbours is sampled without touching RocksDB), invalidated on
+ * every adjacency write.
  *
  * <p>Per-partition sizes live in a heap cache that is written to the partition anchor's keyed
  * state before every snapshot, and are published to the scheduler as {@link GraphEvent}s (side
@@ -72,12 +73,11 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private static final int EDGES = 1;
     private static final int EDGES_INGESTED = 2;
 
+    /** Cached in place of a missing tail, so vertices without in-neighbours are cache hits too. */
+    private static final byte[] NO_NEIGHBOURS = new byte[0];
+
     private final VertexPartitioner partitioner;
-    private final long seed;
-    private final int featureDim;
-    private final long statsIntervalMs;
-    private final int recordCacheVertices;
-    private final int edgeBufferEdges;
+    private final GraphStoreConfig config;
 
     private transient ValueState<byte[]> attributes;
     private transient ValueState<long[]> partitionStats;
@@ -88,27 +88,13 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private transient Counter edgesIngested;
     private transient Counter nodesIngested;
     private transient Counter requests;
-    private transient RecordCache recordCache;
+    private transient VertexValueCache recordCache;
+    private transient VertexValueCache tailCache;
     private transient EdgeBuffer edgeBuffer;
 
-    /**
-     * @param recordCacheVertices attribute records kept on the heap for feature fetches (0 = none);
-     *     the cache is derived from state, so it is neither checkpointed nor restored
-     * @param edgeBufferEdges edge additions buffered per destination vertex before they are written
-     *     (1 = write every edge at once); the buffer is written before every sample request and
-     *     every snapshot, so requests see every edge received before them and checkpoints hold no buffer
-     */
-    public GraphStoreOperator(VertexPartitioner partitioner, long seed, int featureDim, long statsIntervalMs,
-            int recordCacheVertices, int edgeBufferEdges) {
-        if (edgeBufferEdges < 1) {
-            throw new IllegalArgumentException("edgeBufferEdges must be >= 1, got " + edgeBufferEdges);
-        }
+    public GraphStoreOperator(VertexPartitioner partitioner, GraphStoreConfig config) {
         this.partitioner = partitioner;
-        this.seed = seed;
-        this.featureDim = featureDim;
-        this.statsIntervalMs = statsIntervalMs;
-        this.recordCacheVertices = recordCacheVertices;
-        this.edgeBufferEdges = edgeBufferEdges;
+        this.config = config;
     }
 
     @Override
@@ -120,8 +106,9 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         stats = new HashMap<>();
         unpublished = new LinkedHashSet<>();
         unflushed = new LinkedHashSet<>();
-        recordCache = new RecordCache(recordCacheVertices);
-        edgeBuffer = new EdgeBuffer(edgeBufferEdges);
+        recordCache = new VertexValueCache(config.recordCacheBytes);
+        tailCache = new VertexValueCache(config.adjacencyCacheBytes);
+        edgeBuffer = new EdgeBuffer(config.edgeBufferEdges);
     }
 
     @Override
@@ -163,6 +150,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             if (adjacency.remove(edge.src)) {
                 s[EDGES]--;
             }
+            tailCache.invalidate(edge.dst);
         } else if (edgeBuffer.add(edge.dst, edge.src)) {
             writeBufferedEdges();
         }
@@ -180,6 +168,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             setCurrentKey(key);
             long[] s = statsOf(key);
             s[EDGES] += adjacency.addAll(sources);
+            tailCache.invalidate(dst);
         });
     }
 
@@ -214,9 +203,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         int total = 0;
         for (int i = 0; i < sampled.length; i++) {
             long v = request.sampleVertices[i];
-            setCurrentKey(new VertexKey(request.partition, v));
-            sampled[i] = adjacency.sample(
-                    request.fanout, new SplittableRandom(Mix.seed(seed, request.batchId, request.hop, v)));
+            sampled[i] = adjacency.sample(tailOf(request.partition, v), request.fanout,
+                    new SplittableRandom(Mix.seed(config.seed, request.batchId, request.hop, v)));
             response.neighbourCounts[i] = sampled[i].length;
             total += sampled[i].length;
         }
@@ -227,6 +215,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             at += s.length;
         }
         response.featureVertices = request.featureVertices;
+        int featureDim = config.featureDim;
         response.features = new float[request.featureVertices.length * featureDim];
         response.labels = new int[request.featureVertices.length];
         for (int j = 0; j < request.featureVertices.length; j++) {
@@ -253,10 +242,20 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         return record;
     }
 
-    /** How many records of {@code featureDim} floats fit in {@code budget}, counting map and array overhead. */
-    public static int recordCacheCapacity(MemorySize budget, int featureDim) {
-        long perRecord = VertexRecord.sizeOf(featureDim) + RecordCache.ENTRY_OVERHEAD_BYTES;
-        return (int) Math.min(Integer.MAX_VALUE, budget.getBytes() / perRecord);
+    /**
+     * The tail of {@code vertex}'s adjacency, from the cache or RocksDB; leaves {@code vertex} the
+     * current key whenever sampling it has to read blocks.
+     */
+    private byte[] tailOf(int partition, long vertex) throws Exception {
+        byte[] tail = tailCache.get(vertex);
+        if (tail == null) {
+            setCurrentKey(new VertexKey(partition, vertex));
+            tail = adjacency.tail();
+            tailCache.put(vertex, tail == null ? NO_NEIGHBOURS : tail);
+        } else if (InAdjacency.hasBlocks(tail)) {
+            setCurrentKey(new VertexKey(partition, vertex));
+        }
+        return tail;
     }
 
     /** In-degree of the current key's vertex as stored (buffered edges not counted), for tests. */
@@ -306,7 +305,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
 
     private void scheduleStats() {
         long now = getProcessingTimeService().getCurrentProcessingTime();
-        getProcessingTimeService().registerTimer(now + statsIntervalMs, time -> publishStats());
+        getProcessingTimeService().registerTimer(now + config.statsIntervalMs, time -> publishStats());
     }
 
     private void publishStats() {

@@ -3,7 +3,10 @@ package io.gnnstream.operators;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gnnstream.operators.messages.Credit;
+import io.gnnstream.operators.internal.PartialBatches;
 import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.messages.MiniBatchPart;
+import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.operators.serialization.MiniBatchSerializer;
 import io.gnnstream.operators.model.EvalResult;
 import io.gnnstream.operators.model.ModelState;
@@ -30,18 +33,20 @@ import org.apache.flink.util.OutputTag;
 /**
  * Trains the model on the mini-batches of one trainer rank, strictly in sequence order.
  *
- * <p>Batches arrive in completion order and are buffered until their {@code seq} is next, so the
+ * <p>Batches arrive as {@link MiniBatchPart}s, in completion order; once whole they are buffered
+ * until their {@code seq} is next, so the
  * sequence of updates is the scheduler's, whatever the timing. Training batches update the model;
  * evaluation batches of a round are scored with the model of the step they follow, and when the
  * round is complete a metrics line with validation and test accuracy is emitted. After every batch
  * a {@link Credit} (absolute progress) goes back to the scheduler through the feedback edge; it is
  * re-sent while the trainer is idle, because credits in flight are not part of a checkpoint.
  *
- * <p>Checkpointed: the model and optimizer state, the progress bookkeeping and the buffered
- * batches. Metrics lines (JSON) leave through side output {@link #METRICS}.
+ * <p>Checkpointed: the model and optimizer state, the progress bookkeeping, the buffered
+ * batches and the parts of incomplete ones (an unaligned checkpoint can fall between the parts of a
+ * batch: those before it are state, those after it are in the checkpointed channel). Metrics lines (JSON) leave through side output {@link #METRICS}.
  */
 public class TrainerOperator extends AbstractStreamOperator<Credit>
-        implements OneInputStreamOperator<MiniBatch, Credit> {
+        implements OneInputStreamOperator<MiniBatchPart, Credit> {
 
     private static final long serialVersionUID = 1L;
 
@@ -54,9 +59,11 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private transient ListState<ModelState> modelState;
     private transient ListState<TrainerProgress> progressState;
     private transient ListState<MiniBatch> bufferedState;
+    private transient ListState<MiniBatchPart> partialState;
     private transient SageModel model;
     private transient TrainerProgress progress;
     private transient TreeMap<Long, MiniBatch> buffered;
+    private transient PartialBatches partials;
     private transient long startNanos;
     private transient long lastInputNanos;
     private transient Window window;
@@ -77,6 +84,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                 new ListStateDescriptor<>("progress", TypeInformation.of(TrainerProgress.class)));
         bufferedState = context.getOperatorStateStore().getListState(
                 new ListStateDescriptor<>("buffered-batches", MiniBatchSerializer.TYPE_INFO));
+        partialState = context.getOperatorStateStore().getListState(
+                new ListStateDescriptor<>("partial-batches", MiniBatchPartSerializer.TYPE_INFO));
         model = null;
         for (ModelState m : modelState.get()) {
             model = SageModel.restore(config.model, m);
@@ -91,6 +100,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         buffered = new TreeMap<>();
         for (MiniBatch b : bufferedState.get()) {
             buffered.put(b.seq, b);
+        }
+        partials = new PartialBatches();
+        for (MiniBatchPart p : partialState.get()) {
+            partials.accept(p);
         }
     }
 
@@ -109,6 +122,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         modelState.update(List.of(model.snapshot()));
         progressState.update(List.of(progress));
         bufferedState.update(new ArrayList<>(buffered.values()));
+        partialState.update(partials.parts());
     }
 
     @Override
@@ -126,12 +140,17 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     }
 
     @Override
-    public void processElement(StreamRecord<MiniBatch> element) throws Exception {
+    public void processElement(StreamRecord<MiniBatchPart> element) throws Exception {
         lastInputNanos = System.nanoTime();
-        MiniBatch batch = element.getValue();
-        if (batch.seq >= progress.nextSeq) {
-            buffered.put(batch.seq, batch);
+        MiniBatchPart part = element.getValue();
+        if (part.seq < progress.nextSeq || buffered.containsKey(part.seq)) {
+            return;
         }
+        MiniBatch batch = partials.accept(part);
+        if (batch == null) {
+            return;
+        }
+        buffered.put(batch.seq, batch);
         boolean advanced = false;
         while (!buffered.isEmpty() && buffered.firstKey() == progress.nextSeq) {
             consume(buffered.pollFirstEntry().getValue());

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.messages.BatchSpec;
+import io.gnnstream.operators.internal.PartialBatches;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
@@ -167,9 +168,16 @@ class BatchAssemblerTest {
     private static List<MiniBatch> batches(
             KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, SampleRequest> h) {
         List<MiniBatch> out = new ArrayList<>();
+        PartialBatches partials = new PartialBatches();
         if (h.getSideOutput(BatchAssembler.BATCHES) != null) {
-            h.getSideOutput(BatchAssembler.BATCHES).forEach(r -> out.add(r.getValue()));
+            h.getSideOutput(BatchAssembler.BATCHES).forEach(r -> {
+                MiniBatch whole = partials.accept(r.getValue());
+                if (whole != null) {
+                    out.add(whole);
+                }
+            });
         }
+        assertEquals(0, partials.size(), "every batch leaves whole");
         assertTrue(out.size() <= 1);
         return out;
     }

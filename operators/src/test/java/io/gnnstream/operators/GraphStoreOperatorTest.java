@@ -101,14 +101,16 @@ class GraphStoreOperatorTest {
 
     /**
      * Random inserts and deletes around the tail and index boundaries, checked against a plain set;
-     * with edges written one at a time, and buffered (duplicates and deletes of buffered edges included).
+     * with edges written one at a time, and buffered (duplicates and deletes of buffered edges included);
+     * with the heap caches on (a stale cached adjacency would show here) and off.
      */
     @ParameterizedTest
-    @CsvSource({"rocksdb, 1", "rocksdb, 7", "rocksdb, 1000", "heap, 1", "heap, 1000"})
-    void matchesASetUnderRandomInsertsAndDeletes(String backend, int edgeBuffer) throws Exception {
+    @CsvSource({"rocksdb, 1, 4096", "rocksdb, 7, 4096", "rocksdb, 1000, 4096", "rocksdb, 7, 0", "heap, 1, 4096",
+            "heap, 1000, 0"})
+    void matchesASetUnderRandomInsertsAndDeletes(String backend, int edgeBuffer, long cacheBytes) throws Exception {
         SplittableRandom random = new SplittableRandom(7);
         Set<Long> expected = new HashSet<>();
-        try (var h = harness(backend, edgeBuffer)) {
+        try (var h = harness(backend, edgeBuffer, cacheBytes)) {
             h.open();
             for (int op = 0; op < 3_000; op++) {
                 long u = 1 + random.nextInt(200);
@@ -163,7 +165,7 @@ class GraphStoreOperatorTest {
     @Test
     void bufferedEdgesAreWrittenBeforeASnapshotAndAtTheEndOfInput() throws Exception {
         OperatorSubtaskState snapshot;
-        try (var h = harness("rocksdb", 1000)) {
+        try (var h = harness("rocksdb", 1000, 4096)) {
             h.open();
             for (long u = 1; u <= 50; u++) {
                 edge(h, u, 0, false);
@@ -171,7 +173,7 @@ class GraphStoreOperatorTest {
             edge(h, 7, 0, false);
             snapshot = h.snapshot(1, 1);
         }
-        try (var h = harness("rocksdb", 1000)) {
+        try (var h = harness("rocksdb", 1000, 4096)) {
             h.initializeState(snapshot);
             h.open();
             edge(h, 51, 0, false);
@@ -222,16 +224,16 @@ class GraphStoreOperatorTest {
 
     private static KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse>
             harness(String backend) throws Exception {
-        return harness(backend, 1000);
+        return harness(backend, 1000, 4096);
     }
 
     private static KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse>
-            harness(String backend, int edgeBuffer) throws Exception {
+            harness(String backend, int edgeBuffer, long cacheBytes) throws Exception {
         KeySelector<GraphStoreInput, VertexKey> key = in -> in.update != null
                 ? PARTITIONER.keyOf(in.update.ownerVertex())
                 : VertexKey.anchor(in.request.partition);
         var h = new KeyedOneInputStreamOperatorTestHarness<>(
-                new GraphStoreOperator(PARTITIONER, 42L, DIM, 1000L, 4, edgeBuffer), key, VertexKeyTypeInfo.INSTANCE,
+                new GraphStoreOperator(PARTITIONER, new GraphStoreConfig(42L, DIM, 1000L, cacheBytes, cacheBytes, edgeBuffer)), key, VertexKeyTypeInfo.INSTANCE,
                 MAX_PARALLELISM, 1, 0);
         StateBackend stateBackend = new HashMapStateBackend();
         if ("rocksdb".equals(backend)) {

@@ -10,10 +10,12 @@ import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
 import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.operators.model.ModelState;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
+import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.operators.serialization.MiniBatchSerializer;
 import io.gnnstream.operators.serialization.SampleResponseSerializer;
 import io.gnnstream.state.records.EdgeUpdate;
@@ -47,6 +49,8 @@ class MessageTypesTest {
         for (Object value : samples()) {
             if (value instanceof MiniBatch) {
                 checkExplicit(MiniBatchSerializer.INSTANCE, (MiniBatch) value);
+            } else if (value instanceof MiniBatchPart) {
+                checkExplicit(MiniBatchPartSerializer.INSTANCE, (MiniBatchPart) value);
             } else if (value instanceof SampleResponse) {
                 checkExplicit(SampleResponseSerializer.INSTANCE, (SampleResponse) value);
             } else if (value instanceof GraphStoreInput) {
@@ -85,6 +89,12 @@ class MessageTypesTest {
         DataOutputSerializer out = new DataOutputSerializer(256);
         serializer.serialize(value, out);
         return out.getCopyOfBuffer();
+    }
+
+    private static MiniBatch headOf(MiniBatch b) {
+        MiniBatch head = MiniBatchSerializer.INSTANCE.copy(b);
+        head.features = null;
+        return head;
     }
 
     private static List<Object> samples() {
@@ -139,6 +149,8 @@ class MessageTypesTest {
                 new SampleRequest(1, 2, 3, 1, 25, new long[] {4, 5}, new long[] {6}),
                 response,
                 b,
+                new MiniBatchPart(3, 4, 0, 2, 0, headOf(b), new float[] {1, 2}),
+                new MiniBatchPart(3, 4, 1, 2, 1, null, new float[] {3, 4}),
                 new Credit(0, 41),
                 model,
                 scheduler,

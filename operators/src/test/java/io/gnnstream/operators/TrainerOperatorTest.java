@@ -7,8 +7,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gnnstream.operators.messages.Credit;
 import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.model.ModelConfig;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -28,9 +30,9 @@ class TrainerOperatorTest {
     void consumesBatchesInSequenceOrderAndCreditsEachOne() throws Exception {
         try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
             h.open();
-            h.processElement(new StreamRecord<>(train(1, 2)));
+            h.processElement(new StreamRecord<>(whole(train(1, 2))));
             assertTrue(credits(h).isEmpty(), "seq 1 must wait for seq 0");
-            h.processElement(new StreamRecord<>(train(0, 1)));
+            h.processElement(new StreamRecord<>(whole(train(0, 1))));
             assertEquals(List.of(1L), credits(h), "one credit for both batches, absolute progress");
             assertEquals(2, metrics(h).size(), "a line per step with log-every 1");
         }
@@ -43,14 +45,14 @@ class TrainerOperatorTest {
             MiniBatch step = train(0, 1);
             step.roundSize = 2;
             step.finalRound = true;
-            h.processElement(new StreamRecord<>(step));
+            h.processElement(new StreamRecord<>(whole(step)));
             MiniBatch val = eval(1, MiniBatch.KIND_EVAL_VAL, 0);
             MiniBatch test = eval(2, MiniBatch.KIND_EVAL_TEST, 1);
             val.finalRound = true;
             test.finalRound = true;
-            h.processElement(new StreamRecord<>(val));
+            h.processElement(new StreamRecord<>(whole(val)));
             assertTrue(metrics(h).isEmpty(), "the step line waits for its evaluation round");
-            h.processElement(new StreamRecord<>(test));
+            h.processElement(new StreamRecord<>(whole(test)));
             List<JsonNode> lines = metrics(h);
             assertEquals(2, lines.size());
             assertTrue(lines.get(0).has("val_acc") && lines.get(0).has("test_acc"));
@@ -65,27 +67,57 @@ class TrainerOperatorTest {
         String checksumAfterTwo;
         try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
             h.open();
-            h.processElement(new StreamRecord<>(train(0, 1)));
-            h.processElement(new StreamRecord<>(train(2, 3)));
+            h.processElement(new StreamRecord<>(whole(train(0, 1))));
+            h.processElement(new StreamRecord<>(whole(train(2, 3))));
             snapshot = h.snapshot(1, 1);
-            h.processElement(new StreamRecord<>(train(1, 2)));
+            h.processElement(new StreamRecord<>(whole(train(1, 2))));
             checksumAfterTwo = finalChecksum(h, 3);
         }
         try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
             h.initializeState(snapshot);
             h.open();
-            h.processElement(new StreamRecord<>(train(1, 2)));
+            h.processElement(new StreamRecord<>(whole(train(1, 2))));
             assertEquals(List.of(2L), credits(h), "the buffered batch 2 was restored and consumed");
             assertEquals(checksumAfterTwo, finalChecksum(h, 3), "same model as without the restore");
         }
     }
 
+    /** An unaligned checkpoint can fall between the parts of a batch: the parts before it are state. */
+    @Test
+    void restoresTheReceivedPartsOfABatch() throws Exception {
+        OperatorSubtaskState snapshot;
+        String checksumUninterrupted;
+        List<MiniBatchPart> parts = parts(train(0, 1), 1);
+        assertEquals(4, parts.size());
+        try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
+            h.open();
+            h.processElement(new StreamRecord<>(parts.get(3)));
+            h.processElement(new StreamRecord<>(parts.get(0)));
+            snapshot = h.snapshot(1, 1);
+            h.processElement(new StreamRecord<>(parts.get(1)));
+            h.processElement(new StreamRecord<>(parts.get(2)));
+            assertEquals(List.of(0L), credits(h));
+            checksumUninterrupted = finalChecksum(h, 1);
+        }
+        try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
+            h.initializeState(snapshot);
+            h.open();
+            h.processElement(new StreamRecord<>(parts.get(2)));
+            assertTrue(credits(h).isEmpty(), "part 1 is still missing");
+            h.processElement(new StreamRecord<>(parts.get(1)));
+            assertEquals(List.of(0L), credits(h), "restored parts 0 and 3 completed the batch");
+            h.processElement(new StreamRecord<>(parts.get(3)));
+            assertTrue(credits(h).isEmpty(), "a part of a consumed batch is ignored");
+            assertEquals(checksumUninterrupted, finalChecksum(h, 1), "same model as without the restore");
+        }
+    }
+
     /** Runs a final evaluation round at {@code seq} and returns the reported parameter checksum. */
-    private static String finalChecksum(OneInputStreamOperatorTestHarness<MiniBatch, Credit> h, long seq) throws Exception {
+    private static String finalChecksum(OneInputStreamOperatorTestHarness<MiniBatchPart, Credit> h, long seq) throws Exception {
         MiniBatch e = eval(seq, MiniBatch.KIND_EVAL_TEST, 0);
         e.roundSize = 1;
         e.finalRound = true;
-        h.processElement(new StreamRecord<>(e));
+        h.processElement(new StreamRecord<>(whole(e)));
         List<JsonNode> lines = metrics(h);
         return lines.get(lines.size() - 1).path("checksum").asText();
     }
@@ -110,6 +142,25 @@ class TrainerOperatorTest {
         return b;
     }
 
+    /** {@code b} as the assembler sends it, {@code rows} feature rows per part. */
+    private static List<MiniBatchPart> parts(MiniBatch b, int rows) {
+        float[] features = b.features;
+        b.features = null;
+        List<MiniBatchPart> out = new ArrayList<>();
+        int numParts = (b.numNodes() + rows - 1) / rows;
+        for (int part = 0; part < numParts; part++) {
+            int first = part * rows;
+            int last = Math.min(b.numNodes(), first + rows);
+            out.add(new MiniBatchPart(b.batchId, b.seq, part, numParts, first, part == 0 ? b : null,
+                    Arrays.copyOfRange(features, first * b.featureDim, last * b.featureDim)));
+        }
+        return out;
+    }
+
+    private static MiniBatchPart whole(MiniBatch b) {
+        return parts(b, b.numNodes()).get(0);
+    }
+
     private static MiniBatch train(long seq, long step) {
         return batch(seq, MiniBatch.KIND_TRAIN, step);
     }
@@ -121,7 +172,7 @@ class TrainerOperatorTest {
         return b;
     }
 
-    private static List<Long> credits(OneInputStreamOperatorTestHarness<MiniBatch, Credit> h) {
+    private static List<Long> credits(OneInputStreamOperatorTestHarness<MiniBatchPart, Credit> h) {
         List<Long> out = new ArrayList<>();
         for (Object o : h.getOutput()) {
             if (o instanceof StreamRecord) {
@@ -132,7 +183,7 @@ class TrainerOperatorTest {
         return out;
     }
 
-    private static List<JsonNode> metrics(OneInputStreamOperatorTestHarness<MiniBatch, Credit> h) throws Exception {
+    private static List<JsonNode> metrics(OneInputStreamOperatorTestHarness<MiniBatchPart, Credit> h) throws Exception {
         List<JsonNode> out = new ArrayList<>();
         if (h.getSideOutput(TrainerOperator.METRICS) == null) {
             return out;

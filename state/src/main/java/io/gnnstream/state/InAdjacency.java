@@ -186,7 +186,29 @@ public final class InAdjacency {
      * in slot order. Reads only the blocks that hold the chosen slots.
      */
     public long[] sample(int fanout, SplittableRandom random) throws Exception {
-        byte[] t = tail.value();
+        return sample(tail.value(), fanout, random);
+    }
+
+    /**
+     * The current vertex's tail value as stored (degree and last neighbours), or null without
+     * neighbours: callers that cache it pass it back to {@link #sample(byte[], int,
+     * SplittableRandom)} and must drop it whenever they change this vertex's adjacency.
+     */
+    public byte[] tail() throws Exception {
+        return tail.value();
+    }
+
+    /** Whether sampling from {@code tail} reads blocks, so needs its vertex to be the current key. */
+    public static boolean hasBlocks(byte[] tail) {
+        return degreeOf(tail) > BLOCK_SIZE;
+    }
+
+    /**
+     * {@link #sample(int, SplittableRandom)} from a tail read earlier by {@link #tail()} (null or
+     * empty: no neighbours); blocks, if {@link #hasBlocks} says there are any, are read from the
+     * current key, which must then be the tail's vertex.
+     */
+    public long[] sample(byte[] t, int fanout, SplittableRandom random) throws Exception {
         int d = degreeOf(t);
         if (d == 0) {
             return new long[0];
@@ -258,7 +280,7 @@ public final class InAdjacency {
     }
 
     private static int degreeOf(byte[] t) {
-        return t == null ? 0 : (int) get(t, 0);
+        return t == null || t.length == 0 ? 0 : (int) get(t, 0);
     }
 
     /** Position of {@code neighbour} in the tail (1-based, after the degree), or -1. */

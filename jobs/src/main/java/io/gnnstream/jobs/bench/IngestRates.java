@@ -7,6 +7,7 @@ import io.gnnstream.connectors.ParseFunction;
 import io.gnnstream.jobs.GraphOptions;
 import io.gnnstream.jobs.internal.Directories;
 import io.gnnstream.jobs.internal.Wiring;
+import io.gnnstream.operators.GraphStoreConfig;
 import io.gnnstream.operators.GraphStoreOperator;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
@@ -97,8 +98,8 @@ final class IngestRates {
                     .map(new Wiring.EdgeToStoreInput()).returns(GraphStoreInputSerializer.TYPE_INFO)
                     .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)
                     .transform("graph-store", SampleResponseSerializer.TYPE_INFO,
-                            new GraphStoreOperator(partitioner, 0L, data.info.featureDim(), STATS_INTERVAL_MS, 0,
-                                    edgeBuffer(data.info.edges())));
+                            new GraphStoreOperator(partitioner, new GraphStoreConfig(0L, data.info.featureDim(),
+                                    STATS_INTERVAL_MS, 0, 0, edgeBuffer(data.info.edges()))));
             store.sinkTo(new DiscardingSink<>());
             store.getSideOutput(GraphStoreOperator.EVENTS)
                     .transform("ingest-progress", Types.VOID,

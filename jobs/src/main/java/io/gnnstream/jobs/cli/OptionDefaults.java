@@ -26,6 +26,7 @@ final class OptionDefaults implements IDefaultValueProvider {
             Map.entry("--num-classes", GraphOptions.NUM_CLASSES),
             Map.entry("--normalize-features", GraphOptions.NORMALIZE_FEATURES),
             Map.entry("--record-cache", GraphOptions.RECORD_CACHE),
+            Map.entry("--adjacency-cache", GraphOptions.ADJACENCY_CACHE),
             Map.entry("--edge-buffer", GraphOptions.EDGE_BUFFER),
             Map.entry("--fanouts", SamplingOptions.FANOUTS),
             Map.entry("--batch-size", SamplingOptions.BATCH_SIZE),

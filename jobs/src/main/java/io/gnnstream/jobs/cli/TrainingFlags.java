@@ -72,6 +72,11 @@ final class TrainingFlags {
                     + "(default: ${DEFAULT-VALUE}).")
     MemorySize recordCache;
 
+    @Option(names = "--adjacency-cache", converter = MemorySizeConverter.class, paramLabel = "SIZE",
+            description = "Heap per graph store subtask for recently sampled adjacency lists, e.g. 32mb; 0 = off "
+                    + "(default: ${DEFAULT-VALUE}).")
+    MemorySize adjacencyCache;
+
     @Option(names = "--edge-buffer", paramLabel = "EDGES",
             description = "Edge additions a graph store subtask buffers per destination vertex before writing them; "
                     + "1 writes every edge at once (default: ${DEFAULT-VALUE}).")
@@ -130,6 +135,7 @@ final class TrainingFlags {
         put(c, GraphOptions.PARTITIONS, partitions);
         put(c, GraphOptions.NORMALIZE_FEATURES, normalizeFeatures);
         put(c, GraphOptions.RECORD_CACHE, recordCache);
+        put(c, GraphOptions.ADJACENCY_CACHE, adjacencyCache);
         put(c, GraphOptions.EDGE_BUFFER, edgeBuffer);
         put(c, ModelOptions.HIDDEN, hidden);
         put(c, ModelOptions.DROPOUT, dropout);

@@ -25,6 +25,13 @@ class TrainingFlagsTest {
     }
 
     @Test
+    void adjacencyCacheTakesFlinkMemorySizes() {
+        assertEquals(MemorySize.parse("1gb"),
+                configurationOf("--adjacency-cache", "1gb").get(GraphOptions.ADJACENCY_CACHE));
+        assertEquals(GraphOptions.ADJACENCY_CACHE.defaultValue(), configurationOf().get(GraphOptions.ADJACENCY_CACHE));
+    }
+
+    @Test
     void edgeBufferDefaultsToTheJobOption() {
         assertEquals(1, configurationOf("--edge-buffer", "1").get(GraphOptions.EDGE_BUFFER));
         assertEquals(GraphOptions.EDGE_BUFFER.defaultValue(), configurationOf().get(GraphOptions.EDGE_BUFFER));

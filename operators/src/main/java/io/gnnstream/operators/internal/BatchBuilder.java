@@ -1,7 +1,9 @@
 package io.gnnstream.operators.internal;
 
+import com.carrotsearch.hppc.LongIntHashMap;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.VertexPartitioner;
@@ -12,7 +14,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * Builds one {@link MiniBatch} hop by hop from per-partition {@link SampleResponse}s.
@@ -38,7 +39,8 @@ public final class BatchBuilder {
 
     private long[] nodes = new long[16];
     private int numNodes;
-    private final Map<Long, Integer> index = new HashMap<>();
+    /** Vertex id to node number; a primitive map, since boxed lookups were the assembler's main cost. */
+    private final LongIntHashMap index = new LongIntHashMap();
     private final int[] nodeCounts;
     private final int[][] indptr;
     private final int[][] indices;
@@ -140,16 +142,14 @@ public final class BatchBuilder {
         int sampleEnd = next <= numLayers ? nodeCounts[next - 1] : 0;
         int featureStart = next >= 2 ? nodeCounts[next - 2] : 0;
         int featureEnd = next <= numLayers ? nodeCounts[next - 1] : numNodes;
-        Map<Integer, LongList> sample = groupByPartition(0, sampleEnd);
-        Map<Integer, LongList> features = groupByPartition(featureStart, featureEnd);
+        LongList[] sample = groupByPartition(0, sampleEnd);
+        LongList[] features = groupByPartition(featureStart, featureEnd);
         int fanout = next <= numLayers ? fanoutOf(next) : 0;
-        TreeMap<Integer, Boolean> partitions = new TreeMap<>();
-        sample.keySet().forEach(p -> partitions.put(p, true));
-        features.keySet().forEach(p -> partitions.put(p, true));
-        for (int p : partitions.keySet()) {
-            LongList s = sample.get(p);
-            LongList f = features.get(p);
-            split(next, p, fanout, s == null ? new long[0] : s.toArray(), f == null ? new long[0] : f.toArray());
+        for (int p = 0; p < sample.length; p++) {
+            if (sample[p] != null || features[p] != null) {
+                split(next, p, fanout, sample[p] == null ? new long[0] : sample[p].toArray(),
+                        features[p] == null ? new long[0] : features[p].toArray());
+            }
         }
         if (outstanding.isEmpty()) {
             if (next <= numLayers) {
@@ -221,11 +221,37 @@ public final class BatchBuilder {
         nodeCounts[h] = numNodes;
     }
 
-    /** The finished batch; only valid once {@link #isComplete()}. */
-    public MiniBatch build() {
+    /**
+     * The finished batch as records of at most {@link MiniBatchPart#MAX_RECORD_BYTES} of features
+     * each, the structure in the first; only valid once {@link #isComplete()}. Rows are copied from
+     * the responses straight into the parts, so the whole feature matrix is never built here.
+     */
+    public List<MiniBatchPart> buildParts() {
         if (!complete) {
             throw new IllegalStateException("batch " + spec.batchId + " is not complete (hop " + hop + ")");
         }
+        MiniBatch head = structure();
+        int rows = MiniBatchPart.rowsPerPart(featureDim);
+        int numParts = Math.max(1, (numNodes + rows - 1) / rows);
+        List<MiniBatchPart> parts = new ArrayList<>(numParts);
+        for (int part = 0; part < numParts; part++) {
+            int first = part * rows;
+            int count = Math.min(rows, numNodes - first);
+            float[] features = new float[count * featureDim];
+            for (int i = 0; i < count; i++) {
+                float[] source = featureSource[first + i];
+                if (source != null) {
+                    System.arraycopy(source, featureOffset[first + i], features, i * featureDim, featureDim);
+                }
+            }
+            parts.add(new MiniBatchPart(spec.batchId, spec.seq, part, numParts, first, part == 0 ? head : null,
+                    features));
+        }
+        return parts;
+    }
+
+    /** The batch without its features. */
+    private MiniBatch structure() {
         MiniBatch b = new MiniBatch();
         b.batchId = spec.batchId;
         b.seq = spec.seq;
@@ -257,20 +283,14 @@ public final class BatchBuilder {
             System.arraycopy(indices[h], 0, b.indices, b.indicesOffsets[h], indices[h].length);
         }
         b.featureDim = featureDim;
-        b.features = new float[numNodes * featureDim];
-        for (int i = 0; i < numNodes; i++) {
-            if (featureSource[i] != null) {
-                System.arraycopy(featureSource[i], featureOffset[i], b.features, i * featureDim, featureDim);
-            }
-        }
         b.labels = labels.clone();
         return b;
     }
 
     private int indexOf(long vertex) {
-        Integer existing = index.get(vertex);
-        if (existing != null) {
-            return existing;
+        int slot = index.indexOf(vertex);
+        if (index.indexExists(slot)) {
+            return index.indexGet(slot);
         }
         if (numNodes == nodes.length) {
             int capacity = nodes.length * 2;
@@ -279,14 +299,19 @@ public final class BatchBuilder {
             featureOffset = Arrays.copyOf(featureOffset, capacity);
         }
         nodes[numNodes] = vertex;
-        index.put(vertex, numNodes);
+        index.indexInsert(slot, vertex, numNodes);
         return numNodes++;
     }
 
-    private Map<Integer, LongList> groupByPartition(int from, int to) {
-        Map<Integer, LongList> groups = new TreeMap<>();
+    /** Nodes {@code from..to-1} by partition (null where a partition has none), in node order. */
+    private LongList[] groupByPartition(int from, int to) {
+        LongList[] groups = new LongList[partitioner.numPartitions()];
         for (int i = from; i < to; i++) {
-            groups.computeIfAbsent(partitioner.partition(nodes[i]), p -> new LongList()).add(nodes[i]);
+            int p = partitioner.partition(nodes[i]);
+            if (groups[p] == null) {
+                groups[p] = new LongList();
+            }
+            groups[p].add(nodes[i]);
         }
         return groups;
     }

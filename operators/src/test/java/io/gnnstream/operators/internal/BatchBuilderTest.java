@@ -2,10 +2,12 @@ package io.gnnstream.operators.internal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.HashPartitioner;
@@ -77,12 +79,39 @@ class BatchBuilderTest {
         }
     }
 
+    /** Wide feature rows: the batch leaves in parts under Flink's spilling threshold, joined back unchanged. */
+    @Test
+    void largeBatchesLeaveInPartsThatJoinBackToTheBatch() {
+        int dim = MiniBatchPart.MAX_RECORD_BYTES / Float.BYTES / 2;
+        List<MiniBatchPart> parts = parts(spec(0L), new int[] {-1, -1}, null, 100, dim);
+        assertEquals(2, parts.size(), "4 nodes of 2 rows per part");
+        for (MiniBatchPart p : parts) {
+            assertTrue((long) p.features.length * Float.BYTES <= MiniBatchPart.MAX_RECORD_BYTES);
+            assertEquals(p.part == 0, p.head != null, "only the first part carries the structure");
+        }
+        List<MiniBatchPart> reversed = new ArrayList<>(parts);
+        Collections.reverse(reversed);
+        PartialBatches partials = new PartialBatches();
+        assertNull(partials.accept(reversed.get(0)));
+        assertNull(partials.accept(reversed.get(0)), "a repeated part is ignored");
+        assertEquals(1, partials.size());
+        MiniBatch b = partials.accept(reversed.get(1));
+        assertEquals(0, partials.size());
+        assertArrayEquals(new long[] {0, 1, 2, 3}, b.nodeIds);
+        for (int i = 0; i < b.numNodes(); i++) {
+            assertEquals(b.nodeIds[i] * 10f, b.features[i * dim]);
+            assertEquals(1f, b.features[i * dim + dim - 1]);
+        }
+    }
+
     @Test
     void batchWithoutSeedsCompletesAtOnce() {
         BatchBuilder builder = new BatchBuilder(spec(), new int[] {5}, DIM, partitioner, 100);
         assertTrue(builder.start().isEmpty());
         assertTrue(builder.isComplete());
-        assertEquals(0, builder.build().numSeeds());
+        List<MiniBatchPart> parts = builder.buildParts();
+        assertEquals(1, parts.size());
+        assertEquals(0, PartialBatches.assemble(parts).numSeeds());
     }
 
     private BatchSpec spec(long... seeds) {
@@ -99,7 +128,11 @@ class BatchBuilderTest {
     }
 
     private MiniBatch run(BatchSpec spec, int[] fanouts, Random random, int maxRequestVertices) {
-        BatchBuilder builder = new BatchBuilder(spec, fanouts, DIM, partitioner, maxRequestVertices);
+        return PartialBatches.assemble(parts(spec, fanouts, random, maxRequestVertices, DIM));
+    }
+
+    private List<MiniBatchPart> parts(BatchSpec spec, int[] fanouts, Random random, int maxRequestVertices, int dim) {
+        BatchBuilder builder = new BatchBuilder(spec, fanouts, dim, partitioner, maxRequestVertices);
         Deque<SampleRequest> queue = new ArrayDeque<>(builder.start());
         while (!queue.isEmpty()) {
             List<SampleRequest> round = new ArrayList<>(queue);
@@ -108,9 +141,9 @@ class BatchBuilderTest {
             for (SampleRequest r : round) {
                 assertTrue(r.sampleVertices.length + r.featureVertices.length <= maxRequestVertices,
                         "request larger than " + maxRequestVertices + " vertices");
-                responses.add(answer(r));
+                responses.add(answer(r, dim));
                 if (random != null && random.nextBoolean()) {
-                    responses.add(answer(r));
+                    responses.add(answer(r, dim));
                 }
             }
             if (random != null) {
@@ -121,10 +154,10 @@ class BatchBuilderTest {
             }
         }
         assertTrue(builder.isComplete());
-        return builder.build();
+        return builder.buildParts();
     }
 
-    private static SampleResponse answer(SampleRequest r) {
+    private static SampleResponse answer(SampleRequest r, int dim) {
         SampleResponse s = new SampleResponse();
         s.batchId = r.batchId;
         s.hop = r.hop;
@@ -142,11 +175,11 @@ class BatchBuilderTest {
         }
         s.neighbours = all.stream().mapToLong(Long::longValue).toArray();
         s.featureVertices = r.featureVertices;
-        s.features = new float[r.featureVertices.length * DIM];
+        s.features = new float[r.featureVertices.length * dim];
         s.labels = new int[r.featureVertices.length];
         for (int j = 0; j < r.featureVertices.length; j++) {
-            s.features[j * DIM] = r.featureVertices[j] * 10f;
-            s.features[j * DIM + 1] = 1f;
+            s.features[j * dim] = r.featureVertices[j] * 10f;
+            s.features[j * dim + dim - 1] = 1f;
             s.labels[j] = (int) r.featureVertices[j] % 3;
         }
         return s;

@@ -1,0 +1,151 @@
+package io.gnnstream.operators;
+
+import com.carrotsearch.hppc.LongIntHashMap;
+import java.util.Arrays;
+
+/**
+ * Heap cache of one byte value per vertex (an attribute record, an adjacency tail) under a budget
+ * of heap bytes, evicting by the CLOCK approximation of least-recently-used. Sampling keeps
+ * returning to the same vertices, and a hit skips the key switch, the RocksDB read and its copy.
+ *
+ * <p>Entries live in dense arrays indexed through a primitive map: a lookup is a probe of that map
+ * and one flag write. A {@code LinkedHashMap<Long, byte[]>} in access order cost several dependent
+ * cache misses per lookup (boxed key, entry, relinking its neighbours) and was the largest item in
+ * the graph store's profile once RocksDB reads were cached.
+ *
+ * <p>The cache is derived from keyed state and never checkpointed: its owner keeps it coherent by
+ * replacing or invalidating an entry whenever it writes that vertex's value.
+ */
+final class VertexValueCache {
+
+    /** Heap bytes charged per entry besides the value's elements: map slot, arrays and array header. */
+    static final int ENTRY_OVERHEAD_BYTES = 64;
+
+    private final long budgetBytes;
+    private final LongIntHashMap entries = new LongIntHashMap();
+    private long[] vertices = new long[16];
+    private byte[][] values = new byte[16][];
+    private boolean[] referenced = new boolean[16];
+    private int size;
+    private int hand;
+    private long bytes;
+
+    VertexValueCache(long budgetBytes) {
+        if (budgetBytes < 0) {
+            throw new IllegalArgumentException("cache budget must be >= 0 bytes, got " + budgetBytes);
+        }
+        this.budgetBytes = budgetBytes;
+    }
+
+    byte[] get(long vertex) {
+        if (size == 0) {
+            return null;
+        }
+        int slot = entries.indexOf(vertex);
+        if (!entries.indexExists(slot)) {
+            return null;
+        }
+        int e = entries.indexGet(slot);
+        referenced[e] = true;
+        return values[e];
+    }
+
+    /**
+     * Caches {@code value}, evicting entries not used since the clock hand last passed them. A new
+     * entry must be used once before the hand reaches it to survive, and an entry moved into an
+     * evicted one's place is passed over until the next sweep.
+     */
+    void put(long vertex, byte[] value) {
+        if (costOf(value) > budgetBytes) {
+            invalidate(vertex);
+            return;
+        }
+        int slot = entries.indexOf(vertex);
+        if (entries.indexExists(slot)) {
+            int e = entries.indexGet(slot);
+            bytes += value.length - values[e].length;
+            values[e] = value;
+        } else {
+            if (size == vertices.length) {
+                grow();
+            }
+            entries.indexInsert(slot, vertex, size);
+            vertices[size] = vertex;
+            values[size] = value;
+            referenced[size] = false;
+            size++;
+            bytes += costOf(value);
+        }
+        while (bytes > budgetBytes) {
+            evictOne();
+        }
+    }
+
+    /** Replaces the cached value of {@code vertex}, if there is one, after a write to state. */
+    void replace(long vertex, byte[] value) {
+        if (size > 0 && entries.containsKey(vertex)) {
+            put(vertex, value);
+        }
+    }
+
+    /** Drops the cached value of {@code vertex}, if there is one, after a write to state. */
+    void invalidate(long vertex) {
+        if (size == 0) {
+            return;
+        }
+        int slot = entries.indexOf(vertex);
+        if (entries.indexExists(slot)) {
+            remove(entries.indexGet(slot));
+        }
+    }
+
+    int size() {
+        return size;
+    }
+
+    /** Heap bytes the cached entries are charged, at most the budget. */
+    long bytes() {
+        return bytes;
+    }
+
+    static long costOf(byte[] value) {
+        return value.length + ENTRY_OVERHEAD_BYTES;
+    }
+
+    private void evictOne() {
+        while (true) {
+            if (hand >= size) {
+                hand = 0;
+            }
+            if (referenced[hand]) {
+                referenced[hand] = false;
+                hand++;
+            } else {
+                remove(hand);
+                hand++;
+                return;
+            }
+        }
+    }
+
+    /** Removes entry {@code e}, moving the last entry into its place so the arrays stay dense. */
+    private void remove(int e) {
+        bytes -= costOf(values[e]);
+        entries.remove(vertices[e]);
+        int last = --size;
+        if (e != last) {
+            vertices[e] = vertices[last];
+            values[e] = values[last];
+            referenced[e] = referenced[last];
+            entries.put(vertices[e], e);
+        }
+        values[last] = null;
+    }
+
+    private void grow() {
+        int capacity = vertices.length * 2;
+        vertices = Arrays.copyOf(vertices, capacity);
+        values = Arrays.copyOf(values, capacity);
+        referenced = Arrays.copyOf(referenced, capacity);
+    }
+}

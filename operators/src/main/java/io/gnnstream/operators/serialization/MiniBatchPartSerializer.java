@@ -1,0 +1,68 @@
+package io.gnnstream.operators.serialization;
+
+import io.gnnstream.operators.messages.MiniBatchPart;
+import io.gnnstream.state.serialization.BulkArrays;
+import io.gnnstream.state.serialization.SerializerTypeInfo;
+import java.io.IOException;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/** Explicit serializer of {@link MiniBatchPart}: the part's position, the head if any, then its feature rows. */
+public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatchPart> {
+
+    private static final long serialVersionUID = 1L;
+
+    public static final MiniBatchPartSerializer INSTANCE = new MiniBatchPartSerializer();
+
+    public static final TypeInformation<MiniBatchPart> TYPE_INFO =
+            new SerializerTypeInfo<>(MiniBatchPart.class, INSTANCE);
+
+    @Override
+    public MiniBatchPart createInstance() {
+        return new MiniBatchPart();
+    }
+
+    @Override
+    void writeFields(MiniBatchPart p, DataOutputView out) throws IOException {
+        out.writeLong(p.batchId);
+        out.writeLong(p.seq);
+        out.writeInt(p.part);
+        out.writeInt(p.numParts);
+        out.writeInt(p.firstRow);
+        out.writeBoolean(p.head != null);
+        if (p.head != null) {
+            MiniBatchSerializer.INSTANCE.writeFields(p.head, out);
+        }
+        BulkArrays.writeFloats(p.features, out);
+    }
+
+    @Override
+    MiniBatchPart readFields(DataInputView in) throws IOException {
+        MiniBatchPart p = new MiniBatchPart();
+        p.batchId = in.readLong();
+        p.seq = in.readLong();
+        p.part = in.readInt();
+        p.numParts = in.readInt();
+        p.firstRow = in.readInt();
+        if (in.readBoolean()) {
+            p.head = MiniBatchSerializer.INSTANCE.readFields(in);
+        }
+        p.features = BulkArrays.readFloats(in);
+        return p;
+    }
+
+    @Override
+    public TypeSerializerSnapshot<MiniBatchPart> snapshotConfiguration() {
+        return new MiniBatchPartSerializerSnapshot();
+    }
+
+    /** Versioned snapshot; the record format carries its own version byte as well. */
+    public static final class MiniBatchPartSerializerSnapshot extends SimpleTypeSerializerSnapshot<MiniBatchPart> {
+        public MiniBatchPartSerializerSnapshot() {
+            super(() -> INSTANCE);
+        }
+    }
+}
