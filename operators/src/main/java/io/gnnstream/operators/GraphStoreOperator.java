@@ -200,10 +200,21 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         response.sampleVertices = request.sampleVertices;
         response.neighbourCounts = new int[request.sampleVertices.length];
         long[][] sampled = new long[request.sampleVertices.length][];
+        byte[][] tails = new byte[sampled.length][];
+        boolean[] fromState = new boolean[sampled.length];
+        for (int i = 0; i < tails.length; i++) {
+            tails[i] = tailCache.get(request.sampleVertices[i]);
+        }
+        for (int i = 0; i < tails.length; i++) {
+            fromState[i] = tails[i] == null || InAdjacency.hasBlocks(tails[i]);
+        }
         int total = 0;
         for (int i = 0; i < sampled.length; i++) {
             long v = request.sampleVertices[i];
-            sampled[i] = adjacency.sample(tailOf(request.partition, v), request.fanout,
+            if (fromState[i]) {
+                tails[i] = tailFromState(request.partition, v, tails[i]);
+            }
+            sampled[i] = adjacency.sample(tails[i], request.fanout,
                     new SplittableRandom(Mix.seed(config.seed, request.batchId, request.hop, v)));
             response.neighbourCounts[i] = sampled[i].length;
             total += sampled[i].length;
@@ -218,13 +229,19 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         int featureDim = config.featureDim;
         response.features = new float[request.featureVertices.length * featureDim];
         response.labels = new int[request.featureVertices.length];
-        for (int j = 0; j < request.featureVertices.length; j++) {
-            byte[] record = recordOf(request.partition, request.featureVertices[j]);
-            if (record == null) {
-                response.labels[j] = NodeUpdate.NO_LABEL;
-            } else {
-                response.labels[j] = VertexRecord.label(record);
-                VertexRecord.copyFeatures(record, response.features, j * featureDim);
+        // Look up every record first, then read them: reads of different records do not depend on
+        // each other, so the processor overlaps their cache misses (in one loop it waited for each).
+        // The adjacency tails above are looked up the same way.
+        byte[][] records = new byte[request.featureVertices.length][];
+        for (int j = 0; j < records.length; j++) {
+            records[j] = recordOf(request.partition, request.featureVertices[j]);
+        }
+        for (int j = 0; j < records.length; j++) {
+            response.labels[j] = records[j] == null ? NodeUpdate.NO_LABEL : VertexRecord.label(records[j]);
+        }
+        for (int j = 0; j < records.length; j++) {
+            if (records[j] != null) {
+                VertexRecord.copyFeatures(records[j], response.features, j * featureDim);
             }
         }
         output.collect(new StreamRecord<>(response));
@@ -243,18 +260,16 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     }
 
     /**
-     * The tail of {@code vertex}'s adjacency, from the cache or RocksDB; leaves {@code vertex} the
-     * current key whenever sampling it has to read blocks.
+     * Makes {@code vertex} the current key (sampling a tail with blocks reads them) and returns its
+     * tail: {@code cached}, or read from RocksDB and cached when {@code cached} is null.
      */
-    private byte[] tailOf(int partition, long vertex) throws Exception {
-        byte[] tail = tailCache.get(vertex);
-        if (tail == null) {
-            setCurrentKey(new VertexKey(partition, vertex));
-            tail = adjacency.tail();
-            tailCache.put(vertex, tail == null ? NO_NEIGHBOURS : tail);
-        } else if (InAdjacency.hasBlocks(tail)) {
-            setCurrentKey(new VertexKey(partition, vertex));
+    private byte[] tailFromState(int partition, long vertex, byte[] cached) throws Exception {
+        setCurrentKey(new VertexKey(partition, vertex));
+        if (cached != null) {
+            return cached;
         }
+        byte[] tail = adjacency.tail();
+        tailCache.put(vertex, tail == null ? NO_NEIGHBOURS : tail);
         return tail;
     }
 
