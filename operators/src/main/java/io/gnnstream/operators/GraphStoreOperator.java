@@ -197,54 +197,66 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         response.hop = request.hop;
         response.partition = request.partition;
         response.part = request.part;
-        response.sampleVertices = request.sampleVertices;
-        response.neighbourCounts = new int[request.sampleVertices.length];
-        long[][] sampled = new long[request.sampleVertices.length][];
-        byte[][] tails = new byte[sampled.length][];
-        boolean[] fromState = new boolean[sampled.length];
-        for (int i = 0; i < tails.length; i++) {
-            tails[i] = tailCache.get(request.sampleVertices[i]);
+        sampleNeighbours(request, response);
+        fetchFeatures(request, response);
+        output.collect(new StreamRecord<>(response));
+    }
+
+    /**
+     * Samples the in-neighbours of the request's sample vertices. All tails are looked up in the
+     * cache before any is read: reads of different vertices' values do not depend on each other,
+     * so the processor overlaps their cache misses (in one loop it waited for each in turn).
+     */
+    private void sampleNeighbours(SampleRequest request, SampleResponse response) throws Exception {
+        long[] vertices = request.sampleVertices;
+        byte[][] tails = new byte[vertices.length][];
+        for (int i = 0; i < vertices.length; i++) {
+            tails[i] = tailCache.get(vertices[i]);
         }
-        for (int i = 0; i < tails.length; i++) {
+        boolean[] fromState = new boolean[vertices.length];
+        for (int i = 0; i < vertices.length; i++) {
             fromState[i] = tails[i] == null || InAdjacency.hasBlocks(tails[i]);
         }
+        long[][] sampled = new long[vertices.length][];
         int total = 0;
-        for (int i = 0; i < sampled.length; i++) {
-            long v = request.sampleVertices[i];
+        for (int i = 0; i < vertices.length; i++) {
             if (fromState[i]) {
-                tails[i] = tailFromState(request.partition, v, tails[i]);
+                tails[i] = tailFromState(request.partition, vertices[i], tails[i]);
             }
             sampled[i] = adjacency.sample(tails[i], request.fanout,
-                    new SplittableRandom(Mix.seed(config.seed, request.batchId, request.hop, v)));
-            response.neighbourCounts[i] = sampled[i].length;
+                    new SplittableRandom(Mix.seed(config.seed, request.batchId, request.hop, vertices[i])));
             total += sampled[i].length;
         }
+        response.sampleVertices = vertices;
+        response.neighbourCounts = new int[vertices.length];
         response.neighbours = new long[total];
         int at = 0;
-        for (long[] s : sampled) {
-            System.arraycopy(s, 0, response.neighbours, at, s.length);
-            at += s.length;
+        for (int i = 0; i < vertices.length; i++) {
+            response.neighbourCounts[i] = sampled[i].length;
+            System.arraycopy(sampled[i], 0, response.neighbours, at, sampled[i].length);
+            at += sampled[i].length;
         }
-        response.featureVertices = request.featureVertices;
+    }
+
+    /** Fetches features and labels of the request's feature vertices, looking all records up first. */
+    private void fetchFeatures(SampleRequest request, SampleResponse response) throws Exception {
+        long[] vertices = request.featureVertices;
         int featureDim = config.featureDim;
-        response.features = new float[request.featureVertices.length * featureDim];
-        response.labels = new int[request.featureVertices.length];
-        // Look up every record first, then read them: reads of different records do not depend on
-        // each other, so the processor overlaps their cache misses (in one loop it waited for each).
-        // The adjacency tails above are looked up the same way.
-        byte[][] records = new byte[request.featureVertices.length][];
-        for (int j = 0; j < records.length; j++) {
-            records[j] = recordOf(request.partition, request.featureVertices[j]);
+        byte[][] records = new byte[vertices.length][];
+        for (int j = 0; j < vertices.length; j++) {
+            records[j] = recordOf(request.partition, vertices[j]);
         }
-        for (int j = 0; j < records.length; j++) {
+        response.featureVertices = vertices;
+        response.labels = new int[vertices.length];
+        for (int j = 0; j < vertices.length; j++) {
             response.labels[j] = records[j] == null ? NodeUpdate.NO_LABEL : VertexRecord.label(records[j]);
         }
-        for (int j = 0; j < records.length; j++) {
+        response.features = new float[vertices.length * featureDim];
+        for (int j = 0; j < vertices.length; j++) {
             if (records[j] != null) {
                 VertexRecord.copyFeatures(records[j], response.features, j * featureDim);
             }
         }
-        output.collect(new StreamRecord<>(response));
     }
 
     private byte[] recordOf(int partition, long vertex) throws Exception {
