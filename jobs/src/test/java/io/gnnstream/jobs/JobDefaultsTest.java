@@ -2,25 +2,30 @@ package io.gnnstream.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.contrib.streaming.state.RocksDBConfigurableOptions;
 import org.junit.jupiter.api.Test;
 
 class JobDefaultsTest {
 
     @Test
-    void flushesTheLoopsBuffersSoonUnlessConfiguredOtherwise() {
+    void flushesBuffersSoonAndUsesBloomFiltersUnlessConfiguredOtherwise() {
         Configuration defaults = JobDefaults.apply(new Configuration(), Path.of("cp"), Duration.ofSeconds(10));
         assertEquals(JobDefaults.BUFFER_TIMEOUT, defaults.get(ExecutionOptions.BUFFER_TIMEOUT));
         assertFalse(defaults.get(PipelineOptions.GENERIC_TYPES));
+        assertTrue(defaults.get(RocksDBConfigurableOptions.USE_BLOOM_FILTER));
 
         Configuration user = new Configuration();
         user.set(ExecutionOptions.BUFFER_TIMEOUT, Duration.ofMillis(50));
+        user.set(RocksDBConfigurableOptions.USE_BLOOM_FILTER, false);
         JobDefaults.apply(user, Path.of("cp"), Duration.ofSeconds(10));
         assertEquals(Duration.ofMillis(50), user.get(ExecutionOptions.BUFFER_TIMEOUT));
+        assertFalse(user.get(RocksDBConfigurableOptions.USE_BLOOM_FILTER));
     }
 }

@@ -5,6 +5,7 @@ import io.gnnstream.connectors.InvalidRecordException;
 import io.gnnstream.connectors.KafkaIO;
 import io.gnnstream.connectors.ParseFunction;
 import io.gnnstream.jobs.GraphOptions;
+import io.gnnstream.jobs.JobDefaults;
 import io.gnnstream.jobs.internal.Directories;
 import io.gnnstream.jobs.internal.Wiring;
 import io.gnnstream.operators.GraphStoreConfig;
@@ -145,6 +146,7 @@ final class IngestRates {
         conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, runDir.resolve("checkpoints").toUri().toString());
         conf.set(CheckpointingOptions.FS_SMALL_FILE_THRESHOLD, MemorySize.ZERO);
         conf.set(PipelineOptions.GENERIC_TYPES, false);
+        JobDefaults.tuneRocksDb(conf);
         conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("1g"));
         return conf;
     }
