@@ -67,6 +67,7 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
     private final VertexPartitioner partitioner;
     private final long timeoutMs;
     private final int maxOutstandingVertices;
+    private final int maxRequestVertices;
 
     private transient ValueState<BatchSpec> specs;
     private transient InternalTimerService<VoidNamespace> timers;
@@ -87,6 +88,7 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
         this.partitioner = partitioner;
         this.timeoutMs = timeoutMs;
         this.maxOutstandingVertices = maxOutstandingVertices;
+        this.maxRequestVertices = maxRequestVertices(fanouts, featureDim, maxOutstandingVertices);
     }
 
     @Override
@@ -160,7 +162,7 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
     public void onEventTime(InternalTimer<Long, VoidNamespace> timer) {}
 
     private void start(BatchSpec spec) throws Exception {
-        InProgress batch = new InProgress(new BatchBuilder(spec, fanouts, featureDim, partitioner, maxRequestVertices()), now());
+        InProgress batch = new InProgress(new BatchBuilder(spec, fanouts, featureDim, partitioner, maxRequestVertices), now());
         inProgress.put(spec.batchId, batch);
         queued.addAll(batch.builder.start());
         if (batch.builder.isComplete()) {
@@ -203,7 +205,7 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
      * and sampled neighbours) stays under {@link MiniBatchPart#MAX_RECORD_BYTES}, which Flink would
      * otherwise spill to disk.
      */
-    private int maxRequestVertices() {
+    private static int maxRequestVertices(int[] fanouts, int featureDim, int maxOutstandingVertices) {
         int fanout = 0;
         for (int f : fanouts) {
             fanout = Math.max(fanout, f < 0 ? InAdjacency.BLOCK_SIZE : f);

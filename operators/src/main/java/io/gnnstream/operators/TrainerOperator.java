@@ -34,8 +34,8 @@ import org.apache.flink.util.OutputTag;
  * Trains the model on the mini-batches of one trainer rank, strictly in sequence order.
  *
  * <p>Batches arrive as {@link MiniBatchPart}s, in completion order; once whole they are buffered
- * until their {@code seq} is next, so the
- * sequence of updates is the scheduler's, whatever the timing. Training batches update the model;
+ * until their {@code seq} is next, so the sequence of updates is the scheduler's, whatever the
+ * timing. Training batches update the model;
  * evaluation batches of a round are scored with the model of the step they follow, and when the
  * round is complete a metrics line with validation and test accuracy is emitted. After every batch
  * a {@link Credit} (absolute progress) goes back to the scheduler through the feedback edge; it is
@@ -43,7 +43,8 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>Checkpointed: the model and optimizer state, the progress bookkeeping, the buffered
  * batches and the parts of incomplete ones (an unaligned checkpoint can fall between the parts of a
- * batch: those before it are state, those after it are in the checkpointed channel). Metrics lines (JSON) leave through side output {@link #METRICS}.
+ * batch: those before it are state, those after it are in the checkpointed channel). Metrics
+ * lines (JSON) leave through side output {@link #METRICS}.
  */
 public class TrainerOperator extends AbstractStreamOperator<Credit>
         implements OneInputStreamOperator<MiniBatchPart, Credit> {

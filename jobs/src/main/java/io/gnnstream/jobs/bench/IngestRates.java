@@ -100,11 +100,13 @@ final class IngestRates {
                     .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)
                     .transform("graph-store", SampleResponseSerializer.TYPE_INFO,
                             new GraphStoreOperator(partitioner, new GraphStoreConfig(0L, data.info.featureDim(),
-                                    STATS_INTERVAL_MS, 0, 0, edgeBuffer(data.info.edges()))));
+                                    STATS_INTERVAL_MS, 0, 0, edgeBuffer(data.info.edges()))))
+                    .uid("graph-store");
             store.sinkTo(new DiscardingSink<>());
             store.getSideOutput(GraphStoreOperator.EVENTS)
                     .transform("ingest-progress", Types.VOID,
-                            new IngestProgress.Collector(runId, runDir.resolve("checkpoints")));
+                            new IngestProgress.Collector(runId, runDir.resolve("checkpoints")))
+                    .uid("ingest-progress");
             long self = ProcessHandle.current().pid();
             long rssBefore = RssSampler.current(self);
             RssSampler rss = RssSampler.start(self, data.broker.pid());
