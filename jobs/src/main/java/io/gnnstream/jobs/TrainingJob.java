@@ -51,9 +51,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * <pre>
  * edges, nodes ─ parse ─┬─ rejects ─► dead-letter sink
  *                       └─ GraphStore ◄── requests (feedback, loop 1) ── BatchAssembler
- *                            │ responses ──────────────────────────────────►│
+ *                            │ sampled neighbours ─────────────────────────►│
+ *                            │ feature parts ───────────────────────────────┼──────────────► Trainer
  *                            │ events ─► SeedScheduler ◄── credits (feedback, loop 2) ── Trainer
- *                                            └── batch specs ──► BatchAssembler ── mini-batches ─► Trainer
+ *                                            └── batch specs ──► BatchAssembler ── batch heads ─► Trainer
  * </pre>
  *
  * Sources and sinks are injected, so tests run this exact topology; {@link #buildWithKafka} wires
@@ -146,6 +147,7 @@ public final class TrainingJob {
                 .uid("sample-requests").name("sample-requests").setParallelism(parallelism));
 
         SingleOutputStreamOperator<Credit> credits = requests.getSideOutput(BatchAssembler.BATCHES)
+                .union(store.getSideOutput(GraphStoreOperator.FEATURES))
                 .global()
                 .transform("trainer", TypeInformation.of(Credit.class), new TrainerOperator(trainerConfig()))
                 .uid("trainer").setParallelism(1).setMaxParallelism(1);

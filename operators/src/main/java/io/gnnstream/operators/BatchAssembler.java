@@ -15,6 +15,7 @@ import java.util.Map;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.VoidNamespace;
@@ -32,8 +33,9 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>Input 1: {@link BatchSpec}s from the scheduler. Input 2: {@link SampleResponse}s from the
  * GraphStore. Main output: {@link SampleRequest}s, which the job sends back through the
- * iteration's feedback edge to the GraphStore. Side output {@link #BATCHES}: finished
- * mini-batches for the trainers, each as one or more {@link MiniBatchPart}s.
+ * iteration's feedback edge to the GraphStore. Side output {@link #BATCHES}: the head (structure)
+ * of each finished mini-batch for its trainer, which joins it with the feature parts the GraphStore
+ * sent it directly ({@link GraphStoreOperator#FEATURES}).
  *
  * <p>Requests leave through a window: the unanswered ones name at most
  * {@code maxOutstandingVertices} vertices (at least one request is always allowed); the rest wait
@@ -43,12 +45,15 @@ import org.apache.flink.util.OutputTag;
  * loop deadlocked. With a small window the requests in flight always fit, so the assembler keeps
  * consuming responses.
  *
- * <p>Checkpoint protocol: only the spec of an unfinished batch is keyed state; its partial
- * subgraph is heap-only. Requests in flight on the feedback edge are not part of a checkpoint, so
- * every batch has a processing-time timer: if it made no progress for {@code timeoutMs}, the
- * missing requests of the current hop are sent again, and a batch whose partial state was lost in a
- * restore is started again from hop 1. Sampling is seeded per (batch, hop, vertex), so a re-run
- * produces the same batch for the same graph, and late duplicates are ignored by the builder.
+ * <p>Checkpoint protocol: only the spec and the attempt number of an unfinished batch are keyed
+ * state; its partial subgraph is heap-only. Requests in flight on the feedback edge are not part of
+ * a checkpoint, so every batch has a processing-time timer: if it made no progress for
+ * {@code timeoutMs}, the missing requests of the current hop are sent again (the trainer ignores
+ * feature parts it already has), and a batch whose partial state was lost in a restore is started
+ * again from hop 1 as a new attempt: the graph may have changed since, so the new attempt's
+ * subgraph may differ and the trainer drops the feature parts of earlier attempts. Sampling is
+ * seeded per (batch, hop, vertex), so a re-run on the same graph produces the same batch, and late
+ * duplicates are ignored by the builder.
  */
 public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
         implements TwoInputStreamOperator<BatchSpec, SampleResponse, SampleRequest>,
@@ -61,6 +66,7 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
 
     static final ValueStateDescriptor<BatchSpec> SPEC =
             new ValueStateDescriptor<>("batch-spec", TypeInformation.of(BatchSpec.class));
+    static final ValueStateDescriptor<Integer> ATTEMPT = new ValueStateDescriptor<>("batch-attempt", Types.INT);
 
     private final int[] fanouts;
     private final int featureDim;
@@ -70,6 +76,7 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
     private final int maxRequestVertices;
 
     private transient ValueState<BatchSpec> specs;
+    private transient ValueState<Integer> attempts;
     private transient InternalTimerService<VoidNamespace> timers;
     private transient Map<Long, InProgress> inProgress;
     private transient ArrayDeque<SampleRequest> queued;
@@ -95,6 +102,7 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
         specs = context.getKeyedStateStore().getState(SPEC);
+        attempts = context.getKeyedStateStore().getState(ATTEMPT);
         inProgress = new HashMap<>();
         queued = new ArrayDeque<>();
         outstanding = new HashMap<>();
@@ -116,7 +124,7 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
             return;
         }
         specs.update(spec);
-        start(spec);
+        start(spec, 0);
         timers.registerProcessingTimeTimer(VoidNamespace.INSTANCE, now() + timeoutMs);
     }
 
@@ -145,7 +153,10 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
         InProgress batch = inProgress.get(spec.batchId);
         if (batch == null) {
             retries.inc();
-            start(spec);
+            Integer previous = attempts.value();
+            int attempt = previous == null ? 1 : previous + 1;
+            attempts.update(attempt);
+            start(spec, attempt);
         } else if (now() - batch.lastProgress >= timeoutMs) {
             retries.inc();
             for (SampleRequest lost : batch.builder.pending()) {
@@ -161,8 +172,9 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
     @Override
     public void onEventTime(InternalTimer<Long, VoidNamespace> timer) {}
 
-    private void start(BatchSpec spec) throws Exception {
-        InProgress batch = new InProgress(new BatchBuilder(spec, fanouts, featureDim, partitioner, maxRequestVertices), now());
+    private void start(BatchSpec spec, int attempt) throws Exception {
+        InProgress batch = new InProgress(
+                new BatchBuilder(spec, attempt, fanouts, featureDim, partitioner, maxRequestVertices), now());
         inProgress.put(spec.batchId, batch);
         queued.addAll(batch.builder.start());
         if (batch.builder.isComplete()) {
@@ -172,11 +184,10 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
     }
 
     private void finish(InProgress batch) {
-        for (MiniBatchPart part : batch.builder.buildParts()) {
-            output.collect(BATCHES, new StreamRecord<>(part));
-        }
+        output.collect(BATCHES, new StreamRecord<>(batch.builder.buildHead()));
         inProgress.remove(batch.builder.spec().batchId);
         specs.clear();
+        attempts.clear();
         completed.inc();
     }
 
@@ -201,9 +212,9 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
 
     /**
      * Vertices per request: a quarter of the window, so that one partition's share of a large batch
-     * is split and several requests are always in flight; and few enough that the response (features
-     * and sampled neighbours) stays under {@link MiniBatchPart#MAX_RECORD_BYTES}, which Flink would
-     * otherwise spill to disk.
+     * is split and several requests are always in flight; and few enough that the GraphStore's
+     * records for it (sampled neighbours to the assembler, features to the trainer) stay under
+     * {@link MiniBatchPart#MAX_RECORD_BYTES}, which Flink would otherwise spill to disk.
      */
     private static int maxRequestVertices(int[] fanouts, int featureDim, int maxOutstandingVertices) {
         int fanout = 0;

@@ -3,8 +3,10 @@ package io.gnnstream.operators;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
+import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.state.InAdjacency;
 import io.gnnstream.state.Mix;
 import io.gnnstream.state.VertexRecord;
@@ -38,7 +40,10 @@ import org.apache.flink.util.OutputTag;
  * <p>Its input carries graph updates, keyed by the owning vertex, and {@link SampleRequest}s from
  * the sampling loop's feedback edge, keyed by the partition anchor so that a whole (batch,
  * partition) request reaches the one subtask owning that partition; the operator then switches its
- * current key to every vertex of the request. Sampling of vertex
+ * current key to every vertex of the request. It answers with the sampled neighbours to the
+ * assembler (main output) and, if the request names feature vertices, with their features and
+ * labels straight to the batch's trainer (side output {@link #FEATURES}), so the largest part of a
+ * batch crosses the network once. Sampling of vertex
  * {@code v} at hop {@code h} of batch {@code b} is seeded by {@code (seed, b, h, v)}, so a request
  * answered twice (after a retry or a restore) gives the same answer for the same graph.
  *
@@ -63,6 +68,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
 
     public static final OutputTag<GraphEvent> EVENTS =
             new OutputTag<>("graph-events", TypeInformation.of(GraphEvent.class));
+    public static final OutputTag<MiniBatchPart> FEATURES =
+            new OutputTag<>("feature-parts", MiniBatchPartSerializer.TYPE_INFO);
 
     static final ValueStateDescriptor<byte[]> ATTRIBUTES =
             new ValueStateDescriptor<>("vertex-attributes", BytePrimitiveArraySerializer.INSTANCE);
@@ -198,7 +205,9 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         response.partition = request.partition;
         response.part = request.part;
         sampleNeighbours(request, response);
-        fetchFeatures(request, response);
+        if (request.featurePart != SampleRequest.NO_FEATURES) {
+            output.collect(FEATURES, new StreamRecord<>(fetchFeatures(request)));
+        }
         output.collect(new StreamRecord<>(response));
     }
 
@@ -238,25 +247,29 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         }
     }
 
-    /** Fetches features and labels of the request's feature vertices, looking all records up first. */
-    private void fetchFeatures(SampleRequest request, SampleResponse response) throws Exception {
+    /**
+     * The feature part of the request's feature vertices (zero features and no label for a vertex
+     * without attributes yet), looking all records up first.
+     */
+    private MiniBatchPart fetchFeatures(SampleRequest request) throws Exception {
         long[] vertices = request.featureVertices;
         int featureDim = config.featureDim;
         byte[][] records = new byte[vertices.length][];
         for (int j = 0; j < vertices.length; j++) {
             records[j] = recordOf(request.partition, vertices[j]);
         }
-        response.featureVertices = vertices;
-        response.labels = new int[vertices.length];
+        int[] labels = new int[vertices.length];
         for (int j = 0; j < vertices.length; j++) {
-            response.labels[j] = records[j] == null ? NodeUpdate.NO_LABEL : VertexRecord.label(records[j]);
+            labels[j] = records[j] == null ? NodeUpdate.NO_LABEL : VertexRecord.label(records[j]);
         }
-        response.features = new float[vertices.length * featureDim];
+        float[] features = new float[vertices.length * featureDim];
         for (int j = 0; j < vertices.length; j++) {
             if (records[j] != null) {
-                VertexRecord.copyFeatures(records[j], response.features, j * featureDim);
+                VertexRecord.copyFeatures(records[j], features, j * featureDim);
             }
         }
+        return MiniBatchPart.features(request.batchId, request.seq, request.trainer, request.attempt,
+                request.featurePart, request.featureRows, labels, features);
     }
 
     private byte[] recordOf(int partition, long vertex) throws Exception {

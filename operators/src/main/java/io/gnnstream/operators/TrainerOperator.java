@@ -33,7 +33,8 @@ import org.apache.flink.util.OutputTag;
 /**
  * Trains the model on the mini-batches of one trainer rank, strictly in sequence order.
  *
- * <p>Batches arrive as {@link MiniBatchPart}s, in completion order; once whole they are buffered
+ * <p>Batches arrive as {@link MiniBatchPart}s: the head from the assembler and the feature parts
+ * straight from the GraphStore subtasks, in any order; once whole they are buffered
  * until their {@code seq} is next, so the sequence of updates is the scheduler's, whatever the
  * timing. Training batches update the model;
  * evaluation batches of a round are scored with the model of the step they follow, and when the
@@ -42,8 +43,8 @@ import org.apache.flink.util.OutputTag;
  * re-sent while the trainer is idle, because credits in flight are not part of a checkpoint.
  *
  * <p>Checkpointed: the model and optimizer state, the progress bookkeeping, the buffered
- * batches and the parts of incomplete ones (an unaligned checkpoint can fall between the parts of a
- * batch: those before it are state, those after it are in the checkpointed channel). Metrics
+ * batches and the parts of incomplete ones (a checkpoint can fall between the parts of a batch:
+ * those before it are state, those after it are in flight or are sent again). Metrics
  * lines (JSON) leave through side output {@link #METRICS}.
  */
 public class TrainerOperator extends AbstractStreamOperator<Credit>

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.messages.BatchSpec;
-import io.gnnstream.operators.internal.PartialBatches;
 import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.HashPartitioner;
@@ -35,17 +35,26 @@ class BatchAssemblerTest {
             List<SampleRequest> hop1 = requests(h);
             assertEquals(1, hop1.size(), "one partition, one request");
             assertArrayEquals(new long[] {1, 2}, hop1.get(0).sampleVertices);
+            assertArrayEquals(new long[] {1, 2}, hop1.get(0).featureVertices, "the seeds' features");
+            assertArrayEquals(new int[] {0, 1}, hop1.get(0).featureRows);
+            assertEquals(0, hop1.get(0).featurePart);
             h.processElement2(new StreamRecord<>(answer(hop1.get(0), new long[][] {{3}, {1}})));
             List<SampleRequest> hop2 = requests(h);
             assertEquals(2, hop2.get(0).hop, "features of the nodes new at hop 1");
             assertArrayEquals(new long[] {3}, hop2.get(0).featureVertices);
+            assertArrayEquals(new int[] {2}, hop2.get(0).featureRows);
+            assertEquals(1, hop2.get(0).featurePart);
             h.processElement2(new StreamRecord<>(answer(hop2.get(0), new long[0][])));
-            List<MiniBatch> done = batches(h);
+            List<MiniBatchPart> done = heads(h);
             assertEquals(1, done.size());
-            assertArrayEquals(new long[] {1, 2, 3}, done.get(0).nodeIds);
-            try (Stream<Object> keys = ((AbstractStreamOperator<?>) h.getOperator()).getKeyedStateBackend()
-                    .getKeys(BatchAssembler.SPEC.getName(), VoidNamespace.INSTANCE)) {
-                assertEquals(0, keys.count(), "a finished batch leaves no keyed state");
+            assertArrayEquals(new long[] {1, 2, 3}, done.get(0).head.nodeIds);
+            assertEquals(2, done.get(0).numParts, "the trainer waits for the two feature parts");
+            assertEquals(0, done.get(0).attempt);
+            for (String state : List.of(BatchAssembler.SPEC.getName(), BatchAssembler.ATTEMPT.getName())) {
+                try (Stream<Object> keys = ((AbstractStreamOperator<?>) h.getOperator()).getKeyedStateBackend()
+                        .getKeys(state, VoidNamespace.INSTANCE)) {
+                    assertEquals(0, keys.count(), "a finished batch leaves no keyed state in " + state);
+                }
             }
         }
     }
@@ -78,8 +87,12 @@ class BatchAssemblerTest {
             List<SampleRequest> again = requests(h);
             assertEquals(1, again.size());
             assertEquals(1, again.get(0).hop, "restarted from the first hop");
+            assertEquals(1, again.get(0).attempt, "as a new attempt, whose parts replace the first one's");
             h.processElement2(new StreamRecord<>(answer(again.get(0), new long[][] {{}, {}})));
-            assertEquals(1, batches(h).size());
+            List<MiniBatchPart> done = heads(h);
+            assertEquals(1, done.size());
+            assertEquals(1, done.get(0).attempt);
+            assertEquals(1, done.get(0).numParts);
         }
     }
 
@@ -146,9 +159,6 @@ class BatchAssemblerTest {
             }
         }
         s.neighbours = all.stream().mapToLong(Long::longValue).toArray();
-        s.featureVertices = r.featureVertices;
-        s.features = new float[r.featureVertices.length];
-        s.labels = new int[r.featureVertices.length];
         return s;
     }
 
@@ -165,20 +175,14 @@ class BatchAssemblerTest {
         return out;
     }
 
-    private static List<MiniBatch> batches(
+    /** The batch heads emitted so far. */
+    private static List<MiniBatchPart> heads(
             KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, SampleRequest> h) {
-        List<MiniBatch> out = new ArrayList<>();
-        PartialBatches partials = new PartialBatches();
+        List<MiniBatchPart> out = new ArrayList<>();
         if (h.getSideOutput(BatchAssembler.BATCHES) != null) {
-            h.getSideOutput(BatchAssembler.BATCHES).forEach(r -> {
-                MiniBatch whole = partials.accept(r.getValue());
-                if (whole != null) {
-                    out.add(whole);
-                }
-            });
+            h.getSideOutput(BatchAssembler.BATCHES).forEach(r -> out.add(r.getValue()));
         }
-        assertEquals(0, partials.size(), "every batch leaves whole");
-        assertTrue(out.size() <= 1);
+        out.forEach(p -> assertTrue(p.isHead() && p.head.features == null, "only heads, without features"));
         return out;
     }
 }

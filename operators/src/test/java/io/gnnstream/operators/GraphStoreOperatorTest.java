@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
+import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.HashPartitioner;
@@ -16,6 +17,7 @@ import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -58,16 +60,24 @@ class GraphStoreOperatorTest {
             SampleResponse all = request(h, 7, 1, -1, new long[] {1}, new long[] {1, 2, 99});
             assertArrayEquals(new int[] {3}, all.neighbourCounts, "duplicate edge must not be stored twice");
             assertArrayEquals(new long[] {2, 3, 4}, all.neighbours);
-            assertArrayEquals(new int[] {2, 0, NodeUpdate.NO_LABEL}, all.labels);
-            assertArrayEquals(new float[] {1, 1, 1, 2, 2, 2, 0, 0, 0}, all.features);
+            MiniBatchPart rows = lastFeatures(h);
+            assertEquals(7, rows.batchId);
+            assertEquals(107, rows.seq, "addressed to the batch's place in the trainer's sequence");
+            assertArrayEquals(new int[] {0, 1, 2}, rows.rows);
+            assertArrayEquals(new int[] {2, 0, NodeUpdate.NO_LABEL}, rows.labels);
+            assertArrayEquals(new float[] {1, 1, 1, 2, 2, 2, 0, 0, 0}, rows.features);
 
             node(h, 2, 1, Split.NONE, 5f);
-            assertArrayEquals(new float[] {5, 5, 5}, request(h, 8, 1, 0, new long[0], new long[] {2}).features,
+            request(h, 8, 1, 0, new long[0], new long[] {2});
+            assertArrayEquals(new float[] {5, 5, 5}, lastFeatures(h).features,
                     "a node update must replace the cached record");
 
             edge(h, 2, 1, true);
+            int featureParts = h.getSideOutput(GraphStoreOperator.FEATURES).size();
             SampleResponse afterRemove = request(h, 7, 1, -1, new long[] {1}, new long[0]);
             assertEquals(Set.of(3L, 4L), toSet(afterRemove.neighbours));
+            assertEquals(featureParts, h.getSideOutput(GraphStoreOperator.FEATURES).size(),
+                    "no feature part for a request without feature vertices");
 
             List<GraphEvent> seeds = h.getSideOutput(GraphStoreOperator.EVENTS).stream()
                     .map(StreamRecord::getValue).filter(e -> e.kind == GraphEvent.KIND_SEED)
@@ -194,6 +204,7 @@ class GraphStoreOperatorTest {
     void restoresGraphAndPartitionSizesFromASnapshot() throws Exception {
         OperatorSubtaskState snapshot;
         SampleResponse before;
+        MiniBatchPart featuresBefore;
         try (var h = harness("rocksdb")) {
             h.open();
             node(h, 5, 1, Split.VAL);
@@ -201,6 +212,7 @@ class GraphStoreOperatorTest {
                 edge(h, u, 5, false);
             }
             before = request(h, 3, 2, 7, new long[] {5}, new long[] {5});
+            featuresBefore = lastFeatures(h);
             snapshot = h.snapshot(1, 1);
         }
         try (var h = harness("rocksdb")) {
@@ -208,7 +220,7 @@ class GraphStoreOperatorTest {
             h.open();
             SampleResponse after = request(h, 3, 2, 7, new long[] {5}, new long[] {5});
             assertArrayEquals(before.neighbours, after.neighbours);
-            assertArrayEquals(before.features, after.features);
+            assertArrayEquals(featuresBefore.features, lastFeatures(h).features);
             edge(h, 100, 5, false);
             assertEquals(91, request(h, 4, 1, -1, new long[] {5}, new long[0]).neighbours.length,
                     "a request sees the buffered edge");
@@ -267,8 +279,22 @@ class GraphStoreOperatorTest {
             KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,
             long batch, int hop, int fanout, long[] sample, long[] features) throws Exception {
         h.getOutput().clear();
-        h.processElement(new StreamRecord<>(GraphStoreInput.of(new SampleRequest(batch, hop, 0, 0, fanout, sample, features))));
+        int[] rows = new int[features.length];
+        Arrays.setAll(rows, i -> i);
+        SampleRequest request = SampleRequest.sampleOnly(batch, hop, 0, 0, fanout, sample)
+                .withFeatures(batch + 100, 0, 0, 0, features, rows);
+        h.processElement(new StreamRecord<>(GraphStoreInput.of(request)));
         return lastResponse(h);
+    }
+
+    /** The feature part of the last request that named feature vertices. */
+    private static MiniBatchPart lastFeatures(
+            KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h) {
+        MiniBatchPart last = null;
+        for (StreamRecord<MiniBatchPart> r : h.getSideOutput(GraphStoreOperator.FEATURES)) {
+            last = r.getValue();
+        }
+        return last;
     }
 
     private static SampleResponse lastResponse(

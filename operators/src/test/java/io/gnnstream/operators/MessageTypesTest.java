@@ -94,6 +94,7 @@ class MessageTypesTest {
     private static MiniBatch headOf(MiniBatch b) {
         MiniBatch head = MiniBatchSerializer.INSTANCE.copy(b);
         head.features = null;
+        head.labels = null;
         return head;
     }
 
@@ -123,9 +124,6 @@ class MessageTypesTest {
         response.sampleVertices = new long[] {1};
         response.neighbourCounts = new int[] {2};
         response.neighbours = new long[] {7, 8};
-        response.featureVertices = new long[] {1};
-        response.features = new float[] {0.5f, 0.25f};
-        response.labels = new int[] {3};
 
         ModelState model = new ModelState();
         model.step = 9;
@@ -139,18 +137,19 @@ class MessageTypesTest {
 
         return List.of(
                 GraphStoreInput.of(GraphUpdate.of(EdgeUpdate.add(1, 2))),
-                GraphStoreInput.of(new SampleRequest(1, 1, 0, 0, -1, new long[] {1}, new long[0])),
+                GraphStoreInput.of(SampleRequest.sampleOnly(1, 1, 0, 0, -1, new long[] {1})),
+                GraphStoreInput.of(SampleRequest.sampleOnly(1, 2, 3, 1, 25, new long[] {4, 5})
+                        .withFeatures(8, 1, 2, 3, new long[] {6, 7}, new int[] {9, 10})),
                 GraphStoreInput.of(GraphUpdate.of(new EdgeUpdate(4, 5, true, 123L))),
                 GraphStoreInput.of(GraphUpdate.of(new NodeUpdate(6, new float[] {0.5f}, 1, Split.VAL))),
                 GraphUpdate.of(new NodeUpdate(3, new float[] {1f, 0f}, 2, Split.TRAIN)),
                 GraphEvent.seed(3, 17, Split.TEST),
                 GraphEvent.stats(2, 10, 20, 30),
                 spec,
-                new SampleRequest(1, 2, 3, 1, 25, new long[] {4, 5}, new long[] {6}),
                 response,
                 b,
-                new MiniBatchPart(3, 4, 0, 2, 0, headOf(b), new float[] {1, 2}),
-                new MiniBatchPart(3, 4, 1, 2, 1, null, new float[] {3, 4}),
+                MiniBatchPart.head(headOf(b), 1, 2),
+                MiniBatchPart.features(3, 4, 0, 1, 1, new int[] {1}, new int[] {-1}, new float[] {3, 4}),
                 new Credit(0, 41),
                 model,
                 scheduler,

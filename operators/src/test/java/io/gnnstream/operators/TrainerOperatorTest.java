@@ -12,6 +12,7 @@ import io.gnnstream.operators.model.ModelConfig;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
@@ -30,9 +31,9 @@ class TrainerOperatorTest {
     void consumesBatchesInSequenceOrderAndCreditsEachOne() throws Exception {
         try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
             h.open();
-            h.processElement(new StreamRecord<>(whole(train(1, 2))));
+            send(h, whole(train(1, 2)));
             assertTrue(credits(h).isEmpty(), "seq 1 must wait for seq 0");
-            h.processElement(new StreamRecord<>(whole(train(0, 1))));
+            send(h, whole(train(0, 1)));
             assertEquals(List.of(1L), credits(h), "one credit for both batches, absolute progress");
             assertEquals(2, metrics(h).size(), "a line per step with log-every 1");
         }
@@ -45,14 +46,14 @@ class TrainerOperatorTest {
             MiniBatch step = train(0, 1);
             step.roundSize = 2;
             step.finalRound = true;
-            h.processElement(new StreamRecord<>(whole(step)));
+            send(h, whole(step));
             MiniBatch val = eval(1, MiniBatch.KIND_EVAL_VAL, 0);
             MiniBatch test = eval(2, MiniBatch.KIND_EVAL_TEST, 1);
             val.finalRound = true;
             test.finalRound = true;
-            h.processElement(new StreamRecord<>(whole(val)));
+            send(h, whole(val));
             assertTrue(metrics(h).isEmpty(), "the step line waits for its evaluation round");
-            h.processElement(new StreamRecord<>(whole(test)));
+            send(h, whole(test));
             List<JsonNode> lines = metrics(h);
             assertEquals(2, lines.size());
             assertTrue(lines.get(0).has("val_acc") && lines.get(0).has("test_acc"));
@@ -67,46 +68,48 @@ class TrainerOperatorTest {
         String checksumAfterTwo;
         try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
             h.open();
-            h.processElement(new StreamRecord<>(whole(train(0, 1))));
-            h.processElement(new StreamRecord<>(whole(train(2, 3))));
+            send(h, whole(train(0, 1)));
+            send(h, whole(train(2, 3)));
             snapshot = h.snapshot(1, 1);
-            h.processElement(new StreamRecord<>(whole(train(1, 2))));
+            send(h, whole(train(1, 2)));
             checksumAfterTwo = finalChecksum(h, 3);
         }
         try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
             h.initializeState(snapshot);
             h.open();
-            h.processElement(new StreamRecord<>(whole(train(1, 2))));
+            send(h, whole(train(1, 2)));
             assertEquals(List.of(2L), credits(h), "the buffered batch 2 was restored and consumed");
             assertEquals(checksumAfterTwo, finalChecksum(h, 3), "same model as without the restore");
         }
     }
 
-    /** An unaligned checkpoint can fall between the parts of a batch: the parts before it are state. */
+    /** A checkpoint can fall between the parts of a batch: the parts before it are state. */
     @Test
     void restoresTheReceivedPartsOfABatch() throws Exception {
         OperatorSubtaskState snapshot;
         String checksumUninterrupted;
         List<MiniBatchPart> parts = parts(train(0, 1), 1);
-        assertEquals(4, parts.size());
+        assertEquals(5, parts.size(), "four feature parts of one row, then the head");
         try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
             h.open();
-            h.processElement(new StreamRecord<>(parts.get(3)));
+            h.processElement(new StreamRecord<>(parts.get(4)));
             h.processElement(new StreamRecord<>(parts.get(0)));
             snapshot = h.snapshot(1, 1);
             h.processElement(new StreamRecord<>(parts.get(1)));
             h.processElement(new StreamRecord<>(parts.get(2)));
+            h.processElement(new StreamRecord<>(parts.get(3)));
             assertEquals(List.of(0L), credits(h));
             checksumUninterrupted = finalChecksum(h, 1);
         }
         try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
             h.initializeState(snapshot);
             h.open();
+            h.processElement(new StreamRecord<>(parts.get(3)));
             h.processElement(new StreamRecord<>(parts.get(2)));
             assertTrue(credits(h).isEmpty(), "part 1 is still missing");
             h.processElement(new StreamRecord<>(parts.get(1)));
-            assertEquals(List.of(0L), credits(h), "restored parts 0 and 3 completed the batch");
-            h.processElement(new StreamRecord<>(parts.get(3)));
+            assertEquals(List.of(0L), credits(h), "the restored head and part 0 completed the batch");
+            h.processElement(new StreamRecord<>(parts.get(4)));
             assertTrue(credits(h).isEmpty(), "a part of a consumed batch is ignored");
             assertEquals(checksumUninterrupted, finalChecksum(h, 1), "same model as without the restore");
         }
@@ -117,7 +120,7 @@ class TrainerOperatorTest {
         MiniBatch e = eval(seq, MiniBatch.KIND_EVAL_TEST, 0);
         e.roundSize = 1;
         e.finalRound = true;
-        h.processElement(new StreamRecord<>(whole(e)));
+        send(h, whole(e));
         List<JsonNode> lines = metrics(h);
         return lines.get(lines.size() - 1).path("checksum").asText();
     }
@@ -142,23 +145,38 @@ class TrainerOperatorTest {
         return b;
     }
 
-    /** {@code b} as the assembler sends it, {@code rows} feature rows per part. */
+    /**
+     * {@code b} as the trainer receives it: feature parts of {@code rows} rows each (as the
+     * GraphStore sends them), then the head (from the assembler).
+     */
     private static List<MiniBatchPart> parts(MiniBatch b, int rows) {
         float[] features = b.features;
+        int[] labels = b.labels;
         b.features = null;
+        b.labels = null;
         List<MiniBatchPart> out = new ArrayList<>();
         int numParts = (b.numNodes() + rows - 1) / rows;
         for (int part = 0; part < numParts; part++) {
             int first = part * rows;
             int last = Math.min(b.numNodes(), first + rows);
-            out.add(new MiniBatchPart(b.batchId, b.seq, part, numParts, first, part == 0 ? b : null,
+            int[] partRows = IntStream.range(first, last).toArray();
+            int[] partLabels = IntStream.range(first, last).map(r -> r < labels.length ? labels[r] : -1).toArray();
+            out.add(MiniBatchPart.features(b.batchId, b.seq, 0, 0, part, partRows, partLabels,
                     Arrays.copyOfRange(features, first * b.featureDim, last * b.featureDim)));
         }
+        out.add(MiniBatchPart.head(b, 0, numParts));
         return out;
     }
 
-    private static MiniBatchPart whole(MiniBatch b) {
-        return parts(b, b.numNodes()).get(0);
+    private static List<MiniBatchPart> whole(MiniBatch b) {
+        return parts(b, b.numNodes());
+    }
+
+    private static void send(OneInputStreamOperatorTestHarness<MiniBatchPart, Credit> h, List<MiniBatchPart> parts)
+            throws Exception {
+        for (MiniBatchPart p : parts) {
+            h.processElement(new StreamRecord<>(p));
+        }
     }
 
     private static MiniBatch train(long seq, long step) {

@@ -7,7 +7,6 @@ import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.VertexPartitioner;
-import io.gnnstream.state.records.NodeUpdate;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -23,7 +22,9 @@ import java.util.Map;
  * fetches the features of the nodes first reached at hop L. A hop advances only when every
  * partition asked has answered; new nodes are numbered by walking destinations in order and their
  * sampled neighbours in order, so the result does not depend on the order responses arrive.
- * A partition's vertices of one hop go out in requests of at most {@code maxRequestVertices}
+ * Features never come back here: each request names the rows its feature vertices fill, and the
+ * GraphStore sends them to the trainer as feature parts numbered in request order; the builder
+ * only counts them for the batch's head. A partition's vertices of one hop go out in requests of at most {@code maxRequestVertices}
  * vertices (numbered by {@link SampleRequest#part}), so that no single request outgrows the loop's
  * buffers. Duplicate or stale responses are ignored. No Flink types: the operator owns timing and
  * state.
@@ -36,6 +37,7 @@ public final class BatchBuilder {
     private final VertexPartitioner partitioner;
     private final int numLayers;
     private final int maxRequestVertices;
+    private final int attempt;
 
     private long[] nodes = new long[16];
     private int numNodes;
@@ -44,21 +46,21 @@ public final class BatchBuilder {
     private final int[] nodeCounts;
     private final int[][] indptr;
     private final int[][] indices;
-    private float[][] featureSource = new float[16][];
-    private int[] featureOffset = new int[16];
-    private final int[] labels;
+    private int featureParts;
 
     private int hop;
     private final Map<RequestKey, SampleRequest> outstanding = new LinkedHashMap<>();
     private final Map<RequestKey, SampleResponse> received = new HashMap<>();
     private boolean complete;
 
-    public BatchBuilder(BatchSpec spec, int[] fanouts, int featureDim, VertexPartitioner partitioner,
+    /** {@code attempt} numbers the batch's restarts, so the trainer can drop an earlier attempt's parts. */
+    public BatchBuilder(BatchSpec spec, int attempt, int[] fanouts, int featureDim, VertexPartitioner partitioner,
             int maxRequestVertices) {
         if (maxRequestVertices < 1) {
             throw new IllegalArgumentException("maxRequestVertices must be >= 1, got " + maxRequestVertices);
         }
         this.maxRequestVertices = maxRequestVertices;
+        this.attempt = attempt;
         this.spec = spec;
         this.fanouts = fanouts.clone();
         this.featureDim = featureDim;
@@ -71,8 +73,6 @@ public final class BatchBuilder {
             indexOf(seed);
         }
         nodeCounts[0] = numNodes;
-        labels = new int[numNodes];
-        Arrays.fill(labels, NodeUpdate.NO_LABEL);
     }
 
     public BatchSpec spec() {
@@ -122,9 +122,6 @@ public final class BatchBuilder {
         if (received.size() < outstanding.size()) {
             return List.of();
         }
-        for (SampleResponse r : received.values()) {
-            takeFeatures(r);
-        }
         if (hop <= numLayers) {
             expand(hop);
         }
@@ -142,13 +139,13 @@ public final class BatchBuilder {
         int sampleEnd = next <= numLayers ? nodeCounts[next - 1] : 0;
         int featureStart = next >= 2 ? nodeCounts[next - 2] : 0;
         int featureEnd = next <= numLayers ? nodeCounts[next - 1] : numNodes;
-        LongList[] sample = groupByPartition(0, sampleEnd);
-        LongList[] features = groupByPartition(featureStart, featureEnd);
+        IntList[] sample = groupByPartition(0, sampleEnd);
+        IntList[] features = groupByPartition(featureStart, featureEnd);
         int fanout = next <= numLayers ? fanoutOf(next) : 0;
         for (int p = 0; p < sample.length; p++) {
             if (sample[p] != null || features[p] != null) {
-                split(next, p, fanout, sample[p] == null ? new long[0] : sample[p].toArray(),
-                        features[p] == null ? new long[0] : features[p].toArray());
+                split(next, p, fanout, sample[p] == null ? new int[0] : sample[p].toArray(),
+                        features[p] == null ? new int[0] : features[p].toArray());
             }
         }
         if (outstanding.isEmpty()) {
@@ -160,16 +157,23 @@ public final class BatchBuilder {
         return new ArrayList<>(outstanding.values());
     }
 
-    /** Adds the requests for one partition's vertices of a hop, at most {@code maxRequestVertices} each. */
-    private void split(int next, int partition, int fanout, long[] sample, long[] features) {
+    /**
+     * Adds the requests for one partition's nodes of a hop (node numbers), at most
+     * {@code maxRequestVertices} each.
+     */
+    private void split(int next, int partition, int fanout, int[] sample, int[] features) {
         int si = 0;
         int fi = 0;
         int part = 0;
         do {
             int ns = Math.min(maxRequestVertices, sample.length - si);
             int nf = Math.min(maxRequestVertices - ns, features.length - fi);
-            outstanding.put(new RequestKey(partition, part), new SampleRequest(spec.batchId, next, partition, part,
-                    fanout, Arrays.copyOfRange(sample, si, si + ns), Arrays.copyOfRange(features, fi, fi + nf)));
+            int[] rows = Arrays.copyOfRange(features, fi, fi + nf);
+            SampleRequest request = SampleRequest.sampleOnly(spec.batchId, next, partition, part, fanout,
+                    vertices(Arrays.copyOfRange(sample, si, si + ns)));
+            request.withFeatures(spec.seq, spec.trainer, attempt, nf > 0 ? featureParts++ : SampleRequest.NO_FEATURES,
+                    vertices(rows), rows);
+            outstanding.put(new RequestKey(partition, part), request);
             si += ns;
             fi += nf;
             part++;
@@ -180,15 +184,12 @@ public final class BatchBuilder {
         return spec.kind == MiniBatch.KIND_TRAIN ? fanouts[hopNumber - 1] : -1;
     }
 
-    private void takeFeatures(SampleResponse r) {
-        for (int j = 0; j < r.featureVertices.length; j++) {
-            int i = index.get(r.featureVertices[j]);
-            featureSource[i] = r.features;
-            featureOffset[i] = j * featureDim;
-            if (i < labels.length) {
-                labels[i] = r.labels[j];
-            }
+    private long[] vertices(int[] nodeNumbers) {
+        long[] out = new long[nodeNumbers.length];
+        for (int i = 0; i < nodeNumbers.length; i++) {
+            out[i] = nodes[nodeNumbers[i]];
         }
+        return out;
     }
 
     /** Builds hop {@code h}'s block from the received responses and numbers the new nodes. */
@@ -222,35 +223,17 @@ public final class BatchBuilder {
     }
 
     /**
-     * The finished batch as records of at most {@link MiniBatchPart#MAX_RECORD_BYTES} of features
-     * each, the structure in the first; only valid once {@link #isComplete()}. Rows are copied from
-     * the responses straight into the parts, so the whole feature matrix is never built here.
+     * The finished batch's head: its structure, and the number of feature parts the GraphStore sent
+     * to the trainer; only valid once {@link #isComplete()}.
      */
-    public List<MiniBatchPart> buildParts() {
+    public MiniBatchPart buildHead() {
         if (!complete) {
             throw new IllegalStateException("batch " + spec.batchId + " is not complete (hop " + hop + ")");
         }
-        MiniBatch head = structure();
-        int rows = MiniBatchPart.rowsPerPart(featureDim);
-        int numParts = Math.max(1, (numNodes + rows - 1) / rows);
-        List<MiniBatchPart> parts = new ArrayList<>(numParts);
-        for (int part = 0; part < numParts; part++) {
-            int first = part * rows;
-            int count = Math.min(rows, numNodes - first);
-            float[] features = new float[count * featureDim];
-            for (int i = 0; i < count; i++) {
-                float[] source = featureSource[first + i];
-                if (source != null) {
-                    System.arraycopy(source, featureOffset[first + i], features, i * featureDim, featureDim);
-                }
-            }
-            parts.add(new MiniBatchPart(spec.batchId, spec.seq, part, numParts, first, part == 0 ? head : null,
-                    features));
-        }
-        return parts;
+        return MiniBatchPart.head(structure(), attempt, featureParts);
     }
 
-    /** The batch without its features. */
+    /** The batch without its features and labels. */
     private MiniBatch structure() {
         MiniBatch b = new MiniBatch();
         b.batchId = spec.batchId;
@@ -283,7 +266,6 @@ public final class BatchBuilder {
             System.arraycopy(indices[h], 0, b.indices, b.indicesOffsets[h], indices[h].length);
         }
         b.featureDim = featureDim;
-        b.labels = labels.clone();
         return b;
     }
 
@@ -295,23 +277,21 @@ public final class BatchBuilder {
         if (numNodes == nodes.length) {
             int capacity = nodes.length * 2;
             nodes = Arrays.copyOf(nodes, capacity);
-            featureSource = Arrays.copyOf(featureSource, capacity);
-            featureOffset = Arrays.copyOf(featureOffset, capacity);
         }
         nodes[numNodes] = vertex;
         index.indexInsert(slot, vertex, numNodes);
         return numNodes++;
     }
 
-    /** Nodes {@code from..to-1} by partition (null where a partition has none), in node order. */
-    private LongList[] groupByPartition(int from, int to) {
-        LongList[] groups = new LongList[partitioner.numPartitions()];
+    /** Node numbers {@code from..to-1} by partition (null where a partition has none), in order. */
+    private IntList[] groupByPartition(int from, int to) {
+        IntList[] groups = new IntList[partitioner.numPartitions()];
         for (int i = from; i < to; i++) {
             int p = partitioner.partition(nodes[i]);
             if (groups[p] == null) {
-                groups[p] = new LongList();
+                groups[p] = new IntList();
             }
-            groups[p].add(nodes[i]);
+            groups[p].add(i);
         }
         return groups;
     }

@@ -8,37 +8,52 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Joins the {@link MiniBatchPart}s of each batch back into a {@link MiniBatch}, in any arrival
- * order, ignoring repeated parts. Parts are kept as received until their batch is complete, so a
- * checkpoint can store them as they are ({@link #parts()}).
+ * Joins the head and the feature parts of each batch back into a {@link MiniBatch}, in any arrival
+ * order, ignoring repeated parts (a retried request is answered twice) and parts of another attempt
+ * than the head's. Parts are kept as received until their batch is complete, so a checkpoint can
+ * store them as they are ({@link #parts()}).
  */
 public final class PartialBatches {
 
-    private final Map<Long, List<MiniBatchPart>> bySeq = new HashMap<>();
+    private final Map<Long, Pending> bySeq = new HashMap<>();
 
     /** Takes a part; returns its batch when this was the last part missing, otherwise null. */
     public MiniBatch accept(MiniBatchPart part) {
-        if (part.part < 0 || part.part >= part.numParts) {
-            throw new IllegalArgumentException("part " + part.part + " of " + part.numParts + " of batch " + part.batchId);
-        }
-        List<MiniBatchPart> received = bySeq.computeIfAbsent(part.seq, seq -> new ArrayList<>());
-        for (MiniBatchPart r : received) {
-            if (r.part == part.part) {
+        check(part);
+        Pending pending = bySeq.computeIfAbsent(part.seq, seq -> new Pending());
+        if (part.isHead()) {
+            if (pending.head != null && pending.head.attempt >= part.attempt) {
                 return null;
             }
+            pending.head = part;
+            pending.features.removeIf(p -> p.attempt != part.attempt);
+        } else {
+            if (pending.head != null && pending.head.attempt != part.attempt) {
+                return null;
+            }
+            for (MiniBatchPart p : pending.features) {
+                if (p.part == part.part && p.attempt == part.attempt) {
+                    return null;
+                }
+            }
+            pending.features.add(part);
         }
-        received.add(part);
-        if (received.size() < part.numParts) {
+        if (pending.head == null || pending.features.size() < pending.head.numParts) {
             return null;
         }
         bySeq.remove(part.seq);
-        return assemble(received);
+        return assemble(pending.head, pending.features);
     }
 
     /** Every part of the incomplete batches. */
     public List<MiniBatchPart> parts() {
         List<MiniBatchPart> all = new ArrayList<>();
-        bySeq.values().forEach(all::addAll);
+        for (Pending p : bySeq.values()) {
+            if (p.head != null) {
+                all.add(p.head);
+            }
+            all.addAll(p.features);
+        }
         return all;
     }
 
@@ -47,25 +62,59 @@ public final class PartialBatches {
         return bySeq.size();
     }
 
-    /** The batch of a complete set of parts: the head with every part's rows in place. */
-    public static MiniBatch assemble(List<MiniBatchPart> parts) {
-        MiniBatch head = null;
-        for (MiniBatchPart p : parts) {
-            if (p.head != null) {
-                head = p.head;
+    /**
+     * The batch of a head and its feature parts: every row's features in place, and the labels of
+     * the seeds. Each row must come in exactly one part.
+     */
+    public static MiniBatch assemble(MiniBatchPart head, List<MiniBatchPart> features) {
+        MiniBatch b = head.head;
+        int dim = b.featureDim;
+        int numNodes = b.numNodes();
+        if (features.size() != head.numParts) {
+            throw new IllegalArgumentException("batch " + b.batchId + " has " + features.size() + " feature parts, "
+                    + head.numParts + " expected");
+        }
+        b.features = new float[numNodes * dim];
+        b.labels = new int[b.numSeeds()];
+        boolean[] filled = new boolean[numNodes];
+        int rowsFilled = 0;
+        for (MiniBatchPart p : features) {
+            if (p.features.length != p.rows.length * dim) {
+                throw new IllegalArgumentException("part " + p.part + " of batch " + b.batchId + " has "
+                        + p.features.length + " features for " + p.rows.length + " rows of " + dim);
             }
-        }
-        if (head == null) {
-            throw new IllegalArgumentException("no part of batch " + parts.get(0).batchId + " carries its head");
-        }
-        head.features = new float[head.numNodes() * head.featureDim];
-        for (MiniBatchPart p : parts) {
-            int at = p.firstRow * head.featureDim;
-            if (at < 0 || at + p.features.length > head.features.length) {
-                throw new IllegalArgumentException("part " + p.part + " of batch " + p.batchId + " has rows outside the batch");
+            for (int j = 0; j < p.rows.length; j++) {
+                int row = p.rows[j];
+                if (row < 0 || row >= numNodes || filled[row]) {
+                    throw new IllegalArgumentException("part " + p.part + " of batch " + b.batchId + " fills row "
+                            + row + (row >= 0 && row < numNodes ? " again" : ", outside the batch"));
+                }
+                filled[row] = true;
+                System.arraycopy(p.features, j * dim, b.features, row * dim, dim);
+                if (row < b.labels.length) {
+                    b.labels[row] = p.labels[j];
+                }
             }
-            System.arraycopy(p.features, 0, head.features, at, p.features.length);
+            rowsFilled += p.rows.length;
         }
-        return head;
+        if (rowsFilled != numNodes) {
+            throw new IllegalArgumentException("batch " + b.batchId + " has features for " + rowsFilled + " of "
+                    + numNodes + " rows");
+        }
+        return b;
+    }
+
+    private static void check(MiniBatchPart part) {
+        if (part.isHead() ? part.head == null || part.numParts < 0
+                : part.part < 0 || part.rows == null || part.labels == null || part.features == null
+                        || part.labels.length != part.rows.length) {
+            throw new IllegalArgumentException("malformed part " + part.part + " of batch " + part.batchId);
+        }
+    }
+
+    /** What has arrived of one batch. */
+    private static final class Pending {
+        MiniBatchPart head;
+        final List<MiniBatchPart> features = new ArrayList<>();
     }
 }

@@ -1,44 +1,76 @@
 package io.gnnstream.operators.messages;
 
 /**
- * One record of a {@link MiniBatch} on its way from the assembler to a trainer: part 0 carries the
- * batch without features ({@link #head}), and every part carries the feature rows
- * {@code [firstRow, firstRow + features.length / featureDim)}.
+ * One record of a {@link MiniBatch} on its way to its trainer, from two senders: the assembler
+ * sends the <em>head</em> (part {@link #HEAD}: the batch without features and labels, and the
+ * number of feature parts to expect), and the GraphStore subtasks send the <em>feature parts</em>
+ * (part {@code 0..numParts-1}: the features and labels of the rows {@link #rows}) as they answer the
+ * batch's requests. The trainer joins them in any order.
  *
- * <p>Why parts: Flink's network stack spills every record larger than 5 MiB to a temporary file on
- * the receiving side (a fixed threshold of its spanning-record deserializer), and a mini-batch of
- * 1,024 seeds carries tens of megabytes of features. Parts of at most
- * {@link #MAX_RECORD_BYTES} stay in memory.
+ * <p>Why features bypass the assembler: every copy of the tens of megabytes of features a batch
+ * carries costs as much as the sampling itself, and going through the assembler meant two network
+ * crossings and a gather. Why parts at all: Flink's network stack spills every record larger than
+ * 5 MiB to a temporary file on the receiving side (a fixed threshold of its spanning-record
+ * deserializer), so requests are cut to keep each feature part under {@link #MAX_RECORD_BYTES}.
+ *
+ * <p>{@link #attempt} tells a restarted batch's parts (after a restore the assembler samples it
+ * again, possibly differently) from those of an earlier attempt, which the trainer drops.
  */
 public class MiniBatchPart {
 
     /** Largest record the sampling loop sends, below Flink's 5 MiB spilling threshold. */
     public static final int MAX_RECORD_BYTES = 4 << 20;
 
+    /** {@link #part} of the head. */
+    public static final int HEAD = -1;
+
     public long batchId;
     /** The batch's position in the trainer's input sequence (see {@link MiniBatch#seq}). */
     public long seq;
+    public int trainer;
+    public int attempt;
+    /** {@link #HEAD} or the feature part's number. */
     public int part;
+    /** Head only: the number of feature parts of the batch. */
     public int numParts;
-    public int firstRow;
-    /** Part 0: the batch with {@code features == null}; null in every other part. */
+    /** Head only: the batch with {@code features == null} and {@code labels == null}. */
     public MiniBatch head;
+    /** Feature parts only: the batch rows they fill, with one label and one feature row each. */
+    public int[] rows;
+    public int[] labels;
     public float[] features;
 
     public MiniBatchPart() {}
 
-    public MiniBatchPart(long batchId, long seq, int part, int numParts, int firstRow, MiniBatch head, float[] features) {
-        this.batchId = batchId;
-        this.seq = seq;
-        this.part = part;
-        this.numParts = numParts;
-        this.firstRow = firstRow;
-        this.head = head;
-        this.features = features;
+    /** The head of a batch whose features come in {@code numParts} feature parts. */
+    public static MiniBatchPart head(MiniBatch batch, int attempt, int numParts) {
+        MiniBatchPart p = new MiniBatchPart();
+        p.batchId = batch.batchId;
+        p.seq = batch.seq;
+        p.trainer = batch.trainer;
+        p.attempt = attempt;
+        p.part = HEAD;
+        p.numParts = numParts;
+        p.head = batch;
+        return p;
     }
 
-    /** Feature rows per part so that a part's features fit in {@link #MAX_RECORD_BYTES} (at least one). */
-    public static int rowsPerPart(int featureDim) {
-        return Math.max(1, MAX_RECORD_BYTES / (Float.BYTES * Math.max(1, featureDim)));
+    /** Feature part {@code part} of a batch: labels and features (row-major) of {@code rows}. */
+    public static MiniBatchPart features(long batchId, long seq, int trainer, int attempt, int part, int[] rows,
+            int[] labels, float[] features) {
+        MiniBatchPart p = new MiniBatchPart();
+        p.batchId = batchId;
+        p.seq = seq;
+        p.trainer = trainer;
+        p.attempt = attempt;
+        p.part = part;
+        p.rows = rows;
+        p.labels = labels;
+        p.features = features;
+        return p;
+    }
+
+    public boolean isHead() {
+        return part == HEAD;
     }
 }

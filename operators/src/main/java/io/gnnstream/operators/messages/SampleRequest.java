@@ -2,30 +2,63 @@ package io.gnnstream.operators.messages;
 
 /**
  * One hop of one batch for one partition: sample {@code fanout} in-neighbours of each
- * {@code sampleVertices} entry ({@code -1} = all) and return the attributes of each
- * {@code featureVertices} entry. A partition's vertices of one hop may be split over several
- * requests, numbered by {@code part}. Travels on the sampling loop's feedback edge.
+ * {@code sampleVertices} entry ({@code -1} = all) and send the attributes of each
+ * {@code featureVertices} entry to the batch's trainer, as feature part {@code featurePart} of the
+ * batch's {@code attempt}, for rows {@code featureRows}. A partition's vertices of one hop may be
+ * split over several requests, numbered by {@code part}. Travels on the sampling loop's feedback
+ * edge.
  */
 public class SampleRequest {
 
+    /** {@link #featurePart} of a request without feature vertices. */
+    public static final int NO_FEATURES = -1;
+
     public long batchId;
+    /** The batch's position in its trainer's input sequence (see {@link MiniBatch#seq}). */
+    public long seq;
+    public int trainer;
+    public int attempt;
     public int hop;
     public int partition;
     public int part;
     public int fanout;
     public long[] sampleVertices;
     public long[] featureVertices;
+    /** Feature part number within the batch's attempt, or {@link #NO_FEATURES}. */
+    public int featurePart;
+    /** Row (node number) in the batch of each feature vertex. */
+    public int[] featureRows;
 
     public SampleRequest() {}
 
-    public SampleRequest(long batchId, int hop, int partition, int part, int fanout, long[] sampleVertices,
-            long[] featureVertices) {
-        this.batchId = batchId;
-        this.hop = hop;
-        this.partition = partition;
-        this.part = part;
-        this.fanout = fanout;
-        this.sampleVertices = sampleVertices;
-        this.featureVertices = featureVertices;
+    /** A request without feature vertices. */
+    public static SampleRequest sampleOnly(long batchId, int hop, int partition, int part, int fanout,
+            long[] sampleVertices) {
+        SampleRequest r = new SampleRequest();
+        r.batchId = batchId;
+        r.hop = hop;
+        r.partition = partition;
+        r.part = part;
+        r.fanout = fanout;
+        r.sampleVertices = sampleVertices;
+        r.featureVertices = new long[0];
+        r.featurePart = NO_FEATURES;
+        r.featureRows = new int[0];
+        return r;
+    }
+
+    /** Sets where the features go: batch position, trainer, attempt, part number and rows. */
+    public SampleRequest withFeatures(long seq, int trainer, int attempt, int featurePart, long[] vertices,
+            int[] rows) {
+        if (vertices.length != rows.length) {
+            throw new IllegalArgumentException(vertices.length + " feature vertices but " + rows.length + " rows");
+        }
+        this.seq = seq;
+        this.trainer = trainer;
+        this.attempt = attempt;
+        this.featurePart = vertices.length == 0 ? NO_FEATURES : featurePart;
+        this.featureVertices = vertices;
+        this.featureRows = rows;
+        return this;
     }
 }

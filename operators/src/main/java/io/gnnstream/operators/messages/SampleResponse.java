@@ -1,10 +1,10 @@
 package io.gnnstream.operators.messages;
 
 /**
- * The GraphStore's answer to a {@link SampleRequest}: for the i-th sampled vertex,
- * {@code neighbourCounts[i]} neighbours in {@code neighbours} (in order); for the j-th feature
- * vertex, a row of {@code featureDim} floats in {@code features} and its label ({@code -1} if the
- * vertex has no attributes yet, in which case its features are zero).
+ * The GraphStore's answer to a {@link SampleRequest}, back to the assembler: for the i-th sampled
+ * vertex, {@code neighbourCounts[i]} neighbours in {@code neighbours} (in order). The features of
+ * the request's feature vertices do not come back here: they go straight to the trainer as a
+ * {@link MiniBatchPart}, so the assembler never copies them.
  */
 public class SampleResponse {
 
@@ -15,9 +15,6 @@ public class SampleResponse {
     public long[] sampleVertices;
     public int[] neighbourCounts;
     public long[] neighbours;
-    public long[] featureVertices;
-    public float[] features;
-    public int[] labels;
 
     public SampleResponse() {}
 }

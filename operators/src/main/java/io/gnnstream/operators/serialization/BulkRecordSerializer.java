@@ -17,7 +17,7 @@ abstract class BulkRecordSerializer<T> extends TypeSerializerSingleton<T> {
 
     private static final long serialVersionUID = 1L;
 
-    static final byte FORMAT_VERSION = 2;
+    static final byte FORMAT_VERSION = 3;
 
     abstract void writeFields(T record, DataOutputView out) throws IOException;
 

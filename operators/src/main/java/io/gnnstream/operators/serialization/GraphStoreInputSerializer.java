@@ -46,12 +46,17 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
             SampleRequest r = input.request;
             out.writeByte(REQUEST);
             out.writeLong(r.batchId);
+            out.writeLong(r.seq);
+            out.writeInt(r.trainer);
+            out.writeInt(r.attempt);
             out.writeInt(r.hop);
             out.writeInt(r.partition);
             out.writeInt(r.part);
             out.writeInt(r.fanout);
             BulkArrays.writeLongs(r.sampleVertices, out);
+            out.writeInt(r.featurePart);
             BulkArrays.writeLongs(r.featureVertices, out);
+            BulkArrays.writeInts(r.featureRows, out);
         } else if (input.update.edge != null) {
             EdgeUpdate e = input.update.edge;
             out.writeByte(EDGE);
@@ -74,8 +79,7 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         byte kind = in.readByte();
         switch (kind) {
             case REQUEST:
-                return GraphStoreInput.of(new SampleRequest(in.readLong(), in.readInt(), in.readInt(), in.readInt(),
-                        in.readInt(), BulkArrays.readLongs(in), BulkArrays.readLongs(in)));
+                return GraphStoreInput.of(readRequest(in));
             case EDGE:
                 return GraphStoreInput.of(GraphUpdate.of(
                         new EdgeUpdate(in.readLong(), in.readLong(), in.readBoolean(), in.readLong())));
@@ -85,6 +89,23 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
             default:
                 throw new IOException("unknown GraphStoreInput kind " + kind);
         }
+    }
+
+    private static SampleRequest readRequest(DataInputView in) throws IOException {
+        SampleRequest r = new SampleRequest();
+        r.batchId = in.readLong();
+        r.seq = in.readLong();
+        r.trainer = in.readInt();
+        r.attempt = in.readInt();
+        r.hop = in.readInt();
+        r.partition = in.readInt();
+        r.part = in.readInt();
+        r.fanout = in.readInt();
+        r.sampleVertices = BulkArrays.readLongs(in);
+        r.featurePart = in.readInt();
+        r.featureVertices = BulkArrays.readLongs(in);
+        r.featureRows = BulkArrays.readInts(in);
+        return r;
     }
 
     @Override

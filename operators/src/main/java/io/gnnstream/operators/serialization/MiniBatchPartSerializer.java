@@ -10,7 +10,7 @@ import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
-/** Explicit serializer of {@link MiniBatchPart}: the part's position, the head if any, then its feature rows. */
+/** Explicit serializer of {@link MiniBatchPart}: the part's identity, the head if any, then its rows. */
 public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatchPart> {
 
     private static final long serialVersionUID = 1L;
@@ -29,13 +29,16 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
     void writeFields(MiniBatchPart p, DataOutputView out) throws IOException {
         out.writeLong(p.batchId);
         out.writeLong(p.seq);
+        out.writeInt(p.trainer);
+        out.writeInt(p.attempt);
         out.writeInt(p.part);
         out.writeInt(p.numParts);
-        out.writeInt(p.firstRow);
         out.writeBoolean(p.head != null);
         if (p.head != null) {
             MiniBatchSerializer.INSTANCE.writeFields(p.head, out);
         }
+        BulkArrays.writeInts(p.rows, out);
+        BulkArrays.writeInts(p.labels, out);
         BulkArrays.writeFloats(p.features, out);
     }
 
@@ -44,12 +47,15 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
         MiniBatchPart p = new MiniBatchPart();
         p.batchId = in.readLong();
         p.seq = in.readLong();
+        p.trainer = in.readInt();
+        p.attempt = in.readInt();
         p.part = in.readInt();
         p.numParts = in.readInt();
-        p.firstRow = in.readInt();
         if (in.readBoolean()) {
             p.head = MiniBatchSerializer.INSTANCE.readFields(in);
         }
+        p.rows = BulkArrays.readInts(in);
+        p.labels = BulkArrays.readInts(in);
         p.features = BulkArrays.readFloats(in);
         return p;
     }

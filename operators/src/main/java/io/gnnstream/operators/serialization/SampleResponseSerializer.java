@@ -34,9 +34,6 @@ public final class SampleResponseSerializer extends BulkRecordSerializer<SampleR
         BulkArrays.writeLongs(r.sampleVertices, out);
         BulkArrays.writeInts(r.neighbourCounts, out);
         BulkArrays.writeLongs(r.neighbours, out);
-        BulkArrays.writeLongs(r.featureVertices, out);
-        BulkArrays.writeFloats(r.features, out);
-        BulkArrays.writeInts(r.labels, out);
     }
 
     @Override
@@ -49,9 +46,6 @@ public final class SampleResponseSerializer extends BulkRecordSerializer<SampleR
         r.sampleVertices = BulkArrays.readLongs(in);
         r.neighbourCounts = BulkArrays.readInts(in);
         r.neighbours = BulkArrays.readLongs(in);
-        r.featureVertices = BulkArrays.readLongs(in);
-        r.features = BulkArrays.readFloats(in);
-        r.labels = BulkArrays.readInts(in);
         return r;
     }
 

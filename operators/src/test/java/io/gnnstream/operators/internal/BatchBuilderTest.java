@@ -3,6 +3,7 @@ package io.gnnstream.operators.internal;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.messages.BatchSpec;
@@ -14,6 +15,7 @@ import io.gnnstream.state.HashPartitioner;
 import io.gnnstream.state.VertexPartitioner;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Deque;
 import java.util.List;
@@ -79,39 +81,52 @@ class BatchBuilderTest {
         }
     }
 
-    /** Wide feature rows: the batch leaves in parts under Flink's spilling threshold, joined back unchanged. */
+    /** Head and feature parts join in any order; repeats and an earlier attempt's parts are dropped. */
     @Test
-    void largeBatchesLeaveInPartsThatJoinBackToTheBatch() {
-        int dim = MiniBatchPart.MAX_RECORD_BYTES / Float.BYTES / 2;
-        List<MiniBatchPart> parts = parts(spec(0L), new int[] {-1, -1}, null, 100, dim);
-        assertEquals(2, parts.size(), "4 nodes of 2 rows per part");
-        for (MiniBatchPart p : parts) {
-            assertTrue((long) p.features.length * Float.BYTES <= MiniBatchPart.MAX_RECORD_BYTES);
-            assertEquals(p.part == 0, p.head != null, "only the first part carries the structure");
+    void partsJoinInAnyOrderAndEarlierAttemptsAreDropped() {
+        Sent first = send(spec(0L, 4L), 0, new int[] {-1, -1}, null, 1);
+        Sent second = send(spec(0L, 4L), 1, new int[] {-1, -1}, null, 1);
+        assertTrue(first.features.size() > 2, "several feature parts");
+        for (MiniBatchPart stale : first.features) {
+            Arrays.fill(stale.features, Float.NaN);
         }
-        List<MiniBatchPart> reversed = new ArrayList<>(parts);
-        Collections.reverse(reversed);
         PartialBatches partials = new PartialBatches();
-        assertNull(partials.accept(reversed.get(0)));
-        assertNull(partials.accept(reversed.get(0)), "a repeated part is ignored");
-        assertEquals(1, partials.size());
-        MiniBatch b = partials.accept(reversed.get(1));
-        assertEquals(0, partials.size());
-        assertArrayEquals(new long[] {0, 1, 2, 3}, b.nodeIds);
-        for (int i = 0; i < b.numNodes(); i++) {
-            assertEquals(b.nodeIds[i] * 10f, b.features[i * dim]);
-            assertEquals(1f, b.features[i * dim + dim - 1]);
+        assertNull(partials.accept(first.features.get(0)), "an earlier attempt's part waits for its head");
+        List<MiniBatchPart> current = new ArrayList<>(second.features);
+        Collections.reverse(current);
+        assertNull(partials.accept(current.get(0)));
+        assertNull(partials.accept(current.get(0)), "a repeated part is ignored");
+        assertNull(partials.accept(second.head), "the head waits for the rest");
+        assertNull(partials.accept(first.features.get(1)), "a part of another attempt than the head's is ignored");
+        assertNull(partials.accept(first.head), "so is an older head");
+        MiniBatch b = null;
+        for (MiniBatchPart p : current.subList(1, current.size())) {
+            assertNull(b, "complete only with the last part");
+            b = partials.accept(p);
         }
+        assertEquals(0, partials.size(), "nothing left of the batch");
+        assertArrayEquals(run(spec(0L, 4L), new int[] {-1, -1}, null).features, b.features);
+        assertArrayEquals(new int[] {0, 1}, b.labels);
+    }
+
+    @Test
+    void rejectsPartsThatDoNotCoverTheBatchExactlyOnce() {
+        Sent sent = send(spec(0L), 0, new int[] {-1}, null, 100);
+        MiniBatchPart part = sent.features.get(sent.features.size() - 1);
+        part.rows[0] = 0;
+        assertThrows(IllegalArgumentException.class, () -> PartialBatches.assemble(sent.head, sent.features));
+        part.rows[0] = 99;
+        assertThrows(IllegalArgumentException.class, () -> PartialBatches.assemble(sent.head, sent.features));
     }
 
     @Test
     void batchWithoutSeedsCompletesAtOnce() {
-        BatchBuilder builder = new BatchBuilder(spec(), new int[] {5}, DIM, partitioner, 100);
+        BatchBuilder builder = new BatchBuilder(spec(), 0, new int[] {5}, DIM, partitioner, 100);
         assertTrue(builder.start().isEmpty());
         assertTrue(builder.isComplete());
-        List<MiniBatchPart> parts = builder.buildParts();
-        assertEquals(1, parts.size());
-        assertEquals(0, PartialBatches.assemble(parts).numSeeds());
+        MiniBatchPart head = builder.buildHead();
+        assertEquals(0, head.numParts);
+        assertEquals(0, new PartialBatches().accept(head).numSeeds());
     }
 
     private BatchSpec spec(long... seeds) {
@@ -128,11 +143,29 @@ class BatchBuilderTest {
     }
 
     private MiniBatch run(BatchSpec spec, int[] fanouts, Random random, int maxRequestVertices) {
-        return PartialBatches.assemble(parts(spec, fanouts, random, maxRequestVertices, DIM));
+        Sent sent = send(spec, 0, fanouts, random, maxRequestVertices);
+        List<MiniBatchPart> all = new ArrayList<>(sent.features);
+        all.add(sent.head);
+        if (random != null) {
+            Collections.shuffle(all, random);
+        }
+        PartialBatches partials = new PartialBatches();
+        for (MiniBatchPart p : all) {
+            MiniBatch whole = partials.accept(p);
+            if (whole != null) {
+                assertEquals(0, partials.size());
+                return whole; // the trainer drops the parts of batches it already has
+            }
+        }
+        throw new AssertionError("the batch never completed");
     }
 
-    private List<MiniBatchPart> parts(BatchSpec spec, int[] fanouts, Random random, int maxRequestVertices, int dim) {
-        BatchBuilder builder = new BatchBuilder(spec, fanouts, dim, partitioner, maxRequestVertices);
+    /** What the assembler (head) and the GraphStore (feature parts, with repeats) send the trainer. */
+    private record Sent(MiniBatchPart head, List<MiniBatchPart> features) {}
+
+    private Sent send(BatchSpec spec, int attempt, int[] fanouts, Random random, int maxRequestVertices) {
+        BatchBuilder builder = new BatchBuilder(spec, attempt, fanouts, DIM, partitioner, maxRequestVertices);
+        List<MiniBatchPart> features = new ArrayList<>();
         Deque<SampleRequest> queue = new ArrayDeque<>(builder.start());
         while (!queue.isEmpty()) {
             List<SampleRequest> round = new ArrayList<>(queue);
@@ -141,9 +174,13 @@ class BatchBuilderTest {
             for (SampleRequest r : round) {
                 assertTrue(r.sampleVertices.length + r.featureVertices.length <= maxRequestVertices,
                         "request larger than " + maxRequestVertices + " vertices");
-                responses.add(answer(r, dim));
-                if (random != null && random.nextBoolean()) {
-                    responses.add(answer(r, dim));
+                assertEquals(attempt, r.attempt);
+                int copies = random != null && random.nextBoolean() ? 2 : 1;
+                for (int c = 0; c < copies; c++) {
+                    responses.add(answer(r));
+                    if (r.featurePart != SampleRequest.NO_FEATURES) {
+                        features.add(featuresOf(r));
+                    }
                 }
             }
             if (random != null) {
@@ -154,10 +191,13 @@ class BatchBuilderTest {
             }
         }
         assertTrue(builder.isComplete());
-        return builder.buildParts();
+        MiniBatchPart head = builder.buildHead();
+        assertEquals(attempt, head.attempt);
+        assertNull(head.head.features);
+        return new Sent(head, features);
     }
 
-    private static SampleResponse answer(SampleRequest r, int dim) {
+    private static SampleResponse answer(SampleRequest r) {
         SampleResponse s = new SampleResponse();
         s.batchId = r.batchId;
         s.hop = r.hop;
@@ -174,14 +214,19 @@ class BatchBuilderTest {
             }
         }
         s.neighbours = all.stream().mapToLong(Long::longValue).toArray();
-        s.featureVertices = r.featureVertices;
-        s.features = new float[r.featureVertices.length * dim];
-        s.labels = new int[r.featureVertices.length];
-        for (int j = 0; j < r.featureVertices.length; j++) {
-            s.features[j * dim] = r.featureVertices[j] * 10f;
-            s.features[j * dim + dim - 1] = 1f;
-            s.labels[j] = (int) r.featureVertices[j] % 3;
-        }
         return s;
+    }
+
+    /** The GraphStore's feature part for a request: vertex v has features {@code [10 v, ..., 1]} and label v mod 3. */
+    private static MiniBatchPart featuresOf(SampleRequest r) {
+        float[] features = new float[r.featureVertices.length * DIM];
+        int[] labels = new int[r.featureVertices.length];
+        for (int j = 0; j < r.featureVertices.length; j++) {
+            features[j * DIM] = r.featureVertices[j] * 10f;
+            features[j * DIM + DIM - 1] = 1f;
+            labels[j] = (int) r.featureVertices[j] % 3;
+        }
+        return MiniBatchPart.features(r.batchId, r.seq, r.trainer, r.attempt, r.featurePart, r.featureRows.clone(),
+                labels, features);
     }
 }
