@@ -43,7 +43,7 @@ public class StateBenchmarks {
     private byte[] bulkBytes;
     private byte[] flinkBytes;
     private byte[] record;
-    private float[] gather;
+    private byte[] gather;
     private final DataOutputSerializer out = new DataOutputSerializer(1 << 20);
     private final SplittableRandom random = new SplittableRandom(1);
 
@@ -60,7 +60,7 @@ public class StateBenchmarks {
         FloatPrimitiveArraySerializer.INSTANCE.serialize(features, out);
         flinkBytes = out.getCopyOfBuffer();
         record = VertexRecord.encode(new NodeUpdate(7, features, 3, Split.TRAIN));
-        gather = new float[floats];
+        gather = new byte[floats * Float.BYTES];
     }
 
     @Benchmark
@@ -88,8 +88,8 @@ public class StateBenchmarks {
     }
 
     @Benchmark
-    public float[] gatherFromVertexRecord() {
-        VertexRecord.copyFeatures(record, gather, 0);
+    public byte[] gatherFromVertexRecord() {
+        VertexRecord.copyFeatureBytes(record, gather, 0);
         return gather;
     }
 

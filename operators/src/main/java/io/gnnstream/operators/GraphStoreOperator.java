@@ -259,13 +259,14 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             records[j] = recordOf(request.partition, vertices[j]);
         }
         int[] labels = new int[vertices.length];
+        int rowBytes = featureDim * Float.BYTES;
+        byte[] features = new byte[vertices.length * rowBytes];
         for (int j = 0; j < vertices.length; j++) {
-            labels[j] = records[j] == null ? NodeUpdate.NO_LABEL : VertexRecord.label(records[j]);
-        }
-        float[] features = new float[vertices.length * featureDim];
-        for (int j = 0; j < vertices.length; j++) {
-            if (records[j] != null) {
-                VertexRecord.copyFeatures(records[j], features, j * featureDim);
+            if (records[j] == null) {
+                labels[j] = NodeUpdate.NO_LABEL;
+            } else {
+                labels[j] = VertexRecord.label(records[j]);
+                VertexRecord.copyFeatureBytes(records[j], features, j * rowBytes);
             }
         }
         return MiniBatchPart.features(request.batchId, request.seq, request.trainer, request.attempt,

@@ -17,6 +17,8 @@ import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
@@ -65,11 +67,11 @@ class GraphStoreOperatorTest {
             assertEquals(107, rows.seq, "addressed to the batch's place in the trainer's sequence");
             assertArrayEquals(new int[] {0, 1, 2}, rows.rows);
             assertArrayEquals(new int[] {2, 0, NodeUpdate.NO_LABEL}, rows.labels);
-            assertArrayEquals(new float[] {1, 1, 1, 2, 2, 2, 0, 0, 0}, rows.features);
+            assertArrayEquals(new float[] {1, 1, 1, 2, 2, 2, 0, 0, 0}, floats(rows.features));
 
             node(h, 2, 1, Split.NONE, 5f);
             request(h, 8, 1, 0, new long[0], new long[] {2});
-            assertArrayEquals(new float[] {5, 5, 5}, lastFeatures(h).features,
+            assertArrayEquals(new float[] {5, 5, 5}, floats(lastFeatures(h).features),
                     "a node update must replace the cached record");
 
             edge(h, 2, 1, true);
@@ -285,6 +287,12 @@ class GraphStoreOperatorTest {
                 .withFeatures(batch + 100, 0, 0, 0, features, rows);
         h.processElement(new StreamRecord<>(GraphStoreInput.of(request)));
         return lastResponse(h);
+    }
+
+    private static float[] floats(byte[] bytes) {
+        float[] values = new float[bytes.length / Float.BYTES];
+        ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(values);
+        return values;
     }
 
     /** The feature part of the last request that named feature vertices. */

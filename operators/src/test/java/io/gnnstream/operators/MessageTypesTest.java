@@ -149,7 +149,7 @@ class MessageTypesTest {
                 response,
                 b,
                 MiniBatchPart.head(headOf(b), 1, 2),
-                MiniBatchPart.features(3, 4, 0, 1, 1, new int[] {1}, new int[] {-1}, new float[] {3, 4}),
+                MiniBatchPart.features(3, 4, 0, 1, 1, new int[] {1}, new int[] {-1}, new byte[] {0, 0, 64, 64, 0, 0, -128, 64}),
                 new Credit(0, 41),
                 model,
                 scheduler,

@@ -9,6 +9,8 @@ import io.gnnstream.operators.messages.Credit;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.model.ModelConfig;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -162,10 +164,16 @@ class TrainerOperatorTest {
             int[] partRows = IntStream.range(first, last).toArray();
             int[] partLabels = IntStream.range(first, last).map(r -> r < labels.length ? labels[r] : -1).toArray();
             out.add(MiniBatchPart.features(b.batchId, b.seq, 0, 0, part, partRows, partLabels,
-                    Arrays.copyOfRange(features, first * b.featureDim, last * b.featureDim)));
+                    bytes(Arrays.copyOfRange(features, first * b.featureDim, last * b.featureDim))));
         }
         out.add(MiniBatchPart.head(b, 0, numParts));
         return out;
+    }
+
+    private static byte[] bytes(float[] values) {
+        ByteBuffer b = ByteBuffer.allocate(values.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        b.asFloatBuffer().put(values);
+        return b.array();
     }
 
     private static List<MiniBatchPart> whole(MiniBatch b) {

@@ -2,6 +2,8 @@ package io.gnnstream.state;
 
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -9,13 +11,15 @@ import java.nio.ByteOrder;
  * Byte layout of a vertex's attributes in keyed state: {@code version:byte, split:byte, label:int,
  * features:float[F]} little-endian. One opaque value per vertex means one RocksDB read per feature
  * fetch and a bulk copy instead of Flink's float-by-float array deserialization, which dominated
- * the sampling loop's CPU profile.
+ * the sampling loop's CPU profile. Features leave the record as bytes in the same layout, so the
+ * GraphStore's feature fetch is one array copy per vertex without decoding.
  */
 public final class VertexRecord {
 
     /** Layout version, checked on read so a future layout can be told apart. */
     public static final byte VERSION = 1;
     private static final int HEADER = 6;
+    private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
     private VertexRecord() {}
 
@@ -32,7 +36,8 @@ public final class VertexRecord {
     }
 
     public static int label(byte[] record) {
-        return buffer(record).getInt(2);
+        check(record);
+        return (int) INT_LE.get(record, 2);
     }
 
     public static Split split(byte[] record) {
@@ -43,17 +48,20 @@ public final class VertexRecord {
         return (record.length - HEADER) / 4;
     }
 
-    /** Copies the features into {@code dst} starting at {@code offset}. */
-    public static void copyFeatures(byte[] record, float[] dst, int offset) {
-        ByteBuffer b = buffer(record);
-        b.position(HEADER);
-        b.asFloatBuffer().get(dst, offset, featureDim(record));
+    /** Copies the features, as little-endian float32 bytes, into {@code dst} starting at byte {@code offset}. */
+    public static void copyFeatureBytes(byte[] record, byte[] dst, int offset) {
+        check(record);
+        System.arraycopy(record, HEADER, dst, offset, record.length - HEADER);
     }
 
     private static ByteBuffer buffer(byte[] record) {
+        check(record);
+        return ByteBuffer.wrap(record).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    private static void check(byte[] record) {
         if (record.length < HEADER || record[0] != VERSION) {
             throw new IllegalStateException("not a vertex record of layout version " + VERSION);
         }
-        return ByteBuffer.wrap(record).order(ByteOrder.LITTLE_ENDIAN);
     }
 }

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import org.junit.jupiter.api.Test;
 
 class VertexRecordTest {
@@ -17,9 +19,11 @@ class VertexRecordTest {
         assertEquals(6, VertexRecord.label(record));
         assertEquals(Split.TEST, VertexRecord.split(record));
         assertEquals(4, VertexRecord.featureDim(record));
-        float[] out = new float[6];
-        VertexRecord.copyFeatures(record, out, 2);
-        assertArrayEquals(new float[] {0, 0, 0.5f, -1.25f, Float.MIN_VALUE, 3e7f}, out);
+        byte[] out = new byte[6 * Float.BYTES];
+        VertexRecord.copyFeatureBytes(record, out, 2 * Float.BYTES);
+        float[] decoded = new float[6];
+        ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(decoded);
+        assertArrayEquals(new float[] {0, 0, 0.5f, -1.25f, Float.MIN_VALUE, 3e7f}, decoded);
         assertEquals(NodeUpdate.NO_LABEL,
                 VertexRecord.label(VertexRecord.encode(new NodeUpdate(1, new float[0], NodeUpdate.NO_LABEL, Split.NONE))));
     }

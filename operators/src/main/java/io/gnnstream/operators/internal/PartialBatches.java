@@ -2,6 +2,9 @@ package io.gnnstream.operators.internal;
 
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -79,10 +82,11 @@ public final class PartialBatches {
         boolean[] filled = new boolean[numNodes];
         int rowsFilled = 0;
         for (MiniBatchPart p : features) {
-            if (p.features.length != p.rows.length * dim) {
+            if (p.features.length != p.rows.length * dim * Float.BYTES) {
                 throw new IllegalArgumentException("part " + p.part + " of batch " + b.batchId + " has "
-                        + p.features.length + " features for " + p.rows.length + " rows of " + dim);
+                        + p.features.length + " feature bytes for " + p.rows.length + " rows of " + dim);
             }
+            FloatBuffer rows = ByteBuffer.wrap(p.features).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
             for (int j = 0; j < p.rows.length; j++) {
                 int row = p.rows[j];
                 if (row < 0 || row >= numNodes || filled[row]) {
@@ -90,7 +94,7 @@ public final class PartialBatches {
                             + row + (row >= 0 && row < numNodes ? " again" : ", outside the batch"));
                 }
                 filled[row] = true;
-                System.arraycopy(p.features, j * dim, b.features, row * dim, dim);
+                rows.get(j * dim, b.features, row * dim, dim);
                 if (row < b.labels.length) {
                     b.labels[row] = p.labels[j];
                 }

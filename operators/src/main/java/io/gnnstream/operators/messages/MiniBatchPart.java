@@ -35,10 +35,14 @@ public class MiniBatchPart {
     public int numParts;
     /** Head only: the batch with {@code features == null} and {@code labels == null}. */
     public MiniBatch head;
-    /** Feature parts only: the batch rows they fill, with one label and one feature row each. */
+    /**
+     * Feature parts only: the batch rows they fill, with one label and one feature row each; the
+     * rows as little-endian float32 bytes, as the GraphStore stores them, so that they are copied
+     * and not decoded until the trainer places them.
+     */
     public int[] rows;
     public int[] labels;
-    public float[] features;
+    public byte[] features;
 
     public MiniBatchPart() {}
 
@@ -55,9 +59,9 @@ public class MiniBatchPart {
         return p;
     }
 
-    /** Feature part {@code part} of a batch: labels and features (row-major) of {@code rows}. */
+    /** Feature part {@code part} of a batch: labels and feature bytes (row-major) of {@code rows}. */
     public static MiniBatchPart features(long batchId, long seq, int trainer, int attempt, int part, int[] rows,
-            int[] labels, float[] features) {
+            int[] labels, byte[] features) {
         MiniBatchPart p = new MiniBatchPart();
         p.batchId = batchId;
         p.seq = seq;

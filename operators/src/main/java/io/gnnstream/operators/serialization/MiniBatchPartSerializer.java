@@ -39,7 +39,7 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
         }
         BulkArrays.writeInts(p.rows, out);
         BulkArrays.writeInts(p.labels, out);
-        BulkArrays.writeFloats(p.features, out);
+        BulkArrays.writeBytes(p.features, out);
     }
 
     @Override
@@ -56,7 +56,7 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
         }
         p.rows = BulkArrays.readInts(in);
         p.labels = BulkArrays.readInts(in);
-        p.features = BulkArrays.readFloats(in);
+        p.features = BulkArrays.readBytes(in);
         return p;
     }
 

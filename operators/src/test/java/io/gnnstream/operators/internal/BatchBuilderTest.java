@@ -14,8 +14,9 @@ import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.HashPartitioner;
 import io.gnnstream.state.VertexPartitioner;
 import java.util.ArrayDeque;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.Deque;
 import java.util.List;
@@ -88,7 +89,7 @@ class BatchBuilderTest {
         Sent second = send(spec(0L, 4L), 1, new int[] {-1, -1}, null, 1);
         assertTrue(first.features.size() > 2, "several feature parts");
         for (MiniBatchPart stale : first.features) {
-            Arrays.fill(stale.features, Float.NaN);
+            stale.features = bytes(new float[stale.rows.length * DIM]);
         }
         PartialBatches partials = new PartialBatches();
         assertNull(partials.accept(first.features.get(0)), "an earlier attempt's part waits for its head");
@@ -227,6 +228,12 @@ class BatchBuilderTest {
             labels[j] = (int) r.featureVertices[j] % 3;
         }
         return MiniBatchPart.features(r.batchId, r.seq, r.trainer, r.attempt, r.featurePart, r.featureRows.clone(),
-                labels, features);
+                labels, bytes(features));
+    }
+
+    private static byte[] bytes(float[] values) {
+        ByteBuffer b = ByteBuffer.allocate(values.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        b.asFloatBuffer().put(values);
+        return b.array();
     }
 }

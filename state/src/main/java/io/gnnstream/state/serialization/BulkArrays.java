@@ -66,6 +66,22 @@ public final class BulkArrays {
         return values;
     }
 
+    public static void writeBytes(byte[] values, DataOutputView out) throws IOException {
+        if (writeLength(values == null ? -1 : values.length, out)) {
+            out.write(values);
+        }
+    }
+
+    public static byte[] readBytes(DataInputView in) throws IOException {
+        int length = in.readInt();
+        if (length < 0) {
+            return null;
+        }
+        byte[] values = new byte[length];
+        in.readFully(values);
+        return values;
+    }
+
     /** Copies elements {@code [from, from + n)} between an array and a chunk's typed view. */
     private interface ChunkCopy {
         void copy(ByteBuffer chunk, int from, int n);
