@@ -34,17 +34,19 @@ public final class PipelineBenchmark implements Benchmark {
         int repeat = context.repeatOr(defaultRepeat());
         List<Integer> fanouts = context.fanoutsOr(SampleBenchmark.DEFAULT_FANOUTS);
         int prefetch = context.prefetchOr(SamplingOptions.PREFETCH.defaultValue());
+        int warmup = context.warmupOr(StreamingRuns.DEFAULT_WARMUP_WINDOWS);
         List<BenchResult> results = new ArrayList<>();
         try (BenchData data = BenchData.prepare(context, IngestBenchmark.DEFAULT_GRAPH, 2)) {
             for (int parallelism : context.threadsOr(List.of(1))) {
                 List<JsonNode> windows = StreamingRuns.steadyWindows(data, parallelism, true, HIDDEN, BATCH, fanouts,
-                        prefetch, repeat, context.log());
+                        prefetch, warmup, repeat, context.log());
                 Map<String, Object> params = new LinkedHashMap<>(data.graphParams());
                 params.put("parallelism", parallelism);
                 params.put("fanouts", fanouts);
                 params.put("prefetch", prefetch);
                 params.put("batch_size", BATCH);
                 params.put("hidden", HIDDEN);
+                params.put("warmup_windows", warmup);
                 Stats busy = Stats.of(SampleBenchmark.field(windows, "busy"));
                 Stats trainer = Stats.of(SampleBenchmark.field(windows, "trainer_seeds_per_s"));
                 Map<String, Object> env = BenchContext.environment();

@@ -39,6 +39,7 @@ public final class SampleBenchmark implements Benchmark {
         int repeat = context.repeatOr(defaultRepeat());
         List<Integer> fanoutList = context.fanoutsOr(DEFAULT_FANOUTS);
         int prefetch = context.prefetchOr(SamplingOptions.PREFETCH.defaultValue());
+        int warmup = context.warmupOr(StreamingRuns.DEFAULT_WARMUP_WINDOWS);
         List<BenchResult> results = new ArrayList<>();
         try (BenchData data = BenchData.prepare(context, IngestBenchmark.DEFAULT_GRAPH, 2)) {
             InMemorySampler csr = InMemorySampler.load(data.dir, Math.toIntExact(data.info.nodes()),
@@ -53,8 +54,8 @@ public final class SampleBenchmark implements Benchmark {
             List<List<JsonNode>> runs = new ArrayList<>();
             List<Integer> parallelisms = context.threadsOr(List.of(1, 2));
             for (int parallelism : parallelisms) {
-                runs.add(StreamingRuns.steadyWindows(data, parallelism, false, 16, BATCH, fanoutList, prefetch, repeat,
-                        context.log()));
+                runs.add(StreamingRuns.steadyWindows(data, parallelism, false, 16, BATCH, fanoutList, prefetch,
+                        warmup, repeat, context.log()));
             }
             measureBaseline(csr, fanouts, repeat, 2 * repeat, csrEdges, csrBatches);
             context.log().printf("baseline batches/s: median %.0f before the streaming runs, %.0f after%n",
@@ -68,6 +69,7 @@ public final class SampleBenchmark implements Benchmark {
                 params.put("fanouts", fanoutList);
                 params.put("prefetch", prefetch);
                 params.put("batch_size", BATCH);
+                params.put("warmup_windows", warmup);
                 Map<String, Object> extra = Map.of("env", BenchContext.environment());
                 results.add(new BenchResult(name(), params, "sampled edges/s",
                         Stats.of(field(windows, "sampled_edges_per_s")),

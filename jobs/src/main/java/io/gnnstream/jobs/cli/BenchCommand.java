@@ -60,7 +60,8 @@ final class BenchCommand implements Callable<Integer> {
     Integer steps;
 
     @Option(names = "--warmup", paramLabel = "W",
-            description = "Unmeasured steps before them (train: 5).")
+            description = "Unmeasured steps before them (train: 5); sample, pipeline: unmeasured 10-step "
+                    + "windows once the graph is in state (20).")
     Integer warmup;
 
     @Option(names = "--fanouts", split = ",", paramLabel = "K",
