@@ -51,7 +51,7 @@ public final class VertexRecord {
     /** Copies the features, as little-endian float32 bytes, into {@code dst} starting at byte {@code offset}. */
     public static void copyFeatureBytes(byte[] record, byte[] dst, int offset) {
         check(record);
-        System.arraycopy(record, HEADER, dst, offset, record.length - HEADER);
+        System.arraycopy(record, HEADER, dst, offset, featureDim(record) * Float.BYTES);
     }
 
     private static ByteBuffer buffer(byte[] record) {

@@ -168,11 +168,13 @@ public final class BatchBuilder {
         do {
             int ns = Math.min(maxRequestVertices, sample.length - si);
             int nf = Math.min(maxRequestVertices - ns, features.length - fi);
-            int[] rows = Arrays.copyOfRange(features, fi, fi + nf);
             SampleRequest request = SampleRequest.sampleOnly(spec.batchId, next, partition, part, fanout,
-                    vertices(Arrays.copyOfRange(sample, si, si + ns)));
-            request.withFeatures(spec.seq, spec.trainer, attempt, nf > 0 ? featureParts++ : SampleRequest.NO_FEATURES,
-                    vertices(rows), rows);
+                    vertices(sample, si, si + ns));
+            request.withFeatures(spec.seq, spec.trainer, attempt, featureParts, vertices(features, fi, fi + nf),
+                    Arrays.copyOfRange(features, fi, fi + nf));
+            if (nf > 0) {
+                featureParts++;
+            }
             outstanding.put(new RequestKey(partition, part), request);
             si += ns;
             fi += nf;
@@ -184,10 +186,11 @@ public final class BatchBuilder {
         return spec.kind == MiniBatch.KIND_TRAIN ? fanouts[hopNumber - 1] : -1;
     }
 
-    private long[] vertices(int[] nodeNumbers) {
-        long[] out = new long[nodeNumbers.length];
-        for (int i = 0; i < nodeNumbers.length; i++) {
-            out[i] = nodes[nodeNumbers[i]];
+    /** Vertex ids of the node numbers {@code nodeNumbers[from..to-1]}. */
+    private long[] vertices(int[] nodeNumbers, int from, int to) {
+        long[] out = new long[to - from];
+        for (int i = from; i < to; i++) {
+            out[i - from] = nodes[nodeNumbers[i]];
         }
         return out;
     }
