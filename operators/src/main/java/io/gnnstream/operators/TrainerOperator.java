@@ -3,7 +3,9 @@ package io.gnnstream.operators;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gnnstream.operators.messages.Credit;
+import io.gnnstream.operators.internal.MetricsWindow;
 import io.gnnstream.operators.internal.PartialBatches;
+import io.gnnstream.operators.internal.StepRunner;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
@@ -19,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -41,6 +44,12 @@ import org.apache.flink.util.OutputTag;
  * round is complete a metrics line with validation and test accuracy is emitted. After every batch
  * a {@link Credit} (absolute progress) goes back to the scheduler through the feedback edge; it is
  * re-sent while the trainer is idle, because credits in flight are not part of a checkpoint.
+ *
+ * <p>Model steps run on a thread of their own ({@link StepRunner}), one at a time, so the task
+ * thread keeps taking in the parts of the next batches while the model computes and the sampling
+ * loop is never blocked by the trainer; everything else (bookkeeping, state, output) stays on the
+ * task thread. A checkpoint first lets the step in flight finish (at most one step of delay at
+ * the barrier) and snapshots the model after it.
  *
  * <p>Checkpointed: the model and optimizer state, the progress bookkeeping, the buffered
  * batches and the parts of incomplete ones (a checkpoint can fall between the parts of a batch:
@@ -68,7 +77,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private transient PartialBatches partials;
     private transient long startNanos;
     private transient long lastInputNanos;
-    private transient Window window;
+    private transient MetricsWindow window;
+    private transient StepRunner<StepOutcome> steps;
+    /** Set while the operator needs the model at rest: finished steps start no new one. */
+    private transient boolean holdSteps;
     private transient int rank;
 
     public TrainerOperator(TrainerConfig config) {
@@ -114,21 +126,39 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         super.open();
         startNanos = System.nanoTime();
         lastInputNanos = startNanos;
-        window = new Window(startNanos);
+        window = new MetricsWindow(startNanos);
+        MailboxExecutor mailbox = getContainingTask().getMailboxExecutorFactory()
+                .createExecutor(getOperatorConfig().getChainIndex());
+        steps = new StepRunner<>("gnnstream-trainer-" + rank + "-steps", mailbox, this::onStepDone);
+        startNextStep();
         scheduleCreditResend();
     }
 
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
+        settle();
         modelState.update(List.of(model.snapshot()));
         progressState.update(List.of(progress));
         bufferedState.update(new ArrayList<>(buffered.values()));
         partialState.update(partials.parts());
+        startNextStep();
+    }
+
+    /** At the end of input (bounded runs) every batch that is complete is still trained on. */
+    @Override
+    public void finish() throws Exception {
+        while (steps.busy()) {
+            steps.await();
+        }
+        super.finish();
     }
 
     @Override
     public void close() throws Exception {
+        if (steps != null) {
+            steps.close();
+        }
         if (model != null) {
             model.close();
         }
@@ -138,14 +168,18 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     @Override
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
-        exportModel(false);
+        if (config.modelOut != null && !progress.finished) {
+            settle();
+            exportModel(false);
+            startNextStep();
+        }
     }
 
     @Override
     public void processElement(StreamRecord<MiniBatchPart> element) throws Exception {
         lastInputNanos = System.nanoTime();
         MiniBatchPart part = element.getValue();
-        if (part.seq < progress.nextSeq || buffered.containsKey(part.seq)) {
+        if (part.seq < progress.nextSeq || buffered.containsKey(part.seq) || steps.busy() && part.seq == progress.nextSeq) {
             return;
         }
         MiniBatch batch = partials.accept(part);
@@ -153,38 +187,69 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             return;
         }
         buffered.put(batch.seq, batch);
-        boolean advanced = false;
-        while (!buffered.isEmpty() && buffered.firstKey() == progress.nextSeq) {
-            consume(buffered.pollFirstEntry().getValue());
-            progress.nextSeq++;
-            advanced = true;
-        }
-        if (advanced) {
-            output.collect(new StreamRecord<>(new Credit(rank, progress.nextSeq - 1)));
-        }
+        startNextStep();
     }
 
-    private void consume(MiniBatch batch) throws Exception {
+    /** Starts the model step of the next batch in sequence, if it is here and no step is running. */
+    private void startNextStep() {
+        if (holdSteps || steps.busy() || buffered.isEmpty() || buffered.firstKey() != progress.nextSeq) {
+            return;
+        }
+        MiniBatch batch = buffered.pollFirstEntry().getValue();
+        steps.submit(() -> compute(batch));
+    }
+
+    /** The model work of one batch; runs on the step thread and touches nothing but the model. */
+    private StepOutcome compute(MiniBatch batch) {
         long begin = System.nanoTime();
+        TrainResult train = null;
+        EvalResult eval = null;
         if (batch.isTraining()) {
-            TrainResult r = config.compute ? model.trainStep(batch) : new TrainResult(0, 0, batch.numSeeds());
-            window.add(r, batch, System.nanoTime() - begin);
+            train = config.compute ? model.trainStep(batch) : new TrainResult(0, 0, batch.numSeeds());
+        } else if (batch.numSeeds() > 0 && config.compute) {
+            eval = model.evaluate(batch);
+        }
+        return new StepOutcome(batch, train, eval, System.nanoTime() - begin);
+    }
+
+    /** Bookkeeping and output of a finished step, on the task thread; then the next step. */
+    private void onStepDone(StepOutcome done) throws Exception {
+        MiniBatch batch = done.batch;
+        if (batch.isTraining()) {
+            window.addStep(done.train, batch, done.nanos);
             boolean evaluationFollows = batch.roundSize > 0;
             if (!evaluationFollows && batch.step % Math.max(1, config.logEvery) == 0) {
                 emit(trainLine(batch.step));
             }
         } else {
-            evaluate(batch);
-            window.busyNanos += System.nanoTime() - begin;
+            window.addBusy(done.nanos);
+            evaluated(batch, done.eval);
+        }
+        progress.nextSeq = batch.seq + 1;
+        output.collect(new StreamRecord<>(new Credit(rank, batch.seq)));
+        startNextStep();
+    }
+
+    /** True while a model step runs or its outcome waits in the mailbox. */
+    boolean stepInFlight() {
+        return steps.busy();
+    }
+
+    /** Runs the step in flight to its end with no new one started: the model and progress are at rest. */
+    private void settle() throws Exception {
+        holdSteps = true;
+        try {
+            steps.await();
+        } finally {
+            holdSteps = false;
         }
     }
 
-    private void evaluate(MiniBatch batch) throws Exception {
+    private void evaluated(MiniBatch batch, EvalResult r) throws Exception {
         if (progress.roundStep != batch.step) {
             progress.resetRound(batch.step);
         }
-        if (batch.numSeeds() > 0 && config.compute) {
-            EvalResult r = model.evaluate(batch);
+        if (r != null) {
             if (batch.kind == MiniBatch.KIND_EVAL_VAL) {
                 progress.valCorrect += r.correct();
                 progress.valTotal += r.numSeeds();
@@ -234,7 +299,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         line.put("step", step);
         line.put("elapsed_s", elapsedSeconds());
         window.writeTo(line, System.nanoTime());
-        window = new Window(System.nanoTime());
+        window = new MetricsWindow(System.nanoTime());
         return line;
     }
 
@@ -267,47 +332,6 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         return b == 0 ? 0.0 : a / b;
     }
 
-    /** Training statistics since the last metrics line. */
-    private static final class Window {
-        final long startNanos;
-        long busyNanos;
-        long seeds;
-        long correct;
-        double lossSum;
-        int steps;
-        long sampledEdges;
-        long vertices;
-        long edgesIngested;
-
-        Window(long startNanos) {
-            this.startNanos = startNanos;
-        }
-
-        void add(TrainResult r, MiniBatch b, long nanos) {
-            busyNanos += nanos;
-            seeds += r.numSeeds();
-            correct += r.correct();
-            lossSum += r.loss() * r.numSeeds();
-            steps++;
-            for (int hop = 1; hop <= b.numLayers; hop++) {
-                sampledEdges += b.numEdges(hop);
-            }
-            vertices = b.graphVertices;
-            edgesIngested = b.graphEdgesIngested;
-        }
-
-        void writeTo(ObjectNode line, long nowNanos) {
-            double wall = Math.max(1e-9, (nowNanos - startNanos) / 1e9);
-            double busy = busyNanos / 1e9;
-            line.put("loss", ratio(lossSum, seeds));
-            line.put("train_acc", ratio(correct, seeds));
-            line.put("seeds_per_s", seeds / wall);
-            line.put("trainer_seeds_per_s", busy == 0 ? 0.0 : seeds / busy);
-            line.put("busy", Math.min(1.0, busy / wall));
-            line.put("batches_per_s", steps / wall);
-            line.put("sampled_edges_per_s", sampledEdges / wall);
-            line.put("edges_ingested", edgesIngested);
-            line.put("vertices", vertices);
-        }
-    }
+    /** What a step hands back to the task thread: the batch and the model's result for it. */
+    private record StepOutcome(MiniBatch batch, TrainResult train, EvalResult eval, long nanos) {}
 }
