@@ -1,10 +1,13 @@
 package io.gnnstream.state;
 
+import com.carrotsearch.hppc.LongHashSet;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import org.apache.flink.api.common.state.KeyedStateStore;
@@ -43,6 +46,13 @@ import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerial
 public final class InAdjacency {
 
     public static final int BLOCK_SIZE = 64;
+
+    /**
+     * Present neighbours read per new one, up to which the duplicate check scans them all instead
+     * of looking each new neighbour up in the index: about what an index lookup (a RocksDB point
+     * read) costs against reading a 64-neighbour block in a prefix scan and hashing its entries.
+     */
+    static final int SCAN_PER_NEW_NEIGHBOUR = 16;
 
     /** Up to this many draws a linear scan beats hashing when checking for repeats. */
     private static final int SMALL_SAMPLE = 32;
@@ -84,7 +94,13 @@ public final class InAdjacency {
     /**
      * Adds {@code neighbours} in order, skipping those already present (also repeats within the
      * array); returns how many were added. Reads and writes the tail once for the whole array, so
-     * buffered edges of one vertex cost one read-modify-write instead of one per edge.
+     * buffered edges of one vertex cost one read-modify-write instead of one per edge, and writes
+     * the new index entries of a vertex above {@link #BLOCK_SIZE} neighbours in one write batch.
+     *
+     * <p>When the vertex has or reaches more than {@code BLOCK_SIZE} neighbours, the duplicate check
+     * reads all present neighbours (the blocks in one prefix scan) into a set if there are at most
+     * {@link #SCAN_PER_NEW_NEIGHBOUR} of them per new one, and otherwise looks each new neighbour up
+     * in the index.
      */
     public int addAll(long[] neighbours) throws Exception {
         byte[] t = tail.value();
@@ -93,15 +109,27 @@ public final class InAdjacency {
         byte[] next = t == null ? new byte[(1 + Math.min(neighbours.length, BLOCK_SIZE)) * Long.BYTES]
                 : Arrays.copyOf(t, (1 + Math.min(count(t) - 1 + neighbours.length, BLOCK_SIZE)) * Long.BYTES);
         int inTail = d - (d == 0 ? 0 : (d - 1) / BLOCK_SIZE * BLOCK_SIZE);
+        boolean scan = d + neighbours.length > BLOCK_SIZE
+                && d <= (long) SCAN_PER_NEW_NEIGHBOUR * neighbours.length;
+        LongHashSet present = scan ? presentNeighbours(t, d) : null;
+        Map<Long, Integer> newSlots = new HashMap<>();
         for (long neighbour : neighbours) {
-            if (d > BLOCK_SIZE ? slots.contains(neighbour) : indexInTail(next, inTail, neighbour) >= 0) {
+            boolean duplicate;
+            if (present != null) {
+                duplicate = !present.add(neighbour);
+            } else if (d <= BLOCK_SIZE) {
+                duplicate = indexInTail(next, inTail, neighbour) >= 0;
+            } else {
+                duplicate = newSlots.containsKey(neighbour) || slots.contains(neighbour);
+            }
+            if (duplicate) {
                 continue;
             }
             if (inTail == BLOCK_SIZE) {
                 blocks.put(d / BLOCK_SIZE - 1, Arrays.copyOfRange(next, Long.BYTES, (1 + BLOCK_SIZE) * Long.BYTES));
                 if (d == BLOCK_SIZE) {
                     for (int s = 0; s < BLOCK_SIZE; s++) {
-                        slots.put(get(next, 1 + s), s);
+                        newSlots.put(get(next, 1 + s), s);
                     }
                 }
                 inTail = 0;
@@ -109,10 +137,13 @@ public final class InAdjacency {
             set(next, 1 + inTail, neighbour);
             inTail++;
             if (d + 1 > BLOCK_SIZE) {
-                slots.put(neighbour, d);
+                newSlots.put(neighbour, d);
             }
             d++;
             added++;
+        }
+        if (!newSlots.isEmpty()) {
+            slots.putAll(newSlots);
         }
         if (added > 0) {
             byte[] value = Arrays.copyOf(next, (1 + inTail) * Long.BYTES);
@@ -120,6 +151,23 @@ public final class InAdjacency {
             tail.update(value);
         }
         return added;
+    }
+
+    /** All {@code d} neighbours of the current vertex, whose tail is {@code t}, as a set. */
+    private LongHashSet presentNeighbours(byte[] t, int d) throws Exception {
+        LongHashSet out = new LongHashSet(d);
+        if (d > BLOCK_SIZE) {
+            for (byte[] block : blocks.values()) {
+                for (int i = 0; i < BLOCK_SIZE; i++) {
+                    out.add(get(block, i));
+                }
+            }
+            blocksRead += (d - 1) / BLOCK_SIZE;
+        }
+        for (int i = 1; t != null && i < count(t); i++) {
+            out.add(get(t, i));
+        }
+        return out;
     }
 
     /** Removes {@code neighbour}; returns false if it was not present. */
