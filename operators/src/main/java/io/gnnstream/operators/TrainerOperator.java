@@ -48,8 +48,9 @@ import org.apache.flink.util.OutputTag;
  * <p>Model steps run on a thread of their own ({@link StepRunner}), one at a time, so the task
  * thread keeps taking in the parts of the next batches while the model computes and the sampling
  * loop is never blocked by the trainer; everything else (bookkeeping, state, output) stays on the
- * task thread. A checkpoint first lets the step in flight finish (at most one step of delay at
- * the barrier) and snapshots the model after it.
+ * task thread. A checkpoint lets the step in flight finish before its barrier goes downstream (at
+ * most one step of delay), so the step's credit and metrics line precede the barrier, and
+ * snapshots the model after it; no step runs between the barrier and the snapshot.
  *
  * <p>Checkpointed: the model and optimizer state, the progress bookkeeping, the buffered
  * batches and the parts of incomplete ones (a checkpoint can fall between the parts of a batch:
@@ -79,7 +80,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private transient long lastInputNanos;
     private transient MetricsWindow window;
     private transient StepRunner<StepOutcome> steps;
-    /** Set while the operator needs the model at rest: finished steps start no new one. */
+    /** Set while the operator needs the model at rest (a checkpoint, an export): no step starts. */
     private transient boolean holdSteps;
     private transient int rank;
 
@@ -134,15 +135,34 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         scheduleCreditResend();
     }
 
+    /**
+     * Finishes the step in flight before the barrier goes downstream, so that its credit and metrics
+     * line belong to the checkpoint that holds its model; no new step starts until the snapshot.
+     */
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        super.prepareSnapshotPreBarrier(checkpointId);
+        holdSteps = true;
+        steps.await();
+    }
+
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
-        settle();
+        holdSteps = true;
+        steps.await();
         modelState.update(List.of(model.snapshot()));
         progressState.update(List.of(progress));
         bufferedState.update(new ArrayList<>(buffered.values()));
         partialState.update(partials.parts());
-        startNextStep();
+        resumeSteps();
+    }
+
+    /** A checkpoint aborted between its barrier and its snapshot must not leave the steps held. */
+    @Override
+    public void notifyCheckpointAborted(long checkpointId) throws Exception {
+        super.notifyCheckpointAborted(checkpointId);
+        resumeSteps();
     }
 
     /** At the end of input (bounded runs) every batch that is complete is still trained on. */
@@ -169,9 +189,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
         if (config.modelOut != null && !progress.finished) {
-            settle();
+            holdSteps = true;
+            steps.await();
             exportModel(false);
-            startNextStep();
+            resumeSteps();
         }
     }
 
@@ -235,14 +256,9 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         return steps.busy();
     }
 
-    /** Runs the step in flight to its end with no new one started: the model and progress are at rest. */
-    private void settle() throws Exception {
-        holdSteps = true;
-        try {
-            steps.await();
-        } finally {
-            holdSteps = false;
-        }
+    private void resumeSteps() {
+        holdSteps = false;
+        startNextStep();
     }
 
     private void evaluated(MiniBatch batch, EvalResult r) throws Exception {

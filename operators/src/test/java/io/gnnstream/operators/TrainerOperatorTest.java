@@ -1,6 +1,7 @@
 package io.gnnstream.operators;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -121,28 +122,34 @@ class TrainerOperatorTest {
         }
     }
 
-    /** A barrier during a model step: the snapshot waits for the step and holds the model after it. */
+    /**
+     * A barrier during a model step: the step finishes before the barrier (its credit with it), no
+     * step starts until the snapshot, and the snapshot holds the model after the step and the
+     * batch that arrived meanwhile.
+     */
     @Test
     void checkpointDuringAStepHoldsTheModelAfterIt() throws Exception {
         OperatorSubtaskState snapshot;
         String checksumUninterrupted;
         try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
             h.open();
-            for (MiniBatchPart p : whole(train(0, 1))) {
-                h.processElement(new StreamRecord<>(p));
-            }
+            receive(h, whole(train(0, 1)));
+            h.prepareSnapshotPreBarrier(1);
+            assertEquals(List.of(0L), credits(h), "the step in flight finished before the barrier");
+            receive(h, whole(train(1, 2)));
+            assertFalse(operator(h).stepInFlight(), "no step between the barrier and the snapshot");
             snapshot = h.snapshot(1, 1);
-            assertEquals(List.of(0L), credits(h), "the snapshot finished the step and sent its credit");
-            send(h, whole(train(1, 2)));
+            awaitSteps(h);
+            assertEquals(List.of(1L), credits(h), "steps resume after the snapshot");
             checksumUninterrupted = finalChecksum(h, 2);
         }
         try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
             h.initializeState(snapshot);
             h.open();
+            awaitSteps(h);
+            assertEquals(List.of(1L), credits(h), "the buffered batch 1 is trained on after the restore");
             send(h, whole(train(0, 1)));
             assertTrue(credits(h).isEmpty(), "step 0 is in the restored model: its batch is a repeat");
-            send(h, whole(train(1, 2)));
-            assertEquals(List.of(1L), credits(h));
             assertEquals(checksumUninterrupted, finalChecksum(h, 2), "same model as without the restore");
         }
     }
@@ -212,16 +219,26 @@ class TrainerOperatorTest {
 
     private static void send(OneInputStreamOperatorTestHarness<MiniBatchPart, Credit> h, List<MiniBatchPart> parts)
             throws Exception {
+        receive(h, parts);
+        awaitSteps(h);
+    }
+
+    /** Hands {@code parts} to the operator without waiting for the steps they start. */
+    private static void receive(OneInputStreamOperatorTestHarness<MiniBatchPart, Credit> h, List<MiniBatchPart> parts)
+            throws Exception {
         for (MiniBatchPart p : parts) {
             h.processElement(new StreamRecord<>(p));
         }
-        awaitSteps(h);
+    }
+
+    private static TrainerOperator operator(OneInputStreamOperatorTestHarness<MiniBatchPart, Credit> h) {
+        return (TrainerOperator) h.getOneInputOperator();
     }
 
     /** Runs the task's mailbox until the model steps started so far have been delivered. */
     private static void awaitSteps(OneInputStreamOperatorTestHarness<MiniBatchPart, Credit> h) throws Exception {
         TaskMailbox mailbox = h.getTaskMailbox();
-        while (((TrainerOperator) h.getOneInputOperator()).stepInFlight()) {
+        while (operator(h).stepInFlight()) {
             mailbox.take(TaskMailbox.MIN_PRIORITY).run();
         }
     }

@@ -30,8 +30,12 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  */
 public final class ScalingPlot {
 
-    /** Parameters that describe the graph size, i.e. the x axis, rather than a setting. */
-    private static final Set<String> SIZE_PARAMS = Set.of("graph", "vertices", "edges", "parallelism");
+    /**
+     * Parameters that describe the graph size, i.e. the x axis, or follow from it (the ingest
+     * benchmark's edge buffer is an eighth of the edges, at most the job's default), rather than a
+     * setting.
+     */
+    private static final Set<String> SIZE_PARAMS = Set.of("graph", "vertices", "edges", "parallelism", "edge_buffer");
 
     private record Point(double median, Double baseline) {}
 
