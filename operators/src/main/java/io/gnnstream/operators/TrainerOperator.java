@@ -142,15 +142,13 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
-        holdSteps = true;
-        steps.await();
+        pauseSteps();
     }
 
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
-        holdSteps = true;
-        steps.await();
+        pauseSteps();
         modelState.update(List.of(model.snapshot()));
         progressState.update(List.of(progress));
         bufferedState.update(new ArrayList<>(buffered.values()));
@@ -189,8 +187,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
         if (config.modelOut != null && !progress.finished) {
-            holdSteps = true;
-            steps.await();
+            pauseSteps();
             exportModel(false);
             resumeSteps();
         }
@@ -254,6 +251,12 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     /** True while a model step runs or its outcome waits in the mailbox. */
     boolean stepInFlight() {
         return steps.busy();
+    }
+
+    /** Runs the step in flight to its end and starts no new one: the model and progress are at rest. */
+    private void pauseSteps() throws Exception {
+        holdSteps = true;
+        steps.await();
     }
 
     private void resumeSteps() {

@@ -61,11 +61,7 @@ class BatchBuilderTest {
     void resultDoesNotDependOnResponseOrderOrDuplicates() {
         MiniBatch reference = run(spec(0L, 4L), new int[] {-1, -1}, null);
         for (int seed = 0; seed < 20; seed++) {
-            MiniBatch shuffled = run(spec(0L, 4L), new int[] {-1, -1}, new Random(seed));
-            assertArrayEquals(reference.nodeIds, shuffled.nodeIds);
-            assertArrayEquals(reference.indices, shuffled.indices);
-            assertArrayEquals(reference.indptr, shuffled.indptr);
-            assertArrayEquals(reference.features, shuffled.features);
+            assertSameStructureAndFeatures(reference, run(spec(0L, 4L), new int[] {-1, -1}, new Random(seed)));
         }
     }
 
@@ -74,12 +70,16 @@ class BatchBuilderTest {
         MiniBatch whole = run(spec(0L, 4L, 2L), new int[] {-1, -1}, null, 100);
         for (int max : new int[] {1, 2, 3}) {
             MiniBatch split = run(spec(0L, 4L, 2L), new int[] {-1, -1}, new Random(max), max);
-            assertArrayEquals(whole.nodeIds, split.nodeIds);
-            assertArrayEquals(whole.indices, split.indices);
-            assertArrayEquals(whole.indptr, split.indptr);
-            assertArrayEquals(whole.features, split.features);
+            assertSameStructureAndFeatures(whole, split);
             assertArrayEquals(whole.labels, split.labels);
         }
+    }
+
+    private static void assertSameStructureAndFeatures(MiniBatch expected, MiniBatch actual) {
+        assertArrayEquals(expected.nodeIds, actual.nodeIds);
+        assertArrayEquals(expected.indices, actual.indices);
+        assertArrayEquals(expected.indptr, actual.indptr);
+        assertArrayEquals(expected.features, actual.features);
     }
 
     /** Head and feature parts join in any order; repeats and an earlier attempt's parts are dropped. */
