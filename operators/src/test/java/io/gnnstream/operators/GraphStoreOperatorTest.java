@@ -11,6 +11,7 @@ import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.HashPartitioner;
+import io.gnnstream.state.InAdjacency;
 import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexKeyTypeInfo;
 import io.gnnstream.state.VertexPartitioner;
@@ -31,6 +32,7 @@ import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -109,6 +111,53 @@ class GraphStoreOperatorTest {
                 }
             }
         }
+    }
+
+    /**
+     * A vertex loaded in one buffered flush checks duplicates against a scan and gets no
+     * neighbour-to-slot index; a single insert into it (an index lookup) builds the index once, and a
+     * delete then finds its slot there.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"rocksdb", "heap"})
+    void indexesAVertexOnlyOnceAnInsertOrDeleteNeedsIt(String backend) throws Exception {
+        try (var h = harness(backend)) {
+            h.open();
+            for (long u = 1; u <= 300; u++) {
+                edge(h, u, 0, false);
+            }
+            edge(h, 7, 0, false);
+            assertEquals(300, request(h, 1, 1, -1, new long[] {0}, new long[0]).neighbours.length);
+            assertEquals(0, indexEntries(h), "a scanned flush must not write the index");
+
+            edge(h, 301, 0, false);
+            assertEquals(301, request(h, 2, 1, -1, new long[] {0}, new long[0]).neighbours.length);
+            assertEquals(301, indexEntries(h), "a lookup builds the whole index");
+
+            edge(h, 5, 0, true);
+            edge(h, 999, 0, true);
+            edge(h, 301, 0, false);
+            Set<Long> expected = new HashSet<>();
+            for (long u = 1; u <= 301; u++) {
+                expected.add(u);
+            }
+            expected.remove(5L);
+            assertEquals(expected, toSet(request(h, 3, 1, -1, new long[] {0}, new long[0]).neighbours));
+            assertEquals(300, indexEntries(h));
+        }
+    }
+
+    /** Entries of the neighbour-to-slot index of the harness's single vertex. */
+    private static long indexEntries(KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h)
+            throws Exception {
+        AbstractStreamOperator<?> op = (AbstractStreamOperator<?>) h.getOperator();
+        op.setCurrentKey(PARTITIONER.keyOf(0));
+        long entries = 0;
+        for (Object ignored : op.getKeyedStateBackend().getPartitionedState(VoidNamespace.INSTANCE,
+                VoidNamespaceSerializer.INSTANCE, InAdjacency.SLOTS).keys()) {
+            entries++;
+        }
+        return entries;
     }
 
     /**
