@@ -15,17 +15,20 @@ import org.junit.jupiter.api.Test;
 class JobDefaultsTest {
 
     @Test
-    void flushesBuffersSoonAndUsesBloomFiltersUnlessConfiguredOtherwise() {
+    void flushesBuffersSoonUsesBloomFiltersAndReusesObjectsUnlessConfiguredOtherwise() {
         Configuration defaults = JobDefaults.apply(new Configuration(), Path.of("cp"), Duration.ofSeconds(10));
         assertEquals(JobDefaults.BUFFER_TIMEOUT, defaults.get(ExecutionOptions.BUFFER_TIMEOUT));
         assertFalse(defaults.get(PipelineOptions.GENERIC_TYPES));
         assertTrue(defaults.get(RocksDBConfigurableOptions.USE_BLOOM_FILTER));
+        assertTrue(defaults.get(PipelineOptions.OBJECT_REUSE));
 
         Configuration user = new Configuration();
         user.set(ExecutionOptions.BUFFER_TIMEOUT, Duration.ofMillis(50));
         user.set(RocksDBConfigurableOptions.USE_BLOOM_FILTER, false);
+        user.set(PipelineOptions.OBJECT_REUSE, false);
         JobDefaults.apply(user, Path.of("cp"), Duration.ofSeconds(10));
         assertEquals(Duration.ofMillis(50), user.get(ExecutionOptions.BUFFER_TIMEOUT));
         assertFalse(user.get(RocksDBConfigurableOptions.USE_BLOOM_FILTER));
+        assertFalse(user.get(PipelineOptions.OBJECT_REUSE));
     }
 }

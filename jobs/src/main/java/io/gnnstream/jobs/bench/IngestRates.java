@@ -148,7 +148,7 @@ final class IngestRates {
         conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, runDir.resolve("checkpoints").toUri().toString());
         conf.set(CheckpointingOptions.FS_SMALL_FILE_THRESHOLD, MemorySize.ZERO);
         conf.set(PipelineOptions.GENERIC_TYPES, false);
-        JobDefaults.tuneRocksDb(conf);
+        JobDefaults.tuneThroughput(conf);
         conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("1g"));
         return conf;
     }
