@@ -15,10 +15,7 @@ import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
-import java.util.HashMap;
-import java.util.LinkedHashSet;
-import java.util.Map;
-import java.util.Set;
+import java.util.BitSet;
 import java.util.SplittableRandom;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -89,9 +86,10 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private transient ValueState<byte[]> attributes;
     private transient ValueState<long[]> partitionStats;
     private transient InAdjacency adjacency;
-    private transient Map<Integer, long[]> stats;
-    private transient Set<Integer> unpublished;
-    private transient Set<Integer> unflushed;
+    /** Per partition (indexed by it, null until first used): vertices, edges, edges ingested. */
+    private transient long[][] stats;
+    private transient BitSet unpublished;
+    private transient BitSet unflushed;
     private transient Counter edgesIngested;
     private transient Counter nodesIngested;
     private transient Counter requests;
@@ -110,12 +108,12 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         attributes = context.getKeyedStateStore().getState(ATTRIBUTES);
         partitionStats = context.getKeyedStateStore().getState(PARTITION_STATS);
         adjacency = InAdjacency.of(context.getKeyedStateStore());
-        stats = new HashMap<>();
-        unpublished = new LinkedHashSet<>();
-        unflushed = new LinkedHashSet<>();
+        stats = new long[partitioner.numPartitions()][];
+        unpublished = new BitSet();
+        unflushed = new BitSet();
         recordCache = new VertexValueCache(config.recordCacheBytes);
         tailCache = new VertexValueCache(config.adjacencyCacheBytes);
-        edgeBuffer = new EdgeBuffer(config.edgeBufferEdges);
+        edgeBuffer = new EdgeBuffer(config.edgeBufferEdges, partitioner);
     }
 
     @Override
@@ -320,28 +318,28 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         writeBufferedEdges();
-        for (int partition : unflushed) {
+        for (int partition = unflushed.nextSetBit(0); partition >= 0; partition = unflushed.nextSetBit(partition + 1)) {
             setCurrentKey(VertexKey.anchor(partition));
-            partitionStats.update(stats.get(partition).clone());
+            partitionStats.update(stats[partition].clone());
         }
         unflushed.clear();
     }
 
     private long[] statsOf(VertexKey current) throws Exception {
-        long[] s = stats.get(current.partition());
+        long[] s = stats[current.partition()];
         if (s == null) {
             setCurrentKey(VertexKey.anchor(current.partition()));
             long[] stored = partitionStats.value();
             setCurrentKey(current);
             s = stored == null ? new long[3] : stored.clone();
-            stats.put(current.partition(), s);
+            stats[current.partition()] = s;
         }
         return s;
     }
 
     private void touched(int partition) {
-        unpublished.add(partition);
-        unflushed.add(partition);
+        unpublished.set(partition);
+        unflushed.set(partition);
     }
 
     private void scheduleStats() {
@@ -350,8 +348,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     }
 
     private void publishStats() {
-        for (int partition : unpublished) {
-            long[] s = stats.get(partition);
+        for (int partition = unpublished.nextSetBit(0); partition >= 0; partition = unpublished.nextSetBit(partition + 1)) {
+            long[] s = stats[partition];
             output.collect(EVENTS, new StreamRecord<>(
                     GraphEvent.stats(partition, s[VERTICES], s[EDGES], s[EDGES_INGESTED])));
         }
