@@ -70,7 +70,7 @@ class KafkaIOITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(2);
         SingleOutputStreamOperator<EdgeUpdate> parsed = env
-                .fromSource(KafkaIO.rawSourceBuilder(bootstrap, "in", "it", OffsetsInitializer.earliest())
+                .fromSource(KafkaIO.edgeSourceBuilder(bootstrap, "in", "it", OffsetsInitializer.earliest())
                         .setBounded(OffsetsInitializer.latest()).build(), WatermarkStrategy.noWatermarks(), "edges")
                 .process(new ParseFunction<>(new EdgeFormat()));
         parsed.map(EdgeUpdate::toString).returns(Types.STRING)

@@ -88,7 +88,7 @@ public final class TrainingJob {
                 () -> new IllegalArgumentException("--bootstrap-servers is required"));
         String group = conf.get(KafkaOptions.GROUP_ID);
         build(env,
-                KafkaIO.rawSource(bootstrap, KafkaOptions.edgesTopic(conf), group, OffsetsInitializer.earliest()),
+                KafkaIO.edgeSourceBuilder(bootstrap, KafkaOptions.edgesTopic(conf), group, OffsetsInitializer.earliest()).build(),
                 KafkaIO.rawSource(bootstrap, KafkaOptions.nodesTopic(conf), group, OffsetsInitializer.earliest()),
                 KafkaIO.deadLetterSink(bootstrap, KafkaOptions.rejectsTopic(conf)),
                 KafkaIO.stringSink(bootstrap, KafkaOptions.metricsTopic(conf), DeliveryGuarantee.AT_LEAST_ONCE, null));

@@ -91,7 +91,7 @@ final class IngestRates {
             env.setMaxParallelism(partitions);
             HashPartitioner partitioner = new HashPartitioner(partitions);
             SingleOutputStreamOperator<SampleResponse> store = env.fromSource(
-                            KafkaIO.rawSourceBuilder(data.broker.bootstrapServers(), data.edgesTopic, runId,
+                            KafkaIO.edgeSourceBuilder(data.broker.bootstrapServers(), data.edgesTopic, runId,
                                             OffsetsInitializer.earliest())
                                     .setBounded(OffsetsInitializer.latest()).build(),
                             WatermarkStrategy.noWatermarks(), "edges-source")
