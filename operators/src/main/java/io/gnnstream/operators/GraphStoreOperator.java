@@ -96,6 +96,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private transient VertexValueCache recordCache;
     private transient VertexValueCache tailCache;
     private transient EdgeBuffer edgeBuffer;
+    /** The record sent for a vertex without attributes: zero features, no label. */
+    private transient byte[] noAttributes;
 
     public GraphStoreOperator(VertexPartitioner partitioner, GraphStoreConfig config) {
         this.partitioner = partitioner;
@@ -114,6 +116,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         recordCache = new VertexValueCache(config.recordCacheBytes);
         tailCache = new VertexValueCache(config.adjacencyCacheBytes);
         edgeBuffer = new EdgeBuffer(config.edgeBufferEdges, partitioner);
+        noAttributes = VertexRecord.encode(new NodeUpdate(-1, new float[config.featureDim], NodeUpdate.NO_LABEL, Split.NONE));
     }
 
     @Override
@@ -247,28 +250,24 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
 
     /**
      * The feature part of the request's feature vertices (zero features and no label for a vertex
-     * without attributes yet), looking all records up first.
+     * without attributes yet), looking all records up first; the serializer copies the features
+     * out of the records.
      */
     private MiniBatchPart fetchFeatures(SampleRequest request) throws Exception {
         long[] vertices = request.featureVertices;
-        int featureDim = config.featureDim;
         byte[][] records = new byte[vertices.length][];
         for (int j = 0; j < vertices.length; j++) {
             records[j] = recordOf(request.partition, vertices[j]);
         }
         int[] labels = new int[vertices.length];
-        int rowBytes = featureDim * Float.BYTES;
-        byte[] features = new byte[vertices.length * rowBytes];
         for (int j = 0; j < vertices.length; j++) {
             if (records[j] == null) {
-                labels[j] = NodeUpdate.NO_LABEL;
-            } else {
-                labels[j] = VertexRecord.label(records[j]);
-                VertexRecord.copyFeatureBytes(records[j], features, j * rowBytes);
+                records[j] = noAttributes;
             }
+            labels[j] = VertexRecord.label(records[j]);
         }
-        return MiniBatchPart.features(request.batchId, request.seq, request.trainer, request.attempt,
-                request.featurePart, request.featureRows, labels, features);
+        return MiniBatchPart.featuresOfRecords(request.batchId, request.seq, request.trainer, request.attempt,
+                request.featurePart, request.featureRows, labels, records);
     }
 
     private byte[] recordOf(int partition, long vertex) throws Exception {

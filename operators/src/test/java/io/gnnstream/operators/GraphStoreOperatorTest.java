@@ -10,6 +10,7 @@ import io.gnnstream.operators.messages.GraphUpdate;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.state.HashPartitioner;
 import io.gnnstream.state.InAdjacency;
 import io.gnnstream.state.VertexKey;
@@ -344,14 +345,14 @@ class GraphStoreOperatorTest {
         return values;
     }
 
-    /** The feature part of the last request that named feature vertices. */
+    /** The feature part of the last request that named feature vertices, as its trainer receives it. */
     private static MiniBatchPart lastFeatures(
             KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h) {
         MiniBatchPart last = null;
         for (StreamRecord<MiniBatchPart> r : h.getSideOutput(GraphStoreOperator.FEATURES)) {
             last = r.getValue();
         }
-        return last;
+        return last == null ? null : MiniBatchPartSerializer.INSTANCE.copy(last);
     }
 
     private static SampleResponse lastResponse(

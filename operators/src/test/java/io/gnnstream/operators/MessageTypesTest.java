@@ -2,6 +2,8 @@ package io.gnnstream.operators;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.messages.BatchSpec;
@@ -18,9 +20,12 @@ import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.operators.serialization.MiniBatchSerializer;
 import io.gnnstream.operators.serialization.SampleResponseSerializer;
+import io.gnnstream.state.VertexRecord;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.List;
 import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -57,6 +62,27 @@ class MessageTypesTest {
                 checkExplicit(GraphStoreInputSerializer.INSTANCE, (GraphStoreInput) value);
             }
         }
+    }
+
+    /** A part sent with its rows' vertex records arrives as the same part with the features as bytes. */
+    @Test
+    void featurePartsOfRecordsArriveWithTheirFeatureBytes() throws Exception {
+        byte[][] records = {
+                VertexRecord.encode(new NodeUpdate(1, new float[] {1.5f, -2f}, 3, Split.TRAIN)),
+                VertexRecord.encode(new NodeUpdate(2, new float[] {0f, 8f}, NodeUpdate.NO_LABEL, Split.NONE))};
+        MiniBatchPart sent = MiniBatchPart.featuresOfRecords(5, 6, 0, 1, 2, new int[] {7, 9}, new int[] {3, -1}, records);
+        MiniBatchPart received = MiniBatchPartSerializer.INSTANCE.deserialize(
+                new DataInputDeserializer(serialize(MiniBatchPartSerializer.INSTANCE, sent)));
+        assertArrayEquals(new int[] {7, 9}, received.rows);
+        assertArrayEquals(new int[] {3, -1}, received.labels);
+        ByteBuffer expected = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
+        expected.asFloatBuffer().put(new float[] {1.5f, -2f, 0f, 8f});
+        assertArrayEquals(expected.array(), received.features);
+        assertNull(received.featureRecords);
+
+        records[1] = VertexRecord.encode(new NodeUpdate(2, new float[] {0f}, 1, Split.NONE));
+        assertThrows(IllegalStateException.class, () -> serialize(MiniBatchPartSerializer.INSTANCE, sent),
+                "rows of different widths cannot share a part");
     }
 
     private static <T> void checkExplicit(TypeSerializer<T> serializer, T value) throws Exception {
@@ -150,6 +176,8 @@ class MessageTypesTest {
                 b,
                 MiniBatchPart.head(headOf(b), 1, 2),
                 MiniBatchPart.features(3, 4, 0, 1, 1, new int[] {1}, new int[] {-1}, new byte[] {0, 0, 64, 64, 0, 0, -128, 64}),
+                MiniBatchPart.featuresOfRecords(3, 4, 0, 1, 2, new int[] {2}, new int[] {1},
+                        new byte[][] {VertexRecord.encode(new NodeUpdate(9, new float[] {2f, 4f}, 1, Split.TEST))}),
                 new Credit(0, 41),
                 model,
                 scheduler,

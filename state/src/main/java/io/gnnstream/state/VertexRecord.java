@@ -2,6 +2,8 @@ package io.gnnstream.state;
 
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
+import java.io.DataOutput;
+import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -52,6 +54,12 @@ public final class VertexRecord {
     public static void copyFeatureBytes(byte[] record, byte[] dst, int offset) {
         check(record);
         System.arraycopy(record, HEADER, dst, offset, featureDim(record) * Float.BYTES);
+    }
+
+    /** Writes the features, as little-endian float32 bytes, to {@code out}. */
+    public static void writeFeatureBytes(byte[] record, DataOutput out) throws IOException {
+        check(record);
+        out.write(record, HEADER, featureDim(record) * Float.BYTES);
     }
 
     private static ByteBuffer buffer(byte[] record) {

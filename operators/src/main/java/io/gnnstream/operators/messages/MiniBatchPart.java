@@ -43,6 +43,13 @@ public class MiniBatchPart {
     public int[] rows;
     public int[] labels;
     public byte[] features;
+    /**
+     * Sender side only, in place of {@link #features}: the rows' vertex records
+     * ({@code VertexRecord} layout, all of one feature dimension), whose features the serializer
+     * copies straight into the outgoing record, so the GraphStore never gathers them into an array
+     * of its own (an allocation and a copy of megabytes per part). Receivers get {@link #features}.
+     */
+    public byte[][] featureRecords;
 
     public MiniBatchPart() {}
 
@@ -71,6 +78,17 @@ public class MiniBatchPart {
         p.rows = rows;
         p.labels = labels;
         p.features = features;
+        return p;
+    }
+
+    /**
+     * Feature part {@code part} of a batch whose rows' features are those of the vertex records
+     * {@code records} (see {@link #featureRecords}).
+     */
+    public static MiniBatchPart featuresOfRecords(long batchId, long seq, int trainer, int attempt, int part,
+            int[] rows, int[] labels, byte[][] records) {
+        MiniBatchPart p = features(batchId, seq, trainer, attempt, part, rows, labels, null);
+        p.featureRecords = records;
         return p;
     }
 

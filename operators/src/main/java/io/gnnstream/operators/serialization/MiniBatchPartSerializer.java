@@ -1,6 +1,7 @@
 package io.gnnstream.operators.serialization;
 
 import io.gnnstream.operators.messages.MiniBatchPart;
+import io.gnnstream.state.VertexRecord;
 import io.gnnstream.state.serialization.BulkArrays;
 import io.gnnstream.state.serialization.SerializerTypeInfo;
 import java.io.IOException;
@@ -39,7 +40,24 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
         }
         BulkArrays.writeInts(p.rows, out);
         BulkArrays.writeInts(p.labels, out);
-        BulkArrays.writeBytes(p.features, out);
+        if (p.featureRecords != null) {
+            writeFeaturesOfRecords(p.featureRecords, out);
+        } else {
+            BulkArrays.writeBytes(p.features, out);
+        }
+    }
+
+    /** The records' features in the layout of {@link BulkArrays#writeBytes}: length, then the rows. */
+    private static void writeFeaturesOfRecords(byte[][] records, DataOutputView out) throws IOException {
+        int rowBytes = records.length == 0 ? 0 : VertexRecord.featureDim(records[0]) * Float.BYTES;
+        out.writeInt(records.length * rowBytes);
+        for (byte[] record : records) {
+            if (VertexRecord.featureDim(record) * Float.BYTES != rowBytes) {
+                throw new IllegalStateException("feature records of different dimensions in one part: "
+                        + VertexRecord.featureDim(record) + " and " + rowBytes / Float.BYTES);
+            }
+            VertexRecord.writeFeatureBytes(record, out);
+        }
     }
 
     @Override
