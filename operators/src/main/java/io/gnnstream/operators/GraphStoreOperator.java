@@ -50,8 +50,8 @@ import org.apache.flink.util.OutputTag;
  * checkpoints see every edge received before them, and a restore replays the rest from the
  * source); a {@link VertexValueCache} of attribute records serves feature fetches, replaced on
  * every node write; and another one of adjacency tails serves neighbour sampling (a vertex of up to
- * {@link InAdjacency#BLOCK_SIZE} in-neighbours is sampled without touching RocksDB), invalidated on
- * every adjacency write.
+ * {@link #FLAT_DEGREE} in-neighbours is sampled without touching RocksDB: its whole list is cached
+ * as one tail), invalidated on every adjacency write.
  *
  * <p>Per-partition sizes live in a heap cache that is written to the partition anchor's keyed
  * state before every snapshot, and are published to the scheduler as {@link GraphEvent}s (side
@@ -77,6 +77,14 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private static final int EDGES = 1;
     private static final int EDGES_INGESTED = 2;
 
+    /**
+     * Up to this many in-neighbours, the adjacency cache holds a vertex's whole list (at most 32 KiB)
+     * instead of its tail, so sampling it reads no blocks from RocksDB; larger hubs are few, and
+     * sampling reads at most a fanout's worth of their blocks. Smaller for a small cache: a list
+     * takes at most 1/64 of it, so that it stays cached.
+     */
+    static final int FLAT_DEGREE = 4096;
+
     /** Cached in place of a missing tail, so vertices without in-neighbours are cache hits too. */
     private static final byte[] NO_NEIGHBOURS = new byte[0];
 
@@ -96,6 +104,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private transient VertexValueCache recordCache;
     private transient VertexValueCache tailCache;
     private transient EdgeBuffer edgeBuffer;
+    private transient int flatDegree;
     /** The record sent for a vertex without attributes: zero features, no label. */
     private transient byte[] noAttributes;
 
@@ -115,6 +124,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         unflushed = new BitSet();
         recordCache = new VertexValueCache(config.recordCacheBytes);
         tailCache = new VertexValueCache(config.adjacencyCacheBytes);
+        flatDegree = (int) Math.min(FLAT_DEGREE, config.adjacencyCacheBytes / 64 / Long.BYTES);
         edgeBuffer = new EdgeBuffer(config.edgeBufferEdges, partitioner);
         noAttributes = VertexRecord.encode(new NodeUpdate(-1, new float[config.featureDim], NodeUpdate.NO_LABEL, Split.NONE));
     }
@@ -225,7 +235,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         }
         boolean[] fromState = new boolean[vertices.length];
         for (int i = 0; i < vertices.length; i++) {
-            fromState[i] = tails[i] == null || InAdjacency.hasBlocks(tails[i]);
+            fromState[i] = tails[i] == null || InAdjacency.readsBlocks(tails[i]);
         }
         long[][] sampled = new long[vertices.length][];
         int total = 0;
@@ -291,7 +301,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         if (cached != null) {
             return cached;
         }
-        byte[] tail = adjacency.tail();
+        byte[] tail = adjacency.tail(flatDegree);
         tailCache.put(vertex, tail == null ? NO_NEIGHBOURS : tail);
         return tail;
     }

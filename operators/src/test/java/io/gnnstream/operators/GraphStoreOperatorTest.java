@@ -224,6 +224,27 @@ class GraphStoreOperatorTest {
         }
     }
 
+    /** A vertex of a thousand neighbours is cached whole: same samples as without a cache, no block reads. */
+    @Test
+    void samplesACachedVertexFromItsWholeListWithoutReadingBlocks() throws Exception {
+        try (var cached = harness("rocksdb", 1000, 1 << 20); var uncached = harness("rocksdb", 1000, 0)) {
+            cached.open();
+            uncached.open();
+            for (long u = 1; u <= 1_000; u++) {
+                edge(cached, u, 0, false);
+                edge(uncached, u, 0, false);
+            }
+            GraphStoreOperator op = (GraphStoreOperator) cached.getOperator();
+            request(cached, 0, 1, 10, new long[] {0}, new long[0]);
+            long blocksRead = op.adjacencyBlocksRead();
+            for (int batch = 1; batch < 20; batch++) {
+                assertArrayEquals(request(uncached, batch, 1, 10, new long[] {0}, new long[0]).neighbours,
+                        request(cached, batch, 1, 10, new long[] {0}, new long[0]).neighbours);
+            }
+            assertEquals(blocksRead, op.adjacencyBlocksRead(), "a cached whole list reads no blocks");
+        }
+    }
+
     @Test
     void bufferedEdgesAreWrittenBeforeASnapshotAndAtTheEndOfInput() throws Exception {
         OperatorSubtaskState snapshot;

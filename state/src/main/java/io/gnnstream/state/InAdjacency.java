@@ -281,22 +281,38 @@ public final class InAdjacency {
 
     /**
      * The current vertex's tail value as stored (degree and last neighbours), or null without
-     * neighbours: callers that cache it pass it back to {@link #sample(byte[], int,
-     * SplittableRandom)} and must drop it whenever they change this vertex's adjacency.
+     * neighbours; with at most {@code flatDegree} neighbours, all of them laid out as one tail
+     * (read with the blocks in one prefix scan), so sampling it reads no blocks. Callers that cache
+     * it pass it back to {@link #sample(byte[], int, SplittableRandom)} and must drop it whenever
+     * they change this vertex's adjacency.
      */
-    public byte[] tail() throws Exception {
-        return tail.value();
+    public byte[] tail(int flatDegree) throws Exception {
+        byte[] t = tail.value();
+        int d = degreeOf(t);
+        if (d <= BLOCK_SIZE || d > flatDegree) {
+            return t;
+        }
+        int inBlocks = d - (count(t) - 1);
+        byte[] flat = new byte[(1 + d) * Long.BYTES];
+        for (Map.Entry<Integer, byte[]> block : blocks.entries()) {
+            System.arraycopy(block.getValue(), 0, flat, (1 + block.getKey() * BLOCK_SIZE) * Long.BYTES,
+                    BLOCK_SIZE * Long.BYTES);
+        }
+        blocksRead += inBlocks / BLOCK_SIZE;
+        System.arraycopy(t, 0, flat, 0, Long.BYTES);
+        System.arraycopy(t, Long.BYTES, flat, (1 + inBlocks) * Long.BYTES, (d - inBlocks) * Long.BYTES);
+        return flat;
     }
 
     /** Whether sampling from {@code tail} reads blocks, so needs its vertex to be the current key. */
-    public static boolean hasBlocks(byte[] tail) {
-        return degreeOf(tail) > BLOCK_SIZE;
+    public static boolean readsBlocks(byte[] tail) {
+        return tail != null && degreeOf(tail) > count(tail) - 1;
     }
 
     /**
-     * {@link #sample(int, SplittableRandom)} from a tail read earlier by {@link #tail()} (null or
-     * empty: no neighbours); blocks, if {@link #hasBlocks} says there are any, are read from the
-     * current key, which must then be the tail's vertex.
+     * {@link #sample(int, SplittableRandom)} from a tail read earlier by {@link #tail(int)} (null or
+     * empty: no neighbours); blocks, if {@link #readsBlocks} says so, are read from the current key,
+     * which must then be the tail's vertex.
      */
     public long[] sample(byte[] t, int fanout, SplittableRandom random) throws Exception {
         int d = degreeOf(t);
