@@ -2,6 +2,7 @@ package io.gnnstream.operators;
 
 import com.carrotsearch.hppc.LongObjectHashMap;
 import io.gnnstream.operators.internal.LongList;
+import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexPartitioner;
 import java.util.Arrays;
 
@@ -62,42 +63,38 @@ final class EdgeBuffer {
     }
 
     /**
-     * Empties the buffer, handing each vertex's in-neighbours to {@code writer} in arrival order,
-     * vertex after vertex in key order.
+     * Empties the buffer, handing each vertex's key and in-neighbours to {@code writer} in arrival
+     * order, vertex after vertex in key order: by partition (a counting sort), then by id.
      */
     void drain(Writer writer) throws Exception {
-        for (long dst : destinationsInKeyOrder()) {
-            writer.write(dst, pending.get(dst).toArray());
+        long[] destinations = pending.keys().toArray();
+        int partitions = partitioner.numPartitions();
+        int[] partitionOf = new int[destinations.length];
+        int[] start = new int[partitions + 1];
+        for (int i = 0; i < destinations.length; i++) {
+            partitionOf[i] = partitioner.partition(destinations[i]);
+            start[partitionOf[i] + 1]++;
+        }
+        for (int p = 0; p < partitions; p++) {
+            start[p + 1] += start[p];
+        }
+        long[] sorted = new long[destinations.length];
+        int[] next = Arrays.copyOf(start, partitions);
+        for (int i = 0; i < destinations.length; i++) {
+            sorted[next[partitionOf[i]]++] = destinations[i];
+        }
+        for (int p = 0; p < partitions; p++) {
+            Arrays.sort(sorted, start[p], start[p + 1]);
+            for (int i = start[p]; i < start[p + 1]; i++) {
+                writer.write(new VertexKey(p, sorted[i]), pending.get(sorted[i]).toArray());
+            }
         }
         pending.clear();
         size = 0;
     }
 
-    /** The buffered destinations by partition (a counting sort), then by id. */
-    private long[] destinationsInKeyOrder() {
-        long[] destinations = pending.keys().toArray();
-        int[] partitions = new int[destinations.length];
-        int[] start = new int[partitioner.numPartitions() + 1];
-        for (int i = 0; i < destinations.length; i++) {
-            partitions[i] = partitioner.partition(destinations[i]);
-            start[partitions[i] + 1]++;
-        }
-        for (int p = 0; p < partitioner.numPartitions(); p++) {
-            start[p + 1] += start[p];
-        }
-        long[] sorted = new long[destinations.length];
-        int[] next = Arrays.copyOf(start, start.length - 1);
-        for (int i = 0; i < destinations.length; i++) {
-            sorted[next[partitions[i]]++] = destinations[i];
-        }
-        for (int p = 0; p < partitioner.numPartitions(); p++) {
-            Arrays.sort(sorted, start[p], start[p + 1]);
-        }
-        return sorted;
-    }
-
     /** Writes the buffered in-neighbours of one vertex. */
     interface Writer {
-        void write(long dst, long[] sources) throws Exception;
+        void write(VertexKey dst, long[] sources) throws Exception;
     }
 }

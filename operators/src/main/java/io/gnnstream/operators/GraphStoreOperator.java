@@ -181,12 +181,11 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         if (edgeBuffer.isEmpty()) {
             return;
         }
-        edgeBuffer.drain((dst, sources) -> {
-            VertexKey key = partitioner.keyOf(dst);
+        edgeBuffer.drain((key, sources) -> {
             setCurrentKey(key);
             long[] s = statsOf(key);
             s[EDGES] += adjacency.addAll(sources);
-            tailCache.invalidate(dst);
+            tailCache.invalidate(key.vertex());
         });
     }
 

@@ -28,7 +28,7 @@ class EdgeBufferTest {
         assertFalse(buffer.add(1, 11));
         assertTrue(buffer.add(1, 10), "the fourth edge fills the buffer");
         List<String> written = new ArrayList<>();
-        buffer.drain((dst, sources) -> written.add(dst + ":" + Arrays.toString(sources)));
+        buffer.drain((dst, sources) -> written.add(dst.vertex() + ":" + Arrays.toString(sources)));
         assertEquals(List.of("1:[10, 11, 10]", "2:[20]"), written);
         assertTrue(buffer.isEmpty());
     }
@@ -54,7 +54,7 @@ class EdgeBufferTest {
             buffer.add(dst, 1);
         }
         List<Long> written = new ArrayList<>();
-        buffer.drain((dst, sources) -> written.add(dst));
+        buffer.drain((dst, sources) -> written.add(dst.vertex()));
         List<Long> keyOrder = LongStream.of(destinations).boxed()
                 .sorted(Comparator.<Long>comparingInt(partitioner::partition).thenComparing(Long::longValue))
                 .collect(Collectors.toList());

@@ -167,39 +167,46 @@ public final class InAdjacency {
     /** All {@code d} neighbours of the current vertex, whose tail is {@code t}, as a set. */
     private LongHashSet presentNeighbours(byte[] t, int d) throws Exception {
         LongHashSet out = new LongHashSet(d);
-        if (d > BLOCK_SIZE) {
-            for (byte[] block : blocks.values()) {
-                for (int i = 0; i < BLOCK_SIZE; i++) {
-                    out.add(get(block, i));
-                }
-            }
-            blocksRead += (d - 1) / BLOCK_SIZE;
-        }
-        for (int i = 1; t != null && i < count(t); i++) {
-            out.add(get(t, i));
+        byte[] all = allNeighbours(t);
+        for (int s = 0; s < d; s++) {
+            out.add(get(all, 1 + s));
         }
         return out;
     }
 
     /**
      * Writes the index of the current vertex, whose tail is {@code t} and degree {@code d}: every
-     * neighbour with its slot, read in one prefix scan of the blocks. The caller marks the tail
-     * {@link #INDEXED} when it next writes it.
+     * neighbour with its slot. The caller marks the tail {@link #INDEXED} when it next writes it.
      */
     private void buildIndex(byte[] t, int d) throws Exception {
-        Map<Long, Integer> all = new HashMap<>(2 * d);
-        for (Map.Entry<Integer, byte[]> block : blocks.entries()) {
-            int first = block.getKey() * BLOCK_SIZE;
-            for (int i = 0; i < BLOCK_SIZE; i++) {
-                all.put(get(block.getValue(), i), first + i);
-            }
+        Map<Long, Integer> index = new HashMap<>(2 * d);
+        byte[] all = allNeighbours(t);
+        for (int s = 0; s < d; s++) {
+            index.put(get(all, 1 + s), s);
         }
+        slots.putAll(index);
+    }
+
+    /**
+     * The current vertex's neighbours in slot order, laid out as a tail holding all of them: the
+     * tail {@code t} itself when it does, else its header, the blocks (read in one prefix scan) and
+     * its neighbours.
+     */
+    private byte[] allNeighbours(byte[] t) throws Exception {
+        if (!readsBlocks(t)) {
+            return t;
+        }
+        int d = degreeOf(t);
         int inBlocks = d - (count(t) - 1);
-        blocksRead += inBlocks / BLOCK_SIZE;
-        for (int i = 1; i < count(t); i++) {
-            all.put(get(t, i), inBlocks + i - 1);
+        byte[] all = new byte[(1 + d) * Long.BYTES];
+        for (Map.Entry<Integer, byte[]> block : blocks.entries()) {
+            System.arraycopy(block.getValue(), 0, all, (1 + block.getKey() * BLOCK_SIZE) * Long.BYTES,
+                    BLOCK_SIZE * Long.BYTES);
         }
-        slots.putAll(all);
+        blocksRead += inBlocks / BLOCK_SIZE;
+        System.arraycopy(t, 0, all, 0, Long.BYTES);
+        System.arraycopy(t, Long.BYTES, all, (1 + inBlocks) * Long.BYTES, (d - inBlocks) * Long.BYTES);
+        return all;
     }
 
     /**
@@ -214,15 +221,15 @@ public final class InAdjacency {
             if (!isIndexed(t)) {
                 buildIndex(t, d);
             }
-            Integer indexed = slots.get(neighbour);
-            if (indexed == null) {
+            Integer indexedSlot = slots.get(neighbour);
+            if (indexedSlot == null) {
                 if (!isIndexed(t)) {
                     set(t, 0, header(d, true));
                     tail.update(t);
                 }
                 return false;
             }
-            slot = indexed;
+            slot = indexedSlot;
         } else {
             int i = indexInTail(t, neighbour);
             if (i < 0) {
@@ -288,25 +295,12 @@ public final class InAdjacency {
      */
     public byte[] tail(int flatDegree) throws Exception {
         byte[] t = tail.value();
-        int d = degreeOf(t);
-        if (d <= BLOCK_SIZE || d > flatDegree) {
-            return t;
-        }
-        int inBlocks = d - (count(t) - 1);
-        byte[] flat = new byte[(1 + d) * Long.BYTES];
-        for (Map.Entry<Integer, byte[]> block : blocks.entries()) {
-            System.arraycopy(block.getValue(), 0, flat, (1 + block.getKey() * BLOCK_SIZE) * Long.BYTES,
-                    BLOCK_SIZE * Long.BYTES);
-        }
-        blocksRead += inBlocks / BLOCK_SIZE;
-        System.arraycopy(t, 0, flat, 0, Long.BYTES);
-        System.arraycopy(t, Long.BYTES, flat, (1 + inBlocks) * Long.BYTES, (d - inBlocks) * Long.BYTES);
-        return flat;
+        return degreeOf(t) > flatDegree ? t : allNeighbours(t);
     }
 
     /** Whether sampling from {@code tail} reads blocks, so needs its vertex to be the current key. */
     public static boolean readsBlocks(byte[] tail) {
-        return tail != null && degreeOf(tail) > count(tail) - 1;
+        return degreeOf(tail) > 0 && degreeOf(tail) > count(tail) - 1;
     }
 
     /**
