@@ -2,6 +2,7 @@ package io.gnnstream.jobs;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.MemorySize;
 
 /** Options of the model and the trainer. */
 public final class ModelOptions {
@@ -67,4 +68,11 @@ public final class ModelOptions {
             .longType()
             .defaultValue(5_000L)
             .withDescription("An idle trainer re-announces its progress this often (credits can be lost in a failure).");
+
+    public static final ConfigOption<MemorySize> FEATURE_CACHE = ConfigOptions.key("gnnstream.trainer.feature-cache")
+            .memoryType()
+            .defaultValue(MemorySize.parse("256mb"))
+            .withDescription("Heap per trainer for the features and labels of vertices it has been sent, filled and "
+                    + "referenced by the graph store, so a vertex sampled again is sent as a slot number instead of "
+                    + "its features; allocated as it fills. 0 turns the cache off.");
 }

@@ -125,7 +125,8 @@ public final class TrainingJob {
                 .transform("graph-store", SampleResponseSerializer.TYPE_INFO,
                         new GraphStoreOperator(partitioner, new GraphStoreConfig(seed, featureDim,
                                 conf.get(GraphOptions.STATS_INTERVAL_MS), conf.get(GraphOptions.RECORD_CACHE).getBytes(),
-                                conf.get(GraphOptions.ADJACENCY_CACHE).getBytes(), conf.get(GraphOptions.EDGE_BUFFER))))
+                                conf.get(GraphOptions.ADJACENCY_CACHE).getBytes(), conf.get(GraphOptions.EDGE_BUFFER),
+                                featureCacheSlots())))
                 .uid("graph-store").setParallelism(parallelism);
 
         DataStream<GraphEvent> events = store.getSideOutput(GraphStoreOperator.EVENTS)
@@ -188,7 +189,13 @@ public final class TrainingJob {
                 .build();
         return new TrainerConfig(model, conf.get(ModelOptions.LOG_EVERY), conf.get(ModelOptions.TRAINER_THREADS),
                 conf.getOptional(ModelOptions.MODEL_OUT).orElse(null), conf.get(ModelOptions.CREDIT_RESEND_MS),
-                conf.get(ModelOptions.COMPUTE));
+                conf.get(ModelOptions.COMPUTE), featureCacheSlots());
+    }
+
+    /** Slots of the trainer's feature cache; the GraphStore and the trainer must agree on them. */
+    private int featureCacheSlots() {
+        return TrainerConfig.featureCacheSlots(conf.get(ModelOptions.FEATURE_CACHE).getBytes(),
+                conf.get(GraphOptions.NUM_FEATURES));
     }
 
     /** Rejects settings the topology cannot run with, before anything is submitted. */

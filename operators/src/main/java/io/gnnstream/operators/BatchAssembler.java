@@ -53,7 +53,9 @@ import org.apache.flink.util.OutputTag;
  * again from hop 1 as a new attempt: the graph may have changed since, so the new attempt's
  * subgraph may differ and the trainer drops the feature parts of earlier attempts. Sampling is
  * seeded per (batch, hop, vertex), so a re-run on the same graph produces the same batch, and late
- * duplicates are ignored by the builder.
+ * duplicates are ignored by the builder. The scheduler issues the unacknowledged specs again after a
+ * restore, as a new generation: those this operator still has in progress are ignored (its timers
+ * restart them), the others are sampled again from hop 1.
  */
 public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
         implements TwoInputStreamOperator<BatchSpec, SampleResponse, SampleRequest>,
@@ -124,7 +126,7 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
             return;
         }
         specs.update(spec);
-        start(spec, 0);
+        start(spec, firstAttempt(spec));
         timers.registerProcessingTimeTimer(VoidNamespace.INSTANCE, now() + timeoutMs);
     }
 
@@ -154,7 +156,7 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
         if (batch == null) {
             retries.inc();
             Integer previous = attempts.value();
-            int attempt = previous == null ? 1 : previous + 1;
+            int attempt = previous == null ? firstAttempt(spec) + 1 : previous + 1;
             attempts.update(attempt);
             start(spec, attempt);
         } else if (now() - batch.lastProgress >= timeoutMs) {
@@ -171,6 +173,14 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
 
     @Override
     public void onEventTime(InternalTimer<Long, VoidNamespace> timer) {}
+
+    /**
+     * Attempts of a spec issued again after a restore are numbered above those of its earlier
+     * generations (up to 65,535 retries per generation).
+     */
+    private static int firstAttempt(BatchSpec spec) {
+        return spec.generation << 16;
+    }
 
     private void start(BatchSpec spec, int attempt) throws Exception {
         InProgress batch = new InProgress(

@@ -18,15 +18,22 @@ public final class GraphStoreConfig implements Serializable {
     public final long adjacencyCacheBytes;
     /** Edge additions buffered before they are written (1 = write every edge at once). */
     public final int edgeBufferEdges;
+    /**
+     * Slots of each trainer's feature cache, shared out among the subtasks (0 = no cache: every
+     * feature part carries all its features).
+     */
+    public final int trainerCacheSlots;
 
     public GraphStoreConfig(long seed, int featureDim, long statsIntervalMs, long recordCacheBytes,
-            long adjacencyCacheBytes, int edgeBufferEdges) {
+            long adjacencyCacheBytes, int edgeBufferEdges, int trainerCacheSlots) {
         if (featureDim < 1 || statsIntervalMs < 1 || recordCacheBytes < 0 || adjacencyCacheBytes < 0
-                || edgeBufferEdges < 1) {
+                || edgeBufferEdges < 1 || trainerCacheSlots < 0) {
             throw new IllegalArgumentException(String.format(
                     "graph store settings out of range: featureDim %d (>= 1), statsIntervalMs %d (>= 1), "
-                            + "recordCacheBytes %d (>= 0), adjacencyCacheBytes %d (>= 0), edgeBufferEdges %d (>= 1)",
-                    featureDim, statsIntervalMs, recordCacheBytes, adjacencyCacheBytes, edgeBufferEdges));
+                            + "recordCacheBytes %d (>= 0), adjacencyCacheBytes %d (>= 0), edgeBufferEdges %d (>= 1), "
+                            + "trainerCacheSlots %d (>= 0)",
+                    featureDim, statsIntervalMs, recordCacheBytes, adjacencyCacheBytes, edgeBufferEdges,
+                    trainerCacheSlots));
         }
         this.seed = seed;
         this.featureDim = featureDim;
@@ -34,5 +41,6 @@ public final class GraphStoreConfig implements Serializable {
         this.recordCacheBytes = recordCacheBytes;
         this.adjacencyCacheBytes = adjacencyCacheBytes;
         this.edgeBufferEdges = edgeBufferEdges;
+        this.trainerCacheSlots = trainerCacheSlots;
     }
 }

@@ -1,5 +1,6 @@
 package io.gnnstream.operators;
 
+import io.gnnstream.operators.internal.FeatureCacheDirectory;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
@@ -16,7 +17,10 @@ import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
 import java.util.BitSet;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ThreadLocalRandom;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -40,7 +44,10 @@ import org.apache.flink.util.OutputTag;
  * current key to every vertex of the request. It answers with the sampled neighbours to the
  * assembler (main output) and, if the request names feature vertices, with their features and
  * labels straight to the batch's trainer (side output {@link #FEATURES}), so the largest part of a
- * batch crosses the network once. Sampling of vertex
+ * batch crosses the network once; and with the trainers' feature caches on, a vertex whose features
+ * a trainer holds already is sent as a cache slot (a {@link FeatureCacheDirectory} per trainer
+ * records what this subtask placed there), so a vertex's features cross the network once, not once
+ * per batch. Sampling of vertex
  * {@code v} at hop {@code h} of batch {@code b} is seeded by {@code (seed, b, h, v)}, so a request
  * answered twice (after a retry or a restore) gives the same answer for the same graph.
  *
@@ -51,7 +58,8 @@ import org.apache.flink.util.OutputTag;
  * source); a {@link VertexValueCache} of attribute records serves feature fetches, replaced on
  * every node write; and another one of adjacency tails serves neighbour sampling (a vertex of up to
  * {@link #FLAT_DEGREE} in-neighbours is sampled without touching RocksDB: its whole list is cached
- * as one tail), invalidated on every adjacency write.
+ * as one tail), invalidated on every adjacency write. The trainers' cache directories are heap
+ * only as well, and forget a vertex on every node write.
  *
  * <p>Per-partition sizes live in a heap cache that is written to the partition anchor's keyed
  * state before every snapshot, and are published to the scheduler as {@link GraphEvent}s (side
@@ -107,6 +115,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private transient int flatDegree;
     /** The record sent for a vertex without attributes: zero features, no label. */
     private transient byte[] noAttributes;
+    /** Per trainer rank: what this subtask placed in that trainer's feature cache. */
+    private transient Map<Integer, FeatureCacheDirectory> trainerCaches;
 
     public GraphStoreOperator(VertexPartitioner partitioner, GraphStoreConfig config) {
         this.partitioner = partitioner;
@@ -126,6 +136,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         tailCache = new VertexValueCache(config.adjacencyCacheBytes);
         flatDegree = (int) Math.min(FLAT_DEGREE, config.adjacencyCacheBytes / 64 / Long.BYTES);
         edgeBuffer = new EdgeBuffer(config.edgeBufferEdges, partitioner);
+        trainerCaches = new HashMap<>();
         noAttributes = VertexRecord.encode(new NodeUpdate(-1, new float[config.featureDim], NodeUpdate.NO_LABEL, Split.NONE));
     }
 
@@ -194,6 +205,9 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         byte[] record = VertexRecord.encode(node);
         attributes.update(record);
         recordCache.replace(node.id, record);
+        for (FeatureCacheDirectory cache : trainerCaches.values()) {
+            cache.invalidate(node.id);
+        }
         long[] s = statsOf(key);
         if (previous == null) {
             s[VERTICES]++;
@@ -259,24 +273,62 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
 
     /**
      * The feature part of the request's feature vertices (zero features and no label for a vertex
-     * without attributes yet), looking all records up first; the serializer copies the features
-     * out of the records.
+     * without attributes yet): slots of the trainer's cache for the vertices it holds, features for
+     * the others. All records are looked up first; the serializer copies the features out of them.
      */
     private MiniBatchPart fetchFeatures(SampleRequest request) throws Exception {
         long[] vertices = request.featureVertices;
-        byte[][] records = new byte[vertices.length][];
+        FeatureCacheDirectory cache = trainerCache(request.trainer);
+        int[] slots = new int[vertices.length];
+        int numCached = 0;
         for (int j = 0; j < vertices.length; j++) {
-            records[j] = recordOf(request.partition, vertices[j]);
+            slots[j] = cache == null ? -1 : cache.lookup(vertices[j]);
+            numCached += slots[j] >= 0 ? 1 : 0;
         }
-        int[] labels = new int[vertices.length];
-        for (int j = 0; j < vertices.length; j++) {
-            if (records[j] == null) {
-                records[j] = noAttributes;
+        int[] cachedRows = new int[numCached];
+        int[] cachedSlots = new int[numCached];
+        int[] rows = new int[vertices.length - numCached];
+        byte[][] records = new byte[rows.length][];
+        for (int j = 0, c = 0, f = 0; j < vertices.length; j++) {
+            if (slots[j] >= 0) {
+                cachedRows[c] = request.featureRows[j];
+                cachedSlots[c++] = slots[j];
+            } else {
+                rows[f] = request.featureRows[j];
+                records[f++] = recordOf(request.partition, vertices[j]);
             }
-            labels[j] = VertexRecord.label(records[j]);
         }
-        return MiniBatchPart.featuresOfRecords(request.batchId, request.seq, request.trainer, request.attempt,
-                request.featurePart, request.featureRows, labels, records);
+        int[] labels = new int[rows.length];
+        int[] fillSlots = new int[rows.length];
+        for (int j = 0, f = 0; j < vertices.length; j++) {
+            if (slots[j] < 0) {
+                records[f] = records[f] == null ? noAttributes : records[f];
+                labels[f] = VertexRecord.label(records[f]);
+                fillSlots[f++] = cache == null ? -1 : cache.assign(vertices[j]);
+            }
+        }
+        MiniBatchPart part = MiniBatchPart.featuresOfRecords(request.batchId, request.seq, request.trainer,
+                request.attempt, request.featurePart, rows, labels, records);
+        return cache == null ? part : part.withCacheSlots(cache.epoch(), fillSlots, cachedRows, cachedSlots);
+    }
+
+    /**
+     * This subtask's directory of {@code trainer}'s feature cache, created on first use with an
+     * epoch that no earlier incarnation used; null when the caches are off.
+     */
+    private FeatureCacheDirectory trainerCache(int trainer) {
+        int subtasks = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+        int share = config.trainerCacheSlots / subtasks;
+        if (share == 0) {
+            return null;
+        }
+        return trainerCaches.computeIfAbsent(trainer, t -> {
+            long epoch;
+            do {
+                epoch = ThreadLocalRandom.current().nextLong();
+            } while (epoch == MiniBatchPart.NO_CACHE);
+            return new FeatureCacheDirectory(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() * share, share, epoch);
+        });
     }
 
     private byte[] recordOf(int partition, long vertex) throws Exception {

@@ -1,5 +1,7 @@
 package io.gnnstream.operators;
 
+import io.gnnstream.operators.messages.BatchSpec;
+
 /**
  * Checkpointed state of the {@link SeedScheduler}: known seeds per split, partition sizes, and
  * where the schedule stands. A Flink POJO of primitive arrays (no Kryo).
@@ -27,6 +29,11 @@ public class SchedulerState {
     public int roundNext;
     public int roundSize;
     public boolean roundFinal;
+
+    /** Issued specs not yet acknowledged by the trainer, in sequence order. */
+    public BatchSpec[] unacked;
+    /** Number of restores so far (see {@link BatchSpec#generation}). */
+    public int generation;
 
     public SchedulerState() {}
 }

@@ -35,6 +35,12 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * <p>Flow control: at most {@code prefetch} batches are issued and not yet acknowledged. Credits
  * carry the trainer's absolute progress, so lost credits (they ride a feedback edge and are not
  * checkpointed) are repaired by the trainer's periodic re-announcement.
+ *
+ * <p>Restore: the issued specs not yet acknowledged are state, and a restored scheduler issues them
+ * all again, of a new {@link BatchSpec#generation}, before anything else. Their batches may have
+ * been whole at the trainer only through cache slots that did not survive the restore (see
+ * {@code TrainerFeatureCache}); the assembler samples each again as a new attempt unless it still
+ * has the batch in progress, and the trainer ignores what it has trained or holds whole already.
  */
 public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         implements TwoInputStreamOperator<GraphEvent, Credit, BatchSpec> {
@@ -51,6 +57,7 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
     private transient Set<Long> train;
     private transient Set<Long> val;
     private transient Set<Long> test;
+    private transient boolean restored;
 
     public SeedScheduler(SchedulerConfig config) {
         this.config = config;
@@ -61,10 +68,13 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         super.initializeState(context);
         checkpointed = context.getOperatorStateStore().getListState(STATE);
         s = null;
-        for (SchedulerState restored : checkpointed.get()) {
-            s = restored;
+        for (SchedulerState state : checkpointed.get()) {
+            s = state;
         }
-        if (s == null) {
+        restored = s != null;
+        if (restored) {
+            s.generation++;
+        } else {
             s = new SchedulerState();
             s.trainSeeds = new long[0];
             s.valSeeds = new long[0];
@@ -72,10 +82,23 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
             s.partitionVertices = new long[config.numPartitions];
             s.partitionEdgesIngested = new long[config.numPartitions];
             s.ackedSeq = -1;
+            s.unacked = new BatchSpec[0];
         }
         train = toSet(s.trainSeeds);
         val = toSet(s.valSeeds);
         test = toSet(s.testSeeds);
+    }
+
+    /** A restored scheduler issues its unacknowledged specs again (see the class comment). */
+    @Override
+    public void open() throws Exception {
+        super.open();
+        if (restored) {
+            for (BatchSpec spec : s.unacked) {
+                spec.generation = s.generation;
+                output.collect(new StreamRecord<>(spec));
+            }
+        }
     }
 
     @Override
@@ -117,6 +140,13 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
     @Override
     public void processElement2(StreamRecord<Credit> element) {
         s.ackedSeq = Math.max(s.ackedSeq, element.getValue().processedSeq);
+        int acked = 0;
+        while (acked < s.unacked.length && s.unacked[acked].seq <= s.ackedSeq) {
+            acked++;
+        }
+        if (acked > 0) {
+            s.unacked = Arrays.copyOfRange(s.unacked, acked, s.unacked.length);
+        }
         issue();
     }
 
@@ -130,6 +160,9 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
             spec.seq = s.issuedSeq++;
             spec.graphVertices = Arrays.stream(s.partitionVertices).sum();
             spec.graphEdgesIngested = Arrays.stream(s.partitionEdgesIngested).sum();
+            spec.generation = s.generation;
+            s.unacked = Arrays.copyOf(s.unacked, s.unacked.length + 1);
+            s.unacked[s.unacked.length - 1] = spec;
             output.collect(new StreamRecord<>(spec));
         }
     }

@@ -1,5 +1,6 @@
 package io.gnnstream.operators;
 
+import io.gnnstream.operators.internal.TrainerFeatureCache;
 import io.gnnstream.operators.model.ModelConfig;
 import java.io.Serializable;
 
@@ -19,18 +20,30 @@ public final class TrainerConfig implements Serializable {
      * training, but no model step runs, so the loop's own throughput is what gets measured.
      */
     public final boolean compute;
+    /** Slots of the feature cache the GraphStore fills (0 = none; the GraphStore must agree). */
+    public final int featureCacheSlots;
 
     public TrainerConfig(ModelConfig model, int logEvery, int threads, String modelOut, long creditResendMs) {
-        this(model, logEvery, threads, modelOut, creditResendMs, true);
+        this(model, logEvery, threads, modelOut, creditResendMs, true, 0);
     }
 
     public TrainerConfig(ModelConfig model, int logEvery, int threads, String modelOut, long creditResendMs,
-            boolean compute) {
+            boolean compute, int featureCacheSlots) {
+        if (featureCacheSlots < 0) {
+            throw new IllegalArgumentException("featureCacheSlots must be >= 0, got " + featureCacheSlots);
+        }
         this.model = model;
         this.logEvery = logEvery;
         this.threads = threads;
         this.modelOut = modelOut;
         this.creditResendMs = creditResendMs;
         this.compute = compute;
+        this.featureCacheSlots = featureCacheSlots;
+    }
+
+    /** The number of feature cache slots a budget of heap bytes buys for rows of {@code featureDim} features. */
+    public static int featureCacheSlots(long budgetBytes, int featureDim) {
+        long slotBytes = (long) featureDim * Float.BYTES + TrainerFeatureCache.SLOT_OVERHEAD_BYTES;
+        return (int) Math.min(Integer.MAX_VALUE, budgetBytes / slotBytes);
     }
 }

@@ -6,6 +6,7 @@ import io.gnnstream.operators.messages.Credit;
 import io.gnnstream.operators.internal.MetricsWindow;
 import io.gnnstream.operators.internal.PartialBatches;
 import io.gnnstream.operators.internal.StepRunner;
+import io.gnnstream.operators.internal.TrainerFeatureCache;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
@@ -26,6 +27,7 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -37,7 +39,10 @@ import org.apache.flink.util.OutputTag;
  * Trains the model on the mini-batches of one trainer rank, strictly in sequence order.
  *
  * <p>Batches arrive as {@link MiniBatchPart}s: the head from the assembler and the feature parts
- * straight from the GraphStore subtasks, in any order; once whole they are buffered
+ * straight from the GraphStore subtasks, in any order. Feature parts first go through the
+ * {@link TrainerFeatureCache}, which stores the features they bring and fills in the ones they name
+ * by cache slot; a part it cannot resolve (sent before a restore) is dropped and counted, and its
+ * batch comes again. Once whole, batches are buffered
  * until their {@code seq} is next, so the sequence of updates is the scheduler's, whatever the
  * timing. Training batches update the model;
  * evaluation batches of a round are scored with the model of the step they follow, and when the
@@ -76,6 +81,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private transient TrainerProgress progress;
     private transient TreeMap<Long, MiniBatch> buffered;
     private transient PartialBatches partials;
+    private transient TrainerFeatureCache featureCache;
+    private transient Counter unresolvedParts;
     private transient long startNanos;
     private transient long lastInputNanos;
     private transient MetricsWindow window;
@@ -117,6 +124,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             buffered.put(b.seq, b);
         }
         partials = new PartialBatches();
+        featureCache = new TrainerFeatureCache(config.featureCacheSlots, config.model.inFeatures());
         for (MiniBatchPart p : partialState.get()) {
             partials.accept(p);
         }
@@ -127,6 +135,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         super.open();
         startNanos = System.nanoTime();
         lastInputNanos = startNanos;
+        unresolvedParts = getMetricGroup().counter("unresolvedFeatureParts");
         window = new MetricsWindow(startNanos);
         MailboxExecutor mailbox = getContainingTask().getMailboxExecutorFactory()
                 .createExecutor(getOperatorConfig().getChainIndex());
@@ -196,7 +205,11 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     @Override
     public void processElement(StreamRecord<MiniBatchPart> element) throws Exception {
         lastInputNanos = System.nanoTime();
-        MiniBatchPart part = element.getValue();
+        MiniBatchPart part = featureCache.resolve(element.getValue());
+        if (part == null) {
+            unresolvedParts.inc();
+            return;
+        }
         if (part.seq < progress.nextSeq || buffered.containsKey(part.seq) || steps.busy() && part.seq == progress.nextSeq) {
             return;
         }
@@ -246,6 +259,11 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         progress.nextSeq = batch.seq + 1;
         output.collect(new StreamRecord<>(new Credit(rank, batch.seq)));
         startNextStep();
+    }
+
+    /** Feature parts dropped because they named cache slots this trainer does not hold, for tests. */
+    long unresolvedFeatureParts() {
+        return unresolvedParts.getCount();
     }
 
     /** True while a model step runs or its outcome waits in the mailbox. */

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gnnstream.operators.internal.TrainerFeatureCache;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
@@ -22,11 +23,13 @@ import io.gnnstream.state.records.Split;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
@@ -307,6 +310,55 @@ class GraphStoreOperatorTest {
         }
     }
 
+    /**
+     * A trainer's cache, filled and referenced by the store's feature parts, resolves every part to
+     * the features and labels the store sends without the cache, through node updates (which must
+     * invalidate) and evictions (with two slots, a part evicts vertices it also references).
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {2, 64})
+    void trainerCacheSlotsResolveToTheFeaturesSentWithoutTheCache(int slots) throws Exception {
+        try (var cached = harness("heap", 1000, 4096, slots); var plain = harness("heap", 1000, 4096, 0)) {
+            cached.open();
+            plain.open();
+            TrainerFeatureCache trainer = new TrainerFeatureCache(slots, DIM);
+            SplittableRandom random = new SplittableRandom(7);
+            for (long v = 0; v < 10; v++) {
+                for (var h : List.of(cached, plain)) {
+                    node(h, v, (int) v % 3, Split.NONE, v);
+                }
+            }
+            int referenced = 0;
+            for (int batch = 0; batch < 300; batch++) {
+                if (random.nextInt(8) == 0) {
+                    long v = random.nextInt(12);
+                    float value = random.nextInt(100);
+                    int label = random.nextInt(3);
+                    for (var h : List.of(cached, plain)) {
+                        node(h, v, label, Split.NONE, value);
+                    }
+                }
+                long[] vertices = random.longs(0, 12).distinct().limit(3).toArray();
+                request(cached, batch, 1, 0, new long[0], vertices);
+                request(plain, batch, 1, 0, new long[0], vertices);
+                MiniBatchPart sent = lastFeatures(cached);
+                referenced += sent.cachedRows.length;
+                assertEquals(rowsOf(lastFeatures(plain)), rowsOf(trainer.resolve(sent)), "batch " + batch);
+            }
+            assertTrue(referenced > 100, "cache slots referenced: " + referenced);
+        }
+    }
+
+    /** Each row of a feature part as "row:label:features", sorted by row. */
+    private static List<String> rowsOf(MiniBatchPart part) {
+        float[] features = floats(part.features);
+        return IntStream.range(0, part.rows.length).boxed()
+                .sorted(Comparator.comparingInt(j -> part.rows[j]))
+                .map(j -> part.rows[j] + ":" + part.labels[j] + ":"
+                        + Arrays.toString(Arrays.copyOfRange(features, j * DIM, (j + 1) * DIM)))
+                .collect(Collectors.toList());
+    }
+
     private static KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse>
             harness(String backend) throws Exception {
         return harness(backend, 1000, 4096);
@@ -314,11 +366,17 @@ class GraphStoreOperatorTest {
 
     private static KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse>
             harness(String backend, int edgeBuffer, long cacheBytes) throws Exception {
+        return harness(backend, edgeBuffer, cacheBytes, 0);
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse>
+            harness(String backend, int edgeBuffer, long cacheBytes, int trainerCacheSlots) throws Exception {
         KeySelector<GraphStoreInput, VertexKey> key = in -> in.update != null
                 ? PARTITIONER.keyOf(in.update.ownerVertex())
                 : VertexKey.anchor(in.request.partition);
         var h = new KeyedOneInputStreamOperatorTestHarness<>(
-                new GraphStoreOperator(PARTITIONER, new GraphStoreConfig(42L, DIM, 1000L, cacheBytes, cacheBytes, edgeBuffer)), key, VertexKeyTypeInfo.INSTANCE,
+                new GraphStoreOperator(PARTITIONER, new GraphStoreConfig(42L, DIM, 1000L, cacheBytes, cacheBytes, edgeBuffer,
+                        trainerCacheSlots)), key, VertexKeyTypeInfo.INSTANCE,
                 MAX_PARALLELISM, 1, 0);
         StateBackend stateBackend = new HashMapStateBackend();
         if ("rocksdb".equals(backend)) {

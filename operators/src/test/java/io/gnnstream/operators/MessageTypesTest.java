@@ -1,6 +1,7 @@
 package io.gnnstream.operators;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -21,6 +22,7 @@ import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.operators.serialization.MiniBatchSerializer;
 import io.gnnstream.operators.serialization.SampleResponseSerializer;
 import io.gnnstream.state.VertexRecord;
+import io.gnnstream.state.serialization.BulkArrays;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
@@ -83,6 +85,29 @@ class MessageTypesTest {
         records[1] = VertexRecord.encode(new NodeUpdate(2, new float[] {0f}, 1, Split.NONE));
         assertThrows(IllegalStateException.class, () -> serialize(MiniBatchPartSerializer.INSTANCE, sent),
                 "rows of different widths cannot share a part");
+    }
+
+    /** Parts checkpointed in format 3, before cache slots, restore as parts without them. */
+    @Test
+    void readsFeaturePartsOfTheFormatBeforeCacheSlots() throws Exception {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        out.writeByte(3);
+        out.writeLong(5);
+        out.writeLong(6);
+        out.writeInt(0);
+        out.writeInt(1);
+        out.writeInt(2);
+        out.writeInt(0);
+        out.writeBoolean(false);
+        BulkArrays.writeInts(new int[] {7}, out);
+        BulkArrays.writeInts(new int[] {3}, out);
+        BulkArrays.writeBytes(new byte[] {0, 0, -128, 63}, out);
+        MiniBatchPart p = MiniBatchPartSerializer.INSTANCE.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+        assertEquals(6, p.seq);
+        assertArrayEquals(new int[] {7}, p.rows);
+        assertArrayEquals(new byte[] {0, 0, -128, 63}, p.features);
+        assertEquals(MiniBatchPart.NO_CACHE, p.cacheEpoch);
+        assertEquals(0, p.cachedRows.length);
     }
 
     private static <T> void checkExplicit(TypeSerializer<T> serializer, T value) throws Exception {
@@ -160,6 +185,8 @@ class MessageTypesTest {
         SchedulerState scheduler = new SchedulerState();
         scheduler.trainSeeds = new long[] {1, 2};
         scheduler.partitionVertices = new long[4];
+        scheduler.unacked = new BatchSpec[] {spec};
+        scheduler.generation = 2;
 
         return List.of(
                 GraphStoreInput.of(GraphUpdate.of(EdgeUpdate.add(1, 2))),
@@ -178,6 +205,8 @@ class MessageTypesTest {
                 MiniBatchPart.features(3, 4, 0, 1, 1, new int[] {1}, new int[] {-1}, new byte[] {0, 0, 64, 64, 0, 0, -128, 64}),
                 MiniBatchPart.featuresOfRecords(3, 4, 0, 1, 2, new int[] {2}, new int[] {1},
                         new byte[][] {VertexRecord.encode(new NodeUpdate(9, new float[] {2f, 4f}, 1, Split.TEST))}),
+                MiniBatchPart.features(3, 4, 0, 1, 1, new int[] {1}, new int[] {0}, new byte[8])
+                        .withCacheSlots(77L, new int[] {12}, new int[] {0, 2}, new int[] {3, 4}),
                 new Credit(0, 41),
                 model,
                 scheduler,

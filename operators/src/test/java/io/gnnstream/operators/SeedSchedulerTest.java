@@ -95,6 +95,9 @@ class SeedSchedulerTest {
         try (var h = harness()) {
             h.initializeState(snapshot);
             h.open();
+            assertEquals(first.stream().map(b -> b.seq).toList(), specs(h).stream().map(b -> b.seq).toList(),
+                    "nothing was acknowledged: all issued again");
+            h.getOutput().clear();
             List<BatchSpec> rest = drain(h, first.get(first.size() - 1).seq);
             List<BatchSpec> combined = new ArrayList<>(first);
             combined.addAll(rest);
@@ -103,6 +106,50 @@ class SeedSchedulerTest {
                 assertEquals(reference.get(i).kind, combined.get(i).kind);
                 assertArrayEquals(reference.get(i).seeds, combined.get(i).seeds, "spec " + i);
             }
+        }
+    }
+
+    /**
+     * A restored scheduler first issues again, as a new generation, every spec the trainer had not
+     * acknowledged at the snapshot; then it goes on where it stood.
+     */
+    @Test
+    void issuesTheUnacknowledgedSpecsAgainAfterARestore() throws Exception {
+        OperatorSubtaskState snapshot;
+        List<BatchSpec> before;
+        try (var h = harness()) {
+            h.open();
+            announce(h);
+            h.processElement2(new StreamRecord<>(new Credit(0, 0)));
+            before = specs(h);
+            assertEquals(List.of(0L, 1L, 2L, 3L), before.stream().map(b -> b.seq).toList());
+            assertTrue(before.stream().allMatch(b -> b.generation == 0));
+            snapshot = h.snapshot(1, 1);
+        }
+        try (var h = harness()) {
+            h.initializeState(snapshot);
+            h.open();
+            List<BatchSpec> again = specs(h);
+            assertEquals(List.of(1L, 2L, 3L), again.stream().map(b -> b.seq).toList(), "seq 0 was acknowledged");
+            for (BatchSpec spec : again) {
+                BatchSpec first = before.get((int) spec.seq);
+                assertEquals(1, spec.generation);
+                assertEquals(first.batchId, spec.batchId);
+                assertArrayEquals(first.seeds, spec.seeds);
+            }
+            h.getOutput().clear();
+            h.processElement2(new StreamRecord<>(new Credit(0, 2)));
+            List<BatchSpec> next = specs(h);
+            assertEquals(List.of(4L, 5L), next.stream().map(b -> b.seq).toList());
+            assertTrue(next.stream().allMatch(b -> b.generation == 1));
+            snapshot = h.snapshot(2, 2);
+        }
+        try (var h = harness()) {
+            h.initializeState(snapshot);
+            h.open();
+            List<BatchSpec> again = specs(h);
+            assertEquals(List.of(3L, 4L, 5L), again.stream().map(b -> b.seq).toList());
+            assertTrue(again.stream().allMatch(b -> b.generation == 2));
         }
     }
 

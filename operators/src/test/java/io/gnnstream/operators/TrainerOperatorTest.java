@@ -123,6 +123,49 @@ class TrainerOperatorTest {
     }
 
     /**
+     * A part naming cache slots the trainer does not hold (sent before a restore) is dropped and
+     * counted; the batch sampled again as a later attempt, whose parts arrive before its head while
+     * the earlier attempt's head is pending, trains as the same batch sent without the cache.
+     */
+    @Test
+    void dropsPartsItCannotResolveAndTrainsTheBatchSampledAgain() throws Exception {
+        String reference;
+        try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
+            h.open();
+            send(h, whole(train(0, 1)));
+            reference = finalChecksum(h, 1);
+        }
+        TrainerConfig withCache = new TrainerConfig(CONFIG.model, 1, 1, null, 60_000, true, 8);
+        try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(withCache))) {
+            h.open();
+            List<MiniBatchPart> first = parts(train(0, 1), 2);
+            MiniBatchPart fillsRows01 = first.get(0).withCacheSlots(5L, new int[] {0, 1}, new int[0], new int[0]);
+            MiniBatchPart namesLostSlots = cachedOnly(0, 1, new int[] {2, 3}, new int[] {6, 7});
+            receive(h, List.of(first.get(2), fillsRows01, namesLostSlots));
+            awaitSteps(h);
+            assertTrue(credits(h).isEmpty());
+            assertEquals(1, operator(h).unresolvedFeatureParts());
+
+            int later = 1 << 16;
+            List<MiniBatchPart> again = parts(train(0, 1), 2);
+            again.forEach(p -> p.attempt = later);
+            MiniBatchPart namesRows01 = cachedOnly(later, 0, new int[] {0, 1}, new int[] {0, 1});
+            MiniBatchPart fillsRows23 = again.get(1).withCacheSlots(5L, new int[] {2, 3}, new int[0], new int[0]);
+            receive(h, List.of(namesRows01, fillsRows23, again.get(2)));
+            awaitSteps(h);
+            assertEquals(List.of(0L), credits(h));
+            assertEquals(1, operator(h).unresolvedFeatureParts());
+            assertEquals(reference, finalChecksum(h, 1), "same model as the batch sent without the cache");
+        }
+    }
+
+    /** Feature part {@code part} of batch 0 whose rows all come from the trainer's cache (epoch 5). */
+    private static MiniBatchPart cachedOnly(int attempt, int part, int[] rows, int[] slots) {
+        return MiniBatchPart.features(0, 0, 0, attempt, part, new int[0], new int[0], new byte[0])
+                .withCacheSlots(5L, new int[0], rows, slots);
+    }
+
+    /**
      * A barrier during a model step: the step finishes before the barrier (its credit with it), no
      * step starts until the snapshot, and the snapshot holds the model after the step and the
      * batch that arrived meanwhile.

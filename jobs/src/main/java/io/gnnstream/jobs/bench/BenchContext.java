@@ -3,6 +3,7 @@ package io.gnnstream.jobs.bench;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
+import org.apache.flink.configuration.MemorySize;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,12 +22,13 @@ import java.util.stream.Collectors;
  * @param warmup {@code --warmup}: unmeasured iterations before them, or null
  * @param fanouts {@code --fanouts}: neighbours per layer of the sampling cases ({@code -1} = all), or null
  * @param prefetch {@code --prefetch}: batches in flight per trainer in the sampling cases, or null
+ * @param featureCache {@code --feature-cache}: the trainer's feature cache in the sampling cases, or null
  * @param profile {@code --profile}: also print where the time went, where a benchmark can tell
  * @param log progress and profile output (the result table is printed separately)
  */
 public record BenchContext(Path dataset, SyntheticSpec synthetic, Integer repeat, List<Integer> threads,
         List<Integer> features, Integer steps, Integer warmup, List<Integer> fanouts, Integer prefetch,
-        boolean profile, PrintStream log) {
+        MemorySize featureCache, boolean profile, PrintStream log) {
 
     public BenchContext {
         if (dataset != null && synthetic != null) {
@@ -55,7 +57,7 @@ public record BenchContext(Path dataset, SyntheticSpec synthetic, Integer repeat
 
     /** Defaults everywhere, logging to stdout. */
     public static BenchContext defaults() {
-        return new BenchContext(null, null, null, null, null, null, null, null, null, false, System.out);
+        return new BenchContext(null, null, null, null, null, null, null, null, null, null, false, System.out);
     }
 
     public int repeatOr(int fallback) {
@@ -84,6 +86,10 @@ public record BenchContext(Path dataset, SyntheticSpec synthetic, Integer repeat
 
     public int prefetchOr(int fallback) {
         return prefetch != null ? prefetch : fallback;
+    }
+
+    public MemorySize featureCacheOr(MemorySize fallback) {
+        return featureCache != null ? featureCache : fallback;
     }
 
     /**

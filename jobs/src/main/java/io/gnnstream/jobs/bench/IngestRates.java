@@ -100,7 +100,7 @@ final class IngestRates {
                     .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)
                     .transform("graph-store", SampleResponseSerializer.TYPE_INFO,
                             new GraphStoreOperator(partitioner, new GraphStoreConfig(0L, data.info.featureDim(),
-                                    STATS_INTERVAL_MS, 0, 0, edgeBuffer(data.info.edges()))))
+                                    STATS_INTERVAL_MS, 0, 0, edgeBuffer(data.info.edges()), 0)))
                     .uid("graph-store");
             store.sinkTo(new DiscardingSink<>());
             store.getSideOutput(GraphStoreOperator.EVENTS)

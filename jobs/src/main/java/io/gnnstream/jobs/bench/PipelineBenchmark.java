@@ -1,11 +1,13 @@
 package io.gnnstream.jobs.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.gnnstream.jobs.ModelOptions;
 import io.gnnstream.jobs.SamplingOptions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.configuration.MemorySize;
 
 /**
  * {@code bench pipeline}: the full training job at steady state. The busy share is the fraction of
@@ -34,16 +36,18 @@ public final class PipelineBenchmark implements Benchmark {
         int repeat = context.repeatOr(defaultRepeat());
         List<Integer> fanouts = context.fanoutsOr(SampleBenchmark.DEFAULT_FANOUTS);
         int prefetch = context.prefetchOr(SamplingOptions.PREFETCH.defaultValue());
+        MemorySize featureCache = context.featureCacheOr(ModelOptions.FEATURE_CACHE.defaultValue());
         int warmup = context.warmupOr(StreamingRuns.DEFAULT_WARMUP_WINDOWS);
         List<BenchResult> results = new ArrayList<>();
         try (BenchData data = BenchData.prepare(context, IngestBenchmark.DEFAULT_GRAPH, 2)) {
             for (int parallelism : context.threadsOr(List.of(1))) {
                 List<JsonNode> windows = StreamingRuns.steadyWindows(data, parallelism, true, HIDDEN, BATCH, fanouts,
-                        prefetch, warmup, repeat, context.log());
+                        prefetch, featureCache, warmup, repeat, context.log());
                 Map<String, Object> params = new LinkedHashMap<>(data.graphParams());
                 params.put("parallelism", parallelism);
                 params.put("fanouts", fanouts);
                 params.put("prefetch", prefetch);
+                params.put("feature_cache_bytes", featureCache.getBytes());
                 params.put("batch_size", BATCH);
                 params.put("hidden", HIDDEN);
                 params.put("warmup_windows", warmup);

@@ -1,12 +1,14 @@
 package io.gnnstream.jobs.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.gnnstream.jobs.ModelOptions;
 import io.gnnstream.jobs.SamplingOptions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.configuration.MemorySize;
 
 /**
  * {@code bench sample}: sampled edges/s and mini-batches/s of the Flink sampling loop (fanouts 25,10
@@ -39,6 +41,7 @@ public final class SampleBenchmark implements Benchmark {
         int repeat = context.repeatOr(defaultRepeat());
         List<Integer> fanoutList = context.fanoutsOr(DEFAULT_FANOUTS);
         int prefetch = context.prefetchOr(SamplingOptions.PREFETCH.defaultValue());
+        MemorySize featureCache = context.featureCacheOr(ModelOptions.FEATURE_CACHE.defaultValue());
         int warmup = context.warmupOr(StreamingRuns.DEFAULT_WARMUP_WINDOWS);
         List<BenchResult> results = new ArrayList<>();
         try (BenchData data = BenchData.prepare(context, IngestBenchmark.DEFAULT_GRAPH, 2)) {
@@ -55,7 +58,7 @@ public final class SampleBenchmark implements Benchmark {
             List<Integer> parallelisms = context.threadsOr(List.of(1, 2));
             for (int parallelism : parallelisms) {
                 runs.add(StreamingRuns.steadyWindows(data, parallelism, false, 16, BATCH, fanoutList, prefetch,
-                        warmup, repeat, context.log()));
+                        featureCache, warmup, repeat, context.log()));
             }
             measureBaseline(csr, fanouts, repeat, 2 * repeat, csrEdges, csrBatches);
             context.log().printf("baseline batches/s: median %.0f before the streaming runs, %.0f after%n",
@@ -68,6 +71,7 @@ public final class SampleBenchmark implements Benchmark {
                 params.put("parallelism", parallelism);
                 params.put("fanouts", fanoutList);
                 params.put("prefetch", prefetch);
+                params.put("feature_cache_bytes", featureCache.getBytes());
                 params.put("batch_size", BATCH);
                 params.put("warmup_windows", warmup);
                 Map<String, Object> extra = Map.of("env", BenchContext.environment());

@@ -43,7 +43,8 @@ final class StreamingRuns {
     private StreamingRuns() {}
 
     static List<JsonNode> steadyWindows(BenchData data, int parallelism, boolean compute, int hidden, int batchSize,
-            List<Integer> fanouts, int prefetch, int warmupWindows, int windows, PrintStream log) throws Exception {
+            List<Integer> fanouts, int prefetch, MemorySize featureCache, int warmupWindows, int windows,
+            PrintStream log) throws Exception {
         String prefix = "bench-" + System.nanoTime();
         Path checkpoints = BenchData.WORK.resolve("checkpoints").resolve(prefix);
         Configuration conf = JobDefaults.apply(new Configuration(), checkpoints, Duration.ofSeconds(30));
@@ -61,6 +62,7 @@ final class StreamingRuns {
         conf.set(SamplingOptions.MAX_STEPS, 0L);
         conf.set(ModelOptions.HIDDEN, hidden);
         conf.set(ModelOptions.COMPUTE, compute);
+        conf.set(ModelOptions.FEATURE_CACHE, featureCache);
         conf.set(ModelOptions.LOG_EVERY, STEPS_PER_WINDOW);
         conf.set(ModelOptions.TRAINER_THREADS, 1);
         conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("1g"));

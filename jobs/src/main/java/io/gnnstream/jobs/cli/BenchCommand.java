@@ -14,6 +14,7 @@ import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import org.apache.flink.configuration.MemorySize;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -73,6 +74,11 @@ final class BenchCommand implements Callable<Integer> {
             description = "sample, pipeline: batches in flight per trainer (credits) (default: ${DEFAULT-VALUE}).")
     Integer prefetch;
 
+    @Option(names = "--feature-cache", converter = MemorySizeConverter.class, paramLabel = "SIZE",
+            description = "sample, pipeline: heap of the trainer's feature cache, 0 = off (default: "
+                    + "the job's default, 256mb).")
+    MemorySize featureCache;
+
     @Option(names = "--profile", description = "Also print where the time went, per phase.")
     boolean profile;
 
@@ -81,7 +87,7 @@ final class BenchCommand implements Callable<Integer> {
         Benchmark benchmark = Benchmarks.require(what);
         BenchContext context = new BenchContext(input == null ? null : input.dataset,
                 input == null || input.synthetic == null ? null : SyntheticSpec.parse(input.synthetic),
-                repeat, threads, features, steps, warmup, fanouts, prefetch, profile, System.out);
+                repeat, threads, features, steps, warmup, fanouts, prefetch, featureCache, profile, System.out);
         List<BenchResult> results = benchmark.run(context);
         System.out.println();
         BenchReport.printTable(results, System.out);

@@ -43,6 +43,7 @@ final class OptionDefaults implements IDefaultValueProvider {
             Map.entry("--weight-decay", ModelOptions.WEIGHT_DECAY),
             Map.entry("--lr-schedule", ModelOptions.LR_SCHEDULE),
             Map.entry("--trainer-threads", ModelOptions.TRAINER_THREADS),
+            Map.entry("--feature-cache", ModelOptions.FEATURE_CACHE),
             Map.entry("--log-every", ModelOptions.LOG_EVERY),
             Map.entry("--topic-prefix", KafkaOptions.TOPIC_PREFIX),
             Map.entry("--group-id", KafkaOptions.GROUP_ID));

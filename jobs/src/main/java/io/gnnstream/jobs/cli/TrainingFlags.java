@@ -85,6 +85,11 @@ final class TrainingFlags {
     @Option(names = "--normalize-features", arity = "1", description = "Row-normalise features on ingest (default: ${DEFAULT-VALUE}).")
     Boolean normalizeFeatures;
 
+    @Option(names = "--feature-cache", converter = MemorySizeConverter.class, paramLabel = "SIZE",
+            description = "Heap per trainer for the features of vertices it has been sent, so that a vertex sampled "
+                    + "again does not cross the network again, e.g. 256mb; 0 = off (default: ${DEFAULT-VALUE}).")
+    MemorySize featureCache;
+
     @Option(names = "--trainer-threads", description = "ND4J threads of the trainer (default: ${DEFAULT-VALUE}).")
     Integer trainerThreads;
 
@@ -143,6 +148,7 @@ final class TrainingFlags {
         put(c, ModelOptions.WEIGHT_DECAY, weightDecay);
         put(c, ModelOptions.LR_SCHEDULE, lrSchedule);
         put(c, ModelOptions.TRAINER_THREADS, trainerThreads);
+        put(c, ModelOptions.FEATURE_CACHE, featureCache);
         put(c, ModelOptions.LOG_EVERY, logEvery);
         if (modelOut != null) {
             c.set(ModelOptions.MODEL_OUT, modelOut.toAbsolutePath().toString());

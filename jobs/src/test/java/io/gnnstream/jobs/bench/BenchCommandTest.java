@@ -95,7 +95,7 @@ class BenchCommandTest {
 
     @Test
     void contextKeepsFanoutsAndPrefetchOrFallsBack() {
-        BenchContext given = new BenchContext(null, null, null, null, null, null, null, List.of(-1, 5), 16, false,
+        BenchContext given = new BenchContext(null, null, null, null, null, null, null, List.of(-1, 5), 16, null, false,
                 System.out);
         assertEquals(List.of(-1, 5), given.fanoutsOr(List.of(25, 10)));
         assertEquals(16, given.prefetchOr(4));
@@ -103,9 +103,9 @@ class BenchCommandTest {
         assertEquals(List.of(25, 10), none.fanoutsOr(List.of(25, 10)));
         assertEquals(4, none.prefetchOr(4));
         assertThrows(IllegalArgumentException.class,
-                () -> new BenchContext(null, null, null, null, null, null, null, List.of(-3), null, false, System.out));
+                () -> new BenchContext(null, null, null, null, null, null, null, List.of(-3), null, null, false, System.out));
         assertThrows(IllegalArgumentException.class, () -> new BenchContext(null, null, null, null, null, null, null,
-                Arrays.asList(5, null), null, false, System.out));
+                Arrays.asList(5, null), null, null, false, System.out));
     }
 
     @Test

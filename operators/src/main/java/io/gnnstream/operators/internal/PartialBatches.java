@@ -12,8 +12,9 @@ import java.util.Map;
 
 /**
  * Joins the head and the feature parts of each batch back into a {@link MiniBatch}, in any arrival
- * order, ignoring repeated parts (a retried request is answered twice) and parts of another attempt
- * than the head's. Parts are kept as received until their batch is complete, so a checkpoint can
+ * order, ignoring repeated parts (a retried request is answered twice) and parts of an earlier
+ * attempt than the head's. Parts of a later attempt are kept: after a restore, a batch sampled again
+ * may send its feature parts before its head, while the head of the earlier attempt is pending. Parts are kept as received until their batch is complete, so a checkpoint can
  * store them as they are ({@link #parts()}).
  */
 public final class PartialBatches {
@@ -29,9 +30,9 @@ public final class PartialBatches {
                 return null;
             }
             pending.head = part;
-            pending.features.removeIf(p -> p.attempt != part.attempt);
+            pending.features.removeIf(p -> p.attempt < part.attempt);
         } else {
-            if (pending.head != null && pending.head.attempt != part.attempt) {
+            if (pending.head != null && pending.head.attempt > part.attempt) {
                 return null;
             }
             for (MiniBatchPart p : pending.features) {
@@ -41,10 +42,15 @@ public final class PartialBatches {
             }
             pending.features.add(part);
         }
-        if (pending.head == null || pending.features.size() < pending.head.numParts) {
+        if (pending.head == null) {
+            return null;
+        }
+        int attempt = pending.head.attempt;
+        if (pending.features.stream().filter(p -> p.attempt == attempt).count() < pending.head.numParts) {
             return null;
         }
         bySeq.remove(part.seq);
+        pending.features.removeIf(p -> p.attempt != attempt);
         return assemble(pending.head, pending.features);
     }
 

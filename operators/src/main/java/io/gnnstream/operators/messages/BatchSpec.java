@@ -15,6 +15,11 @@ public class BatchSpec {
     public long[] seeds;
     public long graphVertices;
     public long graphEdgesIngested;
+    /**
+     * How many restores the scheduler had seen when it issued this spec: a batch issued again after
+     * a restore is sampled as a new attempt, numbered above all attempts of earlier generations.
+     */
+    public int generation;
 
     public BatchSpec() {}
 

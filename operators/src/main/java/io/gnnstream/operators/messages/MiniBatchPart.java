@@ -15,11 +15,20 @@ package io.gnnstream.operators.messages;
  *
  * <p>{@link #attempt} tells a restarted batch's parts (after a restore the assembler samples it
  * again, possibly differently) from those of an earlier attempt, which the trainer drops.
+ *
+ * <p>With the trainer's feature cache on ({@link #cacheEpoch} non-zero), a feature part carries
+ * features only for the rows {@link #rows} whose vertices the trainer does not hold, each with the
+ * cache slot to keep them in ({@link #fillSlots}), and names the cache slots of the others
+ * ({@link #cachedRows}, {@link #cachedSlots}). The trainer resolves the slots as the part arrives,
+ * into a part of features only, which is what it joins and checkpoints.
  */
 public class MiniBatchPart {
 
     /** Largest record the sampling loop sends, below Flink's 5 MiB spilling threshold. */
     public static final int MAX_RECORD_BYTES = 4 << 20;
+
+    /** {@link #cacheEpoch} of a part that names no cache slots. */
+    public static final long NO_CACHE = 0;
 
     /** {@link #part} of the head. */
     public static final int HEAD = -1;
@@ -50,6 +59,16 @@ public class MiniBatchPart {
      * of its own (an allocation and a copy of megabytes per part). Receivers get {@link #features}.
      */
     public byte[][] featureRecords;
+    /**
+     * Feature parts only: the incarnation of the GraphStore's cache directory that placed the slots
+     * below, or {@link #NO_CACHE} for a part without slots.
+     */
+    public long cacheEpoch = NO_CACHE;
+    /** Per row of {@link #rows}: the trainer's cache slot to keep its features and label in, or -1. */
+    public int[] fillSlots = new int[0];
+    /** Rows whose features and label are in the trainer's cache, at {@link #cachedSlots}. */
+    public int[] cachedRows = new int[0];
+    public int[] cachedSlots = new int[0];
 
     public MiniBatchPart() {}
 
@@ -90,6 +109,22 @@ public class MiniBatchPart {
         MiniBatchPart p = features(batchId, seq, trainer, attempt, part, rows, labels, null);
         p.featureRecords = records;
         return p;
+    }
+
+    /**
+     * Sets the cache slots of a feature part: where the trainer keeps each row's features, and the
+     * rows it already holds.
+     */
+    public MiniBatchPart withCacheSlots(long epoch, int[] fillSlots, int[] cachedRows, int[] cachedSlots) {
+        if (fillSlots.length != rows.length || cachedRows.length != cachedSlots.length) {
+            throw new IllegalArgumentException(fillSlots.length + " fill slots for " + rows.length + " rows, "
+                    + cachedSlots.length + " cached slots for " + cachedRows.length + " cached rows");
+        }
+        this.cacheEpoch = epoch;
+        this.fillSlots = fillSlots;
+        this.cachedRows = cachedRows;
+        this.cachedSlots = cachedSlots;
+        return this;
     }
 
     public boolean isHead() {

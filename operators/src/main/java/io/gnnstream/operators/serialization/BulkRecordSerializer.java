@@ -23,6 +23,16 @@ abstract class BulkRecordSerializer<T> extends TypeSerializerSingleton<T> {
 
     abstract T readFields(DataInputView in) throws IOException;
 
+    /** The version this serializer writes; one that changed its layout since raises it. */
+    byte formatVersion() {
+        return FORMAT_VERSION;
+    }
+
+    /** Reads a record of {@code version} (from {@link #FORMAT_VERSION} to {@link #formatVersion()}). */
+    T readFields(DataInputView in, byte version) throws IOException {
+        return readFields(in);
+    }
+
     @Override
     public boolean isImmutableType() {
         return false;
@@ -35,17 +45,17 @@ abstract class BulkRecordSerializer<T> extends TypeSerializerSingleton<T> {
 
     @Override
     public void serialize(T record, DataOutputView target) throws IOException {
-        target.writeByte(FORMAT_VERSION);
+        target.writeByte(formatVersion());
         writeFields(record, target);
     }
 
     @Override
     public T deserialize(DataInputView source) throws IOException {
         byte version = source.readByte();
-        if (version != FORMAT_VERSION) {
+        if (version < FORMAT_VERSION || version > formatVersion()) {
             throw new IOException(getClass().getSimpleName() + " cannot read format version " + version);
         }
-        return readFields(source);
+        return readFields(source, version);
     }
 
     @Override

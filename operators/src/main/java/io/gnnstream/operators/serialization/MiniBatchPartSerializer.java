@@ -11,12 +11,18 @@ import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
-/** Explicit serializer of {@link MiniBatchPart}: the part's identity, the head if any, then its rows. */
+/**
+ * Explicit serializer of {@link MiniBatchPart}: the part's identity, the head if any, its rows, then
+ * (since format 4) its cache slots. Reads format 3 (no cache slots) as well, so checkpointed parts
+ * of that format restore.
+ */
 public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatchPart> {
 
     private static final long serialVersionUID = 1L;
 
     public static final MiniBatchPartSerializer INSTANCE = new MiniBatchPartSerializer();
+
+    private static final byte WITH_CACHE_SLOTS = 4;
 
     public static final TypeInformation<MiniBatchPart> TYPE_INFO =
             new SerializerTypeInfo<>(MiniBatchPart.class, INSTANCE);
@@ -45,6 +51,10 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
         } else {
             BulkArrays.writeBytes(p.features, out);
         }
+        out.writeLong(p.cacheEpoch);
+        BulkArrays.writeInts(p.fillSlots, out);
+        BulkArrays.writeInts(p.cachedRows, out);
+        BulkArrays.writeInts(p.cachedSlots, out);
     }
 
     /** The records' features in the layout of {@link BulkArrays#writeBytes}: length, then the rows. */
@@ -61,7 +71,17 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
     }
 
     @Override
+    byte formatVersion() {
+        return WITH_CACHE_SLOTS;
+    }
+
+    @Override
     MiniBatchPart readFields(DataInputView in) throws IOException {
+        return readFields(in, WITH_CACHE_SLOTS);
+    }
+
+    @Override
+    MiniBatchPart readFields(DataInputView in, byte version) throws IOException {
         MiniBatchPart p = new MiniBatchPart();
         p.batchId = in.readLong();
         p.seq = in.readLong();
@@ -75,6 +95,12 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
         p.rows = BulkArrays.readInts(in);
         p.labels = BulkArrays.readInts(in);
         p.features = BulkArrays.readBytes(in);
+        if (version >= WITH_CACHE_SLOTS) {
+            p.cacheEpoch = in.readLong();
+            p.fillSlots = BulkArrays.readInts(in);
+            p.cachedRows = BulkArrays.readInts(in);
+            p.cachedSlots = BulkArrays.readInts(in);
+        }
         return p;
     }
 

@@ -1,0 +1,99 @@
+package io.gnnstream.operators.internal;
+
+import com.carrotsearch.hppc.LongIntHashMap;
+import java.util.Arrays;
+
+/**
+ * A GraphStore subtask's record of what one trainer holds in the share of slots of its
+ * {@link TrainerFeatureCache} that this subtask manages: which vertex's features and label sit in
+ * which slot. The GraphStore decides every placement (the trainer only stores what a feature part
+ * tells it to), so the two agree without messages of their own: a vertex found here is sent as a
+ * slot reference instead of its features; one not found gets a slot, evicting by CLOCK, and is sent
+ * with its features and the slot to keep them in.
+ *
+ * <p>Heap only and never checkpointed; {@link #epoch} names this incarnation, so that a trainer can
+ * tell references it cannot resolve (parts sent before a restore, replayed from a checkpoint's
+ * in-flight data) from those it can. The owner invalidates a vertex whenever its attributes change.
+ */
+public final class FeatureCacheDirectory {
+
+    private static final long FREE = Long.MIN_VALUE;
+
+    private final int firstSlot;
+    private final long epoch;
+    private final LongIntHashMap slotOf = new LongIntHashMap();
+    private final long[] vertexAt;
+    private final boolean[] referenced;
+    private int hand;
+
+    /**
+     * Manages slots {@code [firstSlot, firstSlot + slots)} of a trainer's cache.
+     *
+     * @param epoch non-zero, and different for every incarnation of the owner
+     */
+    public FeatureCacheDirectory(int firstSlot, int slots, long epoch) {
+        if (firstSlot < 0 || slots < 1 || epoch == 0) {
+            throw new IllegalArgumentException("directory of " + slots + " slots from " + firstSlot + ", epoch "
+                    + epoch + ": needs firstSlot >= 0, slots >= 1 and a non-zero epoch");
+        }
+        this.firstSlot = firstSlot;
+        this.epoch = epoch;
+        this.vertexAt = new long[slots];
+        this.referenced = new boolean[slots];
+        Arrays.fill(vertexAt, FREE);
+    }
+
+    public long epoch() {
+        return epoch;
+    }
+
+    /** The trainer's slot holding {@code vertex}'s features, or -1; a hit counts as a use. */
+    public int lookup(long vertex) {
+        int index = slotOf.indexOf(vertex);
+        if (!slotOf.indexExists(index)) {
+            return -1;
+        }
+        int local = slotOf.indexGet(index);
+        referenced[local] = true;
+        return firstSlot + local;
+    }
+
+    /**
+     * Gives {@code vertex} (not in the directory) a slot: a free one, or the first the clock hand
+     * finds unused since it last passed, whose vertex is evicted. The new entry starts unused, so it
+     * survives one sweep only if it is looked up again.
+     */
+    public int assign(long vertex) {
+        int local;
+        while (true) {
+            local = hand;
+            hand = hand + 1 == vertexAt.length ? 0 : hand + 1;
+            if (!referenced[local]) {
+                break;
+            }
+            referenced[local] = false;
+        }
+        if (vertexAt[local] != FREE) {
+            slotOf.remove(vertexAt[local]);
+        }
+        vertexAt[local] = vertex;
+        slotOf.put(vertex, local);
+        return firstSlot + local;
+    }
+
+    /** Forgets {@code vertex} (its features changed): the next request sends them again. */
+    public void invalidate(long vertex) {
+        int index = slotOf.indexOf(vertex);
+        if (slotOf.indexExists(index)) {
+            int local = slotOf.indexGet(index);
+            slotOf.indexRemove(index);
+            vertexAt[local] = FREE;
+            referenced[local] = false;
+        }
+    }
+
+    /** Number of vertices the trainer holds for this directory. */
+    public int size() {
+        return slotOf.size();
+    }
+}

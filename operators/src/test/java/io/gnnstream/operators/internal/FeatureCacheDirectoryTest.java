@@ -1,0 +1,49 @@
+package io.gnnstream.operators.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class FeatureCacheDirectoryTest {
+
+    @Test
+    void placesVerticesInItsOwnSlotsAndEvictsTheUnusedFirst() {
+        FeatureCacheDirectory d = new FeatureCacheDirectory(10, 3, 9L);
+        Set<Integer> slots = new HashSet<>();
+        for (long v = 1; v <= 3; v++) {
+            assertEquals(-1, d.lookup(v));
+            slots.add(d.assign(v));
+        }
+        assertEquals(Set.of(10, 11, 12), slots, "the slots from firstSlot on");
+        int slotOf2 = d.lookup(2);
+        int slotOf4 = d.assign(4);
+        assertNotEquals(slotOf2, slotOf4, "vertex 2 was used since the hand passed: not evicted");
+        assertEquals(-1, d.lookup(1), "vertex 1 was not: evicted for vertex 4");
+        assertEquals(slotOf4, d.lookup(4));
+        assertEquals(slotOf2, d.lookup(2));
+        assertEquals(3, d.size());
+    }
+
+    @Test
+    void forgetsAnInvalidatedVertexAndReusesItsSlot() {
+        FeatureCacheDirectory d = new FeatureCacheDirectory(0, 2, 1L);
+        int slot = d.assign(7);
+        d.assign(8);
+        d.invalidate(7);
+        d.invalidate(99);
+        assertEquals(-1, d.lookup(7));
+        assertEquals(1, d.size());
+        assertEquals(slot, d.assign(9), "the freed slot comes first");
+        assertEquals(1L, d.epoch());
+    }
+
+    @Test
+    void rejectsAnEmptyRangeAndTheEpochOfNoCache() {
+        assertThrows(IllegalArgumentException.class, () -> new FeatureCacheDirectory(0, 0, 1L));
+        assertThrows(IllegalArgumentException.class, () -> new FeatureCacheDirectory(0, 4, 0L));
+    }
+}
