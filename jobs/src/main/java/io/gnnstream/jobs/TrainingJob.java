@@ -19,7 +19,6 @@ import io.gnnstream.operators.messages.Credit;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.MiniBatch;
-import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import io.gnnstream.operators.serialization.SampleResponseSerializer;
@@ -138,14 +137,13 @@ public final class TrainingJob {
                 .transform("seed-scheduler", TypeInformation.of(BatchSpec.class), new SeedScheduler(schedulerConfig()))
                 .uid("seed-scheduler").setParallelism(1).setMaxParallelism(1);
 
-        SingleOutputStreamOperator<SampleRequest> requests = specs.connect(store)
+        SingleOutputStreamOperator<GraphStoreInput> requests = specs.connect(store)
                 .keyBy(new Wiring.SpecKey(), new Wiring.ResponseKey(), Types.LONG)
-                .transform("batch-assembler", TypeInformation.of(SampleRequest.class),
-                        new BatchAssembler(fanouts(), featureDim, partitioner, conf.get(SamplingOptions.BATCH_TIMEOUT_MS),
-                                conf.get(SamplingOptions.MAX_OUTSTANDING_VERTICES)))
+                .transform("batch-assembler", GraphStoreInputSerializer.TYPE_INFO,
+                        new BatchAssembler(fanouts(), featureDim, partitioner, parallelism,
+                                conf.get(SamplingOptions.BATCH_TIMEOUT_MS), conf.get(SamplingOptions.MAX_OUTSTANDING_VERTICES)))
                 .uid("batch-assembler").setParallelism(parallelism);
-        samplingLoop.closeWith(requests.map(new Wiring.RequestToStoreInput()).returns(GraphStoreInputSerializer.TYPE_INFO)
-                .uid("sample-requests").name("sample-requests").setParallelism(parallelism));
+        samplingLoop.closeWith(requests);
 
         SingleOutputStreamOperator<Credit> credits = requests.getSideOutput(BatchAssembler.BATCHES)
                 .union(store.getSideOutput(GraphStoreOperator.FEATURES))

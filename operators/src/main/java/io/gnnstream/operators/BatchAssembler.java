@@ -2,21 +2,26 @@ package io.gnnstream.operators;
 
 import io.gnnstream.operators.internal.BatchBuilder;
 import io.gnnstream.operators.messages.BatchSpec;
+import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.InAdjacency;
+import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexPartitioner;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
@@ -33,7 +38,8 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>Input 1: {@link BatchSpec}s from the scheduler. Input 2: {@link SampleResponse}s from the
  * GraphStore. Main output: {@link SampleRequest}s, which the job sends back through the
- * iteration's feedback edge to the GraphStore. Side output {@link #BATCHES}: the head (structure)
+ * iteration's feedback edge to the GraphStore, bundled per GraphStore subtask (the requests that
+ * one call lets through the window for partitions of that subtask go as one record). Side output {@link #BATCHES}: the head (structure)
  * of each finished mini-batch for its trainer, which joins it with the feature parts the GraphStore
  * sent it directly ({@link GraphStoreOperator#FEATURES}).
  *
@@ -57,8 +63,8 @@ import org.apache.flink.util.OutputTag;
  * restore, as a new generation: those this operator still has in progress are ignored (its timers
  * restart them), the others are sampled again from hop 1.
  */
-public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
-        implements TwoInputStreamOperator<BatchSpec, SampleResponse, SampleRequest>,
+public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
+        implements TwoInputStreamOperator<BatchSpec, SampleResponse, GraphStoreInput>,
                 Triggerable<Long, VoidNamespace> {
 
     private static final long serialVersionUID = 1L;
@@ -73,6 +79,8 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
     private final int[] fanouts;
     private final int featureDim;
     private final VertexPartitioner partitioner;
+    /** Per partition, the GraphStore subtask that owns it: requests are bundled by it. */
+    private final int[] storeSubtask;
     private final long timeoutMs;
     private final int maxOutstandingVertices;
     private final int maxRequestVertices;
@@ -87,14 +95,24 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
     private transient Counter retries;
     private transient Counter completed;
 
-    public BatchAssembler(int[] fanouts, int featureDim, VertexPartitioner partitioner, long timeoutMs,
-            int maxOutstandingVertices) {
-        if (maxOutstandingVertices < 1) {
-            throw new IllegalArgumentException("maxOutstandingVertices must be >= 1, got " + maxOutstandingVertices);
+    /**
+     * @param storeParallelism the GraphStore's parallelism, whose maximum parallelism is the number
+     *     of partitions (each partition is a key group)
+     */
+    public BatchAssembler(int[] fanouts, int featureDim, VertexPartitioner partitioner, int storeParallelism,
+            long timeoutMs, int maxOutstandingVertices) {
+        if (maxOutstandingVertices < 1 || storeParallelism < 1 || storeParallelism > partitioner.numPartitions()) {
+            throw new IllegalArgumentException("maxOutstandingVertices must be >= 1 (got " + maxOutstandingVertices
+                    + ") and storeParallelism in [1, " + partitioner.numPartitions() + "] (got " + storeParallelism + ")");
         }
         this.fanouts = fanouts.clone();
         this.featureDim = featureDim;
         this.partitioner = partitioner;
+        this.storeSubtask = new int[partitioner.numPartitions()];
+        for (int p = 0; p < storeSubtask.length; p++) {
+            storeSubtask[p] = KeyGroupRangeAssignment.assignKeyToParallelOperator(
+                    VertexKey.anchor(p), partitioner.numPartitions(), storeParallelism);
+        }
         this.timeoutMs = timeoutMs;
         this.maxOutstandingVertices = maxOutstandingVertices;
         this.maxRequestVertices = maxRequestVertices(fanouts, featureDim, maxOutstandingVertices);
@@ -201,13 +219,17 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
         completed.inc();
     }
 
-    /** Sends queued requests while the window has room; drops those no batch waits for any more. */
+    /**
+     * Sends queued requests while the window has room, one bundle per GraphStore subtask; drops
+     * those no batch waits for any more.
+     */
     private void pump() {
+        Map<Integer, List<SampleRequest>> bundles = new TreeMap<>();
         while (!queued.isEmpty()) {
             SampleRequest r = queued.peek();
             int weight = r.sampleVertices.length + r.featureVertices.length;
             if (!outstanding.isEmpty() && outstandingVertices + weight > maxOutstandingVertices) {
-                return;
+                break;
             }
             queued.poll();
             InProgress batch = inProgress.get(r.batchId);
@@ -215,8 +237,11 @@ public class BatchAssembler extends AbstractStreamOperator<SampleRequest>
             if (batch != null && batch.builder.awaits(r) && !outstanding.containsKey(id)) {
                 outstanding.put(id, weight);
                 outstandingVertices += weight;
-                output.collect(new StreamRecord<>(r));
+                bundles.computeIfAbsent(storeSubtask[r.partition], subtask -> new ArrayList<>()).add(r);
             }
+        }
+        for (List<SampleRequest> bundle : bundles.values()) {
+            output.collect(new StreamRecord<>(GraphStoreInput.of(bundle.toArray(new SampleRequest[0]))));
         }
     }
 

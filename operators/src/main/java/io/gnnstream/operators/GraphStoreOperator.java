@@ -38,10 +38,11 @@ import org.apache.flink.util.OutputTag;
  * Owns the graph: per vertex, its attributes and in-adjacency in keyed (RocksDB) state under
  * {@link VertexKey}.
  *
- * <p>Its input carries graph updates, keyed by the owning vertex, and {@link SampleRequest}s from
- * the sampling loop's feedback edge, keyed by the partition anchor so that a whole (batch,
- * partition) request reaches the one subtask owning that partition; the operator then switches its
- * current key to every vertex of the request. It answers with the sampled neighbours to the
+ * <p>Its input carries graph updates, keyed by the owning vertex, and bundles of
+ * {@link SampleRequest}s from the sampling loop's feedback edge, keyed by a partition anchor so that
+ * whole (batch, partition) requests reach the one subtask owning their partitions (the assembler
+ * bundles only requests for partitions of one subtask); the operator then switches its current key
+ * to every vertex of each request. It answers with the sampled neighbours to the
  * assembler (main output) and, if the request names feature vertices, with their features and
  * labels straight to the batch's trainer (side output {@link #FEATURES}), so the largest part of a
  * batch crosses the network once; and with the trainers' feature caches on, a vertex whose features
@@ -155,7 +156,9 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         if (input.update != null) {
             applyUpdate(input.update);
         } else {
-            answer(input.request);
+            for (SampleRequest request : input.requests) {
+                answer(request);
+            }
         }
     }
 

@@ -6,16 +6,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.HashPartitioner;
+import io.gnnstream.state.VertexKey;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -96,7 +101,7 @@ class BatchAssemblerTest {
         }
     }
 
-    private static KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, SampleRequest> harness()
+    private static KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, GraphStoreInput> harness()
             throws Exception {
         return harness(new HashPartitioner(1), 16);
     }
@@ -120,14 +125,48 @@ class BatchAssemblerTest {
         }
     }
 
+    /** The requests let out together go as one record per GraphStore subtask owning their partitions. */
+    @Test
+    void bundlesTheRequestsOfEachGraphStoreSubtask() throws Exception {
+        HashPartitioner eight = new HashPartitioner(8);
+        try (var h = harness(eight, 2, 1 << 10)) {
+            h.open();
+            h.processElement1(new StreamRecord<>(spec(5, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)));
+            List<GraphStoreInput> bundles = bundles(h);
+            assertEquals(2, bundles.size(), "one bundle per subtask");
+            Set<Integer> partitions = new HashSet<>();
+            Set<Integer> subtasks = new HashSet<>();
+            for (GraphStoreInput bundle : bundles) {
+                Set<Integer> owners = new HashSet<>();
+                for (SampleRequest r : bundle.requests) {
+                    partitions.add(r.partition);
+                    owners.add(KeyGroupRangeAssignment.assignKeyToParallelOperator(VertexKey.anchor(r.partition), 8, 2));
+                }
+                assertEquals(1, owners.size(), "a bundle goes to one subtask");
+                subtasks.addAll(owners);
+            }
+            assertEquals(Set.of(0, 1), subtasks);
+            Set<Integer> expected = new HashSet<>();
+            for (long seed = 1; seed <= 12; seed++) {
+                expected.add(eight.keyOf(seed).partition());
+            }
+            assertEquals(expected, partitions, "every seed's partition is asked");
+        }
+    }
+
     private static long[][] empty(SampleRequest r) {
         return new long[r.sampleVertices.length][0];
     }
 
-    private static KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, SampleRequest> harness(
+    private static KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, GraphStoreInput> harness(
             HashPartitioner partitioner, int window) throws Exception {
+        return harness(partitioner, 1, window);
+    }
+
+    private static KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, GraphStoreInput> harness(
+            HashPartitioner partitioner, int storeParallelism, int window) throws Exception {
         var h = new KeyedTwoInputStreamOperatorTestHarness<>(
-                new BatchAssembler(new int[] {2}, 1, partitioner, TIMEOUT, window),
+                new BatchAssembler(new int[] {2}, 1, partitioner, storeParallelism, TIMEOUT, window),
                 (BatchSpec s) -> s.batchId, (SampleResponse r) -> r.batchId, Types.LONG, 8, 1, 0);
         EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend();
         rocksDb.getMemoryConfiguration().setUseManagedMemory(false);
@@ -164,11 +203,19 @@ class BatchAssemblerTest {
 
     /** The requests emitted since the last call. */
     private static List<SampleRequest> requests(
-            KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, SampleRequest> h) {
+            KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, GraphStoreInput> h) {
         List<SampleRequest> out = new ArrayList<>();
+        bundles(h).forEach(b -> out.addAll(List.of(b.requests)));
+        return out;
+    }
+
+    /** The request bundles emitted since the last call. */
+    private static List<GraphStoreInput> bundles(
+            KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, GraphStoreInput> h) {
+        List<GraphStoreInput> out = new ArrayList<>();
         for (Object o : h.getOutput()) {
             if (o instanceof StreamRecord) {
-                out.add((SampleRequest) ((StreamRecord<?>) o).getValue());
+                out.add((GraphStoreInput) ((StreamRecord<?>) o).getValue());
             }
         }
         h.getOutput().clear();
@@ -177,7 +224,7 @@ class BatchAssemblerTest {
 
     /** The batch heads emitted so far. */
     private static List<MiniBatchPart> heads(
-            KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, SampleRequest> h) {
+            KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, GraphStoreInput> h) {
         List<MiniBatchPart> out = new ArrayList<>();
         if (h.getSideOutput(BatchAssembler.BATCHES) != null) {
             h.getSideOutput(BatchAssembler.BATCHES).forEach(r -> out.add(r.getValue()));

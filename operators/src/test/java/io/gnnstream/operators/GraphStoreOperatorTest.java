@@ -373,7 +373,7 @@ class GraphStoreOperatorTest {
             harness(String backend, int edgeBuffer, long cacheBytes, int trainerCacheSlots) throws Exception {
         KeySelector<GraphStoreInput, VertexKey> key = in -> in.update != null
                 ? PARTITIONER.keyOf(in.update.ownerVertex())
-                : VertexKey.anchor(in.request.partition);
+                : VertexKey.anchor(in.requests[0].partition);
         var h = new KeyedOneInputStreamOperatorTestHarness<>(
                 new GraphStoreOperator(PARTITIONER, new GraphStoreConfig(42L, DIM, 1000L, cacheBytes, cacheBytes, edgeBuffer,
                         trainerCacheSlots)), key, VertexKeyTypeInfo.INSTANCE,

@@ -87,6 +87,27 @@ class MessageTypesTest {
                 "rows of different widths cannot share a part");
     }
 
+    /** A single request (tag 2, before bundles), as unaligned checkpoints may hold it, reads as a bundle of one. */
+    @Test
+    void readsASingleRequestAsABundle() throws Exception {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        out.writeByte(3);
+        out.writeByte(2);
+        out.writeLong(1);
+        out.writeLong(2);
+        for (int field : new int[] {0, 0, 1, 6, 0, 25}) {
+            out.writeInt(field);
+        }
+        BulkArrays.writeLongs(new long[] {4, 5}, out);
+        out.writeInt(SampleRequest.NO_FEATURES);
+        BulkArrays.writeLongs(new long[0], out);
+        BulkArrays.writeInts(new int[0], out);
+        GraphStoreInput in = GraphStoreInputSerializer.INSTANCE.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+        assertEquals(1, in.requests.length);
+        assertEquals(6, in.requests[0].partition);
+        assertArrayEquals(new long[] {4, 5}, in.requests[0].sampleVertices);
+    }
+
     /** Parts checkpointed in format 3, before cache slots, restore as parts without them. */
     @Test
     void readsFeaturePartsOfTheFormatBeforeCacheSlots() throws Exception {
@@ -192,7 +213,8 @@ class MessageTypesTest {
                 GraphStoreInput.of(GraphUpdate.of(EdgeUpdate.add(1, 2))),
                 GraphStoreInput.of(SampleRequest.sampleOnly(1, 1, 0, 0, -1, new long[] {1})),
                 GraphStoreInput.of(SampleRequest.sampleOnly(1, 2, 3, 1, 25, new long[] {4, 5})
-                        .withFeatures(8, 1, 2, 3, new long[] {6, 7}, new int[] {9, 10})),
+                        .withFeatures(8, 1, 2, 3, new long[] {6, 7}, new int[] {9, 10}),
+                        SampleRequest.sampleOnly(1, 2, 5, 0, 25, new long[] {11})),
                 GraphStoreInput.of(GraphUpdate.of(new EdgeUpdate(4, 5, true, 123L))),
                 GraphStoreInput.of(GraphUpdate.of(new NodeUpdate(6, new float[] {0.5f}, 1, Split.VAL))),
                 GraphUpdate.of(new NodeUpdate(3, new float[] {1f, 0f}, 2, Split.TRAIN)),

@@ -4,7 +4,6 @@ import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
-import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexPartitioner;
@@ -34,7 +33,7 @@ public final class Wiring {
         public VertexKey getKey(GraphStoreInput input) {
             return input.update != null
                     ? partitioner.keyOf(input.update.ownerVertex())
-                    : VertexKey.anchor(input.request.partition);
+                    : VertexKey.anchor(input.requests[0].partition);
         }
     }
 
@@ -71,15 +70,6 @@ public final class Wiring {
         @Override
         public GraphStoreInput map(NodeUpdate node) {
             return GraphStoreInput.of(GraphUpdate.of(node));
-        }
-    }
-
-    public static final class RequestToStoreInput implements MapFunction<SampleRequest, GraphStoreInput> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public GraphStoreInput map(SampleRequest request) {
-            return GraphStoreInput.of(request);
         }
     }
 

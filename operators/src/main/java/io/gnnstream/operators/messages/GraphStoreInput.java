@@ -1,14 +1,18 @@
 package io.gnnstream.operators.messages;
 
 /**
- * What reaches the GraphStore: a graph update from the sources or a sample request from the
+ * What reaches the GraphStore: a graph update from the sources or sample requests from the
  * sampling loop's feedback edge. One type, so both can be keyed by the same selector after the
- * iteration head (a head does not keep the partitioning of its feedback edge).
+ * iteration head (a head does not keep the partitioning of its feedback edge). Requests travel in
+ * bundles of those for partitions of one GraphStore subtask (keyed by the first one's partition):
+ * the feedback edge hands records from thread to thread one by one, and a batch's hundreds of
+ * requests, sent singly, kept its two threads switching more than working.
  */
 public class GraphStoreInput {
 
     public GraphUpdate update;
-    public SampleRequest request;
+    /** Requests for partitions owned by one GraphStore subtask, or null. */
+    public SampleRequest[] requests;
 
     public GraphStoreInput() {}
 
@@ -18,9 +22,12 @@ public class GraphStoreInput {
         return in;
     }
 
-    public static GraphStoreInput of(SampleRequest request) {
+    public static GraphStoreInput of(SampleRequest... requests) {
+        if (requests.length == 0) {
+            throw new IllegalArgumentException("a request bundle needs at least one request");
+        }
         GraphStoreInput in = new GraphStoreInput();
-        in.request = request;
+        in.requests = requests;
         return in;
     }
 }

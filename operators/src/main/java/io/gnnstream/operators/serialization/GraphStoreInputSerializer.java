@@ -16,8 +16,8 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Explicit serializer of {@link GraphStoreInput}: a tag byte for the kind (edge, node, request),
- * then that kind's fields, arrays in bulk. Every edge of the input stream and every sample request
+ * Explicit serializer of {@link GraphStoreInput}: a tag byte for the kind (edge, node, request
+ * bundle; a single request, tag 2, is still read), then that kind's fields, arrays in bulk. Every edge of the input stream and every sample request
  * crosses the network as this record; the reflective POJO serializer of the nested union showed in
  * the GraphStore's profile.
  */
@@ -33,6 +33,7 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
     private static final byte EDGE = 0;
     private static final byte NODE = 1;
     private static final byte REQUEST = 2;
+    private static final byte REQUESTS = 3;
     private static final Split[] SPLITS = Split.values();
 
     @Override
@@ -42,21 +43,12 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
 
     @Override
     void writeFields(GraphStoreInput input, DataOutputView out) throws IOException {
-        if (input.request != null) {
-            SampleRequest r = input.request;
-            out.writeByte(REQUEST);
-            out.writeLong(r.batchId);
-            out.writeLong(r.seq);
-            out.writeInt(r.trainer);
-            out.writeInt(r.attempt);
-            out.writeInt(r.hop);
-            out.writeInt(r.partition);
-            out.writeInt(r.part);
-            out.writeInt(r.fanout);
-            BulkArrays.writeLongs(r.sampleVertices, out);
-            out.writeInt(r.featurePart);
-            BulkArrays.writeLongs(r.featureVertices, out);
-            BulkArrays.writeInts(r.featureRows, out);
+        if (input.requests != null) {
+            out.writeByte(REQUESTS);
+            out.writeInt(input.requests.length);
+            for (SampleRequest r : input.requests) {
+                writeRequest(r, out);
+            }
         } else if (input.update.edge != null) {
             EdgeUpdate e = input.update.edge;
             out.writeByte(EDGE);
@@ -74,12 +66,33 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         }
     }
 
+    private static void writeRequest(SampleRequest r, DataOutputView out) throws IOException {
+        out.writeLong(r.batchId);
+        out.writeLong(r.seq);
+        out.writeInt(r.trainer);
+        out.writeInt(r.attempt);
+        out.writeInt(r.hop);
+        out.writeInt(r.partition);
+        out.writeInt(r.part);
+        out.writeInt(r.fanout);
+        BulkArrays.writeLongs(r.sampleVertices, out);
+        out.writeInt(r.featurePart);
+        BulkArrays.writeLongs(r.featureVertices, out);
+        BulkArrays.writeInts(r.featureRows, out);
+    }
+
     @Override
     GraphStoreInput readFields(DataInputView in) throws IOException {
         byte kind = in.readByte();
         switch (kind) {
             case REQUEST:
                 return GraphStoreInput.of(readRequest(in));
+            case REQUESTS:
+                SampleRequest[] requests = new SampleRequest[in.readInt()];
+                for (int i = 0; i < requests.length; i++) {
+                    requests[i] = readRequest(in);
+                }
+                return GraphStoreInput.of(requests);
             case EDGE:
                 return GraphStoreInput.of(GraphUpdate.of(
                         new EdgeUpdate(in.readLong(), in.readLong(), in.readBoolean(), in.readLong())));
