@@ -20,7 +20,6 @@ import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.ThreadLocalRandom;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -315,23 +314,11 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         return cache == null ? part : part.withCacheSlots(cache.epoch(), fillSlots, cachedRows, cachedSlots);
     }
 
-    /**
-     * This subtask's directory of {@code trainer}'s feature cache, created on first use with an
-     * epoch that no earlier incarnation used; null when the caches are off.
-     */
+    /** This subtask's directory of {@code trainer}'s feature cache; null when the caches are off. */
     private FeatureCacheDirectory trainerCache(int trainer) {
-        int subtasks = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
-        int share = config.trainerCacheSlots / subtasks;
-        if (share == 0) {
-            return null;
-        }
-        return trainerCaches.computeIfAbsent(trainer, t -> {
-            long epoch;
-            do {
-                epoch = ThreadLocalRandom.current().nextLong();
-            } while (epoch == MiniBatchPart.NO_CACHE);
-            return new FeatureCacheDirectory(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() * share, share, epoch);
-        });
+        return trainerCaches.computeIfAbsent(trainer, t -> FeatureCacheDirectory.shareOf(config.trainerCacheSlots,
+                getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
+                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask()));
     }
 
     private byte[] recordOf(int partition, long vertex) throws Exception {

@@ -2,6 +2,7 @@ package io.gnnstream.operators.internal;
 
 import com.carrotsearch.hppc.LongIntHashMap;
 import java.util.Arrays;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A GraphStore subtask's record of what one trainer holds in the share of slots of its
@@ -41,6 +42,22 @@ public final class FeatureCacheDirectory {
         this.vertexAt = new long[slots];
         this.referenced = new boolean[slots];
         Arrays.fill(vertexAt, FREE);
+    }
+
+    /**
+     * Subtask {@code subtask}'s equal share of a trainer cache of {@code slots} slots shared by
+     * {@code subtasks} GraphStore subtasks, with a random epoch; null when the share is empty.
+     */
+    public static FeatureCacheDirectory shareOf(int slots, int subtasks, int subtask) {
+        int share = slots / subtasks;
+        if (share == 0) {
+            return null;
+        }
+        long epoch;
+        do {
+            epoch = ThreadLocalRandom.current().nextLong();
+        } while (epoch == 0);
+        return new FeatureCacheDirectory(subtask * share, share, epoch);
     }
 
     public long epoch() {

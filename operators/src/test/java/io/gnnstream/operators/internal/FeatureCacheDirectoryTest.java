@@ -2,6 +2,7 @@ package io.gnnstream.operators.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.HashSet;
@@ -39,6 +40,22 @@ class FeatureCacheDirectoryTest {
         assertEquals(1, d.size());
         assertEquals(slot, d.assign(9), "the freed slot comes first");
         assertEquals(1L, d.epoch());
+    }
+
+    @Test
+    void subtasksShareTheSlotsInDisjointRangesWithTheirOwnEpochs() {
+        Set<Integer> slots = new HashSet<>();
+        Set<Long> epochs = new HashSet<>();
+        for (int subtask = 0; subtask < 3; subtask++) {
+            FeatureCacheDirectory d = FeatureCacheDirectory.shareOf(10, 3, subtask);
+            epochs.add(d.epoch());
+            for (long v = 0; v < 3; v++) {
+                slots.add(d.assign(v));
+            }
+        }
+        assertEquals(Set.of(0, 1, 2, 3, 4, 5, 6, 7, 8), slots);
+        assertEquals(3, epochs.size());
+        assertNull(FeatureCacheDirectory.shareOf(2, 3, 0), "fewer slots than subtasks: no cache");
     }
 
     @Test
