@@ -43,11 +43,10 @@ import org.apache.flink.util.OutputTag;
  * bundles only requests for partitions of one subtask); the operator then switches its current key
  * to every vertex of each request. It answers with the sampled neighbours to the
  * assembler (main output) and, if the request names feature vertices, with their features and
- * labels straight to the batch's trainer (side output {@link #FEATURES}), so the largest part of a
- * batch crosses the network once; and with the trainers' feature caches on, a vertex whose features
- * a trainer holds already is sent as a cache slot (a {@link FeatureCacheDirectory} per trainer
- * records what this subtask placed there), so a vertex's features cross the network once, not once
- * per batch. Sampling of vertex
+ * labels straight to the batch's trainer (side output {@link #FEATURES}), bypassing the assembler.
+ * With the trainers' feature caches on, a vertex whose features a trainer holds already is sent as
+ * a cache slot (a {@link FeatureCacheDirectory} per trainer records what this subtask placed
+ * there), so its features cross the network once, not once per batch. Sampling of vertex
  * {@code v} at hop {@code h} of batch {@code b} is seeded by {@code (seed, b, h, v)}, so a request
  * answered twice (after a retry or a restore) gives the same answer for the same graph.
  *
