@@ -39,10 +39,10 @@ import org.apache.flink.util.OutputTag;
  * Trains the model on the mini-batches of one trainer rank, strictly in sequence order.
  *
  * <p>Batches arrive as {@link MiniBatchPart}s: the head from the assembler and the feature parts
- * straight from the GraphStore subtasks, in any order. Feature parts first go through the
- * {@link TrainerFeatureCache}, which stores the features they bring and fills in the ones they name
- * by cache slot; a part it cannot resolve (sent before a restore) is dropped and counted, and its
- * batch comes again. Once whole, batches are buffered
+ * straight from the GraphStore subtasks, in any order, and are joined by {@link PartialBatches},
+ * which copies the rows a part names by cache slot from the {@link TrainerFeatureCache}; then the
+ * cache stores the rows the part brings. A part naming slots the cache does not hold (sent before a
+ * restore) is dropped and counted, and its batch comes again. Once whole, batches are buffered
  * until their {@code seq} is next, so the sequence of updates is the scheduler's, whatever the
  * timing. Training batches update the model;
  * evaluation batches of a round are scored with the model of the step they follow, and when the
@@ -126,7 +126,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         partials = new PartialBatches();
         featureCache = new TrainerFeatureCache(config.featureCacheSlots, config.model.inFeatures());
         for (MiniBatchPart p : partialState.get()) {
-            partials.accept(p);
+            partials.accept(p, featureCache);
         }
     }
 
@@ -205,20 +205,23 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     @Override
     public void processElement(StreamRecord<MiniBatchPart> element) throws Exception {
         lastInputNanos = System.nanoTime();
-        MiniBatchPart part = featureCache.resolve(element.getValue());
-        if (part == null) {
+        MiniBatchPart part = element.getValue();
+        MiniBatch batch = null;
+        if (!featureCache.holdsAll(part)) {
             unresolvedParts.inc();
-            return;
+        } else if (!alreadyHave(part.seq)) {
+            batch = partials.accept(part, featureCache);
         }
-        if (part.seq < progress.nextSeq || buffered.containsKey(part.seq) || steps.busy() && part.seq == progress.nextSeq) {
-            return;
+        featureCache.storeFills(part);
+        if (batch != null) {
+            buffered.put(batch.seq, batch);
+            startNextStep();
         }
-        MiniBatch batch = partials.accept(part);
-        if (batch == null) {
-            return;
-        }
-        buffered.put(batch.seq, batch);
-        startNextStep();
+    }
+
+    /** True when the batch of {@code seq} was trained on, is buffered, or is in the step running. */
+    private boolean alreadyHave(long seq) {
+        return seq < progress.nextSeq || buffered.containsKey(seq) || steps.busy() && seq == progress.nextSeq;
     }
 
     /** Starts the model step of the next batch in sequence, if it is here and no step is running. */
@@ -257,6 +260,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             evaluated(batch, done.eval);
         }
         progress.nextSeq = batch.seq + 1;
+        partials.recycle(batch.features);
         output.collect(new StreamRecord<>(new Credit(rank, batch.seq)));
         startNextStep();
     }

@@ -28,6 +28,7 @@ import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -64,6 +65,18 @@ class MessageTypesTest {
                 checkExplicit(GraphStoreInputSerializer.INSTANCE, (GraphStoreInput) value);
             }
         }
+    }
+
+    /** A batch in a reused feature matrix longer than its rows is written with its rows only. */
+    @Test
+    void batchInALongerMatrixIsWrittenWithItsRowsOnly() throws Exception {
+        MiniBatch b = samples().stream().filter(MiniBatch.class::isInstance).map(MiniBatch.class::cast)
+                .findFirst().orElseThrow();
+        MiniBatch padded = b.withFeatures(Arrays.copyOf(b.features, b.features.length + 6), b.labels);
+        byte[] bytes = serialize(MiniBatchSerializer.INSTANCE, padded);
+        assertArrayEquals(serialize(MiniBatchSerializer.INSTANCE, b), bytes);
+        assertArrayEquals(b.features,
+                MiniBatchSerializer.INSTANCE.deserialize(new DataInputDeserializer(bytes)).features);
     }
 
     /** A part sent with its rows' vertex records arrives as the same part with the features as bytes. */

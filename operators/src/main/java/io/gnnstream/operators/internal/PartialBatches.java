@@ -5,7 +5,9 @@ import io.gnnstream.operators.messages.MiniBatchPart;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,54 +16,87 @@ import java.util.Map;
  * Joins the head and the feature parts of each batch back into a {@link MiniBatch}, in any arrival
  * order, ignoring repeated parts (a retried request is answered twice) and parts of an earlier
  * attempt than the head's. Parts of a later attempt are kept: after a restore, a batch sampled again
- * may send its feature parts before its head, while the head of the earlier attempt is pending. Parts are kept as received until their batch is complete, so a checkpoint can
- * store them as they are ({@link #parts()}).
+ * may send its feature parts before its head, while the head of the earlier attempt is pending.
+ *
+ * <p>Once a batch's head is here, each of its parts is placed straight into the batch's feature
+ * matrix, cached rows copied from the {@link TrainerFeatureCache}: one copy per row, which matters
+ * because copying rows is most of what the trainer does when it is not computing. Parts that come
+ * before their head wait, their cached rows copied out first (the slots may be refilled). A
+ * checkpoint stores parts as received ({@link #parts()}), those already placed rebuilt from the
+ * matrix. Feature matrices of batches trained on come back through {@link #recycle}, so a new
+ * batch reuses one instead of having a fresh array of tens of megabytes zeroed.
  */
 public final class PartialBatches {
 
-    private final Map<Long, Pending> bySeq = new HashMap<>();
+    /** Feature matrices kept for reuse; two batches in flight at a time is the steady state. */
+    private static final int POOLED = 3;
 
-    /** Takes a part; returns its batch when this was the last part missing, otherwise null. */
-    public MiniBatch accept(MiniBatchPart part) {
+    private final Map<Long, Pending> bySeq = new HashMap<>();
+    private final ArrayDeque<float[]> pool = new ArrayDeque<>();
+
+    /**
+     * Takes a part whose cache references {@code cache} holds ({@link TrainerFeatureCache#holdsAll});
+     * returns its batch when this was the last part missing, otherwise null. The caller stores the
+     * part's cache fills afterwards.
+     */
+    public MiniBatch accept(MiniBatchPart part, TrainerFeatureCache cache) {
         check(part);
         Pending pending = bySeq.computeIfAbsent(part.seq, seq -> new Pending());
         if (part.isHead()) {
             if (pending.head != null && pending.head.attempt >= part.attempt) {
                 return null;
             }
-            pending.head = part;
-            pending.features.removeIf(p -> p.attempt < part.attempt);
-        } else {
-            if (pending.head != null && pending.head.attempt > part.attempt) {
+            if (pending.batch != null) {
+                recycle(pending.batch.features);
+            }
+            pending.start(part, take(part.head.numNodes() * part.head.featureDim));
+            List<MiniBatchPart> waiting = new ArrayList<>(pending.waiting);
+            pending.waiting.clear();
+            for (MiniBatchPart p : waiting) {
+                if (p.attempt == part.attempt) {
+                    pending.place(p, cache);
+                } else if (p.attempt > part.attempt) {
+                    pending.waiting.add(p);
+                }
+            }
+        } else if (pending.head != null && part.attempt <= pending.head.attempt) {
+            if (part.attempt < pending.head.attempt || pending.placed(part.part)) {
                 return null;
             }
-            for (MiniBatchPart p : pending.features) {
+            pending.place(part, cache);
+        } else {
+            for (MiniBatchPart p : pending.waiting) {
                 if (p.part == part.part && p.attempt == part.attempt) {
                     return null;
                 }
             }
-            pending.features.add(part);
+            pending.waiting.add(cache.withCachedRows(part));
         }
-        if (pending.head == null) {
-            return null;
-        }
-        int attempt = pending.head.attempt;
-        if (pending.features.stream().filter(p -> p.attempt == attempt).count() < pending.head.numParts) {
+        if (pending.head == null || pending.placed.size() < pending.head.numParts) {
             return null;
         }
         bySeq.remove(part.seq);
-        pending.features.removeIf(p -> p.attempt != attempt);
-        return assemble(pending.head, pending.features);
+        return pending.finish();
     }
 
-    /** Every part of the incomplete batches. */
+    /** Hands back the feature matrix of a batch that is no longer used, for a later batch. */
+    public void recycle(float[] features) {
+        if (features != null && pool.size() < POOLED) {
+            pool.push(features);
+        }
+    }
+
+    /** Every part of the incomplete batches, as received (cache references resolved). */
     public List<MiniBatchPart> parts() {
         List<MiniBatchPart> all = new ArrayList<>();
         for (Pending p : bySeq.values()) {
             if (p.head != null) {
                 all.add(p.head);
+                for (MiniBatchPart placed : p.placed) {
+                    all.add(p.received(placed));
+                }
             }
-            all.addAll(p.features);
+            all.addAll(p.waiting);
         }
         return all;
     }
@@ -71,47 +106,16 @@ public final class PartialBatches {
         return bySeq.size();
     }
 
-    /**
-     * The batch of a head and its feature parts: every row's features in place, and the labels of
-     * the seeds. Each row must come in exactly one part.
-     */
-    public static MiniBatch assemble(MiniBatchPart head, List<MiniBatchPart> features) {
-        MiniBatch b = head.head;
-        int dim = b.featureDim;
-        int numNodes = b.numNodes();
-        if (features.size() != head.numParts) {
-            throw new IllegalArgumentException("batch " + b.batchId + " has " + features.size() + " feature parts, "
-                    + head.numParts + " expected");
-        }
-        b.features = new float[numNodes * dim];
-        b.labels = new int[b.numSeeds()];
-        boolean[] filled = new boolean[numNodes];
-        int rowsFilled = 0;
-        for (MiniBatchPart p : features) {
-            if (p.features.length != p.rows.length * dim * Float.BYTES) {
-                throw new IllegalArgumentException("part " + p.part + " of batch " + b.batchId + " has "
-                        + p.features.length + " feature bytes for " + p.rows.length + " rows of " + dim);
+    /** A pooled matrix of at least {@code length} floats, or a new one with room for larger batches. */
+    private float[] take(int length) {
+        for (var it = pool.iterator(); it.hasNext(); ) {
+            float[] features = it.next();
+            if (features.length >= length) {
+                it.remove();
+                return features;
             }
-            FloatBuffer rows = ByteBuffer.wrap(p.features).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
-            for (int j = 0; j < p.rows.length; j++) {
-                int row = p.rows[j];
-                if (row < 0 || row >= numNodes || filled[row]) {
-                    throw new IllegalArgumentException("part " + p.part + " of batch " + b.batchId + " fills row "
-                            + row + (row >= 0 && row < numNodes ? " again" : ", outside the batch"));
-                }
-                filled[row] = true;
-                rows.get(j * dim, b.features, row * dim, dim);
-                if (row < b.labels.length) {
-                    b.labels[row] = p.labels[j];
-                }
-            }
-            rowsFilled += p.rows.length;
         }
-        if (rowsFilled != numNodes) {
-            throw new IllegalArgumentException("batch " + b.batchId + " has features for " + rowsFilled + " of "
-                    + numNodes + " rows");
-        }
-        return b;
+        return new float[length + length / 8];
     }
 
     private static void check(MiniBatchPart part) {
@@ -122,9 +126,90 @@ public final class PartialBatches {
         }
     }
 
-    /** What has arrived of one batch. */
+    /**
+     * What has arrived of one batch: its head and the batch being filled, the parts placed in it
+     * (rows and labels only), and the parts waiting for a head of their attempt.
+     */
     private static final class Pending {
         MiniBatchPart head;
-        final List<MiniBatchPart> features = new ArrayList<>();
+        MiniBatch batch;
+        boolean[] filled;
+        int rowsFilled;
+        final List<MiniBatchPart> placed = new ArrayList<>();
+        final List<MiniBatchPart> waiting = new ArrayList<>();
+
+        void start(MiniBatchPart newHead, float[] features) {
+            head = newHead;
+            batch = newHead.head.withFeatures(features, new int[newHead.head.numSeeds()]);
+            filled = new boolean[batch.numNodes()];
+            rowsFilled = 0;
+            placed.clear();
+        }
+
+        boolean placed(int part) {
+            for (MiniBatchPart p : placed) {
+                if (p.part == part) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** Writes a part's rows into the batch: its own from its bytes, its cached ones from the cache. */
+        void place(MiniBatchPart p, TrainerFeatureCache cache) {
+            int dim = batch.featureDim;
+            int own = p.rows.length;
+            if (p.features.length != own * dim * Float.BYTES) {
+                throw new IllegalArgumentException("part " + p.part + " of batch " + batch.batchId + " has "
+                        + p.features.length + " feature bytes for " + own + " rows of " + dim);
+            }
+            FloatBuffer bytes = ByteBuffer.wrap(p.features).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+            for (int j = 0; j < own; j++) {
+                int row = fill(p, p.rows[j], p.labels[j]);
+                bytes.get(j * dim, batch.features, row * dim, dim);
+            }
+            int cached = p.cachedRows.length;
+            int[] rows = Arrays.copyOf(p.rows, own + cached);
+            int[] labels = Arrays.copyOf(p.labels, own + cached);
+            for (int j = 0; j < cached; j++) {
+                int slot = p.cachedSlots[j];
+                rows[own + j] = fill(p, p.cachedRows[j], cache.label(slot));
+                labels[own + j] = cache.label(slot);
+                cache.copyRow(slot, batch.features, rows[own + j] * dim);
+            }
+            placed.add(MiniBatchPart.features(p.batchId, p.seq, p.trainer, p.attempt, p.part, rows, labels, null));
+        }
+
+        private int fill(MiniBatchPart p, int row, int label) {
+            if (row < 0 || row >= filled.length || filled[row]) {
+                throw new IllegalArgumentException("part " + p.part + " of batch " + batch.batchId + " fills row "
+                        + row + (row >= 0 && row < filled.length ? " again" : ", outside the batch"));
+            }
+            filled[row] = true;
+            rowsFilled++;
+            if (row < batch.labels.length) {
+                batch.labels[row] = label;
+            }
+            return row;
+        }
+
+        MiniBatch finish() {
+            if (rowsFilled != filled.length) {
+                throw new IllegalArgumentException("batch " + batch.batchId + " has features for " + rowsFilled
+                        + " of " + filled.length + " rows");
+            }
+            return batch;
+        }
+
+        /** A placed part as it was received, its features read back from the batch. */
+        MiniBatchPart received(MiniBatchPart p) {
+            int dim = batch.featureDim;
+            byte[] bytes = new byte[p.rows.length * dim * Float.BYTES];
+            FloatBuffer out = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+            for (int j = 0; j < p.rows.length; j++) {
+                out.put(j * dim, batch.features, p.rows[j] * dim, dim);
+            }
+            return MiniBatchPart.features(p.batchId, p.seq, p.trainer, p.attempt, p.part, p.rows, p.labels, bytes);
+        }
     }
 }

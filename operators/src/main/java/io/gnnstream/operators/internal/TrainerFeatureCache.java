@@ -1,6 +1,9 @@
 package io.gnnstream.operators.internal;
 
 import io.gnnstream.operators.messages.MiniBatchPart;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
 
 /**
  * A trainer's cache of vertex features and labels in numbered slots, filled and referenced by the
@@ -8,24 +11,26 @@ import io.gnnstream.operators.messages.MiniBatchPart;
  * a {@link FeatureCacheDirectory}). Features of the vertices sampled again and again then cross the
  * network once, not once per batch: moving them was most of the GraphStore's work per batch.
  *
- * <p>Resolving a part reads its references before it stores its fills, since the GraphStore may
- * have evicted a referenced vertex for one filled by the same part. Each slot remembers the epoch
- * of the directory that filled it; a reference to a slot filled under another epoch (or never
- * filled in this incarnation of the trainer: the cache is not checkpointed) cannot be resolved, and
- * such a part is dropped. That happens only to parts sent before a restore and replayed from the
- * checkpoint's in-flight data; the scheduler samples every unacknowledged batch again after a
- * restore, so the batch still comes whole. Slot pages are allocated when first filled.
+ * <p>A part's references must be read ({@link #copyRow}, {@link #withCachedRows}) before its fills
+ * are stored ({@link #storeFills}), since the GraphStore may have evicted a referenced vertex for
+ * one filled by the same part. Each slot remembers the epoch of the directory that filled it; a
+ * reference to a slot filled under another epoch (or never filled in this incarnation of the
+ * trainer: the cache is not checkpointed) cannot be resolved ({@link #holdsAll}), and such a part
+ * is dropped. That happens only to parts sent before a restore and replayed from the checkpoint's
+ * in-flight data; the scheduler samples every unacknowledged batch again after a restore, so the
+ * batch still comes whole. Features are kept decoded, so a hit is one array copy into the batch;
+ * slot pages are allocated when first filled.
  */
 public final class TrainerFeatureCache {
 
     /** Heap bytes per slot besides the features: label and epoch. */
     public static final int SLOT_OVERHEAD_BYTES = Integer.BYTES + Long.BYTES;
 
-    private static final int PAGE_BYTES = 16 << 20;
+    private static final int PAGE_FLOATS = 4 << 20;
 
-    private final int rowBytes;
+    private final int dim;
     private final int slotsPerPage;
-    private final byte[][] pages;
+    private final float[][] pages;
     private final int[] labels;
     private final long[] epochs;
 
@@ -33,9 +38,9 @@ public final class TrainerFeatureCache {
         if (slots < 0 || featureDim < 1) {
             throw new IllegalArgumentException("cache of " + slots + " slots of " + featureDim + " features");
         }
-        this.rowBytes = featureDim * Float.BYTES;
-        this.slotsPerPage = Math.max(1, PAGE_BYTES / rowBytes);
-        this.pages = new byte[(slots + slotsPerPage - 1) / slotsPerPage][];
+        this.dim = featureDim;
+        this.slotsPerPage = Math.max(1, PAGE_FLOATS / featureDim);
+        this.pages = new float[(slots + slotsPerPage - 1) / slotsPerPage][];
         this.labels = new int[slots];
         this.epochs = new long[slots];
     }
@@ -45,31 +50,19 @@ public final class TrainerFeatureCache {
     }
 
     /**
-     * Resolves a feature part: returns it with the features and labels of its cached rows copied in
-     * (the part itself when it references none), or null when it references a slot this cache does
-     * not hold for the part's epoch. Either way the part's fills are stored.
+     * True when every slot a feature part references holds features of the part's epoch (always
+     * for heads and parts without references); throws when the part is not well formed.
      */
-    public MiniBatchPart resolve(MiniBatchPart part) {
+    public boolean holdsAll(MiniBatchPart part) {
         if (part.isHead() || part.cacheEpoch == MiniBatchPart.NO_CACHE) {
-            return part;
+            return true;
         }
         if (part.rows == null || part.labels == null || part.features == null || part.fillSlots == null
                 || part.cachedRows == null || part.cachedSlots == null || part.labels.length != part.rows.length
                 || part.fillSlots.length != part.rows.length || part.cachedSlots.length != part.cachedRows.length
-                || part.features.length != part.rows.length * rowBytes) {
+                || part.features.length != part.rows.length * dim * Float.BYTES) {
             throw new IllegalArgumentException("malformed cached part " + part.part + " of batch " + part.batchId);
         }
-        MiniBatchPart resolved = holdsAll(part) ? withCachedRows(part) : null;
-        int[] fills = part.fillSlots;
-        for (int j = 0; j < fills.length; j++) {
-            if (fills[j] >= 0 && fills[j] < epochs.length) {
-                store(fills[j], part.cacheEpoch, part.labels[j], part.features, j * rowBytes);
-            }
-        }
-        return resolved;
-    }
-
-    private boolean holdsAll(MiniBatchPart part) {
         for (int slot : part.cachedSlots) {
             if (slot < 0 || slot >= epochs.length || epochs[slot] != part.cacheEpoch) {
                 return false;
@@ -78,39 +71,60 @@ public final class TrainerFeatureCache {
         return true;
     }
 
-    /** A part of features only: its own rows first, then the cached ones. */
-    private MiniBatchPart withCachedRows(MiniBatchPart part) {
+    /** Copies the features of a slot {@link #holdsAll} vouched for into {@code dst} at {@code offset}. */
+    public void copyRow(int slot, float[] dst, int offset) {
+        System.arraycopy(pages[slot / slotsPerPage], (slot % slotsPerPage) * dim, dst, offset, dim);
+    }
+
+    public int label(int slot) {
+        return labels[slot];
+    }
+
+    /**
+     * A part {@link #holdsAll} vouched for as a part of features only: its own rows first, then the
+     * cached ones; for parts that must wait for their batch, when the slots may be refilled.
+     */
+    public MiniBatchPart withCachedRows(MiniBatchPart part) {
+        if (part.isHead() || part.cachedRows.length == 0) {
+            return part;
+        }
         int own = part.rows.length;
         int cached = part.cachedRows.length;
-        if (cached == 0) {
-            return MiniBatchPart.features(part.batchId, part.seq, part.trainer, part.attempt, part.part, part.rows,
-                    part.labels, part.features);
-        }
         int[] rows = new int[own + cached];
         int[] rowLabels = new int[own + cached];
-        byte[] features = new byte[(own + cached) * rowBytes];
+        byte[] features = new byte[(own + cached) * dim * Float.BYTES];
         System.arraycopy(part.rows, 0, rows, 0, own);
         System.arraycopy(part.labels, 0, rowLabels, 0, own);
-        System.arraycopy(part.features, 0, features, 0, own * rowBytes);
+        System.arraycopy(part.features, 0, features, 0, part.features.length);
+        FloatBuffer out = ByteBuffer.wrap(features).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
         for (int j = 0; j < cached; j++) {
             int slot = part.cachedSlots[j];
             rows[own + j] = part.cachedRows[j];
             rowLabels[own + j] = labels[slot];
-            System.arraycopy(pages[slot / slotsPerPage], (slot % slotsPerPage) * rowBytes,
-                    features, (own + j) * rowBytes, rowBytes);
+            out.put((own + j) * dim, pages[slot / slotsPerPage], (slot % slotsPerPage) * dim, dim);
         }
         return MiniBatchPart.features(part.batchId, part.seq, part.trainer, part.attempt, part.part, rows,
                 rowLabels, features);
     }
 
-    private void store(int slot, long epoch, int label, byte[] features, int from) {
-        int page = slot / slotsPerPage;
-        if (pages[page] == null) {
-            int slotsInPage = Math.min(slotsPerPage, epochs.length - page * slotsPerPage);
-            pages[page] = new byte[slotsInPage * rowBytes];
+    /** Stores the rows a feature part brings for the slots it names, whether or not the part is used. */
+    public void storeFills(MiniBatchPart part) {
+        if (part.isHead() || part.cacheEpoch == MiniBatchPart.NO_CACHE) {
+            return;
         }
-        System.arraycopy(features, from, pages[page], (slot % slotsPerPage) * rowBytes, rowBytes);
-        labels[slot] = label;
-        epochs[slot] = epoch;
+        FloatBuffer in = ByteBuffer.wrap(part.features).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+        int[] fills = part.fillSlots;
+        for (int j = 0; j < fills.length; j++) {
+            int slot = fills[j];
+            if (slot >= 0 && slot < epochs.length) {
+                int page = slot / slotsPerPage;
+                if (pages[page] == null) {
+                    pages[page] = new float[Math.min(slotsPerPage, epochs.length - page * slotsPerPage) * dim];
+                }
+                in.get(j * dim, pages[page], (slot % slotsPerPage) * dim, dim);
+                labels[slot] = part.labels[j];
+                epochs[slot] = part.cacheEpoch;
+            }
+        }
     }
 }

@@ -11,7 +11,8 @@ package io.gnnstream.operators.messages;
  * {@code indices[indicesOffsets[h-1] + indptr[indptrOffsets[h-1] + i] ...
  * indices[indicesOffsets[h-1] + indptr[indptrOffsets[h-1] + i + 1] - 1]}. Model layer 0 (input
  * side) uses hop {@code L}; the last model layer uses hop 1. Features are row-major,
- * {@code nodeCounts[L] x featureDim}. A Flink POJO with primitive arrays only (never INDArray), so
+ * {@code nodeCounts[L] x featureDim}, at the start of an array that may be longer (the trainer
+ * reuses them). A Flink POJO with primitive arrays only (never INDArray), so
  * it crosses the network without Kryo; it has no Flink imports so the model can use it directly.
  */
 public class MiniBatch {
@@ -88,5 +89,31 @@ public class MiniBatch {
 
     public boolean isTraining() {
         return kind == KIND_TRAIN;
+    }
+
+    /** A copy sharing this batch's structure, with the given features and labels. */
+    public MiniBatch withFeatures(float[] newFeatures, int[] newLabels) {
+        MiniBatch b = new MiniBatch();
+        b.batchId = batchId;
+        b.seq = seq;
+        b.trainer = trainer;
+        b.kind = kind;
+        b.step = step;
+        b.roundIndex = roundIndex;
+        b.roundSize = roundSize;
+        b.finalRound = finalRound;
+        b.numLayers = numLayers;
+        b.nodeCounts = nodeCounts;
+        b.nodeIds = nodeIds;
+        b.indptr = indptr;
+        b.indptrOffsets = indptrOffsets;
+        b.indices = indices;
+        b.indicesOffsets = indicesOffsets;
+        b.featureDim = featureDim;
+        b.features = newFeatures;
+        b.labels = newLabels;
+        b.graphVertices = graphVertices;
+        b.graphEdgesIngested = graphEdgesIngested;
+        return b;
     }
 }

@@ -44,7 +44,9 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
         BulkArrays.writeInts(b.indptrOffsets, out);
         BulkArrays.writeInts(b.indices, out);
         BulkArrays.writeInts(b.indicesOffsets, out);
-        BulkArrays.writeFloats(b.features, out);
+        // The trainer reuses feature arrays, so one may be longer than the batch's rows.
+        BulkArrays.writeFloats(b.features,
+                b.features == null ? -1 : Math.min(b.features.length, b.numNodes() * b.featureDim), out);
         BulkArrays.writeInts(b.labels, out);
     }
 

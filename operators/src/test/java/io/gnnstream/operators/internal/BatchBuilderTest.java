@@ -17,6 +17,7 @@ import java.util.ArrayDeque;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Deque;
 import java.util.List;
@@ -35,6 +36,7 @@ class BatchBuilderTest {
             4L, new long[] {3});
 
     private static final int DIM = 2;
+    private static final TrainerFeatureCache NO_CACHE = new TrainerFeatureCache(0, DIM);
     private final VertexPartitioner partitioner = new HashPartitioner(4);
 
     @Test
@@ -79,7 +81,7 @@ class BatchBuilderTest {
         assertArrayEquals(expected.nodeIds, actual.nodeIds);
         assertArrayEquals(expected.indices, actual.indices);
         assertArrayEquals(expected.indptr, actual.indptr);
-        assertArrayEquals(expected.features, actual.features);
+        assertArrayEquals(features(expected), features(actual));
     }
 
     /** Head and feature parts join in any order; repeats and an earlier attempt's parts are dropped. */
@@ -92,21 +94,21 @@ class BatchBuilderTest {
             stale.features = bytes(new float[stale.rows.length * DIM]);
         }
         PartialBatches partials = new PartialBatches();
-        assertNull(partials.accept(first.features.get(0)), "an earlier attempt's part waits for its head");
+        assertNull(partials.accept(first.features.get(0), NO_CACHE), "an earlier attempt's part waits for its head");
         List<MiniBatchPart> current = new ArrayList<>(second.features);
         Collections.reverse(current);
-        assertNull(partials.accept(current.get(0)));
-        assertNull(partials.accept(current.get(0)), "a repeated part is ignored");
-        assertNull(partials.accept(second.head), "the head waits for the rest");
-        assertNull(partials.accept(first.features.get(1)), "a part of another attempt than the head's is ignored");
-        assertNull(partials.accept(first.head), "so is an older head");
+        assertNull(partials.accept(current.get(0), NO_CACHE));
+        assertNull(partials.accept(current.get(0), NO_CACHE), "a repeated part is ignored");
+        assertNull(partials.accept(second.head, NO_CACHE), "the head waits for the rest");
+        assertNull(partials.accept(first.features.get(1), NO_CACHE), "a part of another attempt than the head's is ignored");
+        assertNull(partials.accept(first.head, NO_CACHE), "so is an older head");
         MiniBatch b = null;
         for (MiniBatchPart p : current.subList(1, current.size())) {
             assertNull(b, "complete only with the last part");
-            b = partials.accept(p);
+            b = partials.accept(p, NO_CACHE);
         }
         assertEquals(0, partials.size(), "nothing left of the batch");
-        assertArrayEquals(run(spec(0L, 4L), new int[] {-1, -1}, null).features, b.features);
+        assertArrayEquals(features(run(spec(0L, 4L), new int[] {-1, -1}, null)), features(b));
         assertArrayEquals(new int[] {0, 1}, b.labels);
     }
 
@@ -115,9 +117,9 @@ class BatchBuilderTest {
         Sent sent = send(spec(0L), 0, new int[] {-1}, null, 100);
         MiniBatchPart part = sent.features.get(sent.features.size() - 1);
         part.rows[0] = 0;
-        assertThrows(IllegalArgumentException.class, () -> PartialBatches.assemble(sent.head, sent.features));
+        assertThrows(IllegalArgumentException.class, () -> acceptAll(sent), "a row filled twice");
         part.rows[0] = 99;
-        assertThrows(IllegalArgumentException.class, () -> PartialBatches.assemble(sent.head, sent.features));
+        assertThrows(IllegalArgumentException.class, () -> acceptAll(sent), "a row outside the batch");
     }
 
     @Test
@@ -127,7 +129,7 @@ class BatchBuilderTest {
         assertTrue(builder.isComplete());
         MiniBatchPart head = builder.buildHead();
         assertEquals(0, head.numParts);
-        assertEquals(0, new PartialBatches().accept(head).numSeeds());
+        assertEquals(0, new PartialBatches().accept(head, NO_CACHE).numSeeds());
     }
 
     private BatchSpec spec(long... seeds) {
@@ -152,7 +154,7 @@ class BatchBuilderTest {
         }
         PartialBatches partials = new PartialBatches();
         for (MiniBatchPart p : all) {
-            MiniBatch whole = partials.accept(p);
+            MiniBatch whole = partials.accept(p, NO_CACHE);
             if (whole != null) {
                 assertEquals(0, partials.size());
                 return whole; // the trainer drops the parts of batches it already has
@@ -229,6 +231,19 @@ class BatchBuilderTest {
         }
         return MiniBatchPart.features(r.batchId, r.seq, r.trainer, r.attempt, r.featurePart, r.featureRows.clone(),
                 labels, bytes(features));
+    }
+
+    private static void acceptAll(Sent sent) {
+        PartialBatches partials = new PartialBatches();
+        partials.accept(sent.head, NO_CACHE);
+        for (MiniBatchPart p : sent.features) {
+            partials.accept(p, NO_CACHE);
+        }
+    }
+
+    /** The batch's feature rows, without the room a reused array may have beyond them. */
+    private static float[] features(MiniBatch b) {
+        return Arrays.copyOf(b.features, b.numNodes() * b.featureDim);
     }
 
     private static byte[] bytes(float[] values) {

@@ -19,8 +19,17 @@ public final class BulkArrays {
     private BulkArrays() {}
 
     public static void writeFloats(float[] values, DataOutputView out) throws IOException {
-        if (writeLength(values == null ? -1 : values.length, out)) {
-            write(values.length, Float.BYTES, (chunk, from, n) -> chunk.asFloatBuffer().put(values, from, n), out);
+        writeFloats(values, values == null ? -1 : values.length, out);
+    }
+
+    /** Writes the first {@code length} elements of {@code values}, read back as an array of that length. */
+    public static void writeFloats(float[] values, int length, DataOutputView out) throws IOException {
+        if (length > (values == null ? -1 : values.length)) {
+            throw new IllegalArgumentException("writing " + length + " floats of "
+                    + (values == null ? "none" : values.length));
+        }
+        if (writeLength(values == null ? -1 : length, out)) {
+            write(length, Float.BYTES, (chunk, from, n) -> chunk.asFloatBuffer().put(values, from, n), out);
         }
     }
 

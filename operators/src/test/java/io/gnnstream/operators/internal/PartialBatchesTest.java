@@ -1,0 +1,141 @@
+package io.gnnstream.operators.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.messages.MiniBatchPart;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class PartialBatchesTest {
+
+    private static final int DIM = 2;
+    private static final long EPOCH = 9L;
+
+    /** Row r of batch s has features {@code [100 s + r, -r]} and label r mod 3. */
+    private static float[] row(long seq, int r) {
+        return new float[] {100f * seq + r, -r};
+    }
+
+    /**
+     * A part naming cache slots, placed into its batch after the head, gives the batch the cached
+     * rows as they were when the part arrived, even when the same part refills one of those slots.
+     */
+    @Test
+    void cachedRowsArePlacedAsTheyWereWhenThePartArrived() {
+        TrainerFeatureCache cache = new TrainerFeatureCache(4, DIM);
+        PartialBatches partials = new PartialBatches();
+        MiniBatchPart fill = part(0, 0, 0, new int[] {0, 1, 2, 3}).withCacheSlots(EPOCH, new int[] {0, 1, 2, 3},
+                new int[0], new int[0]);
+        assertNull(accept(partials, cache, head(0, 1)));
+        assertNotNull(accept(partials, cache, fill));
+
+        assertNull(accept(partials, cache, head(1, 2)));
+        MiniBatchPart refillsSlot1 = part(1, 1, 0, new int[] {3}).withCacheSlots(EPOCH, new int[] {1},
+                new int[] {0, 2}, new int[] {2, 1});
+        assertNull(accept(partials, cache, refillsSlot1));
+        MiniBatch b = accept(partials, cache, part(1, 1, 1, new int[0]).withCacheSlots(EPOCH, new int[0],
+                new int[] {1}, new int[] {1}));
+        assertNotNull(b);
+        float[] expected = new float[4 * DIM];
+        System.arraycopy(row(0, 2), 0, expected, 0, DIM);
+        System.arraycopy(row(1, 3), 0, expected, DIM, DIM);
+        System.arraycopy(row(0, 1), 0, expected, 2 * DIM, DIM);
+        System.arraycopy(row(1, 3), 0, expected, 3 * DIM, DIM);
+        assertArrayEquals(expected, Arrays.copyOf(b.features, 4 * DIM));
+        assertArrayEquals(new int[] {2}, b.labels, "the seed's label came from the cache");
+        assertEquals(0, partials.size());
+    }
+
+    /**
+     * A checkpoint between the parts of a batch holds the parts as received, rebuilt from the
+     * batch's matrix for the placed ones; restored without the cache, they complete the same batch.
+     */
+    @Test
+    void partsOfAnIncompleteBatchRestoreWithoutTheCache() {
+        TrainerFeatureCache cache = new TrainerFeatureCache(4, DIM);
+        PartialBatches partials = new PartialBatches();
+        accept(partials, cache, head(0, 1));
+        accept(partials, cache, part(0, 0, 0, new int[] {0, 1, 2, 3}).withCacheSlots(EPOCH, new int[] {0, 1, 2, 3},
+                new int[0], new int[0]));
+        MiniBatchPart cachedLater = part(1, 1, 1, new int[0]).withCacheSlots(EPOCH, new int[0],
+                new int[] {1, 2}, new int[] {1, 2});
+        assertNull(accept(partials, cache, cachedLater), "a part before its head waits, its cached rows copied");
+        assertNull(accept(partials, cache, head(1, 3)));
+        MiniBatchPart placed = part(1, 1, 0, new int[] {0}).withCacheSlots(EPOCH, new int[] {-1},
+                new int[] {3}, new int[] {3});
+        assertNull(accept(partials, cache, placed));
+        List<MiniBatchPart> checkpoint = partials.parts();
+        assertEquals(3, checkpoint.size(), "the head and both parts, placed");
+        checkpoint.forEach(p -> assertEquals(MiniBatchPart.NO_CACHE, p.cacheEpoch));
+
+        PartialBatches restored = new PartialBatches();
+        TrainerFeatureCache empty = new TrainerFeatureCache(4, DIM);
+        MiniBatch b = null;
+        for (MiniBatchPart p : checkpoint) {
+            assertTrue(empty.holdsAll(p));
+            b = restored.accept(p, empty);
+        }
+        assertNull(b, "part 2 is missing");
+        b = restored.accept(part(1, 1, 2, new int[] {}), empty);
+        assertNotNull(b);
+        float[] expected = new float[4 * DIM];
+        System.arraycopy(row(1, 0), 0, expected, 0, DIM);
+        System.arraycopy(row(0, 1), 0, expected, DIM, DIM);
+        System.arraycopy(row(0, 2), 0, expected, 2 * DIM, DIM);
+        System.arraycopy(row(0, 3), 0, expected, 3 * DIM, DIM);
+        assertArrayEquals(expected, Arrays.copyOf(b.features, 4 * DIM));
+        assertArrayEquals(new int[] {0}, b.labels);
+    }
+
+    /** A recycled matrix is used for the next batch, and every row of it is overwritten. */
+    @Test
+    void reusesRecycledMatrices() {
+        TrainerFeatureCache cache = new TrainerFeatureCache(0, DIM);
+        PartialBatches partials = new PartialBatches();
+        accept(partials, cache, head(0, 1));
+        MiniBatch first = accept(partials, cache, part(0, 0, 0, new int[] {0, 1, 2, 3}));
+        partials.recycle(first.features);
+        accept(partials, cache, head(1, 1));
+        MiniBatch second = accept(partials, cache, part(1, 1, 0, new int[] {3, 2, 1, 0}));
+        assertSame(first.features, second.features);
+        assertEquals(row(1, 2)[0], second.features[2 * DIM]);
+    }
+
+    private static MiniBatch accept(PartialBatches partials, TrainerFeatureCache cache, MiniBatchPart part) {
+        assertTrue(cache.holdsAll(part));
+        MiniBatch b = partials.accept(part, cache);
+        cache.storeFills(part);
+        return b;
+    }
+
+    /** The head of batch {@code seq}: one seed, four nodes, features in {@code numParts} parts. */
+    private static MiniBatchPart head(long seq, int numParts) {
+        MiniBatch b = new MiniBatch();
+        b.batchId = seq;
+        b.seq = seq;
+        b.numLayers = 1;
+        b.nodeCounts = new int[] {1, 4};
+        b.featureDim = DIM;
+        return MiniBatchPart.head(b, 0, numParts);
+    }
+
+    /** Feature part {@code part} of batch {@code seq} bringing the features and labels of {@code rows}. */
+    private static MiniBatchPart part(long seq, long featuresOf, int part, int[] rows) {
+        ByteBuffer bytes = ByteBuffer.allocate(rows.length * DIM * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        int[] labels = new int[rows.length];
+        for (int j = 0; j < rows.length; j++) {
+            bytes.asFloatBuffer().put(j * DIM, row(featuresOf, rows[j]));
+            labels[j] = rows[j] % 3;
+        }
+        return MiniBatchPart.features(seq, seq, 0, 0, part, rows, labels, bytes.array());
+    }
+}
