@@ -22,6 +22,7 @@ import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -29,7 +30,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
@@ -344,22 +344,32 @@ class GraphStoreOperatorTest {
                 MiniBatchPart sent = lastFeatures(cached);
                 referenced += sent.cachedRows.length;
                 assertTrue(trainer.holdsAll(sent), "batch " + batch);
-                MiniBatchPart resolved = trainer.withCachedRows(sent);
+                List<String> resolved = rowsOf(sent, trainer);
                 trainer.storeFills(sent);
-                assertEquals(rowsOf(lastFeatures(plain)), rowsOf(resolved), "batch " + batch);
+                assertEquals(rowsOf(lastFeatures(plain), trainer), resolved, "batch " + batch);
             }
             assertTrue(referenced > 100, "cache slots referenced: " + referenced);
         }
     }
 
-    /** Each row of a feature part as "row:label:features", sorted by row. */
-    private static List<String> rowsOf(MiniBatchPart part) {
+    /**
+     * Each row of a feature part as "row:label:features", sorted by row: the rows it brings and
+     * those it names by cache slot.
+     */
+    private static List<String> rowsOf(MiniBatchPart part, TrainerFeatureCache cache) {
         float[] features = floats(part.features);
-        return IntStream.range(0, part.rows.length).boxed()
-                .sorted(Comparator.comparingInt(j -> part.rows[j]))
-                .map(j -> part.rows[j] + ":" + part.labels[j] + ":"
-                        + Arrays.toString(Arrays.copyOfRange(features, j * DIM, (j + 1) * DIM)))
-                .collect(Collectors.toList());
+        List<String> rows = new ArrayList<>();
+        for (int j = 0; j < part.rows.length; j++) {
+            rows.add(part.rows[j] + ":" + part.labels[j] + ":"
+                    + Arrays.toString(Arrays.copyOfRange(features, j * DIM, (j + 1) * DIM)));
+        }
+        for (int j = 0; j < part.cachedRows.length; j++) {
+            float[] row = new float[DIM];
+            cache.copyRow(part.cachedSlots[j], row, 0);
+            rows.add(part.cachedRows[j] + ":" + cache.label(part.cachedSlots[j]) + ":" + Arrays.toString(row));
+        }
+        rows.sort(Comparator.comparingInt(r -> Integer.parseInt(r.substring(0, r.indexOf(':')))));
+        return rows;
     }
 
     private static KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse>

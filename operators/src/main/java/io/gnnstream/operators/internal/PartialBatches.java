@@ -8,31 +8,39 @@ import java.nio.FloatBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * Joins the head and the feature parts of each batch back into a {@link MiniBatch}, in any arrival
- * order, ignoring repeated parts (a retried request is answered twice) and parts of an earlier
- * attempt than the head's. Parts of a later attempt are kept: after a restore, a batch sampled again
- * may send its feature parts before its head, while the head of the earlier attempt is pending.
+ * order, ignoring repeated parts (a retried request is answered twice). Of the attempts of a batch
+ * only the latest seen is kept: after a restore the batch is sampled again as a later attempt,
+ * which comes whole, and whatever remains of the earlier one (restored, or replayed from the
+ * checkpoint's in-flight data) is dropped.
  *
- * <p>Once a batch's head is here, each of its parts is placed straight into the batch's feature
- * matrix, cached rows copied from the {@link TrainerFeatureCache}: one copy per row, which matters
- * because copying rows is most of what the trainer does when it is not computing. Parts that come
- * before their head wait, their cached rows copied out first (the slots may be refilled). A
- * checkpoint stores parts as received ({@link #parts()}), those already placed rebuilt from the
- * matrix. Feature matrices of batches trained on come back through {@link #recycle}, so a new
- * batch reuses one instead of having a fresh array of tens of megabytes zeroed.
+ * <p>Each part is placed into the batch's feature matrix as it arrives, cached rows copied from the
+ * {@link TrainerFeatureCache}: one copy per row, which matters because copying rows is most of
+ * what the trainer does when it is not computing. Parts need not wait for the head, which comes
+ * last (the assembler knows the batch's shape only after the last hop): the matrix grows to the
+ * largest row placed, and the head only checks that every row came once. A checkpoint stores the
+ * parts as received ({@link #parts()}), rebuilt from the matrix. Matrices of batches trained on
+ * come back through {@link #recycle}, so a new batch reuses one instead of having a fresh array of
+ * tens of megabytes zeroed.
  */
 public final class PartialBatches {
 
-    /** Feature matrices kept for reuse; two batches in flight at a time is the steady state. */
-    private static final int POOLED = 3;
+    /** Largest array the JVM allocates. */
+    private static final long MAX_FLOATS = Integer.MAX_VALUE - 8;
+
+    /** Feature matrices kept for reuse. */
+    private static final int POOLED = 4;
 
     private final Map<Long, Pending> bySeq = new HashMap<>();
     private final ArrayDeque<float[]> pool = new ArrayDeque<>();
+    /** Floats of the largest batch seen, the capacity of new matrices. */
+    private int typicalLength;
 
     /**
      * Takes a part whose cache references {@code cache} holds ({@link TrainerFeatureCache#holdsAll});
@@ -41,36 +49,31 @@ public final class PartialBatches {
      */
     public MiniBatch accept(MiniBatchPart part, TrainerFeatureCache cache) {
         check(part);
-        Pending pending = bySeq.computeIfAbsent(part.seq, seq -> new Pending());
+        Pending pending = bySeq.get(part.seq);
+        if (pending == null || pending.attempt < part.attempt) {
+            if (pending != null) {
+                recycle(pending.matrix);
+            }
+            pending = new Pending(part.attempt);
+            bySeq.put(part.seq, pending);
+        } else if (pending.attempt > part.attempt) {
+            return null;
+        }
         if (part.isHead()) {
-            if (pending.head != null && pending.head.attempt >= part.attempt) {
+            if (pending.head != null) {
                 return null;
             }
-            if (pending.batch != null) {
-                recycle(pending.batch.features);
-            }
-            pending.start(part, take(part.head.numNodes() * part.head.featureDim));
-            List<MiniBatchPart> waiting = new ArrayList<>(pending.waiting);
-            pending.waiting.clear();
-            for (MiniBatchPart p : waiting) {
-                if (p.attempt == part.attempt) {
-                    pending.place(p, cache);
-                } else if (p.attempt > part.attempt) {
-                    pending.waiting.add(p);
-                }
-            }
-        } else if (pending.head != null && part.attempt <= pending.head.attempt) {
-            if (part.attempt < pending.head.attempt || pending.placed(part.part)) {
+            pending.head = part;
+            typicalLength = Math.max(typicalLength, part.head.numNodes() * part.head.featureDim);
+            pending.checkRows();
+        } else {
+            if (pending.parts.get(part.part)) {
                 return null;
+            }
+            if (pending.matrix == null) {
+                pending.matrix = take();
             }
             pending.place(part, cache);
-        } else {
-            for (MiniBatchPart p : pending.waiting) {
-                if (p.part == part.part && p.attempt == part.attempt) {
-                    return null;
-                }
-            }
-            pending.waiting.add(cache.withCachedRows(part));
         }
         if (pending.head == null || pending.placed.size() < pending.head.numParts) {
             return null;
@@ -80,9 +83,9 @@ public final class PartialBatches {
     }
 
     /** Hands back the feature matrix of a batch that is no longer used, for a later batch. */
-    public void recycle(float[] features) {
-        if (features != null && pool.size() < POOLED) {
-            pool.push(features);
+    public void recycle(float[] matrix) {
+        if (matrix != null && pool.size() < POOLED) {
+            pool.push(matrix);
         }
     }
 
@@ -92,11 +95,10 @@ public final class PartialBatches {
         for (Pending p : bySeq.values()) {
             if (p.head != null) {
                 all.add(p.head);
-                for (MiniBatchPart placed : p.placed) {
-                    all.add(p.received(placed));
-                }
             }
-            all.addAll(p.waiting);
+            for (MiniBatchPart placed : p.placed) {
+                all.add(p.received(placed));
+            }
         }
         return all;
     }
@@ -106,108 +108,128 @@ public final class PartialBatches {
         return bySeq.size();
     }
 
-    /** A pooled matrix of at least {@code length} floats, or a new one with room for larger batches. */
-    private float[] take(int length) {
-        for (var it = pool.iterator(); it.hasNext(); ) {
-            float[] features = it.next();
-            if (features.length >= length) {
-                it.remove();
-                return features;
+    /** The largest pooled matrix, or a new one with room for the largest batch seen and some. */
+    private float[] take() {
+        float[] largest = null;
+        for (float[] m : pool) {
+            if (largest == null || m.length > largest.length) {
+                largest = m;
             }
         }
-        return new float[length + length / 8];
+        if (largest != null && largest.length >= typicalLength) {
+            pool.remove(largest);
+            return largest;
+        }
+        return new float[typicalLength + typicalLength / 8];
     }
 
     private static void check(MiniBatchPart part) {
         if (part.isHead() ? part.head == null || part.numParts < 0
                 : part.part < 0 || part.rows == null || part.labels == null || part.features == null
-                        || part.labels.length != part.rows.length) {
+                        || part.labels.length != part.rows.length || part.cachedRows.length != part.cachedSlots.length) {
             throw new IllegalArgumentException("malformed part " + part.part + " of batch " + part.batchId);
         }
     }
 
     /**
-     * What has arrived of one batch: its head and the batch being filled, the parts placed in it
-     * (rows and labels only), and the parts waiting for a head of their attempt.
+     * What has arrived of one attempt of a batch: the head, and the matrix with the parts placed in
+     * it (their rows and labels; the features are in the matrix).
      */
     private static final class Pending {
+        final int attempt;
         MiniBatchPart head;
-        MiniBatch batch;
-        boolean[] filled;
+        float[] matrix;
+        int dim;
+        final BitSet parts = new BitSet();
+        final BitSet filled = new BitSet();
         int rowsFilled;
         final List<MiniBatchPart> placed = new ArrayList<>();
-        final List<MiniBatchPart> waiting = new ArrayList<>();
 
-        void start(MiniBatchPart newHead, float[] features) {
-            head = newHead;
-            batch = newHead.head.withFeatures(features, new int[newHead.head.numSeeds()]);
-            filled = new boolean[batch.numNodes()];
-            rowsFilled = 0;
-            placed.clear();
+        Pending(int attempt) {
+            this.attempt = attempt;
         }
 
-        boolean placed(int part) {
-            for (MiniBatchPart p : placed) {
-                if (p.part == part) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        /** Writes a part's rows into the batch: its own from its bytes, its cached ones from the cache. */
+        /** Writes a part's rows into the matrix: its own from its bytes, its cached ones from the cache. */
         void place(MiniBatchPart p, TrainerFeatureCache cache) {
-            int dim = batch.featureDim;
+            dim = cache.featureDim();
             int own = p.rows.length;
             if (p.features.length != own * dim * Float.BYTES) {
-                throw new IllegalArgumentException("part " + p.part + " of batch " + batch.batchId + " has "
+                throw new IllegalArgumentException("part " + p.part + " of batch " + p.batchId + " has "
                         + p.features.length + " feature bytes for " + own + " rows of " + dim);
-            }
-            FloatBuffer bytes = ByteBuffer.wrap(p.features).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
-            for (int j = 0; j < own; j++) {
-                int row = fill(p, p.rows[j], p.labels[j]);
-                bytes.get(j * dim, batch.features, row * dim, dim);
             }
             int cached = p.cachedRows.length;
             int[] rows = Arrays.copyOf(p.rows, own + cached);
             int[] labels = Arrays.copyOf(p.labels, own + cached);
+            System.arraycopy(p.cachedRows, 0, rows, own, cached);
             for (int j = 0; j < cached; j++) {
-                int slot = p.cachedSlots[j];
-                rows[own + j] = fill(p, p.cachedRows[j], cache.label(slot));
-                labels[own + j] = cache.label(slot);
-                cache.copyRow(slot, batch.features, rows[own + j] * dim);
+                labels[own + j] = cache.label(p.cachedSlots[j]);
             }
+            int maxRow = -1;
+            for (int row : rows) {
+                fill(p, row);
+                maxRow = Math.max(maxRow, row);
+            }
+            long need = (long) (maxRow + 1) * dim;
+            if (need > matrix.length) {
+                if (need > MAX_FLOATS) {
+                    throw new IllegalArgumentException("part " + p.part + " of batch " + p.batchId + " fills row "
+                            + maxRow + ", beyond the largest feature matrix");
+                }
+                matrix = Arrays.copyOf(matrix, (int) Math.min(MAX_FLOATS, Math.max(need, matrix.length * 3L / 2)));
+            }
+            FloatBuffer bytes = ByteBuffer.wrap(p.features).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+            for (int j = 0; j < own; j++) {
+                bytes.get(j * dim, matrix, rows[j] * dim, dim);
+            }
+            for (int j = 0; j < cached; j++) {
+                cache.copyRow(p.cachedSlots[j], matrix, rows[own + j] * dim);
+            }
+            parts.set(p.part);
             placed.add(MiniBatchPart.features(p.batchId, p.seq, p.trainer, p.attempt, p.part, rows, labels, null));
         }
 
-        private int fill(MiniBatchPart p, int row, int label) {
-            if (row < 0 || row >= filled.length || filled[row]) {
-                throw new IllegalArgumentException("part " + p.part + " of batch " + batch.batchId + " fills row "
-                        + row + (row >= 0 && row < filled.length ? " again" : ", outside the batch"));
+        private void fill(MiniBatchPart p, int row) {
+            int limit = head != null ? head.head.numNodes() : Integer.MAX_VALUE;
+            if (row < 0 || row >= limit || filled.get(row)) {
+                throw new IllegalArgumentException("part " + p.part + " of batch " + p.batchId + " fills row " + row
+                        + (row >= 0 && row < limit ? " again" : ", outside the batch"));
             }
-            filled[row] = true;
+            filled.set(row);
             rowsFilled++;
-            if (row < batch.labels.length) {
-                batch.labels[row] = label;
+        }
+
+        /** On the head's arrival: the rows placed before it must be rows of the batch. */
+        void checkRows() {
+            int numNodes = head.head.numNodes();
+            if (filled.length() > numNodes) {
+                throw new IllegalArgumentException("batch " + head.batchId + " of " + numNodes + " rows got row "
+                        + (filled.length() - 1));
             }
-            return row;
         }
 
         MiniBatch finish() {
-            if (rowsFilled != filled.length) {
-                throw new IllegalArgumentException("batch " + batch.batchId + " has features for " + rowsFilled
-                        + " of " + filled.length + " rows");
+            MiniBatch shape = head.head;
+            if (rowsFilled != shape.numNodes()) {
+                throw new IllegalArgumentException("batch " + shape.batchId + " has features for " + rowsFilled
+                        + " of " + shape.numNodes() + " rows");
             }
-            return batch;
+            int[] labels = new int[shape.numSeeds()];
+            for (MiniBatchPart p : placed) {
+                for (int j = 0; j < p.rows.length; j++) {
+                    if (p.rows[j] < labels.length) {
+                        labels[p.rows[j]] = p.labels[j];
+                    }
+                }
+            }
+            return shape.withFeatures(matrix != null ? matrix : new float[0], labels);
         }
 
-        /** A placed part as it was received, its features read back from the batch. */
+        /** A placed part as it was received, its features read back from the matrix. */
         MiniBatchPart received(MiniBatchPart p) {
-            int dim = batch.featureDim;
             byte[] bytes = new byte[p.rows.length * dim * Float.BYTES];
             FloatBuffer out = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
             for (int j = 0; j < p.rows.length; j++) {
-                out.put(j * dim, batch.features, p.rows[j] * dim, dim);
+                out.put(j * dim, matrix, p.rows[j] * dim, dim);
             }
             return MiniBatchPart.features(p.batchId, p.seq, p.trainer, p.attempt, p.part, p.rows, p.labels, bytes);
         }

@@ -11,7 +11,7 @@ import java.nio.FloatBuffer;
  * a {@link FeatureCacheDirectory}). Features of the vertices sampled again and again then cross the
  * network once, not once per batch: moving them was most of the GraphStore's work per batch.
  *
- * <p>A part's references must be read ({@link #copyRow}, {@link #withCachedRows}) before its fills
+ * <p>A part's references must be read ({@link #copyRow}, {@link #label}) before its fills
  * are stored ({@link #storeFills}), since the GraphStore may have evicted a referenced vertex for
  * one filled by the same part. Each slot remembers the epoch of the directory that filled it; a
  * reference to a slot filled under another epoch (or never filled in this incarnation of the
@@ -49,6 +49,10 @@ public final class TrainerFeatureCache {
         return epochs.length;
     }
 
+    public int featureDim() {
+        return dim;
+    }
+
     /**
      * True when every slot a feature part references holds features of the part's epoch (always
      * for heads and parts without references); throws when the part is not well formed.
@@ -78,33 +82,6 @@ public final class TrainerFeatureCache {
 
     public int label(int slot) {
         return labels[slot];
-    }
-
-    /**
-     * A part {@link #holdsAll} vouched for as a part of features only: its own rows first, then the
-     * cached ones; for parts that must wait for their batch, when the slots may be refilled.
-     */
-    public MiniBatchPart withCachedRows(MiniBatchPart part) {
-        if (part.isHead() || part.cachedRows.length == 0) {
-            return part;
-        }
-        int own = part.rows.length;
-        int cached = part.cachedRows.length;
-        int[] rows = new int[own + cached];
-        int[] rowLabels = new int[own + cached];
-        byte[] features = new byte[(own + cached) * dim * Float.BYTES];
-        System.arraycopy(part.rows, 0, rows, 0, own);
-        System.arraycopy(part.labels, 0, rowLabels, 0, own);
-        System.arraycopy(part.features, 0, features, 0, part.features.length);
-        FloatBuffer out = ByteBuffer.wrap(features).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
-        for (int j = 0; j < cached; j++) {
-            int slot = part.cachedSlots[j];
-            rows[own + j] = part.cachedRows[j];
-            rowLabels[own + j] = labels[slot];
-            out.put((own + j) * dim, pages[slot / slotsPerPage], (slot % slotsPerPage) * dim, dim);
-        }
-        return MiniBatchPart.features(part.batchId, part.seq, part.trainer, part.attempt, part.part, rows,
-                rowLabels, features);
     }
 
     /** Stores the rows a feature part brings for the slots it names, whether or not the part is used. */

@@ -19,8 +19,8 @@ package io.gnnstream.operators.messages;
  * <p>With the trainer's feature cache on ({@link #cacheEpoch} non-zero), a feature part carries
  * features only for the rows {@link #rows} whose vertices the trainer does not hold, each with the
  * cache slot to keep them in ({@link #fillSlots}), and names the cache slots of the others
- * ({@link #cachedRows}, {@link #cachedSlots}). The trainer resolves the slots as the part arrives,
- * into a part of features only, which is what it joins and checkpoints.
+ * ({@link #cachedRows}, {@link #cachedSlots}). The trainer copies the named rows from its cache
+ * into the batch as the part arrives, and checkpoints the part with all its rows' features.
  */
 public class MiniBatchPart {
 

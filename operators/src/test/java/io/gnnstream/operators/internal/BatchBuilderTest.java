@@ -94,13 +94,13 @@ class BatchBuilderTest {
             stale.features = bytes(new float[stale.rows.length * DIM]);
         }
         PartialBatches partials = new PartialBatches();
-        assertNull(partials.accept(first.features.get(0), NO_CACHE), "an earlier attempt's part waits for its head");
+        assertNull(partials.accept(first.features.get(0), NO_CACHE), "a part is placed before its head");
         List<MiniBatchPart> current = new ArrayList<>(second.features);
         Collections.reverse(current);
         assertNull(partials.accept(current.get(0), NO_CACHE));
         assertNull(partials.accept(current.get(0), NO_CACHE), "a repeated part is ignored");
         assertNull(partials.accept(second.head, NO_CACHE), "the head waits for the rest");
-        assertNull(partials.accept(first.features.get(1), NO_CACHE), "a part of another attempt than the head's is ignored");
+        assertNull(partials.accept(first.features.get(1), NO_CACHE), "a part of an attempt before the latest is ignored");
         assertNull(partials.accept(first.head, NO_CACHE), "so is an older head");
         MiniBatch b = null;
         for (MiniBatchPart p : current.subList(1, current.size())) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.messages.MiniBatch;
@@ -68,7 +69,7 @@ class PartialBatchesTest {
                 new int[0], new int[0]));
         MiniBatchPart cachedLater = part(1, 1, 1, new int[0]).withCacheSlots(EPOCH, new int[0],
                 new int[] {1, 2}, new int[] {1, 2});
-        assertNull(accept(partials, cache, cachedLater), "a part before its head waits, its cached rows copied");
+        assertNull(accept(partials, cache, cachedLater), "a part before its head is placed");
         assertNull(accept(partials, cache, head(1, 3)));
         MiniBatchPart placed = part(1, 1, 0, new int[] {0}).withCacheSlots(EPOCH, new int[] {-1},
                 new int[] {3}, new int[] {3});
@@ -94,6 +95,15 @@ class PartialBatchesTest {
         System.arraycopy(row(0, 3), 0, expected, 3 * DIM, DIM);
         assertArrayEquals(expected, Arrays.copyOf(b.features, 4 * DIM));
         assertArrayEquals(new int[] {0}, b.labels);
+    }
+
+    /** Rows placed before the head must be rows of the batch the head describes. */
+    @Test
+    void headRejectsRowsOutsideItsBatch() {
+        TrainerFeatureCache cache = new TrainerFeatureCache(0, DIM);
+        PartialBatches partials = new PartialBatches();
+        assertNull(accept(partials, cache, part(0, 0, 0, new int[] {0, 7})), "no bound before the head");
+        assertThrows(IllegalArgumentException.class, () -> partials.accept(head(0, 2), cache));
     }
 
     /** A recycled matrix is used for the next batch, and every row of it is overwritten. */
