@@ -94,6 +94,8 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
     private transient long outstandingVertices;
     private transient Counter retries;
     private transient Counter completed;
+    /** Nodes of the last batch built, the size hint of the next. */
+    private transient int lastBatchNodes;
 
     /**
      * @param storeParallelism the GraphStore's parallelism, whose maximum parallelism is the number
@@ -202,7 +204,8 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
 
     private void start(BatchSpec spec, int attempt) throws Exception {
         InProgress batch = new InProgress(
-                new BatchBuilder(spec, attempt, fanouts, featureDim, partitioner, maxRequestVertices), now());
+                new BatchBuilder(spec, attempt, fanouts, featureDim, partitioner, maxRequestVertices, lastBatchNodes),
+                now());
         inProgress.put(spec.batchId, batch);
         queued.addAll(batch.builder.start());
         if (batch.builder.isComplete()) {
@@ -212,6 +215,7 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
     }
 
     private void finish(InProgress batch) {
+        lastBatchNodes = batch.builder.numNodes();
         output.collect(BATCHES, new StreamRecord<>(batch.builder.buildHead()));
         inProgress.remove(batch.builder.spec().batchId);
         specs.clear();

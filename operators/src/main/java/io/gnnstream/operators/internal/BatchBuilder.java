@@ -39,10 +39,10 @@ public final class BatchBuilder {
     private final int maxRequestVertices;
     private final int attempt;
 
-    private long[] nodes = new long[16];
+    private long[] nodes;
     private int numNodes;
     /** Vertex id to node number; a primitive map, since boxed lookups were the assembler's main cost. */
-    private final LongIntHashMap index = new LongIntHashMap();
+    private final LongIntHashMap index;
     private final int[] nodeCounts;
     private final int[][] indptr;
     private final int[][] indices;
@@ -53,12 +53,19 @@ public final class BatchBuilder {
     private final Map<RequestKey, SampleResponse> received = new HashMap<>();
     private boolean complete;
 
-    /** {@code attempt} numbers the batch's restarts, so the trainer can drop an earlier attempt's parts. */
+    /**
+     * {@code attempt} numbers the batch's restarts, so the trainer can drop an earlier attempt's
+     * parts; {@code expectedNodes} sizes the node numbering up front (the size of the last batch
+     * built is a good guess), since growing it was a tenth of the assembler's work.
+     */
     public BatchBuilder(BatchSpec spec, int attempt, int[] fanouts, int featureDim, VertexPartitioner partitioner,
-            int maxRequestVertices) {
+            int maxRequestVertices, int expectedNodes) {
         if (maxRequestVertices < 1) {
             throw new IllegalArgumentException("maxRequestVertices must be >= 1, got " + maxRequestVertices);
         }
+        int capacity = Math.max(16, Math.max(expectedNodes, spec.seeds.length));
+        this.nodes = new long[capacity];
+        this.index = new LongIntHashMap(capacity);
         this.maxRequestVertices = maxRequestVertices;
         this.attempt = attempt;
         this.spec = spec;
@@ -77,6 +84,11 @@ public final class BatchBuilder {
 
     public BatchSpec spec() {
         return spec;
+    }
+
+    /** Nodes numbered so far: all of the batch's once it is complete. */
+    public int numNodes() {
+        return numNodes;
     }
 
     public int hop() {

@@ -39,7 +39,9 @@ public final class PartialBatches {
 
     private final Map<Long, Pending> bySeq = new HashMap<>();
     private final ArrayDeque<float[]> pool = new ArrayDeque<>();
-    /** Floats of the largest batch seen, the capacity of new matrices. */
+    /** Floats of the latest batches' matrices; their largest is the capacity of new matrices. */
+    private final int[] recentLengths = new int[16];
+    private int heads;
     private int typicalLength;
 
     /**
@@ -64,7 +66,8 @@ public final class PartialBatches {
                 return null;
             }
             pending.head = part;
-            typicalLength = Math.max(typicalLength, part.head.numNodes() * part.head.featureDim);
+            recentLengths[heads++ % recentLengths.length] = part.head.numNodes() * part.head.featureDim;
+            typicalLength = Arrays.stream(recentLengths).max().getAsInt();
             pending.checkRows();
         } else {
             if (pending.parts.get(part.part)) {
@@ -82,9 +85,12 @@ public final class PartialBatches {
         return pending.finish();
     }
 
-    /** Hands back the feature matrix of a batch that is no longer used, for a later batch. */
+    /**
+     * Hands back the feature matrix of a batch that is no longer used, for a later batch; one too
+     * small for the latest batches is left to the garbage collector.
+     */
     public void recycle(float[] matrix) {
-        if (matrix != null && pool.size() < POOLED) {
+        if (matrix != null && matrix.length >= typicalLength && pool.size() < POOLED) {
             pool.push(matrix);
         }
     }
@@ -108,17 +114,13 @@ public final class PartialBatches {
         return bySeq.size();
     }
 
-    /** The largest pooled matrix, or a new one with room for the largest batch seen and some. */
+    /** A pooled matrix with room for the latest batches, or a new one with some more. */
     private float[] take() {
-        float[] largest = null;
-        for (float[] m : pool) {
-            if (largest == null || m.length > largest.length) {
-                largest = m;
+        while (!pool.isEmpty()) {
+            float[] matrix = pool.pop();
+            if (matrix.length >= typicalLength) {
+                return matrix;
             }
-        }
-        if (largest != null && largest.length >= typicalLength) {
-            pool.remove(largest);
-            return largest;
         }
         return new float[typicalLength + typicalLength / 8];
     }
