@@ -76,7 +76,7 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--feature-cache", converter = MemorySizeConverter.class, paramLabel = "SIZE",
             description = "sample, pipeline: heap of the trainer's feature cache, 0 = off (default: "
-                    + "the job's default, 256mb).")
+                    + "the job's default, 1gb).")
     MemorySize featureCache;
 
     @Option(names = "--profile", description = "Also print where the time went, per phase.")

@@ -128,7 +128,9 @@ public final class PartialBatches {
     private static void check(MiniBatchPart part) {
         if (part.isHead() ? part.head == null || part.numParts < 0
                 : part.part < 0 || part.rows == null || part.labels == null || part.features == null
-                        || part.labels.length != part.rows.length || part.cachedRows.length != part.cachedSlots.length) {
+                        || part.cachedRows == null || part.cachedSlots == null
+                        || part.labels.length != part.rows.length
+                        || part.cachedRows.length != part.cachedSlots.length) {
             throw new IllegalArgumentException("malformed part " + part.part + " of batch " + part.batchId);
         }
     }
