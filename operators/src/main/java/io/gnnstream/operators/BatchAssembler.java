@@ -39,9 +39,9 @@ import org.apache.flink.util.OutputTag;
  * <p>Input 1: {@link BatchSpec}s from the scheduler. Input 2: {@link SampleResponse}s from the
  * GraphStore. Main output: {@link SampleRequest}s, which the job sends back through the
  * iteration's feedback edge to the GraphStore, bundled per GraphStore subtask (the requests that
- * one call lets through the window for partitions of that subtask go as one record). Side output {@link #BATCHES}: the head (structure)
- * of each finished mini-batch for its trainer, which joins it with the feature parts the GraphStore
- * sent it directly ({@link GraphStoreOperator#FEATURES}).
+ * one call lets through the window for partitions of that subtask go as one record). Side output
+ * {@link #BATCHES}: the head (structure) of each finished mini-batch for its trainer, which joins
+ * it with the feature parts the GraphStore sent it directly ({@link GraphStoreOperator#FEATURES}).
  *
  * <p>Requests leave through a window: the unanswered ones name at most
  * {@code maxOutstandingVertices} vertices (at least one request is always allowed); the rest wait

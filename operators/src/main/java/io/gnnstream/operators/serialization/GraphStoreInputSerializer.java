@@ -17,9 +17,9 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * Explicit serializer of {@link GraphStoreInput}: a tag byte for the kind (edge, node, request
- * bundle; a single request, tag 2, is still read), then that kind's fields, arrays in bulk. Every edge of the input stream and every sample request
- * crosses the network as this record; the reflective POJO serializer of the nested union showed in
- * the GraphStore's profile.
+ * bundle; a single request, tag 2, is still read), then that kind's fields, arrays in bulk. Every
+ * edge of the input stream and every sample request crosses the network as this record; the
+ * reflective POJO serializer of the nested union showed in the GraphStore's profile.
  */
 public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphStoreInput> {
 

@@ -46,12 +46,7 @@ class PartialBatchesTest {
         MiniBatch b = accept(partials, cache, part(1, 1, 1, new int[0]).withCacheSlots(EPOCH, new int[0],
                 new int[] {1}, new int[] {1}));
         assertNotNull(b);
-        float[] expected = new float[4 * DIM];
-        System.arraycopy(row(0, 2), 0, expected, 0, DIM);
-        System.arraycopy(row(1, 3), 0, expected, DIM, DIM);
-        System.arraycopy(row(0, 1), 0, expected, 2 * DIM, DIM);
-        System.arraycopy(row(1, 3), 0, expected, 3 * DIM, DIM);
-        assertArrayEquals(expected, Arrays.copyOf(b.features, 4 * DIM));
+        assertArrayEquals(matrix(row(0, 2), row(1, 3), row(0, 1), row(1, 3)), Arrays.copyOf(b.features, 4 * DIM));
         assertArrayEquals(new int[] {2}, b.labels, "the seed's label came from the cache");
         assertEquals(0, partials.size());
     }
@@ -88,12 +83,7 @@ class PartialBatchesTest {
         assertNull(b, "part 2 is missing");
         b = restored.accept(part(1, 1, 2, new int[] {}), empty);
         assertNotNull(b);
-        float[] expected = new float[4 * DIM];
-        System.arraycopy(row(1, 0), 0, expected, 0, DIM);
-        System.arraycopy(row(0, 1), 0, expected, DIM, DIM);
-        System.arraycopy(row(0, 2), 0, expected, 2 * DIM, DIM);
-        System.arraycopy(row(0, 3), 0, expected, 3 * DIM, DIM);
-        assertArrayEquals(expected, Arrays.copyOf(b.features, 4 * DIM));
+        assertArrayEquals(matrix(row(1, 0), row(0, 1), row(0, 2), row(0, 3)), Arrays.copyOf(b.features, 4 * DIM));
         assertArrayEquals(new int[] {0}, b.labels);
     }
 
@@ -118,6 +108,15 @@ class PartialBatchesTest {
         MiniBatch second = accept(partials, cache, part(1, 1, 0, new int[] {3, 2, 1, 0}));
         assertSame(first.features, second.features);
         assertEquals(row(1, 2)[0], second.features[2 * DIM]);
+    }
+
+    /** The rows one after the other, as a batch's feature matrix. */
+    private static float[] matrix(float[]... rows) {
+        float[] m = new float[rows.length * DIM];
+        for (int r = 0; r < rows.length; r++) {
+            System.arraycopy(rows[r], 0, m, r * DIM, DIM);
+        }
+        return m;
     }
 
     private static MiniBatch accept(PartialBatches partials, TrainerFeatureCache cache, MiniBatchPart part) {
