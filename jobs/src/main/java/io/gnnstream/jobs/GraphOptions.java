@@ -46,9 +46,11 @@ public final class GraphOptions {
 
     public static final ConfigOption<MemorySize> ADJACENCY_CACHE = ConfigOptions.key("gnnstream.graph.adjacency-cache")
             .memoryType()
-            .defaultValue(MemorySize.parse("32mb"))
-            .withDescription("Heap per graph store subtask for recently sampled adjacency tails (a vertex's degree "
-                    + "and last 64 in-neighbours, all of them for most vertices), so sampling them skips RocksDB; "
+            .defaultValue(MemorySize.parse("256mb"))
+            .withDescription("Heap per graph store subtask for recently sampled adjacency lists (the whole list "
+                    + "of a vertex with up to 4,096 in-neighbours, the degree and last block of a larger hub), "
+                    + "so sampling them skips RocksDB; about 64 bytes plus 8 per in-neighbour each, so the "
+                    + "default holds a graph of 10^6 vertices of average degree 10; allocated as it fills; "
                     + "0 turns the cache off.");
 
     public static final ConfigOption<Integer> EDGE_BUFFER = ConfigOptions.key("gnnstream.graph.edge-buffer")

@@ -73,7 +73,7 @@ final class TrainingFlags {
     MemorySize recordCache;
 
     @Option(names = "--adjacency-cache", converter = MemorySizeConverter.class, paramLabel = "SIZE",
-            description = "Heap per graph store subtask for recently sampled adjacency lists, e.g. 32mb; 0 = off "
+            description = "Heap per graph store subtask for recently sampled adjacency lists, e.g. 256mb; 0 = off "
                     + "(default: ${DEFAULT-VALUE}).")
     MemorySize adjacencyCache;
 
