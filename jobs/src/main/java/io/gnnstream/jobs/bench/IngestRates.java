@@ -71,7 +71,6 @@ final class IngestRates {
 
     private IngestRates() {}
 
-    /** Runs the GraphStore once over the whole edges topic of {@code data}. */
     /**
      * The GraphStore's edge buffer for a graph of {@code edges}: the job's default, but at most an
      * eighth of the graph, so that the timed 10-90 % window spans several writes of the buffer (the
@@ -81,6 +80,7 @@ final class IngestRates {
         return (int) Math.max(1, Math.min(GraphOptions.EDGE_BUFFER.defaultValue(), edges / 8));
     }
 
+    /** Runs the GraphStore once over the whole edges topic of {@code data}. */
     static GraphStoreRun graphStore(BenchData data, int parallelism, int partitions) throws Exception {
         String runId = "ingest-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
         Path runDir = BenchData.WORK.resolve(runId).toAbsolutePath();

@@ -68,17 +68,20 @@ public final class SteadyRate {
      * The total of several counters that are each sampled exactly but at their own moments (one
      * per subtask, e.g. publishing their sizes on their own timers): summing the latest value of
      * each would count the others as they were up to one sampling period ago. So the total is taken
-     * at every sample time between the last first sample and the first last sample, where every
-     * counter has a sample before and after; each other counter is interpolated linearly between
-     * its two samples around that time. {@code end}, a moment when the total is known (e.g. all
-     * input read), comes last. Counters without samples count 0; each list must be in time order.
+     * at every sample time from the moment every counter has a sample on; each other counter is
+     * interpolated linearly between its two samples around that time, and after its last sample it
+     * is held at that value: a counter is sampled for as long as it changes (the graph store
+     * publishes a subtask's counts every interval while it receives edges), so a subtask that
+     * finished its share early, before another's first sample even, has nothing more to count.
+     * {@code end}, a moment when the total is known (e.g. all input read), comes last. Counters
+     * without samples count 0; each list must be in time order.
      */
     public static List<Sample> combine(List<List<Sample>> counters, Sample end) {
         List<List<Sample>> sampled = counters.stream().filter(c -> !c.isEmpty()).toList();
         List<Sample> total = new ArrayList<>();
         if (!sampled.isEmpty()) {
             long from = sampled.stream().mapToLong(c -> c.get(0).nanos).max().getAsLong();
-            long to = sampled.stream().mapToLong(c -> c.get(c.size() - 1).nanos).min().getAsLong();
+            long to = sampled.stream().mapToLong(c -> c.get(c.size() - 1).nanos).max().getAsLong();
             TreeSet<Long> times = new TreeSet<>();
             sampled.forEach(c -> c.forEach(s -> times.add(s.nanos)));
             for (long t : times.subSet(from, true, to, true)) {
@@ -93,7 +96,10 @@ public final class SteadyRate {
         return total;
     }
 
-    /** The counter at {@code t}, within its sampled range: exact at a sample, else interpolated. */
+    /**
+     * The counter at {@code t}, not before its first sample: exact at a sample, interpolated between
+     * two, its last value after the last.
+     */
     private static double valueAt(List<Sample> counter, long t) {
         int lo = 0;
         int hi = counter.size() - 1;

@@ -68,8 +68,18 @@ class SteadyRateTest {
         List<SteadyRate.Sample> b = List.of(at(0.39, 39), at(0.59, 59), at(0.79, 79), at(0.99, 99));
         List<SteadyRate.Sample> total = SteadyRate.combine(List.of(a, b, List.of()), at(1.0, 200));
         assertEquals(List.of(at(0.39, 78), at(0.4, 80), at(0.59, 118), at(0.6, 120), at(0.79, 158), at(0.8, 160),
-                at(1.0, 200)), total, "from b's first to a's last sample, the other one interpolated");
+                at(0.99, 179), at(1.0, 200)), total,
+                "from b's first sample on, the other one interpolated, a held at its last value after it");
         assertEquals(200.0, SteadyRate.between(total, 200).perSecond(), 1e-6, "two counters of 100/s each");
+    }
+
+    @Test
+    void aCounterThatEndedBeforeAnotherStartedIsHeldAtItsLastValue() {
+        List<SteadyRate.Sample> early = List.of(at(0.1, 10), at(0.2, 20));
+        List<SteadyRate.Sample> late = List.of(at(0.3, 5), at(0.4, 10));
+        List<SteadyRate.Sample> total = SteadyRate.combine(List.of(early, late), at(0.5, 30));
+        assertEquals(List.of(at(0.3, 25), at(0.4, 30), at(0.5, 30)), total);
+        assertEquals(50.0, SteadyRate.between(total, 30).perSecond(), 1e-6, "5 records between 0.3 and 0.4 s");
     }
 
     @Test
