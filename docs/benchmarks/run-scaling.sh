@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The scaling study of BENCHMARKS.md: ingestion and sampling against graph size and average degree,
 # sampling and the whole pipeline against fanouts, then the plots. Appends to scaling.json (delete it
-# first for a fresh study). Takes about an hour on 2 cores; graphs are generated once into work/bench.
+# first for a fresh study). Takes about half an hour on 2 cores; graphs are generated once into work/bench.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 JSON=docs/benchmarks/scaling.json
