@@ -2,6 +2,7 @@ package io.gnnstream.jobs.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +17,7 @@ import java.util.TreeSet;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.SeriesMarkers;
@@ -23,8 +25,9 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 /**
  * Draws how each benchmark figure grows with graph size from a results JSON list: one PNG per
  * (benchmark, unit) — rates, memory (MiB) and bytes/edge alike — with x = vertices (log scale), one
- * series per average degree and parallelism, the same-run baseline as a dashed series, plus a
- * Markdown table of the same points. Parameters that differ between the rows of one figure (e.g.
+ * series per average degree and parallelism, the same-run baseline as a dashed series in its
+ * colour (so that each series is read against its own baseline), plus a Markdown table of the same
+ * points. Parameters that differ between the rows of one figure (e.g.
  * fanouts, prefetch, or the timing window of newer ingest rows) also split the series, so that
  * different settings are never drawn as one line.
  */
@@ -61,7 +64,10 @@ public final class ScalingPlot {
                     .xAxisTitle("vertices").yAxisTitle(unit).build();
             xy.getStyler().setXAxisLogarithmic(true).setYAxisLogarithmic(spansDecades(series));
             xy.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+            Color[] colors = xy.getStyler().getSeriesColors();
+            int index = 0;
             for (Map.Entry<String, TreeMap<Long, Point>> s : series.entrySet()) {
+                Color color = colors[index++ % colors.length];
                 List<Double> x = new ArrayList<>();
                 List<Double> y = new ArrayList<>();
                 List<Double> baseX = new ArrayList<>();
@@ -79,10 +85,16 @@ public final class ScalingPlot {
                             p.baseline == null ? "-" : BenchReport.number(p.baseline),
                             p.baseline == null ? "-" : String.format(Locale.ROOT, "%.3f", p.median / p.baseline)));
                 }
-                xy.addSeries(s.getKey(), x, y).setMarker(SeriesMarkers.CIRCLE);
+                XYSeries measured = xy.addSeries(s.getKey(), x, y);
+                measured.setMarker(SeriesMarkers.CIRCLE);
+                measured.setLineColor(color);
+                measured.setMarkerColor(color);
                 if (!base.isEmpty()) {
-                    xy.addSeries("baseline, " + s.getKey(), baseX, base).setMarker(SeriesMarkers.DIAMOND)
-                            .setLineStyle(SeriesLines.DASH_DASH);
+                    XYSeries baseline = xy.addSeries("baseline, " + s.getKey(), baseX, base);
+                    baseline.setMarker(SeriesMarkers.DIAMOND);
+                    baseline.setLineStyle(SeriesLines.DASH_DASH);
+                    baseline.setLineColor(color);
+                    baseline.setMarkerColor(color);
                 }
             }
             Path png = outDir.resolve(chart.getKey().replaceAll("[^A-Za-z0-9]+", "-") + ".png");
