@@ -27,9 +27,9 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * (benchmark, unit) — rates, memory (MiB) and bytes/edge alike — with x = vertices (log scale), one
  * series per average degree and parallelism, the same-run baseline as a dashed series in its
  * colour (so that each series is read against its own baseline), plus a Markdown table of the same
- * points. Parameters that differ between the rows of one figure (e.g.
- * fanouts, prefetch, or the timing window of newer ingest rows) also split the series, so that
- * different settings are never drawn as one line.
+ * points. Parameters that differ between the rows of one figure (e.g. fanouts, prefetch, or the
+ * timing window of newer ingest rows) also split the series, so that different settings are never
+ * drawn as one line.
  */
 public final class ScalingPlot {
 
