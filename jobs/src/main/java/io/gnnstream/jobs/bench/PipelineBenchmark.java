@@ -51,6 +51,7 @@ public final class PipelineBenchmark implements Benchmark {
                 params.put("batch_size", BATCH);
                 params.put("hidden", HIDDEN);
                 params.put("warmup_windows", warmup);
+                params.put("warmup_seconds", StreamingRuns.WARMUP_SECONDS);
                 Stats busy = Stats.of(SampleBenchmark.field(windows, "busy"));
                 Stats trainer = Stats.of(SampleBenchmark.field(windows, "trainer_seeds_per_s"));
                 Map<String, Object> env = BenchContext.environment();

@@ -74,6 +74,7 @@ public final class SampleBenchmark implements Benchmark {
                 params.put("feature_cache_bytes", featureCache.getBytes());
                 params.put("batch_size", BATCH);
                 params.put("warmup_windows", warmup);
+                params.put("warmup_seconds", StreamingRuns.WARMUP_SECONDS);
                 Map<String, Object> extra = Map.of("env", BenchContext.environment());
                 results.add(new BenchResult(name(), params, "sampled edges/s",
                         Stats.of(field(windows, "sampled_edges_per_s")),

@@ -62,7 +62,7 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--warmup", paramLabel = "W",
             description = "Unmeasured steps before them (train: 5); sample, pipeline: unmeasured 10-step "
-                    + "windows once the graph is in state (20).")
+                    + "windows once the graph is in state (20), lasting 15 s at least.")
     Integer warmup;
 
     @Option(names = "--fanouts", split = ",", paramLabel = "K",
