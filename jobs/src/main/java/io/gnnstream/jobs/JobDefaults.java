@@ -25,7 +25,8 @@ public final class JobDefaults {
      * Each hop of the sampling loop waits for every response before the next requests leave, and
      * a request or the last buffer of a response sat in a partly filled network buffer for up to
      * Flink's default 100 ms; 5 ms took {@code bench sample} from 41 to 55 batches/s (10^5
-     * vertices), and flushing after every record (0) was no faster.
+     * vertices). The loop's own operators now flush after every record
+     * ({@link TrainingJob#LOOP_BUFFER_TIMEOUT_MS}); this timeout still holds for ingestion.
      */
     public static final Duration BUFFER_TIMEOUT = Duration.ofMillis(5);
 

@@ -12,6 +12,7 @@ import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexPartitioner;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -81,6 +82,8 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
     private final VertexPartitioner partitioner;
     /** Per partition, the GraphStore subtask that owns it: requests are bundled by it. */
     private final int[] storeSubtask;
+    /** Per partition, its route: the lowest partition of the same GraphStore subtask. */
+    private final int[] routeOf;
     private final long timeoutMs;
     private final int maxOutstandingVertices;
     private final int maxRequestVertices;
@@ -114,6 +117,15 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
         for (int p = 0; p < storeSubtask.length; p++) {
             storeSubtask[p] = KeyGroupRangeAssignment.assignKeyToParallelOperator(
                     VertexKey.anchor(p), partitioner.numPartitions(), storeParallelism);
+        }
+        this.routeOf = new int[storeSubtask.length];
+        int[] lowest = new int[storeParallelism];
+        Arrays.fill(lowest, -1);
+        for (int p = 0; p < storeSubtask.length; p++) {
+            if (lowest[storeSubtask[p]] < 0) {
+                lowest[storeSubtask[p]] = p;
+            }
+            routeOf[p] = lowest[storeSubtask[p]];
         }
         this.timeoutMs = timeoutMs;
         this.maxOutstandingVertices = maxOutstandingVertices;
@@ -204,7 +216,8 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
 
     private void start(BatchSpec spec, int attempt) throws Exception {
         InProgress batch = new InProgress(
-                new BatchBuilder(spec, attempt, fanouts, featureDim, partitioner, maxRequestVertices, lastBatchNodes),
+                new BatchBuilder(spec, attempt, fanouts, featureDim, partitioner, routeOf, maxRequestVertices,
+                        lastBatchNodes),
                 now());
         inProgress.put(spec.batchId, batch);
         queued.addAll(batch.builder.start());

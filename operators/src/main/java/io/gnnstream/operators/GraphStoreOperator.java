@@ -39,9 +39,8 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>Its input carries graph updates, keyed by the owning vertex, and bundles of
  * {@link SampleRequest}s from the sampling loop's feedback edge, keyed by a partition anchor so that
- * whole (batch, partition) requests reach the one subtask owning their partitions (the assembler
- * bundles only requests for partitions of one subtask); the operator then switches its current key
- * to every vertex of each request. It answers with the sampled neighbours to the
+ * each request (its vertices all in partitions of one subtask, its route) and each bundle reach the
+ * subtask owning them; the operator then switches its current key to every vertex of each request. It answers with the sampled neighbours to the
  * assembler (main output) and, if the request names feature vertices, with their features and
  * labels straight to the batch's trainer (side output {@link #FEATURES}), bypassing the assembler.
  * With the trainers' feature caches on, a vertex whose features a trainer holds already is sent as
@@ -255,7 +254,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         int total = 0;
         for (int i = 0; i < vertices.length; i++) {
             if (fromState[i]) {
-                tails[i] = tailFromState(request.partition, vertices[i], tails[i]);
+                tails[i] = tailFromState(vertices[i], tails[i]);
             }
             sampled[i] = adjacency.sample(tails[i], request.fanout,
                     new SplittableRandom(Mix.seed(config.seed, request.batchId, request.hop, vertices[i])));
@@ -296,7 +295,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
                 cachedSlots[c++] = slots[j];
             } else {
                 rows[f] = request.featureRows[j];
-                records[f++] = recordOf(request.partition, vertices[j]);
+                records[f++] = recordOf(vertices[j]);
             }
         }
         int[] labels = new int[rows.length];
@@ -320,10 +319,10 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
                 getRuntimeContext().getTaskInfo().getIndexOfThisSubtask()));
     }
 
-    private byte[] recordOf(int partition, long vertex) throws Exception {
+    private byte[] recordOf(long vertex) throws Exception {
         byte[] record = recordCache.get(vertex);
         if (record == null) {
-            setCurrentKey(new VertexKey(partition, vertex));
+            setCurrentKey(partitioner.keyOf(vertex));
             record = attributes.value();
             if (record != null) {
                 recordCache.put(vertex, record);
@@ -336,8 +335,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
      * Makes {@code vertex} the current key (sampling a tail with blocks reads them) and returns its
      * tail: {@code cached}, or read from RocksDB and cached when {@code cached} is null.
      */
-    private byte[] tailFromState(int partition, long vertex, byte[] cached) throws Exception {
-        setCurrentKey(new VertexKey(partition, vertex));
+    private byte[] tailFromState(long vertex, byte[] cached) throws Exception {
+        setCurrentKey(partitioner.keyOf(vertex));
         if (cached != null) {
             return cached;
         }

@@ -125,33 +125,40 @@ class BatchAssemblerTest {
         }
     }
 
-    /** The requests let out together go as one record per GraphStore subtask owning their partitions. */
+    /**
+     * A hop goes as one request per GraphStore subtask, for all the partitions it owns, keyed by the
+     * lowest of them; the requests let out together go as one record per subtask.
+     */
     @Test
-    void bundlesTheRequestsOfEachGraphStoreSubtask() throws Exception {
+    void sendsOneRequestPerGraphStoreSubtask() throws Exception {
         HashPartitioner eight = new HashPartitioner(8);
         try (var h = harness(eight, 2, 1 << 10)) {
             h.open();
             h.processElement1(new StreamRecord<>(spec(5, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)));
             List<GraphStoreInput> bundles = bundles(h);
             assertEquals(2, bundles.size(), "one bundle per subtask");
-            Set<Integer> partitions = new HashSet<>();
             Set<Integer> subtasks = new HashSet<>();
+            Set<Long> asked = new HashSet<>();
             for (GraphStoreInput bundle : bundles) {
-                Set<Integer> owners = new HashSet<>();
-                for (SampleRequest r : bundle.requests) {
-                    partitions.add(r.partition);
-                    owners.add(KeyGroupRangeAssignment.assignKeyToParallelOperator(VertexKey.anchor(r.partition), 8, 2));
+                assertEquals(1, bundle.requests.length, "one request per subtask");
+                SampleRequest r = bundle.requests[0];
+                int subtask = ownerOf(r.partition);
+                for (int p = 0; p < r.partition; p++) {
+                    assertTrue(ownerOf(p) != subtask, "keyed by the lowest partition of its subtask");
                 }
-                assertEquals(1, owners.size(), "a bundle goes to one subtask");
-                subtasks.addAll(owners);
+                for (long v : r.sampleVertices) {
+                    assertEquals(subtask, ownerOf(eight.partition(v)), "vertex " + v + " of another subtask");
+                    asked.add(v);
+                }
+                subtasks.add(subtask);
             }
             assertEquals(Set.of(0, 1), subtasks);
-            Set<Integer> expected = new HashSet<>();
-            for (long seed = 1; seed <= 12; seed++) {
-                expected.add(eight.keyOf(seed).partition());
-            }
-            assertEquals(expected, partitions, "every seed's partition is asked");
+            assertEquals(12, asked.size(), "every seed is asked");
         }
+    }
+
+    private static int ownerOf(int partition) {
+        return KeyGroupRangeAssignment.assignKeyToParallelOperator(VertexKey.anchor(partition), 8, 2);
     }
 
     private static long[][] empty(SampleRequest r) {

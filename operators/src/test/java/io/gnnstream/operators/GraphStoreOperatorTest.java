@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.stream.Collectors;
+import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
@@ -93,6 +94,32 @@ class GraphStoreOperatorTest {
             assertEquals(1, seeds.size());
             assertEquals(1L, seeds.get(0).vertex);
             assertEquals(Split.TRAIN, seeds.get(0).split);
+        }
+    }
+
+    /**
+     * A request names the vertices of all the partitions its subtask owns (its route), keyed by the
+     * lowest of them: each vertex is read under its own partition's key.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"rocksdb", "heap"})
+    void answersARequestSpanningThePartitionsOfItsSubtask(String backend) throws Exception {
+        VertexPartitioner eight = new HashPartitioner(MAX_PARALLELISM);
+        try (var h = harness(backend, eight, 1000, 0, 0)) {
+            h.open();
+            long[] vertices = LongStream.rangeClosed(1, 24).toArray();
+            for (long v : vertices) {
+                node(h, v, (int) v % 3, Split.TRAIN, v);
+                edge(h, v + 100, v, false);
+            }
+            assertTrue(Arrays.stream(vertices).mapToInt(eight::partition).distinct().count() > 4, "several partitions");
+            SampleResponse r = request(h, 1, 1, -1, vertices, vertices);
+            assertArrayEquals(vertices, r.sampleVertices);
+            assertArrayEquals(Arrays.stream(vertices).map(v -> v + 100).toArray(), r.neighbours);
+            float[] features = floats(lastFeatures(h).features);
+            for (int i = 0; i < vertices.length; i++) {
+                assertEquals(vertices[i], features[i * DIM], "features of vertex " + vertices[i]);
+            }
         }
     }
 
@@ -384,11 +411,17 @@ class GraphStoreOperatorTest {
 
     private static KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse>
             harness(String backend, int edgeBuffer, long cacheBytes, int trainerCacheSlots) throws Exception {
+        return harness(backend, PARTITIONER, edgeBuffer, cacheBytes, trainerCacheSlots);
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse>
+            harness(String backend, VertexPartitioner partitioner, int edgeBuffer, long cacheBytes, int trainerCacheSlots)
+            throws Exception {
         KeySelector<GraphStoreInput, VertexKey> key = in -> in.update != null
-                ? PARTITIONER.keyOf(in.update.ownerVertex())
+                ? partitioner.keyOf(in.update.ownerVertex())
                 : VertexKey.anchor(in.requests[0].partition);
         var h = new KeyedOneInputStreamOperatorTestHarness<>(
-                new GraphStoreOperator(PARTITIONER, new GraphStoreConfig(42L, DIM, 1000L, cacheBytes, cacheBytes, edgeBuffer,
+                new GraphStoreOperator(partitioner, new GraphStoreConfig(42L, DIM, 1000L, cacheBytes, cacheBytes, edgeBuffer,
                         trainerCacheSlots)), key, VertexKeyTypeInfo.INSTANCE,
                 MAX_PARALLELISM, 1, 0);
         StateBackend stateBackend = new HashMapStateBackend();

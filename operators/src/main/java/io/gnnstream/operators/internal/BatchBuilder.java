@@ -15,19 +15,22 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Builds one {@link MiniBatch} hop by hop from per-partition {@link SampleResponse}s.
+ * Builds one {@link MiniBatch} hop by hop from per-route {@link SampleResponse}s.
  *
  * <p>Hop {@code h} (1..L) samples the in-neighbours of every node within {@code h-1} hops and
  * fetches the features of the nodes first reached at hop {@code h-1}; a last round (hop L+1)
- * fetches the features of the nodes first reached at hop L. A hop advances only when every
- * partition asked has answered; new nodes are numbered by walking destinations in order and their
+ * fetches the features of the nodes first reached at hop L. A hop's requests go one per route (the
+ * partitions one GraphStore subtask owns, named by the lowest of them): per-partition requests cost
+ * a record, a response and a feature part each whatever their size, which at 128 partitions made
+ * the loop's per-batch cost, not the graph, the limit on small graphs. A hop advances only when
+ * every route asked has answered; new nodes are numbered by walking destinations in order and their
  * sampled neighbours in order, so the result does not depend on the order responses arrive.
  * Features never come back here: each request names the rows its feature vertices fill, and the
- * GraphStore sends them to the trainer as feature parts numbered in request order; the builder
- * only counts them for the batch's head. A partition's vertices of one hop go out in requests of at most {@code maxRequestVertices}
- * vertices (numbered by {@link SampleRequest#part}), so that no single request outgrows the loop's
- * buffers. Duplicate or stale responses are ignored. No Flink types: the operator owns timing and
- * state.
+ * GraphStore sends them to the trainer as feature parts numbered in request order; the builder only
+ * counts them for the batch's head. A route's vertices of one hop go out in requests of at most
+ * {@code maxRequestVertices} vertices (numbered by {@link SampleRequest#part}), so that no single
+ * request outgrows the loop's buffers. Duplicate or stale responses are ignored. No Flink types:
+ * the operator owns timing and state.
  */
 public final class BatchBuilder {
 
@@ -35,6 +38,7 @@ public final class BatchBuilder {
     private final int[] fanouts;
     private final int featureDim;
     private final VertexPartitioner partitioner;
+    private final int[] routeOf;
     private final int numLayers;
     private final int maxRequestVertices;
     private final int attempt;
@@ -56,13 +60,19 @@ public final class BatchBuilder {
     /**
      * {@code attempt} numbers the batch's restarts, so the trainer can drop an earlier attempt's
      * parts; {@code expectedNodes} sizes the node numbering up front (the size of the last batch
-     * built is a good guess), since growing it was a tenth of the assembler's work.
+     * built is a good guess), since growing it was a tenth of the assembler's work. {@code routeOf}
+     * maps each partition to its route, the lowest partition of the GraphStore subtask owning it.
      */
     public BatchBuilder(BatchSpec spec, int attempt, int[] fanouts, int featureDim, VertexPartitioner partitioner,
-            int maxRequestVertices, int expectedNodes) {
+            int[] routeOf, int maxRequestVertices, int expectedNodes) {
         if (maxRequestVertices < 1) {
             throw new IllegalArgumentException("maxRequestVertices must be >= 1, got " + maxRequestVertices);
         }
+        if (routeOf.length != partitioner.numPartitions()) {
+            throw new IllegalArgumentException("routeOf has " + routeOf.length + " entries for "
+                    + partitioner.numPartitions() + " partitions");
+        }
+        this.routeOf = routeOf;
         int capacity = Math.max(16, Math.max(expectedNodes, spec.seeds.length));
         this.nodes = new long[capacity];
         this.index = new LongIntHashMap(capacity);
@@ -151,8 +161,8 @@ public final class BatchBuilder {
         int sampleEnd = next <= numLayers ? nodeCounts[next - 1] : 0;
         int featureStart = next >= 2 ? nodeCounts[next - 2] : 0;
         int featureEnd = next <= numLayers ? nodeCounts[next - 1] : numNodes;
-        IntList[] sample = groupByPartition(0, sampleEnd);
-        IntList[] features = groupByPartition(featureStart, featureEnd);
+        IntList[] sample = groupByRoute(0, sampleEnd);
+        IntList[] features = groupByRoute(featureStart, featureEnd);
         int fanout = next <= numLayers ? fanoutOf(next) : 0;
         for (int p = 0; p < sample.length; p++) {
             if (sample[p] != null || features[p] != null) {
@@ -170,24 +180,24 @@ public final class BatchBuilder {
     }
 
     /**
-     * Adds the requests for one partition's nodes of a hop (node numbers), at most
+     * Adds the requests for one route's nodes of a hop (node numbers), at most
      * {@code maxRequestVertices} each.
      */
-    private void split(int next, int partition, int fanout, int[] sample, int[] features) {
+    private void split(int next, int route, int fanout, int[] sample, int[] features) {
         int si = 0;
         int fi = 0;
         int part = 0;
         do {
             int ns = Math.min(maxRequestVertices, sample.length - si);
             int nf = Math.min(maxRequestVertices - ns, features.length - fi);
-            SampleRequest request = SampleRequest.sampleOnly(spec.batchId, next, partition, part, fanout,
+            SampleRequest request = SampleRequest.sampleOnly(spec.batchId, next, route, part, fanout,
                     vertices(sample, si, si + ns));
             request.withFeatures(spec.seq, spec.trainer, attempt, featureParts, vertices(features, fi, fi + nf),
                     Arrays.copyOfRange(features, fi, fi + nf));
             if (nf > 0) {
                 featureParts++;
             }
-            outstanding.put(new RequestKey(partition, part), request);
+            outstanding.put(new RequestKey(route, part), request);
             si += ns;
             fi += nf;
             part++;
@@ -298,11 +308,11 @@ public final class BatchBuilder {
         return numNodes++;
     }
 
-    /** Node numbers {@code from..to-1} by partition (null where a partition has none), in order. */
-    private IntList[] groupByPartition(int from, int to) {
+    /** Node numbers {@code from..to-1} by route (null where a route has none), in order. */
+    private IntList[] groupByRoute(int from, int to) {
         IntList[] groups = new IntList[partitioner.numPartitions()];
         for (int i = from; i < to; i++) {
-            int p = partitioner.partition(nodes[i]);
+            int p = routeOf[partitioner.partition(nodes[i])];
             if (groups[p] == null) {
                 groups[p] = new IntList();
             }
@@ -312,5 +322,5 @@ public final class BatchBuilder {
     }
 
     /** Identity of one request within the current hop. */
-    private record RequestKey(int partition, int part) {}
+    private record RequestKey(int route, int part) {}
 }

@@ -1,12 +1,13 @@
 package io.gnnstream.operators.messages;
 
 /**
- * One hop of one batch for one partition: sample {@code fanout} in-neighbours of each
- * {@code sampleVertices} entry ({@code -1} = all) and send the attributes of each
- * {@code featureVertices} entry to the batch's trainer, as feature part {@code featurePart} of the
- * batch's {@code attempt}, for rows {@code featureRows}. A partition's vertices of one hop may be
- * split over several requests, numbered by {@code part}. Travels on the sampling loop's feedback
- * edge.
+ * One hop of one batch for one route, the partitions one GraphStore subtask owns, named by the
+ * lowest of them in {@code partition} (which keys the request to that subtask): sample
+ * {@code fanout} in-neighbours of each {@code sampleVertices} entry ({@code -1} = all) and send the
+ * attributes of each {@code featureVertices} entry to the batch's trainer, as feature part
+ * {@code featurePart} of the batch's {@code attempt}, for rows {@code featureRows}. A route's
+ * vertices of one hop may be split over several requests, numbered by {@code part}. Travels on the
+ * sampling loop's feedback edge.
  */
 public class SampleRequest {
 

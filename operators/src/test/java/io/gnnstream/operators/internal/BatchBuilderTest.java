@@ -38,6 +38,8 @@ class BatchBuilderTest {
     private static final int DIM = 2;
     private static final TrainerFeatureCache NO_CACHE = new TrainerFeatureCache(0, DIM);
     private final VertexPartitioner partitioner = new HashPartitioner(4);
+    /** Each partition's route: by default each its own, as with one GraphStore subtask per partition. */
+    private int[] routes = {0, 1, 2, 3};
 
     @Test
     void buildsNestedBlocksWithDestinationsFirst() {
@@ -75,6 +77,26 @@ class BatchBuilderTest {
             assertSameStructureAndFeatures(whole, split);
             assertArrayEquals(whole.labels, split.labels);
         }
+    }
+
+    /** Two GraphStore subtasks owning partitions 0-1 and 2-3: one request per subtask and hop, the same batch. */
+    @Test
+    void requestsGoOnePerRouteAndBuildTheSameBatch() {
+        MiniBatch perPartition = run(spec(0L, 4L, 2L), new int[] {-1, -1}, null, 100);
+        routes = new int[] {0, 0, 2, 2};
+        Sent sent = send(spec(0L, 4L, 2L), 0, new int[] {-1, -1}, null, 100);
+        assertTrue(sent.requests.stream().allMatch(r -> r.partition == 0 || r.partition == 2), "routes only");
+        for (int hop = 1; hop <= 3; hop++) {
+            int h = hop;
+            assertTrue(sent.requests.stream().filter(r -> r.hop == h).count() <= 2, "one request per route in hop " + h);
+        }
+        assertSameStructureAndFeatures(perPartition, run(spec(0L, 4L, 2L), new int[] {-1, -1}, new Random(3), 100));
+    }
+
+    @Test
+    void rejectsRoutesNotCoveringEveryPartition() {
+        assertThrows(IllegalArgumentException.class,
+                () -> new BatchBuilder(spec(0L), 0, new int[] {5}, DIM, partitioner, new int[] {0, 0}, 100, 0));
     }
 
     private static void assertSameStructureAndFeatures(MiniBatch expected, MiniBatch actual) {
@@ -124,7 +146,7 @@ class BatchBuilderTest {
 
     @Test
     void batchWithoutSeedsCompletesAtOnce() {
-        BatchBuilder builder = new BatchBuilder(spec(), 0, new int[] {5}, DIM, partitioner, 100, 0);
+        BatchBuilder builder = new BatchBuilder(spec(), 0, new int[] {5}, DIM, partitioner, routes, 100, 0);
         assertTrue(builder.start().isEmpty());
         assertTrue(builder.isComplete());
         MiniBatchPart head = builder.buildHead();
@@ -164,13 +186,14 @@ class BatchBuilderTest {
     }
 
     /** What the assembler (head) and the GraphStore (feature parts, with repeats) send the trainer. */
-    private record Sent(MiniBatchPart head, List<MiniBatchPart> features) {}
+    private record Sent(MiniBatchPart head, List<MiniBatchPart> features, List<SampleRequest> requests) {}
 
     private Sent send(BatchSpec spec, int attempt, int[] fanouts, Random random, int maxRequestVertices) {
         // A size hint below and above the batch's size: the tests comparing these batches show it changes nothing.
-        BatchBuilder builder = new BatchBuilder(spec, attempt, fanouts, DIM, partitioner, maxRequestVertices,
+        BatchBuilder builder = new BatchBuilder(spec, attempt, fanouts, DIM, partitioner, routes, maxRequestVertices,
                 2 * maxRequestVertices);
         List<MiniBatchPart> features = new ArrayList<>();
+        List<SampleRequest> requests = new ArrayList<>();
         Deque<SampleRequest> queue = new ArrayDeque<>(builder.start());
         while (!queue.isEmpty()) {
             List<SampleRequest> round = new ArrayList<>(queue);
@@ -180,6 +203,10 @@ class BatchBuilderTest {
                 assertTrue(r.sampleVertices.length + r.featureVertices.length <= maxRequestVertices,
                         "request larger than " + maxRequestVertices + " vertices");
                 assertEquals(attempt, r.attempt);
+                for (long v : concat(r.sampleVertices, r.featureVertices)) {
+                    assertEquals(r.partition, routes[partitioner.partition(v)], "vertex " + v + " outside the request's route");
+                }
+                requests.add(r);
                 int copies = random != null && random.nextBoolean() ? 2 : 1;
                 for (int c = 0; c < copies; c++) {
                     responses.add(answer(r));
@@ -199,7 +226,7 @@ class BatchBuilderTest {
         MiniBatchPart head = builder.buildHead();
         assertEquals(attempt, head.attempt);
         assertNull(head.head.features);
-        return new Sent(head, features);
+        return new Sent(head, features, requests);
     }
 
     private static SampleResponse answer(SampleRequest r) {
@@ -233,6 +260,12 @@ class BatchBuilderTest {
         }
         return MiniBatchPart.features(r.batchId, r.seq, r.trainer, r.attempt, r.featurePart, r.featureRows.clone(),
                 labels, bytes(features));
+    }
+
+    private static long[] concat(long[] a, long[] b) {
+        long[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
     }
 
     private static void acceptAll(Sent sent) {

@@ -1,0 +1,55 @@
+package io.gnnstream.jobs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.flink.streaming.api.graph.StreamNode;
+import org.junit.jupiter.api.Test;
+
+/** The topology the job builds, inspected without running it. */
+class TrainingJobTest {
+
+    @Test
+    void samplingLoopFlushesEveryRecordWhileIngestionKeepsTheJobsTimeout() {
+        Map<String, StreamNode> nodes = streamGraphNodes();
+        for (String loop : new String[] {"graph-store", "seed-scheduler", "batch-assembler", "trainer"}) {
+            assertEquals(TrainingJob.LOOP_BUFFER_TIMEOUT_MS, nodes.get(loop).getBufferTimeout(), loop);
+        }
+        for (String ingest : new String[] {"parse-edges", "parse-nodes", "edge-updates", "node-updates"}) {
+            assertEquals(JobDefaults.BUFFER_TIMEOUT.toMillis(), nodes.get(ingest).getBufferTimeout(), ingest);
+        }
+    }
+
+    @Test
+    void everyStatefulOperatorHasAUid() {
+        Map<String, StreamNode> nodes = streamGraphNodes();
+        for (String stateful : new String[] {"edges-source", "nodes-source", "graph-store", "seed-scheduler",
+                "batch-assembler", "trainer", "dead-letter-sink", "metrics-sink"}) {
+            StreamNode node = nodes.entrySet().stream().filter(e -> e.getKey().contains(stateful))
+                    .map(Map.Entry::getValue).findFirst().orElseThrow(() -> new AssertionError("no " + stateful));
+            assertNotNull(node.getTransformationUID(), stateful);
+        }
+    }
+
+    private static Map<String, StreamNode> streamGraphNodes() {
+        Configuration conf = JobDefaults.apply(new Configuration(), Path.of("checkpoints"), Duration.ofSeconds(30));
+        conf.set(KafkaOptions.BOOTSTRAP_SERVERS, "localhost:9");
+        conf.set(GraphOptions.NUM_FEATURES, 8);
+        conf.set(GraphOptions.NUM_CLASSES, 3);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        new TrainingJob(conf).buildWithKafka(env);
+        StreamGraph graph = env.getStreamGraph();
+        Map<String, StreamNode> nodes = new HashMap<>();
+        for (StreamNode node : graph.getStreamNodes()) {
+            nodes.put(node.getOperatorName(), node);
+        }
+        return nodes;
+    }
+}
