@@ -29,9 +29,9 @@ public final class SamplingOptions {
     public static final ConfigOption<Integer> PREFETCH = ConfigOptions.key("gnnstream.sampling.prefetch")
             .intType()
             .defaultValue(8)
-            .withDescription("Credits per trainer: batches issued but not yet consumed. Bounds memory in the loop; "
-                    + "more batches in flight hide the loop's round trips (bench sample at batch 1024: "
-                    + "about 14, 22 batches/s with 4, 16).");
+            .withDescription("Credits per trainer: batches issued but not yet consumed. Bounds memory in the loop "
+                    + "and keeps batches ready while the trainer computes (bench sample at 10^5 vertices, batch "
+                    + "1024: 346, 312-333 and 325 batches/s with 4, 8 and 16).");
 
     public static final ConfigOption<Long> MAX_STEPS = ConfigOptions.key("gnnstream.sampling.max-steps")
             .longType()
