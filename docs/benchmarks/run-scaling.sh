@@ -13,14 +13,14 @@ for graph in 10000,10 10000,50 100000,10 100000,50 1000000,10 1000000,50; do
   # One parallelism per invocation, so that peak RSS is not inherited from an earlier run.
   $G bench ingest --synthetic "$graph,128,10" --threads 1 --repeat "$repeat" --json "$JSON"
   $G bench ingest --synthetic "$graph,128,10" --threads 2 --repeat "$repeat" --json "$JSON"
-  $G bench sample --synthetic "$graph,128,10" --threads 1 --repeat 5 --json "$JSON"
+  $G bench sample --synthetic "$graph,128,10" --threads 1 --repeat 30 --json "$JSON"
 done
 for fanouts in 10,5 15,10,5; do
   for graph in 100000,10 1000000,10; do
-    $G bench sample --synthetic "$graph,128,10" --threads 1 --repeat 5 --fanouts "$fanouts" --json "$JSON"
+    $G bench sample --synthetic "$graph,128,10" --threads 1 --repeat 30 --fanouts "$fanouts" --json "$JSON"
   done
 done
 for fanouts in 10,5 25,10 15,10,5; do
-  $G bench pipeline --synthetic 100000,10,128,10 --threads 1 --repeat 5 --fanouts "$fanouts" --json "$JSON"
+  $G bench pipeline --synthetic 100000,10,128,10 --threads 1 --repeat 20 --fanouts "$fanouts" --json "$JSON"
 done
 $G plot --json "$JSON" --out docs/benchmarks
