@@ -61,8 +61,9 @@ import org.apache.flink.util.OutputTag;
  * subgraph may differ and the trainer drops the feature parts of earlier attempts. Sampling is
  * seeded per (batch, hop, vertex), so a re-run on the same graph produces the same batch, and late
  * duplicates are ignored by the builder. The scheduler issues the unacknowledged specs again after a
- * restore, as a new generation: those this operator still has in progress are ignored (its timers
- * restart them), the others are sampled again from hop 1.
+ * restore, as a new generation, and each is sampled again from hop 1 as it arrives, whether this
+ * operator had started it before (its partial subgraph was lost with the heap) or not; waiting for
+ * the restored timer instead stalled a resumed job for the whole timeout.
  */
 public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
         implements TwoInputStreamOperator<BatchSpec, SampleResponse, GraphStoreInput>,
@@ -154,7 +155,14 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
     @Override
     public void processElement1(StreamRecord<BatchSpec> element) throws Exception {
         BatchSpec spec = element.getValue();
-        if (specs.value() != null || inProgress.containsKey(spec.batchId)) {
+        if (inProgress.containsKey(spec.batchId)) {
+            return;
+        }
+        BatchSpec restored = specs.value();
+        if (restored != null) {
+            if (spec.generation > restored.generation) {
+                restart(spec);
+            }
             return;
         }
         specs.update(spec);
@@ -186,11 +194,7 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
         }
         InProgress batch = inProgress.get(spec.batchId);
         if (batch == null) {
-            retries.inc();
-            Integer previous = attempts.value();
-            int attempt = previous == null ? firstAttempt(spec) + 1 : previous + 1;
-            attempts.update(attempt);
-            start(spec, attempt);
+            restart(spec);
         } else if (now() - batch.lastProgress >= timeoutMs) {
             retries.inc();
             for (SampleRequest lost : batch.builder.pending()) {
@@ -205,6 +209,20 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
 
     @Override
     public void onEventTime(InternalTimer<Long, VoidNamespace> timer) {}
+
+    /**
+     * Samples again from hop 1 a batch whose partial state a restore lost, as the next attempt;
+     * {@code spec} is the restored one or, if the scheduler issued it again after the restore, the
+     * newer generation, whose attempts are numbered above all earlier ones.
+     */
+    private void restart(BatchSpec spec) throws Exception {
+        retries.inc();
+        Integer previous = attempts.value();
+        int attempt = Math.max(previous == null ? 0 : previous + 1, firstAttempt(spec) + 1);
+        specs.update(spec);
+        attempts.update(attempt);
+        start(spec, attempt);
+    }
 
     /**
      * Attempts of a spec issued again after a restore are numbered above those of its earlier

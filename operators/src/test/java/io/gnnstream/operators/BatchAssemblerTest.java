@@ -101,6 +101,34 @@ class BatchAssemblerTest {
         }
     }
 
+    /** A spec the scheduler issues again after a restore is sampled at once, not after the timeout. */
+    @Test
+    void samplesAReissuedSpecAtOnceAfterARestore() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = harness()) {
+            h.open();
+            h.setProcessingTime(0);
+            h.processElement1(new StreamRecord<>(spec(5, 1, 2)));
+            snapshot = h.snapshot(1, 1);
+        }
+        try (var h = harness()) {
+            h.initializeState(snapshot);
+            h.open();
+            h.setProcessingTime(1);
+            BatchSpec reissued = spec(5, 1, 2);
+            reissued.generation = 1;
+            h.processElement1(new StreamRecord<>(reissued));
+            List<SampleRequest> again = requests(h);
+            assertEquals(1, again.size(), "sampled again before any timer fired");
+            assertEquals(1, again.get(0).hop);
+            assertTrue(again.get(0).attempt > 1 << 16, "an attempt above all of the earlier generation's");
+            h.processElement1(new StreamRecord<>(reissued));
+            assertEquals(0, requests(h).size(), "the same generation again is a duplicate");
+            h.processElement2(new StreamRecord<>(answer(again.get(0), new long[][] {{}, {}})));
+            assertEquals(again.get(0).attempt, heads(h).get(0).attempt);
+        }
+    }
+
     private static KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, GraphStoreInput> harness()
             throws Exception {
         return harness(new HashPartitioner(1), 16);
