@@ -78,13 +78,7 @@ class BatchAssemblerTest {
 
     @Test
     void restartsBatchesWhoseProgressWasLostInARestore() throws Exception {
-        OperatorSubtaskState snapshot;
-        try (var h = harness()) {
-            h.open();
-            h.setProcessingTime(0);
-            h.processElement1(new StreamRecord<>(spec(5, 1, 2)));
-            snapshot = h.snapshot(1, 1);
-        }
+        OperatorSubtaskState snapshot = snapshotWithBatchStarted();
         try (var h = harness()) {
             h.initializeState(snapshot);
             h.open();
@@ -104,13 +98,7 @@ class BatchAssemblerTest {
     /** A spec the scheduler issues again after a restore is sampled at once, not after the timeout. */
     @Test
     void samplesAReissuedSpecAtOnceAfterARestore() throws Exception {
-        OperatorSubtaskState snapshot;
-        try (var h = harness()) {
-            h.open();
-            h.setProcessingTime(0);
-            h.processElement1(new StreamRecord<>(spec(5, 1, 2)));
-            snapshot = h.snapshot(1, 1);
-        }
+        OperatorSubtaskState snapshot = snapshotWithBatchStarted();
         try (var h = harness()) {
             h.initializeState(snapshot);
             h.open();
@@ -126,6 +114,16 @@ class BatchAssemblerTest {
             assertEquals(0, requests(h).size(), "the same generation again is a duplicate");
             h.processElement2(new StreamRecord<>(answer(again.get(0), new long[][] {{}, {}})));
             assertEquals(again.get(0).attempt, heads(h).get(0).attempt);
+        }
+    }
+
+    /** A snapshot taken right after batch 5 started: its spec is in state, its partial subgraph is not. */
+    private static OperatorSubtaskState snapshotWithBatchStarted() throws Exception {
+        try (var h = harness()) {
+            h.open();
+            h.setProcessingTime(0);
+            h.processElement1(new StreamRecord<>(spec(5, 1, 2)));
+            return h.snapshot(1, 1);
         }
     }
 
