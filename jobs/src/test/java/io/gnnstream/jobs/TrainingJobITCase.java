@@ -129,7 +129,9 @@ class TrainingJobITCase {
         long[] checkpointAtStep60 = {-1};
         Map<Long, Double> lossBefore = new HashMap<>();
         TrainingRunner.Result first = train(conf, 2, line -> {
-            lossBefore.put(line.path("step").asLong(), line.path("loss").asDouble());
+            if (line.path("batches_per_s").asDouble() > 0) {
+                lossBefore.put(line.path("step").asLong(), line.path("loss").asDouble());
+            }
             long latest = latestCheckpoint(checkpoints).map(TrainingJobITCase::checkpointNumber).orElse(0L);
             if (checkpointAtStep60[0] < 0 && line.path("step").asLong() >= 60) {
                 checkpointAtStep60[0] = latest;
@@ -145,7 +147,10 @@ class TrainingJobITCase {
             lines.add(line);
             return line.path("final").asBoolean(false);
         });
-        JsonNode firstResumed = lines.get(0);
+        // Training windows only: a restore between a step and its evaluation reports the evaluation
+        // on a line of its own.
+        List<JsonNode> windows = lines.stream().filter(l -> l.path("batches_per_s").asDouble() > 0).toList();
+        JsonNode firstResumed = windows.get(0);
         String context = "stopped at step " + stoppedAt + ", resumed from " + restoreFrom + " with " + firstResumed;
         assertTrue(firstResumed.path("step").asLong() > 60 && firstResumed.path("step").asLong() <= stoppedAt + 10,
                 context);
@@ -154,7 +159,7 @@ class TrainingJobITCase {
         assertEquals(cora.edges(), firstResumed.path("edges_ingested").asLong(), "edges ingested once: " + context);
         // A window that lies wholly after the restored step holds the same training steps as before
         // the stop: the same batches, the same updates, the same loss to the bit.
-        for (JsonNode line : lines.subList(1, lines.size())) {
+        for (JsonNode line : windows.subList(1, windows.size())) {
             Double before = lossBefore.get(line.path("step").asLong());
             if (before != null) {
                 assertEquals(before, line.path("loss").asDouble(), "loss at step " + line.path("step") + ": " + context);
