@@ -81,9 +81,10 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
     private final int[] fanouts;
     private final int featureDim;
     private final VertexPartitioner partitioner;
-    /** Per partition, the GraphStore subtask that owns it: requests are bundled by it. */
-    private final int[] storeSubtask;
-    /** Per partition, its route: the lowest partition of the same GraphStore subtask. */
+    /**
+     * Per partition, its route: the lowest partition of the GraphStore subtask that owns it. Requests
+     * are keyed and bundled by route.
+     */
     private final int[] routeOf;
     private final long timeoutMs;
     private final int maxOutstandingVertices;
@@ -114,19 +115,16 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
         this.fanouts = fanouts.clone();
         this.featureDim = featureDim;
         this.partitioner = partitioner;
-        this.storeSubtask = new int[partitioner.numPartitions()];
-        for (int p = 0; p < storeSubtask.length; p++) {
-            storeSubtask[p] = KeyGroupRangeAssignment.assignKeyToParallelOperator(
-                    VertexKey.anchor(p), partitioner.numPartitions(), storeParallelism);
-        }
-        this.routeOf = new int[storeSubtask.length];
+        this.routeOf = new int[partitioner.numPartitions()];
         int[] lowest = new int[storeParallelism];
         Arrays.fill(lowest, -1);
-        for (int p = 0; p < storeSubtask.length; p++) {
-            if (lowest[storeSubtask[p]] < 0) {
-                lowest[storeSubtask[p]] = p;
+        for (int p = 0; p < routeOf.length; p++) {
+            int subtask = KeyGroupRangeAssignment.assignKeyToParallelOperator(
+                    VertexKey.anchor(p), partitioner.numPartitions(), storeParallelism);
+            if (lowest[subtask] < 0) {
+                lowest[subtask] = p;
             }
-            routeOf[p] = lowest[storeSubtask[p]];
+            routeOf[p] = lowest[subtask];
         }
         this.timeoutMs = timeoutMs;
         this.maxOutstandingVertices = maxOutstandingVertices;
@@ -272,7 +270,7 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
             if (batch != null && batch.builder.awaits(r) && !outstanding.containsKey(id)) {
                 outstanding.put(id, weight);
                 outstandingVertices += weight;
-                bundles.computeIfAbsent(storeSubtask[r.partition], subtask -> new ArrayList<>()).add(r);
+                bundles.computeIfAbsent(r.partition, route -> new ArrayList<>()).add(r);
             }
         }
         for (List<SampleRequest> bundle : bundles.values()) {

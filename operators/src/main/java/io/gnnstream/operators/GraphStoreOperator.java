@@ -40,9 +40,10 @@ import org.apache.flink.util.OutputTag;
  * <p>Its input carries graph updates, keyed by the owning vertex, and bundles of
  * {@link SampleRequest}s from the sampling loop's feedback edge, keyed by a partition anchor so that
  * each request (its vertices all in partitions of one subtask, its route) and each bundle reach the
- * subtask owning them; the operator then switches its current key to every vertex of each request. It answers with the sampled neighbours to the
- * assembler (main output) and, if the request names feature vertices, with their features and
- * labels straight to the batch's trainer (side output {@link #FEATURES}), bypassing the assembler.
+ * subtask owning them; the operator then switches its current key to every vertex of each request.
+ * It answers with the sampled neighbours to the assembler (main output) and, if the request names
+ * feature vertices, with their features and labels straight to the batch's trainer (side output
+ * {@link #FEATURES}), bypassing the assembler.
  * With the trainers' feature caches on, a vertex whose features a trainer holds already is sent as
  * a cache slot (a {@link FeatureCacheDirectory} per trainer records what this subtask placed
  * there), so its features cross the network once, not once per batch. Sampling of vertex

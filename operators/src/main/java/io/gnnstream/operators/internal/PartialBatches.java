@@ -146,7 +146,6 @@ public final class PartialBatches {
         int dim;
         final BitSet parts = new BitSet();
         final BitSet filled = new BitSet();
-        int rowsFilled;
         final List<MiniBatchPart> placed = new ArrayList<>();
 
         Pending(int attempt) {
@@ -199,7 +198,6 @@ public final class PartialBatches {
                         + (row >= 0 && row < limit ? " again" : ", outside the batch"));
             }
             filled.set(row);
-            rowsFilled++;
         }
 
         /** On the head's arrival: the rows placed before it must be rows of the batch. */
@@ -213,6 +211,7 @@ public final class PartialBatches {
 
         MiniBatch finish() {
             MiniBatch shape = head.head;
+            int rowsFilled = filled.cardinality();
             if (rowsFilled != shape.numNodes()) {
                 throw new IllegalArgumentException("batch " + shape.batchId + " has features for " + rowsFilled
                         + " of " + shape.numNodes() + " rows");
