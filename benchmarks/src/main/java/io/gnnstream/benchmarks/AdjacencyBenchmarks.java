@@ -30,8 +30,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * {@link InAdjacency} (tail value plus 64-neighbour blocks) on a real RocksDB keyed backend, next to
- * the naive layout it replaced: one {@code ListState<Long>} per vertex, appended with {@code add()}
- * and read whole to sample. Also the cost of one per-vertex feature read, which bounds the sampling
+ * a naive layout: one {@code ListState<Long>} per vertex, appended with {@code add()} and read
+ * whole to sample. Also the cost of one per-vertex feature read, which bounds the sampling
  * loop once neighbours are chosen. Every operation includes switching the current key.
  */
 @BenchmarkMode(Mode.Throughput)

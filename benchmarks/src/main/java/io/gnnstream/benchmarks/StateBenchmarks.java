@@ -23,10 +23,10 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Micro-benchmarks of the pieces the sampling loop's profile pointed at, each next to the
- * alternative it replaced: bulk array serialization against Flink's element-wise array serializer
- * (a mini-batch's features), a vertex record's feature copy, and the slot choice behind
- * O(fanout) neighbour sampling of a hub.
+ * Micro-benchmarks of the state and serialization pieces the sampling loop spends its time in,
+ * each next to the straightforward alternative: bulk array serialization against Flink's
+ * element-wise array serializer (a mini-batch's features), a vertex record's feature copy, and the
+ * slot choice behind O(fanout) neighbour sampling of a hub.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)

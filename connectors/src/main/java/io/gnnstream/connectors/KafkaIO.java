@@ -36,9 +36,9 @@ public final class KafkaIO {
 
     /**
      * Records a consumer poll returns from an edges topic. An edge is a line of a few bytes: at the
-     * consumer's default of 500, the fetcher thread handed Flink's source thread a batch thousands
-     * of times a second and each kept waiting for the other ({@code bench ingest}, 10^7 edges:
-     * 2.1 → 2.6 M edges/s). Node records, kilobytes each, keep the default.
+     * consumer's default of 500, the fetcher thread would hand Flink's source thread a batch
+     * thousands of times a second and each would keep waiting for the other. Node records,
+     * kilobytes each, keep the default.
      */
     public static final int EDGE_MAX_POLL_RECORDS = 10_000;
 

@@ -17,7 +17,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
+@Timeout(300)
 class DatasetLoaderTest {
 
     private static final List<String> NODES = List.of(
@@ -33,6 +35,7 @@ class DatasetLoaderTest {
     private static LocalKafkaBroker broker;
 
     @BeforeAll
+    @Timeout(120)
     static void startBroker() throws Exception {
         broker = LocalKafkaBroker.start(TestDirs.fresh("broker-loader"));
     }

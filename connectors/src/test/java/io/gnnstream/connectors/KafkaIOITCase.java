@@ -26,9 +26,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The factories of {@link KafkaIO} in a real Flink job against a real broker. */
+@Timeout(300)
 class KafkaIOITCase {
 
     @RegisterExtension
@@ -38,6 +40,7 @@ class KafkaIOITCase {
     private static LocalKafkaBroker broker;
 
     @BeforeAll
+    @Timeout(120)
     static void startBroker() throws Exception {
         broker = LocalKafkaBroker.start(TestDirs.fresh("broker-kafkaio"));
     }

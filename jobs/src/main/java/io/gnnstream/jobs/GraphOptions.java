@@ -1,5 +1,9 @@
 package io.gnnstream.jobs;
 
+import static io.gnnstream.jobs.OptionCheck.positive;
+import static io.gnnstream.jobs.OptionCheck.that;
+
+import io.gnnstream.state.KeyGroupAnchors;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
@@ -9,54 +13,75 @@ public final class GraphOptions {
 
     private GraphOptions() {}
 
-    public static final ConfigOption<Integer> PARTITIONS = ConfigOptions.key("gnnstream.graph.partitions")
-            .intType()
-            .defaultValue(128)
-            .withDescription("Number of logical graph partitions P (a power of two, at most 32768). It is also the "
-                    + "job's max parallelism: partition p lives in key group p, so it is fixed for the life of a "
-                    + "savepoint lineage.");
+    static final OptionGroup GROUP = new OptionGroup("Graph");
 
-    public static final ConfigOption<Integer> NUM_FEATURES = ConfigOptions.key("gnnstream.graph.num-features")
-            .intType()
-            .noDefaultValue()
-            .withDescription("Feature dimension of every node record; records of another dimension are rejected.");
+    public static final ConfigOption<Integer> PARTITIONS = GROUP.declare(
+            ConfigOptions.key("gnnstream.graph.partitions")
+                    .intType()
+                    .defaultValue(128)
+                    .withDescription("Number of logical graph partitions P (a power of two, at most 32768). It is "
+                            + "also the job's max parallelism: partition p lives in key group p, so it is fixed for "
+                            + "the life of a savepoint lineage."),
+            that(KeyGroupAnchors::isSupportedMaxParallelism, "must be a power of two in [1, 32768]"));
 
-    public static final ConfigOption<Integer> NUM_CLASSES = ConfigOptions.key("gnnstream.graph.num-classes")
-            .intType()
-            .noDefaultValue()
-            .withDescription("Number of classes; labels outside [0, classes) are rejected.");
+    public static final ConfigOption<Integer> NUM_FEATURES = GROUP.declareRequired(
+            ConfigOptions.key("gnnstream.graph.num-features")
+                    .intType()
+                    .noDefaultValue()
+                    .withDescription("Feature dimension of every node record; records of another dimension are "
+                            + "rejected."),
+            positive());
 
-    public static final ConfigOption<Boolean> NORMALIZE_FEATURES = ConfigOptions.key("gnnstream.graph.normalize-features")
-            .booleanType()
-            .defaultValue(true)
-            .withDescription("Divide each feature row by its sum when ingesting (like PyG's NormalizeFeatures).");
+    public static final ConfigOption<Integer> NUM_CLASSES = GROUP.declareRequired(
+            ConfigOptions.key("gnnstream.graph.num-classes")
+                    .intType()
+                    .noDefaultValue()
+                    .withDescription("Number of classes; labels outside [0, classes) are rejected."),
+            that(c -> c >= 2, "must be at least 2"));
 
-    public static final ConfigOption<Long> STATS_INTERVAL_MS = ConfigOptions.key("gnnstream.graph.stats-interval-ms")
-            .longType()
-            .defaultValue(250L)
-            .withDescription("How often the graph store publishes partition sizes to the scheduler (and so to "
-                    + "the progress lines); at most one small event per touched partition per interval.");
+    public static final ConfigOption<Boolean> NORMALIZE_FEATURES = GROUP.declare(
+            ConfigOptions.key("gnnstream.graph.normalize-features")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription("Divide each feature row by its sum when ingesting (like PyG's "
+                            + "NormalizeFeatures)."),
+            OptionCheck.any());
 
-    public static final ConfigOption<MemorySize> RECORD_CACHE = ConfigOptions.key("gnnstream.graph.record-cache")
-            .memoryType()
-            .defaultValue(MemorySize.parse("64mb"))
-            .withDescription("Heap per graph store subtask for recently fetched vertex records (features, "
-                    + "label, split), so sampled neighbourhoods that return to the same vertices skip RocksDB; "
-                    + "0 turns the cache off.");
+    public static final ConfigOption<Long> STATS_INTERVAL_MS = GROUP.declareHidden(
+            ConfigOptions.key("gnnstream.graph.stats-interval-ms")
+                    .longType()
+                    .defaultValue(250L)
+                    .withDescription("How often the graph store publishes partition sizes to the scheduler (and "
+                            + "so to the progress lines); at most one small event per touched partition per "
+                            + "interval."),
+            positive());
 
-    public static final ConfigOption<MemorySize> ADJACENCY_CACHE = ConfigOptions.key("gnnstream.graph.adjacency-cache")
-            .memoryType()
-            .defaultValue(MemorySize.parse("256mb"))
-            .withDescription("Heap per graph store subtask for recently sampled adjacency lists (the whole list "
-                    + "of a vertex with up to 4,096 in-neighbours, the degree and last block of a larger hub), "
-                    + "so sampling them skips RocksDB; about 64 bytes plus 8 per in-neighbour each, so the "
-                    + "default holds a graph of 10^6 vertices of average degree 10; allocated as it fills; "
-                    + "0 turns the cache off.");
+    public static final ConfigOption<MemorySize> RECORD_CACHE = GROUP.declare(
+            ConfigOptions.key("gnnstream.graph.record-cache")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("64mb"))
+                    .withDescription("Heap per graph store subtask for recently fetched vertex records (features, "
+                            + "label, split), so sampled neighbourhoods that return to the same vertices skip "
+                            + "RocksDB; 0 turns the cache off."),
+            OptionCheck.any());
 
-    public static final ConfigOption<Integer> EDGE_BUFFER = ConfigOptions.key("gnnstream.graph.edge-buffer")
-            .intType()
-            .defaultValue(1 << 17)
-            .withDescription("Edge additions a graph store subtask buffers per destination vertex before writing "
-                    + "them, one adjacency update per vertex; written before every sample request and "
-                    + "checkpoint. 1 writes every edge at once.");
+    public static final ConfigOption<MemorySize> ADJACENCY_CACHE = GROUP.declare(
+            ConfigOptions.key("gnnstream.graph.adjacency-cache")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("256mb"))
+                    .withDescription("Heap per graph store subtask for recently sampled adjacency lists (the whole "
+                            + "list of a vertex with up to 4,096 in-neighbours, the degree and last block of a "
+                            + "larger hub), so sampling them skips RocksDB; about 64 bytes plus 8 per in-neighbour "
+                            + "each, so the default holds a graph of 10^6 vertices of average degree 10; allocated "
+                            + "as it fills; 0 turns the cache off."),
+            OptionCheck.any());
+
+    public static final ConfigOption<Integer> EDGE_BUFFER = GROUP.declare(
+            ConfigOptions.key("gnnstream.graph.edge-buffer")
+                    .intType()
+                    .defaultValue(1 << 17)
+                    .withDescription("Edge additions a graph store subtask buffers per destination vertex before "
+                            + "writing them, one adjacency update per vertex; written before every sample request "
+                            + "and checkpoint. 1 writes every edge at once."),
+            positive());
 }

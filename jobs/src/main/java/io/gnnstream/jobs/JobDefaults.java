@@ -13,7 +13,7 @@ import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.environment.ExecutionCheckpointingOptions;
 
 /**
- * Flink settings every run of the training job needs (STACK.md): RocksDB with incremental
+ * Flink settings every run of the training job needs (docs/design.md, "Flink settings"): RocksDB with incremental
  * checkpoints, checkpointing forced despite the iterations, unaligned checkpoints (aligned exactly-once
  * checkpoints were seen to stall with feedback edges), and no generic types (so Kryo can never
  * creep in). Unless the configuration says otherwise, output buffers are flushed after at most
@@ -22,22 +22,34 @@ import org.apache.flink.streaming.api.environment.ExecutionCheckpointingOptions;
 public final class JobDefaults {
 
     /**
-     * Each hop of the sampling loop waits for every response before the next requests leave, and
-     * a request or the last buffer of a response sat in a partly filled network buffer for up to
-     * Flink's default 100 ms; 5 ms took {@code bench sample} from 41 to 55 batches/s (10^5
-     * vertices). The loop's own operators now flush after every record
-     * ({@link TrainingJob#LOOP_BUFFER_TIMEOUT_MS}); this timeout still holds for ingestion.
+     * Buffer timeout of every operator outside the sampling loop (ingestion, sinks): Flink's default
+     * of 100 ms would let the last buffer of a burst wait that long. The loop's own operators flush
+     * after every record ({@link TrainingJob#LOOP_BUFFER_TIMEOUT_MS}).
      */
     public static final Duration BUFFER_TIMEOUT = Duration.ofMillis(5);
 
     private JobDefaults() {}
 
-    @SuppressWarnings("deprecation")
+    /** Like {@link #apply(Configuration, Path)} with the checkpoint directory and interval given. */
     public static Configuration apply(Configuration conf, Path checkpointDir, Duration interval) {
+        conf.set(RunOptions.CHECKPOINT_DIR, checkpointDir.toAbsolutePath().toUri().toString());
+        conf.set(RunOptions.CHECKPOINT_INTERVAL, interval);
+        return apply(conf, checkpointDir);
+    }
+
+    /**
+     * Sets what every run needs. The checkpoint directory is {@code --checkpoint-dir} when given (a
+     * path without a scheme is a local one) and else {@code defaultCheckpointDir}; the interval is
+     * {@code --checkpoint-interval} or its default.
+     */
+    @SuppressWarnings("deprecation")
+    public static Configuration apply(Configuration conf, Path defaultCheckpointDir) {
+        String dir = conf.getOptional(RunOptions.CHECKPOINT_DIR).orElse(null);
+        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir == null
+                ? defaultCheckpointDir.toAbsolutePath().toUri().toString() : fileSystemUri(dir));
+        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, conf.get(RunOptions.CHECKPOINT_INTERVAL));
         conf.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
         conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
-        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir.toAbsolutePath().toUri().toString());
-        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, interval);
         conf.set(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE, CheckpointingMode.EXACTLY_ONCE);
         conf.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
         conf.set(CheckpointingOptions.FORCE_UNALIGNED, true);
@@ -61,6 +73,14 @@ public final class JobDefaults {
      * never changes one it has emitted or keeps one it was handed for longer than the call, and
      * Flink never reuses objects read from the network.
      */
+    /** A URI as is; a path without a scheme as an absolute {@code file:} URI. */
+    static String fileSystemUri(String location) {
+        if (location.matches("^[a-zA-Z][a-zA-Z0-9+.-]*://.*")) {
+            return location;
+        }
+        return Path.of(location).toAbsolutePath().toUri().toString();
+    }
+
     public static Configuration tuneThroughput(Configuration conf) {
         if (!conf.contains(RocksDBConfigurableOptions.USE_BLOOM_FILTER)) {
             conf.set(RocksDBConfigurableOptions.USE_BLOOM_FILTER, true);

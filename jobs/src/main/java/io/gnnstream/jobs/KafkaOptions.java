@@ -9,30 +9,46 @@ public final class KafkaOptions {
 
     private KafkaOptions() {}
 
-    public static final ConfigOption<String> BOOTSTRAP_SERVERS = ConfigOptions.key("gnnstream.kafka.bootstrap-servers")
-            .stringType()
-            .noDefaultValue()
-            .withDescription("Kafka bootstrap servers, host:port[,host:port...].");
+    static final OptionGroup GROUP = new OptionGroup("Kafka");
 
-    public static final ConfigOption<String> EDGES_TOPIC = ConfigOptions.key("gnnstream.kafka.edges-topic")
-            .stringType()
-            .noDefaultValue()
-            .withDescription("Topic of edge records (text src,dst[,op[,ts]] or JSON). Default: <prefix>.edges");
+    /** Required by the Kafka-wired job ({@link TrainingJob#buildWithKafka}); tests inject their own sources. */
+    public static final ConfigOption<String> BOOTSTRAP_SERVERS = GROUP.declare(
+            ConfigOptions.key("gnnstream.kafka.bootstrap-servers")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Kafka bootstrap servers, host:port[,host:port...]."),
+            OptionCheck.that(s -> !s.isBlank(), "must name at least one host:port"));
 
-    public static final ConfigOption<String> NODES_TOPIC = ConfigOptions.key("gnnstream.kafka.nodes-topic")
-            .stringType()
-            .noDefaultValue()
-            .withDescription("Topic of node records (JSON). Default: <prefix>.nodes");
+    public static final ConfigOption<String> EDGES_TOPIC = GROUP.declare(
+            ConfigOptions.key("gnnstream.kafka.edges-topic")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Topic of edge records (text src,dst[,op[,ts]] or JSON); default "
+                            + "<prefix>.edges."),
+            OptionCheck.any());
 
-    public static final ConfigOption<String> TOPIC_PREFIX = ConfigOptions.key("gnnstream.kafka.topic-prefix")
-            .stringType()
-            .defaultValue("gnnstream")
-            .withDescription("Prefix of the job's own topics: <prefix>.rejects (dead letters), <prefix>.metrics.");
+    public static final ConfigOption<String> NODES_TOPIC = GROUP.declare(
+            ConfigOptions.key("gnnstream.kafka.nodes-topic")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Topic of node records (JSON); default <prefix>.nodes."),
+            OptionCheck.any());
 
-    public static final ConfigOption<String> GROUP_ID = ConfigOptions.key("gnnstream.kafka.group-id")
-            .stringType()
-            .defaultValue("gnnstream")
-            .withDescription("Consumer group id used for committed offsets (Flink tracks offsets in checkpoints).");
+    public static final ConfigOption<String> TOPIC_PREFIX = GROUP.declare(
+            ConfigOptions.key("gnnstream.kafka.topic-prefix")
+                    .stringType()
+                    .defaultValue("gnnstream")
+                    .withDescription("Prefix of the job's own topics: <prefix>.rejects (dead letters), "
+                            + "<prefix>.metrics."),
+            OptionCheck.that(s -> !s.isBlank(), "must not be empty"));
+
+    public static final ConfigOption<String> GROUP_ID = GROUP.declare(
+            ConfigOptions.key("gnnstream.kafka.group-id")
+                    .stringType()
+                    .defaultValue("gnnstream")
+                    .withDescription("Consumer group id used for committed offsets (Flink tracks offsets in "
+                            + "checkpoints)."),
+            OptionCheck.that(s -> !s.isBlank(), "must not be empty"));
 
     public static String edgesTopic(ReadableConfig c) {
         return c.getOptional(EDGES_TOPIC).orElse(c.get(TOPIC_PREFIX) + ".edges");

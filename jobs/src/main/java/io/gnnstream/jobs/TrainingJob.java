@@ -24,12 +24,17 @@ import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import io.gnnstream.operators.serialization.SampleResponseSerializer;
 import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.state.HashPartitioner;
-import io.gnnstream.state.KeyGroupAnchors;
 import io.gnnstream.state.VertexKeyTypeInfo;
 import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
+import io.gnnstream.connectors.KafkaTopics;
+import java.nio.file.Path;
 import java.util.List;
+import org.apache.flink.configuration.Configuration;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParseResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -45,7 +50,7 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * Builds the streaming training topology (DESIGN §2):
+ * Builds the streaming training topology (docs/design.md, "Dataflow"):
  *
  * <pre>
  * edges, nodes ─ parse ─┬─ rejects ─► dead-letter sink
@@ -67,9 +72,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 public final class TrainingJob {
 
     /**
-     * Buffer timeout of the sampling loop's operators: flush after every record. Against the job's
-     * 5 ms, {@code bench sample} went from 173 to 310 batches/s at 10^5 vertices and from 464 to 726
-     * at 10^4 (p = 1), once requests went one per GraphStore subtask instead of one per partition.
+     * Buffer timeout of the sampling loop's operators: flush after every record, since a batch waits
+     * for each of its hops in turn and a record held back in a partly filled buffer delays the batch.
      */
     static final long LOOP_BUFFER_TIMEOUT_MS = 0;
 
@@ -77,15 +81,41 @@ public final class TrainingJob {
 
     private final ReadableConfig conf;
 
-    /** The main class {@code flink run} submits; takes the arguments of {@code gnnstream train}. */
-    public static void main(String[] args) {
-        String[] withCommand = new String[args.length + 1];
-        withCommand[0] = "train";
-        System.arraycopy(args, 0, withCommand, 1, args.length);
-        int code = io.gnnstream.jobs.cli.GnnstreamCli.commandLine().execute(withCommand);
-        if (code != 0) {
-            System.exit(code);
+    /**
+     * The main class {@code flink run} submits: takes the job's flags ({@code --help} lists them),
+     * creates the job's own topics when missing, builds the job on the Kafka topics and runs it on
+     * the cluster it was submitted to.
+     */
+    public static void main(String[] args) throws Exception {
+        CommandSpec spec = CommandSpec.create().name("gnnstream-training-job");
+        spec.mixinStandardHelpOptions(true);
+        JobFlags.addTo(spec);
+        CommandLine cli = new CommandLine(spec);
+        Configuration conf;
+        try {
+            ParseResult parsed = cli.parseArgs(args);
+            if (CommandLine.printHelpIfRequested(parsed)) {
+                return;
+            }
+            conf = JobFlags.configuration(parsed);
+            JobDefaults.apply(conf, Path.of("checkpoints"));
+            validate(conf);
+            if (!conf.contains(KafkaOptions.BOOTSTRAP_SERVERS)) {
+                throw new IllegalArgumentException("--bootstrap-servers is required");
+            }
+        } catch (CommandLine.ParameterException | IllegalArgumentException e) {
+            System.err.println("error: " + e.getMessage());
+            cli.usage(System.err);
+            System.exit(CommandLine.ExitCode.USAGE);
+            return;
         }
+        KafkaTopics.ensure(conf.get(KafkaOptions.BOOTSTRAP_SERVERS), 1, KafkaOptions.rejectsTopic(conf),
+                KafkaOptions.metricsTopic(conf));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.configure(conf);
+        env.setParallelism(conf.get(RunOptions.PARALLELISM));
+        new TrainingJob(conf).buildWithKafka(env);
+        env.execute(JOB_NAME);
     }
 
     public TrainingJob(ReadableConfig conf) {
@@ -209,36 +239,12 @@ public final class TrainingJob {
                 conf.get(GraphOptions.NUM_FEATURES));
     }
 
-    /** Rejects settings the topology cannot run with, before anything is submitted. */
+    /**
+     * Rejects settings the topology cannot run with, before anything is submitted: every option's
+     * own check ({@link JobOptions#validate}).
+     */
     public static void validate(ReadableConfig conf) {
-        int partitions = conf.get(GraphOptions.PARTITIONS);
-        require(KeyGroupAnchors.isSupportedMaxParallelism(partitions),
-                "--partitions must be a power of two in [1, 32768], got " + partitions);
-        require(conf.getOptional(GraphOptions.NUM_FEATURES).orElse(0) > 0, "--num-features must be positive");
-        require(conf.getOptional(GraphOptions.NUM_CLASSES).orElse(0) > 1, "--num-classes must be at least 2");
-        List<Integer> fanouts = conf.get(SamplingOptions.FANOUTS);
-        require(!fanouts.isEmpty(), "--fanouts needs at least one layer");
-        for (int f : fanouts) {
-            require(f == -1 || f > 0, "--fanouts entries must be positive or -1 (all), got " + f);
-        }
-        require(conf.get(SamplingOptions.BATCH_SIZE) > 0, "--batch-size must be positive");
-        require(conf.get(SamplingOptions.EVAL_BATCH_SIZE) > 0, "--eval-batch-size must be positive");
-        require(conf.get(GraphOptions.EDGE_BUFFER) > 0, "--edge-buffer must be positive");
-        require(conf.get(SamplingOptions.PREFETCH) > 0, "--prefetch must be positive");
-        require(conf.get(SamplingOptions.MAX_OUTSTANDING_VERTICES) > 0, "--max-outstanding-vertices must be positive");
-        require(conf.get(SamplingOptions.MAX_STEPS) >= 0, "--max-steps must be >= 0");
-        require(conf.get(SamplingOptions.EVAL_EVERY) >= 0, "--eval-every must be >= 0");
-        require(conf.get(ModelOptions.HIDDEN) > 0, "--hidden must be positive");
-        double dropout = conf.get(ModelOptions.DROPOUT);
-        require(dropout >= 0 && dropout < 1, "--dropout must be in [0, 1)");
-        require(conf.get(ModelOptions.LEARNING_RATE) > 0, "--lr must be positive");
-        require(conf.get(ModelOptions.WEIGHT_DECAY) >= 0, "--weight-decay must be >= 0");
-        require(conf.get(ModelOptions.TRAINER_THREADS) > 0, "--trainer-threads must be positive");
+        JobOptions.validate(conf);
     }
 
-    private static void require(boolean condition, String message) {
-        if (!condition) {
-            throw new IllegalArgumentException(message);
-        }
-    }
 }

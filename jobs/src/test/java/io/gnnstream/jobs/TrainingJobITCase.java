@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -47,6 +48,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -54,6 +56,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * the bundled Cora graph: it must learn, and bad input must end up in the dead-letter topic and in
  * the reject counters, never stop the job.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class TrainingJobITCase {
 
     private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
@@ -72,6 +75,7 @@ class TrainingJobITCase {
     private static DatasetInfo cora;
 
     @BeforeAll
+    @Timeout(120)
     static void startBroker() throws Exception {
         broker = LocalKafkaBroker.builder().workDir(WORK.resolve("kafka-" + System.nanoTime())).port(0).start();
         cora = DatasetInfo.scan(CORA);

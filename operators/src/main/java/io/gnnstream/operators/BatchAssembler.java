@@ -47,10 +47,10 @@ import org.apache.flink.util.OutputTag;
  * <p>Requests leave through a window: the unanswered ones name at most
  * {@code maxOutstandingVertices} vertices (at least one request is always allowed); the rest wait
  * in a heap queue. The loop is a cycle of bounded network buffers (assembler, feedback
- * edge, GraphStore, back to the assembler): emitting a whole hop of a large batch at once filled it,
- * and with the assembler blocked on its requests and the GraphStore blocked on its responses the
- * loop deadlocked. With a small window the requests in flight always fit, so the assembler keeps
- * consuming responses.
+ * edge, GraphStore, back to the assembler): a whole hop of a large batch emitted at once could fill
+ * it, and with the assembler blocked on its requests and the GraphStore blocked on its responses
+ * the loop would deadlock. With a small window the requests in flight always fit, so the assembler
+ * keeps consuming responses (docs/design.md, "Sampling loop and flow control").
  *
  * <p>Checkpoint protocol: only the spec and the attempt number of an unfinished batch are keyed
  * state; its partial subgraph is heap-only. Requests in flight on the feedback edge are not part of
@@ -62,8 +62,9 @@ import org.apache.flink.util.OutputTag;
  * seeded per (batch, hop, vertex), so a re-run on the same graph produces the same batch, and late
  * duplicates are ignored by the builder. The scheduler issues the unacknowledged specs again after a
  * restore, as a new generation, and each is sampled again from hop 1 as it arrives, whether this
- * operator had started it before (its partial subgraph was lost with the heap) or not; waiting for
- * the restored timer instead stalled a resumed job for the whole timeout.
+ * operator had started it before (its partial subgraph was lost with the heap) or not, so a resumed
+ * job does not wait for the restored timers to expire (docs/design.md, "Checkpoints and restore",
+ * "BatchAssembler").
  */
 public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
         implements TwoInputStreamOperator<BatchSpec, SampleResponse, GraphStoreInput>,
@@ -171,7 +172,7 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
     @Override
     public void processElement2(StreamRecord<SampleResponse> element) throws Exception {
         SampleResponse response = element.getValue();
-        release(new RequestId(response.batchId, response.hop, response.partition, response.part));
+        release(new RequestId(response.batchId, response.hop, response.route, response.part));
         InProgress batch = inProgress.get(response.batchId);
         if (batch != null) {
             List<SampleRequest> next = batch.builder.accept(response);
@@ -196,7 +197,7 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
         } else if (now() - batch.lastProgress >= timeoutMs) {
             retries.inc();
             for (SampleRequest lost : batch.builder.pending()) {
-                release(new RequestId(lost.batchId, lost.hop, lost.partition, lost.part));
+                release(new RequestId(lost.batchId, lost.hop, lost.route, lost.part));
                 queued.add(lost);
             }
             pump();
@@ -266,11 +267,11 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
             }
             queued.poll();
             InProgress batch = inProgress.get(r.batchId);
-            RequestId id = new RequestId(r.batchId, r.hop, r.partition, r.part);
+            RequestId id = new RequestId(r.batchId, r.hop, r.route, r.part);
             if (batch != null && batch.builder.awaits(r) && !outstanding.containsKey(id)) {
                 outstanding.put(id, weight);
                 outstandingVertices += weight;
-                bundles.computeIfAbsent(r.partition, route -> new ArrayList<>()).add(r);
+                bundles.computeIfAbsent(r.route, route -> new ArrayList<>()).add(r);
             }
         }
         for (List<SampleRequest> bundle : bundles.values()) {
@@ -301,7 +302,7 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
     }
 
     /** Identity of a request, to match its response. */
-    private record RequestId(long batchId, int hop, int partition, int part) {}
+    private record RequestId(long batchId, int hop, int route, int part) {}
 
     private long now() {
         return getProcessingTimeService().getCurrentProcessingTime();

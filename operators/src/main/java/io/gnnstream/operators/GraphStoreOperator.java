@@ -64,6 +64,8 @@ import org.apache.flink.util.OutputTag;
  * state before every snapshot, and are published to the scheduler as {@link GraphEvent}s (side
  * output {@link #EVENTS}) at most once per {@code statsIntervalMs}; edge counts include written
  * edges only. Vertices entering a training, validation or test split are announced at once.
+ *
+ * <p>See docs/design.md, "Graph state" and "Checkpoints and restore", "GraphStore".
  */
 public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         implements OneInputStreamOperator<GraphStoreInput, SampleResponse> {
@@ -227,7 +229,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         SampleResponse response = new SampleResponse();
         response.batchId = request.batchId;
         response.hop = request.hop;
-        response.partition = request.partition;
+        response.route = request.route;
         response.part = request.part;
         sampleNeighbours(request, response);
         if (request.featurePart != SampleRequest.NO_FEATURES) {
@@ -239,7 +241,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     /**
      * Samples the in-neighbours of the request's sample vertices. All tails are looked up in the
      * cache before any is read: reads of different vertices' values do not depend on each other,
-     * so the processor overlaps their cache misses (in one loop it waited for each in turn).
+     * so the processor overlaps their cache misses (a loop that looks up and samples one vertex at
+     * a time would wait for each miss in turn).
      */
     private void sampleNeighbours(SampleRequest request, SampleResponse response) throws Exception {
         long[] vertices = request.sampleVertices;

@@ -40,7 +40,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * all again, of a new {@link BatchSpec#generation}, before anything else. Their batches may have
  * been whole at the trainer only through cache slots that did not survive the restore (see
  * {@code TrainerFeatureCache}); the assembler samples each again as a new attempt unless it still
- * has the batch in progress, and the trainer ignores what it has trained or holds whole already.
+ * has the batch in progress, and the trainer ignores what it has trained or holds whole already
+ * (docs/design.md, "Checkpoints and restore", "SeedScheduler").
  */
 public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         implements TwoInputStreamOperator<GraphEvent, Credit, BatchSpec> {
@@ -113,7 +114,7 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
     @Override
     public void processElement1(StreamRecord<GraphEvent> element) {
         GraphEvent e = element.getValue();
-        if (e.kind == GraphEvent.KIND_STATS) {
+        if (e.kind == GraphEvent.Kind.STATS) {
             s.partitionVertices[e.partition] = e.vertices;
             s.partitionEdgesIngested[e.partition] = e.edgesIngested;
         } else {
@@ -181,7 +182,7 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         }
         int end = Math.min(s.epochOrder.length, s.epochPosition + config.batchSize);
         BatchSpec spec = new BatchSpec();
-        spec.kind = MiniBatch.KIND_TRAIN;
+        spec.kind = MiniBatch.Kind.TRAIN;
         spec.seeds = Arrays.copyOfRange(s.epochOrder, s.epochPosition, end);
         s.epochPosition = end;
         spec.step = ++s.trainSteps;
@@ -212,10 +213,10 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         spec.roundSize = s.roundSize;
         spec.finalRound = s.roundFinal;
         if (i < valChunks) {
-            spec.kind = MiniBatch.KIND_EVAL_VAL;
+            spec.kind = MiniBatch.Kind.EVAL_VAL;
             spec.seeds = chunk(s.roundVal, i);
         } else {
-            spec.kind = MiniBatch.KIND_EVAL_TEST;
+            spec.kind = MiniBatch.Kind.EVAL_TEST;
             spec.seeds = chunk(s.roundTest, i - valChunks);
         }
         s.roundNext++;

@@ -61,6 +61,8 @@ import org.apache.flink.util.OutputTag;
  * batches and the parts of incomplete ones (a checkpoint can fall between the parts of a batch:
  * those before it are state, those after it are in flight or are sent again). Metrics
  * lines (JSON) leave through side output {@link #METRICS}.
+ *
+ * <p>See docs/design.md, "Trainer" and "Checkpoints and restore", "Trainer".
  */
 public class TrainerOperator extends AbstractStreamOperator<Credit>
         implements OneInputStreamOperator<MiniBatchPart, Credit> {
@@ -291,7 +293,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             progress.resetRound(batch.step);
         }
         if (r != null) {
-            if (batch.kind == MiniBatch.KIND_EVAL_VAL) {
+            if (batch.kind == MiniBatch.Kind.EVAL_VAL) {
                 progress.valCorrect += r.correct();
                 progress.valTotal += r.numSeeds();
                 progress.valLoss += r.lossSum();

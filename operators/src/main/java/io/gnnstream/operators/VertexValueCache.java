@@ -9,9 +9,9 @@ import java.util.Arrays;
  * returning to the same vertices, and a hit skips the key switch, the RocksDB read and its copy.
  *
  * <p>Entries live in dense arrays indexed through a primitive map: a lookup is a probe of that map
- * and one flag write. A {@code LinkedHashMap<Long, byte[]>} in access order cost several dependent
- * cache misses per lookup (boxed key, entry, relinking its neighbours) and was the largest item in
- * the graph store's profile once RocksDB reads were cached.
+ * and one flag write, where a {@code LinkedHashMap<Long, byte[]>} in access order would cost
+ * several dependent cache misses per lookup (boxed key, entry, relinking its neighbours) on the
+ * GraphStore's hottest path.
  *
  * <p>The cache is derived from keyed state and never checkpointed: its owner keeps it coherent by
  * replacing or invalidating an entry whenever it writes that vertex's value.

@@ -26,8 +26,10 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The BatchAssembler through Flink's keyed harness on RocksDB: the loop protocol and its recovery. */
+@Timeout(60)
 class BatchAssemblerTest {
 
     private static final long TIMEOUT = 1_000;
@@ -168,8 +170,8 @@ class BatchAssemblerTest {
             for (GraphStoreInput bundle : bundles) {
                 assertEquals(1, bundle.requests.length, "one request per subtask");
                 SampleRequest r = bundle.requests[0];
-                int subtask = ownerOf(r.partition);
-                for (int p = 0; p < r.partition; p++) {
+                int subtask = ownerOf(r.route);
+                for (int p = 0; p < r.route; p++) {
                     assertTrue(ownerOf(p) != subtask, "keyed by the lowest partition of its subtask");
                 }
                 for (long v : r.sampleVertices) {
@@ -210,7 +212,7 @@ class BatchAssemblerTest {
     private static BatchSpec spec(long id, long... seeds) {
         BatchSpec s = new BatchSpec();
         s.batchId = id;
-        s.kind = MiniBatch.KIND_TRAIN;
+        s.kind = MiniBatch.Kind.TRAIN;
         s.seeds = seeds;
         return s;
     }
@@ -219,7 +221,7 @@ class BatchAssemblerTest {
         SampleResponse s = new SampleResponse();
         s.batchId = r.batchId;
         s.hop = r.hop;
-        s.partition = r.partition;
+        s.route = r.route;
         s.part = r.part;
         s.sampleVertices = r.sampleVertices;
         s.neighbourCounts = new int[r.sampleVertices.length];

@@ -43,11 +43,13 @@ import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The GraphStore through Flink's keyed two-input harness, on the RocksDB and the heap backend. */
+@Timeout(120)
 class GraphStoreOperatorTest {
 
     /** Key groups of the harness; the graph itself is one logical partition so requests stay simple. */
@@ -89,7 +91,7 @@ class GraphStoreOperatorTest {
                     "no feature part for a request without feature vertices");
 
             List<GraphEvent> seeds = h.getSideOutput(GraphStoreOperator.EVENTS).stream()
-                    .map(StreamRecord::getValue).filter(e -> e.kind == GraphEvent.KIND_SEED)
+                    .map(StreamRecord::getValue).filter(e -> e.kind == GraphEvent.Kind.SEED)
                     .collect(Collectors.toList());
             assertEquals(1, seeds.size());
             assertEquals(1L, seeds.get(0).vertex);
@@ -297,7 +299,7 @@ class GraphStoreOperatorTest {
                     "50 restored neighbours (one duplicate dropped) and one written at the end of input");
             h.setProcessingTime(10_000);
             GraphEvent stats = h.getSideOutput(GraphStoreOperator.EVENTS).stream().map(StreamRecord::getValue)
-                    .filter(e -> e.kind == GraphEvent.KIND_STATS).reduce((first, last) -> last).orElseThrow();
+                    .filter(e -> e.kind == GraphEvent.Kind.STATS).reduce((first, last) -> last).orElseThrow();
             assertEquals(51, stats.edges);
             assertEquals(52, stats.edgesIngested);
         }
@@ -329,7 +331,7 @@ class GraphStoreOperatorTest {
                     "a request sees the buffered edge");
             h.setProcessingTime(10_000);
             GraphEvent stats = h.getSideOutput(GraphStoreOperator.EVENTS).stream().map(StreamRecord::getValue)
-                    .filter(e -> e.kind == GraphEvent.KIND_STATS).findFirst().orElseThrow();
+                    .filter(e -> e.kind == GraphEvent.Kind.STATS).findFirst().orElseThrow();
             assertEquals(0, stats.partition);
             assertEquals(1, stats.vertices);
             assertEquals(91, stats.edges);
@@ -419,7 +421,7 @@ class GraphStoreOperatorTest {
             throws Exception {
         KeySelector<GraphStoreInput, VertexKey> key = in -> in.update != null
                 ? partitioner.keyOf(in.update.ownerVertex())
-                : VertexKey.anchor(in.requests[0].partition);
+                : VertexKey.anchor(in.requests[0].route);
         var h = new KeyedOneInputStreamOperatorTestHarness<>(
                 new GraphStoreOperator(partitioner, new GraphStoreConfig(42L, DIM, 1000L, cacheBytes, cacheBytes, edgeBuffer,
                         trainerCacheSlots)), key, VertexKeyTypeInfo.INSTANCE,

@@ -26,6 +26,7 @@ import io.gnnstream.state.serialization.BulkArrays;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -117,7 +118,7 @@ class MessageTypesTest {
         BulkArrays.writeInts(new int[0], out);
         GraphStoreInput in = GraphStoreInputSerializer.INSTANCE.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
         assertEquals(1, in.requests.length);
-        assertEquals(6, in.requests[0].partition);
+        assertEquals(6, in.requests[0].route);
         assertArrayEquals(new long[] {4, 5}, in.requests[0].sampleVertices);
     }
 
@@ -142,6 +143,40 @@ class MessageTypesTest {
         assertArrayEquals(new byte[] {0, 0, -128, 63}, p.features);
         assertEquals(MiniBatchPart.NO_CACHE, p.cacheEpoch);
         assertEquals(0, p.cachedRows.length);
+    }
+
+    /**
+     * Kinds and splits travel as fixed codes (0, 1, ... in declaration order, as checkpointed records
+     * hold them); a record with an unknown code fails with a message naming it.
+     */
+    @Test
+    void kindsAndSplitsTravelAsCodesAndUnknownCodesAreRejected() throws Exception {
+        assertArrayEquals(new int[] {0, 1, 2},
+                Arrays.stream(MiniBatch.Kind.values()).mapToInt(MiniBatch.Kind::code).toArray());
+        MiniBatch b = samples().stream().filter(MiniBatch.class::isInstance).map(MiniBatch.class::cast)
+                .findFirst().orElseThrow();
+        byte[] batch = serialize(MiniBatchSerializer.INSTANCE, b);
+        int kindAt = 1 + Long.BYTES + Long.BYTES + Integer.BYTES; // format version, batchId, seq, trainer
+        assertEquals(MiniBatch.Kind.EVAL_VAL.code(), ByteBuffer.wrap(batch).getInt(kindAt));
+        ByteBuffer.wrap(batch).putInt(kindAt, 7);
+        IOException e = assertThrows(IOException.class,
+                () -> MiniBatchSerializer.INSTANCE.deserialize(new DataInputDeserializer(batch)));
+        assertTrue(e.getMessage().contains("unknown MiniBatch kind code 7"), e.getMessage());
+
+        DataOutputSerializer out = new DataOutputSerializer(16);
+        out.writeByte(3);
+        out.writeByte(9);
+        e = assertThrows(IOException.class,
+                () -> GraphStoreInputSerializer.INSTANCE.deserialize(new DataInputDeserializer(out.getCopyOfBuffer())));
+        assertTrue(e.getMessage().contains("unknown GraphStoreInput kind 9"), e.getMessage());
+
+        byte[] node = serialize(GraphStoreInputSerializer.INSTANCE,
+                GraphStoreInput.of(GraphUpdate.of(new NodeUpdate(6, new float[] {0.5f}, 1, Split.VAL))));
+        assertEquals(Split.VAL.code(), node[node.length - 1]);
+        node[node.length - 1] = 9;
+        e = assertThrows(IOException.class,
+                () -> GraphStoreInputSerializer.INSTANCE.deserialize(new DataInputDeserializer(node)));
+        assertTrue(e.getMessage().contains("unknown split code 9"), e.getMessage());
     }
 
     private static <T> void checkExplicit(TypeSerializer<T> serializer, T value) throws Exception {
@@ -187,7 +222,7 @@ class MessageTypesTest {
         MiniBatch b = new MiniBatch();
         b.batchId = 3;
         b.seq = 4;
-        b.kind = MiniBatch.KIND_EVAL_VAL;
+        b.kind = MiniBatch.Kind.EVAL_VAL;
         b.numLayers = 1;
         b.nodeCounts = new int[] {1, 2};
         b.nodeIds = new long[] {5, 6};

@@ -18,7 +18,9 @@ import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.TwoInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
+@Timeout(60)
 class SeedSchedulerTest {
 
     private static final SchedulerConfig CONFIG = new SchedulerConfig(4, 2, 2, 5, 2, 3, 5, 7L);
@@ -46,11 +48,11 @@ class SeedSchedulerTest {
         }
         // 5 training steps; rounds after steps 2, 4 and 5: 2 val chunks + 1 test chunk each.
         assertEquals(5 + 3 * 3, all.size());
-        int[] kinds = all.stream().mapToInt(s -> s.kind).toArray();
-        int t = MiniBatch.KIND_TRAIN;
-        int v = MiniBatch.KIND_EVAL_VAL;
-        int x = MiniBatch.KIND_EVAL_TEST;
-        assertArrayEquals(new int[] {t, t, v, v, x, t, t, v, v, x, t, v, v, x}, kinds);
+        MiniBatch.Kind[] kinds = all.stream().map(s -> s.kind).toArray(MiniBatch.Kind[]::new);
+        MiniBatch.Kind t = MiniBatch.Kind.TRAIN;
+        MiniBatch.Kind v = MiniBatch.Kind.EVAL_VAL;
+        MiniBatch.Kind x = MiniBatch.Kind.EVAL_TEST;
+        assertArrayEquals(new MiniBatch.Kind[] {t, t, v, v, x, t, t, v, v, x, t, v, v, x}, kinds);
         for (int i = 0; i < all.size(); i++) {
             assertEquals(i, all.get(i).seq);
         }
@@ -60,7 +62,7 @@ class SeedSchedulerTest {
         Set<Long> epoch = new HashSet<>();
         int seen = 0;
         for (BatchSpec s : all) {
-            if (s.kind == MiniBatch.KIND_TRAIN && s.step <= 3) {
+            if (s.kind == MiniBatch.Kind.TRAIN && s.step <= 3) {
                 for (long seed : s.seeds) {
                     epoch.add(seed);
                     seen++;

@@ -21,8 +21,10 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The trainer through Flink's harness: ordering, credits, evaluation rounds, restore. */
+@Timeout(120)
 class TrainerOperatorTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -51,8 +53,8 @@ class TrainerOperatorTest {
             step.roundSize = 2;
             step.finalRound = true;
             send(h, whole(step));
-            MiniBatch val = eval(1, MiniBatch.KIND_EVAL_VAL, 0);
-            MiniBatch test = eval(2, MiniBatch.KIND_EVAL_TEST, 1);
+            MiniBatch val = eval(1, MiniBatch.Kind.EVAL_VAL, 0);
+            MiniBatch test = eval(2, MiniBatch.Kind.EVAL_TEST, 1);
             val.finalRound = true;
             test.finalRound = true;
             send(h, whole(val));
@@ -199,7 +201,7 @@ class TrainerOperatorTest {
 
     /** Runs a final evaluation round at {@code seq} and returns the reported parameter checksum. */
     private static String finalChecksum(OneInputStreamOperatorTestHarness<MiniBatchPart, Credit> h, long seq) throws Exception {
-        MiniBatch e = eval(seq, MiniBatch.KIND_EVAL_TEST, 0);
+        MiniBatch e = eval(seq, MiniBatch.Kind.EVAL_TEST, 0);
         e.roundSize = 1;
         e.finalRound = true;
         send(h, whole(e));
@@ -208,7 +210,7 @@ class TrainerOperatorTest {
     }
 
     /** Two seeds with one neighbour each; the label is the index of the larger feature. */
-    private static MiniBatch batch(long seq, int kind, long step) {
+    private static MiniBatch batch(long seq, MiniBatch.Kind kind, long step) {
         MiniBatch b = new MiniBatch();
         b.batchId = seq;
         b.seq = seq;
@@ -287,10 +289,10 @@ class TrainerOperatorTest {
     }
 
     private static MiniBatch train(long seq, long step) {
-        return batch(seq, MiniBatch.KIND_TRAIN, step);
+        return batch(seq, MiniBatch.Kind.TRAIN, step);
     }
 
-    private static MiniBatch eval(long seq, int kind, int index) {
+    private static MiniBatch eval(long seq, MiniBatch.Kind kind, int index) {
         MiniBatch b = batch(seq, kind, 1);
         b.roundIndex = index;
         b.roundSize = 2;

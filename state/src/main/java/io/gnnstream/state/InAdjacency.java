@@ -32,8 +32,8 @@ import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerial
  * one scan, the first time a vertex needs it (a delete, or an insert of few neighbours into many),
  * and kept up to date from then on, marked by {@link #INDEXED} in the tail's header: a bulk load,
  * whose inserts check duplicates against a scan of the present neighbours, writes no index entry
- * at all (they were 40 % of the GraphStore's ingestion time), and the build costs one write per
- * neighbour already present, so inserts and deletes stay O(1) amortised.
+ * at all (index writes would be a large share of the GraphStore's ingestion work), and the build
+ * costs one write per neighbour already present, so inserts and deletes stay O(1) amortised.
  *
  * <p>Insert appends to the tail and moves a full tail into the blocks (O(1)); delete moves the last
  * neighbour into the freed slot (O(1)); uniform sampling of {@code k} neighbours without
@@ -43,8 +43,8 @@ import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerial
  * records by destination.
  *
  * <p>Tail and blocks are stored as little-endian bytes and read in place: a sample of {@code k}
- * neighbours decodes {@code k} longs, not the whole tail or block (element-wise decoding of
- * {@code long[]} values was a visible share of the GraphStore's time in the sampling profile).
+ * neighbours decodes {@code k} longs, not the whole tail or block (decoding whole {@code long[]}
+ * values element by element would cost the GraphStore time on every sample).
  *
  * <p>Operates on whatever key is current in the keyed backend; callers switch keys.
  */

@@ -69,7 +69,7 @@ public final class VertexKeySerializer extends TypeSerializerSingleton<VertexKey
         return new VertexKeySerializerSnapshot();
     }
 
-    /** Versioned snapshot; the layout has had one version so far. */
+    /** Versioned snapshot; the layout has a single version. */
     public static final class VertexKeySerializerSnapshot
             extends SimpleTypeSerializerSnapshot<VertexKey> {
         public VertexKeySerializerSnapshot() {

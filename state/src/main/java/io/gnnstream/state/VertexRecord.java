@@ -12,9 +12,10 @@ import java.nio.ByteOrder;
 /**
  * Byte layout of a vertex's attributes in keyed state: {@code version:byte, split:byte, label:int,
  * features:float[F]} little-endian. One opaque value per vertex means one RocksDB read per feature
- * fetch and a bulk copy instead of Flink's float-by-float array deserialization, which dominated
- * the sampling loop's CPU profile. Features leave the record as bytes in the same layout, so the
- * GraphStore's feature fetch is one array copy per vertex without decoding.
+ * fetch and a bulk copy instead of Flink's float-by-float array deserialization, which would
+ * dominate the sampling loop's CPU time. The split is stored as its {@link Split#code()}. Features
+ * leave the record as bytes in the same layout, so the GraphStore's feature fetch is one array copy
+ * per vertex without decoding.
  */
 public final class VertexRecord {
 
@@ -32,7 +33,7 @@ public final class VertexRecord {
 
     public static byte[] encode(NodeUpdate node) {
         ByteBuffer b = ByteBuffer.allocate(sizeOf(node.features.length)).order(ByteOrder.LITTLE_ENDIAN);
-        b.put(VERSION).put((byte) node.split.ordinal()).putInt(node.label);
+        b.put(VERSION).put(node.split.code()).putInt(node.label);
         b.asFloatBuffer().put(node.features);
         return b.array();
     }
@@ -42,8 +43,14 @@ public final class VertexRecord {
         return (int) INT_LE.get(record, 2);
     }
 
+    /**
+     * The split stored in {@code record}.
+     *
+     * @throws IllegalArgumentException if the record's split byte is no {@link Split#code()}
+     */
     public static Split split(byte[] record) {
-        return Split.values()[buffer(record).get(1)];
+        check(record);
+        return Split.ofCode(record[1]);
     }
 
     public static int featureDim(byte[] record) {
@@ -60,11 +67,6 @@ public final class VertexRecord {
     public static void writeFeatureBytes(byte[] record, DataOutput out) throws IOException {
         check(record);
         out.write(record, HEADER, featureDim(record) * Float.BYTES);
-    }
-
-    private static ByteBuffer buffer(byte[] record) {
-        check(record);
-        return ByteBuffer.wrap(record).order(ByteOrder.LITTLE_ENDIAN);
     }
 
     private static void check(byte[] record) {

@@ -3,6 +3,7 @@ package io.gnnstream.state;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
@@ -32,5 +33,19 @@ class VertexRecordTest {
     void rejectsOtherLayouts() {
         assertThrows(IllegalStateException.class, () -> VertexRecord.label(new byte[] {2, 0, 0, 0, 0, 0}));
         assertThrows(IllegalStateException.class, () -> VertexRecord.label(new byte[2]));
+    }
+
+    /** The split byte is the split's code, 0 to 3 in declaration order; other values are rejected. */
+    @Test
+    void storesTheSplitAsItsCode() {
+        for (Split split : Split.values()) {
+            byte[] record = VertexRecord.encode(new NodeUpdate(1, new float[0], 0, split));
+            assertEquals(split.ordinal(), record[1]);
+            assertEquals(split, Split.ofCode(record[1]));
+        }
+        byte[] record = VertexRecord.encode(new NodeUpdate(1, new float[0], 0, Split.TRAIN));
+        record[1] = 9;
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> VertexRecord.split(record));
+        assertTrue(e.getMessage().contains("unknown split code 9"), e.getMessage());
     }
 }

@@ -33,7 +33,7 @@ public final class Wiring {
         public VertexKey getKey(GraphStoreInput input) {
             return input.update != null
                     ? partitioner.keyOf(input.update.ownerVertex())
-                    : VertexKey.anchor(input.requests[0].partition);
+                    : VertexKey.anchor(input.requests[0].route);
         }
     }
 

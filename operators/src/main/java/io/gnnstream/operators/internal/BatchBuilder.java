@@ -20,11 +20,12 @@ import java.util.Map;
  * <p>Hop {@code h} (1..L) samples the in-neighbours of every node within {@code h-1} hops and
  * fetches the features of the nodes first reached at hop {@code h-1}; a last round (hop L+1)
  * fetches the features of the nodes first reached at hop L. A hop's requests go one per route (the
- * partitions one GraphStore subtask owns, named by the lowest of them): per-partition requests cost
- * a record, a response and a feature part each whatever their size, which at 128 partitions made
- * the loop's per-batch cost, not the graph, the limit on small graphs. A hop advances only when
- * every route asked has answered; new nodes are numbered by walking destinations in order and their
- * sampled neighbours in order, so the result does not depend on the order responses arrive.
+ * partitions one GraphStore subtask owns, named by the lowest of them): per-partition requests
+ * would cost a record, a response and a feature part each whatever their size, which at 128
+ * partitions would make the loop's per-batch cost, not the graph, the limit on small graphs. A hop
+ * advances only when every route asked has answered; new nodes are numbered by walking
+ * destinations in order and their sampled neighbours in order, so the result does not depend on
+ * the order responses arrive.
  * Features never come back here: each request names the rows its feature vertices fill, and the
  * GraphStore sends them to the trainer as feature parts numbered in request order; the builder only
  * counts them for the batch's head. A route's vertices of one hop go out in requests of at most
@@ -45,7 +46,7 @@ public final class BatchBuilder {
 
     private long[] nodes;
     private int numNodes;
-    /** Vertex id to node number; a primitive map, since boxed lookups were the assembler's main cost. */
+    /** Vertex id to node number; a primitive map, since boxed lookups would be the assembler's main cost. */
     private final LongIntHashMap index;
     private final int[] nodeCounts;
     private final int[][] indptr;
@@ -60,8 +61,9 @@ public final class BatchBuilder {
     /**
      * {@code attempt} numbers the batch's restarts, so the trainer can drop an earlier attempt's
      * parts; {@code expectedNodes} sizes the node numbering up front (the size of the last batch
-     * built is a good guess), since growing it was a tenth of the assembler's work. {@code routeOf}
-     * maps each partition to its route, the lowest partition of the GraphStore subtask owning it.
+     * built is a good guess), since growing it is a noticeable share of the assembler's work.
+     * {@code routeOf} maps each partition to its route, the lowest partition of the GraphStore
+     * subtask owning it.
      */
     public BatchBuilder(BatchSpec spec, int attempt, int[] fanouts, int featureDim, VertexPartitioner partitioner,
             int[] routeOf, int maxRequestVertices, int expectedNodes) {
@@ -127,7 +129,7 @@ public final class BatchBuilder {
 
     /** Whether {@code request} is of the current hop and still unanswered (else sending it is useless). */
     public boolean awaits(SampleRequest request) {
-        RequestKey key = new RequestKey(request.partition, request.part);
+        RequestKey key = new RequestKey(request.route, request.part);
         return !complete && request.hop == hop && outstanding.containsKey(key) && !received.containsKey(key);
     }
 
@@ -136,7 +138,7 @@ public final class BatchBuilder {
      * otherwise an empty list.
      */
     public List<SampleRequest> accept(SampleResponse response) {
-        RequestKey key = new RequestKey(response.partition, response.part);
+        RequestKey key = new RequestKey(response.route, response.part);
         if (complete || response.hop != hop || !outstanding.containsKey(key) || received.containsKey(key)) {
             return List.of();
         }
@@ -205,7 +207,7 @@ public final class BatchBuilder {
     }
 
     private int fanoutOf(int hopNumber) {
-        return spec.kind == MiniBatch.KIND_TRAIN ? fanouts[hopNumber - 1] : -1;
+        return spec.kind == MiniBatch.Kind.TRAIN ? fanouts[hopNumber - 1] : -1;
     }
 
     /** Vertex ids of the node numbers {@code nodeNumbers[from..to-1]}. */

@@ -6,8 +6,8 @@ public class BatchSpec {
     public long batchId;
     public long seq;
     public int trainer;
-    /** One of the {@code MiniBatch.KIND_*} constants. */
-    public int kind;
+    /** What the batch is for; {@link MiniBatch.Kind#TRAIN} unless set otherwise. */
+    public MiniBatch.Kind kind = MiniBatch.Kind.TRAIN;
     public long step;
     public int roundIndex;
     public int roundSize;

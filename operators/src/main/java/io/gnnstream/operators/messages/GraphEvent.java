@@ -8,10 +8,15 @@ import io.gnnstream.state.records.Split;
  */
 public class GraphEvent {
 
-    public static final int KIND_SEED = 0;
-    public static final int KIND_STATS = 1;
+    /** What an event reports. */
+    public enum Kind {
+        /** A vertex entered (or left) a split: {@link #vertex}, {@link #split}. */
+        SEED,
+        /** The current size of one partition: {@link #vertices}, {@link #edges}, {@link #edgesIngested}. */
+        STATS
+    }
 
-    public int kind;
+    public Kind kind;
     public int partition;
     public long vertex;
     public Split split;
@@ -23,7 +28,7 @@ public class GraphEvent {
 
     public static GraphEvent seed(int partition, long vertex, Split split) {
         GraphEvent e = new GraphEvent();
-        e.kind = KIND_SEED;
+        e.kind = Kind.SEED;
         e.partition = partition;
         e.vertex = vertex;
         e.split = split;
@@ -32,7 +37,7 @@ public class GraphEvent {
 
     public static GraphEvent stats(int partition, long vertices, long edges, long edgesIngested) {
         GraphEvent e = new GraphEvent();
-        e.kind = KIND_STATS;
+        e.kind = Kind.STATS;
         e.partition = partition;
         e.split = Split.NONE;
         e.vertices = vertices;

@@ -4,9 +4,10 @@ package io.gnnstream.operators.messages;
  * What reaches the GraphStore: a graph update from the sources or sample requests from the
  * sampling loop's feedback edge. One type, so both can be keyed by the same selector after the
  * iteration head (a head does not keep the partitioning of its feedback edge). Requests travel in
- * bundles of those for partitions of one GraphStore subtask (keyed by the first one's partition):
- * the feedback edge hands records from thread to thread one by one, and a batch's hundreds of
- * requests, sent singly, kept its two threads switching more than working.
+ * bundles of those for partitions of one GraphStore subtask (keyed by their common
+ * {@link SampleRequest#route}): the feedback edge hands records from thread to thread one by one,
+ * and a batch's hundreds of requests, sent singly, would keep its two threads switching more than
+ * working.
  */
 public class GraphStoreInput {
 

@@ -17,10 +17,48 @@ package io.gnnstream.operators.messages;
  */
 public class MiniBatch {
 
-    /** Kinds of batches; evaluation batches carry seeds of one split each. */
-    public static final int KIND_TRAIN = 0;
-    public static final int KIND_EVAL_VAL = 1;
-    public static final int KIND_EVAL_TEST = 2;
+    /**
+     * What a batch is for; evaluation batches carry seeds of one split each. Serializers write a
+     * kind as its {@link #code()}, fixed per kind so that the order of the constants never changes
+     * the wire format.
+     */
+    public enum Kind {
+        TRAIN(0),
+        EVAL_VAL(1),
+        EVAL_TEST(2);
+
+        private static final Kind[] BY_CODE = new Kind[values().length];
+
+        static {
+            for (Kind k : values()) {
+                BY_CODE[k.code] = k;
+            }
+        }
+
+        private final int code;
+
+        Kind(int code) {
+            this.code = code;
+        }
+
+        /** The number that stands for this kind in serialized batches. */
+        public int code() {
+            return code;
+        }
+
+        /**
+         * The kind with {@code code}.
+         *
+         * @throws IllegalArgumentException if no kind has that code
+         */
+        public static Kind ofCode(int code) {
+            if (code < 0 || code >= BY_CODE.length) {
+                throw new IllegalArgumentException("unknown MiniBatch kind code " + code + ", expected 0 to "
+                        + (BY_CODE.length - 1));
+            }
+            return BY_CODE[code];
+        }
+    }
 
     /** Label of a seed whose vertex had no label when sampled; it is left out of loss and accuracy. */
     public static final int NO_LABEL = -1;
@@ -29,7 +67,8 @@ public class MiniBatch {
     /** Position in the trainer's input sequence; the trainer consumes batches in this order. */
     public long seq;
     public int trainer;
-    public int kind;
+    /** {@link Kind#TRAIN} unless set otherwise. */
+    public Kind kind = Kind.TRAIN;
     /** For training batches the step they produce; for evaluation the step they evaluate. */
     public long step;
     /** Evaluation rounds: index of this batch in its round and the round's batch count. */
@@ -88,7 +127,7 @@ public class MiniBatch {
     }
 
     public boolean isTraining() {
-        return kind == KIND_TRAIN;
+        return kind == Kind.TRAIN;
     }
 
     /** A copy sharing this batch's structure, with the given features and labels. */

@@ -8,10 +8,11 @@ package io.gnnstream.operators.messages;
  * batch's requests. The trainer joins them in any order.
  *
  * <p>Why features bypass the assembler: every copy of the tens of megabytes of features a batch
- * carries costs as much as the sampling itself, and going through the assembler meant two network
- * crossings and a gather. Why parts at all: Flink's network stack spills every record larger than
- * 5 MiB to a temporary file on the receiving side (a fixed threshold of its spanning-record
- * deserializer), so requests are cut to keep each feature part under {@link #MAX_RECORD_BYTES}.
+ * carries costs as much as the sampling itself, and going through the assembler would mean two
+ * network crossings and a gather. Why parts at all: Flink's network stack spills every record
+ * larger than 5 MiB to a temporary file on the receiving side (a fixed threshold of its
+ * spanning-record deserializer), so requests are cut to keep each feature part under
+ * {@link #MAX_RECORD_BYTES}.
  *
  * <p>{@link #attempt} tells a restarted batch's parts (after a restore the assembler samples it
  * again, possibly differently) from those of an earlier attempt, which the trainer drops.

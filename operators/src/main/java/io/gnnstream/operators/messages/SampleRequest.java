@@ -2,7 +2,7 @@ package io.gnnstream.operators.messages;
 
 /**
  * One hop of one batch for one route, the partitions one GraphStore subtask owns, named by the
- * lowest of them in {@code partition} (which keys the request to that subtask): sample
+ * lowest of them in {@link #route} (which keys the request to that subtask): sample
  * {@code fanout} in-neighbours of each {@code sampleVertices} entry ({@code -1} = all) and send the
  * attributes of each {@code featureVertices} entry to the batch's trainer, as feature part
  * {@code featurePart} of the batch's {@code attempt}, for rows {@code featureRows}. A route's
@@ -20,7 +20,12 @@ public class SampleRequest {
     public int trainer;
     public int attempt;
     public int hop;
-    public int partition;
+    /**
+     * The route: the lowest partition the receiving GraphStore subtask owns. The request is keyed by
+     * that partition's anchor, so it reaches that subtask; all its vertices are in partitions that
+     * subtask owns.
+     */
+    public int route;
     public int part;
     public int fanout;
     public long[] sampleVertices;
@@ -33,12 +38,12 @@ public class SampleRequest {
     public SampleRequest() {}
 
     /** A request without feature vertices. */
-    public static SampleRequest sampleOnly(long batchId, int hop, int partition, int part, int fanout,
+    public static SampleRequest sampleOnly(long batchId, int hop, int route, int part, int fanout,
             long[] sampleVertices) {
         SampleRequest r = new SampleRequest();
         r.batchId = batchId;
         r.hop = hop;
-        r.partition = partition;
+        r.route = route;
         r.part = part;
         r.fanout = fanout;
         r.sampleVertices = sampleVertices;

@@ -10,7 +10,8 @@ public class SampleResponse {
 
     public long batchId;
     public int hop;
-    public int partition;
+    /** The request's {@link SampleRequest#route}. */
+    public int route;
     public int part;
     public long[] sampleVertices;
     public int[] neighbourCounts;

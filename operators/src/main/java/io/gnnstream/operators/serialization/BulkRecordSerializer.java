@@ -23,7 +23,7 @@ abstract class BulkRecordSerializer<T> extends TypeSerializerSingleton<T> {
 
     abstract T readFields(DataInputView in) throws IOException;
 
-    /** The version this serializer writes; one that changed its layout since raises it. */
+    /** The version this serializer writes: {@link #FORMAT_VERSION}, or higher for a later layout. */
     byte formatVersion() {
         return FORMAT_VERSION;
     }

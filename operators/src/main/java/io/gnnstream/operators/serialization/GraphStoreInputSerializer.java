@@ -16,10 +16,10 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Explicit serializer of {@link GraphStoreInput}: a tag byte for the kind (edge, node, request
- * bundle; a single request, tag 2, is still read), then that kind's fields, arrays in bulk. Every
- * edge of the input stream and every sample request crosses the network as this record; the
- * reflective POJO serializer of the nested union showed in the GraphStore's profile.
+ * Explicit serializer of {@link GraphStoreInput}: a {@link Tag} byte for the kind (edge, node,
+ * request bundle; a single request, tag 2, is still read), then that kind's fields, arrays in bulk.
+ * Every edge of the input stream and every sample request crosses the network as this record, so
+ * it avoids the reflective POJO serializer of the nested union, which is slow on this path.
  */
 public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphStoreInput> {
 
@@ -30,11 +30,35 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
     public static final TypeInformation<GraphStoreInput> TYPE_INFO =
             new SerializerTypeInfo<>(GraphStoreInput.class, INSTANCE);
 
-    private static final byte EDGE = 0;
-    private static final byte NODE = 1;
-    private static final byte REQUEST = 2;
-    private static final byte REQUESTS = 3;
-    private static final Split[] SPLITS = Split.values();
+    /** What follows the tag byte; the byte is the tag's {@link #code}, fixed per tag. */
+    private enum Tag {
+        EDGE(0),
+        NODE(1),
+        /** A single request, as checkpointed in-flight data may hold it; read, never written. */
+        REQUEST(2),
+        REQUESTS(3);
+
+        private static final Tag[] BY_CODE = new Tag[values().length];
+
+        static {
+            for (Tag t : values()) {
+                BY_CODE[t.code] = t;
+            }
+        }
+
+        final byte code;
+
+        Tag(int code) {
+            this.code = (byte) code;
+        }
+
+        static Tag ofCode(byte code) throws IOException {
+            if (code < 0 || code >= BY_CODE.length) {
+                throw new IOException("unknown GraphStoreInput kind " + code + ", expected 0 to " + (BY_CODE.length - 1));
+            }
+            return BY_CODE[code];
+        }
+    }
 
     @Override
     public GraphStoreInput createInstance() {
@@ -44,25 +68,25 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
     @Override
     void writeFields(GraphStoreInput input, DataOutputView out) throws IOException {
         if (input.requests != null) {
-            out.writeByte(REQUESTS);
+            out.writeByte(Tag.REQUESTS.code);
             out.writeInt(input.requests.length);
             for (SampleRequest r : input.requests) {
                 writeRequest(r, out);
             }
         } else if (input.update.edge != null) {
             EdgeUpdate e = input.update.edge;
-            out.writeByte(EDGE);
+            out.writeByte(Tag.EDGE.code);
             out.writeLong(e.src);
             out.writeLong(e.dst);
             out.writeBoolean(e.remove);
             out.writeLong(e.timestamp);
         } else {
             NodeUpdate n = input.update.node;
-            out.writeByte(NODE);
+            out.writeByte(Tag.NODE.code);
             out.writeLong(n.id);
             BulkArrays.writeFloats(n.features, out);
             out.writeInt(n.label);
-            out.writeByte(n.split.ordinal());
+            out.writeByte(n.split.code());
         }
     }
 
@@ -72,7 +96,7 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         out.writeInt(r.trainer);
         out.writeInt(r.attempt);
         out.writeInt(r.hop);
-        out.writeInt(r.partition);
+        out.writeInt(r.route);
         out.writeInt(r.part);
         out.writeInt(r.fanout);
         BulkArrays.writeLongs(r.sampleVertices, out);
@@ -83,24 +107,27 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
 
     @Override
     GraphStoreInput readFields(DataInputView in) throws IOException {
-        byte kind = in.readByte();
-        switch (kind) {
-            case REQUEST:
-                return GraphStoreInput.of(readRequest(in));
-            case REQUESTS:
+        return switch (Tag.ofCode(in.readByte())) {
+            case REQUEST -> GraphStoreInput.of(readRequest(in));
+            case REQUESTS -> {
                 SampleRequest[] requests = new SampleRequest[in.readInt()];
                 for (int i = 0; i < requests.length; i++) {
                     requests[i] = readRequest(in);
                 }
-                return GraphStoreInput.of(requests);
-            case EDGE:
-                return GraphStoreInput.of(GraphUpdate.of(
-                        new EdgeUpdate(in.readLong(), in.readLong(), in.readBoolean(), in.readLong())));
-            case NODE:
-                return GraphStoreInput.of(GraphUpdate.of(
-                        new NodeUpdate(in.readLong(), BulkArrays.readFloats(in), in.readInt(), SPLITS[in.readByte()])));
-            default:
-                throw new IOException("unknown GraphStoreInput kind " + kind);
+                yield GraphStoreInput.of(requests);
+            }
+            case EDGE -> GraphStoreInput.of(GraphUpdate.of(
+                    new EdgeUpdate(in.readLong(), in.readLong(), in.readBoolean(), in.readLong())));
+            case NODE -> GraphStoreInput.of(GraphUpdate.of(
+                    new NodeUpdate(in.readLong(), BulkArrays.readFloats(in), in.readInt(), split(in.readByte()))));
+        };
+    }
+
+    private static Split split(byte code) throws IOException {
+        try {
+            return Split.ofCode(code);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("corrupt GraphStoreInput record: " + e.getMessage(), e);
         }
     }
 
@@ -111,7 +138,7 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         r.trainer = in.readInt();
         r.attempt = in.readInt();
         r.hop = in.readInt();
-        r.partition = in.readInt();
+        r.route = in.readInt();
         r.part = in.readInt();
         r.fanout = in.readInt();
         r.sampleVertices = BulkArrays.readLongs(in);

@@ -10,7 +10,10 @@ import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
-/** Explicit serializer of {@link MiniBatch}: scalar fields, then every array in bulk. */
+/**
+ * Explicit serializer of {@link MiniBatch}: scalar fields (the kind as its
+ * {@link MiniBatch.Kind#code()}), then every array in bulk.
+ */
 public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
 
     private static final long serialVersionUID = 1L;
@@ -29,7 +32,7 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
         out.writeLong(b.batchId);
         out.writeLong(b.seq);
         out.writeInt(b.trainer);
-        out.writeInt(b.kind);
+        out.writeInt(b.kind.code());
         out.writeLong(b.step);
         out.writeInt(b.roundIndex);
         out.writeInt(b.roundSize);
@@ -56,7 +59,7 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
         b.batchId = in.readLong();
         b.seq = in.readLong();
         b.trainer = in.readInt();
-        b.kind = in.readInt();
+        b.kind = kind(in.readInt());
         b.step = in.readLong();
         b.roundIndex = in.readInt();
         b.roundSize = in.readInt();
@@ -74,6 +77,14 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
         b.features = BulkArrays.readFloats(in);
         b.labels = BulkArrays.readInts(in);
         return b;
+    }
+
+    private static MiniBatch.Kind kind(int code) throws IOException {
+        try {
+            return MiniBatch.Kind.ofCode(code);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("corrupt MiniBatch record: " + e.getMessage(), e);
+        }
     }
 
     @Override

@@ -29,7 +29,7 @@ public final class SampleResponseSerializer extends BulkRecordSerializer<SampleR
     void writeFields(SampleResponse r, DataOutputView out) throws IOException {
         out.writeLong(r.batchId);
         out.writeInt(r.hop);
-        out.writeInt(r.partition);
+        out.writeInt(r.route);
         out.writeInt(r.part);
         BulkArrays.writeLongs(r.sampleVertices, out);
         BulkArrays.writeInts(r.neighbourCounts, out);
@@ -41,7 +41,7 @@ public final class SampleResponseSerializer extends BulkRecordSerializer<SampleR
         SampleResponse r = new SampleResponse();
         r.batchId = in.readLong();
         r.hop = in.readInt();
-        r.partition = in.readInt();
+        r.route = in.readInt();
         r.part = in.readInt();
         r.sampleVertices = BulkArrays.readLongs(in);
         r.neighbourCounts = BulkArrays.readInts(in);

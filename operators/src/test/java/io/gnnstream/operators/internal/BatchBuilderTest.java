@@ -85,7 +85,7 @@ class BatchBuilderTest {
         MiniBatch perPartition = run(spec(0L, 4L, 2L), new int[] {-1, -1}, null, 100);
         routes = new int[] {0, 0, 2, 2};
         Sent sent = send(spec(0L, 4L, 2L), 0, new int[] {-1, -1}, null, 100);
-        assertTrue(sent.requests.stream().allMatch(r -> r.partition == 0 || r.partition == 2), "routes only");
+        assertTrue(sent.requests.stream().allMatch(r -> r.route == 0 || r.route == 2), "routes only");
         for (int hop = 1; hop <= 3; hop++) {
             int h = hop;
             assertTrue(sent.requests.stream().filter(r -> r.hop == h).count() <= 2, "one request per route in hop " + h);
@@ -157,7 +157,7 @@ class BatchBuilderTest {
     private BatchSpec spec(long... seeds) {
         BatchSpec s = new BatchSpec();
         s.batchId = 9;
-        s.kind = MiniBatch.KIND_EVAL_TEST;
+        s.kind = MiniBatch.Kind.EVAL_TEST;
         s.seeds = seeds;
         return s;
     }
@@ -204,7 +204,7 @@ class BatchBuilderTest {
                         "request larger than " + maxRequestVertices + " vertices");
                 assertEquals(attempt, r.attempt);
                 for (long v : concat(r.sampleVertices, r.featureVertices)) {
-                    assertEquals(r.partition, routes[partitioner.partition(v)], "vertex " + v + " outside the request's route");
+                    assertEquals(r.route, routes[partitioner.partition(v)], "vertex " + v + " outside the request's route");
                 }
                 requests.add(r);
                 int copies = random != null && random.nextBoolean() ? 2 : 1;
@@ -233,7 +233,7 @@ class BatchBuilderTest {
         SampleResponse s = new SampleResponse();
         s.batchId = r.batchId;
         s.hop = r.hop;
-        s.partition = r.partition;
+        s.route = r.route;
         s.part = r.part;
         s.sampleVertices = r.sampleVertices;
         s.neighbourCounts = new int[r.sampleVertices.length];

@@ -14,8 +14,10 @@ import org.apache.flink.streaming.runtime.tasks.mailbox.MailboxExecutorImpl;
 import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
 import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailboxImpl;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Steps off the task thread, outcomes back through a real Flink task mailbox. */
+@Timeout(30)
 class StepRunnerTest {
 
     private final TaskMailbox mailbox = new TaskMailboxImpl(Thread.currentThread());

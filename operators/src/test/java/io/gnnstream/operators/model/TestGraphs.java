@@ -117,7 +117,7 @@ final class TestGraphs {
             counts[h] = nodes.size();
         }
         MiniBatch b = new MiniBatch();
-        b.kind = MiniBatch.KIND_TRAIN;
+        b.kind = MiniBatch.Kind.TRAIN;
         b.numLayers = layers;
         b.nodeCounts = counts;
         b.nodeIds = nodes.stream().mapToLong(Integer::longValue).toArray();

@@ -9,8 +9,10 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Training and evaluation are bit-identical whatever the number of threads. */
+@Timeout(120)
 class ThreadCountTest {
 
     private static final ModelConfig CONFIG = ModelConfig.builder().inFeatures(37).hidden(48)

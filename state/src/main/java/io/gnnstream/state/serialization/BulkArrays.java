@@ -8,8 +8,8 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * Primitive arrays written as length + little-endian bytes in bulk. Flink's array serializers move
- * one element per call through the data view, which the profile showed as a main cost for batches
- * of megabytes of features; bulk copies through a byte buffer are several times faster. A null
+ * one element per call through the data view, a main cost for batches of megabytes of features;
+ * bulk copies through a byte buffer are several times faster. A null
  * array is written as length -1.
  */
 public final class BulkArrays {

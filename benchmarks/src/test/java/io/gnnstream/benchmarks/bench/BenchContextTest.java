@@ -1,0 +1,46 @@
+package io.gnnstream.benchmarks.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** What the {@code bench} command hands its benchmarks: context, graph specs, baselines. */
+class BenchContextTest {
+
+    @Test
+    void contextKeepsFanoutsAndPrefetchOrFallsBack() {
+        BenchContext given = new BenchContext(null, null, null, null, null, null, null, List.of(-1, 5), 16, null, false,
+                System.out);
+        assertEquals(List.of(-1, 5), given.fanoutsOr(List.of(25, 10)));
+        assertEquals(16, given.prefetchOr(4));
+        BenchContext none = BenchContext.defaults();
+        assertEquals(List.of(25, 10), none.fanoutsOr(List.of(25, 10)));
+        assertEquals(4, none.prefetchOr(4));
+        assertThrows(IllegalArgumentException.class,
+                () -> new BenchContext(null, null, null, null, null, null, null, List.of(-3), null, null, false, System.out));
+        assertThrows(IllegalArgumentException.class, () -> new BenchContext(null, null, null, null, null, null, null,
+                Arrays.asList(5, null), null, null, false, System.out));
+    }
+
+    @Test
+    void syntheticSpecParses() {
+        assertEquals(new SyntheticSpec(2_000_000, 15, 128, 10), SyntheticSpec.parse("2M, 15,128,10"));
+        assertEquals(new SyntheticSpec(5_000, 4, 8, 2), SyntheticSpec.parse("5k,4,8,2"));
+        assertThrows(IllegalArgumentException.class, () -> SyntheticSpec.parse("x,1,2,3"));
+        assertThrows(IllegalArgumentException.class, () -> SyntheticSpec.parse("10,1,2,1"));
+    }
+
+    @Test
+    void baselinesMatchTheThreadCount() {
+        Baseline one = TrainBenchmark.baseline(128, 10, 1);
+        Baseline two = TrainBenchmark.baseline(602, 10, 2);
+        assertEquals(2_900, one.getMedian());
+        assertEquals(1_500, two.getMedian());
+        assertEquals(1_990.0, two.details().get("best_known"));
+        assertEquals(null, TrainBenchmark.baseline(602, 10, 4));
+        assertEquals(null, TrainBenchmark.baseline(602, 7, 1));
+    }
+}

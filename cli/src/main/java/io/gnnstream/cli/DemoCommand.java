@@ -1,0 +1,125 @@
+package io.gnnstream.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.gnnstream.connectors.DatasetInfo;
+import io.gnnstream.connectors.DatasetLoader;
+import io.gnnstream.connectors.KafkaTopics;
+import io.gnnstream.connectors.LocalKafkaBroker;
+import io.gnnstream.jobs.GraphOptions;
+import io.gnnstream.jobs.KafkaOptions;
+import io.gnnstream.jobs.LocalFlink;
+import io.gnnstream.jobs.RunOptions;
+import io.gnnstream.jobs.SamplingOptions;
+import io.gnnstream.jobs.TrainingJob;
+import io.gnnstream.jobs.TrainingRunner;
+import io.gnnstream.jobs.internal.Directories;
+import io.gnnstream.state.records.Split;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * The whole pipeline on one machine: a real local Kafka broker, the bundled dataset produced into
+ * it, and the training job on a local MiniCluster with RocksDB state and checkpoints.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true, modelTransformer = DemoCommand.JobFlags.class,
+        description = "Start a local Kafka broker, load a dataset into it and train on a local Flink MiniCluster.")
+final class DemoCommand implements Callable<Integer> {
+
+    /** System property set by {@code bin/gnnstream}: the project's root directory. */
+    static final String HOME_PROPERTY = "gnnstream.home";
+
+    @Option(names = "--dataset", description = "Dataset folder (default: <gnnstream home>/data/cora).")
+    Path dataset;
+
+    @Option(names = "--work-dir", defaultValue = "work/demo", description = "Scratch directory, wiped at start: broker data, checkpoints (default: ${DEFAULT-VALUE}).")
+    Path workDir;
+
+    /** Training steps of a demo unless {@code --max-steps} says otherwise. */
+    static final long DEFAULT_MAX_STEPS = 300;
+
+    @Option(names = "--web-port", defaultValue = "0", description = "Flink Web UI port; 0 = 8081 if free, else any (default: ${DEFAULT-VALUE}).")
+    int webPort;
+
+    @Option(names = "--timeout", defaultValue = "20m", converter = DurationConverter.class,
+            description = "Fail if training has not finished after this long (default: ${DEFAULT-VALUE}).")
+    Duration timeout;
+
+    @Mixin
+    TrainingFlags flags;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        long started = System.nanoTime();
+        Path data = dataset != null ? dataset : Path.of(System.getProperty(HOME_PROPERTY, "."), "data", "cora");
+        DatasetInfo info = DatasetInfo.scan(data);
+        System.out.println("Dataset " + info);
+        Configuration conf = flags.toConfiguration(spec, workDir.resolve("checkpoints"));
+        conf.set(GraphOptions.NUM_FEATURES, info.featureDim());
+        conf.set(GraphOptions.NUM_CLASSES, info.numClasses());
+        if (!conf.contains(SamplingOptions.MAX_STEPS)) {
+            conf.set(SamplingOptions.MAX_STEPS, DEFAULT_MAX_STEPS);
+        }
+        if (!conf.contains(SamplingOptions.MIN_TRAIN_SEEDS)) {
+            conf.set(SamplingOptions.MIN_TRAIN_SEEDS, (int) info.splitCount(Split.TRAIN));
+        }
+        TrainingJob.validate(conf);
+        wipe(workDir);
+        try (LocalKafkaBroker broker = LocalKafkaBroker.builder().workDir(workDir.resolve("kafka")).port(0).start()) {
+            System.out.println("Kafka broker on " + broker.bootstrapServers() + " (pid " + broker.pid() + ")");
+            conf.set(KafkaOptions.BOOTSTRAP_SERVERS, broker.bootstrapServers());
+            String edges = KafkaOptions.edgesTopic(conf);
+            String nodes = KafkaOptions.nodesTopic(conf);
+            KafkaTopics.ensure(broker.bootstrapServers(), Math.max(2, conf.get(RunOptions.PARALLELISM)), edges, nodes);
+            KafkaTopics.ensure(broker.bootstrapServers(), 1, KafkaOptions.rejectsTopic(conf), KafkaOptions.metricsTopic(conf));
+            DatasetLoader.Result loaded = new DatasetLoader(broker.bootstrapServers()).load(data, edges, nodes);
+            System.out.println("Produced " + loaded);
+
+            StreamExecutionEnvironment env = LocalFlink.environment(conf, conf.get(RunOptions.PARALLELISM), webPort);
+            JsonNode result = new TrainingRunner(conf, System.out, flags.metricsOut).run(env, timeout).finalLine();
+            System.out.println(String.format(Locale.ROOT,
+                    "gnnstream demo: %s test accuracy %.4f after %d steps (best val %.4f at step %d, its test "
+                            + "accuracy %.4f), %d vertices, %d edges, %.0f s wall",
+                    data.getFileName(), result.path("test_acc").asDouble(), result.path("step").asLong(),
+                    result.path("best_val_acc").asDouble(), result.path("best_val_step").asLong(),
+                    result.path("best_val_test_acc").asDouble(), info.nodes(), info.edges(),
+                    (System.nanoTime() - started) / 1e9));
+        }
+        return 0;
+    }
+
+    /**
+     * Adds the job's flags except those the demo sets itself (the local broker's topics, the
+     * dataset's feature dimension and classes).
+     */
+    static final class JobFlags implements CommandLine.IModelTransformer {
+        @Override
+        public CommandLine.Model.CommandSpec transform(CommandLine.Model.CommandSpec spec) {
+            TrainingFlags.addJobFlags(spec,
+                    Set.of("--bootstrap-servers", "--edges-topic", "--nodes-topic", "--group-id", "--num-features",
+                            "--num-classes"),
+                    Map.of("--max-steps", String.valueOf(DEFAULT_MAX_STEPS),
+                            "--min-train-seeds", "all training vertices of the dataset"));
+            return spec;
+        }
+    }
+
+    private static void wipe(Path dir) throws IOException {
+        Directories.deleteRecursively(dir);
+        Files.createDirectories(dir);
+    }
+}

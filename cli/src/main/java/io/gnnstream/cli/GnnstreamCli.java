@@ -1,0 +1,46 @@
+package io.gnnstream.cli;
+
+import io.gnnstream.connectors.BrokerException;
+import io.gnnstream.connectors.DatasetException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** Entry point of {@code bin/gnnstream}. */
+@Command(name = "gnnstream", mixinStandardHelpOptions = true, version = "gnnstream 0.1.0",
+        description = "Continuous graph neural network training on Apache Flink.",
+        subcommands = {DemoCommand.class, TrainCommand.class, LoadCommand.class, KafkaCommand.class,
+                GenerateCommand.class, BenchCommand.class, PlotCommand.class})
+public final class GnnstreamCli implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The configured command line; errors in user input print a message and usage, never a stack trace. */
+    public static CommandLine commandLine() {
+        CommandLine cli = new CommandLine(new GnnstreamCli());
+        cli.setDefaultValueProvider(new OptionDefaults());
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            if (e instanceof IllegalArgumentException || e instanceof DatasetException) {
+                commandLine.getErr().println("error: " + e.getMessage());
+                return CommandLine.ExitCode.USAGE;
+            }
+            if (e instanceof BrokerException) {
+                commandLine.getErr().println("error: " + e.getMessage());
+                return CommandLine.ExitCode.SOFTWARE;
+            }
+            commandLine.getErr().println("error: " + e);
+            e.printStackTrace(commandLine.getErr());
+            return CommandLine.ExitCode.SOFTWARE;
+        });
+        return cli;
+    }
+}

@@ -1,0 +1,5 @@
+/**
+ * The {@code gnnstream} command line (picocli): demo, train, load, generate, kafka, bench and plot.
+ * The training commands take their job flags from {@link io.gnnstream.jobs.JobFlags}.
+ */
+package io.gnnstream.cli;

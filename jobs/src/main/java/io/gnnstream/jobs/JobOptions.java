@@ -1,0 +1,40 @@
+package io.gnnstream.jobs;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.apache.flink.configuration.ReadableConfig;
+
+/** Every option of the training job, by group; the single list flags, help and validation derive from. */
+public final class JobOptions {
+
+    private JobOptions() {}
+
+    /** The groups in the order {@code --help} shows them. */
+    public static List<OptionGroup> groups() {
+        return List.of(KafkaOptions.GROUP, GraphOptions.GROUP, SamplingOptions.GROUP, ModelOptions.GROUP, RunOptions.GROUP);
+    }
+
+    public static List<JobOption<?>> all() {
+        return groups().stream().flatMap(g -> g.options().stream()).collect(Collectors.toList());
+    }
+
+    public static Optional<JobOption<?>> byFlag(String flag) {
+        return Optional.ofNullable(ByFlag.MAP.get(flag));
+    }
+
+    /** Checks every option's value in {@code conf} (or its default); throws {@link IllegalArgumentException} on the first problem. */
+    public static void validate(ReadableConfig conf) {
+        for (JobOption<?> option : all()) {
+            option.validate(conf);
+        }
+    }
+
+    /** Built on first use, after every options class has declared its options. */
+    private static final class ByFlag {
+        static final Map<String, JobOption<?>> MAP =
+                all().stream().collect(Collectors.toMap(JobOption::flag, Function.identity()));
+    }
+}

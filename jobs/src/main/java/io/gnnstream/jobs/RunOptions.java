@@ -1,0 +1,43 @@
+package io.gnnstream.jobs;
+
+import static io.gnnstream.jobs.OptionCheck.positive;
+import static io.gnnstream.jobs.OptionCheck.that;
+
+import java.time.Duration;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.CoreOptions;
+
+/**
+ * Flink settings a run of the job is commonly given on the command line. They use Flink's own keys,
+ * so a cluster's configuration file sets them as well.
+ */
+public final class RunOptions {
+
+    private RunOptions() {}
+
+    static final OptionGroup GROUP = new OptionGroup("Run");
+
+    public static final ConfigOption<Integer> PARALLELISM = GROUP.declare(
+            ConfigOptions.key(CoreOptions.DEFAULT_PARALLELISM.key())
+                    .intType()
+                    .defaultValue(1)
+                    .withDescription("Parallelism of the graph store and sampling operators."),
+            "--parallelism", positive());
+
+    public static final ConfigOption<String> CHECKPOINT_DIR = GROUP.declare(
+            ConfigOptions.key(CheckpointingOptions.CHECKPOINTS_DIRECTORY.key())
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Checkpoint directory: a Flink file system URI or a local path (default: "
+                            + "<work dir>/checkpoints)."),
+            "--checkpoint-dir", that(s -> !s.isBlank(), "must not be empty"));
+
+    public static final ConfigOption<Duration> CHECKPOINT_INTERVAL = GROUP.declare(
+            ConfigOptions.key(CheckpointingOptions.CHECKPOINTING_INTERVAL.key())
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(10))
+                    .withDescription("Checkpoint interval, e.g. 10s, 2min."),
+            "--checkpoint-interval", that(d -> !d.isNegative() && !d.isZero(), "must be positive"));
+}

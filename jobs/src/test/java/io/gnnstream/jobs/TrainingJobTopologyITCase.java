@@ -1,0 +1,120 @@
+package io.gnnstream.jobs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gnnstream.connectors.DatasetInfo;
+import io.gnnstream.connectors.Reject;
+import io.gnnstream.jobs.testing.CollectingSink;
+import io.gnnstream.jobs.testing.FileLinesSource;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The job's real topology ({@link TrainingJob#build}) on a MiniCluster with RocksDB and
+ * checkpoints, fed by bounded in-memory sources of the bundled Cora files and writing into
+ * collecting sinks: no broker, so it checks the topology itself quickly. It must learn, count every
+ * vertex and edge, and dead-letter every bad line with a reason.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class TrainingJobTopologyITCase {
+
+    private static final Path CORA = Path.of("..", "data", "cora");
+    private static final Path WORK = Path.of("target", "it-topology");
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .build());
+
+    @Test
+    void trainsOnBoundedSourcesAndDeadLettersBadLines() throws Exception {
+        DatasetInfo cora = DatasetInfo.scan(CORA);
+        List<String> badEdges = List.of("1,two", "-5,3", "7,8,sideways");
+        List<String> badNodes = List.of("{\"id\":1,\"features\":[1,2]}", "not json");
+
+        Configuration conf = new Configuration();
+        conf.set(GraphOptions.NUM_FEATURES, cora.featureDim());
+        conf.set(GraphOptions.NUM_CLASSES, cora.numClasses());
+        conf.set(GraphOptions.PARTITIONS, 16);
+        conf.set(SamplingOptions.MAX_STEPS, 100L);
+        conf.set(SamplingOptions.EVAL_EVERY, 50);
+        conf.set(SamplingOptions.MIN_TRAIN_SEEDS, (int) cora.splitCount(io.gnnstream.state.records.Split.TRAIN));
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        JobDefaults.apply(conf, WORK.resolve("checkpoints"), Duration.ofSeconds(5));
+        TrainingJob.validate(conf);
+
+        CollectingSink<Reject> rejects = CollectingSink.named("topology-rejects");
+        CollectingSink<String> metrics = CollectingSink.named("topology-metrics");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(2);
+        new TrainingJob(conf).build(env,
+                FileLinesSource.of("edges", List.of(CORA.resolve(DatasetInfo.EDGES_FILE)), badEdges),
+                FileLinesSource.of("nodes", List.of(CORA.resolve(DatasetInfo.NODES_FILE)), badNodes),
+                rejects, metrics);
+        JobClient job = env.executeAsync(TrainingJob.JOB_NAME);
+        JsonNode last;
+        JsonNode progress = null;
+        try {
+            last = finalLine(metrics);
+            for (String line : metrics.received()) {
+                JsonNode node = new ObjectMapper().readTree(line);
+                if (node.has("edges_ingested")) {
+                    progress = node;
+                }
+            }
+        } finally {
+            job.cancel().get(60, TimeUnit.SECONDS);
+        }
+
+        assertTrue(last.path("test_acc").asDouble() >= 0.75, "final line " + last);
+        assertEquals(100, last.path("step").asLong());
+        assertTrue(progress != null, "no progress line");
+        assertEquals(cora.edges(), progress.path("edges_ingested").asLong(), "last progress line " + progress);
+        assertEquals(cora.nodes(), progress.path("vertices").asLong(), "last progress line " + progress);
+        List<Reject> dead = rejects.received();
+        Set<String> deadValues = dead.stream().map(r -> r.value).collect(Collectors.toSet());
+        for (String bad : badEdges) {
+            assertTrue(deadValues.contains(bad), "not dead-lettered: " + bad);
+        }
+        for (String bad : badNodes) {
+            assertTrue(deadValues.contains(bad), "not dead-lettered: " + bad);
+        }
+        assertEquals(badEdges.size() + badNodes.size(), dead.size(), dead.toString());
+        dead.forEach(r -> assertFalse(r.reason == null || r.reason.isBlank(), "no reason: " + r.value));
+    }
+
+    /** Waits for the final metrics line; the lines stay in the sink's queue. */
+    private static JsonNode finalLine(CollectingSink<String> metrics) throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        int seen = 0;
+        while (true) {
+            List<String> lines = metrics.received();
+            for (; seen < lines.size(); seen++) {
+                JsonNode node = json.readTree(lines.get(seen));
+                if (node.path("final").asBoolean(false)) {
+                    return node;
+                }
+            }
+            Thread.sleep(200);
+        }
+    }
+}
