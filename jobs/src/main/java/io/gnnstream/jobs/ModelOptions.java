@@ -59,6 +59,23 @@ public final class ModelOptions {
                     .withDescription("L2 penalty added to the gradient (torch.optim.Adam weight_decay)."),
             nonNegative());
 
+    public static final ConfigOption<Integer> TRAINERS = GROUP.declare(
+            ConfigOptions.key("gnnstream.trainers")
+                    .intType()
+                    .defaultValue(1)
+                    .withDescription("Trainer ranks T, each a full replica of the model and optimizer, kept "
+                            + "identical by an all-reduce of their gradients. --batch-size is per rank: a step "
+                            + "trains on T x batch-size seeds."),
+            positive());
+
+    public static final ConfigOption<Integer> REDUCERS = GROUP.declare(
+            ConfigOptions.key("gnnstream.reducers")
+                    .intType()
+                    .defaultValue(0)
+                    .withDescription("Reducer subtasks of the all-reduce, each summing a share of the gradient's "
+                            + "chunks; 0 takes one per trainer."),
+            OptionCheck.nonNegative());
+
     public static final ConfigOption<Integer> TRAINER_THREADS = GROUP.declare(
             ConfigOptions.key("gnnstream.trainer.threads")
                     .intType()

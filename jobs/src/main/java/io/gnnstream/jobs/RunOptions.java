@@ -40,4 +40,21 @@ public final class RunOptions {
                     .defaultValue(Duration.ofSeconds(10))
                     .withDescription("Checkpoint interval, e.g. 10s, 2min."),
             "--checkpoint-interval", that(d -> !d.isNegative() && !d.isZero(), "must be positive"));
+
+    public static final ConfigOption<String> INJECT_FAULT = GROUP.declareHidden(
+            ConfigOptions.key("gnnstream.fault.inject")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Failure injection for tests: operator:subtask:n makes that subtask of "
+                            + "trainer (at step n), gradient-reducer (at its n-th contribution) or graph-store (at "
+                            + "its n-th sample request) throw once; needs --fault-marker."),
+            that(s -> s.matches("(trainer|gradient-reducer|graph-store):\\d+:\\d+"),
+                    "must be trainer|gradient-reducer|graph-store:subtask:n"));
+
+    public static final ConfigOption<String> FAULT_MARKER = GROUP.declareHidden(
+            ConfigOptions.key("gnnstream.fault.marker")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("File created when the injected failure happens, so that it happens once."),
+            that(s -> !s.isBlank(), "must not be empty"));
 }

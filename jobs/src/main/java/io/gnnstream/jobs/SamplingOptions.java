@@ -79,6 +79,22 @@ public final class SamplingOptions {
                     .withDescription("Training starts once this many training vertices are known."),
             positive());
 
+    public static final ConfigOption<Long> MIN_VERTICES = GROUP.declare(
+            ConfigOptions.key("gnnstream.sampling.min-vertices")
+                    .longType()
+                    .defaultValue(0L)
+                    .withDescription("Training starts once the graph holds this many vertices. With --min-edges "
+                            + "set to the sizes of a graph loaded before the job starts, training begins on the "
+                            + "whole graph, which makes a run repeatable to the bit."),
+            nonNegative());
+
+    public static final ConfigOption<Long> MIN_EDGES = GROUP.declare(
+            ConfigOptions.key("gnnstream.sampling.min-edges")
+                    .longType()
+                    .defaultValue(0L)
+                    .withDescription("Training starts once this many edge records have been ingested."),
+            nonNegative());
+
     public static final ConfigOption<Long> BATCH_TIMEOUT_MS = GROUP.declare(
             ConfigOptions.key("gnnstream.sampling.batch-timeout-ms")
                     .longType()

@@ -8,19 +8,25 @@ import io.gnnstream.connectors.RawRecord;
 import io.gnnstream.connectors.Reject;
 import io.gnnstream.jobs.internal.Wiring;
 import io.gnnstream.operators.BatchAssembler;
+import io.gnnstream.operators.GradientReducer;
+import io.gnnstream.operators.MetricsMerger;
 import io.gnnstream.operators.GraphStoreConfig;
 import io.gnnstream.operators.GraphStoreOperator;
 import io.gnnstream.operators.SchedulerConfig;
 import io.gnnstream.operators.SeedScheduler;
 import io.gnnstream.operators.TrainerConfig;
 import io.gnnstream.operators.TrainerOperator;
+import io.gnnstream.operators.internal.FaultInjector;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.Credit;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.messages.MiniBatchPart;
+import io.gnnstream.operators.messages.ReducedChunk;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
+import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.operators.serialization.SampleResponseSerializer;
 import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.state.HashPartitioner;
@@ -167,7 +173,7 @@ public final class TrainingJob {
                         new GraphStoreOperator(partitioner, new GraphStoreConfig(seed, featureDim,
                                 conf.get(GraphOptions.STATS_INTERVAL_MS), conf.get(GraphOptions.RECORD_CACHE).getBytes(),
                                 conf.get(GraphOptions.ADJACENCY_CACHE).getBytes(), conf.get(GraphOptions.EDGE_BUFFER),
-                                featureCacheSlots())))
+                                featureCacheSlots())).withFaults(faults()))
                 .uid("graph-store").setParallelism(parallelism).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
 
         DataStream<GraphEvent> events = store.getSideOutput(GraphStoreOperator.EVENTS)
@@ -188,15 +194,47 @@ public final class TrainingJob {
                 .uid("batch-assembler").setParallelism(parallelism).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
         samplingLoop.closeWith(requests);
 
-        SingleOutputStreamOperator<Credit> credits = requests.getSideOutput(BatchAssembler.BATCHES)
+        // Loop 3, the all-reduce: trainer ranks -> gradient chunks -> reducers -> sums -> every rank.
+        int trainers = conf.get(ModelOptions.TRAINERS);
+        int reducers = reducers(conf);
+        ConnectedIterativeStreams<MiniBatchPart, ReducedChunk> allReduceLoop = requests
+                .getSideOutput(BatchAssembler.BATCHES)
                 .union(store.getSideOutput(GraphStoreOperator.FEATURES))
-                .global()
-                .transform("trainer", TypeInformation.of(Credit.class), new TrainerOperator(trainerConfig()))
-                .uid("trainer").setParallelism(1).setMaxParallelism(1).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
-        creditLoop.closeWith(credits);
+                .partitionCustom(new Wiring.ToRank(), new Wiring.PartTrainer())
+                .map(new Wiring.Identity<MiniBatchPart>()).returns(MiniBatchPartSerializer.TYPE_INFO)
+                .name("parts-to-ranks").setParallelism(trainers).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS)
+                .iterate(0)
+                .withFeedbackType(TypeInformation.of(ReducedChunk.class));
+        SingleOutputStreamOperator<Credit> trainer = allReduceLoop
+                .transform("trainer", TypeInformation.of(Credit.class), new TrainerOperator(trainerConfig()).withFaults(faults()))
+                .uid("trainer").setParallelism(trainers).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
+        SingleOutputStreamOperator<ReducedChunk> sums = trainer.getSideOutput(TrainerOperator.GRADIENTS)
+                .partitionCustom(new Wiring.ToRank(), new Wiring.ChunkId())
+                .transform("gradient-reducer", TypeInformation.of(ReducedChunk.class),
+                        new GradientReducer(trainers, GradientReducer.DEFAULT_RETAINED_STEPS).withFaults(faults()))
+                .uid("gradient-reducer").setParallelism(reducers).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
+        allReduceLoop.closeWith(sums.broadcast()
+                .map(new Wiring.Identity<ReducedChunk>()).returns(ReducedChunk.class)
+                .name("sums-to-ranks").setParallelism(trainers).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS));
 
-        credits.getSideOutput(TrainerOperator.METRICS).sinkTo(metricsSink)
-                .uid("metrics-sink").name("metrics-sink").setParallelism(1);
+        creditLoop.closeWith(trainer.map(new Wiring.Identity<Credit>()).returns(Credit.class)
+                .name("credits").setParallelism(1).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS));
+
+        trainer.getSideOutput(TrainerOperator.METRICS)
+                .transform("metrics-merger", Types.STRING, new MetricsMerger(trainers))
+                .uid("metrics-merger").setParallelism(1).setMaxParallelism(1)
+                .sinkTo(metricsSink).uid("metrics-sink").name("metrics-sink").setParallelism(1);
+    }
+
+    private FaultInjector faults() {
+        return FaultInjector.parse(conf.getOptional(RunOptions.INJECT_FAULT).orElse(null),
+                conf.getOptional(RunOptions.FAULT_MARKER).orElse(null));
+    }
+
+    /** Reducer subtasks: {@link ModelOptions#REDUCERS}, or one per trainer rank. */
+    static int reducers(ReadableConfig conf) {
+        int reducers = conf.get(ModelOptions.REDUCERS);
+        return reducers > 0 ? reducers : conf.get(ModelOptions.TRAINERS);
     }
 
     private int[] fanouts() {
@@ -212,7 +250,10 @@ public final class TrainingJob {
                 conf.get(SamplingOptions.EVAL_EVERY),
                 conf.get(SamplingOptions.PREFETCH),
                 conf.get(SamplingOptions.MIN_TRAIN_SEEDS),
-                conf.get(SamplingOptions.SEED));
+                conf.get(SamplingOptions.SEED),
+                conf.get(ModelOptions.TRAINERS),
+                conf.get(SamplingOptions.MIN_VERTICES),
+                conf.get(SamplingOptions.MIN_EDGES));
     }
 
     private TrainerConfig trainerConfig() {
@@ -230,7 +271,7 @@ public final class TrainingJob {
                 .build();
         return new TrainerConfig(model, conf.get(ModelOptions.LOG_EVERY), conf.get(ModelOptions.TRAINER_THREADS),
                 conf.getOptional(ModelOptions.MODEL_OUT).orElse(null), conf.get(ModelOptions.CREDIT_RESEND_MS),
-                conf.get(ModelOptions.COMPUTE), featureCacheSlots());
+                conf.get(ModelOptions.COMPUTE), featureCacheSlots(), conf.get(ModelOptions.TRAINERS), reducers(conf));
     }
 
     /** Slots of the trainer's feature cache; the GraphStore and the trainer must agree on them. */

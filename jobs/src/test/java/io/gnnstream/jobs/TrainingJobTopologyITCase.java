@@ -22,7 +22,8 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -45,8 +46,9 @@ class TrainingJobTopologyITCase {
                     .setNumberSlotsPerTaskManager(2)
                     .build());
 
-    @Test
-    void trainsOnBoundedSourcesAndDeadLettersBadLines() throws Exception {
+    @ParameterizedTest(name = "trainers = {0}")
+    @ValueSource(ints = {1, 2})
+    void trainsOnBoundedSourcesAndDeadLettersBadLines(int trainers) throws Exception {
         DatasetInfo cora = DatasetInfo.scan(CORA);
         List<String> badEdges = List.of("1,two", "-5,3", "7,8,sideways");
         List<String> badNodes = List.of("{\"id\":1,\"features\":[1,2]}", "not json");
@@ -58,12 +60,13 @@ class TrainingJobTopologyITCase {
         conf.set(SamplingOptions.MAX_STEPS, 100L);
         conf.set(SamplingOptions.EVAL_EVERY, 50);
         conf.set(SamplingOptions.MIN_TRAIN_SEEDS, (int) cora.splitCount(io.gnnstream.state.records.Split.TRAIN));
+        conf.set(ModelOptions.TRAINERS, trainers);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         JobDefaults.apply(conf, WORK.resolve("checkpoints"), Duration.ofSeconds(5));
         TrainingJob.validate(conf);
 
-        CollectingSink<Reject> rejects = CollectingSink.named("topology-rejects");
-        CollectingSink<String> metrics = CollectingSink.named("topology-metrics");
+        CollectingSink<Reject> rejects = CollectingSink.named("topology-rejects-" + trainers);
+        CollectingSink<String> metrics = CollectingSink.named("topology-metrics-" + trainers);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(2);
         new TrainingJob(conf).build(env,
@@ -80,6 +83,8 @@ class TrainingJobTopologyITCase {
                 if (node.has("edges_ingested")) {
                     progress = node;
                 }
+                assertEquals(trainers, node.path("checksums").size(), line);
+                assertTrue(node.path("replicas_identical").asBoolean(), "replicas differ: " + line);
             }
         } finally {
             job.cancel().get(60, TimeUnit.SECONDS);

@@ -1,5 +1,6 @@
 package io.gnnstream.operators;
 
+import io.gnnstream.operators.internal.FaultInjector;
 import io.gnnstream.operators.internal.FeatureCacheDirectory;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
@@ -99,6 +100,9 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
 
     private final VertexPartitioner partitioner;
     private final GraphStoreConfig config;
+    private FaultInjector faults = FaultInjector.NONE;
+    /** Sample requests answered since this subtask started (counts for {@link FaultInjector}). */
+    private transient long requestsAnswered;
 
     private transient ValueState<byte[]> attributes;
     private transient ValueState<long[]> partitionStats;
@@ -118,6 +122,12 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private transient byte[] noAttributes;
     /** Per trainer rank: what this subtask placed in that trainer's feature cache. */
     private transient Map<Integer, FeatureCacheDirectory> trainerCaches;
+
+    /** Makes this operator fail once as {@code faults} says (failure-injection tests). */
+    public GraphStoreOperator withFaults(FaultInjector faults) {
+        this.faults = faults;
+        return this;
+    }
 
     public GraphStoreOperator(VertexPartitioner partitioner, GraphStoreConfig config) {
         this.partitioner = partitioner;
@@ -157,6 +167,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             applyUpdate(input.update);
         } else {
             for (SampleRequest request : input.requests) {
+                faults.check("graph-store", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                        ++requestsAnswered);
                 answer(request);
             }
         }
@@ -261,7 +273,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
                 tails[i] = tailFromState(vertices[i], tails[i]);
             }
             sampled[i] = adjacency.sample(tails[i], request.fanout,
-                    new SplittableRandom(Mix.seed(config.seed, request.batchId, request.hop, vertices[i])));
+                    new SplittableRandom(Mix.seed(config.seed, request.samplingKey, request.hop, vertices[i])));
             total += sampled[i].length;
         }
         response.sampleVertices = vertices;

@@ -15,8 +15,9 @@ public class SchedulerState {
     public long[] partitionEdgesIngested;
 
     public long nextBatchId;
-    public long issuedSeq;
-    public long ackedSeq;
+    /** Per trainer rank: the next sequence number to issue, and the last one acknowledged. */
+    public long[] issuedSeqs;
+    public long[] ackedSeqs;
     public long trainSteps;
     public long epoch;
     public long[] epochOrder;
@@ -30,7 +31,7 @@ public class SchedulerState {
     public int roundSize;
     public boolean roundFinal;
 
-    /** Issued specs not yet acknowledged by the trainer, in sequence order. */
+    /** Issued specs not yet acknowledged by their trainers, in the order issued. */
     public BatchSpec[] unacked;
     /** Number of restores so far (see {@link BatchSpec#generation}). */
     public int generation;

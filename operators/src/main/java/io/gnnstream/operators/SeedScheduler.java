@@ -23,8 +23,14 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * Decides which batches are built and when (parallelism 1).
  *
  * <p>Input 1: {@link GraphEvent}s (seed vertices per split, partition sizes). Input 2:
- * {@link Credit}s from the trainer through the second iteration's feedback edge. Output:
- * {@link BatchSpec}s, in the order the trainer must consume them ({@code seq}).
+ * {@link Credit}s from the trainer ranks through the second iteration's feedback edge. Output:
+ * {@link BatchSpec}s addressed to a trainer rank, numbered per rank in the order that rank must
+ * consume them ({@code seq}).
+ *
+ * <p>Data-parallel training: each training step is one batch per rank. The step's seeds are the
+ * next {@code trainers x batchSize} of the epoch's order, split evenly in rank order, so the batch
+ * size is per rank (as in PyG's DDP example) and T ranks of batch B train on the seeds that one
+ * trainer of batch TB would. Evaluation batches go to the ranks in turn.
  *
  * <p>Training batches are shuffled passes over the known training vertices, like a
  * {@code DataLoader(shuffle=True)}: each epoch sorts the seeds known at its start and permutes them
@@ -32,8 +38,9 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * After every {@code evalEvery} training steps and after the last one, an evaluation round over all
  * validation and test vertices is inserted into the same sequence.
  *
- * <p>Flow control: at most {@code prefetch} batches are issued and not yet acknowledged. Credits
- * carry the trainer's absolute progress, so lost credits (they ride a feedback edge and are not
+ * <p>Flow control: at most {@code prefetch} batches per rank are issued and not yet acknowledged.
+ * Training waits until the graph holds {@code minVertices} vertices, has ingested {@code minEdges}
+ * edges and knows {@code minTrainSeeds} training vertices. Credits carry a rank's absolute progress, so lost credits (they ride a feedback edge and are not
  * checkpointed) are repaired by the trainer's periodic re-announcement.
  *
  * <p>Restore: the issued specs not yet acknowledged are state, and a restored scheduler issues them
@@ -82,8 +89,14 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
             s.testSeeds = new long[0];
             s.partitionVertices = new long[config.numPartitions];
             s.partitionEdgesIngested = new long[config.numPartitions];
-            s.ackedSeq = -1;
+            s.issuedSeqs = new long[config.trainers];
+            s.ackedSeqs = new long[config.trainers];
+            Arrays.fill(s.ackedSeqs, -1);
             s.unacked = new BatchSpec[0];
+        }
+        if (s.issuedSeqs.length != config.trainers) {
+            throw new IllegalStateException("the schedule was checkpointed for " + s.issuedSeqs.length
+                    + " trainers and cannot be restored for " + config.trainers);
         }
         train = toSet(s.trainSeeds);
         val = toSet(s.valSeeds);
@@ -140,59 +153,117 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
 
     @Override
     public void processElement2(StreamRecord<Credit> element) {
-        s.ackedSeq = Math.max(s.ackedSeq, element.getValue().processedSeq);
-        int acked = 0;
-        while (acked < s.unacked.length && s.unacked[acked].seq <= s.ackedSeq) {
-            acked++;
+        Credit credit = element.getValue();
+        if (credit.trainer < 0 || credit.trainer >= config.trainers) {
+            throw new IllegalStateException("credit from trainer " + credit.trainer + " of " + config.trainers);
         }
-        if (acked > 0) {
-            s.unacked = Arrays.copyOfRange(s.unacked, acked, s.unacked.length);
+        s.ackedSeqs[credit.trainer] = Math.max(s.ackedSeqs[credit.trainer], credit.processedSeq);
+        int kept = 0;
+        for (BatchSpec spec : s.unacked) {
+            if (spec.seq > s.ackedSeqs[spec.trainer]) {
+                s.unacked[kept++] = spec;
+            }
+        }
+        if (kept < s.unacked.length) {
+            s.unacked = Arrays.copyOf(s.unacked, kept);
         }
         issue();
     }
 
+    /**
+     * Issues evaluation batches and training steps in schedule order while their ranks have credit:
+     * an evaluation batch needs its rank's, a training step (a batch for every rank) every rank's.
+     */
     private void issue() {
-        while (s.issuedSeq - (s.ackedSeq + 1) < config.prefetch) {
-            BatchSpec spec = next();
-            if (spec == null) {
+        while (true) {
+            if (s.roundNext < s.roundSize) {
+                int rank = s.roundNext % config.trainers;
+                if (!hasCredit(rank)) {
+                    return;
+                }
+                emit(nextEvaluation(), rank);
+                continue;
+            }
+            for (int r = 0; r < config.trainers; r++) {
+                if (!hasCredit(r)) {
+                    return;
+                }
+            }
+            BatchSpec[] step = nextTrainingStep();
+            if (step == null) {
                 return;
             }
-            spec.batchId = s.nextBatchId++;
-            spec.seq = s.issuedSeq++;
-            spec.graphVertices = Arrays.stream(s.partitionVertices).sum();
-            spec.graphEdgesIngested = Arrays.stream(s.partitionEdgesIngested).sum();
-            spec.generation = s.generation;
-            s.unacked = Arrays.copyOf(s.unacked, s.unacked.length + 1);
-            s.unacked[s.unacked.length - 1] = spec;
-            output.collect(new StreamRecord<>(spec));
+            for (int r = 0; r < step.length; r++) {
+                emit(step[r], r);
+            }
         }
     }
 
-    private BatchSpec next() {
-        if (s.roundNext < s.roundSize) {
-            return nextEvaluation();
-        }
+    private boolean hasCredit(int rank) {
+        return s.issuedSeqs[rank] - (s.ackedSeqs[rank] + 1) < config.prefetch;
+    }
+
+    private void emit(BatchSpec spec, int rank) {
+        spec.trainer = rank;
+        spec.batchId = s.nextBatchId++;
+        spec.seq = s.issuedSeqs[rank]++;
+        spec.graphVertices = Arrays.stream(s.partitionVertices).sum();
+        spec.graphEdgesIngested = Arrays.stream(s.partitionEdgesIngested).sum();
+        spec.generation = s.generation;
+        s.unacked = Arrays.copyOf(s.unacked, s.unacked.length + 1);
+        s.unacked[s.unacked.length - 1] = spec;
+        output.collect(new StreamRecord<>(spec));
+    }
+
+    /**
+     * The next training step: the next {@code trainers x batchSize} seeds of the epoch's order, split
+     * evenly over the ranks in rank order (rank r takes the r-th slice, like
+     * {@code train_idx.split(...)[rank]}); an epoch's last step takes what is left, and a remainder
+     * smaller than the number of ranks is skipped (it would leave a rank without seeds). Null when
+     * no step may start.
+     */
+    private BatchSpec[] nextTrainingStep() {
         boolean stepsLeft = config.maxSteps <= 0 || s.trainSteps < config.maxSteps;
-        if (!stepsLeft || train.isEmpty() || train.size() < config.minTrainSeeds) {
+        if (!stepsLeft || train.isEmpty() || train.size() < config.minTrainSeeds || !graphLoaded()) {
             return null;
         }
-        if (s.epochOrder == null || s.epochPosition >= s.epochOrder.length) {
+        if (s.epochOrder == null || s.epochOrder.length - s.epochPosition < config.trainers) {
             s.epochOrder = shuffled(sorted(train), new SplittableRandom(Mix.seed(config.seed, 0x5EED, s.epoch++)));
             s.epochPosition = 0;
+            if (s.epochOrder.length < config.trainers) {
+                return null;
+            }
         }
-        int end = Math.min(s.epochOrder.length, s.epochPosition + config.batchSize);
-        BatchSpec spec = new BatchSpec();
-        spec.kind = MiniBatch.Kind.TRAIN;
-        spec.seeds = Arrays.copyOfRange(s.epochOrder, s.epochPosition, end);
+        int end = (int) Math.min(s.epochOrder.length, s.epochPosition + (long) config.batchSize * config.trainers);
+        int n = end - s.epochPosition;
+        long step = ++s.trainSteps;
+        boolean last = config.maxSteps > 0 && step == config.maxSteps;
+        boolean evaluate = last || (config.evalEvery > 0 && step % config.evalEvery == 0);
+        if (evaluate) {
+            beginRound(step, last);
+        }
+        BatchSpec[] specs = new BatchSpec[config.trainers];
+        for (int r = 0; r < config.trainers; r++) {
+            BatchSpec spec = new BatchSpec();
+            spec.kind = MiniBatch.Kind.TRAIN;
+            int from = s.epochPosition + (int) ((long) n * r / config.trainers);
+            int to = s.epochPosition + (int) ((long) n * (r + 1) / config.trainers);
+            spec.seeds = Arrays.copyOfRange(s.epochOrder, from, to);
+            spec.step = step;
+            if (evaluate) {
+                spec.roundSize = s.roundSize;
+                spec.finalRound = last;
+            }
+            specs[r] = spec;
+        }
         s.epochPosition = end;
-        spec.step = ++s.trainSteps;
-        boolean last = config.maxSteps > 0 && s.trainSteps == config.maxSteps;
-        if (last || (config.evalEvery > 0 && s.trainSteps % config.evalEvery == 0)) {
-            beginRound(s.trainSteps, last);
-            spec.roundSize = s.roundSize;
-            spec.finalRound = last;
-        }
-        return spec;
+        return specs;
+    }
+
+    /** The graph has reached the size training waits for (the deterministic mode's hold). */
+    private boolean graphLoaded() {
+        return Arrays.stream(s.partitionVertices).sum() >= config.minVertices
+                && Arrays.stream(s.partitionEdgesIngested).sum() >= config.minEdges;
     }
 
     private void beginRound(long step, boolean last) {

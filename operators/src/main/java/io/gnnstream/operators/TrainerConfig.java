@@ -22,6 +22,9 @@ public final class TrainerConfig implements Serializable {
     public final boolean compute;
     /** Slots of the feature cache the GraphStore fills (0 = none; the GraphStore must agree). */
     public final int featureCacheSlots;
+    /** Trainer ranks T (each one replica) and reducer subtasks R of the all-reduce. */
+    public final int trainers;
+    public final int reducers;
 
     public TrainerConfig(ModelConfig model, int logEvery, int threads, String modelOut, long creditResendMs) {
         this(model, logEvery, threads, modelOut, creditResendMs, true, 0);
@@ -29,6 +32,17 @@ public final class TrainerConfig implements Serializable {
 
     public TrainerConfig(ModelConfig model, int logEvery, int threads, String modelOut, long creditResendMs,
             boolean compute, int featureCacheSlots) {
+        this(model, logEvery, threads, modelOut, creditResendMs, compute, featureCacheSlots, 1, 1);
+    }
+
+    public TrainerConfig(ModelConfig model, int logEvery, int threads, String modelOut, long creditResendMs,
+            boolean compute, int featureCacheSlots, int trainers, int reducers) {
+        if (trainers < 1 || reducers < 1) {
+            throw new IllegalArgumentException("trainers and reducers must be positive, got " + trainers + ", "
+                    + reducers);
+        }
+        this.trainers = trainers;
+        this.reducers = reducers;
         if (featureCacheSlots < 0) {
             throw new IllegalArgumentException("featureCacheSlots must be >= 0, got " + featureCacheSlots);
         }

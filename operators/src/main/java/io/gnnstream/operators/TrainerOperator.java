@@ -2,7 +2,14 @@ package io.gnnstream.operators;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gnnstream.operators.internal.FaultInjector;
+import io.gnnstream.operators.internal.GradientExchange;
+import io.gnnstream.operators.internal.PendingStep;
+import io.gnnstream.operators.internal.RankLine;
 import io.gnnstream.operators.messages.Credit;
+import io.gnnstream.operators.messages.GradientChunk;
+import io.gnnstream.operators.messages.ReducedChunk;
+import io.gnnstream.operators.model.Gradients;
 import io.gnnstream.operators.internal.MetricsWindow;
 import io.gnnstream.operators.internal.PartialBatches;
 import io.gnnstream.operators.internal.StepRunner;
@@ -31,12 +38,13 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
-import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.OutputTag;
 
 /**
- * Trains the model on the mini-batches of one trainer rank, strictly in sequence order.
+ * One trainer rank: trains its replica of the model on the rank's mini-batches, strictly in
+ * sequence order, and keeps it identical to the other ranks' by an all-reduce of gradients.
  *
  * <p>Batches arrive as {@link MiniBatchPart}s: the head from the assembler and the feature parts
  * straight from the GraphStore subtasks, in any order, and are joined by {@link PartialBatches},
@@ -62,23 +70,49 @@ import org.apache.flink.util.OutputTag;
  * those before it are state, those after it are in flight or are sent again). Metrics
  * lines (JSON) leave through side output {@link #METRICS}.
  *
- * <p>See docs/design.md, "Trainer" and "Checkpoints and restore", "Trainer".
+ * <p>All-reduce (more than one rank): a training step computes the gradient of the rank's summed
+ * loss and sends it in chunks ({@link #GRADIENTS}) to the {@link GradientReducer}s, which sum the
+ * ranks' chunks in rank order and send every rank the sums through the third iteration's feedback
+ * edge (input 2). When all chunks of the step are in, the rank divides by the step's total seed
+ * count and applies the same Adam update as every other rank, so replicas stay bit-identical; only
+ * then does the step count as done (credit, next batch). A single rank applies its own gradient.
+ *
+ * <p>The protocol survives the loss of the feedback edge's records at a failure, without ever
+ * waiting for the feedback in a checkpoint (the feedback arrives on this task's own thread): the
+ * step waiting for its reduced gradient ({@link PendingStep}, with its gradient) is part of the
+ * checkpoint, and a restored rank sends that gradient again. Reducers drop contributions they hold
+ * and answer contributions of a step they have summed with the sum again; a rank ignores reduced
+ * chunks of any step but its pending one. Ranks are never more than one step apart (a step's sum
+ * needs every rank's gradient, which a rank computes only after applying the previous step), so
+ * every rank restored from one checkpoint reaches the same step with the same parameters.
+ *
+ * <p>Metrics leave as per-rank lines ({@link #METRICS}: raw sums, the parameter checksum) that
+ * {@link MetricsMerger} combines into one line per step. See docs/design.md, "Trainer" and
+ * "Checkpoints and restore", "Trainer".
  */
 public class TrainerOperator extends AbstractStreamOperator<Credit>
-        implements OneInputStreamOperator<MiniBatchPart, Credit> {
+        implements TwoInputStreamOperator<MiniBatchPart, ReducedChunk, Credit> {
 
     private static final long serialVersionUID = 1L;
 
     public static final OutputTag<String> METRICS = new OutputTag<>("metrics", Types.STRING);
 
+    /** Gradient chunks of this rank's steps, for the reducers (when there is more than one rank). */
+    public static final OutputTag<GradientChunk> GRADIENTS =
+            new OutputTag<>("gradients", TypeInformation.of(GradientChunk.class));
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final TrainerConfig config;
+    private FaultInjector faults = FaultInjector.NONE;
 
     private transient ListState<ModelState> modelState;
     private transient ListState<TrainerProgress> progressState;
     private transient ListState<MiniBatch> bufferedState;
     private transient ListState<MiniBatchPart> partialState;
+    private transient ListState<PendingStep> pendingState;
+    private transient GradientExchange exchange;
+    private transient long exchangeStartNanos;
     private transient SageModel model;
     private transient TrainerProgress progress;
     private transient TreeMap<Long, MiniBatch> buffered;
@@ -95,6 +129,12 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
 
     public TrainerOperator(TrainerConfig config) {
         this.config = config;
+    }
+
+    /** Makes this operator fail once as {@code faults} says (failure-injection tests; counts steps). */
+    public TrainerOperator withFaults(FaultInjector faults) {
+        this.faults = faults;
+        return this;
     }
 
     @Override
@@ -130,6 +170,12 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         for (MiniBatchPart p : partialState.get()) {
             partials.accept(p, featureCache);
         }
+        pendingState = context.getOperatorStateStore().getListState(
+                new ListStateDescriptor<>("pending-step", TypeInformation.of(PendingStep.class)));
+        exchange = new GradientExchange(rank, model.parameterVector().length, config.reducers);
+        for (PendingStep p : pendingState.get()) {
+            exchange.restore(p);
+        }
     }
 
     @Override
@@ -142,6 +188,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         MailboxExecutor mailbox = getContainingTask().getMailboxExecutorFactory()
                 .createExecutor(getOperatorConfig().getChainIndex());
         steps = new StepRunner<>("gnnstream-trainer-" + rank + "-steps", mailbox, this::onStepDone);
+        sendGradient(exchange.chunks());
         startNextStep();
         scheduleCreditResend();
     }
@@ -164,6 +211,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         progressState.update(List.of(progress));
         bufferedState.update(new ArrayList<>(buffered.values()));
         partialState.update(partials.parts());
+        pendingState.update(exchange.pending() == null ? List.of() : List.of(exchange.pending()));
         resumeSteps();
     }
 
@@ -205,7 +253,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     }
 
     @Override
-    public void processElement(StreamRecord<MiniBatchPart> element) throws Exception {
+    public void processElement1(StreamRecord<MiniBatchPart> element) throws Exception {
         lastInputNanos = System.nanoTime();
         MiniBatchPart part = element.getValue();
         MiniBatch batch = null;
@@ -221,14 +269,34 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         }
     }
 
-    /** True when the batch of {@code seq} was trained on, is buffered, or is in the step running. */
+    /** A reduced gradient chunk: once the pending step has all of them, its update is applied. */
+    @Override
+    public void processElement2(StreamRecord<ReducedChunk> element) throws Exception {
+        float[] mean = exchange.accept(element.getValue());
+        if (mean != null) {
+            PendingStep step = exchange.pending();
+            window.addAllReduce(System.nanoTime() - exchangeStartNanos);
+            steps.submit(() -> {
+                long begin = System.nanoTime();
+                model.applyGradients(mean);
+                return new StepOutcome(null, step, null, null, System.nanoTime() - begin);
+            });
+        }
+    }
+
+    /**
+     * True when the batch of {@code seq} was trained on, is buffered, is in the step running or
+     * waits for its reduced gradient.
+     */
     private boolean alreadyHave(long seq) {
-        return seq < progress.nextSeq || buffered.containsKey(seq) || steps.busy() && seq == progress.nextSeq;
+        return seq < progress.nextSeq || buffered.containsKey(seq) || (steps.busy() || exchange.pending() != null)
+                && seq == progress.nextSeq;
     }
 
     /** Starts the model step of the next batch in sequence, if it is here and no step is running. */
     private void startNextStep() {
-        if (holdSteps || steps.busy() || buffered.isEmpty() || buffered.firstKey() != progress.nextSeq) {
+        if (holdSteps || steps.busy() || exchange.pending() != null || buffered.isEmpty()
+                || buffered.firstKey() != progress.nextSeq) {
             return;
         }
         MiniBatch batch = buffered.pollFirstEntry().getValue();
@@ -240,36 +308,119 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         long begin = System.nanoTime();
         TrainResult train = null;
         EvalResult eval = null;
-        if (batch.isTraining()) {
+        PendingStep pending = null;
+        if (batch.isTraining() && config.trainers > 1) {
+            pending = gradientStep(batch);
+        } else if (batch.isTraining()) {
             train = config.compute ? model.trainStep(batch) : new TrainResult(0, 0, batch.numSeeds());
         } else if (batch.numSeeds() > 0 && config.compute) {
             eval = model.evaluate(batch);
         }
-        return new StepOutcome(batch, train, eval, System.nanoTime() - begin);
+        long nanos = System.nanoTime() - begin;
+        if (pending != null) {
+            pending.computeNanos = nanos;
+        }
+        return new StepOutcome(batch, pending, train, eval, nanos);
+    }
+
+    /** The gradient of the batch's summed loss, ready for the all-reduce; runs on the step thread. */
+    private PendingStep gradientStep(MiniBatch batch) {
+        PendingStep p = new PendingStep();
+        if (config.compute && batch.numSeeds() > 0) {
+            Gradients g = model.computeGradients(batch);
+            p.grad = g.grad();
+            float weight = g.numSeeds();
+            for (int i = 0; i < p.grad.length; i++) {
+                p.grad[i] *= weight;
+            }
+            p.seeds = g.numSeeds();
+            p.loss = g.loss();
+            p.correct = g.correct();
+        } else {
+            p.grad = new float[model.parameterVector().length];
+        }
+        p.step = batch.step;
+        p.seq = batch.seq;
+        p.sampledEdges = MetricsWindow.sampledEdges(batch);
+        p.graphVertices = batch.graphVertices;
+        p.graphEdgesIngested = batch.graphEdgesIngested;
+        p.roundSize = batch.roundSize;
+        p.finalRound = batch.finalRound;
+        return p;
     }
 
     /** Bookkeeping and output of a finished step, on the task thread; then the next step. */
     private void onStepDone(StepOutcome done) throws Exception {
         MiniBatch batch = done.batch;
+        if (batch != null && done.pending != null) {
+            // Gradient computed: send it and wait for the sums; the batch's matrices are free again.
+            partials.recycle(batch.features);
+            exchangeStartNanos = System.nanoTime();
+            sendGradient(exchange.begin(done.pending));
+            return;
+        }
+        if (done.pending != null) {
+            // Reduced update applied.
+            PendingStep p = done.pending;
+            exchange.complete();
+            window.addStep(p.loss, p.correct, p.seeds, p.sampledEdges, p.graphVertices, p.graphEdgesIngested,
+                    p.computeNanos + done.nanos);
+            stepDone(p.seq, p.step, p.roundSize, p.finalRound);
+            return;
+        }
         if (batch.isTraining()) {
             window.addStep(done.train, batch, done.nanos);
-            boolean evaluationFollows = batch.roundSize > 0;
-            if (!evaluationFollows && batch.step % Math.max(1, config.logEvery) == 0) {
-                emit(trainLine(batch.step));
-            }
         } else {
             window.addBusy(done.nanos);
-            evaluated(batch, done.eval);
         }
-        progress.nextSeq = batch.seq + 1;
         partials.recycle(batch.features);
-        output.collect(new StreamRecord<>(new Credit(rank, batch.seq)));
+        if (batch.isTraining()) {
+            stepDone(batch.seq, batch.step, batch.roundSize, batch.finalRound);
+        } else {
+            evaluated(batch, done.eval);
+            finishBatch(batch.seq);
+        }
+    }
+
+    /** A training step is complete: its metrics line (or the start of an evaluation round). */
+    private void stepDone(long seq, long step, int roundSize, boolean finalRound) throws Exception {
+        faults.check("trainer", rank, step);
+        if (roundSize > 0) {
+            progress.resetRound(step);
+            if (evaluationBatchesOfThisRank(roundSize) == 0) {
+                roundComplete(step, finalRound);
+            }
+        } else if (step % Math.max(1, config.logEvery) == 0) {
+            emit(rankLine(RankLine.train(rank, config.trainers, step, elapsedSeconds(), model.checksum())));
+        }
+        finishBatch(seq);
+    }
+
+    private void finishBatch(long seq) {
+        progress.nextSeq = seq + 1;
+        output.collect(new StreamRecord<>(new Credit(rank, seq)));
         startNextStep();
+    }
+
+    /** Evaluation batches of a round go to the ranks in turn: this rank's share of {@code roundSize}. */
+    private int evaluationBatchesOfThisRank(int roundSize) {
+        return roundSize / config.trainers + (rank < roundSize % config.trainers ? 1 : 0);
+    }
+
+    private void sendGradient(List<GradientChunk> chunks) {
+        for (GradientChunk chunk : chunks) {
+            output.collect(GRADIENTS, new StreamRecord<>(chunk));
+        }
     }
 
     /** Feature parts dropped because they named cache slots this trainer does not hold, for tests. */
     long unresolvedFeatureParts() {
         return unresolvedParts.getCount();
+    }
+
+    /** The replica's parameters, for tests. */
+    float[] parameters() {
+        return model.parameterVector();
     }
 
     /** True while a model step runs or its outcome waits in the mailbox. */
@@ -304,45 +455,27 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             }
         }
         progress.roundSeen++;
-        if (progress.roundSeen < batch.roundSize) {
-            return;
-        }
-        double valAcc = ratio(progress.valCorrect, progress.valTotal);
-        double testAcc = ratio(progress.testCorrect, progress.testTotal);
-        if (valAcc > progress.bestValAcc) {
-            progress.bestValAcc = valAcc;
-            progress.bestValTestAcc = testAcc;
-            progress.bestValStep = batch.step;
-        }
-        ObjectNode line = trainLine(batch.step);
-        line.put("val_acc", valAcc);
-        line.put("test_acc", testAcc);
-        line.put("val_loss", ratio(progress.valLoss, progress.valTotal));
-        line.put("test_loss", ratio(progress.testLoss, progress.testTotal));
-        emit(line);
-        if (batch.finalRound && !progress.finished) {
-            progress.finished = true;
-            exportModel(true);
-            ObjectNode last = JSON.createObjectNode();
-            last.put("final", true);
-            last.put("step", batch.step);
-            last.put("elapsed_s", elapsedSeconds());
-            last.put("test_acc", testAcc);
-            last.put("val_acc", valAcc);
-            last.put("best_val_acc", progress.bestValAcc);
-            last.put("best_val_test_acc", progress.bestValTestAcc);
-            last.put("best_val_step", progress.bestValStep);
-            last.put("checksum", Long.toHexString(model.checksum()));
-            emit(last);
+        if (progress.roundSeen == evaluationBatchesOfThisRank(batch.roundSize)) {
+            roundComplete(batch.step, batch.finalRound);
         }
     }
 
-    private ObjectNode trainLine(long step) {
-        ObjectNode line = JSON.createObjectNode();
-        line.put("step", step);
-        line.put("elapsed_s", elapsedSeconds());
-        window.writeTo(line, System.nanoTime());
-        window = new MetricsWindow(System.nanoTime());
+    /** This rank has scored its share of the round of {@code step}: its evaluation line. */
+    private void roundComplete(long step, boolean finalRound) throws Exception {
+        ObjectNode line = rankLine(RankLine.eval(rank, config.trainers, step, elapsedSeconds(), model.checksum()));
+        emit(RankLine.evalTotals(line, progress.valCorrect, progress.valTotal, progress.valLoss,
+                progress.testCorrect, progress.testTotal, progress.testLoss, finalRound));
+        if (finalRound && !progress.finished) {
+            progress.finished = true;
+            exportModel(true);
+        }
+    }
+
+    /** Completes a rank line with the window's raw sums and starts a new window. */
+    private ObjectNode rankLine(ObjectNode line) {
+        long now = System.nanoTime();
+        window.writeRawTo(line, now);
+        window = new MetricsWindow(now);
         return line;
     }
 
@@ -351,7 +484,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     }
 
     private void exportModel(boolean force) throws Exception {
-        if (config.modelOut == null || (!force && progress.finished)) {
+        if (config.modelOut == null || rank != 0 || (!force && progress.finished)) {
             return;
         }
         NpyExport.export(model, Path.of(config.modelOut), Map.of("rank", rank, "next_seq", progress.nextSeq));
@@ -375,6 +508,11 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         return b == 0 ? 0.0 : a / b;
     }
 
-    /** What a step hands back to the task thread: the batch and the model's result for it. */
-    private record StepOutcome(MiniBatch batch, TrainResult train, EvalResult eval, long nanos) {}
+    /**
+     * What a step hands back to the task thread: a batch with the model's result for it (with a
+     * pending step when its gradient waits for the all-reduce), or, without a batch, the pending
+     * step whose reduced update was applied.
+     */
+    private record StepOutcome(MiniBatch batch, PendingStep pending, TrainResult train, EvalResult eval,
+            long nanos) {}
 }

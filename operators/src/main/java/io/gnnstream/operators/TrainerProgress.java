@@ -12,9 +12,6 @@ public class TrainerProgress {
     public long testCorrect;
     public long testTotal;
     public double testLoss;
-    public double bestValAcc = -1;
-    public double bestValTestAcc;
-    public long bestValStep;
     public boolean finished;
 
     public TrainerProgress() {}

@@ -460,7 +460,7 @@ class GraphStoreOperatorTest {
         h.getOutput().clear();
         int[] rows = new int[features.length];
         Arrays.setAll(rows, i -> i);
-        SampleRequest request = SampleRequest.sampleOnly(batch, hop, 0, 0, fanout, sample)
+        SampleRequest request = SampleRequest.sampleOnly(batch, batch, hop, 0, 0, fanout, sample)
                 .withFeatures(batch + 100, 0, 0, 0, features, rows);
         h.processElement(new StreamRecord<>(GraphStoreInput.of(request)));
         return lastResponse(h);

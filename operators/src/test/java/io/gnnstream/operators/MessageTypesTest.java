@@ -119,6 +119,7 @@ class MessageTypesTest {
         GraphStoreInput in = GraphStoreInputSerializer.INSTANCE.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
         assertEquals(1, in.requests.length);
         assertEquals(6, in.requests[0].route);
+        assertEquals(1, in.requests[0].samplingKey, "a format 3 request samples with its batch id");
         assertArrayEquals(new long[] {4, 5}, in.requests[0].sampleVertices);
     }
 
@@ -259,10 +260,10 @@ class MessageTypesTest {
 
         return List.of(
                 GraphStoreInput.of(GraphUpdate.of(EdgeUpdate.add(1, 2))),
-                GraphStoreInput.of(SampleRequest.sampleOnly(1, 1, 0, 0, -1, new long[] {1})),
-                GraphStoreInput.of(SampleRequest.sampleOnly(1, 2, 3, 1, 25, new long[] {4, 5})
+                GraphStoreInput.of(SampleRequest.sampleOnly(1, 7, 1, 0, 0, -1, new long[] {1})),
+                GraphStoreInput.of(SampleRequest.sampleOnly(1, 7, 2, 3, 1, 25, new long[] {4, 5})
                         .withFeatures(8, 1, 2, 3, new long[] {6, 7}, new int[] {9, 10}),
-                        SampleRequest.sampleOnly(1, 2, 5, 0, 25, new long[] {11})),
+                        SampleRequest.sampleOnly(1, 7, 2, 5, 0, 25, new long[] {11})),
                 GraphStoreInput.of(GraphUpdate.of(new EdgeUpdate(4, 5, true, 123L))),
                 GraphStoreInput.of(GraphUpdate.of(new NodeUpdate(6, new float[] {0.5f}, 1, Split.VAL))),
                 GraphUpdate.of(new NodeUpdate(3, new float[] {1f, 0f}, 2, Split.TRAIN)),

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gnnstream.operators.messages.Credit;
+import io.gnnstream.operators.messages.ReducedChunk;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.model.ModelConfig;
@@ -19,7 +20,7 @@ import java.util.stream.IntStream;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
-import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.TwoInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -35,7 +36,7 @@ class TrainerOperatorTest {
 
     @Test
     void consumesBatchesInSequenceOrderAndCreditsEachOne() throws Exception {
-        try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
+        try (var h = new TwoInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
             h.open();
             send(h, whole(train(1, 2)));
             assertTrue(credits(h).isEmpty(), "seq 1 must wait for seq 0");
@@ -46,8 +47,8 @@ class TrainerOperatorTest {
     }
 
     @Test
-    void reportsAnEvaluationRoundAndTheFinalLine() throws Exception {
-        try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
+    void reportsAnEvaluationRoundAsARankLine() throws Exception {
+        try (var h = new TwoInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
             h.open();
             MiniBatch step = train(0, 1);
             step.roundSize = 2;
@@ -61,10 +62,11 @@ class TrainerOperatorTest {
             assertTrue(metrics(h).isEmpty(), "the step line waits for its evaluation round");
             send(h, whole(test));
             List<JsonNode> lines = metrics(h);
-            assertEquals(2, lines.size());
-            assertTrue(lines.get(0).has("val_acc") && lines.get(0).has("test_acc"));
-            assertTrue(lines.get(1).path("final").asBoolean());
-            assertEquals(1, lines.get(1).path("step").asLong());
+            assertEquals(1, lines.size());
+            assertEquals("eval", lines.get(0).path("type").asText());
+            assertEquals(4, lines.get(0).path("val_total").asLong() + lines.get(0).path("test_total").asLong());
+            assertTrue(lines.get(0).path("final_round").asBoolean());
+            assertEquals(1, lines.get(0).path("step").asLong());
         }
     }
 
@@ -72,7 +74,7 @@ class TrainerOperatorTest {
     void restoresModelAndProgress() throws Exception {
         OperatorSubtaskState snapshot;
         String checksumAfterTwo;
-        try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
+        try (var h = new TwoInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
             h.open();
             send(h, whole(train(0, 1)));
             send(h, whole(train(2, 3)));
@@ -80,7 +82,7 @@ class TrainerOperatorTest {
             send(h, whole(train(1, 2)));
             checksumAfterTwo = finalChecksum(h, 3);
         }
-        try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
+        try (var h = new TwoInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
             h.initializeState(snapshot);
             h.open();
             send(h, whole(train(1, 2)));
@@ -96,28 +98,28 @@ class TrainerOperatorTest {
         String checksumUninterrupted;
         List<MiniBatchPart> parts = parts(train(0, 1), 1);
         assertEquals(5, parts.size(), "four feature parts of one row, then the head");
-        try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
+        try (var h = new TwoInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
             h.open();
-            h.processElement(new StreamRecord<>(parts.get(4)));
-            h.processElement(new StreamRecord<>(parts.get(0)));
+            h.processElement1(new StreamRecord<>(parts.get(4)));
+            h.processElement1(new StreamRecord<>(parts.get(0)));
             snapshot = h.snapshot(1, 1);
-            h.processElement(new StreamRecord<>(parts.get(1)));
-            h.processElement(new StreamRecord<>(parts.get(2)));
-            h.processElement(new StreamRecord<>(parts.get(3)));
+            h.processElement1(new StreamRecord<>(parts.get(1)));
+            h.processElement1(new StreamRecord<>(parts.get(2)));
+            h.processElement1(new StreamRecord<>(parts.get(3)));
             awaitSteps(h);
             assertEquals(List.of(0L), credits(h));
             checksumUninterrupted = finalChecksum(h, 1);
         }
-        try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
+        try (var h = new TwoInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
             h.initializeState(snapshot);
             h.open();
-            h.processElement(new StreamRecord<>(parts.get(3)));
-            h.processElement(new StreamRecord<>(parts.get(2)));
+            h.processElement1(new StreamRecord<>(parts.get(3)));
+            h.processElement1(new StreamRecord<>(parts.get(2)));
             assertTrue(credits(h).isEmpty(), "part 1 is still missing");
-            h.processElement(new StreamRecord<>(parts.get(1)));
+            h.processElement1(new StreamRecord<>(parts.get(1)));
             awaitSteps(h);
             assertEquals(List.of(0L), credits(h), "the restored head and part 0 completed the batch");
-            h.processElement(new StreamRecord<>(parts.get(4)));
+            h.processElement1(new StreamRecord<>(parts.get(4)));
             awaitSteps(h);
             assertTrue(credits(h).isEmpty(), "a part of a consumed batch is ignored");
             assertEquals(checksumUninterrupted, finalChecksum(h, 1), "same model as without the restore");
@@ -132,13 +134,13 @@ class TrainerOperatorTest {
     @Test
     void dropsPartsItCannotResolveAndTrainsTheBatchSampledAgain() throws Exception {
         String reference;
-        try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
+        try (var h = new TwoInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
             h.open();
             send(h, whole(train(0, 1)));
             reference = finalChecksum(h, 1);
         }
         TrainerConfig withCache = new TrainerConfig(CONFIG.model, 1, 1, null, 60_000, true, 8);
-        try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(withCache))) {
+        try (var h = new TwoInputStreamOperatorTestHarness<>(new TrainerOperator(withCache))) {
             h.open();
             List<MiniBatchPart> first = parts(train(0, 1), 2);
             MiniBatchPart fillsRows01 = first.get(0).withCacheSlots(5L, new int[] {0, 1}, new int[0], new int[0]);
@@ -176,7 +178,7 @@ class TrainerOperatorTest {
     void checkpointDuringAStepHoldsTheModelAfterIt() throws Exception {
         OperatorSubtaskState snapshot;
         String checksumUninterrupted;
-        try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
+        try (var h = new TwoInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
             h.open();
             receive(h, whole(train(0, 1)));
             h.prepareSnapshotPreBarrier(1);
@@ -188,7 +190,7 @@ class TrainerOperatorTest {
             assertEquals(List.of(1L), credits(h), "steps resume after the snapshot");
             checksumUninterrupted = finalChecksum(h, 2);
         }
-        try (var h = new OneInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
+        try (var h = new TwoInputStreamOperatorTestHarness<>(new TrainerOperator(CONFIG))) {
             h.initializeState(snapshot);
             h.open();
             awaitSteps(h);
@@ -200,7 +202,7 @@ class TrainerOperatorTest {
     }
 
     /** Runs a final evaluation round at {@code seq} and returns the reported parameter checksum. */
-    private static String finalChecksum(OneInputStreamOperatorTestHarness<MiniBatchPart, Credit> h, long seq) throws Exception {
+    private static String finalChecksum(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h, long seq) throws Exception {
         MiniBatch e = eval(seq, MiniBatch.Kind.EVAL_TEST, 0);
         e.roundSize = 1;
         e.finalRound = true;
@@ -262,26 +264,26 @@ class TrainerOperatorTest {
         return parts(b, b.numNodes());
     }
 
-    private static void send(OneInputStreamOperatorTestHarness<MiniBatchPart, Credit> h, List<MiniBatchPart> parts)
+    private static void send(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h, List<MiniBatchPart> parts)
             throws Exception {
         receive(h, parts);
         awaitSteps(h);
     }
 
     /** Hands {@code parts} to the operator without waiting for the steps they start. */
-    private static void receive(OneInputStreamOperatorTestHarness<MiniBatchPart, Credit> h, List<MiniBatchPart> parts)
+    private static void receive(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h, List<MiniBatchPart> parts)
             throws Exception {
         for (MiniBatchPart p : parts) {
-            h.processElement(new StreamRecord<>(p));
+            h.processElement1(new StreamRecord<>(p));
         }
     }
 
-    private static TrainerOperator operator(OneInputStreamOperatorTestHarness<MiniBatchPart, Credit> h) {
-        return (TrainerOperator) h.getOneInputOperator();
+    private static TrainerOperator operator(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) {
+        return (TrainerOperator) h.getOperator();
     }
 
     /** Runs the task's mailbox until the model steps started so far have been delivered. */
-    private static void awaitSteps(OneInputStreamOperatorTestHarness<MiniBatchPart, Credit> h) throws Exception {
+    private static void awaitSteps(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) throws Exception {
         TaskMailbox mailbox = h.getTaskMailbox();
         while (operator(h).stepInFlight()) {
             mailbox.take(TaskMailbox.MIN_PRIORITY).run();
@@ -299,7 +301,7 @@ class TrainerOperatorTest {
         return b;
     }
 
-    private static List<Long> credits(OneInputStreamOperatorTestHarness<MiniBatchPart, Credit> h) {
+    private static List<Long> credits(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) {
         List<Long> out = new ArrayList<>();
         for (Object o : h.getOutput()) {
             if (o instanceof StreamRecord) {
@@ -310,7 +312,7 @@ class TrainerOperatorTest {
         return out;
     }
 
-    private static List<JsonNode> metrics(OneInputStreamOperatorTestHarness<MiniBatchPart, Credit> h) throws Exception {
+    private static List<JsonNode> metrics(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) throws Exception {
         List<JsonNode> out = new ArrayList<>();
         if (h.getSideOutput(TrainerOperator.METRICS) == null) {
             return out;

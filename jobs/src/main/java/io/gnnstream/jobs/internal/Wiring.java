@@ -1,6 +1,8 @@
 package io.gnnstream.jobs.internal;
 
 import io.gnnstream.operators.messages.BatchSpec;
+import io.gnnstream.operators.messages.GradientChunk;
+import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
@@ -10,6 +12,7 @@ import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.functions.Partitioner;
 import org.apache.flink.api.java.functions.KeySelector;
 
 /** Key selectors and adapters that wire the topology; named classes keep their types explicit. */
@@ -80,6 +83,46 @@ public final class Wiring {
         @Override
         public GraphEvent map(GraphEvent event) {
             return event;
+        }
+    }
+
+    /** Sends a record to the subtask its key names (a rank or a chunk id, modulo the subtasks). */
+    public static final class ToRank implements Partitioner<Integer> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public int partition(Integer key, int numPartitions) {
+            return Math.floorMod(key, numPartitions);
+        }
+    }
+
+    /** The trainer rank a batch part is for. */
+    public static final class PartTrainer implements KeySelector<MiniBatchPart, Integer> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Integer getKey(MiniBatchPart part) {
+            return part.trainer;
+        }
+    }
+
+    /** The chunk a gradient contribution is for (reducer subtask = chunk modulo reducers). */
+    public static final class ChunkId implements KeySelector<GradientChunk, Integer> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Integer getKey(GradientChunk chunk) {
+            return chunk.chunk;
+        }
+    }
+
+    /** Passes records on unchanged: changes a stream's parallelism where a feedback edge needs it. */
+    public static final class Identity<T> implements MapFunction<T, T> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public T map(T value) {
+            return value;
         }
     }
 }

@@ -192,7 +192,7 @@ public final class BatchBuilder {
         do {
             int ns = Math.min(maxRequestVertices, sample.length - si);
             int nf = Math.min(maxRequestVertices - ns, features.length - fi);
-            SampleRequest request = SampleRequest.sampleOnly(spec.batchId, next, route, part, fanout,
+            SampleRequest request = SampleRequest.sampleOnly(spec.batchId, spec.step, next, route, part, fanout,
                     vertices(sample, si, si + ns));
             request.withFeatures(spec.seq, spec.trainer, attempt, featureParts, vertices(features, fi, fi + nf),
                     Arrays.copyOfRange(features, fi, fi + nf));

@@ -20,6 +20,7 @@ public final class MetricsWindow {
     private long sampledEdges;
     private long vertices;
     private long edgesIngested;
+    private long allReduceNanos;
 
     public MetricsWindow(long startNanos) {
         this.startNanos = startNanos;
@@ -27,16 +28,34 @@ public final class MetricsWindow {
 
     /** A training step of {@code nanos} on {@code b}. */
     public void addStep(TrainResult r, MiniBatch b, long nanos) {
+        addStep(r.loss(), r.correct(), r.numSeeds(), sampledEdges(b), b.graphVertices, b.graphEdgesIngested, nanos);
+    }
+
+    /** A training step of {@code nanos} with mean loss {@code loss} over {@code numSeeds} seeds. */
+    public void addStep(double loss, int correct, int numSeeds, long batchEdges, long graphVertices,
+            long graphEdgesIngested, long nanos) {
         busyNanos += nanos;
-        seeds += r.numSeeds();
-        correct += r.correct();
-        lossSum += r.loss() * r.numSeeds();
+        seeds += numSeeds;
+        this.correct += correct;
+        lossSum += loss * numSeeds;
         steps++;
+        sampledEdges += batchEdges;
+        vertices = graphVertices;
+        edgesIngested = graphEdgesIngested;
+    }
+
+    /** The edges of a batch's sampled blocks. */
+    public static long sampledEdges(MiniBatch b) {
+        long edges = 0;
         for (int hop = 1; hop <= b.numLayers; hop++) {
-            sampledEdges += b.numEdges(hop);
+            edges += b.numEdges(hop);
         }
-        vertices = b.graphVertices;
-        edgesIngested = b.graphEdgesIngested;
+        return edges;
+    }
+
+    /** Time a rank waited for the reduced gradient of a step. */
+    public void addAllReduce(long nanos) {
+        allReduceNanos += nanos;
     }
 
     /** Model time that is not a training step (evaluation). */
@@ -56,6 +75,13 @@ public final class MetricsWindow {
         line.put("sampled_edges_per_s", sampledEdges / wall);
         line.put("edges_ingested", edgesIngested);
         line.put("vertices", vertices);
+    }
+
+    /** The window's raw sums, for a rank line that {@code MetricsMerger} combines with other ranks'. */
+    public void writeRawTo(ObjectNode line, long nowNanos) {
+        RankLine.window(line, seeds, correct, lossSum, steps, busyNanos / 1e9,
+                Math.max(1e-9, (nowNanos - startNanos) / 1e9), sampledEdges, edgesIngested, vertices,
+                allReduceNanos / 1e9);
     }
 
     private static double ratio(double a, double b) {

@@ -15,6 +15,11 @@ public class SampleRequest {
     public static final int NO_FEATURES = -1;
 
     public long batchId;
+    /**
+     * Seeds the neighbour sampling together with hop and vertex: the batch's training step, so that
+     * a vertex sampled in one step gets the same neighbours whichever trainer rank's batch asked.
+     */
+    public long samplingKey;
     /** The batch's position in its trainer's input sequence (see {@link MiniBatch#seq}). */
     public long seq;
     public int trainer;
@@ -38,10 +43,11 @@ public class SampleRequest {
     public SampleRequest() {}
 
     /** A request without feature vertices. */
-    public static SampleRequest sampleOnly(long batchId, int hop, int route, int part, int fanout,
+    public static SampleRequest sampleOnly(long batchId, long samplingKey, int hop, int route, int part, int fanout,
             long[] sampleVertices) {
         SampleRequest r = new SampleRequest();
         r.batchId = batchId;
+        r.samplingKey = samplingKey;
         r.hop = hop;
         r.route = route;
         r.part = part;

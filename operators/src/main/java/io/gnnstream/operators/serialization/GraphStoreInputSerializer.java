@@ -60,6 +60,14 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         }
     }
 
+    /** Format 4: requests carry their sampling key; format 3 requests are read with their batch id as the key. */
+    static final byte WITH_SAMPLING_KEY = 4;
+
+    @Override
+    byte formatVersion() {
+        return WITH_SAMPLING_KEY;
+    }
+
     @Override
     public GraphStoreInput createInstance() {
         return new GraphStoreInput();
@@ -92,6 +100,7 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
 
     private static void writeRequest(SampleRequest r, DataOutputView out) throws IOException {
         out.writeLong(r.batchId);
+        out.writeLong(r.samplingKey);
         out.writeLong(r.seq);
         out.writeInt(r.trainer);
         out.writeInt(r.attempt);
@@ -107,12 +116,17 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
 
     @Override
     GraphStoreInput readFields(DataInputView in) throws IOException {
+        return readFields(in, WITH_SAMPLING_KEY);
+    }
+
+    @Override
+    GraphStoreInput readFields(DataInputView in, byte version) throws IOException {
         return switch (Tag.ofCode(in.readByte())) {
-            case REQUEST -> GraphStoreInput.of(readRequest(in));
+            case REQUEST -> GraphStoreInput.of(readRequest(in, version));
             case REQUESTS -> {
                 SampleRequest[] requests = new SampleRequest[in.readInt()];
                 for (int i = 0; i < requests.length; i++) {
-                    requests[i] = readRequest(in);
+                    requests[i] = readRequest(in, version);
                 }
                 yield GraphStoreInput.of(requests);
             }
@@ -131,9 +145,10 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         }
     }
 
-    private static SampleRequest readRequest(DataInputView in) throws IOException {
+    private static SampleRequest readRequest(DataInputView in, byte version) throws IOException {
         SampleRequest r = new SampleRequest();
         r.batchId = in.readLong();
+        r.samplingKey = version >= WITH_SAMPLING_KEY ? in.readLong() : r.batchId;
         r.seq = in.readLong();
         r.trainer = in.readInt();
         r.attempt = in.readInt();

@@ -1,0 +1,310 @@
+package io.gnnstream.operators;
+
+import io.gnnstream.operators.internal.FaultInjector;
+import io.gnnstream.operators.messages.GradientChunk;
+import io.gnnstream.operators.messages.ReducedChunk;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+/**
+ * Sums the gradient chunks of the data-parallel trainer ranks (the reduce half of the all-reduce).
+ *
+ * <p>Input: {@link GradientChunk}s, routed to subtask {@code chunk % parallelism}; a contribution is
+ * identified by (step, chunk, rank). The reducer holds the contributions of each (step, chunk) until
+ * all {@code ranks} are there, then emits their {@link ReducedChunk} (values and seed counts summed)
+ * and keeps that completed sum: per chunk the sums of the last {@code retainedSteps} completed
+ * steps. A contribution for a step that many steps behind the chunk's latest completed sum is
+ * stale (every rank has moved past it) and is dropped, as is a second copy of a held one.
+ *
+ * <p>Output goes back to the trainers on an iteration feedback edge, which is not part of
+ * checkpoints: a sum emitted before a failure may never arrive. A restored trainer therefore sends
+ * its contribution for the step it waits on again, and a contribution for a (step, chunk) whose sum
+ * is held makes the reducer emit that sum again instead of waiting for contributions that will not
+ * come a second time. The protocol is versioned by step and idempotent: trainers apply a step's
+ * update once, so duplicate sums are harmless.
+ *
+ * <p>Every replica must apply the same update, bit for bit, or the replicas drift apart. Float
+ * addition is not associative, so the sum is always formed in rank order ({@code v0 + v1 + ...},
+ * from a copy of rank 0's values, accumulated left to right), whatever order contributions arrive
+ * in, and a re-sent sum is the stored one.
+ *
+ * <p>Checkpointed: the held contributions and the completed sums (a trainer restored from the same
+ * checkpoint may still need them), as {@link Entry} POJOs in union list state. Chunks are routed by
+ * {@code chunk % parallelism}, which round-robin redistribution would not preserve at a new
+ * parallelism, so every subtask gets the union and keeps the entries of its own chunks.
+ *
+ * <p>The reducer never waits for anything: each record is handled at once and nothing blocks on
+ * the feedback edge, so a checkpoint barrier is never held up behind a reduction and checkpoints
+ * cannot deadlock on the loop.
+ */
+public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
+        implements OneInputStreamOperator<GradientChunk, ReducedChunk> {
+
+    private static final long serialVersionUID = 1L;
+
+    static final ListStateDescriptor<Entry> CONTRIBUTIONS =
+            new ListStateDescriptor<>("reducer-contributions", TypeInformation.of(Entry.class));
+    static final ListStateDescriptor<Entry> SUMS =
+            new ListStateDescriptor<>("reducer-sums", TypeInformation.of(Entry.class));
+
+    private final int ranks;
+    private final int retainedSteps;
+
+    private transient ListState<Entry> contributionState;
+    private transient ListState<Entry> sumState;
+    /** Per chunk: held contributions and completed sums, by step. */
+    private transient Map<Integer, ChunkState> chunks;
+    private transient Counter resentSums;
+    private transient Counter staleContributions;
+    private transient Counter duplicateContributions;
+
+    /** Completed sums kept per chunk: the newest and the one before (ranks are at most a step apart). */
+    public static final int DEFAULT_RETAINED_STEPS = 2;
+
+    private FaultInjector faults = FaultInjector.NONE;
+    private transient long contributions;
+
+    /** Makes this operator fail once as {@code faults} says (failure-injection tests; counts contributions). */
+    public GradientReducer withFaults(FaultInjector faults) {
+        this.faults = faults;
+        return this;
+    }
+
+    public GradientReducer(int ranks, int retainedSteps) {
+        if (ranks < 1 || retainedSteps < 1) {
+            throw new IllegalArgumentException("ranks (" + ranks + ") and retainedSteps (" + retainedSteps
+                    + ") must be at least 1");
+        }
+        this.ranks = ranks;
+        this.retainedSteps = retainedSteps;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        contributionState = context.getOperatorStateStore().getUnionListState(CONTRIBUTIONS);
+        sumState = context.getOperatorStateStore().getUnionListState(SUMS);
+        chunks = new HashMap<>();
+        int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+        int index = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        for (Entry e : sumState.get()) {
+            if (e.chunk % parallelism == index) {
+                chunk(e.chunk).sums.put(e.step, new ReducedChunk(e.step, e.chunk, e.numChunks, e.seeds, e.values));
+            }
+        }
+        for (Entry e : contributionState.get()) {
+            if (e.chunk % parallelism == index) {
+                GradientChunk g = new GradientChunk(e.step, e.rank, e.chunk, e.numChunks, e.seeds, e.values);
+                validate(g);
+                ChunkState c = chunk(e.chunk);
+                if (!c.sums.containsKey(e.step) && !c.isStale(e.step)) {
+                    c.held.computeIfAbsent(e.step, s -> new GradientChunk[ranks])[e.rank] = g;
+                }
+            }
+        }
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        resentSums = getMetricGroup().counter("resentSums");
+        staleContributions = getMetricGroup().counter("staleContributions");
+        duplicateContributions = getMetricGroup().counter("duplicateContributions");
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        List<Entry> contributions = new ArrayList<>();
+        List<Entry> sums = new ArrayList<>();
+        for (ChunkState c : chunks.values()) {
+            for (GradientChunk[] byRank : c.held.values()) {
+                for (GradientChunk g : byRank) {
+                    if (g != null) {
+                        contributions.add(new Entry(g.step, g.chunk, g.numChunks, g.rank, g.seeds, g.values));
+                    }
+                }
+            }
+            for (ReducedChunk r : c.sums.values()) {
+                sums.add(new Entry(r.step, r.chunk, r.numChunks, -1, r.seeds, r.values));
+            }
+        }
+        contributionState.update(contributions);
+        sumState.update(sums);
+    }
+
+    @Override
+    public void processElement(StreamRecord<GradientChunk> element) {
+        faults.check("gradient-reducer", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), ++contributions);
+        GradientChunk g = element.getValue();
+        validate(g);
+        ChunkState c = chunk(g.chunk);
+        ReducedChunk done = c.sums.get(g.step);
+        if (done != null) {
+            checkLength(g, done.values.length, "its completed sum");
+            resentSums.inc();
+            emit(done);
+            return;
+        }
+        if (c.isStale(g.step)) {
+            staleContributions.inc();
+            return;
+        }
+        GradientChunk[] byRank = c.held.computeIfAbsent(g.step, s -> new GradientChunk[ranks]);
+        if (byRank[g.rank] != null) {
+            duplicateContributions.inc();
+            return;
+        }
+        int count = 0;
+        for (GradientChunk other : byRank) {
+            if (other != null) {
+                checkLength(g, other.values.length, "rank " + other.rank + "'s contribution");
+                count++;
+            }
+        }
+        byRank[g.rank] = g;
+        if (count + 1 < ranks) {
+            return;
+        }
+        c.held.remove(g.step);
+        ReducedChunk sum = sumInRankOrder(byRank);
+        c.sums.put(g.step, sum);
+        long evictUpTo = c.sums.lastKey() - retainedSteps;
+        c.sums.headMap(evictUpTo, true).clear();
+        Map<Long, GradientChunk[]> staleHeld = c.held.headMap(evictUpTo, true);
+        for (GradientChunk[] stale : staleHeld.values()) {
+            for (GradientChunk s : stale) {
+                if (s != null) {
+                    staleContributions.inc();
+                }
+            }
+        }
+        staleHeld.clear();
+        emit(sum);
+    }
+
+    /** {@code v0 + v1 + ... + v(T-1)} accumulated left to right in float, from a copy of rank 0's. */
+    private static ReducedChunk sumInRankOrder(GradientChunk[] byRank) {
+        float[] values = byRank[0].values.clone();
+        int seeds = byRank[0].seeds;
+        for (int r = 1; r < byRank.length; r++) {
+            float[] v = byRank[r].values;
+            for (int i = 0; i < values.length; i++) {
+                values[i] += v[i];
+            }
+            seeds += byRank[r].seeds;
+        }
+        GradientChunk first = byRank[0];
+        return new ReducedChunk(first.step, first.chunk, first.numChunks, seeds, values);
+    }
+
+    /** Emits a copy, so that nothing downstream can alter the sum this reducer may send again. */
+    private void emit(ReducedChunk sum) {
+        output.collect(new StreamRecord<>(
+                new ReducedChunk(sum.step, sum.chunk, sum.numChunks, sum.seeds, sum.values.clone())));
+    }
+
+    private void validate(GradientChunk g) {
+        if (g.rank < 0 || g.rank >= ranks) {
+            throw new IllegalStateException("gradient contribution " + g + " from rank " + g.rank
+                    + ", but the reducer sums " + ranks + " ranks (0.." + (ranks - 1) + ")");
+        }
+        if (g.chunk < 0 || g.chunk >= g.numChunks) {
+            throw new IllegalStateException("gradient contribution " + g + " has chunk " + g.chunk + " outside 0.."
+                    + (g.numChunks - 1));
+        }
+        if (g.values == null) {
+            throw new IllegalStateException("gradient contribution " + g + " has no values");
+        }
+    }
+
+    private static void checkLength(GradientChunk g, int expected, String what) {
+        if (g.values.length != expected) {
+            throw new IllegalStateException("gradient contribution " + g + " has " + g.values.length
+                    + " values but " + what + " for the same step and chunk has " + expected);
+        }
+    }
+
+    private ChunkState chunk(int chunk) {
+        return chunks.computeIfAbsent(chunk, c -> new ChunkState());
+    }
+
+    /** Held contributions, for tests. */
+    int heldContributions() {
+        int n = 0;
+        for (ChunkState c : chunks.values()) {
+            for (GradientChunk[] byRank : c.held.values()) {
+                for (GradientChunk g : byRank) {
+                    n += g == null ? 0 : 1;
+                }
+            }
+        }
+        return n;
+    }
+
+    /** The steps whose sum this reducer holds for {@code chunk}, ascending, for tests. */
+    List<Long> completedSteps(int chunk) {
+        ChunkState c = chunks.get(chunk);
+        return c == null ? List.of() : new ArrayList<>(c.sums.keySet());
+    }
+
+    long resentSums() {
+        return resentSums.getCount();
+    }
+
+    long staleContributions() {
+        return staleContributions.getCount();
+    }
+
+    long duplicateContributions() {
+        return duplicateContributions.getCount();
+    }
+
+    /** What the reducer holds for one chunk. */
+    private final class ChunkState {
+        final TreeMap<Long, GradientChunk[]> held = new TreeMap<>();
+        /** The latest completed sum is always among these (eviction keeps retainedSteps of them). */
+        final TreeMap<Long, ReducedChunk> sums = new TreeMap<>();
+
+        /** No rank can still need {@code step}: a sum at least retainedSteps later is complete. */
+        boolean isStale(long step) {
+            return !sums.isEmpty() && sums.lastKey() - step >= retainedSteps;
+        }
+    }
+
+    /**
+     * Checkpointed form of a held contribution ({@code rank >= 0}) or a completed sum
+     * ({@code rank == -1}, {@code seeds} and {@code values} summed). A Flink POJO (no Kryo).
+     */
+    public static class Entry {
+        public long step;
+        public int chunk;
+        public int numChunks;
+        public int rank;
+        public int seeds;
+        public float[] values;
+
+        public Entry() {}
+
+        public Entry(long step, int chunk, int numChunks, int rank, int seeds, float[] values) {
+            this.step = step;
+            this.chunk = chunk;
+            this.numChunks = numChunks;
+            this.rank = rank;
+            this.seeds = seeds;
+            this.values = values;
+        }
+    }
+}

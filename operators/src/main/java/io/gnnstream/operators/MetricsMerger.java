@@ -1,0 +1,259 @@
+package io.gnnstream.operators;
+
+import static io.gnnstream.operators.internal.RankLine.*;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gnnstream.operators.internal.RankLine;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Merges the per-rank metrics lines ({@link RankLine}) of the T trainer ranks into the user-facing
+ * metrics lines (JSON). With data-parallel training the T ranks are replicas of one model that take
+ * the same steps, each on its share of the seeds; the user wants one line per step, not T. Lines
+ * are keyed by (type, step) and buffered until every rank 0..T-1 has sent its line for the key; a
+ * second line of a rank for a pending key replaces the first. Then one line is emitted in the
+ * trainer's single-rank format (counts summed over ranks, rates over the longest window, busy and
+ * all-reduce time averaged), plus {@code allreduce_s}, {@code checksums} (rank order),
+ * {@code replicas_identical} and {@code ranks}. Keys are emitted in the order they complete. The
+ * best validation accuracy is tracked across evaluation rounds, and after the first merged round
+ * flagged {@code final_round} a final line follows, as {@link TrainerOperator} writes it today.
+ *
+ * <p>At least once: after a restore the ranks go back to their checkpointed progress and repeat
+ * steps and lines, so a step whose merged line was already emitted (before or after the checkpoint)
+ * can be emitted again; consumers keep the last line per (type, step). The final line is emitted
+ * once per checkpointed history (the flag is state). Malformed lines are logged, counted
+ * ({@code malformedRankLines}) and dropped. Runs with parallelism 1.
+ *
+ * <p>Checkpointed (one {@link State} POJO in operator list state): the lines of the pending keys,
+ * the best-validation fields and the finished flag. At most {@value #MAX_PENDING_KEYS} keys are
+ * pending: beyond that the key of the oldest step is dropped ({@code droppedPendingKeys}), so a
+ * rank line lost for good cannot grow the state without bound.
+ */
+public class MetricsMerger extends AbstractStreamOperator<String> implements OneInputStreamOperator<String, String> {
+
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(MetricsMerger.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    static final int MAX_PENDING_KEYS = 1000;
+
+    private final int ranks;
+    private final int maxPendingKeys;
+
+    private transient ListState<State> state;
+    private transient Map<Key, JsonNode[]> pending;
+    /** Best validation and the finished flag ({@code pendingLines} unused: {@link #pending} holds them). */
+    private transient State progress;
+    private transient Counter malformed;
+    private transient Counter dropped;
+
+    public MetricsMerger(int ranks) {
+        this(ranks, MAX_PENDING_KEYS);
+    }
+
+    MetricsMerger(int ranks, int maxPendingKeys) {
+        if (ranks < 1 || maxPendingKeys < 1) {
+            throw new IllegalArgumentException("ranks and maxPendingKeys must be positive");
+        }
+        this.ranks = ranks;
+        this.maxPendingKeys = maxPendingKeys;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        state = context.getOperatorStateStore().getListState(
+                new ListStateDescriptor<>("metrics-merger", TypeInformation.of(State.class)));
+        pending = new LinkedHashMap<>();
+        progress = new State();
+        for (State s : state.get()) {
+            progress = s;
+        }
+        for (String text : progress.pendingLines == null ? new String[0] : progress.pendingLines) {
+            JsonNode line = parse(text);
+            if (line != null) {
+                buffer(line);
+            }
+        }
+        progress.pendingLines = null;
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        malformed = getMetricGroup().counter("malformedRankLines");
+        dropped = getMetricGroup().counter("droppedPendingKeys");
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        State s = new State();
+        s.pendingLines = pending.values().stream().flatMap(Arrays::stream).filter(Objects::nonNull)
+                .map(JsonNode::toString).toArray(String[]::new);
+        s.bestValAcc = progress.bestValAcc;
+        s.bestValTestAcc = progress.bestValTestAcc;
+        s.bestValStep = progress.bestValStep;
+        s.finished = progress.finished;
+        state.update(List.of(s));
+    }
+
+    @Override
+    public void processElement(StreamRecord<String> element) {
+        JsonNode line = parse(element.getValue());
+        if (line == null) {
+            malformed.inc();
+            return;
+        }
+        Key key = Key.of(line);
+        JsonNode[] lines = buffer(line);
+        if (Arrays.stream(lines).allMatch(Objects::nonNull)) {
+            pending.remove(key);
+            merge(key, lines);
+        } else if (pending.size() > maxPendingKeys) {
+            Key oldest = pending.keySet().stream().min((a, b) -> Long.compare(a.step, b.step)).orElseThrow();
+            pending.remove(oldest);
+            dropped.inc();
+            LOG.warn("More than {} metrics steps pending: dropping {} step {}, a rank line of it is missing",
+                    maxPendingKeys, oldest.type, oldest.step);
+        }
+    }
+
+    /** Puts the line in its key's slot of its rank (replacing an earlier one); returns the key's lines. */
+    private JsonNode[] buffer(JsonNode line) {
+        JsonNode[] lines = pending.computeIfAbsent(Key.of(line), k -> new JsonNode[ranks]);
+        lines[line.get(RANK).asInt()] = line;
+        return lines;
+    }
+
+    private void merge(Key key, JsonNode[] lines) {
+        double wall = Math.max(1e-9, max(lines, WALL_S));
+        double seeds = sum(lines, SEEDS);
+        double trainerRate = 0;
+        double busy = 0;
+        boolean finalRound = false;
+        ArrayNode checksums = JSON.createArrayNode();
+        for (JsonNode l : lines) {
+            double busyS = l.path(BUSY_S).asDouble();
+            trainerRate += busyS == 0 ? 0.0 : l.path(SEEDS).asDouble() / busyS;
+            busy += Math.min(1.0, busyS / Math.max(1e-9, l.path(WALL_S).asDouble()));
+            checksums.add(l.path(CHECKSUM).asText());
+            finalRound |= l.path(FINAL_ROUND).asBoolean(false);
+        }
+        String checksum = lines[0].path(CHECKSUM).asText();
+        boolean identical = Arrays.stream(lines).allMatch(l -> l.path(CHECKSUM).asText().equals(checksum));
+        double elapsed = max(lines, ELAPSED_S);
+        ObjectNode out = JSON.createObjectNode().put("step", key.step).put("elapsed_s", elapsed)
+                .put("loss", ratio(sum(lines, LOSS_SUM), seeds)).put("train_acc", ratio(sum(lines, CORRECT), seeds))
+                .put("seeds_per_s", seeds / wall).put("trainer_seeds_per_s", trainerRate).put("busy", busy / ranks)
+                .put("batches_per_s", sum(lines, STEPS) / wall)
+                .put("sampled_edges_per_s", sum(lines, SAMPLED_EDGES) / wall)
+                .put("edges_ingested", (long) max(lines, EDGES_INGESTED)).put("vertices", (long) max(lines, VERTICES));
+        double valAcc = 0;
+        double testAcc = 0;
+        if (EVAL.equals(key.type)) {
+            valAcc = ratio(sum(lines, VAL_CORRECT), sum(lines, VAL_TOTAL));
+            testAcc = ratio(sum(lines, TEST_CORRECT), sum(lines, TEST_TOTAL));
+            out.put("val_acc", valAcc).put("test_acc", testAcc)
+                    .put("val_loss", ratio(sum(lines, VAL_LOSS_SUM), sum(lines, VAL_TOTAL)))
+                    .put("test_loss", ratio(sum(lines, TEST_LOSS_SUM), sum(lines, TEST_TOTAL)));
+            if (valAcc > progress.bestValAcc) {
+                progress.bestValAcc = valAcc;
+                progress.bestValTestAcc = testAcc;
+                progress.bestValStep = key.step;
+            }
+        }
+        out.put("allreduce_s", sum(lines, ALLREDUCE_S) / ranks).put("checksum", checksum)
+                .<ObjectNode>set("checksums", checksums).put("replicas_identical", identical).put("ranks", ranks);
+        output.collect(new StreamRecord<>(out.toString()));
+        if (EVAL.equals(key.type) && finalRound && !progress.finished) {
+            progress.finished = true;
+            ObjectNode last = JSON.createObjectNode().put("final", true).put("step", key.step)
+                    .put("elapsed_s", elapsed).put("test_acc", testAcc).put("val_acc", valAcc)
+                    .put("best_val_acc", progress.bestValAcc).put("best_val_test_acc", progress.bestValTestAcc)
+                    .put("best_val_step", progress.bestValStep).put("checksum", checksum)
+                    .<ObjectNode>set("checksums", checksums).put("replicas_identical", identical);
+            output.collect(new StreamRecord<>(last.toString()));
+        }
+    }
+
+    /** The line as a JSON object, or null (logged) when it is not a rank line this merger can use. */
+    private JsonNode parse(String text) {
+        String problem;
+        JsonNode n = null;
+        try {
+            n = text == null ? null : JSON.readTree(text);
+            problem = n == null || !n.isObject() ? "not a JSON object"
+                    : !n.path(RANK).isIntegralNumber() || !n.path(STEP).isIntegralNumber() ? "no rank or step"
+                    : !TRAIN.equals(n.path(TYPE).asText()) && !EVAL.equals(n.path(TYPE).asText()) ? "no type"
+                    : n.get(RANK).asLong() < 0 || n.get(RANK).asLong() >= ranks ? "rank out of range"
+                    : n.has(RANKS) && n.path(RANKS).asInt() != ranks ? "ranks is not " + ranks
+                    : null;
+        } catch (Exception e) {
+            problem = "not JSON: " + e.getMessage();
+        }
+        if (problem == null) {
+            return n;
+        }
+        String shown = text == null || text.length() <= 200 ? text : text.substring(0, 200) + "...";
+        LOG.warn("Dropping malformed rank line ({}): {}", problem, shown);
+        return null;
+    }
+
+    /** Malformed lines dropped so far, for tests. */
+    long malformedRankLines() {
+        return malformed.getCount();
+    }
+
+    /** Keys waiting for lines of some ranks, for tests. */
+    int pendingKeys() {
+        return pending.size();
+    }
+
+    private static double sum(JsonNode[] lines, String field) {
+        return Arrays.stream(lines).mapToDouble(l -> l.path(field).asDouble()).sum();
+    }
+
+    private static double max(JsonNode[] lines, String field) {
+        return Arrays.stream(lines).mapToDouble(l -> l.path(field).asDouble()).max().orElse(0);
+    }
+
+    private static double ratio(double a, double b) {
+        return b == 0 ? 0.0 : a / b;
+    }
+
+    private record Key(String type, long step) {
+        static Key of(JsonNode line) {
+            return new Key(line.get(TYPE).asText(), line.get(STEP).asLong());
+        }
+    }
+
+    /** Checkpointed state of the merger (Flink POJO). */
+    public static class State {
+        /** Rank lines of the pending keys, key by key in arrival order of the keys. */
+        public String[] pendingLines;
+        public double bestValAcc = -1;
+        public double bestValTestAcc;
+        public long bestValStep;
+        public boolean finished;
+
+        public State() {}
+    }
+}

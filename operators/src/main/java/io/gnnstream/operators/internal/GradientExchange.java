@@ -1,0 +1,123 @@
+package io.gnnstream.operators.internal;
+
+import io.gnnstream.operators.messages.GradientChunk;
+import io.gnnstream.operators.messages.ReducedChunk;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A trainer rank's side of the all-reduce: cuts the gradient of a step into chunks for the
+ * reducers, keeps it until the step's update is applied (so that it can be sent again after a
+ * restore), and gathers the reduced chunks of that step into the mean gradient of all ranks.
+ *
+ * <p>Chunks split the parameter vector into {@code numChunks} ranges of equal size (the last one
+ * shorter): at least one per reducer, and none above {@link #MAX_CHUNK_FLOATS} floats, so that no
+ * record of the loop grows large. The sum a reducer sends back covers all ranks; this rank divides
+ * it by the total seed count, the same float operations on every rank, so replicas stay identical.
+ */
+public final class GradientExchange {
+
+    /** Largest chunk: 256 KiB of floats per record. */
+    public static final int MAX_CHUNK_FLOATS = 1 << 16;
+
+    private final int rank;
+    private final int numChunks;
+    private final int chunkFloats;
+    private final int params;
+
+    private PendingStep pending;
+    private float[] sum;
+    private boolean[] received;
+    private int receivedCount;
+    private int totalSeeds;
+
+    public GradientExchange(int rank, int params, int reducers) {
+        this.rank = rank;
+        this.params = params;
+        this.numChunks = Math.max(Math.max(1, reducers), (params + MAX_CHUNK_FLOATS - 1) / MAX_CHUNK_FLOATS);
+        this.chunkFloats = (params + numChunks - 1) / numChunks;
+    }
+
+    public int numChunks() {
+        return numChunks;
+    }
+
+    /** The step waiting for its reduced gradient, or null. */
+    public PendingStep pending() {
+        return pending;
+    }
+
+    /** Starts the exchange of {@code step}'s gradient; returns the chunks to send. */
+    public List<GradientChunk> begin(PendingStep step) {
+        if (pending != null) {
+            throw new IllegalStateException("step " + pending.step + " is still waiting for its reduced gradient");
+        }
+        if (step.grad.length != params) {
+            throw new IllegalArgumentException("gradient of " + step.grad.length + " entries, model has " + params);
+        }
+        pending = step;
+        sum = new float[params];
+        received = new boolean[numChunks];
+        receivedCount = 0;
+        totalSeeds = 0;
+        return chunks();
+    }
+
+    /** The chunks of the pending step (sent again after a restore); empty when nothing is pending. */
+    public List<GradientChunk> chunks() {
+        List<GradientChunk> out = new ArrayList<>(numChunks);
+        if (pending == null) {
+            return out;
+        }
+        for (int c = 0; c < numChunks; c++) {
+            int from = Math.min(params, c * chunkFloats);
+            int to = Math.min(params, from + chunkFloats);
+            float[] values = new float[to - from];
+            System.arraycopy(pending.grad, from, values, 0, values.length);
+            out.add(new GradientChunk(pending.step, rank, c, numChunks, pending.seeds, values));
+        }
+        return out;
+    }
+
+    /**
+     * Takes a reduced chunk; returns the mean gradient of all ranks once every chunk of the pending
+     * step is in, else null. Chunks of other steps (late duplicates of applied steps) are ignored.
+     */
+    public float[] accept(ReducedChunk chunk) {
+        if (pending == null || chunk.step != pending.step || received[chunk.chunk]) {
+            return null;
+        }
+        if (chunk.numChunks != numChunks) {
+            throw new IllegalStateException("reduced chunk of a " + chunk.numChunks + "-chunk gradient, this rank cuts "
+                    + numChunks);
+        }
+        int from = chunk.chunk * chunkFloats;
+        System.arraycopy(chunk.values, 0, sum, from, chunk.values.length);
+        received[chunk.chunk] = true;
+        totalSeeds = chunk.seeds;
+        if (++receivedCount < numChunks) {
+            return null;
+        }
+        float[] mean = sum;
+        if (totalSeeds > 0) {
+            float n = totalSeeds;
+            for (int i = 0; i < mean.length; i++) {
+                mean[i] /= n;
+            }
+        }
+        return mean;
+    }
+
+    /** The pending step's update was applied. */
+    public void complete() {
+        pending = null;
+        sum = null;
+        received = null;
+    }
+
+    /** Restores a step that was waiting for its reduced gradient at a checkpoint. */
+    public void restore(PendingStep step) {
+        pending = null;
+        begin(step);
+    }
+}

@@ -1,0 +1,24 @@
+package io.gnnstream.operators.internal;
+
+/**
+ * A training step whose gradient a trainer rank has sent to the reducers and whose update it has
+ * not applied yet: the gradient of the rank's summed loss and what the step's metrics need once it
+ * completes. Checkpointed, so that a restored rank sends the same gradient again. A Flink POJO.
+ */
+public class PendingStep {
+
+    public long step;
+    public long seq;
+    public int seeds;
+    public float[] grad;
+    public double loss;
+    public int correct;
+    public long sampledEdges;
+    public long graphVertices;
+    public long graphEdgesIngested;
+    public int roundSize;
+    public boolean finalRound;
+    public long computeNanos;
+
+    public PendingStep() {}
+}

@@ -1,0 +1,105 @@
+package io.gnnstream.operators.internal;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * The per-rank metrics line a trainer rank writes for {@code MetricsMerger}: the field names, and
+ * builders that keep the trainer's side short. Counts are raw sums over the window since the rank's
+ * previous line (no rates, no ratios), so that the merger can add them up across ranks.
+ *
+ * <pre>{@code
+ * ObjectNode line = RankLine.train(rank, ranks, step, elapsedS, model.checksum());
+ * RankLine.window(line, seeds, correct, lossSum, steps, busyS, wallS, sampledEdges, edgesIngested,
+ *         vertices, allreduceS);
+ * // an evaluation round: RankLine.eval(...) instead of train(...), plus
+ * RankLine.evalTotals(line, valCorrect, valTotal, valLossSum, testCorrect, testTotal, testLossSum, finalRound);
+ * emit(line.toString());
+ * }</pre>
+ */
+public final class RankLine {
+
+    public static final String RANK = "rank";
+    public static final String RANKS = "ranks";
+    public static final String TYPE = "type";
+    public static final String STEP = "step";
+    public static final String ELAPSED_S = "elapsed_s";
+    /** Hex string of the rank's 64-bit parameter hash ({@link Long#toHexString}). */
+    public static final String CHECKSUM = "checksum";
+    public static final String SEEDS = "seeds";
+    public static final String CORRECT = "correct";
+    public static final String LOSS_SUM = "loss_sum";
+    public static final String STEPS = "steps";
+    public static final String BUSY_S = "busy_s";
+    public static final String WALL_S = "wall_s";
+    public static final String SAMPLED_EDGES = "sampled_edges";
+    public static final String EDGES_INGESTED = "edges_ingested";
+    public static final String VERTICES = "vertices";
+    public static final String ALLREDUCE_S = "allreduce_s";
+
+    public static final String VAL_CORRECT = "val_correct";
+    public static final String VAL_TOTAL = "val_total";
+    public static final String VAL_LOSS_SUM = "val_loss_sum";
+    public static final String TEST_CORRECT = "test_correct";
+    public static final String TEST_TOTAL = "test_total";
+    public static final String TEST_LOSS_SUM = "test_loss_sum";
+    public static final String FINAL_ROUND = "final_round";
+
+    /** Values of {@link #TYPE}. */
+    public static final String TRAIN = "train";
+    public static final String EVAL = "eval";
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private RankLine() {}
+
+    /** The head of a training line of rank {@code rank} of {@code ranks} after step {@code step}. */
+    public static ObjectNode train(int rank, int ranks, long step, double elapsedS, long checksum) {
+        return head(TRAIN, rank, ranks, step, elapsedS, checksum);
+    }
+
+    /** The head of an evaluation line (the round following step {@code step}); add {@link #evalTotals}. */
+    public static ObjectNode eval(int rank, int ranks, long step, double elapsedS, long checksum) {
+        return head(EVAL, rank, ranks, step, elapsedS, checksum);
+    }
+
+    /** The training window since the rank's previous line; returns {@code line}. */
+    public static ObjectNode window(ObjectNode line, long seeds, long correct, double lossSum, int steps,
+            double busyS, double wallS, long sampledEdges, long edgesIngested, long vertices, double allreduceS) {
+        line.put(SEEDS, seeds);
+        line.put(CORRECT, correct);
+        line.put(LOSS_SUM, lossSum);
+        line.put(STEPS, steps);
+        line.put(BUSY_S, busyS);
+        line.put(WALL_S, wallS);
+        line.put(SAMPLED_EDGES, sampledEdges);
+        line.put(EDGES_INGESTED, edgesIngested);
+        line.put(VERTICES, vertices);
+        line.put(ALLREDUCE_S, allreduceS);
+        return line;
+    }
+
+    /** This rank's share of an evaluation round (loss sums over seeds, not means); returns {@code line}. */
+    public static ObjectNode evalTotals(ObjectNode line, long valCorrect, long valTotal, double valLossSum,
+            long testCorrect, long testTotal, double testLossSum, boolean finalRound) {
+        line.put(VAL_CORRECT, valCorrect);
+        line.put(VAL_TOTAL, valTotal);
+        line.put(VAL_LOSS_SUM, valLossSum);
+        line.put(TEST_CORRECT, testCorrect);
+        line.put(TEST_TOTAL, testTotal);
+        line.put(TEST_LOSS_SUM, testLossSum);
+        line.put(FINAL_ROUND, finalRound);
+        return line;
+    }
+
+    private static ObjectNode head(String type, int rank, int ranks, long step, double elapsedS, long checksum) {
+        ObjectNode line = JSON.createObjectNode();
+        line.put(RANK, rank);
+        line.put(RANKS, ranks);
+        line.put(TYPE, type);
+        line.put(STEP, step);
+        line.put(ELAPSED_S, elapsedS);
+        line.put(CHECKSUM, Long.toHexString(checksum));
+        return line;
+    }
+}

@@ -1,0 +1,37 @@
+package io.gnnstream.operators.messages;
+
+/**
+ * One trainer rank's contribution to one chunk of the gradient of one training step: the gradient of
+ * the rank's summed loss (its mean-loss gradient times {@link #seeds}) over the parameter range of
+ * chunk {@link #chunk}. Chunks are routed to the reducer subtask {@code chunk % reducers}; a
+ * contribution may be sent again (after a restore), so reducers treat (step, chunk, rank) as its
+ * identity.
+ */
+public class GradientChunk {
+
+    /** The training step this gradient is for (the step the update will complete). */
+    public long step;
+    public int rank;
+    public int chunk;
+    public int numChunks;
+    /** Labelled seeds of the rank's batch: the weight of this contribution in the global mean. */
+    public int seeds;
+    public float[] values;
+
+    public GradientChunk() {}
+
+    public GradientChunk(long step, int rank, int chunk, int numChunks, int seeds, float[] values) {
+        this.step = step;
+        this.rank = rank;
+        this.chunk = chunk;
+        this.numChunks = numChunks;
+        this.seeds = seeds;
+        this.values = values;
+    }
+
+    @Override
+    public String toString() {
+        return "GradientChunk(step=" + step + ", rank=" + rank + ", chunk=" + chunk + "/" + numChunks + ", seeds="
+                + seeds + ")";
+    }
+}
