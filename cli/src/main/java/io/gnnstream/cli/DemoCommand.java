@@ -74,6 +74,12 @@ final class DemoCommand implements Callable<Integer> {
         if (!conf.contains(SamplingOptions.MAX_STEPS)) {
             conf.set(SamplingOptions.MAX_STEPS, DEFAULT_MAX_STEPS);
         }
+        if (!conf.contains(SamplingOptions.MIN_VERTICES)) {
+            conf.set(SamplingOptions.MIN_VERTICES, info.nodes());
+        }
+        if (!conf.contains(SamplingOptions.MIN_EDGES)) {
+            conf.set(SamplingOptions.MIN_EDGES, info.edges());
+        }
         if (!conf.contains(SamplingOptions.MIN_TRAIN_SEEDS)) {
             conf.set(SamplingOptions.MIN_TRAIN_SEEDS, (int) info.splitCount(Split.TRAIN));
         }
@@ -113,7 +119,8 @@ final class DemoCommand implements Callable<Integer> {
                     Set.of("--bootstrap-servers", "--edges-topic", "--nodes-topic", "--group-id", "--num-features",
                             "--num-classes"),
                     Map.of("--max-steps", String.valueOf(DEFAULT_MAX_STEPS),
-                            "--min-train-seeds", "all training vertices of the dataset"));
+                            "--min-train-seeds", "all training vertices of the dataset",
+                            "--min-vertices", "the dataset's vertices", "--min-edges", "the dataset's edges"));
             return spec;
         }
     }

@@ -200,7 +200,7 @@ public final class TrainingJob {
         ConnectedIterativeStreams<MiniBatchPart, ReducedChunk> allReduceLoop = requests
                 .getSideOutput(BatchAssembler.BATCHES)
                 .union(store.getSideOutput(GraphStoreOperator.FEATURES))
-                .partitionCustom(new Wiring.ToRank(), new Wiring.PartTrainer())
+                .keyBy(new Wiring.PartTrainer(new Wiring.SubtaskKeys(partitions, trainers)), Types.INT)
                 .map(new Wiring.Identity<MiniBatchPart>()).returns(MiniBatchPartSerializer.TYPE_INFO)
                 .name("parts-to-ranks").setParallelism(trainers).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS)
                 .iterate(0)
@@ -209,7 +209,7 @@ public final class TrainingJob {
                 .transform("trainer", TypeInformation.of(Credit.class), new TrainerOperator(trainerConfig()).withFaults(faults()))
                 .uid("trainer").setParallelism(trainers).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
         SingleOutputStreamOperator<ReducedChunk> sums = trainer.getSideOutput(TrainerOperator.GRADIENTS)
-                .partitionCustom(new Wiring.ToRank(), new Wiring.ChunkId())
+                .keyBy(new Wiring.ChunkReducer(new Wiring.SubtaskKeys(partitions, reducers)), Types.INT)
                 .transform("gradient-reducer", TypeInformation.of(ReducedChunk.class),
                         new GradientReducer(trainers, GradientReducer.DEFAULT_RETAINED_STEPS).withFaults(faults()))
                 .uid("gradient-reducer").setParallelism(reducers).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
@@ -286,6 +286,11 @@ public final class TrainingJob {
      */
     public static void validate(ReadableConfig conf) {
         JobOptions.validate(conf);
+        int partitions = conf.get(GraphOptions.PARTITIONS);
+        if (conf.get(ModelOptions.TRAINERS) > partitions || reducers(conf) > partitions) {
+            throw new IllegalArgumentException("--trainers and --reducers can be at most --partitions (" + partitions
+                    + "), the job's max parallelism");
+        }
     }
 
 }

@@ -36,11 +36,18 @@ public final class TrainingRunner {
     private final ReadableConfig conf;
     private final PrintStream out;
     private final Path metricsOut;
+    private java.util.function.Consumer<JobID> onSubmit = id -> { };
 
     public TrainingRunner(ReadableConfig conf, PrintStream out, Path metricsOut) {
         this.conf = conf;
         this.out = out;
         this.metricsOut = metricsOut;
+    }
+
+    /** Calls {@code listener} with the job's id once it is submitted. */
+    public TrainingRunner onSubmit(java.util.function.Consumer<JobID> listener) {
+        this.onSubmit = listener;
+        return this;
     }
 
     /**
@@ -67,6 +74,7 @@ public final class TrainingRunner {
             new TrainingJob(conf).buildWithKafka(env);
             JobClient client = env.executeAsync(TrainingJob.JOB_NAME);
             out.println("Submitted job " + client.getJobID());
+            onSubmit.accept(client.getJobID());
             long started = System.nanoTime();
             while (timeout.isZero() || System.nanoTime() - started < timeout.toNanos()) {
                 for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {

@@ -61,8 +61,10 @@ class TrainingJobTopologyITCase {
         conf.set(SamplingOptions.EVAL_EVERY, 50);
         conf.set(SamplingOptions.MIN_TRAIN_SEEDS, (int) cora.splitCount(io.gnnstream.state.records.Split.TRAIN));
         conf.set(ModelOptions.TRAINERS, trainers);
+        conf.set(SamplingOptions.MIN_VERTICES, cora.nodes());
+        conf.set(SamplingOptions.MIN_EDGES, cora.edges());
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        JobDefaults.apply(conf, WORK.resolve("checkpoints"), Duration.ofSeconds(5));
+        JobDefaults.apply(conf, WORK.resolve("checkpoints"), Duration.ofMillis(500));
         TrainingJob.validate(conf);
 
         CollectingSink<Reject> rejects = CollectingSink.named("topology-rejects-" + trainers);

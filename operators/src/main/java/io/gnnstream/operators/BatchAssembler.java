@@ -87,6 +87,9 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
      * are keyed and bundled by route.
      */
     private final int[] routeOf;
+
+    /** Period of the heartbeats on the sampling loop (see {@link #scheduleHeartbeat}). */
+    static final long HEARTBEAT_MS = 100;
     private final long timeoutMs;
     private final int maxOutstandingVertices;
     private final int maxRequestVertices;
@@ -149,6 +152,21 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
         timers = getInternalTimerService("batch-timeouts", VoidNamespaceSerializer.INSTANCE, this);
         retries = getMetricGroup().counter("batchRetries");
         completed = getMetricGroup().counter("batchesCompleted");
+        scheduleHeartbeat();
+    }
+
+    /**
+     * Sends a heartbeat request around the sampling loop every {@link #HEARTBEAT_MS}: the loop's
+     * head emits a checkpoint barrier only when a record arrives on the feedback edge, and once the
+     * job's sources have finished (bounded input) the GraphStore's barriers come only from there,
+     * while operators downstream may hold aligned inputs blocked until they arrive.
+     */
+    private void scheduleHeartbeat() {
+        long now = getProcessingTimeService().getCurrentProcessingTime();
+        getProcessingTimeService().registerTimer(now + HEARTBEAT_MS, t -> {
+            output.collect(new StreamRecord<>(GraphStoreInput.of(SampleRequest.heartbeat(routeOf[0]))));
+            scheduleHeartbeat();
+        });
     }
 
     @Override

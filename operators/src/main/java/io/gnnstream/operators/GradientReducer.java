@@ -147,6 +147,11 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
 
     @Override
     public void processElement(StreamRecord<GradientChunk> element) {
+        if (element.getValue().isHeartbeat()) {
+            GradientChunk beat = element.getValue();
+            output.collect(new StreamRecord<>(new ReducedChunk(beat.step, beat.chunk, 0, 0, new float[0])));
+            return;
+        }
         faults.check("gradient-reducer", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), ++contributions);
         GradientChunk g = element.getValue();
         validate(g);

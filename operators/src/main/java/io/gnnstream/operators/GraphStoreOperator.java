@@ -167,6 +167,9 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             applyUpdate(input.update);
         } else {
             for (SampleRequest request : input.requests) {
+                if (request.isHeartbeat()) {
+                    continue;
+                }
                 faults.check("graph-store", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
                         ++requestsAnswered);
                 answer(request);

@@ -18,6 +18,8 @@ import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Decides which batches are built and when (parallelism 1).
@@ -55,6 +57,8 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
 
     private static final long serialVersionUID = 1L;
 
+    private static final Logger LOG = LoggerFactory.getLogger(SeedScheduler.class);
+
     static final ListStateDescriptor<SchedulerState> STATE =
             new ListStateDescriptor<>("scheduler", TypeInformation.of(SchedulerState.class));
 
@@ -66,6 +70,7 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
     private transient Set<Long> val;
     private transient Set<Long> test;
     private transient boolean restored;
+    private transient boolean startLogged;
 
     public SeedScheduler(SchedulerConfig config) {
         this.config = config;
@@ -262,8 +267,15 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
 
     /** The graph has reached the size training waits for (the deterministic mode's hold). */
     private boolean graphLoaded() {
-        return Arrays.stream(s.partitionVertices).sum() >= config.minVertices
-                && Arrays.stream(s.partitionEdgesIngested).sum() >= config.minEdges;
+        long vertices = Arrays.stream(s.partitionVertices).sum();
+        long edges = Arrays.stream(s.partitionEdgesIngested).sum();
+        boolean loaded = vertices >= config.minVertices && edges >= config.minEdges;
+        if (loaded && s.trainSteps == 0 && !startLogged) {
+            startLogged = true;
+            LOG.info("Training starts: {} vertices, {} edges ingested, {} training vertices", vertices, edges,
+                    train.size());
+        }
+        return loaded;
     }
 
     private void beginRound(long step, boolean last) {

@@ -1,6 +1,5 @@
 package io.gnnstream.operators;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gnnstream.operators.internal.FaultInjector;
 import io.gnnstream.operators.internal.GradientExchange;
@@ -41,6 +40,8 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.OutputTag;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One trainer rank: trains its replica of the model on the rank's mini-batches, strictly in
@@ -97,11 +98,14 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
 
     public static final OutputTag<String> METRICS = new OutputTag<>("metrics", Types.STRING);
 
+    /** Period of the heartbeats on the all-reduce loop (see {@link #scheduleHeartbeat}). */
+    static final long HEARTBEAT_MS = 100;
+
     /** Gradient chunks of this rank's steps, for the reducers (when there is more than one rank). */
     public static final OutputTag<GradientChunk> GRADIENTS =
             new OutputTag<>("gradients", TypeInformation.of(GradientChunk.class));
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Logger LOG = LoggerFactory.getLogger(TrainerOperator.class);
 
     private final TrainerConfig config;
     private FaultInjector faults = FaultInjector.NONE;
@@ -191,6 +195,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         sendGradient(exchange.chunks());
         startNextStep();
         scheduleCreditResend();
+        scheduleHeartbeat();
     }
 
     /**
@@ -259,6 +264,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         MiniBatch batch = null;
         if (!featureCache.holdsAll(part)) {
             unresolvedParts.inc();
+            LOG.warn("rank {} dropped a feature part of batch {} (seq {}): it names cache slots this rank does "
+                    + "not hold", rank, part.batchId, part.seq);
         } else if (!alreadyHave(part.seq)) {
             batch = partials.accept(part, featureCache);
         }
@@ -488,6 +495,21 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             return;
         }
         NpyExport.export(model, Path.of(config.modelOut), Map.of("rank", rank, "next_seq", progress.nextSeq));
+    }
+
+    /**
+     * Sends a heartbeat through the all-reduce loop every {@link #HEARTBEAT_MS}. The loop's head
+     * emits a checkpoint barrier only after a record arrives on the feedback edge, and the edges
+     * into this operator are checkpointed aligned (Flink aligns pointwise edges even in unaligned
+     * checkpoints): without records on the feedback edge (one rank, or ranks waiting for batches) a
+     * checkpoint would hold this operator's inputs blocked for good.
+     */
+    private void scheduleHeartbeat() {
+        long now = getProcessingTimeService().getCurrentProcessingTime();
+        getProcessingTimeService().registerTimer(now + HEARTBEAT_MS, t -> {
+            output.collect(GRADIENTS, new StreamRecord<>(GradientChunk.heartbeat(rank)));
+            scheduleHeartbeat();
+        });
     }
 
     private void scheduleCreditResend() {

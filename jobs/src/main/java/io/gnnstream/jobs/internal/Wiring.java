@@ -12,8 +12,8 @@ import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.api.common.functions.Partitioner;
 import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 
 /** Key selectors and adapters that wire the topology; named classes keep their types explicit. */
 public final class Wiring {
@@ -86,33 +86,66 @@ public final class Wiring {
         }
     }
 
-    /** Sends a record to the subtask its key names (a rank or a chunk id, modulo the subtasks). */
-    public static final class ToRank implements Partitioner<Integer> {
+    /**
+     * Keys that reach chosen subtasks: {@code keyOf(i)} is the smallest non-negative integer that
+     * Flink's key-group assignment sends to subtask {@code i} of {@code parallelism} (at
+     * {@code maxParallelism}). Keyed edges route by it where a custom partitioner would do: Flink
+     * checkpoints custom-partitioned edges aligned, and an aligned barrier that blocks a channel of
+     * a loop deadlocks the loop.
+     */
+    public static final class SubtaskKeys implements java.io.Serializable {
         private static final long serialVersionUID = 1L;
+        private final int[] keys;
 
-        @Override
-        public int partition(Integer key, int numPartitions) {
-            return Math.floorMod(key, numPartitions);
+        public SubtaskKeys(int maxParallelism, int parallelism) {
+            keys = new int[parallelism];
+            java.util.Arrays.fill(keys, -1);
+            int found = 0;
+            for (int k = 0; found < parallelism; k++) {
+                int subtask = KeyGroupRangeAssignment.assignKeyToParallelOperator(k, maxParallelism, parallelism);
+                if (keys[subtask] < 0) {
+                    keys[subtask] = k;
+                    found++;
+                }
+            }
+        }
+
+        public int keyOf(int subtask) {
+            return keys[subtask];
+        }
+
+        public int parallelism() {
+            return keys.length;
         }
     }
 
-    /** The trainer rank a batch part is for. */
+    /** Routes a batch part to the subtask of its trainer rank. */
     public static final class PartTrainer implements KeySelector<MiniBatchPart, Integer> {
         private static final long serialVersionUID = 1L;
+        private final SubtaskKeys ranks;
+
+        public PartTrainer(SubtaskKeys ranks) {
+            this.ranks = ranks;
+        }
 
         @Override
         public Integer getKey(MiniBatchPart part) {
-            return part.trainer;
+            return ranks.keyOf(part.trainer);
         }
     }
 
-    /** The chunk a gradient contribution is for (reducer subtask = chunk modulo reducers). */
-    public static final class ChunkId implements KeySelector<GradientChunk, Integer> {
+    /** Routes a gradient contribution to reducer subtask {@code chunk % reducers}. */
+    public static final class ChunkReducer implements KeySelector<GradientChunk, Integer> {
         private static final long serialVersionUID = 1L;
+        private final SubtaskKeys reducers;
+
+        public ChunkReducer(SubtaskKeys reducers) {
+            this.reducers = reducers;
+        }
 
         @Override
         public Integer getKey(GradientChunk chunk) {
-            return chunk.chunk;
+            return reducers.keyOf(chunk.chunk % reducers.parallelism());
         }
     }
 

@@ -29,6 +29,18 @@ public class GradientChunk {
         this.values = values;
     }
 
+    /**
+     * A heartbeat of {@code rank}: no gradient (step -1); reducers echo it as a {@link ReducedChunk}
+     * of step -1, which ranks ignore. It keeps records moving on the all-reduce loop's feedback edge.
+     */
+    public static GradientChunk heartbeat(int rank) {
+        return new GradientChunk(-1, rank, rank, 0, 0, new float[0]);
+    }
+
+    public boolean isHeartbeat() {
+        return step < 0;
+    }
+
     @Override
     public String toString() {
         return "GradientChunk(step=" + step + ", rank=" + rank + ", chunk=" + chunk + "/" + numChunks + ", seeds="

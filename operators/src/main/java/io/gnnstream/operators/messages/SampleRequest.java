@@ -59,6 +59,15 @@ public class SampleRequest {
         return r;
     }
 
+    /** A request that asks nothing (batch -1): keeps records moving on the sampling loop's feedback edge. */
+    public static SampleRequest heartbeat(int route) {
+        return sampleOnly(-1, -1, 0, route, 0, 0, new long[0]);
+    }
+
+    public boolean isHeartbeat() {
+        return batchId < 0;
+    }
+
     /** Sets where the features go: batch position, trainer, attempt, part number and rows. */
     public SampleRequest withFeatures(long seq, int trainer, int attempt, int featurePart, long[] vertices,
             int[] rows) {

@@ -1,0 +1,188 @@
+package io.gnnstream.jobs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.gnnstream.connectors.DatasetInfo;
+import io.gnnstream.connectors.DatasetLoader;
+import io.gnnstream.connectors.KafkaTopics;
+import io.gnnstream.connectors.LocalKafkaBroker;
+import io.gnnstream.jobs.internal.Directories;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Data-parallel training (2 trainer ranks, graph parallelism 2) from a real local broker, with one
+ * injected failure per run: a trainer rank, a reducer or a GraphStore subtask throws once, the job
+ * restores from its last checkpoint and finishes. The replicas agree on every line, no edge is
+ * ingested twice, and, since training waits for the whole graph (--min-vertices, --min-edges), the
+ * final parameters equal a failure-free run's bit for bit. Also: 30 consecutive checkpoints of the
+ * busy loops all complete.
+ */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class FailureRecoveryITCase {
+
+    private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
+    private static final Path WORK = Path.of("target", "it-failures");
+    private static final Path CORA = Path.of("..", "data", "cora");
+    private static final String EDGES = "recovery.edges";
+    private static final String NODES = "recovery.nodes";
+    private static final int STEPS = 60;
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .setConfiguration(REPORTER.addToConfiguration(new Configuration()))
+                    .build());
+
+    private static LocalKafkaBroker broker;
+    private static DatasetInfo cora;
+    private static List<String> failureFreeChecksums;
+
+    @BeforeAll
+    @Timeout(180)
+    static void startBrokerAndLoadCora() throws Exception {
+        Directories.deleteRecursively(WORK);
+        broker = LocalKafkaBroker.builder().workDir(WORK.resolve("kafka")).port(0).start();
+        cora = DatasetInfo.scan(CORA);
+        KafkaTopics.ensure(broker.bootstrapServers(), 2, EDGES, NODES);
+        new DatasetLoader(broker.bootstrapServers()).progress(false).load(CORA, EDGES, NODES);
+    }
+
+    @AfterAll
+    static void stopBroker() {
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"none", "trainer:1:30", "gradient-reducer:0:90", "graph-store:1:150"})
+    void recoversFromOneFailureToTheSameParameters(String fault) throws Exception {
+        String name = fault.replaceAll("[^a-z0-9]+", "-");
+        Configuration conf = jobConfiguration(name);
+        Path marker = WORK.resolve("fault-" + name);
+        if (!fault.equals("none")) {
+            conf.set(RunOptions.INJECT_FAULT, fault);
+            conf.set(RunOptions.FAULT_MARKER, marker.toAbsolutePath().toString());
+        }
+        List<JsonNode> lines = new ArrayList<>();
+        TrainingRunner.Result result = train(conf, line -> {
+            lines.add(line);
+            return line.path("final").asBoolean(false);
+        });
+
+        if (!fault.equals("none")) {
+            assertTrue(Files.exists(marker), "the injected failure did not happen");
+        }
+        for (JsonNode line : lines) {
+            assertEquals(2, line.path("checksums").size(), line.toString());
+            assertTrue(line.path("replicas_identical").asBoolean(), "replicas differ: " + line);
+            assertTrue(line.path("edges_ingested").asLong() <= cora.edges(), "an edge ingested twice: " + line);
+        }
+        JsonNode last = result.finalLine();
+        assertEquals(STEPS, last.path("step").asLong());
+        assertTrue(last.path("test_acc").asDouble() >= 0.75, last.toString());
+        List<String> checksums = new ArrayList<>();
+        last.path("checksums").forEach(c -> checksums.add(c.asText()));
+        if (fault.equals("none")) {
+            failureFreeChecksums = checksums;
+        } else if (failureFreeChecksums != null) {
+            assertEquals(failureFreeChecksums, checksums, "final parameters differ from the failure-free run");
+        }
+    }
+
+    @Test
+    void thirtyConsecutiveCheckpointsOfBusyLoopsAllComplete() throws Exception {
+        Configuration conf = jobConfiguration("checkpoints");
+        conf.set(SamplingOptions.MAX_STEPS, 0L);
+        conf.set(SamplingOptions.EVAL_EVERY, 0);
+        conf.set(RunOptions.CHECKPOINT_INTERVAL, Duration.ofMillis(100));
+        conf.set(org.apache.flink.configuration.CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        JobID[] job = new JobID[1];
+        TrainingRunner.Result result = train(conf, line -> completed(job[0]) >= 30 && line.path("step").asLong() > 0,
+                id -> job[0] = id);
+        assertTrue(completed(result.jobId()) >= 30);
+        assertEquals(0, checkpointGauge(result.jobId(), "numberOfFailedCheckpoints"), "failed checkpoints");
+    }
+
+    private static long completed(JobID job) {
+        return job == null ? 0 : checkpointGauge(job, "numberOfCompletedCheckpoints");
+    }
+
+    private static long checkpointGauge(JobID job, String name) {
+        for (var t : REPORTER.findJobMetricGroups(job, name)) {
+            Metric m = t.f2;
+            if (m instanceof Gauge<?> g && g.getValue() instanceof Number n) {
+                return n.longValue();
+            }
+        }
+        return 0;
+    }
+
+    private static Configuration jobConfiguration(String name) throws Exception {
+        Configuration conf = new Configuration();
+        conf.set(KafkaOptions.BOOTSTRAP_SERVERS, broker.bootstrapServers());
+        conf.set(KafkaOptions.EDGES_TOPIC, EDGES);
+        conf.set(KafkaOptions.NODES_TOPIC, NODES);
+        conf.set(KafkaOptions.TOPIC_PREFIX, "recovery-" + name);
+        conf.set(KafkaOptions.GROUP_ID, "recovery-" + name);
+        conf.set(GraphOptions.NUM_FEATURES, cora.featureDim());
+        conf.set(GraphOptions.NUM_CLASSES, cora.numClasses());
+        conf.set(GraphOptions.PARTITIONS, 16);
+        conf.set(ModelOptions.TRAINERS, 2);
+        conf.set(SamplingOptions.BATCH_SIZE, 32);
+        conf.set(SamplingOptions.MAX_STEPS, (long) STEPS);
+        conf.set(SamplingOptions.EVAL_EVERY, 20);
+        conf.set(SamplingOptions.MIN_VERTICES, cora.nodes());
+        conf.set(SamplingOptions.MIN_EDGES, cora.edges());
+        conf.set(SamplingOptions.BATCH_TIMEOUT_MS, 3_000L);
+        conf.set(ModelOptions.CREDIT_RESEND_MS, 1_000L);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(500));
+        JobDefaults.apply(conf, WORK.resolve("checkpoints-" + name), Duration.ofMillis(500));
+        KafkaTopics.ensure(broker.bootstrapServers(), 1, KafkaOptions.rejectsTopic(conf), KafkaOptions.metricsTopic(conf));
+        return conf;
+    }
+
+    private static TrainingRunner.Result train(Configuration conf, java.util.function.Predicate<JsonNode> last)
+            throws Exception {
+        return train(conf, last, id -> { });
+    }
+
+    private static TrainingRunner.Result train(Configuration conf, java.util.function.Predicate<JsonNode> last,
+            java.util.function.Consumer<JobID> submitted) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(2);
+        return new TrainingRunner(conf, new PrintStream(System.out, true, StandardCharsets.UTF_8), null)
+                .onSubmit(submitted)
+                .run(env, Duration.ofMinutes(4), last);
+    }
+}
