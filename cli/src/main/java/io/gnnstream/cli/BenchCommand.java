@@ -49,7 +49,8 @@ final class BenchCommand implements Callable<Integer> {
     Path json;
 
     @Option(names = "--threads", split = ",", paramLabel = "T",
-            description = "Thread counts to run, e.g. 1,2 (default: the benchmark's cases).")
+            description = "Thread counts to run, e.g. 1,2 (default: the benchmark's cases); allreduce: one "
+                    + "value, the graph parallelism (default: 1).")
     List<Integer> threads;
 
     @Option(names = "--features", split = ",", paramLabel = "F",
@@ -79,6 +80,16 @@ final class BenchCommand implements Callable<Integer> {
                     + "the job's default, 1gb).")
     MemorySize featureCache;
 
+    @Option(names = "--trainers", split = ",", paramLabel = "T", defaultValue = Option.NULL_VALUE,
+            description = "allreduce: data-parallel trainer counts to compare, each rank on max(T)/T "
+                    + "ND4J/BLAS threads (default: 1,2).")
+    List<Integer> trainers;
+
+    @Option(names = "--hidden", split = ",", paramLabel = "H", defaultValue = Option.NULL_VALUE,
+            description = "allreduce: hidden sizes whose all-reduce seconds per step to measure at the "
+                    + "largest T, e.g. 64,256,1024 (default: none).")
+    List<Integer> hidden;
+
     @Option(names = "--profile", description = "Also print where the time went, per phase.")
     boolean profile;
 
@@ -87,7 +98,8 @@ final class BenchCommand implements Callable<Integer> {
         Benchmark benchmark = Benchmarks.require(what);
         BenchContext context = new BenchContext(input == null ? null : input.dataset,
                 input == null || input.synthetic == null ? null : SyntheticSpec.parse(input.synthetic),
-                repeat, threads, features, steps, warmup, fanouts, prefetch, featureCache, profile, System.out);
+                repeat, threads, features, steps, warmup, fanouts, prefetch, featureCache, trainers, hidden, profile,
+                System.out);
         List<BenchResult> results = benchmark.run(context);
         System.out.println();
         BenchReport.printTable(results, System.out);

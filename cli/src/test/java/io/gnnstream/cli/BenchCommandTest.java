@@ -1,6 +1,7 @@
 package io.gnnstream.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -43,7 +44,7 @@ class BenchCommandTest {
         for (Benchmark b : Benchmarks.ALL) {
             assertTrue(r.out().contains("  " + b.name() + " "), r.out());
         }
-        assertTrue(r.out().contains("Benchmark to run: " + Benchmarks.names()), r.out());
+        assertTrue(r.out().replaceAll("\\s+", " ").contains("Benchmark to run: " + Benchmarks.names()), r.out());
     }
 
     @Test
@@ -94,6 +95,30 @@ class BenchCommandTest {
         CommandLine.ParseResult none = GnnstreamCli.commandLine().parseArgs("bench", "sample").subcommand();
         assertEquals(List.of(25, 10), none.commandSpec().findOption("--fanouts").getValue());
         assertEquals(SamplingOptions.PREFETCH.defaultValue(), none.commandSpec().findOption("--prefetch").getValue());
+    }
+
+    @Test
+    void trainersAndHiddenParseAsListsForAllreduce() {
+        Run help = run("bench", "--help");
+        assertTrue(help.out().contains("  allreduce "), help.out());
+        assertTrue(help.out().contains("--trainers"), help.out());
+        assertTrue(help.out().contains("--hidden"), help.out());
+        CommandLine.ParseResult given = GnnstreamCli.commandLine()
+                .parseArgs("bench", "allreduce", "--trainers", "1,2", "--hidden", "64,256,1024").subcommand();
+        assertEquals(List.of(1, 2), given.matchedOptionValue("--trainers", null));
+        assertEquals(List.of(64, 256, 1024), given.matchedOptionValue("--hidden", null));
+        CommandLine.ParseResult none = GnnstreamCli.commandLine().parseArgs("bench", "allreduce").subcommand();
+        assertNull(none.commandSpec().findOption("--trainers").getValue());
+        assertNull(none.commandSpec().findOption("--hidden").getValue());
+        Run zero = run("bench", "allreduce", "--trainers", "1,0");
+        assertEquals(CommandLine.ExitCode.USAGE, zero.exit());
+        assertTrue(zero.err().contains("--trainers must be >= 1, got 0"), zero.err());
+        Run empty = run("bench", "allreduce", "--hidden", "64,,256");
+        assertEquals(CommandLine.ExitCode.USAGE, empty.exit());
+        assertTrue(empty.err().contains("--hidden"), empty.err());
+        Run threads = run("bench", "allreduce", "--threads", "1,2");
+        assertEquals(CommandLine.ExitCode.USAGE, threads.exit());
+        assertTrue(threads.err().contains("allreduce takes one --threads value"), threads.err());
     }
 
     @Test

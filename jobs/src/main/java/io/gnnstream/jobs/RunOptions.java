@@ -42,7 +42,7 @@ public final class RunOptions {
             "--checkpoint-interval", that(d -> !d.isNegative() && !d.isZero(), "must be positive"));
 
     public static final ConfigOption<String> INJECT_FAULT = GROUP.declareHidden(
-            ConfigOptions.key("gnnstream.fault.inject")
+            ConfigOptions.key("gnnstream.test.inject-fault")
                     .stringType()
                     .noDefaultValue()
                     .withDescription("Failure injection for tests: operator:subtask:n makes that subtask of "
@@ -52,7 +52,7 @@ public final class RunOptions {
                     "must be trainer|gradient-reducer|graph-store:subtask:n"));
 
     public static final ConfigOption<String> FAULT_MARKER = GROUP.declareHidden(
-            ConfigOptions.key("gnnstream.fault.marker")
+            ConfigOptions.key("gnnstream.test.fault-marker")
                     .stringType()
                     .noDefaultValue()
                     .withDescription("File created when the injected failure happens, so that it happens once."),

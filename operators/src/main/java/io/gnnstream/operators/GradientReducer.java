@@ -45,6 +45,10 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * {@code chunk % parallelism}, which round-robin redistribution would not preserve at a new
  * parallelism, so every subtask gets the union and keeps the entries of its own chunks.
  *
+ * <p>Heartbeats ({@link GradientChunk#isHeartbeat()}) are echoed at once as a step -1 sum and
+ * leave no state: they keep records moving to the loop's head, which emits checkpoint barriers only
+ * when feedback arrives (docs/design.md, "Flink settings").
+ *
  * <p>The reducer never waits for anything: each record is handled at once and nothing blocks on
  * the feedback edge, so a checkpoint barrier is never held up behind a reduction and checkpoints
  * cannot deadlock on the loop.

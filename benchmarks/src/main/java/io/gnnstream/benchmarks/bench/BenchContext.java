@@ -23,12 +23,14 @@ import java.util.stream.Collectors;
  * @param fanouts {@code --fanouts}: neighbours per layer of the sampling cases ({@code -1} = all), or null
  * @param prefetch {@code --prefetch}: batches in flight per trainer in the sampling cases, or null
  * @param featureCache {@code --feature-cache}: the trainer's feature cache in the sampling cases, or null
+ * @param trainers {@code --trainers}: data-parallel trainer counts to run, or null
+ * @param hidden {@code --hidden}: hidden sizes to run, or null
  * @param profile {@code --profile}: also print where the time went, where a benchmark can tell
  * @param log progress and profile output (the result table is printed separately)
  */
 public record BenchContext(Path dataset, SyntheticSpec synthetic, Integer repeat, List<Integer> threads,
         List<Integer> features, Integer steps, Integer warmup, List<Integer> fanouts, Integer prefetch,
-        MemorySize featureCache, boolean profile, PrintStream log) {
+        MemorySize featureCache, List<Integer> trainers, List<Integer> hidden, boolean profile, PrintStream log) {
 
     public BenchContext {
         if (dataset != null && synthetic != null) {
@@ -41,6 +43,8 @@ public record BenchContext(Path dataset, SyntheticSpec synthetic, Integer repeat
         }
         requireAllPositive(threads, "--threads");
         requireAllPositive(features, "--features");
+        requireAllPositive(trainers, "--trainers");
+        requireAllPositive(hidden, "--hidden");
         requirePositive(prefetch, "--prefetch");
         if (fanouts != null) {
             for (Integer f : fanouts) {
@@ -53,6 +57,16 @@ public record BenchContext(Path dataset, SyntheticSpec synthetic, Integer repeat
         threads = threads == null || threads.isEmpty() ? null : List.copyOf(threads);
         features = features == null || features.isEmpty() ? null : List.copyOf(features);
         fanouts = fanouts == null || fanouts.isEmpty() ? null : List.copyOf(fanouts);
+        trainers = trainers == null || trainers.isEmpty() ? null : List.copyOf(trainers);
+        hidden = hidden == null || hidden.isEmpty() ? null : List.copyOf(hidden);
+    }
+
+    /** Without {@code --trainers} and {@code --hidden}. */
+    public BenchContext(Path dataset, SyntheticSpec synthetic, Integer repeat, List<Integer> threads,
+            List<Integer> features, Integer steps, Integer warmup, List<Integer> fanouts, Integer prefetch,
+            MemorySize featureCache, boolean profile, PrintStream log) {
+        this(dataset, synthetic, repeat, threads, features, steps, warmup, fanouts, prefetch, featureCache, null, null,
+                profile, log);
     }
 
     /** Defaults everywhere, logging to stdout. */
@@ -82,6 +96,14 @@ public record BenchContext(Path dataset, SyntheticSpec synthetic, Integer repeat
 
     public List<Integer> fanoutsOr(List<Integer> fallback) {
         return fanouts != null ? fanouts : fallback;
+    }
+
+    public List<Integer> trainersOr(List<Integer> fallback) {
+        return trainers != null ? trainers : fallback;
+    }
+
+    public List<Integer> hiddenOr(List<Integer> fallback) {
+        return hidden != null ? hidden : fallback;
     }
 
     public int prefetchOr(int fallback) {

@@ -12,7 +12,8 @@ public final class Benchmarks {
             new IngestBenchmark(),
             new SampleBenchmark(),
             new TrainBenchmark(),
-            new PipelineBenchmark());
+            new PipelineBenchmark(),
+            new AllReduceBenchmark());
 
     private Benchmarks() {}
 

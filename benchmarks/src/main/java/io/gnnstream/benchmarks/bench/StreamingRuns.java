@@ -50,9 +50,24 @@ final class StreamingRuns {
 
     private StreamingRuns() {}
 
+    /** One trainer on one ND4J/BLAS thread: the job {@code sample} and {@code pipeline} measure. */
     static List<JsonNode> steadyWindows(BenchData data, int parallelism, boolean compute, int hidden, int batchSize,
             List<Integer> fanouts, int prefetch, MemorySize featureCache, int warmupWindows, int windows,
             PrintStream log) throws Exception {
+        return steadyWindows(data, parallelism, 1, 1, compute, hidden, batchSize, fanouts, prefetch, featureCache,
+                warmupWindows, windows, log);
+    }
+
+    /**
+     * The job with {@code trainers} data-parallel trainer ranks ({@link ModelOptions#TRAINERS}, one
+     * reducer per rank) of {@code trainerThreads} ND4J/BLAS threads each; {@code batchSize} is per
+     * rank, and the windows are the merged metrics lines (one per 10 steps of every rank). Each
+     * task slot keeps the managed memory it has at one trainer ({@code 1g / parallelism}): the
+     * MiniCluster has {@code max(parallelism, trainers)} slots.
+     */
+    static List<JsonNode> steadyWindows(BenchData data, int parallelism, int trainers, int trainerThreads,
+            boolean compute, int hidden, int batchSize, List<Integer> fanouts, int prefetch, MemorySize featureCache,
+            int warmupWindows, int windows, PrintStream log) throws Exception {
         String prefix = "bench-" + System.nanoTime();
         Path checkpoints = BenchData.WORK.resolve("checkpoints").resolve(prefix);
         Configuration conf = JobDefaults.apply(new Configuration(), checkpoints, Duration.ofSeconds(30));
@@ -72,8 +87,11 @@ final class StreamingRuns {
         conf.set(ModelOptions.COMPUTE, compute);
         conf.set(ModelOptions.FEATURE_CACHE, featureCache);
         conf.set(ModelOptions.LOG_EVERY, STEPS_PER_WINDOW);
-        conf.set(ModelOptions.TRAINER_THREADS, 1);
-        conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("1g"));
+        conf.set(ModelOptions.TRAINERS, trainers);
+        conf.set(ModelOptions.TRAINER_THREADS, trainerThreads);
+        int slots = Math.max(parallelism, trainers);
+        conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE,
+                new MemorySize(MemorySize.parse("1g").getBytes() / parallelism * slots));
         KafkaTopics.ensure(data.broker.bootstrapServers(), 1, KafkaOptions.rejectsTopic(conf),
                 KafkaOptions.metricsTopic(conf));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
