@@ -202,11 +202,12 @@ public final class TrainingJob {
                 .union(store.getSideOutput(GraphStoreOperator.FEATURES))
                 .keyBy(new Wiring.PartTrainer(new Wiring.SubtaskKeys(partitions, trainers)), Types.INT)
                 .map(new Wiring.Identity<MiniBatchPart>()).returns(MiniBatchPartSerializer.TYPE_INFO)
-                .name("parts-to-ranks").setParallelism(trainers).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS)
+                .uid("parts-to-ranks").name("parts-to-ranks").setParallelism(trainers).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS)
                 .iterate(0)
                 .withFeedbackType(TypeInformation.of(ReducedChunk.class));
         SingleOutputStreamOperator<Credit> trainer = allReduceLoop
-                .transform("trainer", TypeInformation.of(Credit.class), new TrainerOperator(trainerConfig()).withFaults(faults()))
+                .transform("trainer", TypeInformation.of(Credit.class),
+                        new TrainerOperator(trainerConfig()).withFaults(faults()))
                 .uid("trainer").setParallelism(trainers).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
         SingleOutputStreamOperator<ReducedChunk> sums = trainer.getSideOutput(TrainerOperator.GRADIENTS)
                 .keyBy(new Wiring.ChunkReducer(new Wiring.SubtaskKeys(partitions, reducers)), Types.INT)
@@ -215,10 +216,10 @@ public final class TrainingJob {
                 .uid("gradient-reducer").setParallelism(reducers).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
         allReduceLoop.closeWith(sums.broadcast()
                 .map(new Wiring.Identity<ReducedChunk>()).returns(ReducedChunk.class)
-                .name("sums-to-ranks").setParallelism(trainers).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS));
+                .uid("sums-to-ranks").name("sums-to-ranks").setParallelism(trainers).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS));
 
         creditLoop.closeWith(trainer.map(new Wiring.Identity<Credit>()).returns(Credit.class)
-                .name("credits").setParallelism(1).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS));
+                .uid("credits").name("credits").setParallelism(1).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS));
 
         trainer.getSideOutput(TrainerOperator.METRICS)
                 .transform("metrics-merger", Types.STRING, new MetricsMerger(trainers))

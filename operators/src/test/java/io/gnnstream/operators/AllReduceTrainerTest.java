@@ -109,6 +109,24 @@ class AllReduceTrainerTest {
     }
 
     @Test
+    void heartbeatsGoAroundTheLoopAndChangeNothing() throws Exception {
+        try (var r0 = rank(0, 2); var reducer = reducer()) {
+            r0.open();
+            reducer.open();
+            float[] before = params(r0);
+            r0.setProcessingTime(TrainerOperator.HEARTBEAT_MS);
+            List<GradientChunk> beats = gradients(r0);
+            assertEquals(1, beats.size());
+            assertTrue(beats.get(0).isHeartbeat());
+            List<ReducedChunk> echo = reduce(reducer, beats);
+            assertEquals(1, echo.size(), "the reducer echoes a heartbeat at once and keeps nothing");
+            deliver(r0, echo);
+            assertArrayEquals(before, params(r0));
+            assertTrue(credits(r0).isEmpty());
+        }
+    }
+
+    @Test
     void reducedChunksOfOtherStepsAreIgnored() throws Exception {
         try (var r0 = rank(0, 2)) {
             r0.open();

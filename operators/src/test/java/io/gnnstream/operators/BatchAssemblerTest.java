@@ -67,6 +67,24 @@ class BatchAssemblerTest {
     }
 
     @Test
+    void sendsAHeartbeatAroundTheLoopWhenIdle() throws Exception {
+        try (var h = harness()) {
+            h.open();
+            h.setProcessingTime(0);
+            h.setProcessingTime(BatchAssembler.HEARTBEAT_MS);
+            List<GraphStoreInput> beats = new ArrayList<>();
+            for (Object o : h.getOutput()) {
+                if (o instanceof StreamRecord<?> r) {
+                    beats.add((GraphStoreInput) r.getValue());
+                }
+            }
+            assertEquals(1, beats.size());
+            assertTrue(beats.get(0).requests[0].isHeartbeat());
+            assertEquals(0, beats.get(0).requests[0].sampleVertices.length);
+        }
+    }
+
+    @Test
     void resendsMissingRequestsAfterTheTimeout() throws Exception {
         try (var h = harness()) {
             h.open();
@@ -244,13 +262,16 @@ class BatchAssemblerTest {
         return out;
     }
 
-    /** The request bundles emitted since the last call. */
+    /** The request bundles emitted since the last call, without heartbeats. */
     private static List<GraphStoreInput> bundles(
             KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, GraphStoreInput> h) {
         List<GraphStoreInput> out = new ArrayList<>();
         for (Object o : h.getOutput()) {
             if (o instanceof StreamRecord) {
-                out.add((GraphStoreInput) ((StreamRecord<?>) o).getValue());
+                GraphStoreInput input = (GraphStoreInput) ((StreamRecord<?>) o).getValue();
+                if (!(input.requests.length == 1 && input.requests[0].isHeartbeat())) {
+                    out.add(input);
+                }
             }
         }
         h.getOutput().clear();
