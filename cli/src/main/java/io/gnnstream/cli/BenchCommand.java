@@ -14,9 +14,11 @@ import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import org.apache.flink.configuration.MemorySize;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** Runs one benchmark family from {@link Benchmarks}, prints a table and optionally writes JSON. */
 @Command(name = "bench", mixinStandardHelpOptions = true, modelTransformer = BenchCommand.ListBenchmarks.class,
@@ -41,7 +43,8 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     @Option(names = "--repeat", paramLabel = "R",
-            description = "Repeats per case (default: 3 for whole-pipeline cases; train: 1 repeat of --steps steps).")
+            description = "Repeats per case (default: 3 for whole-pipeline cases, allreduce: 10 windows; "
+                    + "train: 1 repeat of --steps steps).")
     Integer repeat;
 
     @Option(names = "--json", paramLabel = "FILE",
@@ -80,12 +83,12 @@ final class BenchCommand implements Callable<Integer> {
                     + "the job's default, 1gb).")
     MemorySize featureCache;
 
-    @Option(names = "--trainers", split = ",", paramLabel = "T", defaultValue = Option.NULL_VALUE,
+    @Option(names = "--trainers", split = ",", paramLabel = "T",
             description = "allreduce: data-parallel trainer counts to compare, each rank on max(T)/T "
                     + "ND4J/BLAS threads (default: 1,2).")
     List<Integer> trainers;
 
-    @Option(names = "--hidden", split = ",", paramLabel = "H", defaultValue = Option.NULL_VALUE,
+    @Option(names = "--hidden", split = ",", paramLabel = "H",
             description = "allreduce: hidden sizes whose all-reduce seconds per step to measure at the "
                     + "largest T, e.g. 64,256,1024 (default: none).")
     List<Integer> hidden;
@@ -93,14 +96,13 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--profile", description = "Also print where the time went, per phase.")
     boolean profile;
 
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
         Benchmark benchmark = Benchmarks.require(what);
-        BenchContext context = new BenchContext(input == null ? null : input.dataset,
-                input == null || input.synthetic == null ? null : SyntheticSpec.parse(input.synthetic),
-                repeat, threads, features, steps, warmup, fanouts, prefetch, featureCache, trainers, hidden, profile,
-                System.out);
-        List<BenchResult> results = benchmark.run(context);
+        List<BenchResult> results = benchmark.run(context());
         System.out.println();
         BenchReport.printTable(results, System.out);
         if (json != null) {
@@ -108,6 +110,20 @@ final class BenchCommand implements Callable<Integer> {
             System.out.println("Results appended to " + json);
         }
         return 0;
+    }
+
+    /**
+     * What the command line asked for. {@code --trainers} and {@code --hidden} share their names with
+     * job flags, whose defaults (1 trainer, hidden 256) the CLI fills in; a benchmark gets them only
+     * when they were given, so that it applies its own cases otherwise.
+     */
+    BenchContext context() {
+        CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
+        return new BenchContext(input == null ? null : input.dataset,
+                input == null || input.synthetic == null ? null : SyntheticSpec.parse(input.synthetic),
+                repeat, threads, features, steps, warmup, fanouts, prefetch, featureCache,
+                parsed.hasMatchedOption("--trainers") ? trainers : null,
+                parsed.hasMatchedOption("--hidden") ? hidden : null, profile, System.out);
     }
 
     /** The registered benchmark names, for {@code <what>}'s description and completion. */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gnnstream.benchmarks.bench.BenchContext;
 import io.gnnstream.benchmarks.bench.Benchmark;
 import io.gnnstream.benchmarks.bench.Benchmarks;
 import io.gnnstream.jobs.SamplingOptions;
@@ -34,6 +35,11 @@ class BenchCommandTest {
         cli.setErr(new PrintWriter(err, true));
         int exit = cli.execute(args);
         return new Run(exit, out.toString(), err.toString());
+    }
+
+    private static BenchContext context(String... args) {
+        CommandLine.ParseResult parsed = GnnstreamCli.commandLine().parseArgs(args).subcommand();
+        return ((BenchCommand) parsed.commandSpec().userObject()).context();
     }
 
     @Test
@@ -103,13 +109,14 @@ class BenchCommandTest {
         assertTrue(help.out().contains("  allreduce "), help.out());
         assertTrue(help.out().contains("--trainers"), help.out());
         assertTrue(help.out().contains("--hidden"), help.out());
-        CommandLine.ParseResult given = GnnstreamCli.commandLine()
-                .parseArgs("bench", "allreduce", "--trainers", "1,2", "--hidden", "64,256,1024").subcommand();
-        assertEquals(List.of(1, 2), given.matchedOptionValue("--trainers", null));
-        assertEquals(List.of(64, 256, 1024), given.matchedOptionValue("--hidden", null));
-        CommandLine.ParseResult none = GnnstreamCli.commandLine().parseArgs("bench", "allreduce").subcommand();
-        assertNull(none.commandSpec().findOption("--trainers").getValue());
-        assertNull(none.commandSpec().findOption("--hidden").getValue());
+        BenchContext given = context("bench", "allreduce", "--trainers", "1,2", "--hidden", "64,256,1024");
+        assertEquals(List.of(1, 2), given.trainers());
+        assertEquals(List.of(64, 256, 1024), given.hidden());
+        // the job flags of the same names default to 1 trainer and hidden 256; the benchmark's cases apply
+        BenchContext none = context("bench", "allreduce");
+        assertNull(none.trainers());
+        assertNull(none.hidden());
+        assertEquals(List.of(25, 10), none.fanouts());
         Run zero = run("bench", "allreduce", "--trainers", "1,0");
         assertEquals(CommandLine.ExitCode.USAGE, zero.exit());
         assertTrue(zero.err().contains("--trainers must be >= 1, got 0"), zero.err());
