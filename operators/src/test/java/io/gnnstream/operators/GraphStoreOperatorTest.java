@@ -2,6 +2,7 @@ package io.gnnstream.operators;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.internal.TrainerFeatureCache;
@@ -257,6 +258,32 @@ class GraphStoreOperatorTest {
     }
 
     /** A vertex of a thousand neighbours is cached whole: same samples as without a cache, no block reads. */
+    /**
+     * Data-parallel equivalence rests on this: a vertex's sample depends on the step (the sampling
+     * key), not on which batch, and so which trainer rank, asked for it.
+     */
+    @Test
+    void aVertexGetsTheSameSampleInEveryBatchOfAStep() throws Exception {
+        try (var h = harness("heap")) {
+            h.open();
+            for (long u = 1; u <= 200; u++) {
+                edge(h, u, 0, false);
+            }
+            long[] rankZero = sample(h, 11, 5);
+            assertArrayEquals(rankZero, sample(h, 12, 5), "another batch of the same step");
+            assertFalse(Arrays.equals(rankZero, sample(h, 11, 6)) && Arrays.equals(rankZero, sample(h, 11, 7)),
+                    "other steps draw other samples");
+        }
+    }
+
+    private static long[] sample(KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,
+            long batch, long step) throws Exception {
+        h.getOutput().clear();
+        h.processElement(new StreamRecord<>(GraphStoreInput.of(
+                SampleRequest.sampleOnly(batch, step, 1, 0, 0, 10, new long[] {0}))));
+        return lastResponse(h).neighbours;
+    }
+
     @Test
     void samplesACachedVertexFromItsWholeListWithoutReadingBlocks() throws Exception {
         try (var cached = harness("rocksdb", 1000, 1 << 20); var uncached = harness("rocksdb", 1000, 0)) {
