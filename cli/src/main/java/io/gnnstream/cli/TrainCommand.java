@@ -3,6 +3,7 @@ package io.gnnstream.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gnnstream.connectors.KafkaTopics;
 import io.gnnstream.jobs.GraphOptions;
+import io.gnnstream.jobs.JobOptions;
 import io.gnnstream.jobs.KafkaOptions;
 import io.gnnstream.jobs.LocalFlink;
 import io.gnnstream.jobs.RunOptions;
@@ -10,11 +11,9 @@ import io.gnnstream.jobs.TrainingJob;
 import io.gnnstream.jobs.TrainingRunner;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -54,13 +53,7 @@ final class TrainCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Configuration conf = flags.toConfiguration(spec, workDir.resolve("checkpoints"));
-        for (ConfigOption<?> required : List.of(KafkaOptions.BOOTSTRAP_SERVERS, GraphOptions.NUM_FEATURES,
-                GraphOptions.NUM_CLASSES)) {
-            if (!conf.contains(required)) {
-                throw new IllegalArgumentException("--" + required.key().substring(required.key().lastIndexOf('.') + 1)
-                        + " is required");
-            }
-        }
+        JobOptions.require(conf, KafkaOptions.BOOTSTRAP_SERVERS, GraphOptions.NUM_FEATURES, GraphOptions.NUM_CLASSES);
         TrainingJob.validate(conf);
         String bootstrapServers = conf.get(KafkaOptions.BOOTSTRAP_SERVERS);
         KafkaTopics.ensure(bootstrapServers, 1, KafkaOptions.rejectsTopic(conf), KafkaOptions.metricsTopic(conf));

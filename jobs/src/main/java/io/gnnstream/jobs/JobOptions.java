@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ReadableConfig;
 
 /** Every option of the training job, by group; the single list flags, help and validation derive from. */
@@ -23,6 +24,17 @@ public final class JobOptions {
 
     public static Optional<JobOption<?>> byFlag(String flag) {
         return Optional.ofNullable(ByFlag.MAP.get(flag));
+    }
+
+    /** Throws {@link IllegalArgumentException} ("--flag is required") for the first option {@code conf} lacks. */
+    public static void require(ReadableConfig conf, ConfigOption<?>... options) {
+        for (ConfigOption<?> option : options) {
+            if (conf.getOptional(option).isEmpty()) {
+                String flag = all().stream().filter(o -> o.key().equals(option.key())).map(JobOption::flag)
+                        .findFirst().orElse(option.key());
+                throw new IllegalArgumentException(flag + " is required");
+            }
+        }
     }
 
     /** Checks every option's value in {@code conf} (or its default); throws {@link IllegalArgumentException} on the first problem. */

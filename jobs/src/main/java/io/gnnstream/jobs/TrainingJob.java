@@ -106,9 +106,7 @@ public final class TrainingJob {
             conf = JobFlags.configuration(parsed);
             JobDefaults.apply(conf, Path.of("checkpoints"));
             validate(conf);
-            if (!conf.contains(KafkaOptions.BOOTSTRAP_SERVERS)) {
-                throw new IllegalArgumentException("--bootstrap-servers is required");
-            }
+            JobOptions.require(conf, KafkaOptions.BOOTSTRAP_SERVERS);
         } catch (CommandLine.ParameterException | IllegalArgumentException e) {
             System.err.println("error: " + e.getMessage());
             cli.usage(System.err);
@@ -131,8 +129,8 @@ public final class TrainingJob {
 
     /** Builds the job reading and writing the Kafka topics named in the options. */
     public void buildWithKafka(StreamExecutionEnvironment env) {
-        String bootstrap = conf.getOptional(KafkaOptions.BOOTSTRAP_SERVERS).orElseThrow(
-                () -> new IllegalArgumentException("--bootstrap-servers is required"));
+        JobOptions.require(conf, KafkaOptions.BOOTSTRAP_SERVERS);
+        String bootstrap = conf.get(KafkaOptions.BOOTSTRAP_SERVERS);
         String group = conf.get(KafkaOptions.GROUP_ID);
         build(env,
                 KafkaIO.edgeSourceBuilder(bootstrap, KafkaOptions.edgesTopic(conf), group, OffsetsInitializer.earliest()).build(),
@@ -149,6 +147,7 @@ public final class TrainingJob {
         long seed = conf.get(SamplingOptions.SEED);
         env.setMaxParallelism(partitions);
         VertexPartitioner partitioner = new HashPartitioner(partitions);
+        FaultInjector faults = faults();
 
         SingleOutputStreamOperator<EdgeUpdate> edges = env
                 .fromSource(edgeSource, WatermarkStrategy.noWatermarks(), "edges-source").uid("edges-source")
@@ -173,7 +172,7 @@ public final class TrainingJob {
                         new GraphStoreOperator(partitioner, new GraphStoreConfig(seed, featureDim,
                                 conf.get(GraphOptions.STATS_INTERVAL_MS), conf.get(GraphOptions.RECORD_CACHE).getBytes(),
                                 conf.get(GraphOptions.ADJACENCY_CACHE).getBytes(), conf.get(GraphOptions.EDGE_BUFFER),
-                                featureCacheSlots())).withFaults(faults()))
+                                featureCacheSlots())).withFaults(faults))
                 .uid("graph-store").setParallelism(parallelism).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
 
         DataStream<GraphEvent> events = store.getSideOutput(GraphStoreOperator.EVENTS)
@@ -207,12 +206,12 @@ public final class TrainingJob {
                 .withFeedbackType(TypeInformation.of(ReducedChunk.class));
         SingleOutputStreamOperator<Credit> trainer = allReduceLoop
                 .transform("trainer", TypeInformation.of(Credit.class),
-                        new TrainerOperator(trainerConfig()).withFaults(faults()))
+                        new TrainerOperator(trainerConfig()).withFaults(faults))
                 .uid("trainer").setParallelism(trainers).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
         SingleOutputStreamOperator<ReducedChunk> sums = trainer.getSideOutput(TrainerOperator.GRADIENTS)
                 .keyBy(new Wiring.ChunkReducer(new Wiring.SubtaskKeys(partitions, reducers)), Types.INT)
                 .transform("gradient-reducer", TypeInformation.of(ReducedChunk.class),
-                        new GradientReducer(trainers, GradientReducer.DEFAULT_RETAINED_STEPS).withFaults(faults()))
+                        new GradientReducer(trainers, GradientReducer.DEFAULT_RETAINED_STEPS).withFaults(faults))
                 .uid("gradient-reducer").setParallelism(reducers).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
         allReduceLoop.closeWith(sums.broadcast()
                 .map(new Wiring.Identity<ReducedChunk>()).returns(ReducedChunk.class)

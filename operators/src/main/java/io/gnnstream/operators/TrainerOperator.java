@@ -176,7 +176,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         }
         pendingState = context.getOperatorStateStore().getListState(
                 new ListStateDescriptor<>("pending-step", TypeInformation.of(PendingStep.class)));
-        exchange = new GradientExchange(rank, model.parameterVector().length, config.reducers);
+        exchange = new GradientExchange(rank, config.model.numParameters(), config.reducers);
         for (PendingStep p : pendingState.get()) {
             exchange.restore(p);
         }
@@ -344,7 +344,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             p.loss = g.loss();
             p.correct = g.correct();
         } else {
-            p.grad = new float[model.parameterVector().length];
+            p.grad = new float[config.model.numParameters()];
         }
         p.step = batch.step;
         p.seq = batch.seq;

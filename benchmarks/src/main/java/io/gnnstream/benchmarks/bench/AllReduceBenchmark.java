@@ -49,13 +49,9 @@ public final class AllReduceBenchmark implements Benchmark {
         return 10;
     }
 
-    /** Trainable parameters of the GraphSAGE-mean model: per layer {@code (2 in + 1) out}. */
+    /** Trainable parameters of the GraphSAGE-mean model. */
     static long parameterCount(ModelConfig config) {
-        long n = 0;
-        for (int j = 0; j < config.numLayers(); j++) {
-            n += (2L * config.layerIn(j) + 1) * config.layerOut(j);
-        }
-        return n;
+        return config.numParameters();
     }
 
     /** Bytes the all-reduce moves per step: every rank sends its gradient and receives the sum. */

@@ -20,9 +20,8 @@ import java.util.Map;
  * <p>Hop {@code h} (1..L) samples the in-neighbours of every node within {@code h-1} hops and
  * fetches the features of the nodes first reached at hop {@code h-1}; a last round (hop L+1)
  * fetches the features of the nodes first reached at hop L. A hop's requests go one per route (the
- * partitions one GraphStore subtask owns, named by the lowest of them): per-partition requests
- * would cost a record, a response and a feature part each whatever their size, which at 128
- * partitions would make the loop's per-batch cost, not the graph, the limit on small graphs. A hop
+ * partitions one GraphStore subtask owns, named by the lowest of them), since every request costs a
+ * record, a response and a feature part whatever its size. A hop
  * advances only when every route asked has answered; new nodes are numbered by walking
  * destinations in order and their sampled neighbours in order, so the result does not depend on
  * the order responses arrive.

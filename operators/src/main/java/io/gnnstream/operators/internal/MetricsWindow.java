@@ -5,9 +5,10 @@ import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.model.TrainResult;
 
 /**
- * The trainer's statistics since its last metrics line. Rates are over the window's wall time; the
- * busy share is the time spent in model steps over that wall time, which is what tells a trainer
- * starved of batches from one that is the bottleneck.
+ * A trainer rank's sums since its last metrics line: seeds, correct predictions, loss, steps, model
+ * time, wall time and all-reduce wait. {@code MetricsMerger} turns the ranks' sums into rates and
+ * the busy share (model time over wall time), which tells a trainer starved of batches from one
+ * that is the bottleneck.
  */
 public final class MetricsWindow {
 
@@ -63,28 +64,10 @@ public final class MetricsWindow {
         busyNanos += nanos;
     }
 
-    public void writeTo(ObjectNode line, long nowNanos) {
-        double wall = Math.max(1e-9, (nowNanos - startNanos) / 1e9);
-        double busy = busyNanos / 1e9;
-        line.put("loss", ratio(lossSum, seeds));
-        line.put("train_acc", ratio(correct, seeds));
-        line.put("seeds_per_s", seeds / wall);
-        line.put("trainer_seeds_per_s", busy == 0 ? 0.0 : seeds / busy);
-        line.put("busy", Math.min(1.0, busy / wall));
-        line.put("batches_per_s", steps / wall);
-        line.put("sampled_edges_per_s", sampledEdges / wall);
-        line.put("edges_ingested", edgesIngested);
-        line.put("vertices", vertices);
-    }
-
     /** The window's raw sums, for a rank line that {@code MetricsMerger} combines with other ranks'. */
     public void writeRawTo(ObjectNode line, long nowNanos) {
         RankLine.window(line, seeds, correct, lossSum, steps, busyNanos / 1e9,
                 Math.max(1e-9, (nowNanos - startNanos) / 1e9), sampledEdges, edgesIngested, vertices,
                 allReduceNanos / 1e9);
-    }
-
-    private static double ratio(double a, double b) {
-        return b == 0 ? 0.0 : a / b;
     }
 }

@@ -117,6 +117,20 @@ public final class ModelConfig implements Serializable {
         return layer == numLayers - 1 ? numClasses : hidden;
     }
 
+    /** Trainable parameters of layer {@code layer}: self and neighbour weights and a bias per output. */
+    public int layerParameters(int layer) {
+        return (2 * layerIn(layer) + 1) * layerOut(layer);
+    }
+
+    /** Trainable parameters of the whole model (the length of its parameter vector). */
+    public int numParameters() {
+        int n = 0;
+        for (int j = 0; j < numLayers; j++) {
+            n += layerParameters(j);
+        }
+        return n;
+    }
+
     /** Field names and values in declaration order, e.g. for export manifests. */
     public Map<String, Object> toMap() {
         Map<String, Object> m = new LinkedHashMap<>();

@@ -60,7 +60,7 @@ public final class SageModel implements AutoCloseable {
         this.offsets = new int[numLayers + 1];
         int maxIn = 1;
         for (int j = 0; j < numLayers; j++) {
-            offsets[j + 1] = offsets[j] + (2 * config.layerIn(j) + 1) * config.layerOut(j);
+            offsets[j + 1] = offsets[j] + config.layerParameters(j);
             maxIn = Math.max(maxIn, config.layerIn(j));
         }
         this.params = new float[offsets[numLayers]];
