@@ -219,10 +219,12 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
         return new ReducedChunk(first.step, first.chunk, first.numChunks, seeds, values);
     }
 
-    /** Emits a copy, so that nothing downstream can alter the sum this reducer may send again. */
+    /**
+     * Emits the held sum itself: the job's operators never change a record they are handed (see
+     * {@code JobDefaults}' object reuse), so the sum stays as it was for a later re-send.
+     */
     private void emit(ReducedChunk sum) {
-        output.collect(new StreamRecord<>(
-                new ReducedChunk(sum.step, sum.chunk, sum.numChunks, sum.seeds, sum.values.clone())));
+        output.collect(new StreamRecord<>(sum));
     }
 
     private void validate(GradientChunk g) {
