@@ -33,6 +33,8 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.OutputTag;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Owns the graph: per vertex, its attributes and in-adjacency in keyed (RocksDB) state under
@@ -98,6 +100,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     /** Cached in place of a missing tail, so vertices without in-neighbours are cache hits too. */
     private static final byte[] NO_NEIGHBOURS = new byte[0];
 
+    private static final Logger LOG = LoggerFactory.getLogger(GraphStoreOperator.class);
+
     private final VertexPartitioner partitioner;
     private final GraphStoreConfig config;
     private FaultInjector faults = FaultInjector.NONE;
@@ -114,6 +118,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private transient Counter edgesIngested;
     private transient Counter nodesIngested;
     private transient Counter requests;
+    private transient Counter malformedRequests;
     private transient VertexValueCache recordCache;
     private transient VertexValueCache tailCache;
     private transient EdgeBuffer edgeBuffer;
@@ -157,6 +162,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         edgesIngested = getMetricGroup().counter("edgesIngested");
         nodesIngested = getMetricGroup().counter("nodesIngested");
         requests = getMetricGroup().counter("sampleRequests");
+        malformedRequests = getMetricGroup().counter("malformedRequests");
         scheduleStats();
     }
 
@@ -168,6 +174,13 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         } else {
             for (SampleRequest request : input.requests) {
                 if (request.isHeartbeat()) {
+                    continue;
+                }
+                if (request.featureVertices.length != request.featureRows.length) {
+                    // Every feature vertex needs its row; the assembler re-sends what stays unanswered.
+                    malformedRequests.inc();
+                    LOG.warn("dropped a sample request of batch {} naming {} feature vertices but {} rows",
+                            request.batchId, request.featureVertices.length, request.featureRows.length);
                     continue;
                 }
                 faults.check("graph-store", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),

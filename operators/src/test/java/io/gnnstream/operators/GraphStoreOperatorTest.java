@@ -276,6 +276,22 @@ class GraphStoreOperatorTest {
         }
     }
 
+    @Test
+    void dropsARequestWhoseFeatureVerticesHaveNoRows() throws Exception {
+        try (var h = harness("heap")) {
+            h.open();
+            edge(h, 1, 0, false);
+            SampleRequest bad = SampleRequest.sampleOnly(3, 3, 1, 0, 0, 10, new long[] {0});
+            bad.featurePart = 0;
+            bad.featureVertices = new long[] {0};
+            bad.featureRows = new int[0];
+            h.getOutput().clear();
+            h.processElement(new StreamRecord<>(GraphStoreInput.of(bad)));
+            assertTrue(h.getOutput().isEmpty(), "no answer to a malformed request");
+            assertEquals(1, sample(h, 4, 1).length, "later requests are answered");
+        }
+    }
+
     private static long[] sample(KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,
             long batch, long step) throws Exception {
         h.getOutput().clear();
