@@ -64,6 +64,36 @@ final class BatchValidator {
         }
     }
 
+    /**
+     * Rejects a one-hop block of layer-wise inference whose CSR would index outside its sources or
+     * whose input rows ({@code in} floats per source) are too few.
+     */
+    static void validateBlock(MiniBatch b, int in, float[] input) {
+        require(b.numLayers == 1 && b.nodeCounts != null && b.nodeCounts.length >= 2,
+                "an inference block has one hop, got " + b.numLayers);
+        require(b.nodeCounts[0] >= 0 && b.nodeCounts[1] >= b.nodeCounts[0], "block nodeCounts must not decrease");
+        require(input != null && input.length >= (long) b.numSrc(1) * in,
+                "block input must hold numSrc x " + in + " floats");
+        require(b.indptr != null && b.indices != null && b.indptrOffsets != null && b.indicesOffsets != null
+                && b.indptrOffsets.length >= 1 && b.indicesOffsets.length >= 1, "block needs CSR arrays");
+        int p0 = b.indptrOffsets[0];
+        require(p0 >= 0 && p0 + b.numDst(1) < b.indptr.length && b.indptr[p0] == 0,
+                "block indptr is out of range or does not start at 0");
+        for (int i = p0, last = p0 + b.numDst(1); i < last; i++) {
+            if (b.indptr[i + 1] < b.indptr[i]) {
+                require(false, "block indptr decreases at destination " + (i - p0));
+            }
+        }
+        int end = b.numDst(1) == 0 ? b.indicesOffsets[0] : b.edgeEnd(1, b.numDst(1) - 1);
+        require(b.indicesOffsets[0] >= 0 && end <= b.indices.length, "block indices are out of range");
+        int numSrc = b.numSrc(1);
+        for (int k = b.indicesOffsets[0]; k < end; k++) {
+            if (b.indices[k] < 0 || b.indices[k] >= numSrc) {
+                require(false, "block edge source " + b.indices[k] + " is not below numSrc " + numSrc);
+            }
+        }
+    }
+
     private static void require(boolean ok, String message) {
         if (!ok) {
             throw new IllegalArgumentException(message);

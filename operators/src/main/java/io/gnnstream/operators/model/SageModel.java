@@ -329,7 +329,42 @@ public final class SageModel implements AutoCloseable {
         return s;
     }
 
-    private void forward(MiniBatch batch, boolean training) {
+    /**
+     * One layer of layer-wise full-neighbour inference (PyG's {@code SAGE.inference}): the output of
+     * model layer {@code layer} (0-based) for the destinations of the one-hop {@code block}, whose
+     * source rows (block node order, {@code layerIn(layer)} floats each) are given in {@code input}.
+     * Hidden layers return their ReLU activations, the last layer its logits; no dropout. Row
+     * {@code i} of the result ({@code layerOut(layer)} floats) belongs to destination {@code i}.
+     * Applied layer by layer to every vertex over all its in-neighbours, this gives exactly the
+     * model's output on full neighbourhoods, each vertex's layer embedding computed once.
+     */
+    public float[] inferLayer(int layer, MiniBatch block, float[] input) {
+        if (layer < 0 || layer >= numLayers) {
+            throw new IllegalArgumentException("layer must be in [0, " + numLayers + "), got " + layer);
+        }
+        int in = config.layerIn(layer);
+        int out = config.layerOut(layer);
+        BatchValidator.validateBlock(block, in, input);
+        uploadWeights();
+        int nDst = block.numDst(1);
+        INDArray x = inputs[layer].shape(nDst, 2 * in + 1);
+        FloatBuffer xBuf = inputs[layer].floats();
+        LoopPool loops = pool();
+        loops.forEach(nDst, ROW_GRAIN, (from, to, w) ->
+                BlockOps.buildInput(input, in, block, 1, null, xBuf, from, to, rows[w], scales[w]));
+        INDArray z = outputs[layer].shape(nDst, out);
+        Nd4j.gemm(x, weights[layer].shape(2 * in + 1, out), z, false, false, 1.0, 0.0);
+        float[] result = new float[nDst * out];
+        FloatBuffer zBuf = outputs[layer].floats();
+        if (layer < numLayers - 1) {
+            loops.forEach(nDst * out, ELEMENT_GRAIN, (from, to, w) -> BlockOps.reluFrom(zBuf, result, from, to));
+        } else {
+            zBuf.get(0, result, 0, nDst * out);
+        }
+        return result;
+    }
+
+    private void uploadWeights() {
         if (weightsStale) {
             for (int j = 0; j < numLayers; j++) {
                 weights[j].shape(2 * config.layerIn(j) + 1, config.layerOut(j));
@@ -338,6 +373,10 @@ public final class SageModel implements AutoCloseable {
             weightsStale = false;
             timer.mark("upload_weights");
         }
+    }
+
+    private void forward(MiniBatch batch, boolean training) {
+        uploadWeights();
         for (int j = 0; j < numLayers; j++) {
             int hop = numLayers - j;
             int in = config.layerIn(j);
