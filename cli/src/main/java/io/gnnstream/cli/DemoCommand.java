@@ -11,6 +11,7 @@ import io.gnnstream.jobs.LocalFlink;
 import io.gnnstream.jobs.RunOptions;
 import io.gnnstream.jobs.SamplingOptions;
 import io.gnnstream.jobs.TrainingJob;
+import io.gnnstream.jobs.ProgressFormat;
 import io.gnnstream.jobs.TrainingRunner;
 import io.gnnstream.jobs.internal.Directories;
 import io.gnnstream.state.records.Split;
@@ -91,18 +92,21 @@ final class DemoCommand implements Callable<Integer> {
             String edges = KafkaOptions.edgesTopic(conf);
             String nodes = KafkaOptions.nodesTopic(conf);
             KafkaTopics.ensure(broker.bootstrapServers(), Math.max(2, conf.get(RunOptions.PARALLELISM)), edges, nodes);
-            KafkaTopics.ensure(broker.bootstrapServers(), 1, KafkaOptions.rejectsTopic(conf), KafkaOptions.metricsTopic(conf));
+            TrainingJob.ensureOutputTopics(conf);
             DatasetLoader.Result loaded = new DatasetLoader(broker.bootstrapServers()).load(data, edges, nodes);
             System.out.println("Produced " + loaded);
 
             StreamExecutionEnvironment env = LocalFlink.environment(conf, conf.get(RunOptions.PARALLELISM), webPort);
-            JsonNode result = new TrainingRunner(conf, System.out, flags.metricsOut).run(env, timeout).finalLine();
+            JsonNode result = new TrainingRunner(conf, System.out, flags.metricsOut)
+                    .predictionsOut(flags.predictionsOut).run(env, timeout).finalLine();
             System.out.println(String.format(Locale.ROOT,
                     "gnnstream demo: %s test accuracy %.4f after %d steps (best val %.4f at step %d, its test "
-                            + "accuracy %.4f), %d vertices, %d edges, %.0f s wall",
+                            + "accuracy %.4f), %d vertices, %d edges; training %.1f s, of it evaluation %.1f s; "
+                            + "%.0f s wall",
                     data.getFileName(), result.path("test_acc").asDouble(), result.path("step").asLong(),
                     result.path("best_val_acc").asDouble(), result.path("best_val_step").asLong(),
                     result.path("best_val_test_acc").asDouble(), info.nodes(), info.edges(),
+                    ProgressFormat.trainingSeconds(result), result.path("eval_s").asDouble(),
                     (System.nanoTime() - started) / 1e9));
         }
         return 0;

@@ -1,7 +1,6 @@
 package io.gnnstream.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.gnnstream.connectors.KafkaTopics;
 import io.gnnstream.jobs.GraphOptions;
 import io.gnnstream.jobs.JobOptions;
 import io.gnnstream.jobs.KafkaOptions;
@@ -56,7 +55,7 @@ final class TrainCommand implements Callable<Integer> {
         JobOptions.require(conf, KafkaOptions.BOOTSTRAP_SERVERS, GraphOptions.NUM_FEATURES, GraphOptions.NUM_CLASSES);
         TrainingJob.validate(conf);
         String bootstrapServers = conf.get(KafkaOptions.BOOTSTRAP_SERVERS);
-        KafkaTopics.ensure(bootstrapServers, 1, KafkaOptions.rejectsTopic(conf), KafkaOptions.metricsTopic(conf));
+        TrainingJob.ensureOutputTopics(conf);
 
         int parallelism = conf.get(RunOptions.PARALLELISM);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
@@ -66,7 +65,8 @@ final class TrainCommand implements Callable<Integer> {
             env.configure(conf);
             env.setParallelism(parallelism);
         }
-        JsonNode result = new TrainingRunner(conf, System.out, flags.metricsOut).run(env, timeout).finalLine();
+        JsonNode result = new TrainingRunner(conf, System.out, flags.metricsOut)
+                .predictionsOut(flags.predictionsOut).run(env, timeout).finalLine();
         System.out.println("final test accuracy " + result.path("test_acc").asDouble());
         return 0;
     }

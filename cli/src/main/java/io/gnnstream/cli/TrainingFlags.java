@@ -28,6 +28,10 @@ final class TrainingFlags {
     @Option(names = "--metrics-out", description = "Write the metrics as JSON lines to this file.")
     Path metricsOut;
 
+    @Option(names = "--predictions-out", description = "Also write the predictions topic's records to this file, "
+            + "as JSON lines {\"id\":…,\"step\":…,\"label\":…,\"probs\":[…]}.")
+    Path predictionsOut;
+
     /** Adds the job's flags to a command, except {@code excluded}, with some defaults of its own. */
     static void addJobFlags(CommandSpec spec, Set<String> excluded, Map<String, String> defaults) {
         JobFlags.addTo(spec, JobOptions.groups(), excluded, defaults);

@@ -47,6 +47,15 @@ public final class KafkaTopics {
     public static Map<String, Integer> ensure(
             String bootstrapServers, int partitions, short replication, Collection<String> topics)
             throws BrokerException {
+        return ensure(bootstrapServers, partitions, replication, topics, Map.of());
+    }
+
+    /**
+     * As {@link #ensure(String, int, short, Collection)}, creating missing topics with the given
+     * topic configs (e.g. {@code cleanup.policy=compact} for a topic keyed by entity).
+     */
+    public static Map<String, Integer> ensure(String bootstrapServers, int partitions, short replication,
+            Collection<String> topics, Map<String, String> configs) throws BrokerException {
         if (partitions <= 0) {
             throw new IllegalArgumentException("partitions must be positive, got " + partitions);
         }
@@ -55,7 +64,7 @@ public final class KafkaTopics {
             List<NewTopic> missing = new ArrayList<>();
             for (String topic : topics) {
                 if (!existing.contains(topic)) {
-                    missing.add(new NewTopic(topic, partitions, replication));
+                    missing.add(new NewTopic(topic, partitions, replication).configs(configs));
                 }
             }
             if (!missing.isEmpty()) {

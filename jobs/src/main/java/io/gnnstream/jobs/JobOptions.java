@@ -15,7 +15,8 @@ public final class JobOptions {
 
     /** The groups in the order {@code --help} shows them. */
     public static List<OptionGroup> groups() {
-        return List.of(KafkaOptions.GROUP, GraphOptions.GROUP, SamplingOptions.GROUP, ModelOptions.GROUP, RunOptions.GROUP);
+        return List.of(KafkaOptions.GROUP, GraphOptions.GROUP, SamplingOptions.GROUP, ModelOptions.GROUP,
+                PredictionOptions.GROUP, RunOptions.GROUP);
     }
 
     public static List<JobOption<?>> all() {

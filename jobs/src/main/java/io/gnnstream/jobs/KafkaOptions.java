@@ -65,4 +65,9 @@ public final class KafkaOptions {
     public static String metricsTopic(ReadableConfig c) {
         return c.get(TOPIC_PREFIX) + ".metrics";
     }
+
+    /** Compacted topic of the latest prediction per vertex (key: vertex id). */
+    public static String predictionsTopic(ReadableConfig c) {
+        return c.get(TOPIC_PREFIX) + ".predictions";
+    }
 }

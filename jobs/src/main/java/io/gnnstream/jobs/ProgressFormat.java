@@ -8,13 +8,20 @@ public final class ProgressFormat {
 
     private ProgressFormat() {}
 
+    /** The training phase of a final line: from the first step to the final evaluation's end. */
+    public static double trainingSeconds(JsonNode m) {
+        return m.path("elapsed_s").asDouble() - m.path("first_step_s").asDouble();
+    }
+
     public static String format(JsonNode m) {
         if (m.path("final").asBoolean(false)) {
             return String.format(Locale.ROOT,
-                    "final  step %d | test acc %.4f (val %.4f) | best val %.4f at step %d -> test %.4f | %.1fs",
+                    "final  step %d | test acc %.4f (val %.4f) | best val %.4f at step %d -> test %.4f | %.1fs"
+                            + " | training %.1fs, of it evaluation %.1fs",
                     m.path("step").asLong(), m.path("test_acc").asDouble(), m.path("val_acc").asDouble(),
                     m.path("best_val_acc").asDouble(), m.path("best_val_step").asLong(),
-                    m.path("best_val_test_acc").asDouble(), m.path("elapsed_s").asDouble());
+                    m.path("best_val_test_acc").asDouble(), m.path("elapsed_s").asDouble(), trainingSeconds(m),
+                    m.path("eval_s").asDouble());
         }
         StringBuilder b = new StringBuilder(String.format(Locale.ROOT,
                 "step %5d | loss %.4f | train acc %.3f", m.path("step").asLong(), m.path("loss").asDouble(),

@@ -6,6 +6,7 @@ import io.gnnstream.connectors.NodeFormat;
 import io.gnnstream.connectors.ParseFunction;
 import io.gnnstream.connectors.RawRecord;
 import io.gnnstream.connectors.Reject;
+import io.gnnstream.jobs.internal.PredictionRecords;
 import io.gnnstream.jobs.internal.Wiring;
 import io.gnnstream.operators.BatchAssembler;
 import io.gnnstream.operators.GradientReducer;
@@ -23,6 +24,7 @@ import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
+import io.gnnstream.operators.messages.Prediction;
 import io.gnnstream.operators.messages.ReducedChunk;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
@@ -34,9 +36,11 @@ import io.gnnstream.state.VertexKeyTypeInfo;
 import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
+import io.gnnstream.connectors.BrokerException;
 import io.gnnstream.connectors.KafkaTopics;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
@@ -48,6 +52,7 @@ import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.IterativeStream;
@@ -86,6 +91,8 @@ public final class TrainingJob {
     public static final String JOB_NAME = "gnnstream-training";
 
     private final ReadableConfig conf;
+    /** Whether the topology being built has a predictions sink to feed. */
+    private boolean predicting;
 
     /**
      * The main class {@code flink run} submits: takes the job's flags ({@code --help} lists them),
@@ -113,13 +120,23 @@ public final class TrainingJob {
             System.exit(CommandLine.ExitCode.USAGE);
             return;
         }
-        KafkaTopics.ensure(conf.get(KafkaOptions.BOOTSTRAP_SERVERS), 1, KafkaOptions.rejectsTopic(conf),
-                KafkaOptions.metricsTopic(conf));
+        ensureOutputTopics(conf);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.configure(conf);
         env.setParallelism(conf.get(RunOptions.PARALLELISM));
         new TrainingJob(conf).buildWithKafka(env);
         env.execute(JOB_NAME);
+    }
+
+    /**
+     * Creates the job's output topics that do not exist: dead letters, metrics and the compacted
+     * predictions topic.
+     */
+    public static void ensureOutputTopics(ReadableConfig conf) throws BrokerException {
+        String bootstrap = conf.get(KafkaOptions.BOOTSTRAP_SERVERS);
+        KafkaTopics.ensure(bootstrap, 1, KafkaOptions.rejectsTopic(conf), KafkaOptions.metricsTopic(conf));
+        KafkaTopics.ensure(bootstrap, 1, (short) 1, List.of(KafkaOptions.predictionsTopic(conf)),
+                Map.of("cleanup.policy", "compact"));
     }
 
     public TrainingJob(ReadableConfig conf) {
@@ -136,11 +153,26 @@ public final class TrainingJob {
                 KafkaIO.edgeSourceBuilder(bootstrap, KafkaOptions.edgesTopic(conf), group, OffsetsInitializer.earliest()).build(),
                 KafkaIO.rawSource(bootstrap, KafkaOptions.nodesTopic(conf), group, OffsetsInitializer.earliest()),
                 KafkaIO.deadLetterSink(bootstrap, KafkaOptions.rejectsTopic(conf)),
-                KafkaIO.stringSink(bootstrap, KafkaOptions.metricsTopic(conf), DeliveryGuarantee.AT_LEAST_ONCE, null));
+                KafkaIO.stringSink(bootstrap, KafkaOptions.metricsTopic(conf), DeliveryGuarantee.AT_LEAST_ONCE, null),
+                KafkaSink.<Prediction>builder().setBootstrapServers(bootstrap)
+                        .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+                        .setRecordSerializer(new PredictionRecords(KafkaOptions.predictionsTopic(conf))).build());
     }
 
+    /** Builds the job without a predictions sink (evaluation rounds then emit none). */
     public void build(StreamExecutionEnvironment env, Source<RawRecord, ?, ?> edgeSource,
             Source<RawRecord, ?, ?> nodeSource, Sink<Reject> rejectSink, Sink<String> metricsSink) {
+        build(env, edgeSource, nodeSource, rejectSink, metricsSink, null);
+    }
+
+    /**
+     * Builds the job on the given sources and sinks; {@code predictionsSink} may be null, and
+     * predictions are emitted only with one and {@link PredictionOptions#PREDICTIONS} on.
+     */
+    public void build(StreamExecutionEnvironment env, Source<RawRecord, ?, ?> edgeSource,
+            Source<RawRecord, ?, ?> nodeSource, Sink<Reject> rejectSink, Sink<String> metricsSink,
+            Sink<Prediction> predictionsSink) {
+        this.predicting = predictionsSink != null && conf.get(PredictionOptions.PREDICTIONS);
         int partitions = conf.get(GraphOptions.PARTITIONS);
         int featureDim = conf.get(GraphOptions.NUM_FEATURES);
         int parallelism = env.getParallelism();
@@ -224,6 +256,10 @@ public final class TrainingJob {
                 .transform("metrics-merger", Types.STRING, new MetricsMerger(trainers))
                 .uid("metrics-merger").setParallelism(1).setMaxParallelism(1)
                 .sinkTo(metricsSink).uid("metrics-sink").name("metrics-sink").setParallelism(1);
+        if (predicting) {
+            trainer.getSideOutput(TrainerOperator.PREDICTIONS)
+                    .sinkTo(predictionsSink).uid("predictions-sink").name("predictions-sink").setParallelism(1);
+        }
     }
 
     private FaultInjector faults() {
@@ -253,7 +289,10 @@ public final class TrainingJob {
                 conf.get(SamplingOptions.SEED),
                 conf.get(ModelOptions.TRAINERS),
                 conf.get(SamplingOptions.MIN_VERTICES),
-                conf.get(SamplingOptions.MIN_EDGES));
+                conf.get(SamplingOptions.MIN_EDGES),
+                fanouts().length,
+                conf.get(PredictionOptions.PREDICT_EVERY),
+                predicting);
     }
 
     private TrainerConfig trainerConfig() {
@@ -271,7 +310,8 @@ public final class TrainingJob {
                 .build();
         return new TrainerConfig(model, conf.get(ModelOptions.LOG_EVERY), conf.get(ModelOptions.TRAINER_THREADS),
                 conf.getOptional(ModelOptions.MODEL_OUT).orElse(null), conf.get(ModelOptions.CREDIT_RESEND_MS),
-                conf.get(ModelOptions.COMPUTE), featureCacheSlots(), conf.get(ModelOptions.TRAINERS), reducers(conf));
+                conf.get(ModelOptions.COMPUTE), featureCacheSlots(), conf.get(ModelOptions.TRAINERS), reducers(conf),
+                predicting, conf.get(PredictionOptions.EMIT_EMBEDDINGS));
     }
 
     /** Slots of the trainer's feature cache; the GraphStore and the trainer must agree on them. */

@@ -37,11 +37,21 @@ public final class TrainingRunner {
     private final PrintStream out;
     private final Path metricsOut;
     private java.util.function.Consumer<JobID> onSubmit = id -> { };
+    private Path predictionsOut;
 
     public TrainingRunner(ReadableConfig conf, PrintStream out, Path metricsOut) {
         this.conf = conf;
         this.out = out;
         this.metricsOut = metricsOut;
+    }
+
+    /**
+     * Also follows the predictions topic and writes its records (JSON lines) to {@code file}, until
+     * the final round's predictions have stopped arriving.
+     */
+    public TrainingRunner predictionsOut(Path file) {
+        this.predictionsOut = file;
+        return this;
     }
 
     /** Calls {@code listener} with the job's id once it is submitted. */
@@ -63,13 +73,14 @@ public final class TrainingRunner {
         String bootstrap = conf.get(KafkaOptions.BOOTSTRAP_SERVERS);
         String topic = KafkaOptions.metricsTopic(conf);
         try (KafkaConsumer<String, String> consumer = KafkaIO.stringConsumer(bootstrap, 500);
-                BufferedWriter file = metricsOut == null ? null : openMetricsFile()) {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                    .map(p -> new TopicPartition(p.topic(), p.partition()))
-                    .collect(Collectors.toList());
-            consumer.assign(partitions);
-            consumer.seekToEnd(partitions);
-            partitions.forEach(consumer::position);
+                BufferedWriter file = metricsOut == null ? null : openFile(metricsOut);
+                KafkaConsumer<String, String> predictions = predictionsOut == null ? null
+                        : KafkaIO.stringConsumer(bootstrap, 10_000);
+                BufferedWriter predictionsFile = predictionsOut == null ? null : openFile(predictionsOut)) {
+            followFromEnd(consumer, topic);
+            if (predictions != null) {
+                followFromEnd(predictions, KafkaOptions.predictionsTopic(conf));
+            }
 
             new TrainingJob(conf).buildWithKafka(env);
             JobClient client = env.executeAsync(TrainingJob.JOB_NAME);
@@ -86,10 +97,12 @@ public final class TrainingRunner {
                     }
                     out.println(ProgressFormat.format(line));
                     if (last.test(line)) {
+                        copy(predictions, predictionsFile, Duration.ofSeconds(2));
                         stop(client);
                         return new Result(client.getJobID(), line);
                     }
                 }
+                copy(predictions, predictionsFile, Duration.ZERO);
                 failIfTerminated(client);
             }
             stop(client);
@@ -147,12 +160,44 @@ public final class TrainingRunner {
         return root.getClass().getSimpleName() + ": " + root.getMessage();
     }
 
-    private BufferedWriter openMetricsFile() throws IOException {
-        Path parent = metricsOut.toAbsolutePath().getParent();
+    private static void followFromEnd(KafkaConsumer<String, String> consumer, String topic) {
+        List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+                .map(p -> new TopicPartition(p.topic(), p.partition()))
+                .collect(Collectors.toList());
+        consumer.assign(partitions);
+        consumer.seekToEnd(partitions);
+        partitions.forEach(consumer::position);
+    }
+
+    /**
+     * Copies the records waiting in {@code consumer} to {@code file}; with a {@code quiet} period,
+     * goes on until none has arrived for that long.
+     */
+    private static void copy(KafkaConsumer<String, String> consumer, BufferedWriter file, Duration quiet)
+            throws IOException {
+        if (consumer == null) {
+            return;
+        }
+        while (true) {
+            int n = 0;
+            for (ConsumerRecord<String, String> record : consumer.poll(quiet.isZero() ? Duration.ofMillis(1) : quiet)) {
+                file.write(record.value());
+                file.newLine();
+                n++;
+            }
+            file.flush();
+            if (n == 0 || quiet.isZero()) {
+                return;
+            }
+        }
+    }
+
+    private static BufferedWriter openFile(Path path) throws IOException {
+        Path parent = path.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);
         }
-        return Files.newBufferedWriter(metricsOut, StandardCharsets.UTF_8);
+        return Files.newBufferedWriter(path, StandardCharsets.UTF_8);
     }
 
 }

@@ -244,7 +244,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             s[VERTICES]++;
         }
         Split before = previous == null ? Split.NONE : VertexRecord.split(previous);
-        if (node.split != before) {
+        if (node.split != before || previous == null) {
             output.collect(EVENTS, new StreamRecord<>(GraphEvent.seed(key.partition(), node.id, node.split)));
         }
         touched(key.partition());

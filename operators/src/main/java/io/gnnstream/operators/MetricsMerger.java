@@ -171,7 +171,7 @@ public class MetricsMerger extends AbstractStreamOperator<String> implements One
         if (EVAL.equals(key.type)) {
             valAcc = ratio(sum(lines, VAL_CORRECT), sum(lines, VAL_TOTAL));
             testAcc = ratio(sum(lines, TEST_CORRECT), sum(lines, TEST_TOTAL));
-            out.put("val_acc", valAcc).put("test_acc", testAcc)
+            out.put("eval_s", max(lines, EVAL_S)).put("val_acc", valAcc).put("test_acc", testAcc)
                     .put("val_loss", ratio(sum(lines, VAL_LOSS_SUM), sum(lines, VAL_TOTAL)))
                     .put("test_loss", ratio(sum(lines, TEST_LOSS_SUM), sum(lines, TEST_TOTAL)));
             if (valAcc > progress.bestValAcc) {
@@ -186,7 +186,8 @@ public class MetricsMerger extends AbstractStreamOperator<String> implements One
         if (EVAL.equals(key.type) && finalRound && !progress.finished) {
             progress.finished = true;
             ObjectNode last = JSON.createObjectNode().put("final", true).put("step", key.step)
-                    .put("elapsed_s", elapsed).put("test_acc", testAcc).put("val_acc", valAcc)
+                    .put("elapsed_s", elapsed).put("first_step_s", max(lines, FIRST_STEP_S))
+                    .put("eval_s", max(lines, EVAL_S)).put("test_acc", testAcc).put("val_acc", valAcc)
                     .put("best_val_acc", progress.bestValAcc).put("best_val_test_acc", progress.bestValTestAcc)
                     .put("best_val_step", progress.bestValStep).put("checksum", checksum)
                     .<ObjectNode>set("checksums", checksums).put("replicas_identical", identical);

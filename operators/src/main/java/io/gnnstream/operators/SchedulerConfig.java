@@ -20,6 +20,12 @@ public final class SchedulerConfig implements Serializable {
     /** Training starts once the graph holds this many vertices and has ingested this many edges. */
     public final long minVertices;
     public final long minEdges;
+    /** Model layers: an evaluation round is this many layer-wise passes. */
+    public final int numLayers;
+    /** Rounds also follow every this many steps ({@code 0}: only {@link #evalEvery}). */
+    public final int predictEvery;
+    /** The last pass of a round also covers vertices outside validation and test (for predictions). */
+    public final boolean predictAll;
 
     public SchedulerConfig(int numPartitions, int batchSize, int evalBatchSize, long maxSteps, int evalEvery,
             int prefetch, int minTrainSeeds, long seed) {
@@ -28,6 +34,17 @@ public final class SchedulerConfig implements Serializable {
 
     public SchedulerConfig(int numPartitions, int batchSize, int evalBatchSize, long maxSteps, int evalEvery,
             int prefetch, int minTrainSeeds, long seed, int trainers, long minVertices, long minEdges) {
+        this(numPartitions, batchSize, evalBatchSize, maxSteps, evalEvery, prefetch, minTrainSeeds, seed, trainers,
+                minVertices, minEdges, 1, 0, false);
+    }
+
+    public SchedulerConfig(int numPartitions, int batchSize, int evalBatchSize, long maxSteps, int evalEvery,
+            int prefetch, int minTrainSeeds, long seed, int trainers, long minVertices, long minEdges,
+            int numLayers, int predictEvery, boolean predictAll) {
+        if (trainers < 1 || numLayers < 1 || predictEvery < 0) {
+            throw new IllegalArgumentException("need trainers >= 1, numLayers >= 1 and predictEvery >= 0, got "
+                    + trainers + ", " + numLayers + ", " + predictEvery);
+        }
         if (trainers < 1) {
             throw new IllegalArgumentException("trainers must be positive, got " + trainers);
         }
@@ -42,5 +59,8 @@ public final class SchedulerConfig implements Serializable {
         this.prefetch = prefetch;
         this.minTrainSeeds = minTrainSeeds;
         this.seed = seed;
+        this.numLayers = numLayers;
+        this.predictEvery = predictEvery;
+        this.predictAll = predictAll;
     }
 }

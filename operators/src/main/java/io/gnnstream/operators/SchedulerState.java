@@ -23,10 +23,20 @@ public class SchedulerState {
     public long[] epochOrder;
     public int epochPosition;
 
-    /** The evaluation round being issued: frozen seeds, next batch index, final flag. */
+    /**
+     * Vertices with attributes outside train, validation and test (null in state written before
+     * they were tracked).
+     */
+    public long[] otherSeeds;
+
+    /**
+     * The evaluation round being issued: frozen vertex sets (validation, test, all others with
+     * attributes including training vertices), next batch index, final flag.
+     */
     public long roundStep;
     public long[] roundVal;
     public long[] roundTest;
+    public long[] roundOthers;
     public int roundNext;
     public int roundSize;
     public boolean roundFinal;

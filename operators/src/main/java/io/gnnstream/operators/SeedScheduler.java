@@ -32,13 +32,17 @@ import org.slf4j.LoggerFactory;
  * <p>Data-parallel training: each training step is one batch per rank. The step's seeds are the
  * next {@code trainers x batchSize} of the epoch's order, split evenly in rank order, so the batch
  * size is per rank (as in PyG's DDP example) and T ranks of batch B train on the seeds that one
- * trainer of batch TB would. Evaluation batches go to the ranks in turn.
+ * trainer of batch TB would. Evaluation rounds go to rank 0 (every replica holds the same model).
  *
  * <p>Training batches are shuffled passes over the known training vertices, like a
  * {@code DataLoader(shuffle=True)}: each epoch sorts the seeds known at its start and permutes them
  * with a generator seeded by {@code (seed, epoch)}, so the order does not depend on arrival order.
- * After every {@code evalEvery} training steps and after the last one, an evaluation round over all
- * validation and test vertices is inserted into the same sequence.
+ * After every {@code evalEvery} (and every {@code predictEvery}) training steps and after the last
+ * one, an evaluation round is inserted into the same sequence: layer-wise full-neighbour inference
+ * in {@code numLayers} passes of one-hop blocks of {@code evalBatchSize} destinations. Passes
+ * {@code 1..L-1} cover every vertex with attributes known at the round's start; the last pass covers
+ * the validation vertices, then the test vertices, then (with {@code predictAll}) all the others,
+ * so that a prediction comes out for every vertex.
  *
  * <p>Flow control: at most {@code prefetch} batches per rank are issued and not yet acknowledged.
  * Training waits until the graph holds {@code minVertices} vertices, has ingested {@code minEdges}
@@ -69,6 +73,9 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
     private transient Set<Long> train;
     private transient Set<Long> val;
     private transient Set<Long> test;
+    private transient Set<Long> others;
+    /** Every vertex of the current round in ascending order, derived from the round's sets. */
+    private transient long[] roundAll;
     private transient boolean restored;
     private transient boolean startLogged;
 
@@ -92,6 +99,7 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
             s.trainSeeds = new long[0];
             s.valSeeds = new long[0];
             s.testSeeds = new long[0];
+            s.otherSeeds = new long[0];
             s.partitionVertices = new long[config.numPartitions];
             s.partitionEdgesIngested = new long[config.numPartitions];
             s.issuedSeqs = new long[config.trainers];
@@ -106,6 +114,8 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         train = toSet(s.trainSeeds);
         val = toSet(s.valSeeds);
         test = toSet(s.testSeeds);
+        others = toSet(s.otherSeeds == null ? new long[0] : s.otherSeeds);
+        roundAll = null;
     }
 
     /** A restored scheduler issues its unacknowledged specs again (see the class comment). */
@@ -126,6 +136,7 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         s.trainSeeds = sorted(train);
         s.valSeeds = sorted(val);
         s.testSeeds = sorted(test);
+        s.otherSeeds = sorted(others);
         checkpointed.update(List.of(s));
     }
 
@@ -139,6 +150,7 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
             train.remove(e.vertex);
             val.remove(e.vertex);
             test.remove(e.vertex);
+            others.remove(e.vertex);
             switch (e.split) {
                 case TRAIN:
                     train.add(e.vertex);
@@ -150,6 +162,7 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
                     test.add(e.vertex);
                     break;
                 default:
+                    others.add(e.vertex);
                     break;
             }
         }
@@ -182,11 +195,10 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
     private void issue() {
         while (true) {
             if (s.roundNext < s.roundSize) {
-                int rank = s.roundNext % config.trainers;
-                if (!hasCredit(rank)) {
+                if (!hasCredit(0)) {
                     return;
                 }
-                emit(nextEvaluation(), rank);
+                emit(nextEvaluation(), 0);
                 continue;
             }
             for (int r = 0; r < config.trainers; r++) {
@@ -243,7 +255,8 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         int n = end - s.epochPosition;
         long step = ++s.trainSteps;
         boolean last = config.maxSteps > 0 && step == config.maxSteps;
-        boolean evaluate = last || (config.evalEvery > 0 && step % config.evalEvery == 0);
+        boolean evaluate = last || (config.evalEvery > 0 && step % config.evalEvery == 0)
+                || (config.predictEvery > 0 && step % config.predictEvery == 0);
         if (evaluate) {
             beginRound(step, last);
         }
@@ -282,28 +295,60 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         s.roundStep = step;
         s.roundVal = sorted(val);
         s.roundTest = sorted(test);
+        Set<Long> rest = new HashSet<>(others);
+        rest.addAll(train);
+        s.roundOthers = sorted(rest);
         s.roundNext = 0;
-        s.roundSize = Math.max(1, chunks(s.roundVal.length) + chunks(s.roundTest.length));
+        roundAll = null;
+        int lastPass = chunks(s.roundVal.length) + chunks(s.roundTest.length)
+                + (config.predictAll ? chunks(s.roundOthers.length) : 0);
+        s.roundSize = Math.max(1, (config.numLayers - 1) * chunks(roundAll().length) + lastPass);
         s.roundFinal = last;
     }
 
+    /** Batch {@code roundNext} of the round: passes over all vertices, then the scored last pass. */
     private BatchSpec nextEvaluation() {
-        int valChunks = chunks(s.roundVal.length);
-        int i = s.roundNext;
+        int i = s.roundNext++;
         BatchSpec spec = new BatchSpec();
         spec.step = s.roundStep;
         spec.roundIndex = i;
         spec.roundSize = s.roundSize;
         spec.finalRound = s.roundFinal;
+        int perPass = chunks(roundAll().length);
+        if (i < (config.numLayers - 1) * perPass) {
+            spec.layer = i / perPass + 1;
+            spec.kind = MiniBatch.Kind.INFER;
+            spec.seeds = chunk(roundAll(), i % perPass);
+            return spec;
+        }
+        spec.layer = config.numLayers;
+        i -= (config.numLayers - 1) * perPass;
+        int valChunks = chunks(s.roundVal.length);
+        int testChunks = chunks(s.roundTest.length);
         if (i < valChunks) {
             spec.kind = MiniBatch.Kind.EVAL_VAL;
             spec.seeds = chunk(s.roundVal, i);
-        } else {
+        } else if (i < valChunks + testChunks || !config.predictAll) {
             spec.kind = MiniBatch.Kind.EVAL_TEST;
             spec.seeds = chunk(s.roundTest, i - valChunks);
+        } else {
+            spec.kind = MiniBatch.Kind.INFER;
+            spec.seeds = chunk(s.roundOthers, i - valChunks - testChunks);
         }
-        s.roundNext++;
         return spec;
+    }
+
+    private long[] roundAll() {
+        if (roundAll == null) {
+            long[] others = s.roundOthers == null ? new long[0] : s.roundOthers;
+            long[] all = new long[s.roundVal.length + s.roundTest.length + others.length];
+            System.arraycopy(s.roundVal, 0, all, 0, s.roundVal.length);
+            System.arraycopy(s.roundTest, 0, all, s.roundVal.length, s.roundTest.length);
+            System.arraycopy(others, 0, all, s.roundVal.length + s.roundTest.length, others.length);
+            Arrays.sort(all);
+            roundAll = all;
+        }
+        return roundAll;
     }
 
     private int chunks(int n) {

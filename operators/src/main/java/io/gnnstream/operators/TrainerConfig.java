@@ -25,6 +25,10 @@ public final class TrainerConfig implements Serializable {
     /** Trainer ranks T (each one replica) and reducer subtasks R of the all-reduce. */
     public final int trainers;
     public final int reducers;
+    /** Evaluation rounds emit a prediction per vertex ({@link TrainerOperator#PREDICTIONS}). */
+    public final boolean predictions;
+    /** Predictions carry the last hidden layer. */
+    public final boolean embeddings;
 
     public TrainerConfig(ModelConfig model, int logEvery, int threads, String modelOut, long creditResendMs) {
         this(model, logEvery, threads, modelOut, creditResendMs, true, 0);
@@ -37,6 +41,15 @@ public final class TrainerConfig implements Serializable {
 
     public TrainerConfig(ModelConfig model, int logEvery, int threads, String modelOut, long creditResendMs,
             boolean compute, int featureCacheSlots, int trainers, int reducers) {
+        this(model, logEvery, threads, modelOut, creditResendMs, compute, featureCacheSlots, trainers, reducers,
+                false, false);
+    }
+
+    public TrainerConfig(ModelConfig model, int logEvery, int threads, String modelOut, long creditResendMs,
+            boolean compute, int featureCacheSlots, int trainers, int reducers, boolean predictions,
+            boolean embeddings) {
+        this.predictions = predictions;
+        this.embeddings = embeddings;
         if (trainers < 1 || reducers < 1) {
             throw new IllegalArgumentException("trainers and reducers must be positive, got " + trainers + ", "
                     + reducers);

@@ -3,6 +3,8 @@ package io.gnnstream.operators;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gnnstream.operators.internal.FaultInjector;
 import io.gnnstream.operators.internal.GradientExchange;
+import io.gnnstream.operators.internal.InferenceRound;
+import io.gnnstream.operators.internal.InferenceTableState;
 import io.gnnstream.operators.internal.PendingStep;
 import io.gnnstream.operators.internal.RankLine;
 import io.gnnstream.operators.messages.Credit;
@@ -15,6 +17,7 @@ import io.gnnstream.operators.internal.StepRunner;
 import io.gnnstream.operators.internal.TrainerFeatureCache;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
+import io.gnnstream.operators.messages.Prediction;
 import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.operators.serialization.MiniBatchSerializer;
 import io.gnnstream.operators.model.EvalResult;
@@ -53,9 +56,11 @@ import org.slf4j.LoggerFactory;
  * cache stores the rows the part brings. A part naming slots the cache does not hold (sent before a
  * restore) is dropped and counted, and its batch comes again. Once whole, batches are buffered
  * until their {@code seq} is next, so the sequence of updates is the scheduler's, whatever the
- * timing. Training batches update the model;
- * evaluation batches of a round are scored with the model of the step they follow, and when the
- * round is complete a metrics line with validation and test accuracy is emitted. After every batch
+ * timing. Training batches update the model. Evaluation rounds (rank 0 only) are layer-wise
+ * inference with the model of the step they follow: one-hop blocks in layer order, each layer's
+ * outputs kept in an {@link InferenceRound} table for the next; blocks of the last layer are scored
+ * and give a {@link Prediction} per vertex ({@link #PREDICTIONS}), and when the round is complete
+ * a metrics line with validation and test accuracy is emitted. After every batch
  * a {@link Credit} (absolute progress) goes back to the scheduler through the feedback edge; it is
  * re-sent while the trainer is idle, because credits in flight are not part of a checkpoint.
  *
@@ -66,8 +71,8 @@ import org.slf4j.LoggerFactory;
  * most one step of delay), so the step's credit and metrics line precede the barrier, and
  * snapshots the model after it; no step runs between the barrier and the snapshot.
  *
- * <p>Checkpointed: the model and optimizer state, the progress bookkeeping, the buffered
- * batches and the parts of incomplete ones (a checkpoint can fall between the parts of a batch:
+ * <p>Checkpointed: the model and optimizer state, the progress bookkeeping, the tables of an
+ * evaluation round in progress, the buffered batches and the parts of incomplete ones (a checkpoint can fall between the parts of a batch:
  * those before it are state, those after it are in flight or are sent again). Metrics
  * lines (JSON) leave through side output {@link #METRICS}.
  *
@@ -98,6 +103,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
 
     public static final OutputTag<String> METRICS = new OutputTag<>("metrics", Types.STRING);
 
+    /** A prediction per vertex after every evaluation round (rank 0, when {@code predictions} is on). */
+    public static final OutputTag<Prediction> PREDICTIONS =
+            new OutputTag<>("predictions", TypeInformation.of(Prediction.class));
+
     /** Period of the heartbeats on the all-reduce loop (see {@link #scheduleHeartbeat}). */
     static final long HEARTBEAT_MS = 100;
 
@@ -115,6 +124,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private transient ListState<MiniBatch> bufferedState;
     private transient ListState<MiniBatchPart> partialState;
     private transient ListState<PendingStep> pendingState;
+    private transient ListState<InferenceTableState> inferenceState;
+    private transient InferenceRound inference;
+    private transient Counter missingInferenceRows;
+    private transient long roundStartNanos;
     private transient GradientExchange exchange;
     private transient long exchangeStartNanos;
     private transient SageModel model;
@@ -180,6 +193,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         for (PendingStep p : pendingState.get()) {
             exchange.restore(p);
         }
+        inferenceState = context.getOperatorStateStore().getListState(
+                new ListStateDescriptor<>("inference-tables", TypeInformation.of(InferenceTableState.class)));
+        inference = new InferenceRound(config.model, config.predictions, config.embeddings);
+        inference.restore(inferenceState.get());
     }
 
     @Override
@@ -188,6 +205,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         startNanos = System.nanoTime();
         lastInputNanos = startNanos;
         unresolvedParts = getMetricGroup().counter("unresolvedFeatureParts");
+        missingInferenceRows = getMetricGroup().counter("missingInferenceRows");
+        roundStartNanos = startNanos;
         window = new MetricsWindow(startNanos);
         MailboxExecutor mailbox = getContainingTask().getMailboxExecutorFactory()
                 .createExecutor(getOperatorConfig().getChainIndex());
@@ -217,6 +236,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         bufferedState.update(new ArrayList<>(buffered.values()));
         partialState.update(partials.parts());
         pendingState.update(exchange.pending() == null ? List.of() : List.of(exchange.pending()));
+        inferenceState.update(inference.snapshot());
         resumeSteps();
     }
 
@@ -286,7 +306,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             steps.submit(() -> {
                 long begin = System.nanoTime();
                 model.applyGradients(mean);
-                return new StepOutcome(null, step, null, null, System.nanoTime() - begin);
+                return new StepOutcome(null, step, null, null, null, System.nanoTime() - begin);
             });
         }
     }
@@ -316,7 +336,11 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         TrainResult train = null;
         EvalResult eval = null;
         PendingStep pending = null;
-        if (batch.isTraining() && config.trainers > 1) {
+        InferenceRound.Outcome inferred = null;
+        if (batch.layer > 0 && config.compute) {
+            inferred = inference.compute(model, batch);
+            eval = inferred.eval();
+        } else if (batch.isTraining() && config.trainers > 1) {
             pending = gradientStep(batch);
         } else if (batch.isTraining()) {
             train = config.compute ? model.trainStep(batch) : new TrainResult(0, 0, batch.numSeeds());
@@ -327,7 +351,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         if (pending != null) {
             pending.computeNanos = nanos;
         }
-        return new StepOutcome(batch, pending, train, eval, nanos);
+        return new StepOutcome(batch, pending, train, eval, inferred, nanos);
     }
 
     /** The gradient of the batch's summed loss, ready for the all-reduce; runs on the step thread. */
@@ -384,6 +408,12 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         if (batch.isTraining()) {
             stepDone(batch.seq, batch.step, batch.roundSize, batch.finalRound);
         } else {
+            if (done.inferred != null) {
+                missingInferenceRows.inc(done.inferred.missingRows());
+                for (Prediction p : done.inferred.predictions()) {
+                    output.collect(PREDICTIONS, new StreamRecord<>(p));
+                }
+            }
             evaluated(batch, done.eval);
             finishBatch(batch.seq);
         }
@@ -392,7 +422,11 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     /** A training step is complete: its metrics line (or the start of an evaluation round). */
     private void stepDone(long seq, long step, int roundSize, boolean finalRound) throws Exception {
         faults.check("trainer", rank, step);
+        if (progress.firstStepNanos == 0) {
+            progress.firstStepNanos = Math.max(1, System.nanoTime() - startNanos);
+        }
         if (roundSize > 0) {
+            roundStartNanos = System.nanoTime();
             progress.resetRound(step);
             if (evaluationBatchesOfThisRank(roundSize) == 0) {
                 roundComplete(step, finalRound);
@@ -409,9 +443,9 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         startNextStep();
     }
 
-    /** Evaluation batches of a round go to the ranks in turn: this rank's share of {@code roundSize}. */
+    /** Evaluation rounds go to rank 0 (layer-wise inference needs every layer's table in one place). */
     private int evaluationBatchesOfThisRank(int roundSize) {
-        return roundSize / config.trainers + (rank < roundSize % config.trainers ? 1 : 0);
+        return rank == 0 ? roundSize : 0;
     }
 
     private void sendGradient(List<GradientChunk> chunks) {
@@ -469,9 +503,11 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
 
     /** This rank has scored its share of the round of {@code step}: its evaluation line. */
     private void roundComplete(long step, boolean finalRound) throws Exception {
+        progress.evalNanos += System.nanoTime() - roundStartNanos;
         ObjectNode line = rankLine(RankLine.eval(rank, config.trainers, step, elapsedSeconds(), model.checksum()));
         emit(RankLine.evalTotals(line, progress.valCorrect, progress.valTotal, progress.valLoss,
-                progress.testCorrect, progress.testTotal, progress.testLoss, finalRound));
+                progress.testCorrect, progress.testTotal, progress.testLoss, finalRound, progress.evalNanos / 1e9,
+                progress.firstStepNanos / 1e9));
         if (finalRound && !progress.finished) {
             progress.finished = true;
             exportModel(true);
@@ -536,5 +572,5 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
      * step whose reduced update was applied.
      */
     private record StepOutcome(MiniBatch batch, PendingStep pending, TrainResult train, EvalResult eval,
-            long nanos) {}
+            InferenceRound.Outcome inferred, long nanos) {}
 }

@@ -13,6 +13,9 @@ public class TrainerProgress {
     public long testTotal;
     public double testLoss;
     public boolean finished;
+    /** Time spent in evaluation rounds so far, and from the operator's start to its first step. */
+    public long evalNanos;
+    public long firstStepNanos;
 
     public TrainerProgress() {}
 

@@ -123,7 +123,7 @@ class MetricsMergerTest {
             for (int round = 0; round < 2; round++) {
                 for (int rank = 0; rank < 3; rank++) {
                     send(h, RankLine.evalTotals(RankLine.eval(rank, 3, 8, 1.0, rank == 2 ? 0xdeadL : 0xbeefL),
-                            1, 2, 0.5, 1, 2, 0.5, true));
+                            1, 2, 0.5, 1, 2, 0.5, true, 0.0, 0.0));
                 }
             }
             List<JsonNode> out = lines(h);
@@ -251,7 +251,7 @@ class MetricsMergerTest {
             long testCorrect, long testTotal, double testLoss, boolean finalRound, long checksum) {
         ObjectNode line = RankLine.window(RankLine.eval(rank, 2, step, 1.0, checksum),
                 20, 10, 20.0, 1, 0.5, 1.0, 0, 0, 0, 0.0);
-        return RankLine.evalTotals(line, valCorrect, valTotal, valLoss, testCorrect, testTotal, testLoss, finalRound);
+        return RankLine.evalTotals(line, valCorrect, valTotal, valLoss, testCorrect, testTotal, testLoss, finalRound, 0.0, 0.0);
     }
 
     private static void send(OneInputStreamOperatorTestHarness<String, String> h, ObjectNode line) throws Exception {

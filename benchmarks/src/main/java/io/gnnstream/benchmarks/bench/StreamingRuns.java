@@ -1,10 +1,10 @@
 package io.gnnstream.benchmarks.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.gnnstream.connectors.KafkaTopics;
 import io.gnnstream.jobs.GraphOptions;
 import io.gnnstream.jobs.JobDefaults;
 import io.gnnstream.jobs.KafkaOptions;
+import io.gnnstream.jobs.TrainingJob;
 import io.gnnstream.jobs.ModelOptions;
 import io.gnnstream.jobs.SamplingOptions;
 import io.gnnstream.jobs.TrainingRunner;
@@ -92,8 +92,7 @@ final class StreamingRuns {
         int slots = Math.max(parallelism, trainers);
         conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE,
                 new MemorySize(MemorySize.parse("1g").getBytes() / parallelism * slots));
-        KafkaTopics.ensure(data.broker.bootstrapServers(), 1, KafkaOptions.rejectsTopic(conf),
-                KafkaOptions.metricsTopic(conf));
+        TrainingJob.ensureOutputTopics(conf);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
         List<JsonNode> measured = new ArrayList<>();
         int[] unmeasured = {0};

@@ -80,10 +80,10 @@ public final class BatchBuilder {
         this.maxRequestVertices = maxRequestVertices;
         this.attempt = attempt;
         this.spec = spec;
-        this.fanouts = fanouts.clone();
+        this.fanouts = spec.layer > 0 ? new int[] {-1} : fanouts.clone();
         this.featureDim = featureDim;
         this.partitioner = partitioner;
-        this.numLayers = fanouts.length;
+        this.numLayers = this.fanouts.length;
         this.nodeCounts = new int[numLayers + 1];
         this.indptr = new int[numLayers][];
         this.indices = new int[numLayers][];
@@ -270,6 +270,7 @@ public final class BatchBuilder {
         b.roundIndex = spec.roundIndex;
         b.roundSize = spec.roundSize;
         b.finalRound = spec.finalRound;
+        b.layer = spec.layer;
         b.graphVertices = spec.graphVertices;
         b.graphEdgesIngested = spec.graphEdgesIngested;
         b.numLayers = numLayers;

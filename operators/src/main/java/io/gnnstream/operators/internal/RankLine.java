@@ -13,7 +13,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * RankLine.window(line, seeds, correct, lossSum, steps, busyS, wallS, sampledEdges, edgesIngested,
  *         vertices, allreduceS);
  * // an evaluation round: RankLine.eval(...) instead of train(...), plus
- * RankLine.evalTotals(line, valCorrect, valTotal, valLossSum, testCorrect, testTotal, testLossSum, finalRound);
+ * RankLine.evalTotals(line, valCorrect, valTotal, valLossSum, testCorrect, testTotal, testLossSum, finalRound,
+ *         evalS, firstStepS);
  * emit(line.toString());
  * }</pre>
  */
@@ -44,6 +45,10 @@ public final class RankLine {
     public static final String TEST_TOTAL = "test_total";
     public static final String TEST_LOSS_SUM = "test_loss_sum";
     public static final String FINAL_ROUND = "final_round";
+    /** Seconds this rank has spent in evaluation rounds so far (from a round's start to its end). */
+    public static final String EVAL_S = "eval_s";
+    /** Seconds from this rank's start to its first training step. */
+    public static final String FIRST_STEP_S = "first_step_s";
 
     /** Values of {@link #TYPE}. */
     public static final String TRAIN = "train";
@@ -81,7 +86,10 @@ public final class RankLine {
 
     /** This rank's share of an evaluation round (loss sums over seeds, not means); returns {@code line}. */
     public static ObjectNode evalTotals(ObjectNode line, long valCorrect, long valTotal, double valLossSum,
-            long testCorrect, long testTotal, double testLossSum, boolean finalRound) {
+            long testCorrect, long testTotal, double testLossSum, boolean finalRound, double evalS,
+            double firstStepS) {
+        line.put(EVAL_S, evalS);
+        line.put(FIRST_STEP_S, firstStepS);
         line.put(VAL_CORRECT, valCorrect);
         line.put(VAL_TOTAL, valTotal);
         line.put(VAL_LOSS_SUM, valLossSum);

@@ -12,6 +12,8 @@ public class BatchSpec {
     public int roundIndex;
     public int roundSize;
     public boolean finalRound;
+    /** {@code 0} for a sampled batch; else the model layer of a layer-wise inference block ({@link MiniBatch#layer}). */
+    public int layer;
     public long[] seeds;
     public long graphVertices;
     public long graphEdgesIngested;

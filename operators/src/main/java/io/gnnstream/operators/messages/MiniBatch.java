@@ -25,7 +25,9 @@ public class MiniBatch {
     public enum Kind {
         TRAIN(0),
         EVAL_VAL(1),
-        EVAL_TEST(2);
+        EVAL_TEST(2),
+        /** A block of layer-wise inference whose destinations are not scored (see {@link #layer}). */
+        INFER(3);
 
         private static final Kind[] BY_CODE = new Kind[values().length];
 
@@ -75,6 +77,12 @@ public class MiniBatch {
     public int roundIndex;
     public int roundSize;
     public boolean finalRound;
+    /**
+     * {@code 0}: a sampled batch through every model layer. {@code l >= 1}: a one-hop block of
+     * layer-wise inference over all in-neighbours, computing model layer {@code l} (1-based) of its
+     * destinations from layer {@code l-1}'s outputs of its sources (the features for {@code l = 1}).
+     */
+    public int layer;
 
     public int numLayers;
     public int[] nodeCounts;
@@ -141,6 +149,7 @@ public class MiniBatch {
         b.roundIndex = roundIndex;
         b.roundSize = roundSize;
         b.finalRound = finalRound;
+        b.layer = layer;
         b.numLayers = numLayers;
         b.nodeCounts = nodeCounts;
         b.nodeIds = nodeIds;

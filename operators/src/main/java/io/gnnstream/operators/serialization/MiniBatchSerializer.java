@@ -12,7 +12,8 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * Explicit serializer of {@link MiniBatch}: scalar fields (the kind as its
- * {@link MiniBatch.Kind#code()}), then every array in bulk.
+ * {@link MiniBatch.Kind#code()}), then every array in bulk, then (format 4) the layer of a
+ * layer-wise inference block; format 3 records, which have none, read as sampled batches.
  */
 public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
 
@@ -21,6 +22,14 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
     public static final MiniBatchSerializer INSTANCE = new MiniBatchSerializer();
 
     public static final TypeInformation<MiniBatch> TYPE_INFO = new SerializerTypeInfo<>(MiniBatch.class, INSTANCE);
+
+    /** The first format with {@link MiniBatch#layer}. */
+    static final byte WITH_LAYER = 4;
+
+    @Override
+    byte formatVersion() {
+        return WITH_LAYER;
+    }
 
     @Override
     public MiniBatch createInstance() {
@@ -51,10 +60,16 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
         BulkArrays.writeFloats(b.features,
                 b.features == null ? -1 : Math.min(b.features.length, b.numNodes() * b.featureDim), out);
         BulkArrays.writeInts(b.labels, out);
+        out.writeInt(b.layer);
     }
 
     @Override
     MiniBatch readFields(DataInputView in) throws IOException {
+        return readFields(in, WITH_LAYER);
+    }
+
+    @Override
+    MiniBatch readFields(DataInputView in, byte version) throws IOException {
         MiniBatch b = new MiniBatch();
         b.batchId = in.readLong();
         b.seq = in.readLong();
@@ -76,6 +91,7 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
         b.indicesOffsets = BulkArrays.readInts(in);
         b.features = BulkArrays.readFloats(in);
         b.labels = BulkArrays.readInts(in);
+        b.layer = version >= WITH_LAYER ? in.readInt() : 0;
         return b;
     }
 

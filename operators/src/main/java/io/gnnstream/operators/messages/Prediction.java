@@ -1,0 +1,27 @@
+package io.gnnstream.operators.messages;
+
+/**
+ * The model's output for one vertex after an evaluation round: the arg-max class, the class
+ * probabilities and, when asked for, the last hidden layer (the classifier layer's input). A Flink
+ * POJO of primitives and primitive arrays.
+ */
+public class Prediction {
+
+    public long vertex;
+    /** The training step whose model produced it. */
+    public long step;
+    public int label;
+    public float[] probs;
+    /** The last hidden layer, or null. */
+    public float[] embedding;
+
+    public Prediction() {}
+
+    public Prediction(long vertex, long step, int label, float[] probs, float[] embedding) {
+        this.vertex = vertex;
+        this.step = step;
+        this.label = label;
+        this.probs = probs;
+        this.embedding = embedding;
+    }
+}
