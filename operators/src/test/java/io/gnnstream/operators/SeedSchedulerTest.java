@@ -155,6 +155,41 @@ class SeedSchedulerTest {
         }
     }
 
+    /**
+     * A two-layer round: a pass of layer 1 over every vertex with attributes (train, val, test and
+     * vertices without a split, ascending), then layer 2 over val, test and the rest, all to rank 0.
+     */
+    @Test
+    void roundsAreLayerWisePassesOverEveryVertexOnRankZero() throws Exception {
+        SchedulerConfig two = new SchedulerConfig(4, 1, 4, 1, 0, 8, 5, 7L, 2, 0, 0, 2, 0, true);
+        List<BatchSpec> all;
+        try (var h = new TwoInputStreamOperatorTestHarness<>(new SeedScheduler(two))) {
+            h.open();
+            h.processElement1(new StreamRecord<>(GraphEvent.seed(0, 40, Split.NONE)));
+            h.processElement1(new StreamRecord<>(GraphEvent.seed(0, 41, Split.NONE)));
+            announce(h);
+            all = specs(h);
+        }
+        // One step of two batches (one per rank), then the round after the last step.
+        List<BatchSpec> round = all.stream().filter(s -> s.kind != MiniBatch.Kind.TRAIN)
+                .sorted((a, b) -> Integer.compare(a.roundIndex, b.roundIndex)).toList();
+        // 11 vertices: layer 1 in 3 chunks of 4; layer 2: val (3) 1 chunk, test 1, the rest (7) 2.
+        assertEquals(3 + 1 + 1 + 2, round.size());
+        assertArrayEquals(new int[] {1, 1, 1, 2, 2, 2, 2}, round.stream().mapToInt(s -> s.layer).toArray());
+        assertArrayEquals(new long[] {10, 11, 12, 13}, round.get(0).seeds);
+        assertArrayEquals(new long[] {30, 40, 41}, round.get(2).seeds);
+        MiniBatch.Kind i = MiniBatch.Kind.INFER;
+        assertArrayEquals(new MiniBatch.Kind[] {i, i, i, MiniBatch.Kind.EVAL_VAL, MiniBatch.Kind.EVAL_TEST, i, i},
+                round.stream().map(s -> s.kind).toArray(MiniBatch.Kind[]::new));
+        assertArrayEquals(new long[] {10, 11, 12, 13}, round.get(5).seeds);
+        assertArrayEquals(new long[] {14, 40, 41}, round.get(6).seeds);
+        for (BatchSpec s : round) {
+            assertEquals(0, s.trainer);
+            assertEquals(7, s.roundSize);
+            assertTrue(s.finalRound);
+        }
+    }
+
     private static TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> harness() throws Exception {
         return new TwoInputStreamOperatorTestHarness<>(new SeedScheduler(CONFIG));
     }
