@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
 @Command(name = "gnnstream", mixinStandardHelpOptions = true, version = "gnnstream 0.1.0",
         description = "Continuous graph neural network training on Apache Flink.",
         subcommands = {DemoCommand.class, TrainCommand.class, LoadCommand.class, KafkaCommand.class,
-                GenerateCommand.class, BenchCommand.class, PlotCommand.class})
+                GenerateCommand.class, BenchCommand.class, PlotCommand.class, PredictCommand.class})
 public final class GnnstreamCli implements Runnable {
 
     @CommandLine.Spec

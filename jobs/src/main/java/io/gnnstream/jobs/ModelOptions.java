@@ -4,6 +4,7 @@ import static io.gnnstream.jobs.OptionCheck.nonNegative;
 import static io.gnnstream.jobs.OptionCheck.positive;
 import static io.gnnstream.jobs.OptionCheck.that;
 
+import io.gnnstream.operators.model.ModelType;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
@@ -15,11 +16,20 @@ public final class ModelOptions {
 
     static final OptionGroup GROUP = new OptionGroup("Model and trainer");
 
+    public static final ConfigOption<ModelType> MODEL = GROUP.declare(
+            ConfigOptions.key("gnnstream.model.type")
+                    .enumType(ModelType.class)
+                    .defaultValue(ModelType.SAGE)
+                    .withDescription("The model: sage (GraphSAGE with mean aggregation, PyG SAGEConv) or gcn "
+                            + "(GCN with a self-loop and mean normalisation over the sampled neighbourhood, "
+                            + "DGL GraphConv norm='right')."),
+            "--model", OptionCheck.any());
+
     public static final ConfigOption<Integer> HIDDEN = GROUP.declare(
             ConfigOptions.key("gnnstream.model.hidden")
                     .intType()
                     .defaultValue(64)
-                    .withDescription("Hidden units per GraphSAGE layer."),
+                    .withDescription("Hidden units per layer."),
             positive());
 
     public static final ConfigOption<Double> DROPOUT = GROUP.declare(

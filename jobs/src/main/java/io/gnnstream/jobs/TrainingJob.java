@@ -297,6 +297,7 @@ public final class TrainingJob {
 
     private TrainerConfig trainerConfig() {
         ModelConfig model = ModelConfig.builder()
+                .modelType(conf.get(ModelOptions.MODEL))
                 .inFeatures(conf.get(GraphOptions.NUM_FEATURES))
                 .hidden(conf.get(ModelOptions.HIDDEN))
                 .numClasses(conf.get(GraphOptions.NUM_CLASSES))

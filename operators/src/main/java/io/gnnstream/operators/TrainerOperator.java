@@ -24,7 +24,7 @@ import io.gnnstream.operators.model.EvalResult;
 import io.gnnstream.operators.model.ModelState;
 import io.gnnstream.operators.model.Nd4jThreads;
 import io.gnnstream.operators.model.NpyExport;
-import io.gnnstream.operators.model.SageModel;
+import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.operators.model.TrainResult;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -128,9 +128,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private transient InferenceRound inference;
     private transient Counter missingInferenceRows;
     private transient long roundStartNanos;
+    private transient long roundComputeNanos;
     private transient GradientExchange exchange;
     private transient long exchangeStartNanos;
-    private transient SageModel model;
+    private transient GnnModel model;
     private transient TrainerProgress progress;
     private transient TreeMap<Long, MiniBatch> buffered;
     private transient PartialBatches partials;
@@ -169,10 +170,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                 new ListStateDescriptor<>("partial-batches", MiniBatchPartSerializer.TYPE_INFO));
         model = null;
         for (ModelState m : modelState.get()) {
-            model = SageModel.restore(config.model, m);
+            model = GnnModel.restore(config.model, m);
         }
         if (model == null) {
-            model = new SageModel(config.model);
+            model = GnnModel.create(config.model);
         }
         progress = new TrainerProgress();
         for (TrainerProgress p : progressState.get()) {
@@ -403,6 +404,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             window.addStep(done.train, batch, done.nanos);
         } else {
             window.addBusy(done.nanos);
+            roundComputeNanos += done.nanos;
         }
         partials.recycle(batch.features);
         if (batch.isTraining()) {
@@ -503,7 +505,11 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
 
     /** This rank has scored its share of the round of {@code step}: its evaluation line. */
     private void roundComplete(long step, boolean finalRound) throws Exception {
-        progress.evalNanos += System.nanoTime() - roundStartNanos;
+        long roundNanos = System.nanoTime() - roundStartNanos;
+        progress.evalNanos += roundNanos;
+        LOG.info("rank {}: evaluation round of step {} took {} ms, {} ms of it in the model", rank, step,
+                roundNanos / 1_000_000, roundComputeNanos / 1_000_000);
+        roundComputeNanos = 0;
         ObjectNode line = rankLine(RankLine.eval(rank, config.trainers, step, elapsedSeconds(), model.checksum()));
         emit(RankLine.evalTotals(line, progress.valCorrect, progress.valTotal, progress.valLoss,
                 progress.testCorrect, progress.testTotal, progress.testLoss, finalRound, progress.evalNanos / 1e9,

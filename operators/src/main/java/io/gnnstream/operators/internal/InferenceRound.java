@@ -6,7 +6,7 @@ import io.gnnstream.operators.model.ClassProbabilities;
 import io.gnnstream.operators.model.EmbeddingTable;
 import io.gnnstream.operators.model.EvalResult;
 import io.gnnstream.operators.model.ModelConfig;
-import io.gnnstream.operators.model.SageModel;
+import io.gnnstream.operators.model.GnnModel;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -42,7 +42,7 @@ public final class InferenceRound {
     }
 
     /** Runs one block on {@code model}; on the trainer's step thread. */
-    public Outcome compute(SageModel model, MiniBatch block) {
+    public Outcome compute(GnnModel model, MiniBatch block) {
         int layers = config.numLayers();
         if (block.layer < 1 || block.layer > layers) {
             throw new IllegalArgumentException("block of layer " + block.layer + " for a model of " + layers

@@ -42,7 +42,7 @@ public final class LayerwiseInference {
     }
 
     /** Runs every layer of {@code model} over {@code graph}, {@code chunk} destination vertices at a time. */
-    public static Outputs run(SageModel model, Graph graph, int chunk) {
+    public static Outputs run(GnnModel model, Graph graph, int chunk) {
         if (chunk < 1) {
             throw new IllegalArgumentException("chunk must be >= 1, got " + chunk);
         }

@@ -6,14 +6,15 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Hyper-parameters of a {@link SageModel}. Immutable and {@link Serializable} so it can travel
- * inside job graphs; every replica built from an equal config (including {@link #seed()}) starts
- * from bit-identical parameters.
+ * Hyper-parameters of a {@link GnnModel}, including its {@link ModelType} ({@link ModelType#SAGE}
+ * unless set). Immutable and {@link Serializable} so it can travel inside job graphs; every replica
+ * built from an equal config (including {@link #seed()}) starts from bit-identical parameters.
  */
 public final class ModelConfig implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
+    private final ModelType modelType;
     private final int inFeatures;
     private final int hidden;
     private final int numClasses;
@@ -24,19 +25,34 @@ public final class ModelConfig implements Serializable {
     private final long seed;
     private final long decaySteps;
 
-    /** A configuration with a constant learning rate. */
+    /** A GraphSAGE configuration with a constant learning rate. */
     public ModelConfig(int inFeatures, int hidden, int numClasses, int numLayers, double dropout,
             double learningRate, double weightDecay, long seed) {
         this(inFeatures, hidden, numClasses, numLayers, dropout, learningRate, weightDecay, seed, 0L);
     }
 
     /**
+     * A GraphSAGE configuration.
+     *
      * @param decaySteps {@code > 0}: the learning rate follows a cosine from {@code learningRate} down
      *     to zero over this many steps (and stays there); {@code 0}: constant
      * @throws IllegalArgumentException if a value is out of range (see {@link Builder}).
      */
     public ModelConfig(int inFeatures, int hidden, int numClasses, int numLayers, double dropout,
             double learningRate, double weightDecay, long seed, long decaySteps) {
+        this(ModelType.SAGE, inFeatures, hidden, numClasses, numLayers, dropout, learningRate, weightDecay,
+                seed, decaySteps);
+    }
+
+    /**
+     * A configuration of a model of type {@code modelType}; the other parameters are those of
+     * {@link #ModelConfig(int, int, int, int, double, double, double, long, long)}.
+     *
+     * @throws IllegalArgumentException if {@code modelType} is null or a value is out of range
+     */
+    public ModelConfig(ModelType modelType, int inFeatures, int hidden, int numClasses, int numLayers,
+            double dropout, double learningRate, double weightDecay, long seed, long decaySteps) {
+        require(modelType != null, "modelType must not be null");
         require(inFeatures >= 1, "inFeatures must be >= 1, got " + inFeatures);
         require(hidden >= 1, "hidden must be >= 1, got " + hidden);
         require(numClasses >= 2, "numClasses must be >= 2, got " + numClasses);
@@ -47,6 +63,7 @@ public final class ModelConfig implements Serializable {
         require(weightDecay >= 0.0 && Double.isFinite(weightDecay),
                 "weightDecay must be finite and >= 0, got " + weightDecay);
         require(decaySteps >= 0, "decaySteps must be >= 0, got " + decaySteps);
+        this.modelType = modelType;
         this.inFeatures = inFeatures;
         this.hidden = hidden;
         this.numClasses = numClasses;
@@ -60,6 +77,11 @@ public final class ModelConfig implements Serializable {
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /** The architecture: which {@link GnnModel} class {@link GnnModel#create} builds. */
+    public ModelType modelType() {
+        return modelType;
     }
 
     public int inFeatures() {
@@ -117,9 +139,13 @@ public final class ModelConfig implements Serializable {
         return layer == numLayers - 1 ? numClasses : hidden;
     }
 
-    /** Trainable parameters of layer {@code layer}: self and neighbour weights and a bias per output. */
+    /**
+     * Trainable parameters of layer {@code layer}: a bias per output plus, for SAGE, self and
+     * neighbour weights ({@code (2 in + 1) out}) and, for GCN, one weight ({@code (in + 1) out}).
+     */
     public int layerParameters(int layer) {
-        return (2 * layerIn(layer) + 1) * layerOut(layer);
+        int weights = modelType == ModelType.GCN ? 1 : 2;
+        return (weights * layerIn(layer) + 1) * layerOut(layer);
     }
 
     /** Trainable parameters of the whole model (the length of its parameter vector). */
@@ -131,9 +157,13 @@ public final class ModelConfig implements Serializable {
         return n;
     }
 
-    /** Field names and values in declaration order, e.g. for export manifests. */
+    /**
+     * Field names and values in declaration order, e.g. for export manifests; the type is under
+     * {@code "model"} as its {@link ModelType#id()}.
+     */
     public Map<String, Object> toMap() {
         Map<String, Object> m = new LinkedHashMap<>();
+        m.put("model", modelType.id());
         m.put("inFeatures", inFeatures);
         m.put("hidden", hidden);
         m.put("numClasses", numClasses);
@@ -155,7 +185,7 @@ public final class ModelConfig implements Serializable {
             return false;
         }
         ModelConfig c = (ModelConfig) o;
-        return inFeatures == c.inFeatures && hidden == c.hidden && numClasses == c.numClasses
+        return modelType == c.modelType && inFeatures == c.inFeatures && hidden == c.hidden && numClasses == c.numClasses
                 && numLayers == c.numLayers && Double.compare(dropout, c.dropout) == 0
                 && Double.compare(learningRate, c.learningRate) == 0
                 && decaySteps == c.decaySteps
@@ -164,13 +194,19 @@ public final class ModelConfig implements Serializable {
 
     @Override
     public int hashCode() {
-        return Objects.hash(decaySteps, inFeatures, hidden, numClasses, numLayers, dropout, learningRate,
+        return Objects.hash(modelType, decaySteps, inFeatures, hidden, numClasses, numLayers, dropout, learningRate,
                 weightDecay, seed);
     }
 
     @Override
     public String toString() {
         return "ModelConfig" + toMap();
+    }
+
+    /** Configs serialized before the type existed deserialize with a null type; they mean SAGE. */
+    private Object readResolve() {
+        return modelType != null ? this : new ModelConfig(ModelType.SAGE, inFeatures, hidden, numClasses,
+                numLayers, dropout, learningRate, weightDecay, seed, decaySteps);
     }
 
     private static void require(boolean ok, String message) {
@@ -181,9 +217,10 @@ public final class ModelConfig implements Serializable {
 
     /**
      * Builder; {@code inFeatures} and {@code numClasses} must be set, the rest default to
-     * hidden 256, 2 layers, dropout 0.5, learning rate 0.003, no weight decay, seed 0.
+     * SAGE, hidden 256, 2 layers, dropout 0.5, learning rate 0.003, no weight decay, seed 0.
      */
     public static final class Builder {
+        private ModelType modelType = ModelType.SAGE;
         private int inFeatures = -1;
         private int hidden = 256;
         private int numClasses = -1;
@@ -195,6 +232,11 @@ public final class ModelConfig implements Serializable {
         private long decaySteps = 0L;
 
         private Builder() {}
+
+        public Builder modelType(ModelType v) {
+            modelType = v;
+            return this;
+        }
 
         public Builder inFeatures(int v) {
             inFeatures = v;
@@ -242,7 +284,7 @@ public final class ModelConfig implements Serializable {
         }
 
         public ModelConfig build() {
-            return new ModelConfig(inFeatures, hidden, numClasses, numLayers, dropout,
+            return new ModelConfig(modelType, inFeatures, hidden, numClasses, numLayers, dropout,
                     learningRate, weightDecay, seed, decaySteps);
         }
     }

@@ -15,14 +15,21 @@ import java.util.Map;
 
 /**
  * Exports a model's parameters as NumPy {@code .npy} files (format 1.0, {@code <f4}, C order) plus
- * a {@code manifest.json}, so PyTorch/PyG can load them for cross-checking and inference.
+ * a {@code manifest.json}, so PyTorch/PyG can load them for cross-checking and inference and
+ * {@link ModelExports#load} can read them back. The manifest holds {@code format} ({@link #FORMAT}),
+ * {@code model} (the {@link ModelType#id()}), {@code description}, {@code config}
+ * ({@link ModelConfig#toMap()}), {@code step}, {@code checksum}, {@code parameters} (name, shape,
+ * dtype and file of every tensor, in {@link GnnModel#parameters()} order) and {@code extra}.
  */
 public final class NpyExport {
 
     public static final String MANIFEST = "manifest.json";
-    public static final String FORMAT = "gnnstream-sage-npy/1";
+    /** The format this class writes. */
+    public static final String FORMAT = "gnnstream-npy/2";
+    /** The earlier format, SAGE only, whose {@code model} field is a description; still readable. */
+    public static final String FORMAT_SAGE_V1 = "gnnstream-sage-npy/1";
 
-    private static final byte[] MAGIC = {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+    static final byte[] MAGIC = {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
 
     private NpyExport() {}
 
@@ -31,7 +38,7 @@ public final class NpyExport {
      * means a complete export) into {@code dir}, creating it if needed. {@code extra} entries (may
      * be empty) are stored under {@code "extra"}. Returns the manifest path.
      */
-    public static Path export(SageModel model, Path dir, Map<String, Object> extra) throws IOException {
+    public static Path export(GnnModel model, Path dir, Map<String, Object> extra) throws IOException {
         Files.createDirectories(dir);
         List<Map<String, Object>> tensors = new ArrayList<>();
         for (ParamInfo p : model.parameters()) {
@@ -46,7 +53,9 @@ public final class NpyExport {
         }
         Map<String, Object> manifest = new LinkedHashMap<>();
         manifest.put("format", FORMAT);
-        manifest.put("model", "GraphSAGE-mean (PyG SAGEConv aggr=mean, root_weight=True)");
+        ModelType type = model.config().modelType();
+        manifest.put("model", type.id());
+        manifest.put("description", type.description());
         manifest.put("config", model.config().toMap());
         manifest.put("step", model.step());
         manifest.put("checksum", model.checksum());

@@ -24,7 +24,7 @@ import org.nd4j.linalg.factory.Nd4j;
  * steps and only grow, and {@link #close()} frees the native ones and the loop threads promptly
  * (e.g. from an operator's close).
  */
-public final class SageModel implements AutoCloseable {
+public final class SageModel implements GnnModel {
 
     /** Destination rows per chunk of the aggregation. */
     private static final int ROW_GRAIN = 64;
@@ -98,16 +98,19 @@ public final class SageModel implements AutoCloseable {
         return model;
     }
 
+    @Override
     public ModelConfig config() {
         return config;
     }
 
     /** Number of optimizer updates applied so far. */
+    @Override
     public long step() {
         return adam.step;
     }
 
     /** Forward, backward and one Adam update. */
+    @Override
     public TrainResult trainStep(MiniBatch batch) {
         Gradients g = computeGradients(batch);
         applyGradients(g.grad());
@@ -118,6 +121,7 @@ public final class SageModel implements AutoCloseable {
      * Gradient of the mean training loss (with this step's dropout masks) without changing the
      * model; combine with other replicas' gradients and pass to {@link #applyGradients}.
      */
+    @Override
     public Gradients computeGradients(MiniBatch batch) {
         timer.start();
         BatchValidator.validate(batch, config, true);
@@ -166,6 +170,7 @@ public final class SageModel implements AutoCloseable {
     }
 
     /** One Adam step with {@code flatGrad} (in {@link #parameterVector()} layout). */
+    @Override
     public void applyGradients(float[] flatGrad) {
         if (flatGrad.length != params.length) {
             throw new IllegalArgumentException(
@@ -181,6 +186,7 @@ public final class SageModel implements AutoCloseable {
      * Turns per-phase accounting of {@link #computeGradients}, {@link #applyGradients} and
      * {@link #evaluate} on or off (off by default; on costs a few clock reads per step) and clears it.
      */
+    @Override
     public void setPhaseTiming(boolean on) {
         timer.enable(on);
         timer.reset();
@@ -191,6 +197,7 @@ public final class SageModel implements AutoCloseable {
      * execution order; names end in the model layer where a phase runs per layer (e.g.
      * {@code build_input.0}).
      */
+    @Override
     public Map<String, Long> phaseNanos() {
         return timer.wallNanos();
     }
@@ -199,11 +206,13 @@ public final class SageModel implements AutoCloseable {
      * As {@link #phaseNanos()}, but CPU time of the calling thread: with one thread (see
      * {@link Nd4jThreads}) all work runs there, so this is the step's cost free of other processes.
      */
+    @Override
     public Map<String, Long> phaseCpuNanos() {
         return timer.cpuNanos();
     }
 
     /** Loss and predictions without dropout or update. */
+    @Override
     public EvalResult evaluate(MiniBatch batch) {
         timer.start();
         BatchValidator.validate(batch, config, false);
@@ -214,6 +223,7 @@ public final class SageModel implements AutoCloseable {
     }
 
     /** Tensors in a fixed order: per layer {@code lin_root.weight, lin_neigh.weight, bias}. */
+    @Override
     public List<ParamInfo> parameters() {
         List<ParamInfo> list = new ArrayList<>(3 * numLayers);
         for (int t = 0; t < 3 * numLayers; t++) {
@@ -231,11 +241,13 @@ public final class SageModel implements AutoCloseable {
     }
 
     /** Copy of all parameters, concatenated in {@link #parameters()} order. */
+    @Override
     public float[] parameterVector() {
         return params.clone();
     }
 
     /** Overwrites all parameters (e.g. to adopt a leader's initialization); Adam state is kept. */
+    @Override
     public void setParameterVector(float[] values) {
         if (values.length != params.length) {
             throw new IllegalArgumentException(
@@ -246,6 +258,7 @@ public final class SageModel implements AutoCloseable {
     }
 
     /** 64-bit hash of the bit patterns of all parameters: equal models have equal checksums. */
+    @Override
     public long checksum() {
         long h = 0x243F6A8885A308D3L;
         for (float p : params) {
@@ -312,6 +325,7 @@ public final class SageModel implements AutoCloseable {
     }
 
     /** Deep copy of the full training state. */
+    @Override
     public ModelState snapshot() {
         List<ParamInfo> infos = parameters();
         ModelState s = new ModelState();
@@ -338,6 +352,7 @@ public final class SageModel implements AutoCloseable {
      * Applied layer by layer to every vertex over all its in-neighbours, this gives exactly the
      * model's output on full neighbourhoods, each vertex's layer embedding computed once.
      */
+    @Override
     public float[] inferLayer(int layer, MiniBatch block, float[] input) {
         if (layer < 0 || layer >= numLayers) {
             throw new IllegalArgumentException("layer must be in [0, " + numLayers + "), got " + layer);

@@ -1,0 +1,77 @@
+package io.gnnstream.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gnnstream.connectors.DatasetInfo;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The user's path end to end: {@code demo} (real local broker, MiniCluster, RocksDB) writes the
+ * predictions topic's records to {@code --predictions-out} and exports the model; the final
+ * round's predictions cover every vertex, and {@code predict} with the exported model reproduces
+ * them offline.
+ */
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
+class DemoPredictionsITCase {
+
+    private static final Path CORA = Path.of("..", "data", "cora");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Test
+    void demoStreamsPredictionsOfEveryVertexAndPredictReproducesThem(@TempDir Path dir) throws Exception {
+        Path model = dir.resolve("model");
+        Path streamed = dir.resolve("predictions.jsonl");
+        Path offline = dir.resolve("offline.jsonl");
+        int exit = GnnstreamCli.commandLine().execute("demo", "--dataset", CORA.toString(),
+                "--work-dir", dir.resolve("work").toString(), "--max-steps", "40", "--eval-every", "20",
+                "--model-out", model.toString(), "--predictions-out", streamed.toString());
+        assertEquals(0, exit, "demo failed");
+
+        DatasetInfo cora = DatasetInfo.scan(CORA);
+        Map<Long, JsonNode> last = new HashMap<>();
+        for (String line : Files.readAllLines(streamed)) {
+            JsonNode p = JSON.readTree(line);
+            if (p.path("step").asLong() == 40) {
+                last.put(p.path("id").asLong(), p);
+            }
+        }
+        assertEquals(cora.nodes(), last.size(), "final-round predictions of every vertex");
+
+        exit = GnnstreamCli.commandLine().execute("predict", "--model", model.toString(), "--dataset",
+                CORA.toString(), "--out", offline.toString());
+        assertEquals(0, exit, "predict failed");
+        List<String> lines = Files.readAllLines(offline);
+        assertEquals(cora.nodes(), lines.size());
+        double maxDiff = 0;
+        for (String line : lines) {
+            JsonNode p = JSON.readTree(line);
+            JsonNode job = last.get(p.path("id").asLong());
+            assertEquals(40, p.path("step").asLong());
+            double sum = 0;
+            for (int c = 0; c < cora.numClasses(); c++) {
+                double a = p.path("probs").path(c).asDouble();
+                maxDiff = Math.max(maxDiff, Math.abs(a - job.path("probs").path(c).asDouble()));
+                sum += a;
+            }
+            assertEquals(1.0, sum, 1e-4);
+            int jobLabel = job.path("label").asInt();
+            int label = p.path("label").asInt();
+            // Equal classes, unless the two were tied to within float rounding.
+            assertTrue(jobLabel == label || Math.abs(job.path("probs").path(jobLabel).asDouble()
+                    - job.path("probs").path(label).asDouble()) < 1e-4, "vertex " + p.path("id"));
+        }
+        // Only the order of float sums over a vertex's neighbours differs (RocksDB slot order).
+        assertTrue(maxDiff < 1e-4, "largest probability difference " + maxDiff);
+    }
+}

@@ -1,0 +1,191 @@
+package io.gnnstream.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gnnstream.benchmarks.offline.DatasetGraph;
+import io.gnnstream.benchmarks.offline.NeighbourSampler;
+import io.gnnstream.operators.model.ClassProbabilities;
+import io.gnnstream.operators.model.LayerwiseInference;
+import io.gnnstream.operators.model.ModelConfig;
+import io.gnnstream.operators.model.NpyExport;
+import io.gnnstream.operators.model.SageModel;
+import io.gnnstream.state.records.Split;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code predict} on the bundled Cora with a model trained a few steps here and exported. */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class PredictCommandTest {
+
+    private static final Path CORA = Path.of("..", "data", "cora");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static DatasetGraph graph;
+    private static SageModel model;
+
+    @TempDir
+    Path tmp;
+
+    private record Run(int exit, String out, String err) {}
+
+    @BeforeAll
+    static void train() throws Exception {
+        graph = DatasetGraph.load(CORA, true);
+        ModelConfig config = ModelConfig.builder().inFeatures(graph.featureDim).numClasses(graph.numClasses)
+                .hidden(16).numLayers(2).dropout(0.5).learningRate(0.01).seed(5).build();
+        model = new SageModel(config);
+        NeighbourSampler sampler = new NeighbourSampler(graph, new int[] {10, 5});
+        int[] train = graph.split(Split.TRAIN);
+        SplittableRandom random = new SplittableRandom(9);
+        for (int step = 0; step < 5; step++) {
+            int[] seeds = random.ints(32, 0, train.length).map(i -> train[i]).toArray();
+            model.trainStep(sampler.sample(seeds, random));
+        }
+    }
+
+    @AfterAll
+    static void close() {
+        model.close();
+    }
+
+    private static Run run(String... args) {
+        CommandLine cli = GnnstreamCli.commandLine();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        int exit = cli.execute(args);
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    private Path export(SageModel m, String name) throws Exception {
+        Path dir = tmp.resolve(name);
+        NpyExport.export(m, dir, Map.of());
+        return dir;
+    }
+
+    @Test
+    void predictsEveryVertexLikeLayerwiseInference() throws Exception {
+        Path out = tmp.resolve("predictions.jsonl");
+        Run r = run("predict", "--model", export(model, "model").toString(), "--dataset", CORA.toString(),
+                "--out", out.toString(), "--emit-embeddings");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().startsWith("Wrote 2708 predictions (model step 5) to " + out + "; val acc "), r.out());
+        assertTrue(r.out().contains(" of 500)"), r.out());
+        assertTrue(r.out().contains(" of 1000)"), r.out());
+
+        LayerwiseInference.Outputs expected = LayerwiseInference.run(model, graph.inferenceGraph(), 2048);
+        int classes = model.config().numClasses();
+        List<String> lines = Files.readAllLines(out);
+        assertEquals(graph.numVertices(), lines.size());
+        for (int v = 0; v < lines.size(); v++) {
+            JsonNode line = JSON.readTree(lines.get(v));
+            assertEquals(List.of("id", "step", "label", "probs", "embedding"), fieldNames(line));
+            assertEquals(graph.ids[v], line.get("id").asLong());
+            assertEquals(5, line.get("step").asLong());
+            assertEquals(ClassProbabilities.argmax(expected.logits(), v, classes), line.get("label").asInt());
+            float[] probs = ClassProbabilities.softmax(expected.logits(), v, classes);
+            assertEquals(classes, line.get("probs").size());
+            double sum = 0;
+            for (int c = 0; c < classes; c++) {
+                assertEquals(probs[c], line.get("probs").get(c).asDouble(), 1e-6, "vertex " + v);
+                sum += line.get("probs").get(c).asDouble();
+            }
+            assertEquals(1.0, sum, 1e-5, "vertex " + v);
+            JsonNode embedding = line.get("embedding");
+            assertEquals(16, embedding.size());
+            for (int k = 0; k < 16; k++) {
+                assertEquals(expected.layers()[0][v * 16 + k], embedding.get(k).asDouble(), 1e-6);
+            }
+        }
+    }
+
+    @Test
+    void withoutEmbeddingsLinesHaveTheJobFields() throws Exception {
+        Path out = tmp.resolve("p.jsonl");
+        Run r = run("predict", "--model", export(model, "model").toString(), "--dataset", CORA.toString(),
+                "--out", out.toString(), "--chunk", "700", "--normalize-features", "true");
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(List.of("id", "step", "label", "probs"), fieldNames(JSON.readTree(Files.readAllLines(out).get(0))));
+    }
+
+    @Test
+    void wrongFeatureWidthIsAClearUsageError() throws Exception {
+        ModelConfig wide = ModelConfig.builder().inFeatures(graph.featureDim + 1).numClasses(graph.numClasses)
+                .hidden(4).build();
+        Path dir;
+        try (SageModel m = new SageModel(wide)) {
+            dir = export(m, "wide");
+        }
+        Path out = tmp.resolve("wide.jsonl");
+        Run r = run("predict", "--model", dir.toString(), "--dataset", CORA.toString(), "--out", out.toString());
+        assertEquals(CommandLine.ExitCode.USAGE, r.exit());
+        assertTrue(r.err().startsWith("error: the model in " + dir + " takes 1434 features per vertex, the dataset "
+                + CORA + " has 1433"), r.err());
+        assertFalse(r.err().contains("\tat "), r.err());
+        assertFalse(Files.exists(out));
+    }
+
+    @Test
+    void missingFilesAreClearUsageErrors() throws Exception {
+        Path dir = export(model, "model");
+        Path bias = dir.resolve("layers.1.bias.npy");
+        Files.delete(bias);
+        Path out = tmp.resolve("missing.jsonl");
+        Run r = run("predict", "--model", dir.toString(), "--dataset", CORA.toString(), "--out", out.toString());
+        assertEquals(CommandLine.ExitCode.USAGE, r.exit());
+        assertTrue(r.err().startsWith("error: missing tensor file ") && r.err().contains("layers.1.bias.npy"),
+                r.err());
+        assertFalse(r.err().contains("\tat "), r.err());
+
+        r = run("predict", "--model", tmp.resolve("none").toString(), "--dataset", CORA.toString(),
+                "--out", out.toString());
+        assertEquals(CommandLine.ExitCode.USAGE, r.exit());
+        assertTrue(r.err().startsWith("error: no manifest.json in "), r.err());
+
+        r = run("predict", "--dataset", CORA.toString(), "--out", out.toString());
+        assertEquals(CommandLine.ExitCode.USAGE, r.exit());
+        assertTrue(r.err().startsWith("Missing required option: '--model=DIR'"), r.err());
+
+        r = run("predict", "--model", export(model, "again").toString(), "--dataset", tmp.resolve("none").toString(),
+                "--out", out.toString());
+        assertEquals(CommandLine.ExitCode.USAGE, r.exit());
+        assertTrue(r.err().startsWith("error: dataset folder "), r.err());
+        assertFalse(Files.exists(out));
+    }
+
+    @Test
+    void helpDescribesTheOptions() {
+        Run r = run("predict", "--help");
+        assertEquals(0, r.exit());
+        for (String flag : List.of("--model", "--dataset", "--out", "--chunk", "--normalize-features",
+                "--emit-embeddings")) {
+            assertTrue(r.out().contains(flag), r.out());
+        }
+        String help = r.out().replaceAll("\\s+", " ");
+        assertTrue(help.contains("(default: 2048)") && help.contains("(default: true)"), r.out());
+    }
+
+    private static List<String> fieldNames(JsonNode line) {
+        List<String> names = new ArrayList<>();
+        line.fieldNames().forEachRemaining(names::add);
+        return names;
+    }
+}

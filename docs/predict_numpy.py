@@ -1,0 +1,101 @@
+"""GraphSAGE-mean inference with NumPy alone on a gnnstream model export (--model-out).
+
+Reads manifest.json and the .npy tensors of an export and a dataset folder (nodes.jsonl +
+edges.csv, see data/cora/README.md), runs the forward pass over full neighbourhoods for every
+vertex (z = h W_root + mean over in-neighbours of h W_neigh + b, ReLU between layers; an edge
+"src,dst" means dst aggregates from src; no in-neighbours give a zero mean) and prints the
+prediction of one vertex. With --compare it also reports the largest difference of the class
+probabilities from a predictions file (JSON lines as written by `gnnstream predict` or the job's
+--predictions-out; the last line of an id counts).
+
+    python3 docs/predict_numpy.py --model work/model --dataset data/cora --id 0 \
+        [--compare predictions.jsonl] [--no-normalize-features]
+"""
+import argparse
+import json
+import os
+
+import numpy as np
+
+
+def load_model(path):
+    with open(os.path.join(path, "manifest.json")) as f:
+        manifest = json.load(f)
+    config = manifest["config"]
+    if config.get("model", "sage") != "sage":
+        raise SystemExit("model type %s is not GraphSAGE-mean" % config["model"])
+    tensors = {p["name"]: np.load(os.path.join(path, p["file"])) for p in manifest["parameters"]}
+    layers = [tuple(tensors["layers.%d.%s" % (j, k)].astype(np.float64)
+                    for k in ("lin_root.weight", "lin_neigh.weight", "bias"))
+              for j in range(config["numLayers"])]
+    return layers, manifest["step"]
+
+
+def load_dataset(path, normalize):
+    index, features, labels = {}, [], []
+    with open(os.path.join(path, "nodes.jsonl")) as f:
+        for line in f:
+            if line.strip():
+                node = json.loads(line)
+                x = np.asarray(node["features"], dtype=np.float32).astype(np.float64)
+                if normalize and x.sum() > 0:  # as the job's --normalize-features, rounded to float32
+                    x = (x / x.sum()).astype(np.float32).astype(np.float64)
+                v = index.setdefault(node["id"], len(index))  # a repeated id keeps its row, last line wins
+                features[v:v + 1], labels[v:v + 1] = [x], [node.get("label")]
+    src, dst = [], []
+    with open(os.path.join(path, "edges.csv")) as f:
+        for line in f:
+            cols = line.strip().split(",")
+            if len(cols) < 2 or (len(cols) > 2 and cols[2].strip() in ("-", "remove")):
+                continue
+            s, d = int(cols[0]), int(cols[1])
+            if s in index and d in index:  # an edge naming a vertex without a node line is skipped
+                src.append(index[s])
+                dst.append(index[d])
+    return index, np.stack(features), labels, np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
+
+
+def forward(layers, h, src, dst):
+    degree = np.bincount(dst, minlength=h.shape[0]).astype(np.float64)[:, None]
+    for j, (w_root, w_neigh, b) in enumerate(layers):
+        neigh = np.zeros((h.shape[0], w_neigh.shape[1]))
+        np.add.at(neigh, dst, h[src] @ w_neigh)  # mean(h_nbrs) W = mean(h_nbrs W)
+        h = h @ w_root + neigh / np.maximum(degree, 1) + b
+        if j < len(layers) - 1:
+            h = np.maximum(h, 0)
+    z = np.exp(h - h.max(axis=1, keepdims=True))
+    return z / z.sum(axis=1, keepdims=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model", required=True, help="export folder (manifest.json + .npy)")
+    parser.add_argument("--dataset", required=True, help="folder with nodes.jsonl and edges.csv")
+    parser.add_argument("--id", type=int, default=0, help="vertex id to print")
+    parser.add_argument("--compare", help="predictions file (JSON lines) to compare with")
+    parser.add_argument("--no-normalize-features", action="store_true", help="keep raw feature rows")
+    args = parser.parse_args()
+    layers, step = load_model(args.model)
+    index, x, labels, src, dst = load_dataset(args.dataset, not args.no_normalize_features)
+    probs = forward(layers, x, src, dst)
+    if args.id not in index:
+        raise SystemExit("no vertex %d in %s" % (args.id, args.dataset))
+    v = index[args.id]
+    print("vertex %d (label %s): predicted %d, model step %d" % (args.id, labels[v], probs[v].argmax(), step))
+    print("probs " + " ".join("%.6f" % p for p in probs[v]))
+    if args.compare:
+        with open(args.compare) as f:  # the last line of an id wins
+            lines = {r["id"]: r for r in (json.loads(line) for line in f if line.strip())}
+        unknown = [i for i in lines if i not in index]
+        if unknown:
+            raise SystemExit("%s has %d ids not in the dataset, e.g. %d" % (args.compare, len(unknown), unknown[0]))
+        rows = [index[i] for i in lines]
+        theirs = np.array([lines[i]["probs"] for i in lines], dtype=np.float64)
+        diff = np.abs(theirs - probs[rows]).max()
+        same = sum(lines[i]["label"] == probs[index[i]].argmax() for i in lines)
+        print("compared %d vertices of %s (steps %s): max |probs difference| %.3g, same label for %d"
+              % (len(lines), args.compare, sorted({r["step"] for r in lines.values()}), diff, same))
+
+
+if __name__ == "__main__":
+    main()

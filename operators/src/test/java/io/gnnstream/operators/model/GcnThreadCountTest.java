@@ -1,0 +1,84 @@
+package io.gnnstream.operators.model;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gnnstream.operators.messages.MiniBatch;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** GCN training, evaluation and layer-wise inference are bit-identical whatever the number of threads. */
+@Timeout(120)
+class GcnThreadCountTest {
+
+    private static final ModelConfig CONFIG = ModelConfig.builder().modelType(ModelType.GCN).inFeatures(37)
+            .hidden(48).numClasses(5).numLayers(2).dropout(0.4).learningRate(0.01).weightDecay(1e-4).seed(23)
+            .build();
+
+    @AfterEach
+    void resetThreads() {
+        Nd4jThreads.configure(1);
+    }
+
+    /** Batches large enough that every parallel loop is split into many chunks. */
+    private static List<MiniBatch> batches(TestGraphs.Graph g) {
+        List<MiniBatch> list = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            int[] seeds = TestGraphs.seeds(i, 5, 300 + 50 * i, 3000);
+            list.add(TestGraphs.sample(g, seeds, new int[] {10, 6}, i % 2 == 0, 7 + i));
+        }
+        return list;
+    }
+
+    private record Run(long[] checksums, List<TrainResult> results, int[] predictions, double evalLoss,
+            float[] logits) {}
+
+    private static Run train(TestGraphs.Graph g, List<MiniBatch> batches, int loopThreads) {
+        try (GcnModel model = new GcnModel(CONFIG)) {
+            model.setLoopThreads(loopThreads);
+            long[] sums = new long[batches.size()];
+            List<TrainResult> results = new ArrayList<>();
+            for (int i = 0; i < batches.size(); i++) {
+                results.add(model.trainStep(batches.get(i)));
+                sums[i] = model.checksum();
+            }
+            EvalResult eval = model.evaluate(batches.get(0));
+            float[] logits = LayerwiseInference.run(model, LayerwiseInferenceTest.graph(g), 1000).logits();
+            return new Run(sums, results, eval.predictions(), eval.lossSum(), logits);
+        }
+    }
+
+    @Test
+    void javaLoopsGiveIdenticalResultsOnOneTwoAndThreeThreads() {
+        TestGraphs.Graph g = TestGraphs.random(3000, 37, 5, 12, 7, 4);
+        List<MiniBatch> batches = batches(g);
+        assertTrue(batches.get(0).numDst(2) > 64 * 4, "the aggregation must span several chunks");
+        Run one = train(g, batches, 1);
+        for (int threads : new int[] {2, 3}) {
+            Run many = train(g, batches, threads);
+            assertArrayEquals(one.checksums(), many.checksums(), threads + " threads");
+            assertEquals(one.results(), many.results());
+            assertArrayEquals(one.predictions(), many.predictions());
+            assertEquals(one.evalLoss(), many.evalLoss());
+            assertArrayEquals(one.logits(), many.logits(), "layer-wise inference on " + threads + " threads");
+        }
+    }
+
+    /** With BLAS on two threads the Java loops' thread count still changes nothing. */
+    @Test
+    void loopThreadsChangeNothingUnderTwoBlasThreads() {
+        TestGraphs.Graph g = TestGraphs.random(3000, 37, 5, 12, 7, 4);
+        List<MiniBatch> batches = batches(g);
+        Nd4jThreads.configure(2);
+        Run followingNd4j = train(g, batches, 0);
+        Run single = train(g, batches, 1);
+        assertArrayEquals(single.checksums(), followingNd4j.checksums());
+        assertEquals(single.results(), followingNd4j.results());
+        assertArrayEquals(single.predictions(), followingNd4j.predictions());
+        assertArrayEquals(single.logits(), followingNd4j.logits());
+    }
+}
