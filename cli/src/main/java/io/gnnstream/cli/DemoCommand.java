@@ -11,6 +11,8 @@ import io.gnnstream.jobs.LocalFlink;
 import io.gnnstream.jobs.RunOptions;
 import io.gnnstream.jobs.SamplingOptions;
 import io.gnnstream.jobs.TrainingJob;
+import io.gnnstream.jobs.DensityDefaults;
+import io.gnnstream.jobs.ModelOptions;
 import io.gnnstream.jobs.ProgressFormat;
 import io.gnnstream.jobs.TrainingRunner;
 import io.gnnstream.jobs.internal.Directories;
@@ -84,6 +86,10 @@ final class DemoCommand implements Callable<Integer> {
         if (!conf.contains(SamplingOptions.MIN_TRAIN_SEEDS)) {
             conf.set(SamplingOptions.MIN_TRAIN_SEEDS, (int) info.splitCount(Split.TRAIN));
         }
+        DensityDefaults.apply(conf, info.meanNonZeroFeatures());
+        System.out.println(String.format(Locale.ROOT, "Model %s, lr %.4g, weight decay %.3g (%.1f non-zero features "
+                + "per vertex)", conf.get(ModelOptions.MODEL).name().toLowerCase(Locale.ROOT),
+                conf.get(ModelOptions.LEARNING_RATE), conf.get(ModelOptions.WEIGHT_DECAY), info.meanNonZeroFeatures()));
         TrainingJob.validate(conf);
         wipe(workDir);
         try (LocalKafkaBroker broker = LocalKafkaBroker.builder().workDir(workDir.resolve("kafka")).port(0).start()) {
@@ -124,7 +130,9 @@ final class DemoCommand implements Callable<Integer> {
                             "--num-classes"),
                     Map.of("--max-steps", String.valueOf(DEFAULT_MAX_STEPS),
                             "--min-train-seeds", "all training vertices of the dataset",
-                            "--min-vertices", "the dataset's vertices", "--min-edges", "the dataset's edges"));
+                            "--min-vertices", "the dataset's vertices", "--min-edges", "the dataset's edges",
+                            "--lr", "from the dataset's feature density (see README)",
+                            "--weight-decay", "from the dataset's feature density (see README)"));
             return spec;
         }
     }

@@ -99,7 +99,7 @@ class BenchCommandTest {
                 .parseArgs("bench", "sample", "--fanouts", "-1,10").subcommand();
         assertEquals(List.of(-1, 10), all.matchedOptionValue("--fanouts", null));
         CommandLine.ParseResult none = GnnstreamCli.commandLine().parseArgs("bench", "sample").subcommand();
-        assertEquals(List.of(25, 10), none.commandSpec().findOption("--fanouts").getValue());
+        assertEquals(List.of(10, 10), none.commandSpec().findOption("--fanouts").getValue());
         assertEquals(SamplingOptions.PREFETCH.defaultValue(), none.commandSpec().findOption("--prefetch").getValue());
     }
 
@@ -116,7 +116,7 @@ class BenchCommandTest {
         BenchContext none = context("bench", "allreduce");
         assertNull(none.trainers());
         assertNull(none.hidden());
-        assertEquals(List.of(25, 10), none.fanouts());
+        assertEquals(List.of(10, 10), none.fanouts());
         Run zero = run("bench", "allreduce", "--trainers", "1,0");
         assertEquals(CommandLine.ExitCode.USAGE, zero.exit());
         assertTrue(zero.err().contains("--trainers must be >= 1, got 0"), zero.err());

@@ -32,9 +32,11 @@ public final class DatasetInfo {
     private final int numClasses;
     private final long labelledNodes;
     private final Map<Split, Long> splitCounts;
+    private final long featureNonZeros;
 
     private DatasetInfo(Path dir, long nodes, long edges, int featureDim, int numClasses, long labelledNodes,
-            Map<Split, Long> splitCounts) {
+            Map<Split, Long> splitCounts, long featureNonZeros) {
+        this.featureNonZeros = featureNonZeros;
         this.dir = dir;
         this.nodes = nodes;
         this.edges = edges;
@@ -54,6 +56,7 @@ public final class DatasetInfo {
         }
         long nodes = 0;
         long labelled = 0;
+        long nonZeros = 0;
         int maxLabel = -1;
         NodeFormat format = null;
         try (BufferedReader reader = Files.newBufferedReader(nodesFile, StandardCharsets.UTF_8)) {
@@ -68,6 +71,9 @@ public final class DatasetInfo {
                 }
                 NodeUpdate node = parse(format, line, nodesFile, lineNo);
                 nodes++;
+                for (float f : node.features) {
+                    nonZeros += f != 0f ? 1 : 0;
+                }
                 splits.merge(node.split, 1L, Long::sum);
                 if (node.label != NodeUpdate.NO_LABEL) {
                     labelled++;
@@ -94,7 +100,7 @@ public final class DatasetInfo {
         } catch (IOException e) {
             throw unreadable(edgesFile, e);
         }
-        return new DatasetInfo(dir, nodes, edges, format.featureDim(), maxLabel + 1, labelled, splits);
+        return new DatasetInfo(dir, nodes, edges, format.featureDim(), maxLabel + 1, labelled, splits, nonZeros);
     }
 
     /** The named file of a dataset folder, with a clear error if the folder or file is missing. */
@@ -142,6 +148,11 @@ public final class DatasetInfo {
 
     public long nodes() {
         return nodes;
+    }
+
+    /** Mean number of non-zero features per node (the density of bag-of-words rows). */
+    public double meanNonZeroFeatures() {
+        return nodes == 0 ? 0 : (double) featureNonZeros / nodes;
     }
 
     public long edges() {

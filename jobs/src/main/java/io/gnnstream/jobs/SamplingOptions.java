@@ -20,7 +20,7 @@ public final class SamplingOptions {
             ConfigOptions.key("gnnstream.sampling.fanouts")
                     .intType()
                     .asList()
-                    .defaultValues(25, 10)
+                    .defaultValues(10, 10)
                     .withDescription("Neighbours sampled per layer, from the seeds outwards, comma-separated; -1 "
                             + "takes all. The number of entries is the number of model layers."),
             OptionCheck.<List<Integer>>that(f -> !f.isEmpty(), "needs at least one layer")
@@ -67,9 +67,9 @@ public final class SamplingOptions {
     public static final ConfigOption<Integer> EVAL_EVERY = GROUP.declare(
             ConfigOptions.key("gnnstream.sampling.eval-every")
                     .intType()
-                    .defaultValue(20)
-                    .withDescription("Evaluate on all validation and test vertices every this many steps; 0 only "
-                            + "at the end."),
+                    .defaultValue(100)
+                    .withDescription("Run an evaluation round (layer-wise inference over the whole graph: "
+                            + "validation and test accuracy, predictions) every this many steps; 0 only at the end."),
             nonNegative());
 
     public static final ConfigOption<Integer> MIN_TRAIN_SEEDS = GROUP.declare(

@@ -258,6 +258,8 @@ public final class TrainingJob {
                 .sinkTo(metricsSink).uid("metrics-sink").name("metrics-sink").setParallelism(1);
         if (predicting) {
             trainer.getSideOutput(TrainerOperator.PREDICTIONS)
+                    .flatMap(new Wiring.SplitPredictions()).returns(Prediction.class)
+                    .uid("split-predictions").name("split-predictions").setParallelism(1)
                     .sinkTo(predictionsSink).uid("predictions-sink").name("predictions-sink").setParallelism(1);
         }
     }

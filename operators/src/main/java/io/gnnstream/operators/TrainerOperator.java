@@ -17,7 +17,7 @@ import io.gnnstream.operators.internal.StepRunner;
 import io.gnnstream.operators.internal.TrainerFeatureCache;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
-import io.gnnstream.operators.messages.Prediction;
+import io.gnnstream.operators.messages.PredictionBatch;
 import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.operators.serialization.MiniBatchSerializer;
 import io.gnnstream.operators.model.EvalResult;
@@ -59,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * timing. Training batches update the model. Evaluation rounds (rank 0 only) are layer-wise
  * inference with the model of the step they follow: one-hop blocks in layer order, each layer's
  * outputs kept in an {@link InferenceRound} table for the next; blocks of the last layer are scored
- * and give a {@link Prediction} per vertex ({@link #PREDICTIONS}), and when the round is complete
+ * and give the predictions of their vertices ({@link #PREDICTIONS}, one record per block), and when the round is complete
  * a metrics line with validation and test accuracy is emitted. After every batch
  * a {@link Credit} (absolute progress) goes back to the scheduler through the feedback edge; it is
  * re-sent while the trainer is idle, because credits in flight are not part of a checkpoint.
@@ -104,8 +104,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     public static final OutputTag<String> METRICS = new OutputTag<>("metrics", Types.STRING);
 
     /** A prediction per vertex after every evaluation round (rank 0, when {@code predictions} is on). */
-    public static final OutputTag<Prediction> PREDICTIONS =
-            new OutputTag<>("predictions", TypeInformation.of(Prediction.class));
+    public static final OutputTag<PredictionBatch> PREDICTIONS =
+            new OutputTag<>("predictions", TypeInformation.of(PredictionBatch.class));
 
     /** Period of the heartbeats on the all-reduce loop (see {@link #scheduleHeartbeat}). */
     static final long HEARTBEAT_MS = 100;
@@ -412,8 +412,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         } else {
             if (done.inferred != null) {
                 missingInferenceRows.inc(done.inferred.missingRows());
-                for (Prediction p : done.inferred.predictions()) {
-                    output.collect(PREDICTIONS, new StreamRecord<>(p));
+                if (done.inferred.predictions() != null) {
+                    output.collect(PREDICTIONS, new StreamRecord<>(done.inferred.predictions()));
                 }
             }
             evaluated(batch, done.eval);

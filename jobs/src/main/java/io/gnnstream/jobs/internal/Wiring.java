@@ -3,6 +3,8 @@ package io.gnnstream.jobs.internal;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.GradientChunk;
 import io.gnnstream.operators.messages.MiniBatchPart;
+import io.gnnstream.operators.messages.Prediction;
+import io.gnnstream.operators.messages.PredictionBatch;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
@@ -11,7 +13,9 @@ import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
+import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.util.Collector;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 
@@ -156,6 +160,18 @@ public final class Wiring {
         @Override
         public T map(T value) {
             return value;
+        }
+    }
+
+    /** One prediction per vertex from the trainer's per-block records. */
+    public static final class SplitPredictions implements FlatMapFunction<PredictionBatch, Prediction> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void flatMap(PredictionBatch batch, Collector<Prediction> out) {
+            for (Prediction p : batch.split()) {
+                out.collect(p);
+            }
         }
     }
 }

@@ -19,7 +19,8 @@ import java.util.Map;
  *
  * <p>Hop {@code h} (1..L) samples the in-neighbours of every node within {@code h-1} hops and
  * fetches the features of the nodes first reached at hop {@code h-1}; a last round (hop L+1)
- * fetches the features of the nodes first reached at hop L. A hop's requests go one per route (the
+ * fetches the features of the nodes first reached at hop L (skipped for inference blocks of layers
+ * 2 and up, whose sources' inputs are the trainer's). A hop's requests go one per route (the
  * partitions one GraphStore subtask owns, named by the lowest of them), since every request costs a
  * record, a response and a feature part whatever its size. A hop
  * advances only when every route asked has answered; new nodes are numbered by walking
@@ -161,7 +162,8 @@ public final class BatchBuilder {
         }
         int sampleEnd = next <= numLayers ? nodeCounts[next - 1] : 0;
         int featureStart = next >= 2 ? nodeCounts[next - 2] : 0;
-        int featureEnd = next <= numLayers ? nodeCounts[next - 1] : numNodes;
+        // Inference blocks of layers >= 2 need features (labels) of their destinations only.
+        int featureEnd = next <= numLayers ? nodeCounts[next - 1] : spec.layer >= 2 ? featureStart : numNodes;
         IntList[] sample = groupByRoute(0, sampleEnd);
         IntList[] features = groupByRoute(featureStart, featureEnd);
         int fanout = next <= numLayers ? fanoutOf(next) : 0;

@@ -1,13 +1,14 @@
 package io.gnnstream.operators.internal;
 
 import io.gnnstream.operators.messages.MiniBatch;
-import io.gnnstream.operators.messages.Prediction;
+import io.gnnstream.operators.messages.PredictionBatch;
 import io.gnnstream.operators.model.ClassProbabilities;
 import io.gnnstream.operators.model.EmbeddingTable;
 import io.gnnstream.operators.model.EvalResult;
 import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.operators.model.GnnModel;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -31,8 +32,8 @@ public final class InferenceRound {
     private long step = -1;
     private EmbeddingTable[] tables;
 
-    /** What one block gave: its score, its predictions (maybe empty), rows it lacked. */
-    public record Outcome(EvalResult eval, List<Prediction> predictions, int missingRows) {}
+    /** What one block gave: its score, its predictions (null when there are none), rows it lacked. */
+    public record Outcome(EvalResult eval, PredictionBatch predictions, int missingRows) {}
 
     public InferenceRound(ModelConfig config, boolean predictions, boolean embeddings) {
         this.config = config;
@@ -54,7 +55,7 @@ public final class InferenceRound {
         }
         int nDst = block.numSeeds();
         if (nDst == 0) {
-            return new Outcome(new EvalResult(0, 0, 0, new int[0]), List.of(), 0);
+            return new Outcome(new EvalResult(0, 0, 0, new int[0]), null, 0);
         }
         int j = block.layer - 1;
         float[] input;
@@ -72,7 +73,7 @@ public final class InferenceRound {
             for (int i = 0; i < nDst; i++) {
                 to.put(block.nodeIds[i], out, i * to.dim());
             }
-            return new Outcome(new EvalResult(0, 0, 0, new int[0]), List.of(), missing);
+            return new Outcome(new EvalResult(0, 0, 0, new int[0]), null, missing);
         }
         return score(block, out, missing);
     }
@@ -85,7 +86,6 @@ public final class InferenceRound {
         double lossSum = 0;
         int correct = 0;
         int labelled = 0;
-        List<Prediction> out = predictions ? new ArrayList<>(nDst) : List.of();
         for (int i = 0; i < nDst; i++) {
             predicted[i] = ClassProbabilities.argmax(logits, i, classes);
             int label = block.labels[i];
@@ -94,19 +94,34 @@ public final class InferenceRound {
                 correct += predicted[i] == label ? 1 : 0;
                 lossSum += ClassProbabilities.loss(logits, i, classes, label);
             }
-            if (predictions) {
-                float[] embedding = null;
-                if (embeddings) {
-                    embedding = config.numLayers() == 1
-                            ? java.util.Arrays.copyOfRange(block.features, i * block.featureDim,
-                                    (i + 1) * block.featureDim)
-                            : table(config.numLayers() - 1).row(block.nodeIds[i]);
-                }
-                out.add(new Prediction(block.nodeIds[i], block.step, predicted[i],
-                        ClassProbabilities.softmax(logits, i, classes), embedding));
+        }
+        return new Outcome(new EvalResult(lossSum, correct, labelled, predicted),
+                predictions ? predictions(block, logits, predicted) : null, missing);
+    }
+
+    private PredictionBatch predictions(MiniBatch block, float[] logits, int[] predicted) {
+        int classes = config.numClasses();
+        int nDst = block.numSeeds();
+        PredictionBatch out = new PredictionBatch();
+        out.step = block.step;
+        out.vertices = Arrays.copyOf(block.nodeIds, nDst);
+        out.labels = predicted;
+        out.classes = classes;
+        out.probs = new float[nDst * classes];
+        for (int i = 0; i < nDst; i++) {
+            System.arraycopy(ClassProbabilities.softmax(logits, i, classes), 0, out.probs, i * classes, classes);
+        }
+        if (embeddings) {
+            int layers = config.numLayers();
+            out.embeddingDim = layers == 1 ? block.featureDim : config.layerOut(layers - 2);
+            out.embeddings = new float[nDst * out.embeddingDim];
+            if (layers == 1) {
+                System.arraycopy(block.features, 0, out.embeddings, 0, nDst * out.embeddingDim);
+            } else {
+                table(layers - 1).gather(block.nodeIds, nDst, out.embeddings);
             }
         }
-        return new Outcome(new EvalResult(lossSum, correct, labelled, predicted), out, missing);
+        return out;
     }
 
     /** The table of model layer {@code layer}'s outputs (1-based), created on first use. */

@@ -109,6 +109,15 @@ public final class PartialBatches {
         return all;
     }
 
+    /**
+     * Rows a batch's feature parts fill: every node, except in inference blocks of layers 2 and up,
+     * which take their sources' inputs from the trainer's tables and get features (and labels) of
+     * their destinations only.
+     */
+    static int featureRows(MiniBatch head) {
+        return head.layer >= 2 ? head.numSeeds() : head.numNodes();
+    }
+
     /** Number of incomplete batches. */
     public int size() {
         return bySeq.size();
@@ -202,7 +211,7 @@ public final class PartialBatches {
 
         /** On the head's arrival: the rows placed before it must be rows of the batch. */
         void checkRows() {
-            int numNodes = head.head.numNodes();
+            int numNodes = featureRows(head.head);
             if (filled.length() > numNodes) {
                 throw new IllegalArgumentException("batch " + head.batchId + " of " + numNodes + " rows got row "
                         + (filled.length() - 1));
@@ -212,9 +221,9 @@ public final class PartialBatches {
         MiniBatch finish() {
             MiniBatch shape = head.head;
             int rowsFilled = filled.cardinality();
-            if (rowsFilled != shape.numNodes()) {
+            if (rowsFilled != featureRows(shape)) {
                 throw new IllegalArgumentException("batch " + shape.batchId + " has features for " + rowsFilled
-                        + " of " + shape.numNodes() + " rows");
+                        + " of " + featureRows(shape) + " rows");
             }
             int[] labels = new int[shape.numSeeds()];
             for (MiniBatchPart p : placed) {

@@ -1,0 +1,39 @@
+package io.gnnstream.operators.messages;
+
+/**
+ * The predictions of one inference block, as the trainer emits them: one record per block rather
+ * than per vertex, because the trainer's outputs flush after every record (see docs/design.md,
+ * "Buffer timeouts"). {@link #split()} gives the per-vertex {@link Prediction}s. A Flink POJO of
+ * primitives and primitive arrays.
+ */
+public class PredictionBatch {
+
+    /** The training step whose model produced it. */
+    public long step;
+    public long[] vertices;
+    public int[] labels;
+    /** Row-major, {@code vertices.length x classes}. */
+    public float[] probs;
+    public int classes;
+    /** Row-major, {@code vertices.length x embeddingDim}, or null. */
+    public float[] embeddings;
+    public int embeddingDim;
+
+    public PredictionBatch() {}
+
+    public int size() {
+        return vertices.length;
+    }
+
+    /** The per-vertex predictions. */
+    public Prediction[] split() {
+        Prediction[] out = new Prediction[vertices.length];
+        for (int i = 0; i < out.length; i++) {
+            float[] p = java.util.Arrays.copyOfRange(probs, i * classes, (i + 1) * classes);
+            float[] e = embeddings == null ? null
+                    : java.util.Arrays.copyOfRange(embeddings, i * embeddingDim, (i + 1) * embeddingDim);
+            out[i] = new Prediction(vertices[i], step, labels[i], p, e);
+        }
+        return out;
+    }
+}
