@@ -8,11 +8,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gnnstream.connectors.DatasetInfo;
 import io.gnnstream.connectors.Reject;
+import io.gnnstream.operators.messages.Prediction;
 import io.gnnstream.jobs.testing.CollectingSink;
 import io.gnnstream.jobs.testing.FileLinesSource;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -69,17 +71,23 @@ class TrainingJobTopologyITCase {
 
         CollectingSink<Reject> rejects = CollectingSink.named("topology-rejects-" + trainers);
         CollectingSink<String> metrics = CollectingSink.named("topology-metrics-" + trainers);
+        CollectingSink<Prediction> predictions = CollectingSink.named("topology-predictions-" + trainers);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(2);
         new TrainingJob(conf).build(env,
                 FileLinesSource.of("edges", List.of(CORA.resolve(DatasetInfo.EDGES_FILE)), badEdges),
                 FileLinesSource.of("nodes", List.of(CORA.resolve(DatasetInfo.NODES_FILE)), badNodes),
-                rejects, metrics);
+                rejects, metrics, predictions);
         JobClient job = env.executeAsync(TrainingJob.JOB_NAME);
         JsonNode last;
         JsonNode progress = null;
         try {
             last = finalLine(metrics);
+            // The last round's predictions take their own path to their sink: wait for them too.
+            for (int i = 0; i < 300 && predictions.received().stream().filter(p -> p.step == 100).count()
+                    < cora.nodes(); i++) {
+                Thread.sleep(100);
+            }
             for (String line : metrics.received()) {
                 JsonNode node = new ObjectMapper().readTree(line);
                 if (node.has("edges_ingested")) {
@@ -106,6 +114,17 @@ class TrainingJobTopologyITCase {
             assertTrue(deadValues.contains(bad), "not dead-lettered: " + bad);
         }
         assertEquals(badEdges.size() + badNodes.size(), dead.size(), dead.toString());
+        // Every round (after steps 50 and 100) predicts every vertex once, whatever the rank count.
+        Map<Long, Long> perStep = predictions.received().stream()
+                .collect(Collectors.groupingBy(p -> p.step, Collectors.counting()));
+        assertEquals(Map.of(50L, cora.nodes(), 100L, cora.nodes()), perStep);
+        for (Prediction p : predictions.received()) {
+            double sum = 0;
+            for (float q : p.probs) {
+                sum += q;
+            }
+            assertEquals(1.0, sum, 1e-4);
+        }
         dead.forEach(r -> assertFalse(r.reason == null || r.reason.isBlank(), "no reason: " + r.value));
     }
 

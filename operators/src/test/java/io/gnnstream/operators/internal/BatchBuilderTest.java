@@ -61,6 +61,30 @@ class BatchBuilderTest {
         assertArrayEquals(new int[] {0}, b.labels);
     }
 
+    /**
+     * An inference block is one hop over all in-neighbours whatever the fanouts; from layer 2 on
+     * it carries the features (and labels) of its destinations only.
+     */
+    @Test
+    void inferenceBlocksAreOneFullHopAndLaterLayersFetchDestinationFeaturesOnly() {
+        BatchSpec first = spec(0L, 3L);
+        first.layer = 1;
+        MiniBatch b1 = run(first, new int[] {2, 2}, null);
+        assertEquals(1, b1.numLayers);
+        assertEquals(1, b1.layer);
+        assertArrayEquals(new long[] {0, 3, 1, 2, 4}, b1.nodeIds);
+        assertEquals(40f, b1.features[4 * DIM], "features of every node");
+
+        BatchSpec second = spec(0L, 3L);
+        second.layer = 2;
+        MiniBatch b2 = run(second, new int[] {2, 2}, null);
+        assertArrayEquals(b1.nodeIds, b2.nodeIds);
+        assertArrayEquals(b1.indices, b2.indices);
+        assertEquals(2, b2.layer);
+        assertTrue(b2.features.length < 5 * DIM, "destination rows only");
+        assertEquals(30f, b2.features[DIM]);
+    }
+
     @Test
     void resultDoesNotDependOnResponseOrderOrDuplicates() {
         MiniBatch reference = run(spec(0L, 4L), new int[] {-1, -1}, null);

@@ -1,0 +1,43 @@
+package io.gnnstream.jobs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import org.apache.flink.configuration.Configuration;
+import org.junit.jupiter.api.Test;
+
+class DensityDefaultsTest {
+
+    @Test
+    void sparseRowsKeepTheOptionDefaultsAndDenseRowsGetLessDecayAndAHigherRate() {
+        Configuration cora = new Configuration();
+        DensityDefaults.apply(cora, 18.2);
+        assertEquals(5e-4, cora.get(ModelOptions.WEIGHT_DECAY), 1e-12);
+        assertEquals(0.01, cora.get(ModelOptions.LEARNING_RATE), 1e-12);
+
+        Configuration citeseer = new Configuration();
+        DensityDefaults.apply(citeseer, 31.6);
+        assertEquals(5e-4 * 20 / 31.6, citeseer.get(ModelOptions.WEIGHT_DECAY), 1e-12);
+        assertEquals(0.01 * Math.sqrt(31.6 / 20), citeseer.get(ModelOptions.LEARNING_RATE), 1e-12);
+
+        Configuration photo = new Configuration();
+        DensityDefaults.apply(photo, 258.8);
+        assertEquals(5e-4 * 20 / 258.8, photo.get(ModelOptions.WEIGHT_DECAY), 1e-12);
+        assertEquals(0.03, photo.get(ModelOptions.LEARNING_RATE), 1e-12, "capped at 3x");
+    }
+
+    @Test
+    void optionsTheUserSetAndRawFeaturesAreLeftAlone() {
+        Configuration set = new Configuration();
+        set.set(ModelOptions.LEARNING_RATE, 0.005);
+        DensityDefaults.apply(set, 258.8);
+        assertEquals(0.005, set.get(ModelOptions.LEARNING_RATE), 1e-12);
+        assertEquals(5e-4 * 20 / 258.8, set.get(ModelOptions.WEIGHT_DECAY), 1e-12);
+
+        Configuration raw = new Configuration();
+        raw.set(GraphOptions.NORMALIZE_FEATURES, false);
+        DensityDefaults.apply(raw, 258.8);
+        assertFalse(raw.contains(ModelOptions.LEARNING_RATE));
+        assertFalse(raw.contains(ModelOptions.WEIGHT_DECAY));
+    }
+}
