@@ -25,6 +25,21 @@ final class BlockOps {
     static final int SCALE_ROWS = 4;
 
     /**
+     * Writes rows {@code [from, to)} of {@code src} ({@code in} floats each) times their dropout
+     * multipliers into {@code out}: the same products {@link #buildInput} forms on the fly, once per
+     * row. {@code scale} needs {@code in} floats.
+     */
+    static void applyDropout(float[] src, int in, Dropout drop, float[] out, int from, int to, float[] scale) {
+        for (int i = from; i < to; i++) {
+            int base = i * in;
+            drop.fillScales(base, in, scale);
+            for (int c = 0; c < in; c++) {
+                out[base + c] = src[base + c] * scale[c];
+            }
+        }
+    }
+
+    /**
      * Writes the input rows {@code [from, to)} of the layer using hop {@code hop} into {@code out}
      * (row width {@code 2*in+1}). {@code src} holds the layer's source rows ({@code in} floats each);
      * {@code drop} (nullable) is applied on the fly so dropped copies of {@code src} are never

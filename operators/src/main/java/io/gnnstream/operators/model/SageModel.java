@@ -45,6 +45,8 @@ public final class SageModel implements GnnModel {
     private final float[][] activations;
     private float[] sourceGrad = new float[0];
     private float[] logits = new float[0];
+    /** A layer's input rows with the step's dropout mask applied (training only). */
+    private float[] dropped = new float[0];
     private final int maxIn;
     private float[][] rows = new float[0][];
     private float[][] scales = new float[0][];
@@ -397,13 +399,25 @@ public final class SageModel implements GnnModel {
             int in = config.layerIn(j);
             int out = config.layerOut(j);
             int nDst = batch.numDst(hop);
-            float[] src = j == 0 ? batch.features : activations[j - 1];
+            float[] layerInput = j == 0 ? batch.features : activations[j - 1];
             INDArray x = inputs[j].shape(nDst, 2 * in + 1);
             FloatBuffer xBuf = inputs[j].floats();
             Dropout drop = dropout(j, training);
             LoopPool loops = pool();
+            if (drop != null) {
+                // Each source row is a neighbour of about fanout/2 destinations or more: masking it
+                // once costs fewer mask draws than masking it at every use (the same products).
+                int nSrc = batch.numSrc(hop);
+                dropped = grow(dropped, nSrc * in);
+                float[] masked = dropped;
+                float[] from0 = layerInput;
+                loops.forEach(nSrc, ROW_GRAIN, (from, to, w) ->
+                        BlockOps.applyDropout(from0, in, drop, masked, from, to, scales[w]));
+                timer.mark("dropout", j);
+            }
+            float[] src = drop != null ? dropped : layerInput;
             loops.forEach(nDst, ROW_GRAIN, (from, to, w) ->
-                    BlockOps.buildInput(src, in, batch, hop, drop, xBuf, from, to, rows[w], scales[w]));
+                    BlockOps.buildInput(src, in, batch, hop, null, xBuf, from, to, rows[w], scales[w]));
             timer.mark("build_input", j);
             INDArray z = outputs[j].shape(nDst, out);
             Nd4j.gemm(x, weights[j].shape(2 * in + 1, out), z, false, false, 1.0, 0.0);
