@@ -13,7 +13,7 @@ for graph in 10000,10 10000,50 100000,10 100000,50 1000000,10 1000000,50; do
   # One parallelism per invocation, so that peak RSS is not inherited from an earlier run.
   $G bench ingest --synthetic "$graph,128,10" --threads 1 --repeat "$repeat" --json "$JSON"
   $G bench ingest --synthetic "$graph,128,10" --threads 2 --repeat "$repeat" --json "$JSON"
-  $G bench sample --synthetic "$graph,128,10" --threads 1 --repeat 30 --json "$JSON"
+  $G bench sample --synthetic "$graph,128,10" --threads 1 --repeat 30 --fanouts 25,10 --json "$JSON"
 done
 for fanouts in 10,5 15,10,5; do
   for graph in 100000,10 1000000,10; do

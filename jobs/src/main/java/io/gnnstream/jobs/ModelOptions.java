@@ -35,7 +35,7 @@ public final class ModelOptions {
     public static final ConfigOption<Double> DROPOUT = GROUP.declare(
             ConfigOptions.key("gnnstream.model.dropout")
                     .doubleType()
-                    .defaultValue(0.6)
+                    .defaultValue(0.5)
                     .withDescription("Dropout probability on the input of every layer."),
             that(p -> p >= 0 && p < 1, "must be in [0, 1)"));
 
