@@ -36,8 +36,9 @@ public final class SamplingOptions {
     public static final ConfigOption<Integer> EVAL_BATCH_SIZE = GROUP.declare(
             ConfigOptions.key("gnnstream.sampling.eval-batch-size")
                     .intType()
-                    .defaultValue(512)
-                    .withDescription("Seed vertices per evaluation batch (evaluation uses full neighbourhoods)."),
+                    .defaultValue(2048)
+                    .withDescription("Destination vertices per block of an evaluation round (one-hop blocks over "
+                            + "all in-neighbours)."),
             positive());
 
     public static final ConfigOption<Integer> PREFETCH = GROUP.declare(
