@@ -182,7 +182,7 @@ class FailureRecoveryITCase {
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(500));
         JobDefaults.apply(conf, WORK.resolve("checkpoints-" + name), Duration.ofMillis(500));
-        KafkaTopics.ensure(broker.bootstrapServers(), 1, KafkaOptions.rejectsTopic(conf), KafkaOptions.metricsTopic(conf));
+        TrainingJob.ensureOutputTopics(conf);
         return conf;
     }
 

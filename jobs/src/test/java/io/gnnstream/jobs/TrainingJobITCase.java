@@ -211,7 +211,7 @@ class TrainingJobITCase {
         String edges = KafkaOptions.edgesTopic(conf);
         String nodes = KafkaOptions.nodesTopic(conf);
         KafkaTopics.ensure(broker.bootstrapServers(), 2, edges, nodes);
-        KafkaTopics.ensure(broker.bootstrapServers(), 1, KafkaOptions.rejectsTopic(conf), KafkaOptions.metricsTopic(conf));
+        TrainingJob.ensureOutputTopics(conf);
         new DatasetLoader(broker.bootstrapServers()).progress(false).load(dataset, edges, nodes);
     }
 
