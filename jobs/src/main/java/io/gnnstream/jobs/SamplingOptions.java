@@ -68,7 +68,7 @@ public final class SamplingOptions {
     public static final ConfigOption<Integer> EVAL_EVERY = GROUP.declare(
             ConfigOptions.key("gnnstream.sampling.eval-every")
                     .intType()
-                    .defaultValue(100)
+                    .defaultValue(150)
                     .withDescription("Run an evaluation round (layer-wise inference over the whole graph: "
                             + "validation and test accuracy, predictions) every this many steps; 0 only at the end."),
             nonNegative());
