@@ -63,10 +63,14 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
 
     private static final Logger LOG = LoggerFactory.getLogger(SeedScheduler.class);
 
+    /** No progress of a rank for this long, with its specs outstanding, re-issues them. */
+    static final long STALL_REISSUE_NANOS = 30_000_000_000L;
+
     static final ListStateDescriptor<SchedulerState> STATE =
             new ListStateDescriptor<>("scheduler", TypeInformation.of(SchedulerState.class));
 
     private final SchedulerConfig config;
+    private long stallReissueNanos = STALL_REISSUE_NANOS;
 
     private transient ListState<SchedulerState> checkpointed;
     private transient SchedulerState s;
@@ -78,9 +82,17 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
     private transient long[] roundAll;
     private transient boolean restored;
     private transient boolean startLogged;
+    /** Per rank: when its acknowledged progress last advanced (or its specs were last re-issued). */
+    private transient long[] progressNanos;
 
     public SeedScheduler(SchedulerConfig config) {
         this.config = config;
+    }
+
+    /** Another stall limit than {@link #STALL_REISSUE_NANOS} (tests). */
+    SeedScheduler withStallReissue(long nanos) {
+        this.stallReissueNanos = nanos;
+        return this;
     }
 
     @Override
@@ -111,6 +123,8 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
             throw new IllegalStateException("the schedule was checkpointed for " + s.issuedSeqs.length
                     + " trainers and cannot be restored for " + config.trainers);
         }
+        progressNanos = new long[config.trainers];
+        Arrays.fill(progressNanos, System.nanoTime());
         train = toSet(s.trainSeeds);
         val = toSet(s.valSeeds);
         test = toSet(s.testSeeds);
@@ -175,6 +189,11 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         if (credit.trainer < 0 || credit.trainer >= config.trainers) {
             throw new IllegalStateException("credit from trainer " + credit.trainer + " of " + config.trainers);
         }
+        if (credit.processedSeq > s.ackedSeqs[credit.trainer]) {
+            progressNanos[credit.trainer] = System.nanoTime();
+        } else {
+            reissueIfStalled(credit.trainer);
+        }
         s.ackedSeqs[credit.trainer] = Math.max(s.ackedSeqs[credit.trainer], credit.processedSeq);
         int kept = 0;
         for (BatchSpec spec : s.unacked) {
@@ -186,6 +205,35 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
             s.unacked = Arrays.copyOf(s.unacked, kept);
         }
         issue();
+    }
+
+    /**
+     * A rank that repeats its credit (it re-sends it only while it receives nothing) without progress
+     * for {@link #STALL_REISSUE_NANOS} while specs of it are unacknowledged has lost a batch for good
+     * (e.g. a feature part it had to drop after a restore): its unacknowledged specs are issued again,
+     * as after a restore, of a new generation. They are the same specs, so the batches are the same.
+     */
+    private void reissueIfStalled(int rank) {
+        long now = System.nanoTime();
+        if (now - progressNanos[rank] < stallReissueNanos) {
+            return;
+        }
+        progressNanos[rank] = now;
+        boolean any = false;
+        for (BatchSpec spec : s.unacked) {
+            if (spec.trainer == rank && spec.seq > s.ackedSeqs[rank]) {
+                if (!any) {
+                    s.generation++;
+                    any = true;
+                }
+                spec.generation = s.generation;
+                output.collect(new StreamRecord<>(spec));
+            }
+        }
+        if (any) {
+            LOG.warn("rank {} made no progress for {} s past seq {}: its unacknowledged batches are issued again",
+                    rank, stallReissueNanos / 1_000_000_000L, s.ackedSeqs[rank]);
+        }
     }
 
     /**

@@ -190,6 +190,25 @@ class SeedSchedulerTest {
         }
     }
 
+    /** A rank that repeats its credit without progress past the stall limit gets its specs again. */
+    @Test
+    void reissuesTheSpecsOfARankThatStalls() throws Exception {
+        try (var h = new TwoInputStreamOperatorTestHarness<>(new SeedScheduler(CONFIG).withStallReissue(0))) {
+            h.open();
+            announce(h);
+            List<BatchSpec> first = specs(h);
+            assertEquals(3, first.size(), "prefetch 3");
+            h.getOutput().clear();
+            h.processElement2(new StreamRecord<>(new Credit(0, 0)));
+            assertEquals(1, specs(h).size(), "progress: one more spec, nothing again");
+            h.getOutput().clear();
+            h.processElement2(new StreamRecord<>(new Credit(0, 0)));
+            List<BatchSpec> again = specs(h);
+            assertEquals(List.of(1L, 2L, 3L), again.stream().map(s -> s.seq).toList());
+            assertTrue(again.stream().allMatch(s -> s.generation == 1), "a new generation");
+        }
+    }
+
     private static TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> harness() throws Exception {
         return new TwoInputStreamOperatorTestHarness<>(new SeedScheduler(CONFIG));
     }
