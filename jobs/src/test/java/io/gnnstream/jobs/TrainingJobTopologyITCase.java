@@ -83,7 +83,7 @@ class TrainingJobTopologyITCase {
         JsonNode progress = null;
         try {
             last = finalLine(metrics);
-            // The last round's predictions take their own path to their sink: wait for them too.
+            // Predictions reach their sink on a path of their own: wait for the last round's.
             for (int i = 0; i < 300 && predictions.received().stream().filter(p -> p.step == 100).count()
                     < cora.nodes(); i++) {
                 Thread.sleep(100);

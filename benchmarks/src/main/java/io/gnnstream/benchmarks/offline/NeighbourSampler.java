@@ -77,22 +77,7 @@ public final class NeighbourSampler {
         for (int i = 0; i < count; i++) {
             b.nodeIds[i] = g.ids[nodes[i]];
         }
-        b.indptrOffsets = new int[layers];
-        b.indicesOffsets = new int[layers];
-        int ptrTotal = 0;
-        int idxTotal = 0;
-        for (int h = 0; h < layers; h++) {
-            b.indptrOffsets[h] = ptrTotal;
-            b.indicesOffsets[h] = idxTotal;
-            ptrTotal += indptr[h].length;
-            idxTotal += indices[h].length;
-        }
-        b.indptr = new int[ptrTotal];
-        b.indices = new int[idxTotal];
-        for (int h = 0; h < layers; h++) {
-            System.arraycopy(indptr[h], 0, b.indptr, b.indptrOffsets[h], indptr[h].length);
-            System.arraycopy(indices[h], 0, b.indices, b.indicesOffsets[h], indices[h].length);
-        }
+        b.setBlocks(indptr, indices);
         int f = g.featureDim;
         b.featureDim = f;
         b.features = new float[count * f];

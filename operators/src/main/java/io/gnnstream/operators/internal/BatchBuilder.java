@@ -19,8 +19,8 @@ import java.util.Map;
  *
  * <p>Hop {@code h} (1..L) samples the in-neighbours of every node within {@code h-1} hops and
  * fetches the features of the nodes first reached at hop {@code h-1}; a last round (hop L+1)
- * fetches the features of the nodes first reached at hop L (skipped for inference blocks of layers
- * 2 and up, whose sources' inputs are the trainer's). A hop's requests go one per route (the
+ * fetches the features of the nodes first reached at hop L, except in inference blocks of layers 2
+ * and up, whose sources' inputs are the trainer's. A hop's requests go one per route (the
  * partitions one GraphStore subtask owns, named by the lowest of them), since every request costs a
  * record, a response and a feature part whatever its size. A hop
  * advances only when every route asked has answered; new nodes are numbered by walking
@@ -278,22 +278,7 @@ public final class BatchBuilder {
         b.numLayers = numLayers;
         b.nodeCounts = nodeCounts.clone();
         b.nodeIds = Arrays.copyOf(nodes, numNodes);
-        b.indptrOffsets = new int[numLayers];
-        b.indicesOffsets = new int[numLayers];
-        int ptrTotal = 0;
-        int idxTotal = 0;
-        for (int h = 0; h < numLayers; h++) {
-            b.indptrOffsets[h] = ptrTotal;
-            b.indicesOffsets[h] = idxTotal;
-            ptrTotal += indptr[h].length;
-            idxTotal += indices[h].length;
-        }
-        b.indptr = new int[ptrTotal];
-        b.indices = new int[idxTotal];
-        for (int h = 0; h < numLayers; h++) {
-            System.arraycopy(indptr[h], 0, b.indptr, b.indptrOffsets[h], indptr[h].length);
-            System.arraycopy(indices[h], 0, b.indices, b.indicesOffsets[h], indices[h].length);
-        }
+        b.setBlocks(indptr, indices);
         b.featureDim = featureDim;
         return b;
     }

@@ -138,6 +138,30 @@ public class MiniBatch {
         return kind == Kind.TRAIN;
     }
 
+    /**
+     * Sets the CSR arrays of every hop from per-hop arrays ({@code indptr[h-1]}, {@code indices[h-1]}
+     * for hop {@code h}), concatenated with their offsets.
+     */
+    public void setBlocks(int[][] hopIndptr, int[][] hopIndices) {
+        int hops = hopIndptr.length;
+        indptrOffsets = new int[hops];
+        indicesOffsets = new int[hops];
+        int ptrTotal = 0;
+        int idxTotal = 0;
+        for (int h = 0; h < hops; h++) {
+            indptrOffsets[h] = ptrTotal;
+            indicesOffsets[h] = idxTotal;
+            ptrTotal += hopIndptr[h].length;
+            idxTotal += hopIndices[h].length;
+        }
+        indptr = new int[ptrTotal];
+        indices = new int[idxTotal];
+        for (int h = 0; h < hops; h++) {
+            System.arraycopy(hopIndptr[h], 0, indptr, indptrOffsets[h], hopIndptr[h].length);
+            System.arraycopy(hopIndices[h], 0, indices, indicesOffsets[h], hopIndices[h].length);
+        }
+    }
+
     /** A copy sharing this batch's structure, with the given features and labels. */
     public MiniBatch withFeatures(float[] newFeatures, int[] newLabels) {
         MiniBatch b = new MiniBatch();

@@ -129,7 +129,7 @@ public final class SageModel implements GnnModel {
         BatchValidator.validate(batch, config, true);
         timer.mark("validate");
         forward(batch, true);
-        LossStats stats = softmaxCrossEntropy(batch, true, null);
+        SoftmaxLoss.Stats stats = SoftmaxLoss.compute(logits, batch, config.numClasses(), true, null);
         float[] grad = new float[params.length];
         int last = numLayers - 1;
         outputs[last].shape(batch.numSeeds(), config.numClasses());
@@ -220,7 +220,7 @@ public final class SageModel implements GnnModel {
         BatchValidator.validate(batch, config, false);
         forward(batch, false);
         int[] predictions = new int[batch.numSeeds()];
-        LossStats stats = softmaxCrossEntropy(batch, false, predictions);
+        SoftmaxLoss.Stats stats = SoftmaxLoss.compute(logits, batch, config.numClasses(), false, predictions);
         return new EvalResult(stats.lossSum(), stats.correct(), stats.labelled(), predictions);
     }
 
@@ -434,59 +434,6 @@ public final class SageModel implements GnnModel {
             timer.mark("activation", j);
         }
     }
-
-    /**
-     * Loss sum and correct count over the labelled seeds from {@link #logits}, computed in double;
-     * seeds labelled {@link MiniBatch#NO_LABEL} (their label was gone when the batch was sampled)
-     * are ignored, like PyTorch's {@code ignore_index}. With
-     * {@code gradient}, overwrites the logits with the gradient of the mean loss; if
-     * {@code predictions} is given, fills the arg-max classes (ties resolve to the lowest class).
-     */
-    private LossStats softmaxCrossEntropy(MiniBatch batch, boolean gradient, int[] predictions) {
-        int seeds = batch.numSeeds();
-        int classes = config.numClasses();
-        int labelled = 0;
-        for (int i = 0; i < seeds; i++) {
-            labelled += batch.labels[i] == MiniBatch.NO_LABEL ? 0 : 1;
-        }
-        double lossSum = 0;
-        int correct = 0;
-        for (int i = 0; i < seeds; i++) {
-            int base = i * classes;
-            int best = 0;
-            for (int c = 1; c < classes; c++) {
-                if (logits[base + c] > logits[base + best]) {
-                    best = c;
-                }
-            }
-            double max = logits[base + best];
-            double sum = 0;
-            for (int c = 0; c < classes; c++) {
-                sum += Math.exp(logits[base + c] - max);
-            }
-            int label = batch.labels[i];
-            if (predictions != null) {
-                predictions[i] = best;
-            }
-            if (label == MiniBatch.NO_LABEL) {
-                if (gradient) {
-                    Arrays.fill(logits, base, base + classes, 0f);
-                }
-                continue;
-            }
-            lossSum += max + Math.log(sum) - logits[base + label];
-            correct += best == label ? 1 : 0;
-            if (gradient) {
-                for (int c = 0; c < classes; c++) {
-                    double p = Math.exp(logits[base + c] - max) / sum;
-                    logits[base + c] = (float) ((p - (c == label ? 1.0 : 0.0)) / labelled);
-                }
-            }
-        }
-        return new LossStats(lossSum, correct, labelled);
-    }
-
-    private record LossStats(double lossSum, int correct, int labelled) {}
 
     private Dropout dropout(int layer, boolean training) {
         return training ? Dropout.of(config.seed(), adam.step, layer, config.dropout()) : null;

@@ -4,8 +4,8 @@ import io.gnnstream.operators.messages.MiniBatch;
 import java.util.Arrays;
 
 /**
- * Softmax cross-entropy over a batch's labelled seeds, computed in double from float logits, with
- * the same operations as {@link SageModel}'s loss. Seeds labelled {@link MiniBatch#NO_LABEL} are
+ * Softmax cross-entropy over a batch's labelled seeds, computed in double from float logits (the
+ * loss of both models). Seeds labelled {@link MiniBatch#NO_LABEL} are
  * ignored, like PyTorch's {@code ignore_index}.
  */
 final class SoftmaxLoss {
