@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
 @Command(name = "gnnstream", mixinStandardHelpOptions = true, version = "gnnstream 0.1.0",
         description = "Continuous graph neural network training on Apache Flink.",
         subcommands = {DemoCommand.class, TrainCommand.class, LoadCommand.class, KafkaCommand.class,
-                GenerateCommand.class, BenchCommand.class, PlotCommand.class, PredictCommand.class})
+                GenerateCommand.class, BenchCommand.class, PlotCommand.class, PredictCommand.class,
+                ClusterCommand.class, SubmitCommand.class, StopCommand.class, ResumeCommand.class})
 public final class GnnstreamCli implements Runnable {
 
     @CommandLine.Spec
@@ -33,7 +34,7 @@ public final class GnnstreamCli implements Runnable {
                 commandLine.getErr().println("error: " + e.getMessage());
                 return CommandLine.ExitCode.USAGE;
             }
-            if (e instanceof BrokerException) {
+            if (e instanceof BrokerException || e instanceof io.gnnstream.cluster.ClusterException) {
                 commandLine.getErr().println("error: " + e.getMessage());
                 return CommandLine.ExitCode.SOFTWARE;
             }

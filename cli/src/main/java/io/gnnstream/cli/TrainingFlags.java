@@ -39,6 +39,11 @@ final class TrainingFlags {
 
     /** The flags given to {@code spec}'s command as a Flink configuration with the job's defaults for checkpointing. */
     Configuration toConfiguration(CommandSpec spec, Path defaultCheckpointDir) {
+        return JobDefaults.apply(givenConfiguration(spec), defaultCheckpointDir);
+    }
+
+    /** The flags given to {@code spec}'s command as a Flink configuration, nothing else. */
+    Configuration givenConfiguration(CommandSpec spec) {
         CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
         Configuration c = JobFlags.configuration(parsed);
         if (layers != null) {
@@ -53,6 +58,6 @@ final class TrainingFlags {
                         + c.get(SamplingOptions.FANOUTS));
             }
         }
-        return JobDefaults.apply(c, defaultCheckpointDir);
+        return c;
     }
 }

@@ -74,8 +74,8 @@ public final class JobDefaults {
      * Flink never reuses objects read from the network.
      */
     /** A URI as is; a path without a scheme as an absolute {@code file:} URI. */
-    static String fileSystemUri(String location) {
-        if (location.matches("^[a-zA-Z][a-zA-Z0-9+.-]*://.*")) {
+    public static String fileSystemUri(String location) {
+        if (location.matches("^[a-zA-Z][a-zA-Z0-9+.-]*:/.*")) {
             return location;
         }
         return Path.of(location).toAbsolutePath().toUri().toString();

@@ -45,6 +45,43 @@ public final class JobOptions {
         }
     }
 
+    /** Prefix of the options that only tests set (failure injection); they are never recorded. */
+    private static final String TEST_PREFIX = "gnnstream.test.";
+
+    /**
+     * The options {@code conf} holds, as the text a flag takes, by key (test-only options left out):
+     * what a job records in its global job parameters, so that {@code stop} can keep them with a
+     * savepoint and {@code resume} can start the job again with the same options.
+     */
+    public static Map<String, String> recorded(ReadableConfig conf) {
+        Map<String, String> recorded = new java.util.TreeMap<>();
+        for (JobOption<?> option : all()) {
+            if (!option.key().startsWith(TEST_PREFIX)) {
+                conf.getOptional(option.option()).ifPresent(v -> recorded.put(option.key(), JobOption.text(v)));
+            }
+        }
+        return recorded;
+    }
+
+    /**
+     * Options recorded by {@link #recorded}, parsed and checked as their flags would be; keys of no
+     * option are ignored (a savepoint of a build with other options).
+     */
+    public static org.apache.flink.configuration.Configuration fromRecorded(Map<String, String> recorded) {
+        org.apache.flink.configuration.Configuration conf = new org.apache.flink.configuration.Configuration();
+        for (JobOption<?> option : all()) {
+            String text = recorded.get(option.key());
+            if (text != null && !option.key().startsWith(TEST_PREFIX)) {
+                put(conf, option, text);
+            }
+        }
+        return conf;
+    }
+
+    private static <T> void put(org.apache.flink.configuration.Configuration conf, JobOption<T> option, String text) {
+        conf.set(option.option(), option.parse(text));
+    }
+
     /** Built on first use, after every options class has declared its options. */
     private static final class ByFlag {
         static final Map<String, JobOption<?>> MAP =

@@ -59,6 +59,10 @@ import org.apache.flink.streaming.api.datastream.IterativeStream;
 import org.apache.flink.streaming.api.datastream.IterativeStream.ConnectedIterativeStreams;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.flink.streaming.api.graph.StreamNode;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.runtime.jobgraph.JobVertex;
 
 /**
  * Builds the streaming training topology (docs/design.md, "Dataflow"):
@@ -125,7 +129,25 @@ public final class TrainingJob {
         env.configure(conf);
         env.setParallelism(conf.get(RunOptions.PARALLELISM));
         new TrainingJob(conf).buildWithKafka(env);
-        env.execute(JOB_NAME);
+        env.execute(streamGraph(env));
+    }
+
+    /**
+     * The job's stream graph, named {@link #JOB_NAME}, to execute instead of {@code env.execute(name)}.
+     *
+     * <p>Flink gives each iteration tail a max parallelism equal to its parallelism, and a savepoint
+     * records it, so a savepoint taken at parallelism p could never be restored at another p. The
+     * tails hold no keyed state, so their max parallelism is left unset here: Flink then takes the
+     * savepoint's value on restore, and a new job's default (128 and up). Savepoints of jobs whose tails
+     * had max parallelism p restore at any parallelism up to p.
+     */
+    public static StreamGraph streamGraph(StreamExecutionEnvironment env) {
+        StreamGraph graph = env.getStreamGraph();
+        graph.setJobName(JOB_NAME);
+        for (Tuple2<StreamNode, StreamNode> sourceAndSink : graph.getIterationSourceSinkPairs()) {
+            graph.setMaxParallelism(sourceAndSink.f1.getId(), JobVertex.MAX_PARALLELISM_DEFAULT);
+        }
+        return graph;
     }
 
     /**
@@ -178,6 +200,9 @@ public final class TrainingJob {
         int parallelism = env.getParallelism();
         long seed = conf.get(SamplingOptions.SEED);
         env.setMaxParallelism(partitions);
+        // The job's options travel with it (REST /jobs/<id>/config), so that a savepoint of it can be
+        // resumed with the same options (bin/gnnstream stop and resume).
+        env.getConfig().setGlobalJobParameters(Configuration.fromMap(JobOptions.recorded(conf)));
         VertexPartitioner partitioner = new HashPartitioner(partitions);
         FaultInjector faults = faults();
 

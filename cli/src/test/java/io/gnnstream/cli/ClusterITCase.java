@@ -1,0 +1,320 @@
+package io.gnnstream.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gnnstream.cluster.ClusterRest;
+import io.gnnstream.cluster.ClusterState;
+import io.gnnstream.cluster.StandaloneCluster;
+import io.gnnstream.connectors.DatasetInfo;
+import io.gnnstream.connectors.DatasetLoader;
+import io.gnnstream.connectors.KafkaIO;
+import io.gnnstream.connectors.KafkaTopics;
+import io.gnnstream.connectors.LocalKafkaBroker;
+import io.gnnstream.jobs.internal.Directories;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The cluster path as a user types it: {@code cluster start} (a JobManager and two TaskManager
+ * processes from the build's jars), {@code submit}, {@code stop} with a savepoint, more edges
+ * produced while the job is stopped, {@code resume} at other parallelisms and trainer counts, and a
+ * TaskManager killed with SIGKILL mid-training; all against the real local broker. Every process
+ * started is stopped by PID at the end, also when a test fails.
+ */
+@Timeout(value = 15, unit = TimeUnit.MINUTES)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ClusterITCase {
+
+    private static final Path WORK = Path.of("target", "it-cluster").toAbsolutePath();
+    private static final Path CLUSTER = WORK.resolve("cluster");
+    private static final Path CORA = Path.of("..", "data", "cora");
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final long MAX_STEPS = 400;
+
+    private static LocalKafkaBroker broker;
+    private static DatasetInfo cora;
+    private static ClusterState cluster;
+
+    @BeforeAll
+    static void startBrokerAndCluster() throws Exception {
+        StandaloneCluster.stop(CLUSTER);
+        Directories.deleteRecursively(WORK);
+        Files.createDirectories(WORK);
+        broker = LocalKafkaBroker.builder().workDir(WORK.resolve("kafka")).port(0).start();
+        cora = DatasetInfo.scan(CORA);
+        assertEquals(0, cli("cluster", "start", "--dir", CLUSTER.toString(), "--taskmanagers", "2", "--slots", "2",
+                "--taskmanager-memory", "2500m"));
+        cluster = ClusterState.read(CLUSTER).orElseThrow();
+        assertEquals(3, cluster.pids().size());
+        assertEquals(0, cli("cluster", "status", "--dir", CLUSTER.toString()));
+    }
+
+    @AfterAll
+    static void stopEverything() throws Exception {
+        try {
+            if (cluster != null) {
+                cli("cluster", "stop", "--dir", CLUSTER.toString());
+                for (long pid : cluster.pids()) {
+                    assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "process " + pid + " left");
+                }
+            }
+        } finally {
+            StandaloneCluster.stop(CLUSTER);
+            if (broker != null) {
+                broker.close();
+            }
+        }
+    }
+
+    /**
+     * Submit at parallelism 2 / trainers 2, stop with a savepoint, produce the held-back edges,
+     * resume at 1 / 1, stop again, resume at 3 / 2 and train to the end: the step and the loss
+     * continue, the graph holds every produced vertex and edge exactly once, the replicas agree.
+     */
+    @Test
+    @Order(1)
+    void stopsWithASavepointAndResumesAtOtherParallelisms() throws Exception {
+        String prefix = "rescale";
+        Path first = WORK.resolve("cora-first");
+        Path rest = WORK.resolve("cora-rest");
+        long firstEdges = splitEdges(first, rest, 0.9);
+        createTopicsAndLoad(prefix, first);
+
+        try (Metrics metrics = new Metrics(prefix)) {
+            assertEquals(0, cli(submitArgs(prefix, "2", "2", firstEdges)));
+            JsonNode before = metrics.await(l -> l.path("step").asLong() >= 120 && isTraining(l), Duration.ofMinutes(4));
+            assertTrue(before.path("replicas_identical").asBoolean(), before.toString());
+
+            Path savepoint1 = stop("rescale-1");
+            long stoppedAt = metrics.drain().stream().mapToLong(l -> l.path("step").asLong()).max().orElseThrow();
+            new DatasetLoader(broker.bootstrapServers()).progress(false).load(rest, prefix + ".edges", prefix + ".nodes");
+
+            assertEquals(0, cli("resume", "--cluster-dir", CLUSTER.toString(), "--from-savepoint", savepoint1.toString(),
+                    "--parallelism", "1", "--trainers", "1"));
+            JsonNode resumed = metrics.await(ClusterITCase::isTraining, Duration.ofMinutes(3));
+            String context = "stopped at step " + stoppedAt + ", resumed with " + resumed;
+            assertTrue(resumed.path("step").asLong() >= before.path("step").asLong()
+                    && resumed.path("step").asLong() <= stoppedAt + 20, "the step continues: " + context);
+            assertTrue(resumed.path("loss").asDouble() < 1.2, "the trained model came back: " + context);
+            JsonNode complete = metrics.await(l -> l.path("edges_ingested").asLong() >= cora.edges(), Duration.ofMinutes(2));
+            assertEquals(cora.edges(), complete.path("edges_ingested").asLong(), "every edge once: " + complete);
+            assertEquals(cora.nodes(), complete.path("vertices").asLong(), complete.toString());
+
+            Path savepoint2 = stop("rescale-2");
+            long stoppedAgain = metrics.drain().stream().mapToLong(l -> l.path("step").asLong()).max().orElseThrow();
+            assertEquals(0, cli("resume", "--cluster-dir", CLUSTER.toString(), "--from-savepoint", savepoint2.toString(),
+                    "--parallelism", "3", "--trainers", "2"));
+            JsonNode again = metrics.await(ClusterITCase::isTraining, Duration.ofMinutes(3));
+            assertTrue(again.path("step").asLong() > resumed.path("step").asLong()
+                    && again.path("step").asLong() <= stoppedAgain + 20, "the step continues: " + again);
+            JsonNode last = metrics.await(l -> l.path("final").asBoolean(false), Duration.ofMinutes(5));
+            for (JsonNode line : metrics.seen()) {
+                if (line.has("replicas_identical")) {
+                    assertTrue(line.path("replicas_identical").asBoolean(), "replicas differ: " + line);
+                }
+            }
+            JsonNode counts = lastTrainingLine(metrics.seen());
+            assertEquals(MAX_STEPS, last.path("step").asLong());
+            assertEquals(cora.edges(), counts.path("edges_ingested").asLong(), counts.toString());
+            assertEquals(cora.nodes(), counts.path("vertices").asLong(), counts.toString());
+            assertTrue(last.path("test_acc").asDouble() >= 0.78, "test accuracy: " + last);
+            cancelRunningJobs();
+        }
+    }
+
+    /**
+     * SIGKILL of a TaskManager mid-training: the job restarts from its last checkpoint on the
+     * remaining TaskManager's slots and trains to the end with the same graph and agreeing replicas.
+     */
+    @Test
+    @Order(2)
+    void survivesAKilledTaskManager() throws Exception {
+        String prefix = "kill";
+        createTopicsAndLoad(prefix, CORA);
+        try (Metrics metrics = new Metrics(prefix)) {
+            assertEquals(0, cli(submitArgs(prefix, "2", "2", cora.edges())));
+            metrics.await(l -> l.path("step").asLong() >= 100 && isTraining(l), Duration.ofMinutes(4));
+            JobID job = runningJob();
+            awaitCheckpoint(job);
+            long victim = cluster.taskManagerPids().get(1);
+            double elapsedBeforeKill = metrics.drain().stream().mapToDouble(l -> l.path("elapsed_s").asDouble()).max()
+                    .orElseThrow();
+            ProcessHandle.of(victim).orElseThrow().destroyForcibly();
+            JsonNode restarted = metrics.await(l -> isTraining(l) && l.path("elapsed_s").asDouble() < elapsedBeforeKill,
+                    Duration.ofMinutes(4));
+            JsonNode last = metrics.await(l -> l.path("final").asBoolean(false), Duration.ofMinutes(6));
+            JsonNode counts = lastTrainingLine(metrics.seen());
+            assertEquals(MAX_STEPS, last.path("step").asLong());
+            assertTrue(restarted.path("step").asLong() <= counts.path("step").asLong(), restarted.toString());
+            assertEquals(cora.edges(), counts.path("edges_ingested").asLong(), counts.toString());
+            assertEquals(cora.nodes(), counts.path("vertices").asLong(), counts.toString());
+            assertTrue(last.path("replicas_identical").asBoolean(), last.toString());
+            assertTrue(last.path("test_acc").asDouble() >= 0.78, "test accuracy: " + last);
+            cancelRunningJobs();
+        }
+    }
+
+    private static String[] submitArgs(String prefix, String parallelism, String trainers, long minEdges) {
+        return new String[] {"submit", "--cluster-dir", CLUSTER.toString(), "--bootstrap-servers",
+                broker.bootstrapServers(), "--topic-prefix", prefix, "--num-features", "1433", "--num-classes", "7",
+                "--parallelism", parallelism, "--trainers", trainers, "--max-steps", Long.toString(MAX_STEPS),
+                "--eval-every", "200", "--log-every", "10", "--min-vertices", Long.toString(cora.nodes()),
+                "--min-edges", Long.toString(minEdges), "--checkpoint-interval", "2s",
+                "--checkpoint-dir", WORK.resolve("checkpoints-" + prefix).toUri().toString()};
+    }
+
+    private static JsonNode lastTrainingLine(List<JsonNode> lines) {
+        for (int i = lines.size() - 1; i >= 0; i--) {
+            if (isTraining(lines.get(i))) {
+                return lines.get(i);
+            }
+        }
+        throw new AssertionError("no training line");
+    }
+
+    private static boolean isTraining(JsonNode line) {
+        return line.path("batches_per_s").asDouble() > 0;
+    }
+
+    /** {@code stop} into a directory of its own; the savepoint it wrote. */
+    private static Path stop(String name) throws IOException {
+        Path dir = WORK.resolve("savepoints-" + name);
+        assertEquals(0, cli("stop", "--cluster-dir", CLUSTER.toString(), "--savepoint-dir", dir.toString()));
+        try (Stream<Path> files = Files.list(dir)) {
+            Path savepoint = files.filter(p -> p.getFileName().toString().startsWith("savepoint-")).findFirst().orElseThrow();
+            assertTrue(Files.isRegularFile(savepoint.resolve(SavepointOptions.FILE)), "options kept with " + savepoint);
+            return savepoint;
+        }
+    }
+
+    private static JobID runningJob() throws IOException {
+        return rest().jobs().stream().filter(j -> j.status() == JobStatus.RUNNING).findFirst().orElseThrow().id();
+    }
+
+    private static void awaitCheckpoint(JobID job) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        while (rest().latestCheckpoint(job).isEmpty()) {
+            assertTrue(System.nanoTime() < deadline, "no checkpoint completed");
+            Thread.sleep(500);
+        }
+    }
+
+    private static void cancelRunningJobs() throws IOException {
+        for (ClusterRest.JobInfo j : rest().jobs()) {
+            if (!j.status().isGloballyTerminalState()) {
+                rest().cancel(j.id(), Duration.ofMinutes(1));
+            }
+        }
+    }
+
+    private static ClusterRest rest() {
+        return new ClusterRest(cluster.restHost(), cluster.restPort());
+    }
+
+    private static int cli(String... args) {
+        return GnnstreamCli.commandLine().execute(args);
+    }
+
+    private static void createTopicsAndLoad(String prefix, Path dataset) throws Exception {
+        KafkaTopics.ensure(broker.bootstrapServers(), 2, prefix + ".edges", prefix + ".nodes");
+        new DatasetLoader(broker.bootstrapServers()).progress(false).load(dataset, prefix + ".edges", prefix + ".nodes");
+    }
+
+    /** Copies Cora with the first {@code share} of its edges to {@code first} and the others (no nodes) to {@code rest}. */
+    private static long splitEdges(Path first, Path rest, double share) throws IOException {
+        List<String> edges = Files.readAllLines(CORA.resolve("edges.csv"));
+        int cut = (int) (edges.size() * share);
+        Files.createDirectories(first);
+        Files.createDirectories(rest);
+        Files.copy(CORA.resolve("nodes.jsonl"), first.resolve("nodes.jsonl"));
+        Files.write(first.resolve("edges.csv"), edges.subList(0, cut));
+        Files.write(rest.resolve("nodes.jsonl"), List.of());
+        Files.write(rest.resolve("edges.csv"), edges.subList(cut, edges.size()));
+        return edges.subList(0, cut).stream().filter(l -> !l.isBlank()).count();
+    }
+
+    /** The metrics topic of one prefix, read from its beginning. */
+    private static final class Metrics implements AutoCloseable {
+        private final KafkaConsumer<String, String> consumer;
+        private final List<JsonNode> seen = new ArrayList<>();
+        private int next;
+
+        Metrics(String prefix) throws Exception {
+            String topic = prefix + ".metrics";
+            KafkaTopics.ensure(broker.bootstrapServers(), 1, topic);
+            consumer = KafkaIO.stringConsumer(broker.bootstrapServers(), 500);
+            List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+                    .map(p -> new TopicPartition(p.topic(), p.partition())).collect(Collectors.toList());
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+        }
+
+        /** The first line not returned before that {@code condition} accepts. */
+        JsonNode await(Predicate<JsonNode> condition, Duration timeout) throws IOException {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (true) {
+                while (next < seen.size()) {
+                    JsonNode line = seen.get(next++);
+                    if (condition.test(line)) {
+                        return line;
+                    }
+                }
+                assertTrue(System.nanoTime() < deadline, "no such metrics line within " + timeout + "; last lines: "
+                        + seen.subList(Math.max(0, seen.size() - 3), seen.size()));
+                poll(Duration.ofMillis(500));
+            }
+        }
+
+        /** Every line until none has arrived for two seconds; they are not returned by {@link #await}. */
+        List<JsonNode> drain() throws IOException {
+            int from = seen.size();
+            while (poll(Duration.ofSeconds(2)) > 0) {
+                // keep reading
+            }
+            next = seen.size();
+            return new ArrayList<>(seen.subList(Math.max(0, from - 1), seen.size()));
+        }
+
+        List<JsonNode> seen() {
+            return seen;
+        }
+
+        private int poll(Duration timeout) throws IOException {
+            int n = 0;
+            for (ConsumerRecord<String, String> r : consumer.poll(timeout)) {
+                seen.add(JSON.readTree(r.value()));
+                n++;
+            }
+            return n;
+        }
+
+        @Override
+        public void close() {
+            consumer.close();
+        }
+    }
+}
