@@ -20,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -156,7 +157,9 @@ class ClusterITCase {
         String prefix = "kill";
         createTopicsAndLoad(prefix, CORA);
         try (Metrics metrics = new Metrics(prefix)) {
-            assertEquals(0, cli(submitArgs(prefix, "2", "2", cora.edges())));
+            // Submitted as a stock `flink run -d` would: Flink's CliFrontend with the job jar and its main class.
+            String[] submit = submitArgs(prefix, "2", "2", cora.edges());
+            assertEquals(0, flinkRun(Arrays.copyOfRange(submit, 3, submit.length)));
             metrics.await(l -> l.path("step").asLong() >= 100 && isTraining(l), Duration.ofMinutes(4));
             JobID job = runningJob();
             awaitCheckpoint(job);
@@ -185,6 +188,29 @@ class ClusterITCase {
                 "--eval-every", "200", "--log-every", "10", "--min-vertices", Long.toString(cora.nodes()),
                 "--min-edges", Long.toString(minEdges), "--checkpoint-interval", "2s",
                 "--checkpoint-dir", WORK.resolve("checkpoints-" + prefix).toUri().toString()};
+    }
+
+    /** Flink's own command line, {@code flink run -d -m host:port <job jar> <args>}, in a process of its own. */
+    private static int flinkRun(String... jobArgs) throws Exception {
+        Path jar;
+        try (Stream<Path> files = Files.list(ClusterCommand.home().resolve("jobs").resolve("target"))) {
+            jar = files.filter(p -> p.getFileName().toString().endsWith("-job.jar")).findFirst().orElseThrow();
+        }
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                "-cp", ClusterCommand.flinkLib() + "/*", "org.apache.flink.client.cli.CliFrontend",
+                "run", "-d", "-m", cluster.restAddress(), jar.toString()));
+        cmd.addAll(Arrays.asList(jobArgs));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(WORK.resolve("flink-run.out").toFile());
+        pb.environment().put("FLINK_CONF_DIR", CLUSTER.resolve("conf").toString());
+        Process p = pb.start();
+        try {
+            assertTrue(p.waitFor(3, TimeUnit.MINUTES), "flink run did not return");
+            return p.exitValue();
+        } finally {
+            p.destroyForcibly();
+        }
     }
 
     private static JsonNode lastTrainingLine(List<JsonNode> lines) {
