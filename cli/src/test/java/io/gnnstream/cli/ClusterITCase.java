@@ -181,6 +181,35 @@ class ClusterITCase {
         }
     }
 
+    /** Ctrl-C (SIGINT) of {@code cluster start} while it waits for its processes leaves none behind. */
+    @Test
+    @Order(3)
+    void anInterruptedStartLeavesNoProcess() throws Exception {
+        Path dir = WORK.resolve("interrupted");
+        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dgnnstream.home=" + ClusterCommand.home(), "-cp", System.getProperty("java.class.path"),
+                GnnstreamCli.class.getName(), "cluster", "start", "--dir", dir.toString(), "--taskmanagers", "1");
+        Process starter = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(WORK.resolve("interrupted-start.out").toFile()).start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+            while (ClusterState.read(dir).map(s -> s.taskManagerPids().isEmpty()).orElse(true)) {
+                assertTrue(System.nanoTime() < deadline && starter.isAlive(), "the start did not get to its TaskManager");
+                Thread.sleep(100);
+            }
+            List<Long> started = ClusterState.read(dir).orElseThrow().pids();
+            new ProcessBuilder("kill", "-INT", Long.toString(starter.pid())).start().waitFor();
+            assertTrue(starter.waitFor(1, TimeUnit.MINUTES), "the starter did not exit on SIGINT");
+            for (long pid : started) {
+                assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "process " + pid + " left");
+            }
+            assertTrue(ClusterState.read(dir).isEmpty(), "no cluster recorded");
+        } finally {
+            starter.destroyForcibly();
+            StandaloneCluster.stop(dir);
+        }
+    }
+
     private static String[] submitArgs(String prefix, String parallelism, String trainers, long minEdges) {
         return new String[] {"submit", "--cluster-dir", CLUSTER.toString(), "--bootstrap-servers",
                 broker.bootstrapServers(), "--topic-prefix", prefix, "--num-features", "1433", "--num-classes", "7",

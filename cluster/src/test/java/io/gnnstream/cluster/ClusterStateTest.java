@@ -1,0 +1,60 @@
+package io.gnnstream.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ClusterStateTest {
+
+    @Test
+    void writesAndReadsTheProcesses(@TempDir Path dir) throws Exception {
+        assertTrue(ClusterState.read(dir).isEmpty());
+        new ClusterState("127.0.0.1", 8082, 41, List.of(42L, 43L)).write(dir);
+        ClusterState read = ClusterState.read(dir).orElseThrow();
+        assertEquals("127.0.0.1:8082", read.restAddress());
+        assertEquals(List.of(41L, 42L, 43L), read.pids());
+        ClusterState.delete(dir);
+        assertTrue(ClusterState.read(dir).isEmpty());
+    }
+
+    @Test
+    void aDamagedFileIsAClearError(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve(ClusterState.FILE), "rest.port=x\n");
+        assertThrows(java.io.IOException.class, () -> ClusterState.read(dir));
+    }
+
+    @Test
+    void aPidOfAnotherProgramIsNotTheClusters(@TempDir Path dir) {
+        // This test's own JVM is alive, but its command line does not name the directory.
+        assertTrue(StandaloneCluster.process(ProcessHandle.current().pid(), dir).isEmpty());
+        assertTrue(StandaloneCluster.process(-1, dir).isEmpty());
+    }
+
+    @Test
+    void stopWithoutAClusterDoesNothing(@TempDir Path dir) throws Exception {
+        assertEquals(List.of(), StandaloneCluster.stop(dir));
+    }
+
+    @Test
+    void jobManagerAddressesAreHostAndPort() {
+        ClusterRest rest = ClusterRest.of("10.0.0.5:8081");
+        assertEquals("http://10.0.0.5:8081", rest.webUi());
+        assertThrows(IllegalArgumentException.class, () -> ClusterRest.of("localhost"));
+        assertThrows(IllegalArgumentException.class, () -> ClusterRest.of("localhost:http"));
+    }
+
+    @Test
+    void startRefusesALibWithoutFlink(@TempDir Path dir) throws Exception {
+        Files.createDirectories(dir.resolve("lib"));
+        ClusterException e = assertThrows(ClusterException.class,
+                () -> StandaloneCluster.builder(dir.resolve("cluster"), dir.resolve("lib")).build().start());
+        assertTrue(e.getMessage().contains("no Flink jars"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> StandaloneCluster.builder(dir, dir).taskManagers(0));
+    }
+}
