@@ -127,12 +127,13 @@ class ClusterITCase {
 
             Path savepoint2 = stop("rescale-2");
             long stoppedAgain = metrics.drain().stream().mapToLong(l -> l.path("step").asLong()).max().orElseThrow();
+            // --follow: the command prints progress and cancels the job after its final line.
             assertEquals(0, cli("resume", "--cluster-dir", CLUSTER.toString(), "--from-savepoint", savepoint2.toString(),
-                    "--parallelism", "3", "--trainers", "2"));
-            JsonNode again = metrics.await(ClusterITCase::isTraining, Duration.ofMinutes(3));
+                    "--parallelism", "3", "--trainers", "2", "--follow", "--timeout", "5m"));
+            JsonNode again = metrics.await(ClusterITCase::isTraining, Duration.ofMinutes(1));
             assertTrue(again.path("step").asLong() > resumed.path("step").asLong()
                     && again.path("step").asLong() <= stoppedAgain + 20, "the step continues: " + again);
-            JsonNode last = metrics.await(l -> l.path("final").asBoolean(false), Duration.ofMinutes(5));
+            JsonNode last = metrics.await(l -> l.path("final").asBoolean(false), Duration.ofMinutes(1));
             for (JsonNode line : metrics.seen()) {
                 if (line.has("replicas_identical")) {
                     assertTrue(line.path("replicas_identical").asBoolean(), "replicas differ: " + line);
