@@ -10,7 +10,8 @@ import picocli.CommandLine.Command;
         description = "Continuous graph neural network training on Apache Flink.",
         subcommands = {DemoCommand.class, TrainCommand.class, LoadCommand.class, KafkaCommand.class,
                 GenerateCommand.class, BenchCommand.class, PlotCommand.class, PredictCommand.class,
-                ClusterCommand.class, SubmitCommand.class, StopCommand.class, ResumeCommand.class})
+                ClusterCommand.class, SubmitCommand.class, StopCommand.class, ResumeCommand.class,
+                PartitionCommand.class})
 public final class GnnstreamCli implements Runnable {
 
     @CommandLine.Spec
