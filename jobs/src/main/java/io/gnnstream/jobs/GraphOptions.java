@@ -24,6 +24,15 @@ public final class GraphOptions {
                             + "the life of a savepoint lineage."),
             that(KeyGroupAnchors::isSupportedMaxParallelism, "must be a power of two in [1, 32768]"));
 
+    public static final ConfigOption<String> PARTITION_MAP = GROUP.declare(
+            ConfigOptions.key("gnnstream.graph.partition-map")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Vertex-to-partition map written by `partition` (a path or a Flink file system "
+                            + "URI) with --partitions partitions: mapped vertices go to their partition, others by "
+                            + "hash. Part of the savepoint lineage: resume with the same map (default: hash)."),
+            that(s -> !s.isBlank(), "must not be empty"));
+
     public static final ConfigOption<Integer> NUM_FEATURES = GROUP.declareRequired(
             ConfigOptions.key("gnnstream.graph.num-features")
                     .intType()

@@ -32,6 +32,8 @@ import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.operators.serialization.SampleResponseSerializer;
 import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.state.HashPartitioner;
+import io.gnnstream.state.MapPartitioner;
+import io.gnnstream.state.PartitionMap;
 import io.gnnstream.state.VertexKeyTypeInfo;
 import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
@@ -203,7 +205,7 @@ public final class TrainingJob {
         // The job's options travel with it (REST /jobs/<id>/config), so that a savepoint of it can be
         // resumed with the same options (bin/gnnstream stop and resume).
         env.getConfig().setGlobalJobParameters(Configuration.fromMap(JobOptions.recorded(conf)));
-        VertexPartitioner partitioner = new HashPartitioner(partitions);
+        VertexPartitioner partitioner = partitioner(conf);
         FaultInjector faults = faults();
 
         SingleOutputStreamOperator<EdgeUpdate> edges = env
@@ -286,6 +288,25 @@ public final class TrainingJob {
                     .flatMap(new Wiring.SplitPredictions()).returns(Prediction.class)
                     .uid("split-predictions").name("split-predictions").setParallelism(1)
                     .sinkTo(predictionsSink).uid("predictions-sink").name("predictions-sink").setParallelism(1);
+        }
+    }
+
+    /**
+     * The vertex assignment: {@link GraphOptions#PARTITION_MAP} read through Flink's file systems,
+     * else hash. Throws {@link IllegalArgumentException} for a missing or malformed map, or one for
+     * another number of partitions.
+     */
+    public static VertexPartitioner partitioner(ReadableConfig conf) {
+        int partitions = conf.get(GraphOptions.PARTITIONS);
+        String uri = conf.getOptional(GraphOptions.PARTITION_MAP).orElse(null);
+        if (uri == null) {
+            return new HashPartitioner(partitions);
+        }
+        org.apache.flink.core.fs.Path path = new org.apache.flink.core.fs.Path(JobDefaults.fileSystemUri(uri));
+        try (java.io.InputStream in = path.getFileSystem().open(path)) {
+            return new MapPartitioner(PartitionMap.read(in), partitions);
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("--partition-map " + uri + ": " + e.getMessage(), e);
         }
     }
 

@@ -17,6 +17,7 @@ import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
@@ -88,6 +89,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private static final int VERTICES = 0;
     private static final int EDGES = 1;
     private static final int EDGES_INGESTED = 2;
+    /** The partitioner's {@link VertexPartitioner#fingerprint()} (absent, i.e. hash, in older state). */
+    private static final int ASSIGNMENT = 3;
 
     /**
      * Up to this many in-neighbours, the adjacency cache holds a vertex's whole list (at most 32 KiB)
@@ -411,7 +414,15 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             setCurrentKey(VertexKey.anchor(current.partition()));
             long[] stored = partitionStats.value();
             setCurrentKey(current);
-            s = stored == null ? new long[3] : stored.clone();
+            s = stored == null ? new long[ASSIGNMENT + 1] : Arrays.copyOf(stored, Math.max(stored.length, ASSIGNMENT + 1));
+            if (stored == null) {
+                s[ASSIGNMENT] = partitioner.fingerprint();
+            } else if (s[ASSIGNMENT] != partitioner.fingerprint()) {
+                throw new IllegalStateException("partition " + current.partition() + " was built with vertex assignment "
+                        + Long.toHexString(s[ASSIGNMENT]) + " (0 = hash) but this job assigns by "
+                        + Long.toHexString(partitioner.fingerprint()) + ": resume with the --partition-map the job was "
+                        + "started with");
+            }
             stats[current.partition()] = s;
         }
         return s;

@@ -45,9 +45,15 @@ public final class PartitionMap {
         return assignment.getOrDefault(vertex, -1);
     }
 
-    public void write(OutputStream out) throws IOException {
+    /** The mapped vertices in ascending order. */
+    public long[] vertices() {
         long[] vertices = assignment.keys().toArray();
         Arrays.sort(vertices);
+        return vertices;
+    }
+
+    public void write(OutputStream out) throws IOException {
+        long[] vertices = vertices();
         BufferedWriter w = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 1 << 16);
         w.write(HEADER + " partitions=" + partitions + " vertices=" + vertices.length);
         w.newLine();
