@@ -15,14 +15,19 @@ import io.gnnstream.state.records.Split;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Writer;
+import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -129,6 +134,31 @@ public final class MigrationScenario {
         KafkaTopics.ensure(bootstrapServers, partitions, edges, nodes);
         TrainingJob.ensureOutputTopics(conf);
         return new DatasetLoader(bootstrapServers).progress(false).load(dataset, edges, nodes);
+    }
+
+    /** The labels of the committed savepoints, in label order. */
+    public static List<String> committedLabels() throws IOException {
+        try (Stream<Path> dirs = Files.list(migrationRoot())) {
+            return dirs.map(d -> d.getFileName().toString()).filter(n -> n.startsWith("savepoint-v"))
+                    .map(n -> n.substring("savepoint-v".length())).sorted().collect(Collectors.toList());
+        }
+    }
+
+    /** The directory of the committed savepoint {@code label} (on the test classpath). */
+    public static Path committed(String label) throws IOException {
+        return migrationRoot().resolve("savepoint-v" + label);
+    }
+
+    private static Path migrationRoot() throws IOException {
+        URL url = MigrationScenario.class.getResource("/migration");
+        if (url == null) {
+            throw new IOException("no migration savepoints on the test classpath");
+        }
+        try {
+            return Path.of(url.toURI());
+        } catch (URISyntaxException e) {
+            throw new IOException(e);
+        }
     }
 
     public static Properties readProperties(Path dir) throws IOException {

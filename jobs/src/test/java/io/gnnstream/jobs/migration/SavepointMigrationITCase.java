@@ -8,11 +8,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.gnnstream.connectors.DatasetLoader;
 import io.gnnstream.connectors.LocalKafkaBroker;
 import io.gnnstream.jobs.ModelOptions;
+import io.gnnstream.jobs.SamplingOptions;
 import io.gnnstream.jobs.TrainingRunner;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.URISyntaxException;
-import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +21,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.client.program.ClusterClient;
@@ -60,39 +58,14 @@ class SavepointMigrationITCase {
                     .setNumberSlotsPerTaskManager(2)
                     .build());
 
-    /** The labels of the committed savepoints, oldest first. */
-    static List<String> committedLabels() throws IOException {
-        try (Stream<Path> dirs = Files.list(migrationRoot())) {
-            return dirs.map(d -> d.getFileName().toString()).filter(n -> n.startsWith("savepoint-v"))
-                    .map(n -> n.substring("savepoint-v".length())).sorted().collect(Collectors.toList());
-        }
-    }
-
-    /** The directory of the committed savepoint {@code label} (on the test classpath). */
-    static Path committed(String label) throws IOException {
-        return migrationRoot().resolve("savepoint-v" + label);
-    }
-
-    private static Path migrationRoot() throws IOException {
-        URL url = SavepointMigrationITCase.class.getResource("/migration");
-        if (url == null) {
-            throw new IOException("no migration savepoints on the test classpath");
-        }
-        try {
-            return Path.of(url.toURI());
-        } catch (URISyntaxException e) {
-            throw new IOException(e);
-        }
-    }
-
     static Stream<String> labels() throws IOException {
-        return committedLabels().stream();
+        return MigrationScenario.committedLabels().stream();
     }
 
     @ParameterizedTest(name = "savepoint-v{0}")
     @MethodSource("labels")
     void resumesFromTheCommittedSavepoint(String label, @InjectClusterClient ClusterClient<?> client) throws Exception {
-        Path committed = committed(label);
+        Path committed = MigrationScenario.committed(label);
         Properties recorded = MigrationScenario.readProperties(committed);
         long nodes = Long.parseLong(recorded.getProperty(MigrationScenario.NODES));
         long edges = Long.parseLong(recorded.getProperty(MigrationScenario.EDGES));
@@ -161,7 +134,7 @@ class SavepointMigrationITCase {
         }
         JsonNode last = result.finalLine();
         assertTrue(last.path("final").asBoolean(false), context);
-        assertEquals(conf.get(io.gnnstream.jobs.SamplingOptions.MAX_STEPS), last.path("step").asLong(), context);
+        assertEquals(conf.get(SamplingOptions.MAX_STEPS), last.path("step").asLong(), context);
         assertTrue(last.path("replicas_identical").asBoolean(), "replicas differ: " + context);
 
         List<String> problems = StateAudit.problems(SavepointContents.read(SavepointContents.localPath(ownSavepoint[0])), true);

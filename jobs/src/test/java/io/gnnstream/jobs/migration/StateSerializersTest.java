@@ -91,7 +91,7 @@ class StateSerializersTest {
             "SourceReaderState");
 
     static Stream<String> committedSavepoints() throws IOException {
-        return SavepointMigrationITCase.committedLabels().stream();
+        return MigrationScenario.committedLabels().stream();
     }
 
     @Test
@@ -120,7 +120,7 @@ class StateSerializersTest {
     @ParameterizedTest(name = "savepoint-v{0}")
     @MethodSource("committedSavepoints")
     void everyStateOfACommittedSavepointHasAVersionedCompatibleSerializer(String label) throws Exception {
-        Path dir = SavepointMigrationITCase.committed(label).resolve(MigrationScenario.SAVEPOINT);
+        Path dir = MigrationScenario.committed(label).resolve(MigrationScenario.SAVEPOINT);
         SavepointContents savepoint = SavepointContents.read(dir);
         List<SavepointContents.State> states = savepoint.states();
         for (SavepointContents.State s : states) {
