@@ -43,6 +43,7 @@ final class ResumeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         String path = JobDefaults.fileSystemUri(savepoint);
+        SavepointOptions.requireSavepoint(path);
         Map<String, String> recorded = SavepointOptions.read(path);
         if (recorded.isEmpty()) {
             System.out.println("No " + SavepointOptions.FILE + " next to the savepoint: the job's options come from "

@@ -34,6 +34,18 @@ final class SavepointOptions {
         }
     }
 
+    /**
+     * Throws {@link IllegalArgumentException} unless {@code savepoint} is a savepoint or retained
+     * checkpoint directory (it holds {@code _metadata}) or its {@code _metadata} file.
+     */
+    static void requireSavepoint(String savepoint) throws IOException {
+        Path path = new Path(savepoint);
+        Path metadata = path.getName().equals("_metadata") ? path : new Path(path, "_metadata");
+        if (!metadata.getFileSystem().exists(metadata)) {
+            throw new IllegalArgumentException("--from-savepoint " + savepoint + " is not a savepoint (no " + metadata + ")");
+        }
+    }
+
     /** The options kept with the savepoint; empty when there are none. */
     static Map<String, String> read(String savepoint) throws IOException {
         Path file = new Path(savepoint, FILE);
