@@ -59,6 +59,10 @@ import org.apache.flink.streaming.api.datastream.IterativeStream;
 import org.apache.flink.streaming.api.datastream.IterativeStream.ConnectedIterativeStreams;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.flink.streaming.api.graph.StreamNode;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.runtime.jobgraph.JobVertex;
 
 /**
  * Builds the streaming training topology (docs/design.md, "Dataflow"):
@@ -74,6 +78,12 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  *
  * Sources and sinks are injected, so tests run this exact topology; {@link #buildWithKafka} wires
  * the Kafka ones from the options.
+ *
+ * <p>The parallelism-1 operators behind the GraphStore and the trainer (graph events, credits,
+ * metrics, predictions) are reached by rebalance edges, also when the graph parallelism or the
+ * trainer count is 1: an unaligned checkpoint holds the records in flight on those edges, and Flink
+ * restores it at another parallelism or trainer count (see {@link #streamGraph}) only if no such
+ * edge has become a forward edge or a chain.
  *
  * <p>The operators of the sampling loop flush their output after every record
  * ({@link #LOOP_BUFFER_TIMEOUT_MS}): a batch crosses about ten network edges in turn (spec, a
@@ -125,7 +135,7 @@ public final class TrainingJob {
         env.configure(conf);
         env.setParallelism(conf.get(RunOptions.PARALLELISM));
         new TrainingJob(conf).buildWithKafka(env);
-        env.execute(JOB_NAME);
+        env.execute(streamGraph(env));
     }
 
     /**
@@ -137,6 +147,23 @@ public final class TrainingJob {
         KafkaTopics.ensure(bootstrap, 1, KafkaOptions.rejectsTopic(conf), KafkaOptions.metricsTopic(conf));
         KafkaTopics.ensure(bootstrap, 1, (short) 1, List.of(KafkaOptions.predictionsTopic(conf)),
                 Map.of("cleanup.policy", "compact"));
+    }
+
+    /**
+     * The stream graph of the job built on {@code env}, named {@link #JOB_NAME}, to execute instead
+     * of the environment's own. Flink fixes the max parallelism of an iteration's tail to its
+     * parallelism, and a checkpoint then restores only at the parallelism it was written at: the
+     * loops' tails (stateless) leave it to Flink here, which takes it from the checkpoint on a restore
+     * and otherwise derives one of at least 128, so that a job restores at another graph parallelism
+     * or trainer count (docs/design.md, "Checkpoints and restore", "Another trainer count").
+     */
+    public static StreamGraph streamGraph(StreamExecutionEnvironment env) {
+        StreamGraph graph = env.getStreamGraph();
+        graph.setJobName(JOB_NAME);
+        for (Tuple2<StreamNode, StreamNode> loop : graph.getIterationSourceSinkPairs()) {
+            graph.setMaxParallelism(loop.f1.getId(), JobVertex.MAX_PARALLELISM_DEFAULT);
+        }
+        return graph;
     }
 
     public TrainingJob(ReadableConfig conf) {
@@ -207,7 +234,7 @@ public final class TrainingJob {
                                 featureCacheSlots())).withFaults(faults))
                 .uid("graph-store").setParallelism(parallelism).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
 
-        DataStream<GraphEvent> events = store.getSideOutput(GraphStoreOperator.EVENTS)
+        DataStream<GraphEvent> events = store.getSideOutput(GraphStoreOperator.EVENTS).rebalance()
                 .map(new Wiring.GatherEvents()).returns(GraphEvent.class)
                 .uid("graph-events").name("graph-events").setParallelism(1);
         ConnectedIterativeStreams<GraphEvent, Credit> creditLoop =
@@ -249,15 +276,15 @@ public final class TrainingJob {
                 .map(new Wiring.Identity<ReducedChunk>()).returns(ReducedChunk.class)
                 .uid("sums-to-ranks").name("sums-to-ranks").setParallelism(trainers).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS));
 
-        creditLoop.closeWith(trainer.map(new Wiring.Identity<Credit>()).returns(Credit.class)
+        creditLoop.closeWith(trainer.rebalance().map(new Wiring.Identity<Credit>()).returns(Credit.class)
                 .uid("credits").name("credits").setParallelism(1).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS));
 
-        trainer.getSideOutput(TrainerOperator.METRICS)
+        trainer.getSideOutput(TrainerOperator.METRICS).rebalance()
                 .transform("metrics-merger", Types.STRING, new MetricsMerger(trainers))
                 .uid("metrics-merger").setParallelism(1).setMaxParallelism(1)
                 .sinkTo(metricsSink).uid("metrics-sink").name("metrics-sink").setParallelism(1);
         if (predicting) {
-            trainer.getSideOutput(TrainerOperator.PREDICTIONS)
+            trainer.getSideOutput(TrainerOperator.PREDICTIONS).rebalance()
                     .flatMap(new Wiring.SplitPredictions()).returns(Prediction.class)
                     .uid("split-predictions").name("split-predictions").setParallelism(1)
                     .sinkTo(predictionsSink).uid("predictions-sink").name("predictions-sink").setParallelism(1);

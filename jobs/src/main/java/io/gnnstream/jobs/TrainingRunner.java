@@ -83,7 +83,7 @@ public final class TrainingRunner {
             }
 
             new TrainingJob(conf).buildWithKafka(env);
-            JobClient client = env.executeAsync(TrainingJob.JOB_NAME);
+            JobClient client = env.executeAsync(TrainingJob.streamGraph(env));
             out.println("Submitted job " + client.getJobID());
             onSubmit.accept(client.getJobID());
             long started = System.nanoTime();

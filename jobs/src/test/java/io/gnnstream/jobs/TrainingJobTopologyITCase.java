@@ -78,7 +78,7 @@ class TrainingJobTopologyITCase {
                 FileLinesSource.of("edges", List.of(CORA.resolve(DatasetInfo.EDGES_FILE)), badEdges),
                 FileLinesSource.of("nodes", List.of(CORA.resolve(DatasetInfo.NODES_FILE)), badNodes),
                 rejects, metrics, predictions);
-        JobClient job = env.executeAsync(TrainingJob.JOB_NAME);
+        JobClient job = env.executeAsync(TrainingJob.streamGraph(env));
         JsonNode last;
         JsonNode progress = null;
         try {
