@@ -81,6 +81,12 @@ import org.apache.flink.runtime.jobgraph.JobVertex;
  * Sources and sinks are injected, so tests run this exact topology; {@link #buildWithKafka} wires
  * the Kafka ones from the options.
  *
+ * <p>The parallelism-1 operators behind the GraphStore and the trainer (graph events, credits,
+ * metrics, predictions) are reached by rebalance edges, also when the graph parallelism or the
+ * trainer count is 1: an unaligned checkpoint holds the records in flight on those edges, and Flink
+ * restores it at another parallelism or trainer count (see {@link #streamGraph}) only if no such
+ * edge has become a forward edge or a chain.
+ *
  * <p>The operators of the sampling loop flush their output after every record
  * ({@link #LOOP_BUFFER_TIMEOUT_MS}): a batch crosses about ten network edges in turn (spec, a
  * request and a response per hop, features, head, credit), each a handful of records, so waiting
@@ -135,24 +141,6 @@ public final class TrainingJob {
     }
 
     /**
-     * The job's stream graph, named {@link #JOB_NAME}, to execute instead of {@code env.execute(name)}.
-     *
-     * <p>Flink gives each iteration tail a max parallelism equal to its parallelism, and a savepoint
-     * records it, so a savepoint taken at parallelism p could never be restored at another p. The
-     * tails hold no keyed state, so their max parallelism is left unset here: Flink then takes the
-     * savepoint's value on restore, and a new job's default (128 and up). Savepoints of jobs whose tails
-     * had max parallelism p restore at any parallelism up to p.
-     */
-    public static StreamGraph streamGraph(StreamExecutionEnvironment env) {
-        StreamGraph graph = env.getStreamGraph();
-        graph.setJobName(JOB_NAME);
-        for (Tuple2<StreamNode, StreamNode> sourceAndSink : graph.getIterationSourceSinkPairs()) {
-            graph.setMaxParallelism(sourceAndSink.f1.getId(), JobVertex.MAX_PARALLELISM_DEFAULT);
-        }
-        return graph;
-    }
-
-    /**
      * Creates the job's output topics that do not exist: dead letters, metrics and the compacted
      * predictions topic.
      */
@@ -161,6 +149,23 @@ public final class TrainingJob {
         KafkaTopics.ensure(bootstrap, 1, KafkaOptions.rejectsTopic(conf), KafkaOptions.metricsTopic(conf));
         KafkaTopics.ensure(bootstrap, 1, (short) 1, List.of(KafkaOptions.predictionsTopic(conf)),
                 Map.of("cleanup.policy", "compact"));
+    }
+
+    /**
+     * The stream graph of the job built on {@code env}, named {@link #JOB_NAME}, to execute instead
+     * of the environment's own. Flink fixes the max parallelism of an iteration's tail to its
+     * parallelism, and a checkpoint then restores only at the parallelism it was written at: the
+     * loops' tails (stateless) leave it to Flink here, which takes it from the checkpoint on a restore
+     * and otherwise derives one of at least 128, so that a job restores at another graph parallelism
+     * or trainer count (docs/design.md, "Checkpoints and restore", "Another trainer count").
+     */
+    public static StreamGraph streamGraph(StreamExecutionEnvironment env) {
+        StreamGraph graph = env.getStreamGraph();
+        graph.setJobName(JOB_NAME);
+        for (Tuple2<StreamNode, StreamNode> loop : graph.getIterationSourceSinkPairs()) {
+            graph.setMaxParallelism(loop.f1.getId(), JobVertex.MAX_PARALLELISM_DEFAULT);
+        }
+        return graph;
     }
 
     public TrainingJob(ReadableConfig conf) {
@@ -234,7 +239,7 @@ public final class TrainingJob {
                                 featureCacheSlots())).withFaults(faults))
                 .uid("graph-store").setParallelism(parallelism).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
 
-        DataStream<GraphEvent> events = store.getSideOutput(GraphStoreOperator.EVENTS)
+        DataStream<GraphEvent> events = store.getSideOutput(GraphStoreOperator.EVENTS).rebalance()
                 .map(new Wiring.GatherEvents()).returns(GraphEvent.class)
                 .uid("graph-events").name("graph-events").setParallelism(1);
         ConnectedIterativeStreams<GraphEvent, Credit> creditLoop =
@@ -276,15 +281,15 @@ public final class TrainingJob {
                 .map(new Wiring.Identity<ReducedChunk>()).returns(ReducedChunk.class)
                 .uid("sums-to-ranks").name("sums-to-ranks").setParallelism(trainers).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS));
 
-        creditLoop.closeWith(trainer.map(new Wiring.Identity<Credit>()).returns(Credit.class)
+        creditLoop.closeWith(trainer.rebalance().map(new Wiring.Identity<Credit>()).returns(Credit.class)
                 .uid("credits").name("credits").setParallelism(1).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS));
 
-        trainer.getSideOutput(TrainerOperator.METRICS)
+        trainer.getSideOutput(TrainerOperator.METRICS).rebalance()
                 .transform("metrics-merger", Types.STRING, new MetricsMerger(trainers))
                 .uid("metrics-merger").setParallelism(1).setMaxParallelism(1)
                 .sinkTo(metricsSink).uid("metrics-sink").name("metrics-sink").setParallelism(1);
         if (predicting) {
-            trainer.getSideOutput(TrainerOperator.PREDICTIONS)
+            trainer.getSideOutput(TrainerOperator.PREDICTIONS).rebalance()
                     .flatMap(new Wiring.SplitPredictions()).returns(Prediction.class)
                     .uid("split-predictions").name("split-predictions").setParallelism(1)
                     .sinkTo(predictionsSink).uid("predictions-sink").name("predictions-sink").setParallelism(1);

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.flink.streaming.api.graph.StreamNode;
@@ -36,6 +37,36 @@ class TrainingJobTest {
                     .map(Map.Entry::getValue).findFirst().orElseThrow(() -> new AssertionError("no " + stateful));
             assertNotNull(node.getTransformationUID(), stateful);
         }
+    }
+
+    /**
+     * The loops' tails leave their max parallelism to Flink (which fixes it to their parallelism
+     * otherwise), so that a checkpoint restores at another parallelism or trainer count.
+     */
+    @Test
+    void iterationTailsLeaveTheirMaxParallelismToFlink() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration());
+        env.setParallelism(2);
+        new TrainingJob(configuration()).buildWithKafka(env);
+        StreamGraph graph = TrainingJob.streamGraph(env);
+        assertEquals(TrainingJob.JOB_NAME, graph.getJobName());
+        assertEquals(3, graph.getIterationSourceSinkPairs().size(), "three loops");
+        int tails = 0;
+        for (JobVertex v : graph.getJobGraph().getVertices()) {
+            if (v.getName().startsWith("IterationSink")) {
+                assertEquals(JobVertex.MAX_PARALLELISM_DEFAULT, v.getMaxParallelism(), v.getName());
+                tails++;
+            }
+        }
+        assertEquals(3, tails);
+    }
+
+    private static Configuration configuration() {
+        Configuration conf = JobDefaults.apply(new Configuration(), Path.of("checkpoints"), Duration.ofSeconds(30));
+        conf.set(KafkaOptions.BOOTSTRAP_SERVERS, "localhost:9");
+        conf.set(GraphOptions.NUM_FEATURES, 8);
+        conf.set(GraphOptions.NUM_CLASSES, 3);
+        return conf;
     }
 
     private static Map<String, StreamNode> streamGraphNodes() {

@@ -17,6 +17,8 @@ import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Sums the gradient chunks of the data-parallel trainer ranks (the reduce half of the all-reduce).
@@ -45,6 +47,13 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * {@code chunk % parallelism}, which round-robin redistribution would not preserve at a new
  * parallelism, so every subtask gets the union and keeps the entries of its own chunks.
  *
+ * <p>Restore at another trainer count: the reducer sums the contributions of its {@code ranks}, the
+ * new count. The ranks of the new layout name their rounds above every round of the old one
+ * ({@code RankLayout}), so held contributions and sums of the old ranks, restored or replayed, are
+ * never mixed into a new sum (a sum of old contributions alone goes to ranks that ignore it) and go
+ * stale with the first new sum. Contributions of ranks that no longer exist are dropped and
+ * counted ({@code foreignContributions}).
+ *
  * <p>Heartbeats ({@link GradientChunk#isHeartbeat()}) are echoed at once as a step -1 sum and
  * leave no state: they keep records moving to the loop's head, which emits checkpoint barriers only
  * when feedback arrives (docs/design.md, "Flink settings").
@@ -57,6 +66,8 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
         implements OneInputStreamOperator<GradientChunk, ReducedChunk> {
 
     private static final long serialVersionUID = 1L;
+
+    private static final Logger LOG = LoggerFactory.getLogger(GradientReducer.class);
 
     static final ListStateDescriptor<Entry> CONTRIBUTIONS =
             new ListStateDescriptor<>("reducer-contributions", TypeInformation.of(Entry.class));
@@ -73,6 +84,8 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
     private transient Counter resentSums;
     private transient Counter staleContributions;
     private transient Counter duplicateContributions;
+    private transient Counter foreignContributions;
+    private transient long foreignRestored;
 
     /** Completed sums kept per chunk: the newest and the one before (ranks are at most a step apart). */
     public static final int DEFAULT_RETAINED_STEPS = 2;
@@ -111,6 +124,10 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
         for (Entry e : contributionState.get()) {
             if (e.chunk % parallelism == index) {
                 GradientChunk g = new GradientChunk(e.step, e.rank, e.chunk, e.numChunks, e.seeds, e.values);
+                if (foreign(g)) {
+                    foreignRestored++;
+                    continue;
+                }
                 validate(g);
                 ChunkState c = chunk(e.chunk);
                 if (!c.sums.containsKey(e.step) && !c.isStale(e.step)) {
@@ -126,6 +143,8 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
         resentSums = getMetricGroup().counter("resentSums");
         staleContributions = getMetricGroup().counter("staleContributions");
         duplicateContributions = getMetricGroup().counter("duplicateContributions");
+        foreignContributions = getMetricGroup().counter("foreignContributions");
+        foreignContributions.inc(foreignRestored);
     }
 
     @Override
@@ -158,6 +177,14 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
         }
         faults.check("gradient-reducer", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), ++contributions);
         GradientChunk g = element.getValue();
+        if (foreign(g)) {
+            if (foreignContributions.getCount() == 0) {
+                LOG.warn("Dropping {}: the reducer sums {} ranks (a contribution of a rank before a restore at "
+                        + "another trainer count)", g, ranks);
+            }
+            foreignContributions.inc();
+            return;
+        }
         validate(g);
         ChunkState c = chunk(g.chunk);
         ReducedChunk done = c.sums.get(g.step);
@@ -227,10 +254,14 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
         output.collect(new StreamRecord<>(sum));
     }
 
+    /** A contribution of a rank beyond this reducer's count: of a layout before a restore at fewer ranks. */
+    private boolean foreign(GradientChunk g) {
+        return g.rank >= ranks;
+    }
+
     private void validate(GradientChunk g) {
-        if (g.rank < 0 || g.rank >= ranks) {
-            throw new IllegalStateException("gradient contribution " + g + " from rank " + g.rank
-                    + ", but the reducer sums " + ranks + " ranks (0.." + (ranks - 1) + ")");
+        if (g.rank < 0) {
+            throw new IllegalStateException("gradient contribution " + g + " from rank " + g.rank);
         }
         if (g.chunk < 0 || g.chunk >= g.numChunks) {
             throw new IllegalStateException("gradient contribution " + g + " has chunk " + g.chunk + " outside 0.."
@@ -281,6 +312,10 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
 
     long duplicateContributions() {
         return duplicateContributions.getCount();
+    }
+
+    long foreignContributions() {
+        return foreignContributions.getCount();
     }
 
     /** What the reducer holds for one chunk. */

@@ -32,14 +32,17 @@ import org.slf4j.LoggerFactory;
  * second line of a rank for a pending key replaces the first. Then one line is emitted in the
  * trainer's single-rank format (counts summed over ranks, rates over the longest window, busy and
  * all-reduce time averaged), plus {@code allreduce_s}, {@code checksums} (rank order),
- * {@code replicas_identical} and {@code ranks}. Keys are emitted in the order they complete. The
+ * {@code replicas_identical} and {@code ranks}. An evaluation line flagged {@link RankLine#ALONE}
+ * (rank 0's round of the restored step after a restore at another trainer count) is merged on its
+ * own, with {@code ranks} 1. Keys are emitted in the order they complete. The
  * best validation accuracy is tracked across evaluation rounds, and after the first merged round
  * flagged {@code final_round} a final line follows, as {@link TrainerOperator} writes it today.
  *
  * <p>At least once: after a restore the ranks go back to their checkpointed progress and repeat
  * steps and lines, so a step whose merged line was already emitted (before or after the checkpoint)
  * can be emitted again; consumers keep the last line per (type, step). The final line is emitted
- * once per checkpointed history (the flag is state). Malformed lines are logged, counted
+ * once per checkpointed history (the flag is state). Pending lines of another number of ranks
+ * (restored at another trainer count) are dropped at the restore. Malformed lines are logged, counted
  * ({@code malformedRankLines}) and dropped. Runs with parallelism 1.
  *
  * <p>Checkpointed (one {@link State} POJO in operator list state): the lines of the pending keys,
@@ -86,11 +89,17 @@ public class MetricsMerger extends AbstractStreamOperator<String> implements One
         for (State s : state.get()) {
             progress = s;
         }
+        int otherRanks = 0;
         for (String text : progress.pendingLines == null ? new String[0] : progress.pendingLines) {
-            JsonNode line = parse(text);
+            JsonNode line = ofOtherRanks(text) ? null : parse(text);
             if (line != null) {
                 buffer(line);
+            } else {
+                otherRanks++;
             }
+        }
+        if (otherRanks > 0) {
+            LOG.info("Dropped {} pending rank lines of a checkpoint of another number of ranks", otherRanks);
         }
         progress.pendingLines = null;
     }
@@ -123,6 +132,11 @@ public class MetricsMerger extends AbstractStreamOperator<String> implements One
             return;
         }
         Key key = Key.of(line);
+        if (line.path(ALONE).asBoolean(false)) {
+            pending.remove(key);
+            merge(key, new JsonNode[] {line});
+            return;
+        }
         JsonNode[] lines = buffer(line);
         if (Arrays.stream(lines).allMatch(Objects::nonNull)) {
             pending.remove(key);
@@ -144,6 +158,7 @@ public class MetricsMerger extends AbstractStreamOperator<String> implements One
     }
 
     private void merge(Key key, JsonNode[] lines) {
+        int count = lines.length;
         double wall = Math.max(1e-9, max(lines, WALL_S));
         double seeds = sum(lines, SEEDS);
         double trainerRate = 0;
@@ -162,7 +177,7 @@ public class MetricsMerger extends AbstractStreamOperator<String> implements One
         double elapsed = max(lines, ELAPSED_S);
         ObjectNode out = JSON.createObjectNode().put("step", key.step).put("elapsed_s", elapsed)
                 .put("loss", ratio(sum(lines, LOSS_SUM), seeds)).put("train_acc", ratio(sum(lines, CORRECT), seeds))
-                .put("seeds_per_s", seeds / wall).put("trainer_seeds_per_s", trainerRate).put("busy", busy / ranks)
+                .put("seeds_per_s", seeds / wall).put("trainer_seeds_per_s", trainerRate).put("busy", busy / count)
                 .put("batches_per_s", sum(lines, STEPS) / wall)
                 .put("sampled_edges_per_s", sum(lines, SAMPLED_EDGES) / wall)
                 .put("edges_ingested", (long) max(lines, EDGES_INGESTED)).put("vertices", (long) max(lines, VERTICES));
@@ -180,8 +195,8 @@ public class MetricsMerger extends AbstractStreamOperator<String> implements One
                 progress.bestValStep = key.step;
             }
         }
-        out.put("allreduce_s", sum(lines, ALLREDUCE_S) / ranks).put("checksum", checksum)
-                .<ObjectNode>set("checksums", checksums).put("replicas_identical", identical).put("ranks", ranks);
+        out.put("allreduce_s", sum(lines, ALLREDUCE_S) / count).put("checksum", checksum)
+                .<ObjectNode>set("checksums", checksums).put("replicas_identical", identical).put("ranks", count);
         output.collect(new StreamRecord<>(out.toString()));
         if (EVAL.equals(key.type) && finalRound && !progress.finished) {
             progress.finished = true;
@@ -192,6 +207,16 @@ public class MetricsMerger extends AbstractStreamOperator<String> implements One
                     .put("best_val_step", progress.bestValStep).put("checksum", checksum)
                     .<ObjectNode>set("checksums", checksums).put("replicas_identical", identical);
             output.collect(new StreamRecord<>(last.toString()));
+        }
+    }
+
+    /** True for a checkpointed line that another number of ranks wrote. */
+    private boolean ofOtherRanks(String text) {
+        try {
+            JsonNode n = JSON.readTree(text);
+            return n.has(RANKS) && n.path(RANKS).asInt() != ranks;
+        } catch (Exception e) {
+            return false;
         }
     }
 

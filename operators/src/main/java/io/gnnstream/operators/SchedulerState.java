@@ -1,5 +1,7 @@
 package io.gnnstream.operators;
 
+import io.gnnstream.operators.internal.StepStarts.EpochOrder;
+import io.gnnstream.operators.internal.StepStarts.StepStart;
 import io.gnnstream.operators.messages.BatchSpec;
 
 /**
@@ -45,6 +47,24 @@ public class SchedulerState {
     public BatchSpec[] unacked;
     /** Number of restores so far (see {@link BatchSpec#generation}). */
     public int generation;
+
+    /**
+     * The layout of the trainer ranks: how many restores at another trainer count the schedule has
+     * seen ({@code RankLayout}); 0 in state written before layouts existed.
+     */
+    public int layout;
+    /**
+     * Restored at another trainer count, and no rank has announced the step it restored yet: nothing
+     * is issued until one does.
+     */
+    public boolean awaitingRestoredStep;
+    /**
+     * Where each issued training step that not every rank has acknowledged began, ascending by step,
+     * and the orders of earlier epochs such a step began in ({@code StepStarts}). Null in state
+     * written before they were kept; such a schedule cannot be restored at another trainer count.
+     */
+    public StepStart[] stepStarts;
+    public EpochOrder[] earlierEpochOrders;
 
     public SchedulerState() {}
 }

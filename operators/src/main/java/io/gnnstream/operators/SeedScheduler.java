@@ -1,5 +1,7 @@
 package io.gnnstream.operators;
 
+import io.gnnstream.operators.internal.RankLayout;
+import io.gnnstream.operators.internal.StepStarts;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.Credit;
 import io.gnnstream.operators.messages.GraphEvent;
@@ -55,6 +57,16 @@ import org.slf4j.LoggerFactory;
  * {@code TrainerFeatureCache}); the assembler samples each again as a new attempt unless it still
  * has the batch in progress, and the trainer ignores what it has trained or holds whole already
  * (docs/design.md, "Checkpoints and restore", "SeedScheduler").
+ *
+ * <p>Restore at another trainer count T' (docs/design.md, "Checkpoints and restore", "Another
+ * trainer count"): the restored ranks all start from the furthest step k that any old rank applied,
+ * and only they know k (credits ride a feedback edge, so the scheduler's view of the old ranks'
+ * progress can lag theirs). The scheduler starts a new layout ({@link RankLayout}), drops the old
+ * ranks' unacknowledged specs and issues nothing until a rank's first credit announces k. Then it
+ * rewinds the epoch position to where step {@code k+1} began ({@link StepStarts}, kept for every step
+ * not acknowledged by every rank), continues the step count at {@code k}, cuts the next steps for T'
+ * ranks and numbers every rank's specs from the layout's first sequence number. An evaluation round
+ * of step k that it has not seen acknowledged in full is issued again from its first pass.
  */
 public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         implements TwoInputStreamOperator<GraphEvent, Credit, BatchSpec> {
@@ -84,6 +96,8 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
     private transient boolean startLogged;
     /** Per rank: when its acknowledged progress last advanced (or its specs were last re-issued). */
     private transient long[] progressNanos;
+    /** Where the steps not acknowledged by every rank began (checkpointed in {@link SchedulerState}). */
+    private transient StepStarts starts;
 
     public SeedScheduler(SchedulerConfig config) {
         this.config = config;
@@ -119,9 +133,9 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
             Arrays.fill(s.ackedSeqs, -1);
             s.unacked = new BatchSpec[0];
         }
+        starts = StepStarts.restore(s.stepStarts, s.earlierEpochOrders);
         if (s.issuedSeqs.length != config.trainers) {
-            throw new IllegalStateException("the schedule was checkpointed for " + s.issuedSeqs.length
-                    + " trainers and cannot be restored for " + config.trainers);
+            beginLayout();
         }
         progressNanos = new long[config.trainers];
         Arrays.fill(progressNanos, System.nanoTime());
@@ -136,7 +150,7 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
     @Override
     public void open() throws Exception {
         super.open();
-        if (restored) {
+        if (restored && !s.awaitingRestoredStep) {
             for (BatchSpec spec : s.unacked) {
                 spec.generation = s.generation;
                 output.collect(new StreamRecord<>(spec));
@@ -151,6 +165,8 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         s.valSeeds = sorted(val);
         s.testSeeds = sorted(test);
         s.otherSeeds = sorted(others);
+        s.stepStarts = starts.starts();
+        s.earlierEpochOrders = starts.orders();
         checkpointed.update(List.of(s));
     }
 
@@ -186,8 +202,16 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
     @Override
     public void processElement2(StreamRecord<Credit> element) {
         Credit credit = element.getValue();
+        if (credit.processedSeq < RankLayout.seqBase(s.layout) - 1) {
+            return; // a credit of an earlier layout's rank
+        }
         if (credit.trainer < 0 || credit.trainer >= config.trainers) {
             throw new IllegalStateException("credit from trainer " + credit.trainer + " of " + config.trainers);
+        }
+        if (s.awaitingRestoredStep) {
+            continueAt(RankLayout.restoredStep(s.layout, credit.processedSeq), credit.trainer);
+            issue();
+            return;
         }
         if (credit.processedSeq > s.ackedSeqs[credit.trainer]) {
             progressNanos[credit.trainer] = System.nanoTime();
@@ -203,8 +227,95 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         }
         if (kept < s.unacked.length) {
             s.unacked = Arrays.copyOf(s.unacked, kept);
+            starts.dropBefore(firstUnacknowledgedStep());
         }
         issue();
+    }
+
+    /** The lowest step with a training spec not yet acknowledged, or the next step when there is none. */
+    private long firstUnacknowledgedStep() {
+        long first = s.trainSteps + 1;
+        for (BatchSpec spec : s.unacked) {
+            if (spec.kind == MiniBatch.Kind.TRAIN) {
+                first = Math.min(first, spec.step);
+            }
+        }
+        return first;
+    }
+
+    /**
+     * Restored for another number of ranks than the checkpoint's: a new layout, whose ranks must first
+     * announce the step they restored (see the class comment).
+     */
+    private void beginLayout() {
+        if (s.stepStarts == null) {
+            throw new IllegalStateException("the schedule was checkpointed for " + s.issuedSeqs.length
+                    + " trainers by a version that cannot restore it for another number; restore it with "
+                    + s.issuedSeqs.length + " trainers");
+        }
+        LOG.info("The schedule of {} trainer ranks continues with {}: waiting for a rank to announce the step it "
+                + "restored ({} steps issued)", s.issuedSeqs.length, config.trainers, s.trainSteps);
+        s.layout++;
+        s.awaitingRestoredStep = true;
+        s.issuedSeqs = new long[config.trainers];
+        s.ackedSeqs = new long[config.trainers];
+        Arrays.fill(s.issuedSeqs, RankLayout.seqBase(s.layout));
+        Arrays.fill(s.ackedSeqs, RankLayout.seqBase(s.layout) - 1);
+    }
+
+    /**
+     * The ranks of a new layout restored step {@code k}: the schedule continues with step
+     * {@code k+1} from where it began, for this layout's ranks, after a round of step k issued again
+     * unless the old ranks acknowledged all of it. Specs of the old layout are dropped.
+     */
+    private void continueAt(long k, int announcer) {
+        if (k < 0 || k > s.trainSteps) {
+            throw new IllegalStateException("rank " + announcer + " restored step " + k + ", but the schedule issued "
+                    + s.trainSteps + " steps");
+        }
+        if (k < s.trainSteps) {
+            StepStarts.StepStart start = starts.startOf(k + 1);
+            if (start == null) {
+                throw new IllegalStateException("no record of where step " + (k + 1) + " began; the schedule cannot "
+                        + "continue after step " + k);
+            }
+            if (start.epoch != s.epoch) {
+                s.epochOrder = start.epoch == 0 ? null : starts.orderOf(start.epoch);
+                if (start.epoch != 0 && s.epochOrder == null) {
+                    throw new IllegalStateException("no order of epoch " + start.epoch + " in which step " + (k + 1)
+                            + " began");
+                }
+            }
+            s.epoch = start.epoch;
+            s.epochPosition = start.position;
+        }
+        boolean roundOfK = false;
+        boolean finalRoundOfK = false;
+        for (BatchSpec spec : s.unacked) {
+            if (spec.kind != MiniBatch.Kind.TRAIN && spec.step == k) {
+                roundOfK = true;
+                finalRoundOfK |= spec.finalRound;
+            }
+        }
+        if (s.roundStep == k && (roundOfK || s.roundNext < s.roundSize)) {
+            s.roundNext = 0;
+            roundAll = null;
+        } else if (roundOfK) {
+            beginRound(k, finalRoundOfK);
+        } else {
+            s.roundNext = 0;
+            s.roundSize = 0;
+        }
+        s.trainSteps = k;
+        s.unacked = new BatchSpec[0];
+        starts.clear();
+        long first = RankLayout.firstSeq(s.layout, k);
+        Arrays.fill(s.issuedSeqs, first);
+        Arrays.fill(s.ackedSeqs, first - 1);
+        Arrays.fill(progressNanos, System.nanoTime());
+        s.awaitingRestoredStep = false;
+        LOG.info("Rank {} restored step {}: the schedule continues with step {} for {} ranks{}", announcer, k, k + 1,
+                config.trainers, s.roundNext < s.roundSize ? ", after the evaluation round of step " + k : "");
     }
 
     /**
@@ -241,6 +352,9 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
      * an evaluation batch needs its rank's, a training step (a batch for every rank) every rank's.
      */
     private void issue() {
+        if (s.awaitingRestoredStep) {
+            return;
+        }
         while (true) {
             if (s.roundNext < s.roundSize) {
                 if (!hasCredit(0)) {
@@ -292,7 +406,10 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         if (!stepsLeft || train.isEmpty() || train.size() < config.minTrainSeeds || !graphLoaded()) {
             return null;
         }
+        long startEpoch = s.epoch;
+        int startPosition = s.epochPosition;
         if (s.epochOrder == null || s.epochOrder.length - s.epochPosition < config.trainers) {
+            starts.epochEnds(s.epoch, s.epochOrder);
             s.epochOrder = shuffled(sorted(train), new SplittableRandom(Mix.seed(config.seed, 0x5EED, s.epoch++)));
             s.epochPosition = 0;
             if (s.epochOrder.length < config.trainers) {
@@ -302,6 +419,7 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         int end = (int) Math.min(s.epochOrder.length, s.epochPosition + (long) config.batchSize * config.trainers);
         int n = end - s.epochPosition;
         long step = ++s.trainSteps;
+        starts.record(step, startEpoch, startPosition);
         boolean last = config.maxSteps > 0 && step == config.maxSteps;
         boolean evaluate = last || (config.evalEvery > 0 && step % config.evalEvery == 0)
                 || (config.predictEvery > 0 && step % config.predictEvery == 0);

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gnnstream.operators.internal.FaultInjector;
 import io.gnnstream.operators.internal.GradientExchange;
 import io.gnnstream.operators.internal.InferenceRound;
-import io.gnnstream.operators.internal.InferenceTableState;
 import io.gnnstream.operators.internal.PendingStep;
 import io.gnnstream.operators.internal.RankLine;
 import io.gnnstream.operators.messages.Credit;
@@ -18,10 +17,7 @@ import io.gnnstream.operators.internal.TrainerFeatureCache;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.PredictionBatch;
-import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
-import io.gnnstream.operators.serialization.MiniBatchSerializer;
 import io.gnnstream.operators.model.EvalResult;
-import io.gnnstream.operators.model.ModelState;
 import io.gnnstream.operators.model.Nd4jThreads;
 import io.gnnstream.operators.model.NpyExport;
 import io.gnnstream.operators.model.GnnModel;
@@ -32,8 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.api.common.operators.MailboxExecutor;
-import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
@@ -71,9 +65,15 @@ import org.slf4j.LoggerFactory;
  * most one step of delay), so the step's credit and metrics line precede the barrier, and
  * snapshots the model after it; no step runs between the barrier and the snapshot.
  *
- * <p>Checkpointed: the model and optimizer state, the progress bookkeeping, the tables of an
- * evaluation round in progress, the buffered batches and the parts of incomplete ones (a checkpoint can fall between the parts of a batch:
- * those before it are state, those after it are in flight or are sent again). Metrics
+ * <p>Checkpointed: every rank's {@link TrainerReplica} (model and optimizer state, progress
+ * bookkeeping) in union list state ({@link TrainerCheckpoint}), and per rank the tables of an evaluation
+ * round in progress, the pending step, the buffered batches and the parts of incomplete ones (a
+ * checkpoint can fall between the parts of a batch: those before it are state, those after it are
+ * in flight or are sent again). At the checkpoint's trainer count each rank restores its own; at
+ * another count every rank starts from the replica of the furthest step any old rank applied,
+ * drops the rest, numbers its batches in a new layout ({@code RankLayout}) and announces that step
+ * to the scheduler in its first credit (docs/design.md, "Checkpoints and restore", "Another trainer
+ * count"). Parts addressed to another rank (of a rank that no longer exists) are dropped. Metrics
  * lines (JSON) leave through side output {@link #METRICS}.
  *
  * <p>All-reduce (more than one rank): a training step computes the gradient of the rank's summed
@@ -119,12 +119,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private final TrainerConfig config;
     private FaultInjector faults = FaultInjector.NONE;
 
-    private transient ListState<ModelState> modelState;
-    private transient ListState<TrainerProgress> progressState;
-    private transient ListState<MiniBatch> bufferedState;
-    private transient ListState<MiniBatchPart> partialState;
-    private transient ListState<PendingStep> pendingState;
-    private transient ListState<InferenceTableState> inferenceState;
+    private transient TrainerCheckpoint checkpoint;
     private transient InferenceRound inference;
     private transient Counter missingInferenceRows;
     private transient long roundStartNanos;
@@ -144,6 +139,9 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     /** Set while the operator needs the model at rest (a checkpoint, an export): no step starts. */
     private transient boolean holdSteps;
     private transient int rank;
+    /** Restored at another trainer count: the first credit announces the restored step. */
+    private transient boolean announce;
+    private transient Counter foreignParts;
 
     public TrainerOperator(TrainerConfig config) {
         this.config = config;
@@ -160,44 +158,33 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         super.initializeState(context);
         rank = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         Nd4jThreads.configure(config.threads);
-        modelState = context.getOperatorStateStore().getListState(
-                new ListStateDescriptor<>("model", TypeInformation.of(ModelState.class)));
-        progressState = context.getOperatorStateStore().getListState(
-                new ListStateDescriptor<>("progress", TypeInformation.of(TrainerProgress.class)));
-        bufferedState = context.getOperatorStateStore().getListState(
-                new ListStateDescriptor<>("buffered-batches", MiniBatchSerializer.TYPE_INFO));
-        partialState = context.getOperatorStateStore().getListState(
-                new ListStateDescriptor<>("partial-batches", MiniBatchPartSerializer.TYPE_INFO));
-        model = null;
-        for (ModelState m : modelState.get()) {
-            model = GnnModel.restore(config.model, m);
-        }
-        if (model == null) {
-            model = GnnModel.create(config.model);
-        }
-        progress = new TrainerProgress();
-        for (TrainerProgress p : progressState.get()) {
-            progress = p;
-        }
+        checkpoint = new TrainerCheckpoint(context.getOperatorStateStore());
+        TrainerCheckpoint.Restored restored = checkpoint.restore(rank, config.trainers, config.model,
+                context.isRestored());
+        model = restored.model();
+        progress = restored.progress();
+        announce = !restored.own();
         buffered = new TreeMap<>();
-        for (MiniBatch b : bufferedState.get()) {
-            buffered.put(b.seq, b);
-        }
         partials = new PartialBatches();
         featureCache = new TrainerFeatureCache(config.featureCacheSlots, config.model.inFeatures());
-        for (MiniBatchPart p : partialState.get()) {
-            partials.accept(p, featureCache);
-        }
-        pendingState = context.getOperatorStateStore().getListState(
-                new ListStateDescriptor<>("pending-step", TypeInformation.of(PendingStep.class)));
-        exchange = new GradientExchange(rank, config.model.numParameters(), config.reducers);
-        for (PendingStep p : pendingState.get()) {
-            exchange.restore(p);
-        }
-        inferenceState = context.getOperatorStateStore().getListState(
-                new ListStateDescriptor<>("inference-tables", TypeInformation.of(InferenceTableState.class)));
+        exchange = new GradientExchange(rank, config.model.numParameters(), config.reducers, progress.layout);
         inference = new InferenceRound(config.model, config.predictions, config.embeddings);
-        inference.restore(inferenceState.get());
+        if (restored.own()) {
+            for (MiniBatch b : checkpoint.buffered()) {
+                buffered.put(b.seq, b);
+            }
+            for (MiniBatchPart p : checkpoint.partials()) {
+                partials.accept(p, featureCache);
+            }
+            for (PendingStep p : checkpoint.pending()) {
+                exchange.restore(p);
+            }
+            inference.restore(checkpoint.inference());
+        } else {
+            LOG.info("rank {} of {}: restored from {} checkpointed ranks at step {} (rank {}'s replica), layout {}",
+                    rank, config.trainers, restored.fromRanks(), progress.layoutStep, restored.fromRank(),
+                    progress.layout);
+        }
     }
 
     @Override
@@ -206,6 +193,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         startNanos = System.nanoTime();
         lastInputNanos = startNanos;
         unresolvedParts = getMetricGroup().counter("unresolvedFeatureParts");
+        foreignParts = getMetricGroup().counter("foreignParts");
         missingInferenceRows = getMetricGroup().counter("missingInferenceRows");
         roundStartNanos = startNanos;
         window = new MetricsWindow(startNanos);
@@ -213,6 +201,9 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                 .createExecutor(getOperatorConfig().getChainIndex());
         steps = new StepRunner<>("gnnstream-trainer-" + rank + "-steps", mailbox, this::onStepDone);
         sendGradient(exchange.chunks());
+        if (announce) {
+            output.collect(new StreamRecord<>(new Credit(rank, progress.nextSeq - 1)));
+        }
         startNextStep();
         scheduleCreditResend();
         scheduleHeartbeat();
@@ -232,12 +223,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         pauseSteps();
-        modelState.update(List.of(model.snapshot()));
-        progressState.update(List.of(progress));
-        bufferedState.update(new ArrayList<>(buffered.values()));
-        partialState.update(partials.parts());
-        pendingState.update(exchange.pending() == null ? List.of() : List.of(exchange.pending()));
-        inferenceState.update(inference.snapshot());
+        checkpoint.snapshot(new TrainerReplica(rank, config.trainers, model.snapshot(), progress),
+                new ArrayList<>(buffered.values()), partials.parts(), exchange.pending(), inference.snapshot());
         resumeSteps();
     }
 
@@ -282,6 +269,12 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     public void processElement1(StreamRecord<MiniBatchPart> element) throws Exception {
         lastInputNanos = System.nanoTime();
         MiniBatchPart part = element.getValue();
+        if (part.trainer != rank) {
+            // Of a rank that no longer exists, for a batch begun before a restore at fewer ranks: its
+            // cache slots are another directory's.
+            foreignParts.inc();
+            return;
+        }
         MiniBatch batch = null;
         if (!featureCache.holdsAll(part)) {
             unresolvedParts.inc();
@@ -427,6 +420,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         if (progress.firstStepNanos == 0) {
             progress.firstStepNanos = Math.max(1, System.nanoTime() - startNanos);
         }
+        progress.appliedStep = step;
         if (roundSize > 0) {
             roundStartNanos = System.nanoTime();
             progress.resetRound(step);
@@ -459,6 +453,11 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     /** Feature parts dropped because they named cache slots this trainer does not hold, for tests. */
     long unresolvedFeatureParts() {
         return unresolvedParts.getCount();
+    }
+
+    /** Parts dropped because they named another rank, for tests. */
+    long foreignParts() {
+        return foreignParts.getCount();
     }
 
     /** The replica's parameters, for tests. */
@@ -511,6 +510,11 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                 roundNanos / 1_000_000, roundComputeNanos / 1_000_000);
         roundComputeNanos = 0;
         ObjectNode line = rankLine(RankLine.eval(rank, config.trainers, step, elapsedSeconds(), model.checksum()));
+        if (progress.layout > 0 && step == progress.layoutStep) {
+            // The round of the restored step, issued again after a restore at another trainer count:
+            // the other ranks reported this step before the restore.
+            line.put(RankLine.ALONE, true);
+        }
         emit(RankLine.evalTotals(line, progress.valCorrect, progress.valTotal, progress.valLoss,
                 progress.testCorrect, progress.testTotal, progress.testLoss, finalRound, progress.evalNanos / 1e9,
                 progress.firstStepNanos / 1e9));

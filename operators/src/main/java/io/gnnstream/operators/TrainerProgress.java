@@ -1,6 +1,9 @@
 package io.gnnstream.operators;
 
-/** Checkpointed bookkeeping of the {@link TrainerOperator} besides the model itself (POJO). */
+/**
+ * Checkpointed bookkeeping of the {@link TrainerOperator} besides the model itself (POJO; part of
+ * the rank's {@link TrainerReplica}). Fields added later read as their defaults from older state.
+ */
 public class TrainerProgress {
 
     public long nextSeq;
@@ -16,6 +19,14 @@ public class TrainerProgress {
     /** Time spent in evaluation rounds so far, and from the operator's start to its first step. */
     public long evalNanos;
     public long firstStepNanos;
+    /** The last training step this rank applied (0 in state written before it was kept: see the model's step). */
+    public long appliedStep;
+    /**
+     * The layout of the ranks ({@code RankLayout}): restores at another trainer count so far; and the
+     * step the ranks of this layout restored (the layout's first step is the one after it).
+     */
+    public int layout;
+    public long layoutStep;
 
     public TrainerProgress() {}
 

@@ -215,9 +215,12 @@ class AllReduceTrainerTest {
         return (TrainerOperator) h.getOperator();
     }
 
+    /** Hands {@code parts} to the rank of {@code h} (the parts name it) and waits for the steps they start. */
     private static void send(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h,
             List<MiniBatchPart> parts) throws Exception {
+        int rank = operator(h).getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         for (MiniBatchPart p : parts) {
+            p.trainer = rank;
             h.processElement1(new StreamRecord<>(p));
         }
         awaitSteps(h);

@@ -24,6 +24,7 @@ import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -137,6 +138,55 @@ class BatchAssemblerTest {
         }
     }
 
+    /**
+     * At another parallelism of the assembler (the job's graph parallelism) every subtask restores the
+     * specs and timeout timers of the batch ids of its key groups: each batch in progress is sampled
+     * again from hop 1 and completes.
+     */
+    @Test
+    void restartsEveryBatchInProgressAtAnotherParallelism() throws Exception {
+        OperatorSubtaskState[] halves = new OperatorSubtaskState[2];
+        for (int subtask = 0; subtask < 2; subtask++) {
+            try (var h = harness(new HashPartitioner(1), 1, 16, 2, subtask)) {
+                h.open();
+                h.setProcessingTime(0);
+                for (long id = 1; id <= 8; id++) {
+                    if (KeyGroupRangeAssignment.assignKeyToParallelOperator(id, 8, 2) == subtask) {
+                        h.processElement1(new StreamRecord<>(spec(id, 1, 2)));
+                    }
+                }
+                halves[subtask] = h.snapshot(1, 1);
+            }
+        }
+        OperatorSubtaskState both = AbstractStreamOperatorTestHarness.repackageState(halves);
+        for (int parallelism : new int[] {1, 3}) {
+            Set<Long> restarted = new HashSet<>();
+            Set<Long> done = new HashSet<>();
+            for (int subtask = 0; subtask < parallelism; subtask++) {
+                try (var h = harness(new HashPartitioner(1), 1, 16, parallelism, subtask)) {
+                    h.initializeState(AbstractStreamOperatorTestHarness.repartitionOperatorState(
+                            both, 8, 2, parallelism, subtask));
+                    h.open();
+                    h.setProcessingTime(TIMEOUT + 1);
+                    for (List<SampleRequest> asked = requests(h); !asked.isEmpty(); asked = requests(h)) {
+                        for (SampleRequest r : asked) {
+                            assertEquals(1, r.hop);
+                            assertEquals(1, r.attempt);
+                            assertEquals(subtask, KeyGroupRangeAssignment.assignKeyToParallelOperator(r.batchId, 8,
+                                    parallelism), "batch " + r.batchId + " restored on subtask " + subtask);
+                            restarted.add(r.batchId);
+                            h.processElement2(new StreamRecord<>(answer(r, new long[][] {{}, {}})));
+                        }
+                    }
+                    heads(h).forEach(p -> done.add(p.batchId));
+                }
+            }
+            Set<Long> all = Set.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L);
+            assertEquals(all, restarted, "at parallelism " + parallelism);
+            assertEquals(all, done, "at parallelism " + parallelism);
+        }
+    }
+
     /** A snapshot taken right after batch 5 started: its spec is in state, its partial subgraph is not. */
     private static OperatorSubtaskState snapshotWithBatchStarted() throws Exception {
         try (var h = harness()) {
@@ -218,9 +268,16 @@ class BatchAssemblerTest {
 
     private static KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, GraphStoreInput> harness(
             HashPartitioner partitioner, int storeParallelism, int window) throws Exception {
+        return harness(partitioner, storeParallelism, window, 1, 0);
+    }
+
+    /** Subtask {@code subtask} of {@code parallelism} assemblers (max parallelism 8) on RocksDB. */
+    private static KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, GraphStoreInput> harness(
+            HashPartitioner partitioner, int storeParallelism, int window, int parallelism, int subtask)
+            throws Exception {
         var h = new KeyedTwoInputStreamOperatorTestHarness<>(
                 new BatchAssembler(new int[] {2}, 1, partitioner, storeParallelism, TIMEOUT, window),
-                (BatchSpec s) -> s.batchId, (SampleResponse r) -> r.batchId, Types.LONG, 8, 1, 0);
+                (BatchSpec s) -> s.batchId, (SampleResponse r) -> r.batchId, Types.LONG, 8, parallelism, subtask);
         EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend();
         rocksDb.getMemoryConfiguration().setUseManagedMemory(false);
         h.setStateBackend(rocksDb);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gnnstream.operators.internal.StepStarts;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.Credit;
 import io.gnnstream.operators.messages.GraphEvent;
@@ -257,6 +258,13 @@ class MessageTypesTest {
         scheduler.partitionVertices = new long[4];
         scheduler.unacked = new BatchSpec[] {spec};
         scheduler.generation = 2;
+        scheduler.layout = 1;
+        scheduler.stepStarts = new StepStarts.StepStart[] {new StepStarts.StepStart(5, 2, 64)};
+        scheduler.earlierEpochOrders = new StepStarts.EpochOrder[] {new StepStarts.EpochOrder(1, new long[] {3, 1})};
+        TrainerProgress progress = new TrainerProgress();
+        progress.layout = 1;
+        progress.layoutStep = 8;
+        progress.appliedStep = 9;
 
         return List.of(
                 GraphStoreInput.of(GraphUpdate.of(EdgeUpdate.add(1, 2))),
@@ -281,6 +289,7 @@ class MessageTypesTest {
                 new Credit(0, 41),
                 model,
                 scheduler,
-                new TrainerProgress());
+                progress,
+                new TrainerReplica(1, 2, model, progress));
     }
 }

@@ -236,6 +236,38 @@ class MetricsMergerTest {
         }
     }
 
+    /**
+     * After a restore at another trainer count: the pending lines of the old ranks are dropped, and
+     * rank 0's line of the round it runs again, flagged alone, is merged on its own (final line too).
+     */
+    @Test
+    void dropsTheOldRanksLinesAndMergesALineThatStandsAlone() throws Exception {
+        OperatorSubtaskState twoRanks;
+        try (var h = harness(new MetricsMerger(2))) {
+            h.open();
+            send(h, eval(1, 20, 1, 4, 1.0, 1, 5, 1.0, true, 7L));
+            send(h, train(0, 2, 19, 10, 7L));
+            twoRanks = h.snapshot(1, 1);
+        }
+        MetricsMerger three = new MetricsMerger(3);
+        try (var h = harness(three)) {
+            h.initializeState(twoRanks);
+            h.open();
+            assertEquals(0, three.pendingKeys(), "the old ranks' lines are dropped");
+            ObjectNode alone = eval(0, 20, 3, 4, 1.0, 4, 5, 1.0, true, 7L);
+            alone.put(RankLine.RANKS, 3).put(RankLine.ALONE, true);
+            send(h, alone);
+            List<JsonNode> out = lines(h);
+            assertEquals(2, out.size(), "the round's line and the final line");
+            assertEquals(20, out.get(0).get("step").asLong());
+            assertEquals(1, out.get(0).get("ranks").asInt());
+            assertEquals(3 / 4.0, out.get(0).get("val_acc").asDouble(), EPS);
+            assertTrue(out.get(0).get("replicas_identical").asBoolean());
+            assertTrue(out.get(1).get("final").asBoolean());
+            assertEquals(0, three.malformedRankLines());
+        }
+    }
+
     private static OneInputStreamOperatorTestHarness<String, String> harness(MetricsMerger merger) throws Exception {
         return new OneInputStreamOperatorTestHarness<>(merger);
     }

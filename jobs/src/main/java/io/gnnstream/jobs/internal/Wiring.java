@@ -123,7 +123,11 @@ public final class Wiring {
         }
     }
 
-    /** Routes a batch part to the subtask of its trainer rank. */
+    /**
+     * Routes a batch part to the subtask of its trainer rank. A part of a rank beyond the current
+     * count (of a batch begun before a restore at fewer ranks) goes to rank {@code trainer mod T},
+     * which drops it.
+     */
     public static final class PartTrainer implements KeySelector<MiniBatchPart, Integer> {
         private static final long serialVersionUID = 1L;
         private final SubtaskKeys ranks;
@@ -134,7 +138,7 @@ public final class Wiring {
 
         @Override
         public Integer getKey(MiniBatchPart part) {
-            return ranks.keyOf(part.trainer);
+            return ranks.keyOf(part.trainer % ranks.parallelism());
         }
     }
 

@@ -14,6 +14,11 @@ import java.util.List;
  * shorter): at least one per reducer, and none above {@link #MAX_CHUNK_FLOATS} floats, so that no
  * record of the loop grows large. The sum a reducer sends back covers all ranks; this rank divides
  * it by the total seed count, the same float operations on every rank, so replicas stay identical.
+ *
+ * <p>Chunks and sums name their all-reduce round, {@link RankLayout#round}: the step, and in layouts
+ * after a restore at another trainer count the layout above it, so that no reducer mixes a
+ * contribution of an earlier layout (held in its state or replayed from a checkpoint) into a sum of
+ * the current one.
  */
 public final class GradientExchange {
 
@@ -24,6 +29,7 @@ public final class GradientExchange {
     private final int numChunks;
     private final int chunkFloats;
     private final int params;
+    private final int layout;
 
     private PendingStep pending;
     private float[] sum;
@@ -32,7 +38,13 @@ public final class GradientExchange {
     private int totalSeeds;
 
     public GradientExchange(int rank, int params, int reducers) {
+        this(rank, params, reducers, 0);
+    }
+
+    /** The exchange of a rank of {@code layout} ({@link RankLayout}). */
+    public GradientExchange(int rank, int params, int reducers, int layout) {
         this.rank = rank;
+        this.layout = layout;
         this.params = params;
         this.numChunks = Math.max(Math.max(1, reducers), (params + MAX_CHUNK_FLOATS - 1) / MAX_CHUNK_FLOATS);
         this.chunkFloats = (params + numChunks - 1) / numChunks;
@@ -74,17 +86,19 @@ public final class GradientExchange {
             int to = Math.min(params, from + chunkFloats);
             float[] values = new float[to - from];
             System.arraycopy(pending.grad, from, values, 0, values.length);
-            out.add(new GradientChunk(pending.step, rank, c, numChunks, pending.seeds, values));
+            out.add(new GradientChunk(RankLayout.round(layout, pending.step), rank, c, numChunks, pending.seeds,
+                    values));
         }
         return out;
     }
 
     /**
      * Takes a reduced chunk; returns the mean gradient of all ranks once every chunk of the pending
-     * step is in, else null. Chunks of other steps (late duplicates of applied steps) are ignored.
+     * step is in, else null. Chunks of other rounds (late duplicates of applied steps, sums of an
+     * earlier layout) are ignored.
      */
     public float[] accept(ReducedChunk chunk) {
-        if (pending == null || chunk.step != pending.step || received[chunk.chunk]) {
+        if (pending == null || chunk.step != RankLayout.round(layout, pending.step) || received[chunk.chunk]) {
             return null;
         }
         if (chunk.numChunks != numChunks) {

@@ -49,6 +49,12 @@ public final class RankLine {
     public static final String EVAL_S = "eval_s";
     /** Seconds from this rank's start to its first training step. */
     public static final String FIRST_STEP_S = "first_step_s";
+    /**
+     * True on an evaluation line that no other rank's line joins: the round of the step the ranks
+     * restored after a restore at another trainer count, which rank 0 runs again while the other
+     * ranks reported that step before the restore.
+     */
+    public static final String ALONE = "alone";
 
     /** Values of {@link #TYPE}. */
     public static final String TRAIN = "train";

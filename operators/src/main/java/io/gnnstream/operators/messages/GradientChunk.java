@@ -9,7 +9,11 @@ package io.gnnstream.operators.messages;
  */
 public class GradientChunk {
 
-    /** The training step this gradient is for (the step the update will complete). */
+    /**
+     * The all-reduce round: the training step this gradient is for (the step the update will
+     * complete), with the ranks' layout above bit 40 after a restore at another trainer count
+     * ({@code RankLayout#round}).
+     */
     public long step;
     public int rank;
     public int chunk;

@@ -8,6 +8,7 @@ package io.gnnstream.operators.messages;
  */
 public class ReducedChunk {
 
+    /** The all-reduce round of the contributions ({@link GradientChunk#step}). */
     public long step;
     public int chunk;
     public int numChunks;

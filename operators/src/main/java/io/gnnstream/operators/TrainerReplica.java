@@ -1,0 +1,78 @@
+package io.gnnstream.operators;
+
+import io.gnnstream.operators.internal.RankLayout;
+import io.gnnstream.operators.model.ModelState;
+import java.util.List;
+
+/**
+ * One trainer rank's replica in the trainer's checkpoint: the model with its optimizer state and the
+ * rank's progress, tagged with the rank and the number of ranks that wrote it. Kept in union list
+ * state, so that every rank of a job restored at another trainer count sees every old rank's replica
+ * and all pick the same one ({@link #restoredAt}). A Flink POJO.
+ */
+public class TrainerReplica {
+
+    public int rank;
+    public int trainers;
+    public ModelState model;
+    public TrainerProgress progress;
+
+    public TrainerReplica() {}
+
+    public TrainerReplica(int rank, int trainers, ModelState model, TrainerProgress progress) {
+        this.rank = rank;
+        this.trainers = trainers;
+        this.model = model;
+        this.progress = progress;
+    }
+
+    /** The last training step this replica applied. */
+    public long appliedStep() {
+        return Math.max(progress.appliedStep, model.step);
+    }
+
+    /**
+     * The replica the ranks of a restore at another trainer count continue from: of the old ranks'
+     * replicas, one that applied the furthest step (the lowest rank of those). A rank that applied
+     * step k had the sum of every rank's gradient of k, while a rank still waiting for it is a step
+     * behind; replicas at the same step are identical.
+     */
+    public static TrainerReplica furthest(List<TrainerReplica> replicas) {
+        TrainerReplica best = null;
+        for (TrainerReplica r : replicas) {
+            if (best == null || r.appliedStep() > best.appliedStep()
+                    || r.appliedStep() == best.appliedStep() && r.rank < best.rank) {
+                best = r;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * The progress every rank of the new layout starts from, after the old ranks' {@code replicas}:
+     * the furthest replica's step, the next layout ({@link RankLayout}) and its first sequence
+     * number, no evaluation round in progress. {@code finished} (the final round is done and
+     * exported) comes from old rank 0, which runs the rounds, when it applied that step.
+     */
+    public static TrainerProgress restoredAt(List<TrainerReplica> replicas) {
+        TrainerReplica furthest = furthest(replicas);
+        long step = furthest.appliedStep();
+        int layout = 0;
+        TrainerReplica rank0 = null;
+        for (TrainerReplica r : replicas) {
+            layout = Math.max(layout, r.progress.layout);
+            if (r.rank == 0) {
+                rank0 = r;
+            }
+        }
+        TrainerProgress p = new TrainerProgress();
+        p.layout = layout + 1;
+        p.layoutStep = step;
+        p.appliedStep = step;
+        p.nextSeq = RankLayout.firstSeq(p.layout, step);
+        p.finished = rank0 != null && rank0.appliedStep() == step && rank0.progress.finished;
+        p.evalNanos = furthest.progress.evalNanos;
+        p.firstStepNanos = furthest.progress.firstStepNanos;
+        return p;
+    }
+}
