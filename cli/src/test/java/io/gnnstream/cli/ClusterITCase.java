@@ -55,6 +55,7 @@ class ClusterITCase {
     private static final Path CORA = Path.of("..", "data", "cora");
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final long MAX_STEPS = 400;
+    private static final long KILL_MAX_STEPS = 1200;
 
     private static LocalKafkaBroker broker;
     private static DatasetInfo cora;
@@ -160,19 +161,21 @@ class ClusterITCase {
         try (Metrics metrics = new Metrics(prefix)) {
             // Submitted as a stock `flink run -d` would: Flink's CliFrontend with the job jar and its main class.
             String[] submit = submitArgs(prefix, "2", "2", cora.edges());
+            // Long enough that the kill comes mid-training.
+            submit[Arrays.asList(submit).indexOf("--max-steps") + 1] = Long.toString(KILL_MAX_STEPS);
             assertEquals(0, flinkRun(Arrays.copyOfRange(submit, 3, submit.length)));
             metrics.await(l -> l.path("step").asLong() >= 100 && isTraining(l), Duration.ofMinutes(4));
             JobID job = runningJob();
             awaitCheckpoint(job);
             long victim = cluster.taskManagerPids().get(1);
-            double elapsedBeforeKill = metrics.drain().stream().mapToDouble(l -> l.path("elapsed_s").asDouble()).max()
-                    .orElseThrow();
+            double elapsedBeforeKill = metrics.await(ClusterITCase::isTraining, Duration.ofMinutes(1)).path("elapsed_s")
+                    .asDouble();
             ProcessHandle.of(victim).orElseThrow().destroyForcibly();
             JsonNode restarted = metrics.await(l -> isTraining(l) && l.path("elapsed_s").asDouble() < elapsedBeforeKill,
                     Duration.ofMinutes(4));
             JsonNode last = metrics.await(l -> l.path("final").asBoolean(false), Duration.ofMinutes(6));
             JsonNode counts = lastTrainingLine(metrics.seen());
-            assertEquals(MAX_STEPS, last.path("step").asLong());
+            assertEquals(KILL_MAX_STEPS, last.path("step").asLong());
             assertTrue(restarted.path("step").asLong() <= counts.path("step").asLong(), restarted.toString());
             assertEquals(cora.edges(), counts.path("edges_ingested").asLong(), counts.toString());
             assertEquals(cora.nodes(), counts.path("vertices").asLong(), counts.toString());

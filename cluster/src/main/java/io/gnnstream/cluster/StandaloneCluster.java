@@ -90,7 +90,14 @@ public final class StandaloneCluster {
         Path conf = writeConfiguration();
         ClusterState partial = new ClusterState("127.0.0.1", restPortOf(conf), -1, List.of());
         List<Process> started = new ArrayList<>();
-        Thread cleanup = new Thread(() -> started.forEach(StandaloneCluster::terminate), "gnnstream-cluster-start-cleanup");
+        Thread cleanup = new Thread(() -> {
+            started.forEach(StandaloneCluster::terminate);
+            try {
+                ClusterState.delete(dir);
+            } catch (IOException e) {
+                // the processes are gone; a stale file names only dead PIDs
+            }
+        }, "gnnstream-cluster-start-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);
         boolean up = false;
         try {
