@@ -53,6 +53,8 @@ public final class StandaloneCluster {
     private final Map<String, String> settings;
     private final Duration startTimeout;
     private final PrintStream out;
+    /** The {@code BashJavaUtils} process while one runs (a shutdown hook stops it too). */
+    private volatile Process memoryHelper;
 
     private StandaloneCluster(Builder b) {
         this.dir = b.dir.toAbsolutePath().normalize();
@@ -90,8 +92,18 @@ public final class StandaloneCluster {
         Path conf = writeConfiguration();
         ClusterState partial = new ClusterState("127.0.0.1", restPortOf(conf), -1, List.of());
         List<Process> started = new ArrayList<>();
+        boolean[] aborted = {false};
         Thread cleanup = new Thread(() -> {
-            started.forEach(StandaloneCluster::terminate);
+            List<Process> toStop;
+            synchronized (started) {
+                aborted[0] = true;
+                toStop = new ArrayList<>(started);
+            }
+            Process helper = memoryHelper;
+            if (helper != null) {
+                helper.destroyForcibly();
+            }
+            toStop.forEach(StandaloneCluster::terminate);
             try {
                 ClusterState.delete(dir);
             } catch (IOException e) {
@@ -101,15 +113,14 @@ public final class StandaloneCluster {
         Runtime.getRuntime().addShutdownHook(cleanup);
         boolean up = false;
         try {
-            Process jm = launch(conf, "jobmanager", 0, JOB_MANAGER_MAIN, "GET_JM_RESOURCE_PARAMS", "env.java.opts.jobmanager");
-            started.add(jm);
+            Process jm = start(launch(conf, "jobmanager", 0, JOB_MANAGER_MAIN, "GET_JM_RESOURCE_PARAMS",
+                    "env.java.opts.jobmanager"), started, aborted);
             partial = new ClusterState(partial.restHost(), partial.restPort(), jm.pid(), List.of());
             partial.write(dir);
             List<Long> tmPids = new ArrayList<>();
             for (int i = 0; i < taskManagers; i++) {
-                Process tm = launch(conf, "taskmanager", i, TASK_MANAGER_MAIN, "GET_TM_RESOURCE_PARAMS",
-                        "env.java.opts.taskmanager");
-                started.add(tm);
+                Process tm = start(launch(conf, "taskmanager", i, TASK_MANAGER_MAIN, "GET_TM_RESOURCE_PARAMS",
+                        "env.java.opts.taskmanager"), started, aborted);
                 tmPids.add(tm.pid());
                 partial = new ClusterState(partial.restHost(), partial.restPort(), jm.pid(), tmPids);
                 partial.write(dir);
@@ -212,8 +223,26 @@ public final class StandaloneCluster {
         return GlobalConfiguration.loadConfiguration(conf.toString()).get(org.apache.flink.configuration.RestOptions.PORT);
     }
 
-    private Process launch(Path conf, String role, int index, String mainClass, String memoryParams, String roleOptsKey)
-            throws IOException, InterruptedException {
+    /**
+     * Starts a prepared process unless the start was interrupted: the check and the start are one
+     * step for the shutdown hook, which so never misses a process started while it runs.
+     */
+    private Process start(ProcessBuilder pb, List<Process> started, boolean[] aborted) throws IOException {
+        synchronized (started) {
+            if (aborted[0]) {
+                throw new ClusterException("the start was interrupted");
+            }
+            Process p = pb.start();
+            started.add(p);
+            out.println("Started " + pb.command().stream().filter(a -> a.startsWith("-Dlog.file=")).findFirst()
+                    .map(a -> a.substring("-Dlog.file=".length())).orElse("a process") + " (pid " + p.pid() + ")");
+            return p;
+        }
+    }
+
+    /** The process of one role, ready to start. */
+    private ProcessBuilder launch(Path conf, String role, int index, String mainClass, String memoryParams,
+            String roleOptsKey) throws IOException, InterruptedException {
         List<String> memory = bashJavaUtils(conf, memoryParams);
         Configuration c = GlobalConfiguration.loadConfiguration(conf.toString());
         String name = "flink-" + role + "-" + index;
@@ -240,9 +269,7 @@ public final class StandaloneCluster {
                 .redirectOutput(dir.resolve("log").resolve(name + ".out").toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         pb.environment().putIfAbsent("OMP_NUM_THREADS", "1");
-        Process p = pb.start();
-        out.println("Started " + role + " " + index + " (pid " + p.pid() + ", log " + dir.resolve("log").resolve(name + ".log") + ")");
-        return p;
+        return pb;
     }
 
     /** The JVM flags (line 1) and dynamic memory properties (line 2) Flink's scripts compute. */
@@ -251,9 +278,14 @@ public final class StandaloneCluster {
         Process p = new ProcessBuilder(javaExecutable(), "-cp", lib + File.separator + "*", BASH_JAVA_UTILS, command,
                 "--configDir", conf.toString())
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+        memoryHelper = p;
+        try {
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                throw new ClusterException("BashJavaUtils did not finish (see " + log + ")");
+            }
+        } finally {
             p.destroyForcibly();
-            throw new ClusterException("BashJavaUtils did not finish (see " + log + ")");
+            memoryHelper = null;
         }
         List<String> results = Files.readAllLines(log, StandardCharsets.UTF_8).stream()
                 .filter(l -> l.startsWith(RESULT_PREFIX)).map(l -> l.substring(RESULT_PREFIX.length()))

@@ -117,12 +117,19 @@ public final class TrainingJob {
         JobFlags.addTo(spec);
         CommandLine cli = new CommandLine(spec);
         Configuration conf;
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        // Without --checkpoint-dir, the cluster's configured checkpoint directory (flink run passes it on).
+        String clusterCheckpoints = env.getConfiguration()
+                .getOptional(org.apache.flink.configuration.CheckpointingOptions.CHECKPOINTS_DIRECTORY).orElse(null);
         try {
             ParseResult parsed = cli.parseArgs(args);
             if (CommandLine.printHelpIfRequested(parsed)) {
                 return;
             }
             conf = JobFlags.configuration(parsed);
+            if (clusterCheckpoints != null && !conf.contains(RunOptions.CHECKPOINT_DIR)) {
+                conf.set(RunOptions.CHECKPOINT_DIR, clusterCheckpoints);
+            }
             JobDefaults.apply(conf, Path.of("checkpoints"));
             validate(conf);
             JobOptions.require(conf, KafkaOptions.BOOTSTRAP_SERVERS);
@@ -133,7 +140,6 @@ public final class TrainingJob {
             return;
         }
         ensureOutputTopics(conf);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.configure(conf);
         env.setParallelism(conf.get(RunOptions.PARALLELISM));
         new TrainingJob(conf).buildWithKafka(env);
