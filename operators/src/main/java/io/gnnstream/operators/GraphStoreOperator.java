@@ -119,6 +119,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private transient BitSet unpublished;
     private transient BitSet unflushed;
     private transient Counter edgesIngested;
+    /** Edge additions whose source lives in another partition: over edgesIngested, the live assignment's edge cut. */
+    private transient Counter cutEdgesIngested;
     private transient Counter nodesIngested;
     private transient Counter requests;
     private transient Counter malformedRequests;
@@ -163,6 +165,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     public void open() throws Exception {
         super.open();
         edgesIngested = getMetricGroup().counter("edgesIngested");
+        cutEdgesIngested = getMetricGroup().counter("cutEdgesIngested");
         nodesIngested = getMetricGroup().counter("nodesIngested");
         requests = getMetricGroup().counter("sampleRequests");
         malformedRequests = getMetricGroup().counter("malformedRequests");
@@ -219,6 +222,9 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         }
         touched(key.partition());
         edgesIngested.inc();
+        if (!edge.remove && partitioner.partition(edge.src) != key.partition()) {
+            cutEdgesIngested.inc();
+        }
     }
 
     /** Writes every buffered edge addition, one adjacency update per destination vertex. */
