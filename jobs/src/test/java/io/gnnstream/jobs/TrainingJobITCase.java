@@ -96,6 +96,12 @@ class TrainingJobITCase {
         assertTrue(result.testAccuracy() >= 0.75, "test accuracy " + result.finalLine());
         assertEquals(0, counterSum(result, ParseFunction.REJECTS_METRIC));
         assertEquals(cora.nodes() + cora.edges(), counterSum(result, ParseFunction.RECORDS_METRIC));
+        // The live edge cut's numerator: edges whose ends hash to different partitions.
+        io.gnnstream.state.HashPartitioner hash = new io.gnnstream.state.HashPartitioner(conf.get(GraphOptions.PARTITIONS));
+        long cut = Files.readAllLines(CORA.resolve("edges.csv")).stream().filter(l -> !l.isBlank())
+                .map(l -> l.split(",")).filter(e -> hash.partition(Long.parseLong(e[0])) != hash.partition(Long.parseLong(e[1])))
+                .count();
+        assertEquals(cut, counterSum(result, "cutEdgesIngested"));
     }
 
     @Test
