@@ -83,7 +83,7 @@ class TrainingJobTopologyITCase {
         JsonNode progress = null;
         try {
             last = finalLine(metrics);
-            // Predictions reach their sink on a path of their own: wait for the last round's.
+            // Predictions reach their sink on a path of their own: wait for those of the final evaluation.
             for (int i = 0; i < 300 && predictions.received().stream().filter(p -> p.step == 100).count()
                     < cora.nodes(); i++) {
                 Thread.sleep(100);
@@ -114,7 +114,7 @@ class TrainingJobTopologyITCase {
             assertTrue(deadValues.contains(bad), "not dead-lettered: " + bad);
         }
         assertEquals(badEdges.size() + badNodes.size(), dead.size(), dead.toString());
-        // Every round (after steps 50 and 100) predicts every vertex once, whatever the rank count.
+        // Every evaluation (after steps 50 and 100) predicts every vertex once, whatever the rank count.
         Map<Long, Long> perStep = predictions.received().stream()
                 .collect(Collectors.groupingBy(p -> p.step, Collectors.counting()));
         assertEquals(Map.of(50L, cora.nodes(), 100L, cora.nodes()), perStep);

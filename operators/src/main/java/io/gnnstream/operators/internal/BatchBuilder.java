@@ -18,7 +18,7 @@ import java.util.Map;
  * Builds one {@link MiniBatch} hop by hop from per-route {@link SampleResponse}s.
  *
  * <p>Hop {@code h} (1..L) samples the in-neighbours of every node within {@code h-1} hops and
- * fetches the features of the nodes first reached at hop {@code h-1}; a last round (hop L+1)
+ * fetches the features of the nodes first reached at hop {@code h-1}; a final fetch (hop L+1)
  * fetches the features of the nodes first reached at hop L, except in inference blocks of layers 2
  * and up, whose sources' inputs are the trainer's. A hop's requests go one per route (the
  * partitions one GraphStore subtask owns, named by the lowest of them), since every request costs a
@@ -59,7 +59,7 @@ public final class BatchBuilder {
     private boolean complete;
 
     /**
-     * {@code attempt} numbers the batch's restarts, so the trainer can drop an earlier attempt's
+     * {@code attempt} numbers the batch's restarts, so the trainer can drop a superseded attempt's
      * parts; {@code expectedNodes} sizes the node numbering up front (the size of the last batch
      * built is a good guess), since growing it is a noticeable share of the assembler's work.
      * {@code routeOf} maps each partition to its route, the lowest partition of the GraphStore
