@@ -3,11 +3,9 @@ package io.gnnstream.cli;
 import io.gnnstream.jobs.JobDefaults;
 import io.gnnstream.jobs.JobOptions;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -19,7 +17,7 @@ import picocli.CommandLine.Spec;
  * the options that {@code stop} kept next to it and any flags given on top, such as another
  * {@code --parallelism} or {@code --trainers}.
  */
-@Command(name = "resume", mixinStandardHelpOptions = true, modelTransformer = ResumeCommand.JobFlags.class,
+@Command(name = "resume", mixinStandardHelpOptions = true, modelTransformer = TrainingFlags.AllJobFlags.class,
         description = "Resume the training job from a savepoint on a Flink cluster, with the options it was stopped "
                 + "with; flags given here override them (e.g. --parallelism, --trainers).")
 final class ResumeCommand implements Callable<Integer> {
@@ -55,14 +53,5 @@ final class ResumeCommand implements Callable<Integer> {
         conf.set(StateRecoveryOptions.SAVEPOINT_PATH, path);
         System.out.println("Resuming from " + path);
         return submission.submit(conf, target.rest(), flags);
-    }
-
-    /** Adds every job option's flag. */
-    static final class JobFlags implements CommandLine.IModelTransformer {
-        @Override
-        public CommandSpec transform(CommandSpec spec) {
-            TrainingFlags.addJobFlags(spec, Set.of(), Map.of());
-            return spec;
-        }
     }
 }

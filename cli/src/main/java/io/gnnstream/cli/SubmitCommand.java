@@ -1,17 +1,14 @@
 package io.gnnstream.cli;
 
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** {@code submit}: the training job on a Flink cluster, with the shaded job jar. */
-@Command(name = "submit", mixinStandardHelpOptions = true, modelTransformer = SubmitCommand.JobFlags.class,
+@Command(name = "submit", mixinStandardHelpOptions = true, modelTransformer = TrainingFlags.AllJobFlags.class,
         description = "Submit the training job to a Flink cluster (the one `cluster start` started, or --jobmanager).")
 final class SubmitCommand implements Callable<Integer> {
 
@@ -31,14 +28,5 @@ final class SubmitCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Configuration conf = flags.toConfiguration(spec, target.defaultCheckpointDir());
         return submission.submit(conf, target.rest(), flags);
-    }
-
-    /** Adds every job option's flag. */
-    static final class JobFlags implements CommandLine.IModelTransformer {
-        @Override
-        public CommandSpec transform(CommandSpec spec) {
-            TrainingFlags.addJobFlags(spec, Set.of(), Map.of());
-            return spec;
-        }
     }
 }

@@ -10,13 +10,10 @@ import io.gnnstream.jobs.TrainingJob;
 import io.gnnstream.jobs.TrainingRunner;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
@@ -27,7 +24,7 @@ import picocli.CommandLine.Spec;
  * Runs the streaming training job against existing topics: on a local MiniCluster when started
  * from {@code bin/gnnstream}, or on the cluster when this main class is submitted by {@code flink run}.
  */
-@Command(name = "train", mixinStandardHelpOptions = true, modelTransformer = TrainCommand.JobFlags.class,
+@Command(name = "train", mixinStandardHelpOptions = true, modelTransformer = TrainingFlags.AllJobFlags.class,
         description = "Run the streaming training job against existing Kafka topics.")
 final class TrainCommand implements Callable<Integer> {
 
@@ -71,12 +68,4 @@ final class TrainCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** Adds every job option's flag. */
-    static final class JobFlags implements CommandLine.IModelTransformer {
-        @Override
-        public CommandSpec transform(CommandSpec spec) {
-            TrainingFlags.addJobFlags(spec, Set.of(), Map.of());
-            return spec;
-        }
-    }
 }

@@ -32,6 +32,15 @@ final class TrainingFlags {
             + "as JSON lines {\"id\":…,\"step\":…,\"label\":…,\"probs\":[…]}.")
     Path predictionsOut;
 
+    /** Adds every job option's flag, with the options' own defaults (train, submit, resume). */
+    static final class AllJobFlags implements CommandLine.IModelTransformer {
+        @Override
+        public CommandSpec transform(CommandSpec spec) {
+            addJobFlags(spec, Set.of(), Map.of());
+            return spec;
+        }
+    }
+
     /** Adds the job's flags to a command, except {@code excluded}, with some defaults of its own. */
     static void addJobFlags(CommandSpec spec, Set<String> excluded, Map<String, String> defaults) {
         JobFlags.addTo(spec, JobOptions.groups(), excluded, defaults);

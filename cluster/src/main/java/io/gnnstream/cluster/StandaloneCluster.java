@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.runtime.clusterframework.BootstrapTools;
 
 /**
@@ -89,8 +90,9 @@ public final class StandaloneCluster {
         if (!Files.isDirectory(lib) || jars().stream().noneMatch(j -> j.getFileName().toString().startsWith("flink-runtime-"))) {
             throw new ClusterException("no Flink jars in " + lib + " (built by `mvn package` of the cluster module)");
         }
-        Path conf = writeConfiguration();
-        ClusterState partial = new ClusterState("127.0.0.1", restPortOf(conf), -1, List.of());
+        Configuration clusterConf = writeConfiguration();
+        Path conf = dir.resolve("conf");
+        ClusterState partial = new ClusterState("127.0.0.1", clusterConf.get(RestOptions.PORT), -1, List.of());
         List<Process> started = new ArrayList<>();
         boolean[] aborted = {false};
         Thread cleanup = new Thread(() -> {
@@ -113,13 +115,13 @@ public final class StandaloneCluster {
         Runtime.getRuntime().addShutdownHook(cleanup);
         boolean up = false;
         try {
-            Process jm = start(launch(conf, "jobmanager", 0, JOB_MANAGER_MAIN, "GET_JM_RESOURCE_PARAMS",
+            Process jm = start(launch(conf, clusterConf, "jobmanager", 0, JOB_MANAGER_MAIN, "GET_JM_RESOURCE_PARAMS",
                     "env.java.opts.jobmanager"), started, aborted);
             partial = new ClusterState(partial.restHost(), partial.restPort(), jm.pid(), List.of());
             partial.write(dir);
             List<Long> tmPids = new ArrayList<>();
             for (int i = 0; i < taskManagers; i++) {
-                Process tm = start(launch(conf, "taskmanager", i, TASK_MANAGER_MAIN, "GET_TM_RESOURCE_PARAMS",
+                Process tm = start(launch(conf, clusterConf, "taskmanager", i, TASK_MANAGER_MAIN, "GET_TM_RESOURCE_PARAMS",
                         "env.java.opts.taskmanager"), started, aborted);
                 tmPids.add(tm.pid());
                 partial = new ClusterState(partial.restHost(), partial.restPort(), jm.pid(), tmPids);
@@ -187,8 +189,11 @@ public final class StandaloneCluster {
         }
     }
 
-    /** {@code dir/conf}: the base configuration plus the cluster's own addresses, sizes and directories. */
-    private Path writeConfiguration() throws IOException {
+    /**
+     * Writes {@code dir/conf}: the base configuration plus the cluster's own addresses, sizes and
+     * directories; returns what it wrote.
+     */
+    private Configuration writeConfiguration() throws IOException {
         Path conf = dir.resolve("conf");
         Files.createDirectories(conf);
         Files.createDirectories(dir.resolve("log"));
@@ -216,11 +221,7 @@ public final class StandaloneCluster {
         if (log4j != null && Files.isRegularFile(log4j)) {
             Files.copy(log4j, conf.resolve("log4j.properties"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         }
-        return conf;
-    }
-
-    private static int restPortOf(Path conf) {
-        return GlobalConfiguration.loadConfiguration(conf.toString()).get(org.apache.flink.configuration.RestOptions.PORT);
+        return c;
     }
 
     /**
@@ -241,10 +242,9 @@ public final class StandaloneCluster {
     }
 
     /** The process of one role, ready to start. */
-    private ProcessBuilder launch(Path conf, String role, int index, String mainClass, String memoryParams,
+    private ProcessBuilder launch(Path conf, Configuration c, String role, int index, String mainClass, String memoryParams,
             String roleOptsKey) throws IOException, InterruptedException {
         List<String> memory = bashJavaUtils(conf, memoryParams);
-        Configuration c = GlobalConfiguration.loadConfiguration(conf.toString());
         String name = "flink-" + role + "-" + index;
         List<String> cmd = new ArrayList<>();
         if (new File("/usr/bin/setsid").canExecute()) {
