@@ -68,7 +68,8 @@ class StateSerializersTest {
             InferenceTableState.class,
             BatchSpec.class,
             GradientReducer.Entry.class,
-            MetricsMerger.State.class);
+            MetricsMerger.State.class,
+            io.gnnstream.operators.TrainerReplica.class);
 
     /** The explicit serializers of state and of the keys of keyed state. */
     static List<TypeSerializer<?>> explicitSerializers() {
