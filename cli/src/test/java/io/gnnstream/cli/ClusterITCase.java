@@ -167,6 +167,10 @@ class ClusterITCase {
             metrics.await(l -> l.path("step").asLong() >= 100 && isTraining(l), Duration.ofMinutes(4));
             JobID job = runningJob();
             awaitCheckpoint(job);
+            // flink-conf spreads slots over the TaskManagers, so the victim runs part of the job.
+            for (ClusterRest.TaskManagerInfo tm : rest().taskManagers()) {
+                assertTrue(tm.freeSlots() < tm.slots(), "a TaskManager without tasks: " + rest().taskManagers());
+            }
             long victim = cluster.taskManagerPids().get(1);
             double elapsedBeforeKill = metrics.await(ClusterITCase::isTraining, Duration.ofMinutes(1)).path("elapsed_s")
                     .asDouble();

@@ -83,6 +83,15 @@ public final class ClusterRest {
         }
     }
 
+    /** The registered TaskManagers with their slots. */
+    public List<TaskManagerInfo> taskManagers() throws IOException {
+        List<TaskManagerInfo> tms = new ArrayList<>();
+        for (JsonNode tm : get("/taskmanagers").path("taskmanagers")) {
+            tms.add(new TaskManagerInfo(tm.path("id").asText(), tm.path("slotsNumber").asInt(), tm.path("freeSlots").asInt()));
+        }
+        return tms;
+    }
+
     /** Every job the cluster knows, newest first. */
     public List<JobInfo> jobs() throws IOException {
         List<JobInfo> jobs = new ArrayList<>();
@@ -206,6 +215,9 @@ public final class ClusterRest {
 
     /** What {@code /overview} says. */
     public record Overview(int taskManagers, int slotsTotal, int slotsAvailable, int jobsRunning, String flinkVersion) {}
+
+    /** One TaskManager of {@code /taskmanagers}. */
+    public record TaskManagerInfo(String id, int slots, int freeSlots) {}
 
     /** One job of {@code /jobs/overview}. */
     public record JobInfo(JobID id, String name, JobStatus status, long startTime) {}
