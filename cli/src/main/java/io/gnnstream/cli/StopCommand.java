@@ -46,7 +46,7 @@ final class StopCommand implements Callable<Integer> {
         Map<String, String> options = rest.userConfiguration(id);
         long started = System.nanoTime();
         String path = rest.savepointAndCancel(id, savepointDir == null ? null : JobDefaults.fileSystemUri(savepointDir),
-                timeout);
+                timeout, System.err);
         SavepointOptions.write(path, options);
         System.out.printf("Savepoint %s written and job %s cancelled in %.1f s%n", path, id,
                 (System.nanoTime() - started) / 1e9);

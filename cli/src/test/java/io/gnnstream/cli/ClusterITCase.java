@@ -16,6 +16,9 @@ import io.gnnstream.connectors.KafkaTopics;
 import io.gnnstream.connectors.LocalKafkaBroker;
 import io.gnnstream.jobs.internal.Directories;
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -68,11 +71,11 @@ class ClusterITCase {
         Files.createDirectories(WORK);
         broker = LocalKafkaBroker.builder().workDir(WORK.resolve("kafka")).port(0).start();
         cora = DatasetInfo.scan(CORA);
-        assertEquals(0, cli("cluster", "start", "--dir", CLUSTER.toString(), "--taskmanagers", "2", "--slots", "2",
+        succeeds(cli("cluster", "start", "--dir", CLUSTER.toString(), "--taskmanagers", "2", "--slots", "2",
                 "--taskmanager-memory", "2500m"));
         cluster = ClusterState.read(CLUSTER).orElseThrow();
         assertEquals(3, cluster.pids().size());
-        assertEquals(0, cli("cluster", "status", "--dir", CLUSTER.toString()));
+        succeeds(cli("cluster", "status", "--dir", CLUSTER.toString()));
     }
 
     @AfterAll
@@ -107,7 +110,7 @@ class ClusterITCase {
         createTopicsAndLoad(prefix, first);
 
         try (Metrics metrics = new Metrics(prefix)) {
-            assertEquals(0, cli(submitArgs(prefix, "2", "2", firstEdges)));
+            succeeds(cli(submitArgs(prefix, "2", "2", firstEdges)));
             JsonNode before = metrics.await(l -> l.path("step").asLong() >= 120 && isTraining(l), Duration.ofMinutes(4));
             assertTrue(before.path("replicas_identical").asBoolean(), before.toString());
 
@@ -115,7 +118,7 @@ class ClusterITCase {
             long stoppedAt = metrics.drain().stream().mapToLong(l -> l.path("step").asLong()).max().orElseThrow();
             new DatasetLoader(broker.bootstrapServers()).progress(false).load(rest, prefix + ".edges", prefix + ".nodes");
 
-            assertEquals(0, cli("resume", "--cluster-dir", CLUSTER.toString(), "--from-savepoint", savepoint1.toString(),
+            succeeds(cli("resume", "--cluster-dir", CLUSTER.toString(), "--from-savepoint", savepoint1.toString(),
                     "--parallelism", "1", "--trainers", "1"));
             JsonNode resumed = metrics.await(ClusterITCase::isTraining, Duration.ofMinutes(3));
             String context = "stopped at step " + stoppedAt + ", resumed with " + resumed;
@@ -129,7 +132,7 @@ class ClusterITCase {
             Path savepoint2 = stop("rescale-2");
             long stoppedAgain = metrics.drain().stream().mapToLong(l -> l.path("step").asLong()).max().orElseThrow();
             // --follow: the command prints progress and cancels the job after its final line.
-            assertEquals(0, cli("resume", "--cluster-dir", CLUSTER.toString(), "--from-savepoint", savepoint2.toString(),
+            succeeds(cli("resume", "--cluster-dir", CLUSTER.toString(), "--from-savepoint", savepoint2.toString(),
                     "--parallelism", "3", "--trainers", "2", "--follow", "--timeout", "5m"));
             JsonNode again = metrics.await(ClusterITCase::isTraining, Duration.ofMinutes(1));
             assertTrue(again.path("step").asLong() > resumed.path("step").asLong()
@@ -145,6 +148,7 @@ class ClusterITCase {
             assertEquals(cora.edges(), counts.path("edges_ingested").asLong(), counts.toString());
             assertEquals(cora.nodes(), counts.path("vertices").asLong(), counts.toString());
             assertTrue(last.path("test_acc").asDouble() >= 0.78, "test accuracy: " + last);
+        } finally {
             cancelRunningJobs();
         }
     }
@@ -157,6 +161,7 @@ class ClusterITCase {
     @Order(2)
     void survivesAKilledTaskManager() throws Exception {
         String prefix = "kill";
+        cancelRunningJobs(); // the job gets every slot left after the kill
         createTopicsAndLoad(prefix, CORA);
         try (Metrics metrics = new Metrics(prefix)) {
             // Submitted as a stock `flink run -d` would: Flink's CliFrontend with the job jar and its main class.
@@ -185,6 +190,7 @@ class ClusterITCase {
             assertEquals(cora.nodes(), counts.path("vertices").asLong(), counts.toString());
             assertTrue(last.path("replicas_identical").asBoolean(), last.toString());
             assertTrue(last.path("test_acc").asDouble() >= 0.78, "test accuracy: " + last);
+        } finally {
             cancelRunningJobs();
         }
     }
@@ -274,7 +280,7 @@ class ClusterITCase {
     /** {@code stop} into a directory of its own; the savepoint it wrote. */
     private static Path stop(String name) throws IOException {
         Path dir = WORK.resolve("savepoints-" + name);
-        assertEquals(0, cli("stop", "--cluster-dir", CLUSTER.toString(), "--savepoint-dir", dir.toString()));
+        succeeds(cli("stop", "--cluster-dir", CLUSTER.toString(), "--savepoint-dir", dir.toString()));
         try (Stream<Path> files = Files.list(dir)) {
             Path savepoint = files.filter(p -> p.getFileName().toString().startsWith("savepoint-")).findFirst().orElseThrow();
             assertTrue(Files.isRegularFile(savepoint.resolve(SavepointOptions.FILE)), "options kept with " + savepoint);
@@ -306,8 +312,44 @@ class ClusterITCase {
         return new ClusterRest(cluster.restHost(), cluster.restPort());
     }
 
-    private static int cli(String... args) {
-        return GnnstreamCli.commandLine().execute(args);
+    /** Runs a command in this JVM; its exit code and what it printed on stderr (also echoed). */
+    private static Run cli(String... args) {
+        StringWriter err = new StringWriter();
+        PrintWriter tee = new PrintWriter(new Writer() {
+            @Override
+            public void write(char[] buf, int off, int len) {
+                err.write(buf, off, len);
+                System.err.print(new String(buf, off, len));
+            }
+
+            @Override
+            public void flush() {
+                System.err.flush();
+            }
+
+            @Override
+            public void close() {
+            }
+        }, true);
+        int code = GnnstreamCli.commandLine().setErr(tee).execute(args);
+        tee.flush();
+        return new Run(String.join(" ", args), code, err.toString());
+    }
+
+    private static void succeeds(Run run) {
+        assertEquals(0, run.code, () -> "`" + run.command + "` failed: " + run.err);
+    }
+
+    private static final class Run {
+        final String command;
+        final int code;
+        final String err;
+
+        Run(String command, int code, String err) {
+            this.command = command;
+            this.code = code;
+            this.err = err;
+        }
     }
 
     private static void createTopicsAndLoad(String prefix, Path dataset) throws Exception {

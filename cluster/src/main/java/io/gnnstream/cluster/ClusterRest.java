@@ -1,6 +1,7 @@
 package io.gnnstream.cluster;
 
 import java.io.IOException;
+import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -37,6 +38,8 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMap
 public final class ClusterRest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Duration SAVEPOINT_RETRY_DELAY = Duration.ofSeconds(2);
+    private static final Duration MIN_CANCEL_WAIT = Duration.ofSeconds(30);
 
     private final String host;
     private final int port;
@@ -125,21 +128,36 @@ public final class ClusterRest {
     /**
      * Writes a savepoint of the job (canonical format, so it can be restored on any state backend and
      * at any parallelism) into {@code directory} (null: the cluster's {@code state.savepoints.dir}),
-     * then cancels the job and waits until it is cancelled; returns the savepoint's path.
+     * then cancels the job and waits until it is cancelled; returns the savepoint's path. A savepoint
+     * that fails while the job keeps running (declined by a task that is restarting or not yet
+     * running, aborted by a failover) is triggered again until the timeout; each failure is reported
+     * to {@code log}.
      */
-    public String savepointAndCancel(JobID job, String directory, Duration timeout) throws IOException {
+    public String savepointAndCancel(JobID job, String directory, Duration timeout, PrintStream log) throws IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
         try (RestClusterClient<StandaloneClusterId> client = client()) {
-            String path;
-            try {
-                path = client.triggerSavepoint(job, directory, SavepointFormatType.CANONICAL)
-                        .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (TimeoutException e) {
-                throw new ClusterException("the savepoint of job " + job + " did not complete within "
-                        + timeout.toSeconds() + " s; the job keeps running");
-            } catch (ExecutionException e) {
-                throw new ClusterException("the savepoint of job " + job + " failed: " + rootMessage(e), e);
+            String path = null;
+            for (int attempt = 1; path == null; attempt++) {
+                long left = deadline - System.nanoTime();
+                try {
+                    path = client.triggerSavepoint(job, directory, SavepointFormatType.CANONICAL)
+                            .get(Math.max(1, left), TimeUnit.NANOSECONDS);
+                } catch (TimeoutException e) {
+                    throw new ClusterException("the savepoint of job " + job + " did not complete within "
+                            + timeout.toSeconds() + " s; the job keeps running");
+                } catch (ExecutionException e) {
+                    String cause = rootMessage(e);
+                    JobStatus status = status(job);
+                    if (status.isGloballyTerminalState() || System.nanoTime() + SAVEPOINT_RETRY_DELAY.toNanos() > deadline) {
+                        throw new ClusterException("the savepoint of job " + job + " failed (attempt " + attempt
+                                + ", job " + status + "): " + cause, e);
+                    }
+                    log.println("The savepoint failed (attempt " + attempt + ", job " + status + "): " + cause
+                            + "; triggering it again");
+                    Thread.sleep(SAVEPOINT_RETRY_DELAY.toMillis());
+                }
             }
-            cancel(client, job, timeout);
+            cancel(client, job, Duration.ofNanos(Math.max(deadline - System.nanoTime(), MIN_CANCEL_WAIT.toNanos())));
             return path;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

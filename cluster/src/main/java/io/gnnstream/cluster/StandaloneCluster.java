@@ -54,8 +54,6 @@ public final class StandaloneCluster {
     private final Map<String, String> settings;
     private final Duration startTimeout;
     private final PrintStream out;
-    /** The {@code BashJavaUtils} process while one runs (a shutdown hook stops it too). */
-    private volatile Process memoryHelper;
 
     private StandaloneCluster(Builder b) {
         this.dir = b.dir.toAbsolutePath().normalize();
@@ -93,19 +91,9 @@ public final class StandaloneCluster {
         Configuration clusterConf = writeConfiguration();
         Path conf = dir.resolve("conf");
         ClusterState partial = new ClusterState("127.0.0.1", clusterConf.get(RestOptions.PORT), -1, List.of());
-        List<Process> started = new ArrayList<>();
-        boolean[] aborted = {false};
+        Launched launched = new Launched();
         Thread cleanup = new Thread(() -> {
-            List<Process> toStop;
-            synchronized (started) {
-                aborted[0] = true;
-                toStop = new ArrayList<>(started);
-            }
-            Process helper = memoryHelper;
-            if (helper != null) {
-                helper.destroyForcibly();
-            }
-            toStop.forEach(StandaloneCluster::terminate);
+            launched.abort();
             try {
                 ClusterState.delete(dir);
             } catch (IOException e) {
@@ -115,24 +103,24 @@ public final class StandaloneCluster {
         Runtime.getRuntime().addShutdownHook(cleanup);
         boolean up = false;
         try {
-            Process jm = start(launch(conf, clusterConf, "jobmanager", 0, JOB_MANAGER_MAIN, "GET_JM_RESOURCE_PARAMS",
-                    "env.java.opts.jobmanager"), started, aborted);
+            Process jm = launched.start(launch(conf, clusterConf, "jobmanager", 0, JOB_MANAGER_MAIN, "GET_JM_RESOURCE_PARAMS",
+                    "env.java.opts.jobmanager", launched), out);
             partial = new ClusterState(partial.restHost(), partial.restPort(), jm.pid(), List.of());
             partial.write(dir);
             List<Long> tmPids = new ArrayList<>();
             for (int i = 0; i < taskManagers; i++) {
-                Process tm = start(launch(conf, clusterConf, "taskmanager", i, TASK_MANAGER_MAIN, "GET_TM_RESOURCE_PARAMS",
-                        "env.java.opts.taskmanager"), started, aborted);
+                Process tm = launched.start(launch(conf, clusterConf, "taskmanager", i, TASK_MANAGER_MAIN,
+                        "GET_TM_RESOURCE_PARAMS", "env.java.opts.taskmanager", launched), out);
                 tmPids.add(tm.pid());
                 partial = new ClusterState(partial.restHost(), partial.restPort(), jm.pid(), tmPids);
                 partial.write(dir);
             }
-            awaitTaskManagers(partial, started);
+            awaitTaskManagers(partial, launched);
             up = true;
             return partial;
         } finally {
             if (!up) {
-                started.forEach(StandaloneCluster::terminate);
+                launched.abort();
                 ClusterState.delete(dir);
             }
             try {
@@ -224,27 +212,10 @@ public final class StandaloneCluster {
         return c;
     }
 
-    /**
-     * Starts a prepared process unless the start was interrupted: the check and the start are one
-     * step for the shutdown hook, which so never misses a process started while it runs.
-     */
-    private Process start(ProcessBuilder pb, List<Process> started, boolean[] aborted) throws IOException {
-        synchronized (started) {
-            if (aborted[0]) {
-                throw new ClusterException("the start was interrupted");
-            }
-            Process p = pb.start();
-            started.add(p);
-            out.println("Started " + pb.command().stream().filter(a -> a.startsWith("-Dlog.file=")).findFirst()
-                    .map(a -> a.substring("-Dlog.file=".length())).orElse("a process") + " (pid " + p.pid() + ")");
-            return p;
-        }
-    }
-
     /** The process of one role, ready to start. */
     private ProcessBuilder launch(Path conf, Configuration c, String role, int index, String mainClass, String memoryParams,
-            String roleOptsKey) throws IOException, InterruptedException {
-        List<String> memory = bashJavaUtils(conf, memoryParams);
+            String roleOptsKey, Launched launched) throws IOException, InterruptedException {
+        List<String> memory = bashJavaUtils(conf, memoryParams, launched);
         String name = "flink-" + role + "-" + index;
         List<String> cmd = new ArrayList<>();
         if (new File("/usr/bin/setsid").canExecute()) {
@@ -273,19 +244,19 @@ public final class StandaloneCluster {
     }
 
     /** The JVM flags (line 1) and dynamic memory properties (line 2) Flink's scripts compute. */
-    private List<String> bashJavaUtils(Path conf, String command) throws IOException, InterruptedException {
+    private List<String> bashJavaUtils(Path conf, String command, Launched launched)
+            throws IOException, InterruptedException {
         Path log = dir.resolve("log").resolve("bash-java-utils.out");
-        Process p = new ProcessBuilder(javaExecutable(), "-cp", lib + File.separator + "*", BASH_JAVA_UTILS, command,
-                "--configDir", conf.toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        memoryHelper = p;
+        Process p = launched.startHelper(new ProcessBuilder(javaExecutable(), "-cp", lib + File.separator + "*",
+                BASH_JAVA_UTILS, command, "--configDir", conf.toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile()));
         try {
             if (!p.waitFor(60, TimeUnit.SECONDS)) {
                 throw new ClusterException("BashJavaUtils did not finish (see " + log + ")");
             }
         } finally {
             p.destroyForcibly();
-            memoryHelper = null;
+            launched.helperDone(p);
         }
         List<String> results = Files.readAllLines(log, StandardCharsets.UTF_8).stream()
                 .filter(l -> l.startsWith(RESULT_PREFIX)).map(l -> l.substring(RESULT_PREFIX.length()))
@@ -296,12 +267,12 @@ public final class StandaloneCluster {
         return results.subList(results.size() - 2, results.size());
     }
 
-    private void awaitTaskManagers(ClusterState state, List<Process> started) throws IOException, InterruptedException {
+    private void awaitTaskManagers(ClusterState state, Launched launched) throws IOException, InterruptedException {
         ClusterRest rest = new ClusterRest(state.restHost(), state.restPort());
         long deadline = System.nanoTime() + startTimeout.toNanos();
         int registered = -1;
         while (System.nanoTime() < deadline) {
-            for (Process p : started) {
+            for (Process p : launched.processes()) {
                 if (!p.isAlive()) {
                     throw new ClusterException("a cluster process (pid " + p.pid() + ") exited with code "
                             + p.exitValue() + " during start; see " + dir.resolve("log"));
@@ -348,6 +319,68 @@ public final class StandaloneCluster {
             try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
                 return s.getLocalPort();
             }
+        }
+    }
+
+    /**
+     * The processes one {@link #start} has launched. Launching checks for an abort and starts the
+     * process in one step under the lock that {@link #abort} takes, so an abort (the shutdown hook)
+     * never misses a process, and nothing launches after it.
+     */
+    private static final class Launched {
+        private final List<Process> processes = new ArrayList<>();
+        private Process helper;
+        private boolean aborted;
+
+        synchronized Process start(ProcessBuilder pb, PrintStream out) throws IOException {
+            Process p = launch(pb);
+            processes.add(p);
+            out.println("Started " + pb.command().stream().filter(a -> a.startsWith("-Dlog.file=")).findFirst()
+                    .map(a -> a.substring("-Dlog.file=".length())).orElse("a process") + " (pid " + p.pid() + ")");
+            return p;
+        }
+
+        /** A short-lived helper ({@code BashJavaUtils}); one at a time. */
+        synchronized Process startHelper(ProcessBuilder pb) throws IOException {
+            helper = launch(pb);
+            return helper;
+        }
+
+        synchronized void helperDone(Process p) {
+            if (helper == p) {
+                helper = null;
+            }
+        }
+
+        synchronized List<Process> processes() {
+            return new ArrayList<>(processes);
+        }
+
+        private Process launch(ProcessBuilder pb) throws IOException {
+            if (aborted) {
+                throw new ClusterException("the start was interrupted");
+            }
+            return pb.start();
+        }
+
+        /** Stops every launched process and waits for each to exit; later launches fail. */
+        void abort() {
+            List<Process> toStop;
+            Process h;
+            synchronized (this) {
+                aborted = true;
+                toStop = new ArrayList<>(processes);
+                h = helper;
+            }
+            if (h != null) {
+                h.destroyForcibly();
+                try {
+                    h.waitFor(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            toStop.forEach(StandaloneCluster::terminate);
         }
     }
 
