@@ -23,9 +23,24 @@ public final class GraphStoreConfig implements Serializable {
      * feature part carries all its features).
      */
     public final int trainerCacheSlots;
+    /** Whether partitions keep halo replicas (see docs/design.md, "Halo replicas"). */
+    public final boolean halo;
 
+    /** Settings without halo replicas. */
     public GraphStoreConfig(long seed, int featureDim, long statsIntervalMs, long recordCacheBytes,
             long adjacencyCacheBytes, int edgeBufferEdges, int trainerCacheSlots) {
+        this(seed, featureDim, statsIntervalMs, recordCacheBytes, adjacencyCacheBytes, edgeBufferEdges, trainerCacheSlots,
+                false);
+    }
+
+    /** These settings with halo replicas on or off. */
+    public GraphStoreConfig withHalo(boolean on) {
+        return new GraphStoreConfig(seed, featureDim, statsIntervalMs, recordCacheBytes, adjacencyCacheBytes,
+                edgeBufferEdges, trainerCacheSlots, on);
+    }
+
+    private GraphStoreConfig(long seed, int featureDim, long statsIntervalMs, long recordCacheBytes,
+            long adjacencyCacheBytes, int edgeBufferEdges, int trainerCacheSlots, boolean halo) {
         if (featureDim < 1 || statsIntervalMs < 1 || recordCacheBytes < 0 || adjacencyCacheBytes < 0
                 || edgeBufferEdges < 1 || trainerCacheSlots < 0) {
             throw new IllegalArgumentException(String.format(
@@ -42,5 +57,6 @@ public final class GraphStoreConfig implements Serializable {
         this.adjacencyCacheBytes = adjacencyCacheBytes;
         this.edgeBufferEdges = edgeBufferEdges;
         this.trainerCacheSlots = trainerCacheSlots;
+        this.halo = halo;
     }
 }

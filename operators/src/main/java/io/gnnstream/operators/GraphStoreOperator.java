@@ -1,13 +1,18 @@
 package io.gnnstream.operators;
 
+import com.carrotsearch.hppc.LongIntHashMap;
+import com.carrotsearch.hppc.cursors.LongIntCursor;
 import io.gnnstream.operators.internal.FaultInjector;
 import io.gnnstream.operators.internal.FeatureCacheDirectory;
+import io.gnnstream.operators.internal.HaloReplicas;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
 import io.gnnstream.operators.messages.MiniBatchPart;
+import io.gnnstream.operators.messages.ReplicaMessage;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.state.InAdjacency;
 import io.gnnstream.state.Mix;
@@ -22,6 +27,7 @@ import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.stream.Stream;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -29,6 +35,7 @@ import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerial
 import org.apache.flink.api.common.typeutils.base.array.LongPrimitiveArraySerializer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -80,6 +87,9 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             new OutputTag<>("graph-events", TypeInformation.of(GraphEvent.class));
     public static final OutputTag<MiniBatchPart> FEATURES =
             new OutputTag<>("feature-parts", MiniBatchPartSerializer.TYPE_INFO);
+    /** Halo replica messages to other partitions, for the sampling loop's feedback edge. */
+    public static final OutputTag<GraphStoreInput> REPLICA_MESSAGES =
+            new OutputTag<>("replica-messages", GraphStoreInputSerializer.TYPE_INFO);
 
     static final ValueStateDescriptor<byte[]> ATTRIBUTES =
             new ValueStateDescriptor<>("vertex-attributes", BytePrimitiveArraySerializer.INSTANCE);
@@ -91,6 +101,9 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private static final int EDGES_INGESTED = 2;
     /** The partitioner's {@link VertexPartitioner#fingerprint()} (absent, i.e. hash, in older state). */
     private static final int ASSIGNMENT = 3;
+    /** Halo replicas the partition holds (absent, i.e. none, in older state). */
+    private static final int REPLICAS = 4;
+    private static final int STATS_LENGTH = REPLICAS + 1;
 
     /**
      * Up to this many in-neighbours, the adjacency cache holds a vertex's whole list (at most 32 KiB)
@@ -132,6 +145,12 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private transient byte[] noAttributes;
     /** Per trainer rank: what this subtask placed in that trainer's feature cache. */
     private transient Map<Integer, FeatureCacheDirectory> trainerCaches;
+    /** Null when halo replicas are off. */
+    private transient HaloReplicas halo;
+    /** Per holding partition (null until used): in-edges from other partitions' vertices written by the current flush. */
+    private transient LongIntHashMap[] newCutEdges;
+    private transient Counter replicaMessages;
+    private transient boolean restored;
 
     /** Makes this operator fail once as {@code faults} says (failure-injection tests). */
     public GraphStoreOperator withFaults(FaultInjector faults) {
@@ -159,6 +178,16 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         edgeBuffer = new EdgeBuffer(config.edgeBufferEdges, partitioner);
         trainerCaches = new HashMap<>();
         noAttributes = VertexRecord.encode(new NodeUpdate(-1, new float[config.featureDim], NodeUpdate.NO_LABEL, Split.NONE));
+        if (config.halo) {
+            halo = new HaloReplicas(context.getKeyedStateStore(), partitioner, this::setCurrentKey, this::sendReplicaMessage);
+            newCutEdges = new LongIntHashMap[partitioner.numPartitions()];
+        }
+        restored = context.isRestored();
+    }
+
+    private void sendReplicaMessage(ReplicaMessage message) {
+        replicaMessages.inc();
+        output.collect(REPLICA_MESSAGES, new StreamRecord<>(GraphStoreInput.of(message)));
     }
 
     @Override
@@ -169,7 +198,35 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         nodesIngested = getMetricGroup().counter("nodesIngested");
         requests = getMetricGroup().counter("sampleRequests");
         malformedRequests = getMetricGroup().counter("malformedRequests");
+        replicaMessages = getMetricGroup().counter("replicaMessages");
+        getMetricGroup().gauge("haloReplicas", () -> sum(REPLICAS));
+        getMetricGroup().gauge("replicationFactor", () -> {
+            long vertices = sum(VERTICES);
+            return vertices == 0 ? 0.0 : (double) sum(REPLICAS) / vertices;
+        });
+        if (halo != null && restored) {
+            resubscribeReplicas();
+        }
         scheduleStats();
+    }
+
+    /**
+     * After a restore: subscribes every replica this subtask holds again, since subscriptions and
+     * pushes in flight on the feedback edge at the failure are lost (see {@link HaloReplicas}).
+     */
+    private void resubscribeReplicas() throws Exception {
+        try (Stream<VertexKey> keys = this.<VertexKey>getKeyedStateBackend()
+                .getKeys(HaloReplicas.REPLICAS.getName(), VoidNamespace.INSTANCE)) {
+            keys.forEach(halo::resubscribe);
+        }
+    }
+
+    private long sum(int field) {
+        long total = 0;
+        for (long[] s : stats) {
+            total += s == null ? 0 : s[field];
+        }
+        return total;
     }
 
     @Override
@@ -177,6 +234,11 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         GraphStoreInput input = element.getValue();
         if (input.update != null) {
             applyUpdate(input.update);
+        } else if (input.replica != null) {
+            if (halo != null) {
+                byte[] ownerRecord = input.replica.kind == ReplicaMessage.Kind.SUBSCRIBE ? attributes.value() : null;
+                halo.receive(input.replica, ownerRecord);
+            }
         } else {
             for (SampleRequest request : input.requests) {
                 if (request.isHeartbeat()) {
@@ -215,6 +277,12 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             }
             if (adjacency.remove(edge.src)) {
                 s[EDGES]--;
+                if (halo != null && partitioner.partition(edge.src) != key.partition()) {
+                    if (halo.removeEdge(key.partition(), edge.src)) {
+                        s[REPLICAS]--;
+                    }
+                    setCurrentKey(key);
+                }
             }
             tailCache.invalidate(edge.dst);
         } else if (edgeBuffer.add(edge.dst, edge.src)) {
@@ -235,9 +303,40 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         edgeBuffer.drain((key, sources) -> {
             setCurrentKey(key);
             long[] s = statsOf(key);
-            s[EDGES] += adjacency.addAll(sources);
+            s[EDGES] += halo == null ? adjacency.addAll(sources) : adjacency.addAll(sources, src -> cutEdgeWritten(key, src));
             tailCache.invalidate(key.vertex());
         });
+        if (halo != null) {
+            updateReplicas();
+        }
+    }
+
+    private void cutEdgeWritten(VertexKey dst, long src) {
+        int holder = dst.partition();
+        if (partitioner.partition(src) != holder) {
+            if (newCutEdges[holder] == null) {
+                newCutEdges[holder] = new LongIntHashMap();
+            }
+            newCutEdges[holder].addTo(src, 1);
+        }
+    }
+
+    /** Counts the flush's new in-edges from other partitions into their replicas, creating replicas as needed. */
+    private void updateReplicas() throws Exception {
+        for (int holder = 0; holder < newCutEdges.length; holder++) {
+            LongIntHashMap sources = newCutEdges[holder];
+            if (sources == null || sources.isEmpty()) {
+                continue;
+            }
+            long[] s = stats[holder];
+            for (LongIntCursor c : sources) {
+                if (halo.addEdges(holder, c.key, c.value)) {
+                    s[REPLICAS]++;
+                }
+            }
+            sources.clear();
+            touched(holder);
+        }
     }
 
     private void applyNode(VertexKey key, NodeUpdate node) throws Exception {
@@ -245,6 +344,9 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         byte[] record = VertexRecord.encode(node);
         attributes.update(record);
         recordCache.replace(node.id, record);
+        if (halo != null) {
+            halo.attributesWritten(node.id, record);
+        }
         for (FeatureCacheDirectory cache : trainerCaches.values()) {
             cache.invalidate(node.id);
         }
@@ -386,6 +488,11 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         return tail;
     }
 
+    /** The halo replicas (null when off), for tests. */
+    HaloReplicas halo() {
+        return halo;
+    }
+
     /** In-degree of the current key's vertex as stored (buffered edges not counted), for tests. */
     int degreeOfCurrentVertex() throws Exception {
         return adjacency.degree();
@@ -420,7 +527,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             setCurrentKey(VertexKey.anchor(current.partition()));
             long[] stored = partitionStats.value();
             setCurrentKey(current);
-            s = stored == null ? new long[ASSIGNMENT + 1] : Arrays.copyOf(stored, Math.max(stored.length, ASSIGNMENT + 1));
+            s = stored == null ? new long[STATS_LENGTH] : Arrays.copyOf(stored, Math.max(stored.length, STATS_LENGTH));
             if (stored == null) {
                 s[ASSIGNMENT] = partitioner.fingerprint();
             } else if (s[ASSIGNMENT] != partitioner.fingerprint()) {

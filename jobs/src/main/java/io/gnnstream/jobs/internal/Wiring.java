@@ -38,9 +38,10 @@ public final class Wiring {
 
         @Override
         public VertexKey getKey(GraphStoreInput input) {
-            return input.update != null
-                    ? partitioner.keyOf(input.update.ownerVertex())
-                    : VertexKey.anchor(input.requests[0].route);
+            if (input.update != null) {
+                return partitioner.keyOf(input.update.ownerVertex());
+            }
+            return input.replica != null ? input.replica.key(partitioner) : VertexKey.anchor(input.requests[0].route);
         }
     }
 

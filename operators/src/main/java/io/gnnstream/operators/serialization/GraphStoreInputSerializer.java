@@ -2,6 +2,7 @@ package io.gnnstream.operators.serialization;
 
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
+import io.gnnstream.operators.messages.ReplicaMessage;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
@@ -17,7 +18,7 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * Explicit serializer of {@link GraphStoreInput}: a {@link Tag} byte for the kind (edge, node,
- * request bundle; a single request, tag 2, is still read), then that kind's fields, arrays in bulk.
+ * request bundle, replica message; a single request, tag 2, is still read), then that kind's fields, arrays in bulk.
  * Every edge of the input stream and every sample request crosses the network as this record, so
  * it avoids the reflective POJO serializer of the nested union, which is slow on this path.
  */
@@ -36,7 +37,8 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         NODE(1),
         /** A single request, as checkpointed in-flight data may hold it; read, never written. */
         REQUEST(2),
-        REQUESTS(3);
+        REQUESTS(3),
+        REPLICA(4);
 
         private static final Tag[] BY_CODE = new Tag[values().length];
 
@@ -80,6 +82,16 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
             out.writeInt(input.requests.length);
             for (SampleRequest r : input.requests) {
                 writeRequest(r, out);
+            }
+        } else if (input.replica != null) {
+            ReplicaMessage m = input.replica;
+            out.writeByte(Tag.REPLICA.code);
+            out.writeByte(m.kind.ordinal());
+            out.writeLong(m.vertex);
+            out.writeInt(m.holder);
+            out.writeInt(m.record == null ? -1 : m.record.length);
+            if (m.record != null) {
+                out.write(m.record);
             }
         } else if (input.update.edge != null) {
             EdgeUpdate e = input.update.edge;
@@ -130,11 +142,29 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
                 }
                 yield GraphStoreInput.of(requests);
             }
+            case REPLICA -> GraphStoreInput.of(readReplica(in));
             case EDGE -> GraphStoreInput.of(GraphUpdate.of(
                     new EdgeUpdate(in.readLong(), in.readLong(), in.readBoolean(), in.readLong())));
             case NODE -> GraphStoreInput.of(GraphUpdate.of(
                     new NodeUpdate(in.readLong(), BulkArrays.readFloats(in), in.readInt(), split(in.readByte()))));
         };
+    }
+
+    private static ReplicaMessage readReplica(DataInputView in) throws IOException {
+        ReplicaMessage m = new ReplicaMessage();
+        try {
+            m.kind = ReplicaMessage.Kind.ofOrdinal(in.readByte());
+        } catch (IllegalArgumentException e) {
+            throw new IOException("corrupt GraphStoreInput record: " + e.getMessage(), e);
+        }
+        m.vertex = in.readLong();
+        m.holder = in.readInt();
+        int length = in.readInt();
+        if (length >= 0) {
+            m.record = new byte[length];
+            in.readFully(m.record);
+        }
+        return m;
     }
 
     private static Split split(byte code) throws IOException {
