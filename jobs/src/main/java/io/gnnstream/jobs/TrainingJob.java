@@ -242,8 +242,7 @@ public final class TrainingJob {
                         new GraphStoreOperator(partitioner, new GraphStoreConfig(seed, featureDim,
                                 conf.get(GraphOptions.STATS_INTERVAL_MS), conf.get(GraphOptions.RECORD_CACHE).getBytes(),
                                 conf.get(GraphOptions.ADJACENCY_CACHE).getBytes(), conf.get(GraphOptions.EDGE_BUFFER),
-                                featureCacheSlots()).withHalo(conf.get(GraphOptions.HALO) == GraphOptions.Halo.FEATURES))
-                                .withFaults(faults))
+                                featureCacheSlots())).withFaults(faults))
                 .uid("graph-store").setParallelism(parallelism).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
 
         DataStream<GraphEvent> events = store.getSideOutput(GraphStoreOperator.EVENTS).rebalance()
@@ -262,7 +261,7 @@ public final class TrainingJob {
                         new BatchAssembler(fanouts(), featureDim, partitioner, parallelism,
                                 conf.get(SamplingOptions.BATCH_TIMEOUT_MS), conf.get(SamplingOptions.MAX_OUTSTANDING_VERTICES)))
                 .uid("batch-assembler").setParallelism(parallelism).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
-        samplingLoop.closeWith(requests.union(store.getSideOutput(GraphStoreOperator.REPLICA_MESSAGES)));
+        samplingLoop.closeWith(requests);
 
         // Loop 3, the all-reduce: trainer ranks -> gradient chunks -> reducers -> sums -> every rank.
         int trainers = conf.get(ModelOptions.TRAINERS);

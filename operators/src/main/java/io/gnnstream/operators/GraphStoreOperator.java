@@ -76,7 +76,13 @@ import org.slf4j.LoggerFactory;
  * output {@link #EVENTS}) at most once per {@code statsIntervalMs}; edge counts include written
  * edges only. Vertices entering a training, validation or test split are announced at once.
  *
- * <p>See docs/design.md, "Graph state" and "Checkpoints and restore", "GraphStore".
+ * <p>With halo replicas on ({@link GraphStoreConfig#halo}), each partition keeps copies of the
+ * attribute records of other partitions' vertices with an in-edge into it, maintained by
+ * {@link HaloReplicas} through messages on side output {@link #REPLICA_MESSAGES}, which the
+ * sampling loop's feedback edge brings back to the owning subtasks.
+ *
+ * <p>See docs/design.md, "Graph state" (and its "Halo replicas") and "Checkpoints and restore",
+ * "GraphStore".
  */
 public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         implements OneInputStreamOperator<GraphStoreInput, SampleResponse> {
