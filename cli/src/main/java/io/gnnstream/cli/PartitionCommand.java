@@ -18,7 +18,8 @@ import picocli.CommandLine.Option;
 @Command(name = "partition", mixinStandardHelpOptions = true,
         description = "Assign the vertices of a graph to P partitions with a low edge cut (Flink Gelly batch job: "
                 + "balanced label propagation, then a local repair to balance <= 1.05); writes the map for "
-                + "--partition-map and prints edge cut and balance, also those of hash partitioning.")
+                + "--partition-map and prints edge cut, balance and the replication factor of --halo features, also those "
+                + "of hash partitioning.")
 final class PartitionCommand implements Callable<Integer> {
 
     static final class Input {
@@ -88,7 +89,9 @@ final class PartitionCommand implements Callable<Integer> {
             ObjectNode node = mapper.createObjectNode();
             node.put("partitions", partitions).put("vertices", r.vertices()).put("edges", r.edges())
                     .put("edge_cut", r.quality().edgeCut()).put("balance", r.quality().balance())
+                    .put("replication_factor", r.quality().replicationFactor())
                     .put("hash_edge_cut", r.hash().edgeCut()).put("hash_balance", r.hash().balance())
+                    .put("hash_replication_factor", r.hash().replicationFactor())
                     .put("propagation_edge_cut", r.propagated().edgeCut())
                     .put("propagation_balance", r.propagated().balance())
                     .put("supersteps", supersteps).put("seconds", r.seconds());
@@ -98,6 +101,7 @@ final class PartitionCommand implements Callable<Integer> {
     }
 
     private static String line(String name, PartitionQuality q) {
-        return String.format(Locale.ROOT, "%-6s edge_cut %.4f  balance %.3f", name, q.edgeCut(), q.balance());
+        return String.format(Locale.ROOT, "%-6s edge_cut %.4f  balance %.3f  replication_factor %.3f", name, q.edgeCut(),
+                q.balance(), q.replicationFactor());
     }
 }

@@ -17,8 +17,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * {@code partition} writes a Gelly map of Cora with a much smaller edge cut than hash, and {@code demo}
- * with {@code --partition-map} (real broker, MiniCluster, RocksDB) learns exactly what it learns
- * with hash partitioning: where a vertex lives changes neither its samples nor the model.
+ * with {@code --partition-map} and halo replicas (real broker, MiniCluster, RocksDB) learns exactly
+ * what it learns with hash partitioning: where a vertex lives changes neither its samples nor the
+ * model.
  */
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
 class PartitionedTrainingITCase {
@@ -42,7 +43,7 @@ class PartitionedTrainingITCase {
         }
 
         JsonNode hash = demo("hash");
-        JsonNode gelly = demo("gelly", "--partition-map", map.toString());
+        JsonNode gelly = demo("gelly", "--partition-map", map.toString(), "--halo", "features");
         assertEquals(hash.path("checksum").asText(), gelly.path("checksum").asText(), "same model: " + hash + " vs " + gelly);
         assertEquals(hash.path("test_acc").asDouble(), gelly.path("test_acc").asDouble());
         assertTrue(gelly.path("test_acc").asDouble() >= 0.75, gelly.toString());

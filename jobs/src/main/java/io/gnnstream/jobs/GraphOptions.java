@@ -33,6 +33,24 @@ public final class GraphOptions {
                             + "hash. Part of the savepoint lineage: resume with the same map (default: hash)."),
             that(s -> !s.isBlank(), "must not be empty"));
 
+    /** What partitions replicate of the vertices of other partitions with an in-edge into them. */
+    public enum Halo {
+        /** The attribute records (features, label, split), kept up to date by the replica router. */
+        FEATURES,
+        /** Nothing. */
+        NONE
+    }
+
+    public static final ConfigOption<Halo> HALO = GROUP.declare(
+            ConfigOptions.key("gnnstream.graph.halo")
+                    .enumType(Halo.class)
+                    .defaultValue(Halo.NONE)
+                    .withDescription("Halo replicas: with features, every partition keeps a copy of the attribute "
+                            + "record of each vertex of another partition that has an in-edge into it, updated with "
+                            + "every node update and dropped with the last such edge (Flink metrics haloReplicas, "
+                            + "replicationFactor, replicaPushes). Part of the savepoint lineage."),
+            OptionCheck.any());
+
     public static final ConfigOption<Integer> NUM_FEATURES = GROUP.declareRequired(
             ConfigOptions.key("gnnstream.graph.num-features")
                     .intType()

@@ -13,6 +13,7 @@ import io.gnnstream.operators.GradientReducer;
 import io.gnnstream.operators.MetricsMerger;
 import io.gnnstream.operators.GraphStoreConfig;
 import io.gnnstream.operators.GraphStoreOperator;
+import io.gnnstream.operators.ReplicaRouter;
 import io.gnnstream.operators.SchedulerConfig;
 import io.gnnstream.operators.SeedScheduler;
 import io.gnnstream.operators.TrainerConfig;
@@ -230,10 +231,20 @@ public final class TrainingJob {
         edges.getSideOutput(ParseFunction.REJECTS).union(nodes.getSideOutput(ParseFunction.REJECTS))
                 .sinkTo(rejectSink).uid("dead-letter-sink").name("dead-letter-sink");
 
-        DataStream<GraphStoreInput> updates = edges
-                .map(new Wiring.EdgeToStoreInput()).returns(GraphStoreInputSerializer.TYPE_INFO).uid("edge-updates").name("edge-updates")
-                .union(nodes.map(new Wiring.NodeToStoreInput()).returns(GraphStoreInputSerializer.TYPE_INFO)
-                        .uid("node-updates").name("node-updates"));
+        DataStream<GraphStoreInput> edgeUpdates = edges
+                .map(new Wiring.EdgeToStoreInput()).returns(GraphStoreInputSerializer.TYPE_INFO).uid("edge-updates").name("edge-updates");
+        DataStream<GraphStoreInput> nodeUpdates = nodes.map(new Wiring.NodeToStoreInput())
+                .returns(GraphStoreInputSerializer.TYPE_INFO).uid("node-updates").name("node-updates");
+        DataStream<GraphStoreInput> updates = edgeUpdates.union(nodeUpdates);
+        boolean halo = conf.get(GraphOptions.HALO) == GraphOptions.Halo.FEATURES;
+        if (halo) {
+            // Node updates and cut edges, keyed by the replicated vertex, become replica pushes and drops.
+            updates = updates.union(edgeUpdates.filter(new Wiring.CutEdges(partitioner)).name("cut-edges")
+                    .union(nodeUpdates)
+                    .keyBy(new Wiring.ReplicaSourceKey(partitioner), VertexKeyTypeInfo.INSTANCE)
+                    .process(new ReplicaRouter(partitioner)).returns(GraphStoreInputSerializer.TYPE_INFO)
+                    .uid("replica-router").name("replica-router"));
+        }
 
         IterativeStream<GraphStoreInput> samplingLoop = updates.iterate(0);
         SingleOutputStreamOperator<SampleResponse> store = samplingLoop
@@ -242,7 +253,7 @@ public final class TrainingJob {
                         new GraphStoreOperator(partitioner, new GraphStoreConfig(seed, featureDim,
                                 conf.get(GraphOptions.STATS_INTERVAL_MS), conf.get(GraphOptions.RECORD_CACHE).getBytes(),
                                 conf.get(GraphOptions.ADJACENCY_CACHE).getBytes(), conf.get(GraphOptions.EDGE_BUFFER),
-                                featureCacheSlots())).withFaults(faults))
+                                featureCacheSlots()).withHalo(halo)).withFaults(faults))
                 .uid("graph-store").setParallelism(parallelism).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
 
         DataStream<GraphEvent> events = store.getSideOutput(GraphStoreOperator.EVENTS).rebalance()
@@ -259,7 +270,8 @@ public final class TrainingJob {
                 .keyBy(new Wiring.SpecKey(), new Wiring.ResponseKey(), Types.LONG)
                 .transform("batch-assembler", GraphStoreInputSerializer.TYPE_INFO,
                         new BatchAssembler(fanouts(), featureDim, partitioner, parallelism,
-                                conf.get(SamplingOptions.BATCH_TIMEOUT_MS), conf.get(SamplingOptions.MAX_OUTSTANDING_VERTICES)))
+                                conf.get(SamplingOptions.BATCH_TIMEOUT_MS), conf.get(SamplingOptions.MAX_OUTSTANDING_VERTICES))
+                                .withHalo(halo))
                 .uid("batch-assembler").setParallelism(parallelism).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
         samplingLoop.closeWith(requests);
 

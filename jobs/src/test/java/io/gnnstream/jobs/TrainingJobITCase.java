@@ -36,6 +36,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -91,6 +92,7 @@ class TrainingJobITCase {
     @Test
     void learnsCoraStreamedThroughKafka() throws Exception {
         Configuration conf = jobConfiguration("clean", 150);
+        conf.set(GraphOptions.HALO, GraphOptions.Halo.FEATURES);
         load(CORA, conf);
         TrainingRunner.Result result = train(conf, 1);
         assertTrue(result.testAccuracy() >= 0.75, "test accuracy " + result.finalLine());
@@ -102,6 +104,14 @@ class TrainingJobITCase {
                 .map(l -> l.split(",")).filter(e -> hash.partition(Long.parseLong(e[0])) != hash.partition(Long.parseLong(e[1])))
                 .count();
         assertEquals(cut, counterSum(result, "cutEdgesIngested"));
+        // One halo replica per partition and source of another partition with an edge into it.
+        long replicas = Files.readAllLines(CORA.resolve("edges.csv")).stream().filter(l -> !l.isBlank())
+                .map(l -> l.split(",")).filter(e -> hash.partition(Long.parseLong(e[0])) != hash.partition(Long.parseLong(e[1])))
+                .map(e -> hash.partition(Long.parseLong(e[1])) + ":" + e[0]).distinct().count();
+        assertEquals(replicas, gaugeSum(result, "haloReplicas"));
+        // A push creates each replica; the one update of each node pushes again to the replicas made before it.
+        long pushes = counterSum(result, "replicaPushes");
+        assertTrue(pushes >= replicas && pushes <= 2 * replicas, pushes + " pushes for " + replicas + " replicas");
     }
 
     @Test
@@ -240,6 +250,16 @@ class TrainingJobITCase {
         env.setParallelism(parallelism);
         return new TrainingRunner(conf, new PrintStream(System.out, true, StandardCharsets.UTF_8), null)
                 .run(env, Duration.ofMinutes(8), last);
+    }
+
+    private static long gaugeSum(TrainingRunner.Result result, String name) {
+        long sum = 0;
+        for (Map.Entry<String, Metric> e : REPORTER.findMetrics(result.jobId(), name).entrySet()) {
+            if (e.getValue() instanceof Gauge && e.getKey().endsWith("." + name)) {
+                sum += ((Number) ((Gauge<?>) e.getValue()).getValue()).longValue();
+            }
+        }
+        return sum;
     }
 
     private static long counterSum(TrainingRunner.Result result, String name) {

@@ -105,6 +105,9 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
     private transient Counter completed;
     /** Nodes of the last batch built, the size hint of the next. */
     private transient int lastBatchNodes;
+    /** Whether the GraphStore keeps halo replicas, so training batches take neighbour parts. */
+    private boolean halo;
+    private int maxSampleVertices;
 
     /**
      * @param storeParallelism the GraphStore's parallelism, whose maximum parallelism is the number
@@ -133,6 +136,24 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
         this.timeoutMs = timeoutMs;
         this.maxOutstandingVertices = maxOutstandingVertices;
         this.maxRequestVertices = maxRequestVertices(fanouts, featureDim, maxOutstandingVertices);
+        this.maxSampleVertices = maxRequestVertices;
+    }
+
+    /**
+     * With halo replicas: training batches take the features of sampled neighbours from the
+     * GraphStore subtasks that sampled them ({@link BatchBuilder}), and requests shrink so that a
+     * neighbour part of a request's sampled neighbours stays under the record cap too.
+     */
+    public BatchAssembler withHalo(boolean on) {
+        this.halo = on;
+        int fanout = 0;
+        for (int f : fanouts) {
+            fanout = Math.max(fanout, f < 0 ? InAdjacency.BLOCK_SIZE : f);
+        }
+        long neighbourBytes = (long) fanout * (Float.BYTES * featureDim + 2L * Long.BYTES);
+        this.maxSampleVertices = on ? (int) Math.max(1, Math.min(maxRequestVertices,
+                MiniBatchPart.MAX_RECORD_BYTES / Math.max(1, neighbourBytes))) : maxRequestVertices;
+        return this;
     }
 
     @Override
@@ -251,8 +272,8 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
 
     private void start(BatchSpec spec, int attempt) throws Exception {
         InProgress batch = new InProgress(
-                new BatchBuilder(spec, attempt, fanouts, featureDim, partitioner, routeOf, maxRequestVertices,
-                        lastBatchNodes),
+                new BatchBuilder(spec, attempt, fanouts, featureDim, partitioner, routeOf,
+                        halo ? maxSampleVertices : maxRequestVertices, lastBatchNodes, halo),
                 now());
         inProgress.put(spec.batchId, batch);
         queued.addAll(batch.builder.start());

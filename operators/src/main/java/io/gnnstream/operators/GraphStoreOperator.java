@@ -1,7 +1,7 @@
 package io.gnnstream.operators;
 
-import com.carrotsearch.hppc.LongIntHashMap;
-import com.carrotsearch.hppc.cursors.LongIntCursor;
+import com.carrotsearch.hppc.LongArrayList;
+import com.carrotsearch.hppc.LongHashSet;
 import io.gnnstream.operators.internal.FaultInjector;
 import io.gnnstream.operators.internal.FeatureCacheDirectory;
 import io.gnnstream.operators.internal.HaloReplicas;
@@ -12,7 +12,6 @@ import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.ReplicaMessage;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
-import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.state.InAdjacency;
 import io.gnnstream.state.Mix;
@@ -22,20 +21,22 @@ import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.stream.Stream;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 import org.apache.flink.api.common.typeutils.base.array.LongPrimitiveArraySerializer;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateInitializationContext;
-import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -76,10 +77,9 @@ import org.slf4j.LoggerFactory;
  * output {@link #EVENTS}) at most once per {@code statsIntervalMs}; edge counts include written
  * edges only. Vertices entering a training, validation or test split are announced at once.
  *
- * <p>With halo replicas on ({@link GraphStoreConfig#halo}), each partition keeps copies of the
- * attribute records of other partitions' vertices with an in-edge into it, maintained by
- * {@link HaloReplicas} through messages on side output {@link #REPLICA_MESSAGES}, which the
- * sampling loop's feedback edge brings back to the owning subtasks.
+ * <p>With halo replicas on ({@link GraphStoreConfig#halo}), each partition also keeps
+ * {@link HaloReplicas}: copies of the attribute records of other partitions' vertices with an
+ * in-edge into it, as the {@link ReplicaRouter} pushes and drops them.
  *
  * <p>See docs/design.md, "Graph state" (and its "Halo replicas") and "Checkpoints and restore",
  * "GraphStore".
@@ -93,9 +93,6 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             new OutputTag<>("graph-events", TypeInformation.of(GraphEvent.class));
     public static final OutputTag<MiniBatchPart> FEATURES =
             new OutputTag<>("feature-parts", MiniBatchPartSerializer.TYPE_INFO);
-    /** Halo replica messages to other partitions, for the sampling loop's feedback edge. */
-    public static final OutputTag<GraphStoreInput> REPLICA_MESSAGES =
-            new OutputTag<>("replica-messages", GraphStoreInputSerializer.TYPE_INFO);
 
     static final ValueStateDescriptor<byte[]> ATTRIBUTES =
             new ValueStateDescriptor<>("vertex-attributes", BytePrimitiveArraySerializer.INSTANCE);
@@ -153,10 +150,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private transient Map<Integer, FeatureCacheDirectory> trainerCaches;
     /** Null when halo replicas are off. */
     private transient HaloReplicas halo;
-    /** Per holding partition (null until used): in-edges from other partitions' vertices written by the current flush. */
-    private transient LongIntHashMap[] newCutEdges;
-    private transient Counter replicaMessages;
-    private transient boolean restored;
+    /** Per partition: whether this subtask owns it. */
+    private transient boolean[] owned;
 
     /** Makes this operator fail once as {@code faults} says (failure-injection tests). */
     public GraphStoreOperator withFaults(FaultInjector faults) {
@@ -185,15 +180,16 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         trainerCaches = new HashMap<>();
         noAttributes = VertexRecord.encode(new NodeUpdate(-1, new float[config.featureDim], NodeUpdate.NO_LABEL, Split.NONE));
         if (config.halo) {
-            halo = new HaloReplicas(context.getKeyedStateStore(), partitioner, this::setCurrentKey, this::sendReplicaMessage);
-            newCutEdges = new LongIntHashMap[partitioner.numPartitions()];
+            halo = new HaloReplicas(context.getKeyedStateStore(), this::setCurrentKey);
         }
-        restored = context.isRestored();
-    }
-
-    private void sendReplicaMessage(ReplicaMessage message) {
-        replicaMessages.inc();
-        output.collect(REPLICA_MESSAGES, new StreamRecord<>(GraphStoreInput.of(message)));
+        owned = new boolean[partitioner.numPartitions()];
+        var task = getRuntimeContext().getTaskInfo();
+        int maxParallelism = task.getMaxNumberOfParallelSubtasks();
+        KeyGroupRange range = KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(maxParallelism,
+                task.getNumberOfParallelSubtasks(), task.getIndexOfThisSubtask());
+        for (int p = 0; p < owned.length; p++) {
+            owned[p] = range.contains(KeyGroupRangeAssignment.assignToKeyGroup(VertexKey.anchor(p), maxParallelism));
+        }
     }
 
     @Override
@@ -204,27 +200,12 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         nodesIngested = getMetricGroup().counter("nodesIngested");
         requests = getMetricGroup().counter("sampleRequests");
         malformedRequests = getMetricGroup().counter("malformedRequests");
-        replicaMessages = getMetricGroup().counter("replicaMessages");
         getMetricGroup().gauge("haloReplicas", () -> sum(REPLICAS));
         getMetricGroup().gauge("replicationFactor", () -> {
             long vertices = sum(VERTICES);
             return vertices == 0 ? 0.0 : (double) sum(REPLICAS) / vertices;
         });
-        if (halo != null && restored) {
-            resubscribeReplicas();
-        }
         scheduleStats();
-    }
-
-    /**
-     * After a restore: subscribes every replica this subtask holds again, since subscriptions and
-     * pushes in flight on the feedback edge at the failure are lost (see {@link HaloReplicas}).
-     */
-    private void resubscribeReplicas() throws Exception {
-        try (Stream<VertexKey> keys = this.<VertexKey>getKeyedStateBackend()
-                .getKeys(HaloReplicas.REPLICAS.getName(), VoidNamespace.INSTANCE)) {
-            keys.forEach(halo::resubscribe);
-        }
     }
 
     private long sum(int field) {
@@ -241,10 +222,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         if (input.update != null) {
             applyUpdate(input.update);
         } else if (input.replica != null) {
-            if (halo != null) {
-                byte[] ownerRecord = input.replica.kind == ReplicaMessage.Kind.SUBSCRIBE ? attributes.value() : null;
-                halo.receive(input.replica, ownerRecord);
-            }
+            applyReplica(input.replica);
         } else {
             for (SampleRequest request : input.requests) {
                 if (request.isHeartbeat()) {
@@ -283,12 +261,6 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             }
             if (adjacency.remove(edge.src)) {
                 s[EDGES]--;
-                if (halo != null && partitioner.partition(edge.src) != key.partition()) {
-                    if (halo.removeEdge(key.partition(), edge.src)) {
-                        s[REPLICAS]--;
-                    }
-                    setCurrentKey(key);
-                }
             }
             tailCache.invalidate(edge.dst);
         } else if (edgeBuffer.add(edge.dst, edge.src)) {
@@ -309,40 +281,21 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         edgeBuffer.drain((key, sources) -> {
             setCurrentKey(key);
             long[] s = statsOf(key);
-            s[EDGES] += halo == null ? adjacency.addAll(sources) : adjacency.addAll(sources, src -> cutEdgeWritten(key, src));
+            s[EDGES] += adjacency.addAll(sources);
             tailCache.invalidate(key.vertex());
         });
-        if (halo != null) {
-            updateReplicas();
-        }
     }
 
-    private void cutEdgeWritten(VertexKey dst, long src) {
-        int holder = dst.partition();
-        if (partitioner.partition(src) != holder) {
-            if (newCutEdges[holder] == null) {
-                newCutEdges[holder] = new LongIntHashMap();
-            }
-            newCutEdges[holder].addTo(src, 1);
+    /** A replica change from the router (the current key is the replica's). */
+    private void applyReplica(ReplicaMessage message) throws Exception {
+        if (halo == null) {
+            throw new IllegalStateException("a halo replica message reached a graph store without halo replicas: "
+                    + message);
         }
-    }
-
-    /** Counts the flush's new in-edges from other partitions into their replicas, creating replicas as needed. */
-    private void updateReplicas() throws Exception {
-        for (int holder = 0; holder < newCutEdges.length; holder++) {
-            LongIntHashMap sources = newCutEdges[holder];
-            if (sources == null || sources.isEmpty()) {
-                continue;
-            }
-            long[] s = stats[holder];
-            for (LongIntCursor c : sources) {
-                if (halo.addEdges(holder, c.key, c.value)) {
-                    s[REPLICAS]++;
-                }
-            }
-            sources.clear();
-            touched(holder);
-        }
+        VertexKey key = message.key();
+        long[] s = statsOf(key);
+        s[REPLICAS] += halo.apply(message);
+        touched(key.partition());
     }
 
     private void applyNode(VertexKey key, NodeUpdate node) throws Exception {
@@ -350,9 +303,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         byte[] record = VertexRecord.encode(node);
         attributes.update(record);
         recordCache.replace(node.id, record);
-        if (halo != null) {
-            halo.attributesWritten(node.id, record);
-        }
+
         for (FeatureCacheDirectory cache : trainerCaches.values()) {
             cache.invalidate(node.id);
         }
@@ -379,6 +330,9 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         sampleNeighbours(request, response);
         if (request.featurePart != SampleRequest.NO_FEATURES) {
             output.collect(FEATURES, new StreamRecord<>(fetchFeatures(request)));
+        }
+        if (request.neighbourPart != SampleRequest.NO_FEATURES) {
+            output.collect(FEATURES, new StreamRecord<>(neighbourFeatures(request, response)));
         }
         output.collect(new StreamRecord<>(response));
     }
@@ -461,6 +415,57 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         return cache == null ? part : part.withCacheSlots(cache.epoch(), fillSlots, cachedRows, cachedSlots);
     }
 
+    /**
+     * The request's neighbour part: the features of the sampled neighbours this subtask reads
+     * locally, from its own partitions or from the halo replicas of the partition of the vertex
+     * that sampled them, addressed by vertex; records {@code response.served}. A neighbour held
+     * nowhere here (its replica not pushed yet) is left to the assembler's fetch from its owner.
+     */
+    private MiniBatchPart neighbourFeatures(SampleRequest request, SampleResponse response) throws Exception {
+        LongHashSet seen = new LongHashSet(response.neighbours.length);
+        LongArrayList served = new LongArrayList(response.neighbours.length);
+        List<byte[]> records = new ArrayList<>(response.neighbours.length);
+        for (int i = 0, at = 0; i < response.sampleVertices.length; i++) {
+            int holder = partitioner.partition(response.sampleVertices[i]);
+            for (int k = 0; k < response.neighbourCounts[i]; k++) {
+                long u = response.neighbours[at++];
+                if (seen.contains(u)) {
+                    continue;
+                }
+                byte[] record = localRecord(u, holder);
+                if (record != null) {
+                    seen.add(u);
+                    served.add(u);
+                    records.add(record);
+                }
+            }
+        }
+        response.served = served.toArray();
+        byte[][] recordArray = records.toArray(new byte[0][]);
+        int[] labels = new int[recordArray.length];
+        for (int j = 0; j < recordArray.length; j++) {
+            labels[j] = VertexRecord.label(recordArray[j]);
+        }
+        return MiniBatchPart.featuresOfVertices(request.batchId, request.seq, request.trainer, request.attempt,
+                request.neighbourPart, response.served, labels, recordArray);
+    }
+
+    /** The record of {@code vertex} as this subtask holds it for partition {@code holder}, or null when it cannot tell. */
+    private byte[] localRecord(long vertex, int holder) throws Exception {
+        if (owned[partitioner.partition(vertex)]) {
+            byte[] record = recordOf(vertex);
+            return record == null ? noAttributes : record;
+        }
+        if (halo == null) {
+            return null;
+        }
+        return switch (halo.status(holder, vertex)) {
+            case PRESENT -> halo.record(holder, vertex);
+            case ABSENT -> noAttributes;
+            case NONE -> null;
+        };
+    }
+
     /** This subtask's directory of {@code trainer}'s feature cache; null when the caches are off. */
     private FeatureCacheDirectory trainerCache(int trainer) {
         return trainerCaches.computeIfAbsent(trainer, t -> FeatureCacheDirectory.shareOf(config.trainerCacheSlots,
@@ -492,6 +497,16 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         byte[] tail = adjacency.tail(flatDegree);
         tailCache.put(vertex, tail == null ? NO_NEIGHBOURS : tail);
         return tail;
+    }
+
+    /** Replicas held by this subtask's partitions, for tests. */
+    long replicas() {
+        return sum(REPLICAS);
+    }
+
+    /** Vertices with attributes in this subtask's partitions, for tests. */
+    long vertices() {
+        return sum(VERTICES);
     }
 
     /** The halo replicas (null when off), for tests. */

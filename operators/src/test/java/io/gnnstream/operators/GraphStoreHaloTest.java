@@ -2,7 +2,6 @@ package io.gnnstream.operators;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.internal.HaloReplicas;
 import io.gnnstream.operators.messages.GraphStoreInput;
@@ -26,6 +25,7 @@ import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -34,9 +34,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Halo replicas in the GraphStore through Flink's keyed harness, on RocksDB and on the heap. The
- * test plays the sampling loop's feedback edge: it hands the operator's replica messages back to
- * the subtask that owns their key.
+ * Halo replicas end to end through Flink's keyed harnesses, on RocksDB and on the heap: the
+ * {@link ReplicaRouter} gets node updates and cut edges as the job sends them, the GraphStore every
+ * update and the router's pushes and drops.
  */
 @Timeout(120)
 class GraphStoreHaloTest {
@@ -47,176 +47,200 @@ class GraphStoreHaloTest {
 
     /** Vertex {@code a} in one partition, {@code v} and {@code w} in another, {@code x} in a third. */
     private static final long A = 1;
-    private static final long V = otherThan(A, -1, 0);
-    private static final long W = inPartitionOf(V, V);
-    private static final long X = otherThan(A, V, W);
+    private static final long V = otherThan(A, -1);
+    private static final long W = inPartitionOf(V);
+    private static final long X = otherThan(A, V);
 
     @ParameterizedTest
     @ValueSource(strings = {"rocksdb", "heap"})
     void updatesReachEveryReplicaAndTheLastEdgeDropsOne(String backend) throws Exception {
         int pv = PARTITIONER.partition(V);
         int px = PARTITIONER.partition(X);
-        try (var h = harness(backend, 1, 0)) {
-            h.open();
-            Loop loop = new Loop(List.of(h));
-            edge(h, A, V, false);
-            edge(h, A, X, false);
-            List<ReplicaMessage> first = loop.run();
-            assertEquals(List.of("SUBSCRIBE(" + A + " @ " + pv + ")", "SUBSCRIBE(" + A + " @ " + px + ")",
-                    "PUSH(" + A + " @ " + pv + ")", "PUSH(" + A + " @ " + px + ")"), names(first));
-            HaloReplicas halo = op(h).halo();
-            assertEquals(HaloReplicas.Status.ABSENT, halo.status(pv, A), "the owner has no attributes yet");
-            assertArrayEquals(new int[] {Math.min(pv, px), Math.max(pv, px)}, halo.holders(A));
+        try (Graph g = new Graph(backend, 1)) {
+            g.edge(A, V, false);
+            assertEquals(List.of("PUSH(" + A + " @ " + pv + ")"), g.lastMessages());
+            assertEquals(HaloReplicas.Status.ABSENT, g.halo(pv, A).status(pv, A), "no attributes yet");
 
-            NodeUpdate a1 = node(h, A, 1f);
-            loop.run();
-            assertArrayEquals(VertexRecord.encode(a1), halo.record(pv, A), "the owner's write reaches the replica");
-            assertArrayEquals(VertexRecord.encode(a1), halo.record(px, A));
+            NodeUpdate a1 = g.node(A, 1f);
+            assertArrayEquals(VertexRecord.encode(a1), g.halo(pv, A).record(pv, A), "a node update reaches the replica");
+            g.edge(A, X, false);
+            assertArrayEquals(VertexRecord.encode(a1), g.halo(px, A).record(px, A), "a new replica starts with the record");
 
-            edge(h, A, W, false);
-            edge(h, A, V, false);
-            assertEquals(List.of(), loop.run(), "a second in-edge into the partition subscribes nothing");
-            assertEquals(2, halo.edges(pv, A), "a duplicate edge is not counted");
-            edge(h, V, W, false);
-            loop.run();
-            assertEquals(HaloReplicas.Status.NONE, halo.status(pv, V), "an edge inside a partition makes no replica");
+            g.edge(A, W, false);
+            g.edge(A, V, false);
+            assertEquals(List.of(), g.lastMessages(), "a second in-edge into a partition, or a duplicate, changes nothing");
+            g.edge(V, W, false);
+            assertEquals(HaloReplicas.Status.NONE, g.halo(pv, V).status(pv, V), "an edge inside a partition makes no replica");
 
-            NodeUpdate a2 = node(h, A, 2f);
-            loop.run();
-            assertArrayEquals(VertexRecord.encode(a2), halo.record(pv, A));
-            assertArrayEquals(VertexRecord.encode(a2), halo.record(px, A));
+            NodeUpdate a2 = g.node(A, 2f);
+            assertEquals(2, g.lastMessages().size(), "one push per holding partition");
+            assertArrayEquals(VertexRecord.encode(a2), g.halo(pv, A).record(pv, A));
+            assertArrayEquals(VertexRecord.encode(a2), g.halo(px, A).record(px, A));
+            assertEquals(2.0, g.replicationFactor(), 1e-9, "two replicas of the one vertex with attributes");
 
-            edge(h, A, V, true);
-            assertEquals(List.of(), loop.run());
-            assertEquals(1, halo.edges(pv, A));
-            edge(h, A, W, true);
-            assertEquals(List.of("UNSUBSCRIBE(" + A + " @ " + pv + ")"), names(loop.run()));
-            assertEquals(HaloReplicas.Status.NONE, halo.status(pv, A), "the last in-edge drops the replica");
-            assertArrayEquals(new int[] {px}, halo.holders(A));
+            g.edge(A, V, true);
+            assertEquals(List.of(), g.lastMessages(), "an in-edge from a is left in the partition");
+            g.edge(A, W, true);
+            assertEquals(List.of("DROP(" + A + " @ " + pv + ")"), g.lastMessages());
+            assertEquals(HaloReplicas.Status.NONE, g.halo(pv, A).status(pv, A), "the last in-edge drops the replica");
+            g.edge(A, W, true);
+            assertEquals(List.of(), g.lastMessages(), "removing an absent edge changes nothing");
 
-            NodeUpdate a3 = node(h, A, 3f);
-            assertEquals(List.of("PUSH(" + A + " @ " + px + ")"), names(loop.run()), "only the remaining holder is sent to");
-            assertArrayEquals(VertexRecord.encode(a3), halo.record(px, A));
-
-            // A push to a partition that dropped its replica (an unsubscription lost at a failure) unsubscribes.
-            loop.send(ReplicaMessage.push(A, pv, VertexRecord.encode(a3)));
-            assertEquals(List.of("PUSH(" + A + " @ " + pv + ")", "UNSUBSCRIBE(" + A + " @ " + pv + ")"), names(loop.run()));
-            assertEquals(HaloReplicas.Status.NONE, halo.status(pv, A));
+            NodeUpdate a3 = g.node(A, 3f);
+            assertEquals(List.of("PUSH(" + A + " @ " + px + ")"), g.lastMessages(), "only the remaining holder");
+            assertArrayEquals(VertexRecord.encode(a3), g.halo(px, A).record(px, A));
         }
     }
 
     /**
-     * A checkpoint taken while a push is in flight (lost with the failure), restored at parallelism
-     * 2: each subtask subscribes the replicas of its partitions again, and the owners' pushes bring
-     * them up to date.
+     * Router and store restored at parallelism 2 from a snapshot at 1: each replica is in the subtask
+     * of its holding partition, and later updates and drops still reach it.
      */
     @ParameterizedTest
     @ValueSource(strings = {"rocksdb", "heap"})
-    void aRestoreAtAnotherParallelismBringsReplicasUpToDate(String backend) throws Exception {
+    void replicasStayConsistentAfterARestoreAtAnotherParallelism(String backend) throws Exception {
         int pv = PARTITIONER.partition(V);
         int px = PARTITIONER.partition(X);
-        OperatorSubtaskState snapshot;
-        NodeUpdate latest;
-        try (var h = harness(backend, 1, 0)) {
-            h.open();
-            Loop loop = new Loop(List.of(h));
-            node(h, A, 1f);
-            edge(h, A, V, false);
-            edge(h, A, X, false);
-            edge(h, X, V, false);
-            loop.run();
-            latest = node(h, A, 7f);
-            // The pushes of the last write are in flight on the feedback edge: not part of the checkpoint.
-            snapshot = h.snapshot(1, 1);
+        OperatorSubtaskState routerState;
+        OperatorSubtaskState storeState;
+        NodeUpdate a1;
+        try (Graph g = new Graph(backend, 1)) {
+            a1 = g.node(A, 1f);
+            g.edge(A, V, false);
+            g.edge(A, W, false);
+            g.edge(A, X, false);
+            g.node(X, 4f);
+            g.edge(X, V, false);
+            routerState = g.routers.get(0).snapshot(1, 1);
+            storeState = g.stores.get(0).snapshot(1, 1);
         }
-        List<KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse>> subtasks = new ArrayList<>();
-        try (var s0 = harness(backend, 2, 0); var s1 = harness(backend, 2, 1)) {
-            subtasks.add(s0);
-            subtasks.add(s1);
-            for (int i = 0; i < 2; i++) {
-                subtasks.get(i).initializeState(AbstractStreamOperatorTestHarness.repartitionOperatorState(
-                        snapshot, PARTITIONS, 1, 2, i));
-                subtasks.get(i).open();
-            }
-            Loop loop = new Loop(subtasks);
-            List<ReplicaMessage> delivered = loop.run();
-            assertEquals(3, delivered.stream().filter(m -> m.kind == ReplicaMessage.Kind.SUBSCRIBE).count(),
-                    "every replica subscribed again: " + names(delivered));
-            byte[] record = VertexRecord.encode(latest);
-            assertArrayEquals(record, op(subtasks.get(subtaskOf(new VertexKey(pv, A)))).halo().record(pv, A));
-            assertArrayEquals(record, op(subtasks.get(subtaskOf(new VertexKey(px, A)))).halo().record(px, A));
-            NodeUpdate x = node(subtasks.get(subtaskOf(PARTITIONER.keyOf(X))), X, 5f);
-            loop.run();
-            assertArrayEquals(VertexRecord.encode(x), op(subtasks.get(subtaskOf(new VertexKey(pv, X)))).halo().record(pv, X),
-                    "replicas keep following their owners after the rescale");
-            assertEquals(2, op(subtasks.get(subtaskOf(new VertexKey(pv, A)))).halo().edges(pv, A)
-                    + op(subtasks.get(subtaskOf(new VertexKey(px, A)))).halo().edges(px, A));
+        try (Graph g = new Graph(backend, 2, routerState, storeState)) {
+            assertArrayEquals(VertexRecord.encode(a1), g.halo(pv, A).record(pv, A));
+            assertArrayEquals(VertexRecord.encode(a1), g.halo(px, A).record(px, A));
+            NodeUpdate a2 = g.node(A, 2f);
+            assertArrayEquals(VertexRecord.encode(a2), g.halo(pv, A).record(pv, A));
+            assertArrayEquals(VertexRecord.encode(a2), g.halo(px, A).record(px, A));
+            g.edge(A, V, true);
+            g.edge(A, W, true);
+            assertEquals(HaloReplicas.Status.NONE, g.halo(pv, A).status(pv, A), "the restored counts drop it at the last edge");
+            assertEquals(HaloReplicas.Status.PRESENT, g.halo(pv, X).status(pv, X));
         }
     }
 
-    /** Hands replica messages to the subtask owning their key until none is left (the feedback edge). */
-    private static final class Loop {
-        private final List<KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse>> subtasks;
+    /** Routers and stores at one parallelism, wired as the job wires them. */
+    private static final class Graph implements AutoCloseable {
+        final List<KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, GraphStoreInput>> routers =
+                new ArrayList<>();
+        final List<KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse>> stores =
+                new ArrayList<>();
+        private final int parallelism;
         private final int[] taken;
-        private final List<ReplicaMessage> injected = new ArrayList<>();
+        private List<ReplicaMessage> last = List.of();
 
-        Loop(List<KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse>> subtasks) {
-            this.subtasks = subtasks;
-            this.taken = new int[subtasks.size()];
+        Graph(String backend, int parallelism) throws Exception {
+            this(backend, parallelism, null, null);
         }
 
-        void send(ReplicaMessage m) {
-            injected.add(m);
+        Graph(String backend, int parallelism, OperatorSubtaskState routerState, OperatorSubtaskState storeState)
+                throws Exception {
+            this.parallelism = parallelism;
+            this.taken = new int[parallelism];
+            KeySelector<GraphStoreInput, VertexKey> sourceKey = in -> PARTITIONER.keyOf(
+                    in.update.edge != null ? in.update.edge.src : in.update.node.id);
+            KeySelector<GraphStoreInput, VertexKey> storeKey = in -> in.update != null
+                    ? PARTITIONER.keyOf(in.update.ownerVertex())
+                    : in.replica != null ? in.replica.key() : VertexKey.anchor(in.requests[0].route);
+            for (int i = 0; i < parallelism; i++) {
+                var router = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(
+                        new ReplicaRouter(PARTITIONER)), sourceKey, VertexKeyTypeInfo.INSTANCE, PARTITIONS, parallelism, i);
+                var store = new KeyedOneInputStreamOperatorTestHarness<>(new GraphStoreOperator(PARTITIONER,
+                        new GraphStoreConfig(42L, DIM, 1000L, 4096, 4096, 1, 0).withHalo(true)),
+                        storeKey, VertexKeyTypeInfo.INSTANCE, PARTITIONS, parallelism, i);
+                backend(router, backend);
+                backend(store, backend);
+                if (routerState != null) {
+                    router.initializeState(AbstractStreamOperatorTestHarness.repartitionOperatorState(
+                            routerState, PARTITIONS, 1, parallelism, i));
+                    store.initializeState(AbstractStreamOperatorTestHarness.repartitionOperatorState(
+                            storeState, PARTITIONS, 1, parallelism, i));
+                }
+                router.open();
+                store.open();
+                routers.add(router);
+                stores.add(store);
+            }
         }
 
-        List<ReplicaMessage> run() throws Exception {
+        NodeUpdate node(long id, float value) throws Exception {
+            NodeUpdate node = new NodeUpdate(id, new float[] {value, value, value}, 1, Split.TRAIN);
+            GraphStoreInput in = GraphStoreInput.of(GraphUpdate.of(node));
+            stores.get(subtaskOf(PARTITIONER.keyOf(id))).processElement(new StreamRecord<>(in));
+            routers.get(subtaskOf(PARTITIONER.keyOf(id))).processElement(new StreamRecord<>(in));
+            deliver();
+            return node;
+        }
+
+        void edge(long src, long dst, boolean remove) throws Exception {
+            GraphStoreInput in = GraphStoreInput.of(GraphUpdate.of(new EdgeUpdate(src, dst, remove, EdgeUpdate.NO_TIMESTAMP)));
+            stores.get(subtaskOf(PARTITIONER.keyOf(dst))).processElement(new StreamRecord<>(in));
+            if (PARTITIONER.partition(src) != PARTITIONER.partition(dst)) {
+                routers.get(subtaskOf(PARTITIONER.keyOf(src))).processElement(new StreamRecord<>(in));
+            }
+            deliver();
+        }
+
+        /** Hands the routers' new messages, through the record serializer, to the stores owning their keys. */
+        private void deliver() throws Exception {
             List<ReplicaMessage> delivered = new ArrayList<>();
-            while (true) {
-                List<ReplicaMessage> batch = new ArrayList<>(injected);
-                injected.clear();
-                for (int i = 0; i < subtasks.size(); i++) {
-                    var emitted = subtasks.get(i).getSideOutput(GraphStoreOperator.REPLICA_MESSAGES);
-                    List<StreamRecord<GraphStoreInput>> out = emitted == null ? List.of() : new ArrayList<>(emitted);
-                    for (int j = taken[i]; j < out.size(); j++) {
-                        // Through the record serializer, as on the network.
-                        GraphStoreInput copy = GraphStoreInputSerializer.INSTANCE.copy(out.get(j).getValue());
-                        batch.add(copy.replica);
-                    }
-                    taken[i] = out.size();
+            for (int i = 0; i < parallelism; i++) {
+                List<GraphStoreInput> out = routers.get(i).extractOutputValues();
+                for (int j = taken[i]; j < out.size(); j++) {
+                    GraphStoreInput copy = GraphStoreInputSerializer.INSTANCE.copy(out.get(j));
+                    delivered.add(copy.replica);
+                    stores.get(subtaskOf(copy.replica.key())).processElement(new StreamRecord<>(copy));
                 }
-                if (batch.isEmpty()) {
-                    return delivered;
-                }
-                for (ReplicaMessage m : batch) {
-                    delivered.add(m);
-                    int target = subtasks.size() == 1 ? 0 : subtaskOf(m.key(PARTITIONER));
-                    subtasks.get(target).processElement(new StreamRecord<>(GraphStoreInput.of(m)));
-                }
+                taken[i] = out.size();
+            }
+            last = delivered;
+        }
+
+        /** The messages the last update caused. */
+        List<String> lastMessages() {
+            return last.stream().map(m -> m.kind + "(" + m.vertex + " @ " + m.holder + ")").collect(Collectors.toList());
+        }
+
+        /** The replicas of the subtask holding the replica of {@code vertex} in {@code holder}. */
+        HaloReplicas halo(int holder, long vertex) {
+            return ((GraphStoreOperator) stores.get(subtaskOf(new VertexKey(holder, vertex))).getOperator()).halo();
+        }
+
+        double replicationFactor() {
+            double replicas = 0;
+            double vertices = 0;
+            for (var s : stores) {
+                GraphStoreOperator op = (GraphStoreOperator) s.getOperator();
+                replicas += op.replicas();
+                vertices += op.vertices();
+            }
+            return replicas / vertices;
+        }
+
+        private int subtaskOf(VertexKey key) {
+            return KeyGroupRangeAssignment.assignKeyToParallelOperator(key, PARTITIONS, parallelism);
+        }
+
+        @Override
+        public void close() throws Exception {
+            for (var h : routers) {
+                h.close();
+            }
+            for (var h : stores) {
+                h.close();
             }
         }
     }
 
-    private static int subtaskOf(VertexKey key) {
-        return KeyGroupRangeAssignment.assignKeyToParallelOperator(key, PARTITIONS, 2);
-    }
-
-    private static List<String> names(List<ReplicaMessage> messages) {
-        return messages.stream().map(m -> m.kind + "(" + m.vertex + " @ " + m.holder + ")").collect(Collectors.toList());
-    }
-
-    private static GraphStoreOperator op(KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h) {
-        return (GraphStoreOperator) h.getOperator();
-    }
-
-    private static KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> harness(
-            String backend, int parallelism, int subtask) throws Exception {
-        KeySelector<GraphStoreInput, VertexKey> key = in -> in.update != null
-                ? PARTITIONER.keyOf(in.update.ownerVertex())
-                : in.replica != null ? in.replica.key(PARTITIONER) : VertexKey.anchor(in.requests[0].route);
-        // Edge buffer of 1: every edge is written (and counted for its replica) at once.
-        var h = new KeyedOneInputStreamOperatorTestHarness<>(
-                new GraphStoreOperator(PARTITIONER, new GraphStoreConfig(42L, DIM, 1000L, 4096, 4096, 1, 0).withHalo(true)),
-                key, VertexKeyTypeInfo.INSTANCE, PARTITIONS, parallelism, subtask);
+    private static void backend(AbstractStreamOperatorTestHarness<?> h, String backend) {
         if ("rocksdb".equals(backend)) {
             EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend();
             rocksDb.getMemoryConfiguration().setUseManagedMemory(false);
@@ -224,36 +248,21 @@ class GraphStoreHaloTest {
         } else {
             h.setStateBackend(new HashMapStateBackend());
         }
-        return h;
     }
 
-    private static NodeUpdate node(KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,
-            long id, float value) throws Exception {
-        NodeUpdate node = new NodeUpdate(id, new float[] {value, value, value}, 1, Split.TRAIN);
-        h.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(node))));
-        return node;
-    }
-
-    private static void edge(KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,
-            long src, long dst, boolean remove) throws Exception {
-        h.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(
-                new EdgeUpdate(src, dst, remove, EdgeUpdate.NO_TIMESTAMP)))));
-    }
-
-    /** The smallest vertex above 1 in a partition other than those of {@code a}, {@code b} and {@code c}. */
-    private static long otherThan(long a, long b, long c) {
+    /** The smallest vertex above 1 in a partition other than those of {@code a} and {@code b}. */
+    private static long otherThan(long a, long b) {
         for (long u = 2; ; u++) {
             int p = PARTITIONER.partition(u);
-            if (p != PARTITIONER.partition(a) && (b < 0 || p != PARTITIONER.partition(b))
-                    && (c <= 0 || p != PARTITIONER.partition(c))) {
+            if (p != PARTITIONER.partition(a) && (b < 0 || p != PARTITIONER.partition(b))) {
                 return u;
             }
         }
     }
 
-    /** The smallest vertex above {@code other} in the partition of {@code v}. */
-    private static long inPartitionOf(long v, long other) {
-        for (long u = other + 1; ; u++) {
+    /** The smallest vertex above {@code v} in its partition. */
+    private static long inPartitionOf(long v) {
+        for (long u = v + 1; ; u++) {
             if (PARTITIONER.partition(u) == PARTITIONER.partition(v)) {
                 return u;
             }

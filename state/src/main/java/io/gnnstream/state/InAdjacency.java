@@ -10,7 +10,6 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.function.LongConsumer;
 import org.apache.flink.api.common.state.KeyedStateStore;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -115,18 +114,10 @@ public final class InAdjacency {
      * each new neighbour up in the index, building the index first if the vertex has none.
      */
     public int addAll(long[] neighbours) throws Exception {
-        return addAll(neighbours, null);
-    }
-
-    /**
-     * As {@link #addAll(long[])}, and hands every neighbour actually added (not a duplicate) to
-     * {@code added} (null: none).
-     */
-    public int addAll(long[] neighbours, LongConsumer added) throws Exception {
         byte[] t = tail.value();
         int d = degreeOf(t);
         boolean indexed = isIndexed(t);
-        int addedCount = 0;
+        int added = 0;
         byte[] next = t == null ? new byte[(1 + Math.min(neighbours.length, BLOCK_SIZE)) * Long.BYTES]
                 : Arrays.copyOf(t, (1 + Math.min(count(t) - 1 + neighbours.length, BLOCK_SIZE)) * Long.BYTES);
         int inTail = d - (d == 0 ? 0 : (d - 1) / BLOCK_SIZE * BLOCK_SIZE);
@@ -160,20 +151,17 @@ public final class InAdjacency {
                 newSlots.put(neighbour, d);
             }
             d++;
-            addedCount++;
-            if (added != null) {
-                added.accept(neighbour);
-            }
+            added++;
         }
         if (!newSlots.isEmpty()) {
             slots.putAll(newSlots);
         }
-        if (addedCount > 0) {
+        if (added > 0) {
             byte[] value = Arrays.copyOf(next, (1 + inTail) * Long.BYTES);
             set(value, 0, header(d, indexed));
             tail.update(value);
         }
-        return addedCount;
+        return added;
     }
 
     /** All {@code d} neighbours of the current vertex, whose tail is {@code t}, as a set. */

@@ -14,6 +14,7 @@ import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import org.apache.flink.api.common.functions.FlatMapFunction;
+import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -41,7 +42,7 @@ public final class Wiring {
             if (input.update != null) {
                 return partitioner.keyOf(input.update.ownerVertex());
             }
-            return input.replica != null ? input.replica.key(partitioner) : VertexKey.anchor(input.requests[0].route);
+            return input.replica != null ? input.replica.key() : VertexKey.anchor(input.requests[0].route);
         }
     }
 
@@ -60,6 +61,38 @@ public final class Wiring {
         @Override
         public Long getKey(SampleResponse response) {
             return response.batchId;
+        }
+    }
+
+    /** Edge updates whose ends lie in different partitions. */
+    public static final class CutEdges implements FilterFunction<GraphStoreInput> {
+        private static final long serialVersionUID = 1L;
+        private final VertexPartitioner partitioner;
+
+        public CutEdges(VertexPartitioner partitioner) {
+            this.partitioner = partitioner;
+        }
+
+        @Override
+        public boolean filter(GraphStoreInput input) {
+            EdgeUpdate e = input.update.edge;
+            return partitioner.partition(e.src) != partitioner.partition(e.dst);
+        }
+    }
+
+    /** The replica router's key: the vertex whose replicas an update changes (an edge's source, a node). */
+    public static final class ReplicaSourceKey implements KeySelector<GraphStoreInput, VertexKey> {
+        private static final long serialVersionUID = 1L;
+        private final VertexPartitioner partitioner;
+
+        public ReplicaSourceKey(VertexPartitioner partitioner) {
+            this.partitioner = partitioner;
+        }
+
+        @Override
+        public VertexKey getKey(GraphStoreInput input) {
+            GraphUpdate u = input.update;
+            return partitioner.keyOf(u.edge != null ? u.edge.src : u.node.id);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.gnnstream.operators.internal;
 
+import com.carrotsearch.hppc.LongHashSet;
 import com.carrotsearch.hppc.LongIntHashMap;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.MiniBatch;
@@ -9,6 +10,7 @@ import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.VertexPartitioner;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,7 +32,11 @@ import java.util.Map;
  * GraphStore sends them to the trainer as feature parts numbered in request order; the builder only
  * counts them for the batch's head. A route's vertices of one hop go out in requests of at most
  * {@code maxRequestVertices} vertices (numbered by {@link SampleRequest#part}), so that no single
- * request outgrows the loop's buffers. Duplicate or stale responses are ignored. No Flink types:
+ * request outgrows the loop's buffers. With halo replicas, a training batch's sampling requests
+ * also name a neighbour part each: the GraphStore sends the features of the sampled neighbours it
+ * holds locally to the trainer, addressed by vertex, and lists them in its response; a node first
+ * reached at hop {@code h} and listed there is not fetched from its owner, and the head names the
+ * rows filled that way. Duplicate or stale responses are ignored. No Flink types:
  * the operator owns timing and state.
  */
 public final class BatchBuilder {
@@ -53,6 +59,14 @@ public final class BatchBuilder {
     private final int[][] indices;
     private int featureParts;
 
+    /**
+     * Training batches with halo replicas: every sampling request names a neighbour part, and the
+     * nodes whose features arrived that way ({@link #servedNodes}) are not fetched again.
+     */
+    private final boolean neighbourParts;
+    private final LongHashSet servedThisHop = new LongHashSet();
+    private final BitSet servedNodes = new BitSet();
+
     private int hop;
     private final Map<RequestKey, SampleRequest> outstanding = new LinkedHashMap<>();
     private final Map<RequestKey, SampleResponse> received = new HashMap<>();
@@ -67,6 +81,15 @@ public final class BatchBuilder {
      */
     public BatchBuilder(BatchSpec spec, int attempt, int[] fanouts, int featureDim, VertexPartitioner partitioner,
             int[] routeOf, int maxRequestVertices, int expectedNodes) {
+        this(spec, attempt, fanouts, featureDim, partitioner, routeOf, maxRequestVertices, expectedNodes, false);
+    }
+
+    /**
+     * As above; with {@code halo}, a training batch takes the features of sampled neighbours from
+     * the GraphStore subtasks that sampled them (see {@link SampleRequest#neighbourPart}).
+     */
+    public BatchBuilder(BatchSpec spec, int attempt, int[] fanouts, int featureDim, VertexPartitioner partitioner,
+            int[] routeOf, int maxRequestVertices, int expectedNodes, boolean halo) {
         if (maxRequestVertices < 1) {
             throw new IllegalArgumentException("maxRequestVertices must be >= 1, got " + maxRequestVertices);
         }
@@ -82,6 +105,7 @@ public final class BatchBuilder {
         this.attempt = attempt;
         this.spec = spec;
         this.fanouts = spec.layer > 0 ? new int[] {-1} : fanouts.clone();
+        this.neighbourParts = halo && spec.kind == MiniBatch.Kind.TRAIN && spec.layer == 0;
         this.featureDim = featureDim;
         this.partitioner = partitioner;
         this.numLayers = this.fanouts.length;
@@ -143,6 +167,9 @@ public final class BatchBuilder {
             return List.of();
         }
         received.put(key, response);
+        if (neighbourParts && response.served != null) {
+            servedThisHop.addAll(response.served);
+        }
         if (received.size() < outstanding.size()) {
             return List.of();
         }
@@ -164,8 +191,8 @@ public final class BatchBuilder {
         int featureStart = next >= 2 ? nodeCounts[next - 2] : 0;
         // Inference blocks of layers >= 2 need features (labels) of their destinations only.
         int featureEnd = next <= numLayers ? nodeCounts[next - 1] : spec.layer >= 2 ? featureStart : numNodes;
-        IntList[] sample = groupByRoute(0, sampleEnd);
-        IntList[] features = groupByRoute(featureStart, featureEnd);
+        IntList[] sample = groupByRoute(0, sampleEnd, null);
+        IntList[] features = groupByRoute(featureStart, featureEnd, servedNodes);
         int fanout = next <= numLayers ? fanoutOf(next) : 0;
         for (int p = 0; p < sample.length; p++) {
             if (sample[p] != null || features[p] != null) {
@@ -199,6 +226,9 @@ public final class BatchBuilder {
                     Arrays.copyOfRange(features, fi, fi + nf));
             if (nf > 0) {
                 featureParts++;
+            }
+            if (neighbourParts && ns > 0) {
+                request.neighbourPart = featureParts++;
             }
             outstanding.put(new RequestKey(route, part), request);
             si += ns;
@@ -248,6 +278,14 @@ public final class BatchBuilder {
         indptr[h - 1] = ptr;
         indices[h - 1] = idx.toArray();
         nodeCounts[h] = numNodes;
+        if (!servedThisHop.isEmpty()) {
+            for (int i = nodeCounts[h - 1]; i < numNodes; i++) {
+                if (servedThisHop.contains(nodes[i])) {
+                    servedNodes.set(i);
+                }
+            }
+            servedThisHop.clear();
+        }
     }
 
     /**
@@ -258,7 +296,9 @@ public final class BatchBuilder {
         if (!complete) {
             throw new IllegalStateException("batch " + spec.batchId + " is not complete (hop " + hop + ")");
         }
-        return MiniBatchPart.head(structure(), attempt, featureParts);
+        MiniBatchPart head = MiniBatchPart.head(structure(), attempt, featureParts);
+        head.servedRows = servedNodes.stream().toArray();
+        return head;
     }
 
     /** The batch without its features and labels. */
@@ -297,10 +337,13 @@ public final class BatchBuilder {
         return numNodes++;
     }
 
-    /** Node numbers {@code from..to-1} by route (null where a route has none), in order. */
-    private IntList[] groupByRoute(int from, int to) {
+    /** Node numbers {@code from..to-1}, except those in {@code skip}, by route (null where a route has none), in order. */
+    private IntList[] groupByRoute(int from, int to, BitSet skip) {
         IntList[] groups = new IntList[partitioner.numPartitions()];
         for (int i = from; i < to; i++) {
+            if (skip != null && skip.get(i)) {
+                continue;
+            }
             int p = routeOf[partitioner.partition(nodes[i])];
             if (groups[p] == null) {
                 groups[p] = new IntList();

@@ -18,6 +18,13 @@ final class IntList {
         return size;
     }
 
+    int get(int i) {
+        if (i >= size) {
+            throw new IndexOutOfBoundsException(i + " of " + size);
+        }
+        return values[i];
+    }
+
     int[] toArray() {
         return Arrays.copyOf(values, size);
     }

@@ -1,5 +1,6 @@
 package io.gnnstream.operators.internal;
 
+import com.carrotsearch.hppc.LongIntHashMap;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import java.nio.ByteBuffer;
@@ -69,16 +70,28 @@ public final class PartialBatches {
             recentLengths[heads++ % recentLengths.length] = part.head.numNodes() * part.head.featureDim;
             typicalLength = Arrays.stream(recentLengths).max().getAsInt();
             pending.checkRows();
+            if (!pending.byVertex.isEmpty()) {
+                pending.ensureMatrix(this);
+                for (MiniBatchPart waiting : pending.byVertex) {
+                    pending.place(pending.resolve(waiting, cache.featureDim()), cache);
+                }
+                pending.byVertex.clear();
+            }
         } else {
             if (pending.parts.get(part.part)) {
                 return null;
             }
-            if (pending.matrix == null) {
-                pending.matrix = take();
+            pending.ensureMatrix(this);
+            if (!part.byVertex()) {
+                pending.place(part, cache);
+            } else if (pending.head != null) {
+                pending.place(pending.resolve(part, cache.featureDim()), cache);
+            } else {
+                pending.parts.set(part.part);
+                pending.byVertex.add(part);
             }
-            pending.place(part, cache);
         }
-        if (pending.head == null || pending.placed.size() < pending.head.numParts) {
+        if (pending.head == null || pending.parts.cardinality() < pending.head.numParts) {
             return null;
         }
         bySeq.remove(part.seq);
@@ -95,7 +108,10 @@ public final class PartialBatches {
         }
     }
 
-    /** Every part of the incomplete batches, as received (cache references resolved). */
+    /**
+     * Every part of the incomplete batches, as received (cache references resolved; a part
+     * addressed by vertex that was placed comes back addressed by the rows it filled).
+     */
     public List<MiniBatchPart> parts() {
         List<MiniBatchPart> all = new ArrayList<>();
         for (Pending p : bySeq.values()) {
@@ -105,6 +121,7 @@ public final class PartialBatches {
             for (MiniBatchPart placed : p.placed) {
                 all.add(p.received(placed));
             }
+            all.addAll(p.byVertex);
         }
         return all;
     }
@@ -135,10 +152,11 @@ public final class PartialBatches {
     }
 
     private static void check(MiniBatchPart part) {
-        if (part.isHead() ? part.head == null || part.numParts < 0
+        if (part.isHead() ? part.head == null || part.numParts < 0 || part.servedRows == null
                 : part.part < 0 || part.rows == null || part.labels == null || part.features == null
                         || part.cachedRows == null || part.cachedSlots == null
-                        || part.labels.length != part.rows.length
+                        || part.labels.length != (part.byVertex() ? part.vertices.length : part.rows.length)
+                        || (part.byVertex() && (part.rows.length > 0 || part.cachedRows.length > 0))
                         || part.cachedRows.length != part.cachedSlots.length) {
             throw new IllegalArgumentException("malformed part " + part.part + " of batch " + part.batchId);
         }
@@ -156,9 +174,62 @@ public final class PartialBatches {
         final BitSet parts = new BitSet();
         final BitSet filled = new BitSet();
         final List<MiniBatchPart> placed = new ArrayList<>();
+        /** Parts addressed by vertex that arrived before the head. */
+        final List<MiniBatchPart> byVertex = new ArrayList<>();
+        /** The head's served rows by vertex, built when the first part addressed by vertex is resolved. */
+        LongIntHashMap servedRowOf;
 
         Pending(int attempt) {
             this.attempt = attempt;
+        }
+
+        void ensureMatrix(PartialBatches batches) {
+            if (matrix == null) {
+                matrix = batches.take();
+            }
+        }
+
+        /**
+         * A part addressed by vertex as a part addressed by row: the entries of the head's served rows
+         * not filled yet (a vertex that several subtasks sampled comes in several parts, and one
+         * that is not a served row, a seed or a node first reached by another way, comes by row).
+         */
+        MiniBatchPart resolve(MiniBatchPart p, int featureDim) {
+            if (p.features.length != p.vertices.length * featureDim * Float.BYTES) {
+                throw new IllegalArgumentException("part " + p.part + " of batch " + p.batchId + " has "
+                        + p.features.length + " feature bytes for " + p.vertices.length + " vertices of " + featureDim);
+            }
+            if (servedRowOf == null) {
+                servedRowOf = new LongIntHashMap(head.servedRows.length);
+                long[] ids = head.head.nodeIds;
+                for (int row : head.servedRows) {
+                    if (row < 0 || row >= ids.length) {
+                        throw new IllegalArgumentException("batch " + head.batchId + " serves row " + row + " of "
+                                + ids.length);
+                    }
+                    servedRowOf.put(ids[row], row);
+                }
+            }
+            int rowBytes = featureDim * Float.BYTES;
+            IntList rows = new IntList();
+            IntList labels = new IntList();
+            IntList entries = new IntList();
+            BitSet taken = new BitSet();
+            for (int j = 0; j < p.vertices.length; j++) {
+                int row = servedRowOf.getOrDefault(p.vertices[j], -1);
+                if (row >= 0 && !filled.get(row) && !taken.get(row)) {
+                    rows.add(row);
+                    labels.add(p.labels[j]);
+                    entries.add(j);
+                    taken.set(row);
+                }
+            }
+            byte[] features = new byte[entries.size() * rowBytes];
+            for (int k = 0; k < entries.size(); k++) {
+                System.arraycopy(p.features, entries.get(k) * rowBytes, features, k * rowBytes, rowBytes);
+            }
+            return MiniBatchPart.features(p.batchId, p.seq, p.trainer, p.attempt, p.part, rows.toArray(),
+                    labels.toArray(), features);
         }
 
         /** Writes a part's rows into the matrix: its own from its bytes, its cached ones from the cache. */

@@ -1,8 +1,8 @@
 package io.gnnstream.operators.messages;
 
 /**
- * What reaches the GraphStore: a graph update from the sources, or sample requests or a halo
- * {@link ReplicaMessage} from the sampling loop's feedback edge. One type, so both can be keyed by the same selector after the
+ * What reaches the GraphStore: a graph update from the sources, a halo {@link ReplicaMessage} from
+ * the replica router, or sample requests from the sampling loop's feedback edge. One type, so both can be keyed by the same selector after the
  * iteration head (a head does not keep the partitioning of its feedback edge). Requests travel in
  * bundles of those for partitions of one GraphStore subtask (keyed by their common
  * {@link SampleRequest#route}): the feedback edge hands records from thread to thread one by one,
@@ -14,7 +14,7 @@ public class GraphStoreInput {
     public GraphUpdate update;
     /** Requests for partitions owned by one GraphStore subtask, or null. */
     public SampleRequest[] requests;
-    /** A halo replica message between GraphStore subtasks, or null. */
+    /** A halo replica change from the replica router, or null. */
     public ReplicaMessage replica;
 
     public GraphStoreInput() {}

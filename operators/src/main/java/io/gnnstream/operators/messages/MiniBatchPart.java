@@ -70,6 +70,14 @@ public class MiniBatchPart {
     /** Rows whose features and label are in the trainer's cache, at {@link #cachedSlots}. */
     public int[] cachedRows = new int[0];
     public int[] cachedSlots = new int[0];
+    /**
+     * Feature parts addressed by vertex (halo replicas' neighbour parts): the vertex of each entry
+     * of {@link #labels} and {@link #features}, whose rows the trainer learns from the head;
+     * {@link #rows} is empty then. Null for parts addressed by row.
+     */
+    public long[] vertices;
+    /** Head only: the rows that parts addressed by vertex fill (sorted); the others come by row. */
+    public int[] servedRows = new int[0];
 
     public MiniBatchPart() {}
 
@@ -126,6 +134,22 @@ public class MiniBatchPart {
         this.cachedRows = cachedRows;
         this.cachedSlots = cachedSlots;
         return this;
+    }
+
+    /**
+     * Feature part {@code part} of a batch addressed by vertex: the labels and the features of the
+     * vertex records {@code records} of {@code vertices}.
+     */
+    public static MiniBatchPart featuresOfVertices(long batchId, long seq, int trainer, int attempt, int part,
+            long[] vertices, int[] labels, byte[][] records) {
+        MiniBatchPart p = featuresOfRecords(batchId, seq, trainer, attempt, part, new int[0], labels, records);
+        p.vertices = vertices;
+        return p;
+    }
+
+    /** Whether this feature part is addressed by vertex rather than by row. */
+    public boolean byVertex() {
+        return vertices != null;
     }
 
     public boolean isHead() {

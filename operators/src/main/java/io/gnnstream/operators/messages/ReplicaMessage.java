@@ -1,23 +1,20 @@
 package io.gnnstream.operators.messages;
 
 import io.gnnstream.state.VertexKey;
-import io.gnnstream.state.VertexPartitioner;
 
 /**
- * Keeps halo replicas in step with their owners (see docs/design.md, "Halo replicas"). A partition
- * that gains its first in-edge from a vertex of another partition {@link Kind#SUBSCRIBE}s to it at
- * the owner, and {@link Kind#UNSUBSCRIBE}s when its last such edge is removed; the owner answers a
- * subscription, and every later write of the vertex's attributes, with a {@link Kind#PUSH} of the
- * attribute record to the holding partition. Travels on the sampling loop's feedback edge, keyed by
- * the state it changes: the owner's vertex key, or the replica's key in the holding partition.
+ * A change of one halo replica, from the {@code ReplicaRouter} to the GraphStore subtask owning the
+ * holding partition (see docs/design.md, "Halo replicas"): {@link Kind#PUSH} sets the replica of
+ * {@link #vertex} in partition {@link #holder} to the vertex's attribute record (null while the
+ * vertex has none), {@link Kind#DROP} removes it. Keyed by the replica's key,
+ * {@code VertexKey(holder, vertex)}.
  */
 public class ReplicaMessage {
 
-    /** What the message asks. */
+    /** What the message does. */
     public enum Kind {
-        SUBSCRIBE,
-        UNSUBSCRIBE,
-        PUSH;
+        PUSH,
+        DROP;
 
         private static final Kind[] VALUES = values();
 
@@ -32,23 +29,19 @@ public class ReplicaMessage {
     public Kind kind;
     /** The replicated vertex. */
     public long vertex;
-    /** The partition that holds (or asks for) the replica. */
+    /** The partition that holds the replica. */
     public int holder;
-    /** {@link Kind#PUSH}: the owner's attribute record, or null while the owner has none. */
+    /** {@link Kind#PUSH}: the vertex's attribute record, or null while it has none. */
     public byte[] record;
 
     public ReplicaMessage() {}
 
-    public static ReplicaMessage subscribe(long vertex, int holder) {
-        return of(Kind.SUBSCRIBE, vertex, holder, null);
-    }
-
-    public static ReplicaMessage unsubscribe(long vertex, int holder) {
-        return of(Kind.UNSUBSCRIBE, vertex, holder, null);
-    }
-
     public static ReplicaMessage push(long vertex, int holder, byte[] record) {
         return of(Kind.PUSH, vertex, holder, record);
+    }
+
+    public static ReplicaMessage drop(long vertex, int holder) {
+        return of(Kind.DROP, vertex, holder, null);
     }
 
     private static ReplicaMessage of(Kind kind, long vertex, int holder, byte[] record) {
@@ -60,9 +53,9 @@ public class ReplicaMessage {
         return m;
     }
 
-    /** The key of the state the message changes: the owner's for (un)subscriptions, the replica's for pushes. */
-    public VertexKey key(VertexPartitioner partitioner) {
-        return kind == Kind.PUSH ? new VertexKey(holder, vertex) : partitioner.keyOf(vertex);
+    /** The replica's key. */
+    public VertexKey key() {
+        return new VertexKey(holder, vertex);
     }
 
     @Override

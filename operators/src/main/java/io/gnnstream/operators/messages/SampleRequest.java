@@ -39,6 +39,12 @@ public class SampleRequest {
     public int featurePart;
     /** Row (node number) in the batch of each feature vertex. */
     public int[] featureRows;
+    /**
+     * With halo replicas: the feature part number under which the GraphStore sends the features of
+     * the sampled neighbours it reads locally, addressed by vertex (see
+     * {@link SampleResponse#served}); {@link #NO_FEATURES} for none.
+     */
+    public int neighbourPart = NO_FEATURES;
 
     public SampleRequest() {}
 

@@ -16,6 +16,12 @@ public class SampleResponse {
     public long[] sampleVertices;
     public int[] neighbourCounts;
     public long[] neighbours;
+    /**
+     * With halo replicas: the sampled neighbours whose features this subtask read locally (owned or
+     * replicated in the sampling vertex's partition) and sent to the trainer as the request's
+     * neighbour part; the assembler fetches the others' from their owners.
+     */
+    public long[] served = new long[0];
 
     public SampleResponse() {}
 }

@@ -64,10 +64,12 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
 
     /** Format 4: requests carry their sampling key; format 3 requests are read with their batch id as the key. */
     static final byte WITH_SAMPLING_KEY = 4;
+    /** Format 5: requests carry their neighbour part; older ones are read without. */
+    static final byte WITH_NEIGHBOUR_PART = 5;
 
     @Override
     byte formatVersion() {
-        return WITH_SAMPLING_KEY;
+        return WITH_NEIGHBOUR_PART;
     }
 
     @Override
@@ -124,11 +126,12 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         out.writeInt(r.featurePart);
         BulkArrays.writeLongs(r.featureVertices, out);
         BulkArrays.writeInts(r.featureRows, out);
+        out.writeInt(r.neighbourPart);
     }
 
     @Override
     GraphStoreInput readFields(DataInputView in) throws IOException {
-        return readFields(in, WITH_SAMPLING_KEY);
+        return readFields(in, WITH_NEIGHBOUR_PART);
     }
 
     @Override
@@ -190,6 +193,7 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         r.featurePart = in.readInt();
         r.featureVertices = BulkArrays.readLongs(in);
         r.featureRows = BulkArrays.readInts(in);
+        r.neighbourPart = version >= WITH_NEIGHBOUR_PART ? in.readInt() : SampleRequest.NO_FEATURES;
         return r;
     }
 

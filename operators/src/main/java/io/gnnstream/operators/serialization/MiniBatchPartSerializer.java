@@ -13,8 +13,8 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * Explicit serializer of {@link MiniBatchPart}: the part's identity, the head if any, its rows, then
- * (since format 4) its cache slots. Reads format 3 (no cache slots) as well, so checkpointed parts
- * of that format restore.
+ * (since format 4) its cache slots and (since format 5) its vertices and the head's served rows.
+ * Reads formats 3 and 4 as well, so checkpointed parts of those formats restore.
  */
 public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatchPart> {
 
@@ -23,6 +23,7 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
     public static final MiniBatchPartSerializer INSTANCE = new MiniBatchPartSerializer();
 
     private static final byte WITH_CACHE_SLOTS = 4;
+    private static final byte WITH_VERTICES = 5;
 
     public static final TypeInformation<MiniBatchPart> TYPE_INFO =
             new SerializerTypeInfo<>(MiniBatchPart.class, INSTANCE);
@@ -55,6 +56,11 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
         BulkArrays.writeInts(p.fillSlots, out);
         BulkArrays.writeInts(p.cachedRows, out);
         BulkArrays.writeInts(p.cachedSlots, out);
+        out.writeBoolean(p.vertices != null);
+        if (p.vertices != null) {
+            BulkArrays.writeLongs(p.vertices, out);
+        }
+        BulkArrays.writeInts(p.servedRows, out);
     }
 
     /** The records' features in the layout of {@link BulkArrays#writeBytes}: length, then the rows. */
@@ -72,12 +78,12 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
 
     @Override
     byte formatVersion() {
-        return WITH_CACHE_SLOTS;
+        return WITH_VERTICES;
     }
 
     @Override
     MiniBatchPart readFields(DataInputView in) throws IOException {
-        return readFields(in, WITH_CACHE_SLOTS);
+        return readFields(in, WITH_VERTICES);
     }
 
     @Override
@@ -100,6 +106,12 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
             p.fillSlots = BulkArrays.readInts(in);
             p.cachedRows = BulkArrays.readInts(in);
             p.cachedSlots = BulkArrays.readInts(in);
+        }
+        if (version >= WITH_VERTICES) {
+            if (in.readBoolean()) {
+                p.vertices = BulkArrays.readLongs(in);
+            }
+            p.servedRows = BulkArrays.readInts(in);
         }
         return p;
     }

@@ -10,7 +10,10 @@ import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
-/** Explicit serializer of {@link SampleResponse}: scalar fields, then every array in bulk. */
+/**
+ * Explicit serializer of {@link SampleResponse}: scalar fields, then every array in bulk; format 4
+ * adds the served neighbours, and format 3 is read with none.
+ */
 public final class SampleResponseSerializer extends BulkRecordSerializer<SampleResponse> {
 
     private static final long serialVersionUID = 1L;
@@ -25,6 +28,13 @@ public final class SampleResponseSerializer extends BulkRecordSerializer<SampleR
         return new SampleResponse();
     }
 
+    private static final byte WITH_SERVED = 4;
+
+    @Override
+    byte formatVersion() {
+        return WITH_SERVED;
+    }
+
     @Override
     void writeFields(SampleResponse r, DataOutputView out) throws IOException {
         out.writeLong(r.batchId);
@@ -34,10 +44,16 @@ public final class SampleResponseSerializer extends BulkRecordSerializer<SampleR
         BulkArrays.writeLongs(r.sampleVertices, out);
         BulkArrays.writeInts(r.neighbourCounts, out);
         BulkArrays.writeLongs(r.neighbours, out);
+        BulkArrays.writeLongs(r.served, out);
     }
 
     @Override
     SampleResponse readFields(DataInputView in) throws IOException {
+        return readFields(in, WITH_SERVED);
+    }
+
+    @Override
+    SampleResponse readFields(DataInputView in, byte version) throws IOException {
         SampleResponse r = new SampleResponse();
         r.batchId = in.readLong();
         r.hop = in.readInt();
@@ -46,6 +62,9 @@ public final class SampleResponseSerializer extends BulkRecordSerializer<SampleR
         r.sampleVertices = BulkArrays.readLongs(in);
         r.neighbourCounts = BulkArrays.readInts(in);
         r.neighbours = BulkArrays.readLongs(in);
+        if (version >= WITH_SERVED) {
+            r.served = BulkArrays.readLongs(in);
+        }
         return r;
     }
 

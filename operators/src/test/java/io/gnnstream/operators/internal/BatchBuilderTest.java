@@ -40,6 +40,47 @@ class BatchBuilderTest {
     private final VertexPartitioner partitioner = new HashPartitioner(4);
     /** Each partition's route: by default each its own, as with one GraphStore subtask per partition. */
     private int[] routes = {0, 1, 2, 3};
+    /** With halo replicas: the sampled neighbours a GraphStore serves in its neighbour part (null: halo off). */
+    private java.util.function.LongPredicate served;
+
+    /**
+     * With halo replicas, the GraphStore sends the features of the sampled neighbours it holds with
+     * the sample (by vertex) and the builder fetches only the others from their owners: the same
+     * batch, with fewer feature entries in the requests, and no final round when every neighbour is
+     * served.
+     */
+    @Test
+    void haloNeighbourPartsBuildTheSameBatchWithFewerFetches() {
+        BatchSpec spec = spec(0L);
+        spec.kind = MiniBatch.Kind.TRAIN;
+        int[] fanouts = {-1, -1};
+        Sent plain = send(spec, 0, fanouts, null, 100);
+        MiniBatch expected = join(plain);
+        for (java.util.function.LongPredicate serve : List.<java.util.function.LongPredicate>of(v -> v % 2 == 0,
+                v -> true, v -> false)) {
+            served = serve;
+            Sent halo = send(spec, 0, fanouts, new Random(3), 100);
+            assertSameStructureAndFeatures(expected, join(halo));
+            long plainEntries = plain.requests.stream().mapToLong(r -> r.featureVertices.length).sum();
+            long haloEntries = halo.requests.stream().mapToLong(r -> r.featureVertices.length).sum();
+            assertTrue(haloEntries <= plainEntries, haloEntries + " feature entries vs " + plainEntries);
+            if (serve.test(1) && serve.test(3)) {
+                assertEquals(1, haloEntries, "only the seed is fetched by row");
+                assertTrue(halo.requests.stream().allMatch(r -> r.hop <= 2), "no final round");
+            }
+        }
+    }
+
+    private static MiniBatch join(Sent sent) {
+        PartialBatches partials = new PartialBatches();
+        MiniBatch whole = partials.accept(sent.head, NO_CACHE);
+        for (MiniBatchPart p : sent.features) {
+            MiniBatch b = partials.accept(p, NO_CACHE);
+            whole = b != null ? b : whole;
+        }
+        assertTrue(whole != null, "the batch never completed");
+        return whole;
+    }
 
     @Test
     void buildsNestedBlocksWithDestinationsFirst() {
@@ -215,7 +256,7 @@ class BatchBuilderTest {
     private Sent send(BatchSpec spec, int attempt, int[] fanouts, Random random, int maxRequestVertices) {
         // A size hint below and above the batch's size: the tests comparing these batches show it changes nothing.
         BatchBuilder builder = new BatchBuilder(spec, attempt, fanouts, DIM, partitioner, routes, maxRequestVertices,
-                2 * maxRequestVertices);
+                2 * maxRequestVertices, served != null);
         List<MiniBatchPart> features = new ArrayList<>();
         List<SampleRequest> requests = new ArrayList<>();
         Deque<SampleRequest> queue = new ArrayDeque<>(builder.start());
@@ -233,9 +274,14 @@ class BatchBuilderTest {
                 requests.add(r);
                 int copies = random != null && random.nextBoolean() ? 2 : 1;
                 for (int c = 0; c < copies; c++) {
-                    responses.add(answer(r));
+                    SampleResponse response = answer(r);
+                    responses.add(response);
                     if (r.featurePart != SampleRequest.NO_FEATURES) {
                         features.add(featuresOf(r));
+                    }
+                    if (r.neighbourPart != SampleRequest.NO_FEATURES) {
+                        response.served = Arrays.stream(response.neighbours).distinct().filter(served).toArray();
+                        features.add(featuresOfVertices(r, response.served));
                     }
                 }
             }
@@ -284,6 +330,21 @@ class BatchBuilderTest {
         }
         return MiniBatchPart.features(r.batchId, r.seq, r.trainer, r.attempt, r.featurePart, r.featureRows.clone(),
                 labels, bytes(features));
+    }
+
+    /** The GraphStore's neighbour part: the features and labels of {@code vertices}, as {@link #featuresOf}. */
+    private static MiniBatchPart featuresOfVertices(SampleRequest r, long[] vertices) {
+        float[] features = new float[vertices.length * DIM];
+        int[] labels = new int[vertices.length];
+        for (int j = 0; j < vertices.length; j++) {
+            features[j * DIM] = vertices[j] * 10f;
+            features[j * DIM + DIM - 1] = 1f;
+            labels[j] = (int) vertices[j] % 3;
+        }
+        MiniBatchPart p = MiniBatchPart.features(r.batchId, r.seq, r.trainer, r.attempt, r.neighbourPart, new int[0],
+                labels, bytes(features));
+        p.vertices = vertices;
+        return p;
     }
 
     private static long[] concat(long[] a, long[] b) {

@@ -110,6 +110,47 @@ class PartialBatchesTest {
         assertEquals(row(1, 2)[0], second.features[2 * DIM]);
     }
 
+    /**
+     * Parts addressed by vertex (halo neighbour parts) fill the head's served rows, before or after
+     * the head arrives: once each, skipping vertices that come by row (a seed) or are not in the
+     * batch; a checkpoint before the head keeps such a part as received.
+     */
+    @Test
+    void partsAddressedByVertexFillTheServedRows() {
+        TrainerFeatureCache cache = new TrainerFeatureCache(0, DIM);
+        PartialBatches partials = new PartialBatches();
+        long[] ids = {10, 11, 12, 13};
+        MiniBatchPart early = byVertex(5, 1, new long[] {12, 10, 99}, ids);
+        assertNull(accept(partials, cache, early), "waits for the head");
+        List<MiniBatchPart> checkpoint = partials.parts();
+        assertEquals(1, checkpoint.size());
+        assertArrayEquals(new long[] {12, 10, 99}, checkpoint.get(0).vertices, "kept as received");
+
+        MiniBatchPart head = head(5, 3);
+        head.head.nodeIds = ids;
+        head.servedRows = new int[] {1, 2};
+        assertNull(accept(partials, cache, head));
+        assertNull(accept(partials, cache, part(5, 5, 0, new int[] {0, 3})));
+        MiniBatch b = accept(partials, cache, byVertex(5, 2, new long[] {11, 12}, ids));
+        assertNotNull(b, "every row filled once, every part in");
+        assertArrayEquals(matrix(row(5, 0), row(5, 1), row(5, 2), row(5, 3)), Arrays.copyOf(b.features, 4 * DIM));
+        assertArrayEquals(new int[] {0}, b.labels);
+    }
+
+    /** Part {@code part} of batch {@code seq} addressed by vertex, rows' features as {@link #row} of their index in {@code ids}. */
+    private static MiniBatchPart byVertex(long seq, int part, long[] vertices, long[] ids) {
+        ByteBuffer bytes = ByteBuffer.allocate(vertices.length * DIM * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        int[] labels = new int[vertices.length];
+        for (int j = 0; j < vertices.length; j++) {
+            int r = Arrays.stream(ids).boxed().toList().indexOf(vertices[j]);
+            bytes.asFloatBuffer().put(j * DIM, r < 0 ? new float[] {-1, -1} : row(seq, r));
+            labels[j] = Math.max(0, r) % 3;
+        }
+        MiniBatchPart p = MiniBatchPart.features(seq, seq, 0, 0, part, new int[0], labels, bytes.array());
+        p.vertices = vertices;
+        return p;
+    }
+
     /** The rows one after the other, as a batch's feature matrix. */
     private static float[] matrix(float[]... rows) {
         float[] m = new float[rows.length * DIM];
