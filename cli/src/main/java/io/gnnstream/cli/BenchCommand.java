@@ -93,6 +93,15 @@ final class BenchCommand implements Callable<Integer> {
                     + "largest T, e.g. 64,256,1024 (default: none).")
     List<Integer> hidden;
 
+    @Option(names = "--partition-map", paramLabel = "MAP",
+            description = "sample, pipeline: also run with this map from `partition` (of the same graph), "
+                    + "besides hash partitioning.")
+    Path partitionMap;
+
+    @Option(names = "--halo", split = ",", paramLabel = "H",
+            description = "sample, pipeline: halo settings to run, none and/or features (default: none).")
+    List<String> halo;
+
     @Option(names = "--profile", description = "Also print where the time went, per phase.")
     boolean profile;
 
@@ -123,7 +132,7 @@ final class BenchCommand implements Callable<Integer> {
                 input == null || input.synthetic == null ? null : SyntheticSpec.parse(input.synthetic),
                 repeat, threads, features, steps, warmup, fanouts, prefetch, featureCache,
                 parsed.hasMatchedOption("--trainers") ? trainers : null,
-                parsed.hasMatchedOption("--hidden") ? hidden : null, profile, System.out);
+                parsed.hasMatchedOption("--hidden") ? hidden : null, partitionMap, halo, profile, System.out);
     }
 
     /** The registered benchmark names, for {@code <what>}'s description and completion. */

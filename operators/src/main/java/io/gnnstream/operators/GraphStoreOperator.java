@@ -456,14 +456,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             byte[] record = recordOf(vertex);
             return record == null ? noAttributes : record;
         }
-        if (halo == null) {
-            return null;
-        }
-        return switch (halo.status(holder, vertex)) {
-            case PRESENT -> halo.record(holder, vertex);
-            case ABSENT -> noAttributes;
-            case NONE -> null;
-        };
+        return halo == null ? null : halo.read(holder, vertex, noAttributes);
     }
 
     /** This subtask's directory of {@code trainer}'s feature cache; null when the caches are off. */

@@ -285,6 +285,9 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         }
         featureCache.storeFills(part);
         if (batch != null) {
+            if (batch.isTraining()) {
+                window.addTraffic(batch);
+            }
             buffered.put(batch.seq, batch);
             startNextStep();
         }

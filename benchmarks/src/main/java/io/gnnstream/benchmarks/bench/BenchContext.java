@@ -25,12 +25,15 @@ import java.util.stream.Collectors;
  * @param featureCache {@code --feature-cache}: the trainer's feature cache in the sampling cases, or null
  * @param trainers {@code --trainers}: data-parallel trainer counts to run, or null
  * @param hidden {@code --hidden}: hidden sizes to run, or null
+ * @param partitionMap {@code --partition-map}: sample, pipeline also run with this vertex-to-partition map, or null
+ * @param halo {@code --halo}: sample, pipeline: the halo settings to run ({@code none}, {@code features}), or null
  * @param profile {@code --profile}: also print where the time went, where a benchmark can tell
  * @param log progress and profile output (the result table is printed separately)
  */
 public record BenchContext(Path dataset, SyntheticSpec synthetic, Integer repeat, List<Integer> threads,
         List<Integer> features, Integer steps, Integer warmup, List<Integer> fanouts, Integer prefetch,
-        MemorySize featureCache, List<Integer> trainers, List<Integer> hidden, boolean profile, PrintStream log) {
+        MemorySize featureCache, List<Integer> trainers, List<Integer> hidden, Path partitionMap, List<String> halo,
+        boolean profile, PrintStream log) {
 
     public BenchContext {
         if (dataset != null && synthetic != null) {
@@ -59,6 +62,22 @@ public record BenchContext(Path dataset, SyntheticSpec synthetic, Integer repeat
         fanouts = fanouts == null || fanouts.isEmpty() ? null : List.copyOf(fanouts);
         trainers = trainers == null || trainers.isEmpty() ? null : List.copyOf(trainers);
         hidden = hidden == null || hidden.isEmpty() ? null : List.copyOf(hidden);
+        halo = halo == null || halo.isEmpty() ? null : List.copyOf(halo);
+        if (halo != null) {
+            for (String h : halo) {
+                if (!h.equals("none") && !h.equals("features")) {
+                    throw new IllegalArgumentException("--halo entries must be none or features, got " + h);
+                }
+            }
+        }
+    }
+
+    /** Without {@code --partition-map} and {@code --halo}. */
+    public BenchContext(Path dataset, SyntheticSpec synthetic, Integer repeat, List<Integer> threads,
+            List<Integer> features, Integer steps, Integer warmup, List<Integer> fanouts, Integer prefetch,
+            MemorySize featureCache, List<Integer> trainers, List<Integer> hidden, boolean profile, PrintStream log) {
+        this(dataset, synthetic, repeat, threads, features, steps, warmup, fanouts, prefetch, featureCache, trainers,
+                hidden, null, null, profile, log);
     }
 
     /** Without {@code --trainers} and {@code --hidden}. */
@@ -108,6 +127,10 @@ public record BenchContext(Path dataset, SyntheticSpec synthetic, Integer repeat
 
     public int prefetchOr(int fallback) {
         return prefetch != null ? prefetch : fallback;
+    }
+
+    public List<String> haloOr(List<String> fallback) {
+        return halo != null ? halo : fallback;
     }
 
     public MemorySize featureCacheOr(MemorySize fallback) {

@@ -40,30 +40,42 @@ public final class PipelineBenchmark implements Benchmark {
         int warmup = context.warmupOr(StreamingRuns.DEFAULT_WARMUP_WINDOWS);
         List<BenchResult> results = new ArrayList<>();
         try (BenchData data = BenchData.prepare(context, IngestBenchmark.DEFAULT_GRAPH, 2)) {
+            List<PlacementCases.Case> cases = PlacementCases.of(context).cases();
             for (int parallelism : context.threadsOr(List.of(1))) {
-                List<JsonNode> windows = StreamingRuns.steadyWindows(data, parallelism, true, HIDDEN, BATCH, fanouts,
-                        prefetch, featureCache, warmup, repeat, context.log());
-                Map<String, Object> params = new LinkedHashMap<>(data.graphParams());
-                params.put("parallelism", parallelism);
-                params.put("fanouts", fanouts);
-                params.put("prefetch", prefetch);
-                params.put("feature_cache_bytes", featureCache.getBytes());
-                params.put("batch_size", BATCH);
-                params.put("hidden", HIDDEN);
-                params.put("warmup_windows", warmup);
-                params.put("warmup_seconds", StreamingRuns.WARMUP_SECONDS);
-                Stats busy = Stats.of(SampleBenchmark.field(windows, "busy"));
-                Stats trainer = Stats.of(SampleBenchmark.field(windows, "trainer_seeds_per_s"));
-                Map<String, Object> env = BenchContext.environment();
-                Map<String, Object> extra = new LinkedHashMap<>();
-                extra.put("target_busy", 0.85);
-                extra.put("env", env);
-                results.add(new BenchResult(name(), params, "busy share", busy,
-                        new Baseline("trainer fully busy", 1.0), extra));
-                results.add(new BenchResult(name(), params, "seeds/s",
-                        Stats.of(SampleBenchmark.field(windows, "seeds_per_s")),
-                        new Baseline("trainer seeds/s while busy (train figure on the same batches)",
-                                trainer.median()), Map.of("env", env)));
+                List<List<JsonNode>> runs = new ArrayList<>();
+                List<Map<String, Object>> caseParams = new ArrayList<>();
+                for (PlacementCases.Case c : cases) {
+                    context.log().println("parallelism " + parallelism + ", " + c.label());
+                    List<JsonNode> windows = StreamingRuns.steadyWindows(data, parallelism, true, HIDDEN, BATCH, fanouts,
+                            prefetch, featureCache, warmup, repeat, context.log(), c.settings());
+                    runs.add(windows);
+                    Map<String, Object> params = new LinkedHashMap<>(data.graphParams());
+                    params.put("parallelism", parallelism);
+                    params.put("fanouts", fanouts);
+                    params.put("prefetch", prefetch);
+                    params.put("feature_cache_bytes", featureCache.getBytes());
+                    params.put("batch_size", BATCH);
+                    params.put("hidden", HIDDEN);
+                    params.put("warmup_windows", warmup);
+                    params.put("warmup_seconds", StreamingRuns.WARMUP_SECONDS);
+                    params = cases.size() > 1 ? PlacementCases.params(params, c) : params;
+                    caseParams.add(params);
+                    Stats busy = Stats.of(SampleBenchmark.field(windows, "busy"));
+                    Stats trainer = Stats.of(SampleBenchmark.field(windows, "trainer_seeds_per_s"));
+                    Map<String, Object> env = BenchContext.environment();
+                    Map<String, Object> extra = new LinkedHashMap<>();
+                    extra.put("target_busy", 0.85);
+                    extra.put("env", env);
+                    results.add(new BenchResult(name(), params, "busy share", busy,
+                            new Baseline("trainer fully busy", 1.0), extra));
+                    results.add(new BenchResult(name(), params, "seeds/s",
+                            Stats.of(SampleBenchmark.field(windows, "seeds_per_s")),
+                            new Baseline("trainer seeds/s while busy (train figure on the same batches)",
+                                    trainer.median()), Map.of("env", env)));
+                }
+                if (cases.size() > 1) {
+                    results.addAll(PlacementCases.traffic(name(), cases, runs, caseParams));
+                }
             }
         }
         return results;

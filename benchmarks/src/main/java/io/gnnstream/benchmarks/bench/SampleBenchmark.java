@@ -56,9 +56,13 @@ public final class SampleBenchmark implements Benchmark {
             measureBaseline(csr, fanouts, 0, repeat, csrEdges, csrBatches);
             List<List<JsonNode>> runs = new ArrayList<>();
             List<Integer> parallelisms = context.threadsOr(List.of(1, 2));
+            List<PlacementCases.Case> cases = PlacementCases.of(context).cases();
             for (int parallelism : parallelisms) {
-                runs.add(StreamingRuns.steadyWindows(data, parallelism, false, 16, BATCH, fanoutList, prefetch,
-                        featureCache, warmup, repeat, context.log()));
+                for (PlacementCases.Case c : cases) {
+                    context.log().println("parallelism " + parallelism + ", " + c.label());
+                    runs.add(StreamingRuns.steadyWindows(data, parallelism, false, 16, BATCH, fanoutList, prefetch,
+                            featureCache, warmup, repeat, context.log(), c.settings()));
+                }
             }
             measureBaseline(csr, fanouts, repeat, 2 * repeat, csrEdges, csrBatches);
             context.log().printf("baseline batches/s: median %.0f before the streaming runs, %.0f after%n",
@@ -66,22 +70,31 @@ public final class SampleBenchmark implements Benchmark {
                     Stats.of(Arrays.copyOfRange(csrBatches, repeat, 2 * repeat)).median());
             for (int i = 0; i < parallelisms.size(); i++) {
                 int parallelism = parallelisms.get(i);
-                List<JsonNode> windows = runs.get(i);
-                Map<String, Object> params = new LinkedHashMap<>(data.graphParams());
-                params.put("parallelism", parallelism);
-                params.put("fanouts", fanoutList);
-                params.put("prefetch", prefetch);
-                params.put("feature_cache_bytes", featureCache.getBytes());
-                params.put("batch_size", BATCH);
-                params.put("warmup_windows", warmup);
-                params.put("warmup_seconds", StreamingRuns.WARMUP_SECONDS);
-                Map<String, Object> extra = Map.of("env", BenchContext.environment());
-                results.add(new BenchResult(name(), params, "sampled edges/s",
-                        Stats.of(field(windows, "sampled_edges_per_s")),
-                        new Baseline("in-memory CSR sampler + feature gather", Stats.of(csrEdges).median()), extra));
-                results.add(new BenchResult(name(), params, "batches/s",
-                        Stats.of(field(windows, "batches_per_s")),
-                        new Baseline("in-memory CSR sampler + feature gather", Stats.of(csrBatches).median()), extra));
+                List<Map<String, Object>> caseParams = new ArrayList<>();
+                for (int k = 0; k < cases.size(); k++) {
+                    List<JsonNode> windows = runs.get(i * cases.size() + k);
+                    Map<String, Object> params = new LinkedHashMap<>(data.graphParams());
+                    params.put("parallelism", parallelism);
+                    params.put("fanouts", fanoutList);
+                    params.put("prefetch", prefetch);
+                    params.put("feature_cache_bytes", featureCache.getBytes());
+                    params.put("batch_size", BATCH);
+                    params.put("warmup_windows", warmup);
+                    params.put("warmup_seconds", StreamingRuns.WARMUP_SECONDS);
+                    params = cases.size() > 1 ? PlacementCases.params(params, cases.get(k)) : params;
+                    caseParams.add(params);
+                    Map<String, Object> extra = Map.of("env", BenchContext.environment());
+                    results.add(new BenchResult(name(), params, "sampled edges/s",
+                            Stats.of(field(windows, "sampled_edges_per_s")),
+                            new Baseline("in-memory CSR sampler + feature gather", Stats.of(csrEdges).median()), extra));
+                    results.add(new BenchResult(name(), params, "batches/s",
+                            Stats.of(field(windows, "batches_per_s")),
+                            new Baseline("in-memory CSR sampler + feature gather", Stats.of(csrBatches).median()), extra));
+                }
+                if (cases.size() > 1) {
+                    results.addAll(PlacementCases.traffic(name(), cases,
+                            runs.subList(i * cases.size(), (i + 1) * cases.size()), caseParams));
+                }
             }
         }
         return results;

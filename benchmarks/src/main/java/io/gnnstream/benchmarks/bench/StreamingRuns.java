@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.TaskManagerOptions;
@@ -54,8 +55,16 @@ final class StreamingRuns {
     static List<JsonNode> steadyWindows(BenchData data, int parallelism, boolean compute, int hidden, int batchSize,
             List<Integer> fanouts, int prefetch, MemorySize featureCache, int warmupWindows, int windows,
             PrintStream log) throws Exception {
+        return steadyWindows(data, parallelism, compute, hidden, batchSize, fanouts, prefetch, featureCache,
+                warmupWindows, windows, log, conf -> { });
+    }
+
+    /** As above, with further job settings (a placement of {@link PlacementCases}). */
+    static List<JsonNode> steadyWindows(BenchData data, int parallelism, boolean compute, int hidden, int batchSize,
+            List<Integer> fanouts, int prefetch, MemorySize featureCache, int warmupWindows, int windows,
+            PrintStream log, Consumer<Configuration> settings) throws Exception {
         return steadyWindows(data, parallelism, 1, 1, compute, hidden, batchSize, fanouts, prefetch, featureCache,
-                warmupWindows, windows, log);
+                warmupWindows, windows, log, settings);
     }
 
     /**
@@ -68,6 +77,13 @@ final class StreamingRuns {
     static List<JsonNode> steadyWindows(BenchData data, int parallelism, int trainers, int trainerThreads,
             boolean compute, int hidden, int batchSize, List<Integer> fanouts, int prefetch, MemorySize featureCache,
             int warmupWindows, int windows, PrintStream log) throws Exception {
+        return steadyWindows(data, parallelism, trainers, trainerThreads, compute, hidden, batchSize, fanouts, prefetch,
+                featureCache, warmupWindows, windows, log, conf -> { });
+    }
+
+    private static List<JsonNode> steadyWindows(BenchData data, int parallelism, int trainers, int trainerThreads,
+            boolean compute, int hidden, int batchSize, List<Integer> fanouts, int prefetch, MemorySize featureCache,
+            int warmupWindows, int windows, PrintStream log, Consumer<Configuration> settings) throws Exception {
         String prefix = "bench-" + System.nanoTime();
         Path checkpoints = BenchData.WORK.resolve("checkpoints").resolve(prefix);
         Configuration conf = JobDefaults.apply(new Configuration(), checkpoints, Duration.ofSeconds(30));
@@ -89,6 +105,7 @@ final class StreamingRuns {
         conf.set(ModelOptions.LOG_EVERY, STEPS_PER_WINDOW);
         conf.set(ModelOptions.TRAINERS, trainers);
         conf.set(ModelOptions.TRAINER_THREADS, trainerThreads);
+        settings.accept(conf);
         int slots = Math.max(parallelism, trainers);
         conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE,
                 new MemorySize(MemorySize.parse("1g").getBytes() / parallelism * slots));

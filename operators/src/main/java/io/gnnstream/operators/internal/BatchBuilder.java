@@ -67,6 +67,10 @@ public final class BatchBuilder {
     private final LongHashSet servedThisHop = new LongHashSet();
     private final BitSet servedNodes = new BitSet();
 
+    private int loopRequests;
+    private long loopRequestVertices;
+    private long loopBytes;
+
     private int hop;
     private final Map<RequestKey, SampleRequest> outstanding = new LinkedHashMap<>();
     private final Map<RequestKey, SampleResponse> received = new HashMap<>();
@@ -140,15 +144,35 @@ public final class BatchBuilder {
         return beginHop(1);
     }
 
-    /** Requests of the current hop whose answers are still missing (for retries). */
+    /** Requests of the current hop whose answers are still missing (for retries; counted as sent again). */
     public List<SampleRequest> pending() {
         List<SampleRequest> out = new ArrayList<>();
         for (Map.Entry<RequestKey, SampleRequest> e : outstanding.entrySet()) {
             if (!received.containsKey(e.getKey())) {
                 out.add(e.getValue());
+                count(e.getValue());
             }
         }
         return out;
+    }
+
+    private void count(SampleRequest r) {
+        loopRequests++;
+        loopRequestVertices += r.sampleVertices.length + r.featureVertices.length;
+        loopBytes += requestBytes(r);
+    }
+
+    /** The serialized size of a request (its share of a bundle). */
+    static long requestBytes(SampleRequest r) {
+        return 3L * Long.BYTES + 8L * Integer.BYTES + (long) Long.BYTES * r.sampleVertices.length
+                + (long) (Long.BYTES + Integer.BYTES) * r.featureVertices.length + 3L * Integer.BYTES;
+    }
+
+    /** The serialized size of a response. */
+    static long responseBytes(SampleResponse r) {
+        return 1 + Long.BYTES + 3L * Integer.BYTES + 4L * Integer.BYTES
+                + (long) (Long.BYTES + Integer.BYTES) * r.sampleVertices.length
+                + (long) Long.BYTES * (r.neighbours.length + (r.served == null ? 0 : r.served.length));
     }
 
     /** Whether {@code request} is of the current hop and still unanswered (else sending it is useless). */
@@ -167,6 +191,7 @@ public final class BatchBuilder {
             return List.of();
         }
         received.put(key, response);
+        loopBytes += responseBytes(response);
         if (neighbourParts && response.served != null) {
             servedThisHop.addAll(response.served);
         }
@@ -231,6 +256,7 @@ public final class BatchBuilder {
                 request.neighbourPart = featureParts++;
             }
             outstanding.put(new RequestKey(route, part), request);
+            count(request);
             si += ns;
             fi += nf;
             part++;
@@ -320,6 +346,9 @@ public final class BatchBuilder {
         b.nodeIds = Arrays.copyOf(nodes, numNodes);
         b.setBlocks(indptr, indices);
         b.featureDim = featureDim;
+        b.loopRequests = loopRequests;
+        b.loopRequestVertices = loopRequestVertices;
+        b.loopBytes = loopBytes;
         return b;
     }
 

@@ -22,6 +22,11 @@ public final class MetricsWindow {
     private long vertices;
     private long edgesIngested;
     private long allReduceNanos;
+    private long trafficBatches;
+    private long loopRequests;
+    private long loopRequestVertices;
+    private long loopBytes;
+    private long featureBytes;
 
     public MetricsWindow(long startNanos) {
         this.startNanos = startNanos;
@@ -54,6 +59,15 @@ public final class MetricsWindow {
         return edges;
     }
 
+    /** A completed training batch's sampling-loop traffic. */
+    public void addTraffic(MiniBatch b) {
+        trafficBatches++;
+        loopRequests += b.loopRequests;
+        loopRequestVertices += b.loopRequestVertices;
+        loopBytes += b.loopBytes;
+        featureBytes += b.featureBytes;
+    }
+
     /** Time a rank waited for the reduced gradient of a step. */
     public void addAllReduce(long nanos) {
         allReduceNanos += nanos;
@@ -69,5 +83,6 @@ public final class MetricsWindow {
         RankLine.window(line, seeds, correct, lossSum, steps, busyNanos / 1e9,
                 Math.max(1e-9, (nowNanos - startNanos) / 1e9), sampledEdges, edgesIngested, vertices,
                 allReduceNanos / 1e9);
+        RankLine.traffic(line, trafficBatches, loopRequests, loopRequestVertices, loopBytes, featureBytes);
     }
 }

@@ -81,6 +81,7 @@ public final class PartialBatches {
             if (pending.parts.get(part.part)) {
                 return null;
             }
+            pending.featureBytes += bytes(part);
             pending.ensureMatrix(this);
             if (!part.byVertex()) {
                 pending.place(part, cache);
@@ -135,6 +136,13 @@ public final class PartialBatches {
         return head.layer >= 2 ? head.numSeeds() : head.numNodes();
     }
 
+    /** The serialized size of a feature part as it arrived. */
+    static long bytes(MiniBatchPart p) {
+        long arrays = (long) Integer.BYTES * (p.rows.length + p.labels.length + p.fillSlots.length + p.cachedRows.length
+                + p.cachedSlots.length) + (p.vertices == null ? 0 : (long) Long.BYTES * p.vertices.length);
+        return 48 + arrays + (p.features == null ? 0 : p.features.length);
+    }
+
     /** Number of incomplete batches. */
     public int size() {
         return bySeq.size();
@@ -174,6 +182,7 @@ public final class PartialBatches {
         final BitSet parts = new BitSet();
         final BitSet filled = new BitSet();
         final List<MiniBatchPart> placed = new ArrayList<>();
+        long featureBytes;
         /** Parts addressed by vertex that arrived before the head. */
         final List<MiniBatchPart> byVertex = new ArrayList<>();
         /** The head's served rows by vertex, built when the first part addressed by vertex is resolved. */
@@ -304,7 +313,9 @@ public final class PartialBatches {
                     }
                 }
             }
-            return shape.withFeatures(matrix != null ? matrix : new float[0], labels);
+            MiniBatch b = shape.withFeatures(matrix != null ? matrix : new float[0], labels);
+            b.featureBytes = featureBytes;
+            return b;
         }
 
         /** A placed part as it was received, its features read back from the matrix. */

@@ -37,6 +37,12 @@ public final class RankLine {
     public static final String EDGES_INGESTED = "edges_ingested";
     public static final String VERTICES = "vertices";
     public static final String ALLREDUCE_S = "allreduce_s";
+    /** Training batches completed in the window, and the sampling-loop traffic of building them. */
+    public static final String TRAFFIC_BATCHES = "traffic_batches";
+    public static final String LOOP_REQUESTS = "loop_requests";
+    public static final String LOOP_REQUEST_VERTICES = "loop_request_vertices";
+    public static final String LOOP_BYTES = "loop_bytes";
+    public static final String FEATURE_BYTES = "feature_bytes";
 
     public static final String VAL_CORRECT = "val_correct";
     public static final String VAL_TOTAL = "val_total";
@@ -87,6 +93,17 @@ public final class RankLine {
         line.put(EDGES_INGESTED, edgesIngested);
         line.put(VERTICES, vertices);
         line.put(ALLREDUCE_S, allreduceS);
+        return line;
+    }
+
+    /** The sampling-loop traffic of the training batches completed in the window; returns {@code line}. */
+    public static ObjectNode traffic(ObjectNode line, long batches, long requests, long requestVertices, long loopBytes,
+            long featureBytes) {
+        line.put(TRAFFIC_BATCHES, batches);
+        line.put(LOOP_REQUESTS, requests);
+        line.put(LOOP_REQUEST_VERTICES, requestVertices);
+        line.put(LOOP_BYTES, loopBytes);
+        line.put(FEATURE_BYTES, featureBytes);
         return line;
     }
 

@@ -99,6 +99,16 @@ public class MiniBatch {
     /** Graph size seen by the scheduler when the batch was issued (for progress reports). */
     public long graphVertices;
     public long graphEdgesIngested;
+    /**
+     * Traffic of building the batch on the sampling loop, counted by its assembler: request records
+     * (retries included), the vertex entries they name, and the bytes of the requests and their
+     * responses.
+     */
+    public int loopRequests;
+    public long loopRequestVertices;
+    public long loopBytes;
+    /** Bytes of the feature parts the trainer received for the batch (set by the trainer). */
+    public long featureBytes;
 
     public MiniBatch() {}
 
@@ -186,6 +196,10 @@ public class MiniBatch {
         b.labels = newLabels;
         b.graphVertices = graphVertices;
         b.graphEdgesIngested = graphEdgesIngested;
+        b.loopRequests = loopRequests;
+        b.loopRequestVertices = loopRequestVertices;
+        b.loopBytes = loopBytes;
+        b.featureBytes = featureBytes;
         return b;
     }
 }

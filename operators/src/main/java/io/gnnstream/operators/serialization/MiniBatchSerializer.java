@@ -25,10 +25,12 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
 
     /** The first format with {@link MiniBatch#layer}. */
     static final byte WITH_LAYER = 4;
+    /** The first format with the batch's loop traffic ({@link MiniBatch#loopRequests} and after). */
+    static final byte WITH_TRAFFIC = 5;
 
     @Override
     byte formatVersion() {
-        return WITH_LAYER;
+        return WITH_TRAFFIC;
     }
 
     @Override
@@ -61,11 +63,15 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
                 b.features == null ? -1 : Math.min(b.features.length, b.numNodes() * b.featureDim), out);
         BulkArrays.writeInts(b.labels, out);
         out.writeInt(b.layer);
+        out.writeInt(b.loopRequests);
+        out.writeLong(b.loopRequestVertices);
+        out.writeLong(b.loopBytes);
+        out.writeLong(b.featureBytes);
     }
 
     @Override
     MiniBatch readFields(DataInputView in) throws IOException {
-        return readFields(in, WITH_LAYER);
+        return readFields(in, WITH_TRAFFIC);
     }
 
     @Override
@@ -92,6 +98,12 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
         b.features = BulkArrays.readFloats(in);
         b.labels = BulkArrays.readInts(in);
         b.layer = version >= WITH_LAYER ? in.readInt() : 0;
+        if (version >= WITH_TRAFFIC) {
+            b.loopRequests = in.readInt();
+            b.loopRequestVertices = in.readLong();
+            b.loopBytes = in.readLong();
+            b.featureBytes = in.readLong();
+        }
         return b;
     }
 
