@@ -93,6 +93,9 @@ class TrainingJobITCase {
     void learnsCoraStreamedThroughKafka() throws Exception {
         Configuration conf = jobConfiguration("clean", 150);
         conf.set(GraphOptions.HALO, GraphOptions.Halo.FEATURES);
+        // The counts below are of the whole graph: train once it is in.
+        conf.set(SamplingOptions.MIN_VERTICES, cora.nodes());
+        conf.set(SamplingOptions.MIN_EDGES, cora.edges());
         load(CORA, conf);
         TrainingRunner.Result result = train(conf, 1);
         assertTrue(result.testAccuracy() >= 0.75, "test accuracy " + result.finalLine());

@@ -1,7 +1,8 @@
 package io.gnnstream.operators;
 
+import com.carrotsearch.hppc.IntArrayList;
 import com.carrotsearch.hppc.LongArrayList;
-import com.carrotsearch.hppc.LongHashSet;
+import com.carrotsearch.hppc.LongIntHashMap;
 import io.gnnstream.operators.internal.FaultInjector;
 import io.gnnstream.operators.internal.FeatureCacheDirectory;
 import io.gnnstream.operators.internal.HaloReplicas;
@@ -295,6 +296,10 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         VertexKey key = message.key();
         long[] s = statsOf(key);
         s[REPLICAS] += halo.apply(message);
+        // Trainers may hold the vertex's features as this subtask's neighbour parts placed them.
+        for (FeatureCacheDirectory cache : trainerCaches.values()) {
+            cache.invalidate(message.vertex);
+        }
         touched(key.partition());
     }
 
@@ -418,36 +423,59 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     /**
      * The request's neighbour part: the features of the sampled neighbours this subtask reads
      * locally, from its own partitions or from the halo replicas of the partition of the vertex
-     * that sampled them, addressed by vertex; records {@code response.served}. A neighbour held
-     * nowhere here (its replica not pushed yet) is left to the assembler's fetch from its owner.
+     * that sampled them, addressed by vertex (as trainer-cache slots where the trainer holds them);
+     * marks them in {@code response.servedBits}. A neighbour held nowhere here (its replica not
+     * pushed yet) is left to the assembler's fetch from its owner.
      */
     private MiniBatchPart neighbourFeatures(SampleRequest request, SampleResponse response) throws Exception {
-        LongHashSet seen = new LongHashSet(response.neighbours.length);
-        LongArrayList served = new LongArrayList(response.neighbours.length);
-        List<byte[]> records = new ArrayList<>(response.neighbours.length);
+        FeatureCacheDirectory cache = trainerCache(request.trainer);
+        long[] neighbours = response.neighbours;
+        long[] bits = new long[(neighbours.length + 63) >>> 6];
+        LongIntHashMap seen = new LongIntHashMap(neighbours.length);
+        LongArrayList own = new LongArrayList();
+        List<byte[]> records = new ArrayList<>();
+        IntArrayList fillSlots = new IntArrayList();
+        LongArrayList cached = new LongArrayList();
+        IntArrayList cachedSlots = new IntArrayList();
         for (int i = 0, at = 0; i < response.sampleVertices.length; i++) {
             int holder = partitioner.partition(response.sampleVertices[i]);
-            for (int k = 0; k < response.neighbourCounts[i]; k++) {
-                long u = response.neighbours[at++];
-                if (seen.contains(u)) {
-                    continue;
+            for (int k = 0; k < response.neighbourCounts[i]; k++, at++) {
+                long u = neighbours[at];
+                int known = seen.getOrDefault(u, 0);
+                if (known == 0) {
+                    int slot = cache == null ? -1 : cache.lookup(u);
+                    byte[] record = slot >= 0 ? null : localRecord(u, holder);
+                    known = slot >= 0 || record != null ? 1 : -1;
+                    seen.put(u, known);
+                    if (slot >= 0) {
+                        cached.add(u);
+                        cachedSlots.add(slot);
+                    } else if (record != null) {
+                        own.add(u);
+                        records.add(record);
+                        fillSlots.add(cache == null ? -1 : cache.assign(u));
+                    }
                 }
-                byte[] record = localRecord(u, holder);
-                if (record != null) {
-                    seen.add(u);
-                    served.add(u);
-                    records.add(record);
+                if (known > 0) {
+                    bits[at >>> 6] |= 1L << at;
                 }
             }
         }
-        response.served = served.toArray();
+        response.servedBits = bits;
         byte[][] recordArray = records.toArray(new byte[0][]);
         int[] labels = new int[recordArray.length];
         for (int j = 0; j < recordArray.length; j++) {
             labels[j] = VertexRecord.label(recordArray[j]);
         }
-        return MiniBatchPart.featuresOfVertices(request.batchId, request.seq, request.trainer, request.attempt,
-                request.neighbourPart, response.served, labels, recordArray);
+        MiniBatchPart part = MiniBatchPart.featuresOfVertices(request.batchId, request.seq, request.trainer,
+                request.attempt, request.neighbourPart, own.toArray(), labels, recordArray);
+        if (cache != null) {
+            part.cacheEpoch = cache.epoch();
+            part.fillSlots = fillSlots.toArray();
+            part.cachedVertices = cached.toArray();
+            part.cachedSlots = cachedSlots.toArray();
+        }
+        return part;
     }
 
     /** The record of {@code vertex} as this subtask holds it for partition {@code holder}, or null when it cannot tell. */

@@ -172,7 +172,7 @@ public final class BatchBuilder {
     static long responseBytes(SampleResponse r) {
         return 1 + Long.BYTES + 3L * Integer.BYTES + 4L * Integer.BYTES
                 + (long) (Long.BYTES + Integer.BYTES) * r.sampleVertices.length
-                + (long) Long.BYTES * (r.neighbours.length + (r.served == null ? 0 : r.served.length));
+                + (long) Long.BYTES * (r.neighbours.length + r.servedBits.length);
     }
 
     /** Whether {@code request} is of the current hop and still unanswered (else sending it is useless). */
@@ -192,8 +192,12 @@ public final class BatchBuilder {
         }
         received.put(key, response);
         loopBytes += responseBytes(response);
-        if (neighbourParts && response.served != null) {
-            servedThisHop.addAll(response.served);
+        if (neighbourParts) {
+            for (int i = 0; i < response.neighbours.length; i++) {
+                if (response.served(i)) {
+                    servedThisHop.add(response.neighbours[i]);
+                }
+            }
         }
         if (received.size() < outstanding.size()) {
             return List.of();

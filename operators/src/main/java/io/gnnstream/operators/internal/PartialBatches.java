@@ -86,10 +86,10 @@ public final class PartialBatches {
             if (!part.byVertex()) {
                 pending.place(part, cache);
             } else if (pending.head != null) {
-                pending.place(pending.resolve(part, cache.featureDim()), cache);
+                pending.place(pending.resolve(withCachedEntries(part, cache), cache.featureDim()), cache);
             } else {
                 pending.parts.set(part.part);
-                pending.byVertex.add(part);
+                pending.byVertex.add(withCachedEntries(part, cache));
             }
         }
         if (pending.head == null || pending.parts.cardinality() < pending.head.numParts) {
@@ -136,10 +136,39 @@ public final class PartialBatches {
         return head.layer >= 2 ? head.numSeeds() : head.numNodes();
     }
 
+    /**
+     * A part addressed by vertex with its cached entries' features and labels copied out of the
+     * cache now, as the part arrives: later parts may refill those slots before the head comes.
+     */
+    private static MiniBatchPart withCachedEntries(MiniBatchPart p, TrainerFeatureCache cache) {
+        int own = p.vertices.length;
+        int cached = p.cachedVertices.length;
+        if (cached == 0) {
+            return p;
+        }
+        int dim = cache.featureDim();
+        long[] vertices = Arrays.copyOf(p.vertices, own + cached);
+        System.arraycopy(p.cachedVertices, 0, vertices, own, cached);
+        int[] labels = Arrays.copyOf(p.labels, own + cached);
+        byte[] features = Arrays.copyOf(p.features, (own + cached) * dim * Float.BYTES);
+        FloatBuffer out = ByteBuffer.wrap(features).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+        float[] row = new float[dim];
+        for (int j = 0; j < cached; j++) {
+            cache.copyRow(p.cachedSlots[j], row, 0);
+            out.put((own + j) * dim, row);
+            labels[own + j] = cache.label(p.cachedSlots[j]);
+        }
+        MiniBatchPart whole = MiniBatchPart.features(p.batchId, p.seq, p.trainer, p.attempt, p.part, new int[0],
+                labels, features);
+        whole.vertices = vertices;
+        return whole;
+    }
+
     /** The serialized size of a feature part as it arrived. */
     static long bytes(MiniBatchPart p) {
         long arrays = (long) Integer.BYTES * (p.rows.length + p.labels.length + p.fillSlots.length + p.cachedRows.length
-                + p.cachedSlots.length) + (p.vertices == null ? 0 : (long) Long.BYTES * p.vertices.length);
+                + p.cachedSlots.length)
+                + (p.vertices == null ? 0 : (long) Long.BYTES * (p.vertices.length + p.cachedVertices.length));
         return 48 + arrays + (p.features == null ? 0 : p.features.length);
     }
 
@@ -164,8 +193,9 @@ public final class PartialBatches {
                 : part.part < 0 || part.rows == null || part.labels == null || part.features == null
                         || part.cachedRows == null || part.cachedSlots == null
                         || part.labels.length != (part.byVertex() ? part.vertices.length : part.rows.length)
-                        || (part.byVertex() && (part.rows.length > 0 || part.cachedRows.length > 0))
-                        || part.cachedRows.length != part.cachedSlots.length) {
+                        || (part.byVertex() && (part.rows.length > 0 || part.cachedRows.length > 0
+                                || part.cachedVertices == null || part.cachedVertices.length != part.cachedSlots.length))
+                        || part.cachedEntries() != part.cachedSlots.length) {
             throw new IllegalArgumentException("malformed part " + part.part + " of batch " + part.batchId);
         }
     }

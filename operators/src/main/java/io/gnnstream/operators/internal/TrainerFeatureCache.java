@@ -63,9 +63,10 @@ public final class TrainerFeatureCache {
             return true;
         }
         if (part.rows == null || part.labels == null || part.features == null || part.fillSlots == null
-                || part.cachedRows == null || part.cachedSlots == null || part.labels.length != part.rows.length
-                || part.fillSlots.length != part.rows.length || part.cachedSlots.length != part.cachedRows.length
-                || part.features.length != part.rows.length * dim * Float.BYTES) {
+                || part.cachedRows == null || part.cachedSlots == null || part.cachedVertices == null
+                || part.labels.length != part.ownEntries() || part.fillSlots.length != part.ownEntries()
+                || part.cachedSlots.length != part.cachedEntries()
+                || part.features.length != part.ownEntries() * dim * Float.BYTES) {
             throw new IllegalArgumentException("malformed cached part " + part.part + " of batch " + part.batchId);
         }
         for (int slot : part.cachedSlots) {

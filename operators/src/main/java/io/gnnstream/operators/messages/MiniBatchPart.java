@@ -76,6 +76,8 @@ public class MiniBatchPart {
      * {@link #rows} is empty then. Null for parts addressed by row.
      */
     public long[] vertices;
+    /** Parts addressed by vertex: the vertices whose features the trainer's cache holds, at {@link #cachedSlots}. */
+    public long[] cachedVertices = new long[0];
     /** Head only: the rows that parts addressed by vertex fill (sorted); the others come by row. */
     public int[] servedRows = new int[0];
 
@@ -145,6 +147,16 @@ public class MiniBatchPart {
         MiniBatchPart p = featuresOfRecords(batchId, seq, trainer, attempt, part, new int[0], labels, records);
         p.vertices = vertices;
         return p;
+    }
+
+    /** Entries with features in the part: its rows, or its vertices when addressed by vertex. */
+    public int ownEntries() {
+        return vertices != null ? vertices.length : rows.length;
+    }
+
+    /** Entries found in the trainer's cache: its cached rows, or its cached vertices when addressed by vertex. */
+    public int cachedEntries() {
+        return vertices != null ? cachedVertices.length : cachedRows.length;
     }
 
     /** Whether this feature part is addressed by vertex rather than by row. */

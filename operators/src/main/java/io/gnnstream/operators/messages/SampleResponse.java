@@ -17,11 +17,17 @@ public class SampleResponse {
     public int[] neighbourCounts;
     public long[] neighbours;
     /**
-     * With halo replicas: the sampled neighbours whose features this subtask read locally (owned or
-     * replicated in the sampling vertex's partition) and sent to the trainer as the request's
-     * neighbour part; the assembler fetches the others' from their owners.
+     * With halo replicas: bit {@code i} (of word {@code i / 64}) is set when the features of
+     * {@code neighbours[i]} went to the trainer in the request's neighbour part, read locally (owned
+     * or replicated in the sampling vertex's partition); the assembler fetches the others' from
+     * their owners. Empty without a neighbour part.
      */
-    public long[] served = new long[0];
+    public long[] servedBits = new long[0];
+
+    /** Whether the features of {@code neighbours[i]} came in the neighbour part. */
+    public boolean served(int i) {
+        return (i >>> 6) < servedBits.length && (servedBits[i >>> 6] & (1L << i)) != 0;
+    }
 
     public SampleResponse() {}
 }

@@ -59,6 +59,7 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
         out.writeBoolean(p.vertices != null);
         if (p.vertices != null) {
             BulkArrays.writeLongs(p.vertices, out);
+            BulkArrays.writeLongs(p.cachedVertices, out);
         }
         BulkArrays.writeInts(p.servedRows, out);
     }
@@ -110,6 +111,7 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
         if (version >= WITH_VERTICES) {
             if (in.readBoolean()) {
                 p.vertices = BulkArrays.readLongs(in);
+                p.cachedVertices = BulkArrays.readLongs(in);
             }
             p.servedRows = BulkArrays.readInts(in);
         }

@@ -12,7 +12,7 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * Explicit serializer of {@link SampleResponse}: scalar fields, then every array in bulk; format 4
- * adds the served neighbours, and format 3 is read with none.
+ * adds the served-neighbour bits, and format 3 is read with none.
  */
 public final class SampleResponseSerializer extends BulkRecordSerializer<SampleResponse> {
 
@@ -44,7 +44,7 @@ public final class SampleResponseSerializer extends BulkRecordSerializer<SampleR
         BulkArrays.writeLongs(r.sampleVertices, out);
         BulkArrays.writeInts(r.neighbourCounts, out);
         BulkArrays.writeLongs(r.neighbours, out);
-        BulkArrays.writeLongs(r.served, out);
+        BulkArrays.writeLongs(r.servedBits, out);
     }
 
     @Override
@@ -63,7 +63,7 @@ public final class SampleResponseSerializer extends BulkRecordSerializer<SampleR
         r.neighbourCounts = BulkArrays.readInts(in);
         r.neighbours = BulkArrays.readLongs(in);
         if (version >= WITH_SERVED) {
-            r.served = BulkArrays.readLongs(in);
+            r.servedBits = BulkArrays.readLongs(in);
         }
         return r;
     }

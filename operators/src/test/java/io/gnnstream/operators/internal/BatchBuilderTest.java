@@ -280,8 +280,14 @@ class BatchBuilderTest {
                         features.add(featuresOf(r));
                     }
                     if (r.neighbourPart != SampleRequest.NO_FEATURES) {
-                        response.served = Arrays.stream(response.neighbours).distinct().filter(served).toArray();
-                        features.add(featuresOfVertices(r, response.served));
+                        response.servedBits = new long[(response.neighbours.length + 63) / 64];
+                        for (int i = 0; i < response.neighbours.length; i++) {
+                            if (served.test(response.neighbours[i])) {
+                                response.servedBits[i / 64] |= 1L << i;
+                            }
+                        }
+                        features.add(featuresOfVertices(r,
+                                Arrays.stream(response.neighbours).distinct().filter(served).toArray()));
                     }
                 }
             }

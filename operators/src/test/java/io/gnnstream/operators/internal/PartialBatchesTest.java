@@ -137,6 +137,35 @@ class PartialBatchesTest {
         assertArrayEquals(new int[] {0}, b.labels);
     }
 
+    /**
+     * A part addressed by vertex that names a cache slot takes the slot's features as they are when
+     * it arrives, although it waits for its head and a later part refills the slot.
+     */
+    @Test
+    void cachedEntriesOfPartsAddressedByVertexAreTakenOnArrival() {
+        TrainerFeatureCache cache = new TrainerFeatureCache(4, DIM);
+        PartialBatches partials = new PartialBatches();
+        // Batch 0 leaves row 2 of batch 0 in slot 0.
+        accept(partials, cache, head(0, 1));
+        accept(partials, cache, part(0, 0, 0, new int[] {0, 1, 2, 3}).withCacheSlots(EPOCH, new int[] {-1, -1, 0, -1},
+                new int[0], new int[0]));
+        long[] ids = {10, 11, 12, 13};
+        MiniBatchPart byVertex = byVertex(5, 1, new long[0], ids);
+        byVertex.cacheEpoch = EPOCH;
+        byVertex.cachedVertices = new long[] {12};
+        byVertex.cachedSlots = new int[] {0};
+        assertNull(accept(partials, cache, byVertex));
+        // Batch 5's row part refills slot 0 before the head arrives.
+        assertNull(accept(partials, cache, part(5, 5, 0, new int[] {0, 1, 3}).withCacheSlots(EPOCH, new int[] {0, -1, -1},
+                new int[0], new int[0])));
+        MiniBatchPart head = head(5, 2);
+        head.head.nodeIds = ids;
+        head.servedRows = new int[] {2};
+        MiniBatch b = accept(partials, cache, head);
+        assertNotNull(b);
+        assertArrayEquals(matrix(row(5, 0), row(5, 1), row(0, 2), row(5, 3)), Arrays.copyOf(b.features, 4 * DIM));
+    }
+
     /** Part {@code part} of batch {@code seq} addressed by vertex, rows' features as {@link #row} of their index in {@code ids}. */
     private static MiniBatchPart byVertex(long seq, int part, long[] vertices, long[] ids) {
         ByteBuffer bytes = ByteBuffer.allocate(vertices.length * DIM * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
