@@ -170,6 +170,20 @@ class RescaleITCase {
             }
         }
         assertReplicas(resumed.lines, ranks);
+        // Replicas came back with their partitions: batches still read one-hop features locally, so
+        // their requests name no more vertices than before (a lost replica is fetched from its owner,
+        // which more than doubles them). The least of a window's means: retries after the restore
+        // add to some windows.
+        double beforeVertices = requestVertices(before.lines).max().orElse(0);
+        double resumedVertices = requestVertices(resumed.lines).min().orElse(0);
+        assertTrue(resumedVertices > 0 && resumedVertices <= 1.25 * beforeVertices,
+                "request vertices per batch " + resumedVertices + " after the resume, " + beforeVertices + " before");
+    }
+
+    /** Request vertices per batch of the training lines. */
+    private static java.util.stream.DoubleStream requestVertices(List<JsonNode> lines) {
+        return lines.stream().filter(l -> l.has("request_vertices_per_batch"))
+                .mapToDouble(l -> l.path("request_vertices_per_batch").asDouble());
     }
 
     /** A line every {@link #LOG_EVERY} steps, none missing, none repeated. */
@@ -198,6 +212,8 @@ class RescaleITCase {
         conf.set(GraphOptions.NUM_FEATURES, cora.featureDim());
         conf.set(GraphOptions.NUM_CLASSES, cora.numClasses());
         conf.set(GraphOptions.PARTITIONS, 16);
+        // Halo replicas rescale with their partitions, and the replica router's state with its vertices.
+        conf.set(GraphOptions.HALO, GraphOptions.Halo.FEATURES);
         conf.set(ModelOptions.TRAINERS, trainers);
         conf.set(GraphOptions.RECORD_CACHE, MemorySize.parse("16mb"));
         conf.set(GraphOptions.ADJACENCY_CACHE, MemorySize.parse("16mb"));
