@@ -60,42 +60,48 @@ public final class IngestBenchmark implements Benchmark {
             Baseline baseline = new Baseline("plain KafkaConsumer + EdgeFormat.parse", Stats.of(plain).median(),
                     Map.of("window", WINDOW));
             double textMiB = Files.size(data.dir.resolve("edges.csv")) / MIB;
-            for (int parallelism : context.threadsOr(List.of(1, 2))) {
-                double[] rates = new double[repeat];
-                double[] rss = new double[repeat];
-                double[] rssBefore = new double[repeat];
-                double[] brokerRss = new double[repeat];
-                double[] rocksDb = new double[repeat];
-                double[] perEdge = new double[repeat];
-                for (int r = 0; r < repeat; r++) {
-                    IngestRates.GraphStoreRun run = IngestRates.graphStore(data, parallelism, PARTITIONS);
-                    rates[r] = run.rate().perSecond();
-                    rss[r] = run.peakRssBytes() / MIB;
-                    rssBefore[r] = run.rssBeforeBytes() / MIB;
-                    brokerRss[r] = run.brokerPeakRssBytes() / MIB;
-                    rocksDb[r] = run.rocksDbBytes() / MIB;
-                    perEdge[r] = (double) run.rocksDbBytes() / edges;
-                    context.log().printf("  graph store p=%d run %d: %.0f edges/s (%s); peak RSS %.0f MiB "
-                                    + "(%.0f before; broker %.0f), RocksDB %.2f MiB = %.1f bytes/edge%n",
-                            parallelism, r + 1, rates[r], run.rate().describe(), rss[r], rssBefore[r], brokerRss[r],
-                            rocksDb[r], perEdge[r]);
+            for (String halo : context.haloOr(List.of("none"))) {
+                for (int parallelism : context.threadsOr(List.of(1, 2))) {
+                    double[] rates = new double[repeat];
+                    double[] rss = new double[repeat];
+                    double[] rssBefore = new double[repeat];
+                    double[] brokerRss = new double[repeat];
+                    double[] rocksDb = new double[repeat];
+                    double[] perEdge = new double[repeat];
+                    for (int r = 0; r < repeat; r++) {
+                        IngestRates.GraphStoreRun run = IngestRates.graphStore(data, parallelism, PARTITIONS,
+                                halo.equals("features"));
+                        rates[r] = run.rate().perSecond();
+                        rss[r] = run.peakRssBytes() / MIB;
+                        rssBefore[r] = run.rssBeforeBytes() / MIB;
+                        brokerRss[r] = run.brokerPeakRssBytes() / MIB;
+                        rocksDb[r] = run.rocksDbBytes() / MIB;
+                        perEdge[r] = (double) run.rocksDbBytes() / edges;
+                        context.log().printf("  graph store p=%d halo %s run %d: %.0f edges/s (%s); peak RSS %.0f MiB "
+                                        + "(%.0f before; broker %.0f), RocksDB %.2f MiB = %.1f bytes/edge%n",
+                                parallelism, halo, r + 1, rates[r], run.rate().describe(), rss[r], rssBefore[r], brokerRss[r],
+                                rocksDb[r], perEdge[r]);
+                    }
+                    Map<String, Object> params = new LinkedHashMap<>(data.graphParams());
+                    params.put("parallelism", parallelism);
+                    params.put("partitions", PARTITIONS);
+                    if (context.halo() != null) {
+                        params.put("halo", halo);
+                    }
+                    params.put("state_backend", "rocksdb");
+                    params.put("window", WINDOW);
+                    params.put("stats_interval_ms", IngestRates.STATS_INTERVAL_MS);
+                    params.put("edge_buffer", IngestRates.edgeBuffer(data.info.edges()));
+                    results.add(new BenchResult(name(), params, "edges/s", Stats.of(rates), baseline));
+                    results.add(new BenchResult(name(), params, "peak RSS MiB", Stats.of(rss),
+                            new Baseline("this JVM's RSS before the job", Stats.of(rssBefore).median()),
+                            Map.of("broker_peak_rss_mib", round1(Stats.of(brokerRss).median()),
+                                    "env", BenchContext.environment())));
+                    results.add(new BenchResult(name(), params, "RocksDB MiB", Stats.of(rocksDb),
+                            new Baseline("edges.csv on disk", textMiB)));
+                    results.add(new BenchResult(name(), params, "RocksDB bytes/edge", Stats.of(perEdge),
+                            new Baseline("two longs", 16)));
                 }
-                Map<String, Object> params = new LinkedHashMap<>(data.graphParams());
-                params.put("parallelism", parallelism);
-                params.put("partitions", PARTITIONS);
-                params.put("state_backend", "rocksdb");
-                params.put("window", WINDOW);
-                params.put("stats_interval_ms", IngestRates.STATS_INTERVAL_MS);
-                params.put("edge_buffer", IngestRates.edgeBuffer(data.info.edges()));
-                results.add(new BenchResult(name(), params, "edges/s", Stats.of(rates), baseline));
-                results.add(new BenchResult(name(), params, "peak RSS MiB", Stats.of(rss),
-                        new Baseline("this JVM's RSS before the job", Stats.of(rssBefore).median()),
-                        Map.of("broker_peak_rss_mib", round1(Stats.of(brokerRss).median()),
-                                "env", BenchContext.environment())));
-                results.add(new BenchResult(name(), params, "RocksDB MiB", Stats.of(rocksDb),
-                        new Baseline("edges.csv on disk", textMiB)));
-                results.add(new BenchResult(name(), params, "RocksDB bytes/edge", Stats.of(perEdge),
-                        new Baseline("two longs", 16)));
             }
         }
         return results;

@@ -10,6 +10,8 @@ import io.gnnstream.jobs.internal.Directories;
 import io.gnnstream.jobs.internal.Wiring;
 import io.gnnstream.operators.GraphStoreConfig;
 import io.gnnstream.operators.GraphStoreOperator;
+import io.gnnstream.operators.ReplicaRouter;
+import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import io.gnnstream.operators.serialization.SampleResponseSerializer;
@@ -34,6 +36,7 @@ import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.contrib.streaming.state.RocksDBOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
@@ -80,8 +83,11 @@ final class IngestRates {
         return (int) Math.max(1, Math.min(GraphOptions.EDGE_BUFFER.defaultValue(), edges / 8));
     }
 
-    /** Runs the GraphStore once over the whole edges topic of {@code data}. */
-    static GraphStoreRun graphStore(BenchData data, int parallelism, int partitions) throws Exception {
+    /**
+     * Runs the GraphStore once over the whole edges topic of {@code data}; with {@code halo}, the
+     * edges between partitions also pass the replica router, whose pushes the GraphStore stores.
+     */
+    static GraphStoreRun graphStore(BenchData data, int parallelism, int partitions, boolean halo) throws Exception {
         String runId = "ingest-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
         Path runDir = BenchData.WORK.resolve(runId).toAbsolutePath();
         long edges = data.info.edges();
@@ -90,17 +96,23 @@ final class IngestRates {
                     configuration(runDir));
             env.setMaxParallelism(partitions);
             HashPartitioner partitioner = new HashPartitioner(partitions);
-            SingleOutputStreamOperator<SampleResponse> store = env.fromSource(
+            DataStream<GraphStoreInput> edgeInput = env.fromSource(
                             KafkaIO.edgeSourceBuilder(data.broker.bootstrapServers(), data.edgesTopic, runId,
                                             OffsetsInitializer.earliest())
                                     .setBounded(OffsetsInitializer.latest()).build(),
                             WatermarkStrategy.noWatermarks(), "edges-source")
                     .process(new ParseFunction<>(new EdgeFormat())).name("parse-edges")
-                    .map(new Wiring.EdgeToStoreInput()).returns(GraphStoreInputSerializer.TYPE_INFO)
+                    .map(new Wiring.EdgeToStoreInput()).returns(GraphStoreInputSerializer.TYPE_INFO);
+            DataStream<GraphStoreInput> input = !halo ? edgeInput : edgeInput.union(edgeInput
+                    .filter(new Wiring.CutEdges(partitioner))
+                    .keyBy(new Wiring.ReplicaSourceKey(partitioner), VertexKeyTypeInfo.INSTANCE)
+                    .process(new ReplicaRouter(partitioner)).returns(GraphStoreInputSerializer.TYPE_INFO)
+                    .uid("replica-router").name("replica-router"));
+            SingleOutputStreamOperator<SampleResponse> store = input
                     .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)
                     .transform("graph-store", SampleResponseSerializer.TYPE_INFO,
                             new GraphStoreOperator(partitioner, new GraphStoreConfig(0L, data.info.featureDim(),
-                                    STATS_INTERVAL_MS, 0, 0, edgeBuffer(data.info.edges()), 0)))
+                                    STATS_INTERVAL_MS, 0, 0, edgeBuffer(data.info.edges()), 0).withHalo(halo)))
                     .uid("graph-store");
             store.sinkTo(new DiscardingSink<>());
             store.getSideOutput(GraphStoreOperator.EVENTS)
