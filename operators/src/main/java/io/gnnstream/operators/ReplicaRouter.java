@@ -27,7 +27,7 @@ import org.apache.flink.util.Collector;
  * every edge {@code u -> v} whose ends lie in different partitions, and keeps, in keyed state:
  * {@code u}'s latest attribute record, its cut out-neighbours (so a duplicate edge counts once) and,
  * per holding partition, how many of them lie there. A partition's first such edge sends it a
- * {@link ReplicaMessage#push} of the record (or of none, while {@code u} has no attributes); every
+ * {@link ReplicaMessage#create} with the record (or none, while {@code u} has no attributes); every
  * node update of {@code u} is pushed to every holding partition; the removal of the last such edge
  * sends a {@link ReplicaMessage#drop}. Its messages go to the GraphStore with the graph updates,
  * on ordinary keyed edges, so they are part of every checkpoint and are never lost or repeated.
@@ -130,7 +130,8 @@ public class ReplicaRouter extends KeyedProcessFunction<VertexKey, GraphStoreInp
         next[insert] = holder;
         next[insert + 1] = 1;
         holders.update(next);
-        push(edge.src, holder, record.value(), out);
+        pushes.inc();
+        out.collect(GraphStoreInput.of(ReplicaMessage.create(edge.src, holder, record.value())));
     }
 
     private void push(long vertex, int holder, byte[] encoded, Collector<GraphStoreInput> out) {

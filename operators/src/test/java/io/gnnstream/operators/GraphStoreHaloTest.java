@@ -58,7 +58,7 @@ class GraphStoreHaloTest {
         int px = PARTITIONER.partition(X);
         try (Graph g = new Graph(backend, 1)) {
             g.edge(A, V, false);
-            assertEquals(List.of("PUSH(" + A + " @ " + pv + ")"), g.lastMessages());
+            assertEquals(List.of("CREATE(" + A + " @ " + pv + ")"), g.lastMessages());
             assertEquals(HaloReplicas.Status.ABSENT, g.halo(pv, A).status(pv, A), "no attributes yet");
 
             NodeUpdate a1 = g.node(A, 1f);

@@ -43,13 +43,15 @@ public final class HaloReplicas {
         this.keys = keys;
     }
 
-    /** Applies a push or a drop; returns +1 when it created a replica, -1 when it removed one, else 0. */
+    /**
+     * Applies a creation, push or drop, each one write; returns +1 for a creation, -1 for a drop,
+     * else 0 (the router sends exactly one creation and one drop per replica).
+     */
     public int apply(ReplicaMessage message) throws Exception {
         keys.accept(message.key());
-        boolean held = replicas.value() != null;
         if (message.kind == ReplicaMessage.Kind.DROP) {
             replicas.clear();
-            return held ? -1 : 0;
+            return -1;
         }
         byte[] record = message.record;
         byte[] value = new byte[1 + (record == null ? 0 : record.length)];
@@ -58,7 +60,7 @@ public final class HaloReplicas {
             System.arraycopy(record, 0, value, 1, record.length);
         }
         replicas.update(value);
-        return held ? 0 : 1;
+        return message.kind == ReplicaMessage.Kind.CREATE ? 1 : 0;
     }
 
     /** What partition {@code holder} holds of {@code vertex}. */

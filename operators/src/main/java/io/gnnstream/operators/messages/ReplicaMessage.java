@@ -4,9 +4,9 @@ import io.gnnstream.state.VertexKey;
 
 /**
  * A change of one halo replica, from the {@code ReplicaRouter} to the GraphStore subtask owning the
- * holding partition (see docs/design.md, "Halo replicas"): {@link Kind#PUSH} sets the replica of
- * {@link #vertex} in partition {@link #holder} to the vertex's attribute record (null while the
- * vertex has none), {@link Kind#DROP} removes it. Keyed by the replica's key,
+ * holding partition (see docs/design.md, "Halo replicas"): {@link Kind#CREATE} makes the replica of
+ * {@link #vertex} in partition {@link #holder} with the vertex's attribute record (null while the
+ * vertex has none), {@link Kind#PUSH} replaces its record, {@link Kind#DROP} removes it. Keyed by the replica's key,
  * {@code VertexKey(holder, vertex)}.
  */
 public class ReplicaMessage {
@@ -14,7 +14,8 @@ public class ReplicaMessage {
     /** What the message does. */
     public enum Kind {
         PUSH,
-        DROP;
+        DROP,
+        CREATE;
 
         private static final Kind[] VALUES = values();
 
@@ -31,13 +32,17 @@ public class ReplicaMessage {
     public long vertex;
     /** The partition that holds the replica. */
     public int holder;
-    /** {@link Kind#PUSH}: the vertex's attribute record, or null while it has none. */
+    /** {@link Kind#CREATE}, {@link Kind#PUSH}: the vertex's attribute record, or null while it has none. */
     public byte[] record;
 
     public ReplicaMessage() {}
 
     public static ReplicaMessage push(long vertex, int holder, byte[] record) {
         return of(Kind.PUSH, vertex, holder, record);
+    }
+
+    public static ReplicaMessage create(long vertex, int holder, byte[] record) {
+        return of(Kind.CREATE, vertex, holder, record);
     }
 
     public static ReplicaMessage drop(long vertex, int holder) {
