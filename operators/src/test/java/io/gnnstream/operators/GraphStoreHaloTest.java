@@ -2,12 +2,16 @@ package io.gnnstream.operators;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.internal.HaloReplicas;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
+import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.ReplicaMessage;
+import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import io.gnnstream.state.HashPartitioner;
 import io.gnnstream.state.VertexKey;
@@ -20,6 +24,7 @@ import io.gnnstream.state.records.Split;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
+import java.util.stream.LongStream;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
@@ -127,6 +132,62 @@ class GraphStoreHaloTest {
         }
     }
 
+    /**
+     * A sampling request with a neighbour part: the subtask sends the features of the sampled
+     * neighbours it holds (owned, or replicated in the sampling vertex's partition), addressed by
+     * vertex, marks them in the response's bits, and leaves out a neighbour it holds nowhere.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"rocksdb", "heap"})
+    void neighbourPartsCarryTheFeaturesHeldLocally(String backend) throws Exception {
+        try (Graph g = new Graph(backend, 2)) {
+            int home = g.subtaskOf(PARTITIONER.keyOf(V));
+            long[] remote = LongStream.range(2, 10_000).filter(u -> g.subtaskOf(PARTITIONER.keyOf(u)) != home)
+                    .limit(2).toArray();
+            long replicated = remote[0];
+            long missing = remote[1];
+            NodeUpdate r = g.node(replicated, 1f);
+            NodeUpdate w = g.node(W, 2f);
+            g.node(missing, 3f);
+            g.edge(replicated, V, false);
+            g.edge(W, V, false);
+            var store = g.stores.get(home);
+            // An edge the router has not seen yet: its source has no replica in V's partition.
+            store.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(
+                    new EdgeUpdate(missing, V, false, EdgeUpdate.NO_TIMESTAMP)))));
+            store.getOutput().clear();
+            SampleRequest request = SampleRequest.sampleOnly(7, 7, 1, 0, 0, -1, new long[] {V})
+                    .withFeatures(107, 0, 0, 0, new long[0], new int[0]);
+            request.neighbourPart = 5;
+            store.processElement(new StreamRecord<>(GraphStoreInput.of(request)));
+            SampleResponse response = null;
+            for (Object o : store.getOutput()) {
+                if (o instanceof StreamRecord<?> rec && rec.getValue() instanceof SampleResponse sr) {
+                    response = sr;
+                }
+            }
+            List<StreamRecord<MiniBatchPart>> parts = new ArrayList<>(store.getSideOutput(GraphStoreOperator.FEATURES));
+            MiniBatchPart part = MiniBatchPartSerializer.INSTANCE.copy(parts.get(parts.size() - 1).getValue());
+            assertEquals(5, part.part);
+            assertEquals(3, response.neighbours.length);
+            List<Long> served = new ArrayList<>();
+            for (int i = 0; i < response.neighbours.length; i++) {
+                if (response.served(i)) {
+                    served.add(response.neighbours[i]);
+                }
+            }
+            assertEquals(served, LongStream.of(part.vertices).boxed().collect(Collectors.toList()),
+                    "the bits mark what the part carries");
+            assertEquals(java.util.Set.of(replicated, W), java.util.Set.copyOf(served), "a replica and an owned vertex");
+            byte[] expected = new byte[DIM * Float.BYTES];
+            VertexRecord.copyFeatureBytes(VertexRecord.encode(r), expected, 0);
+            int at = served.indexOf(replicated);
+            assertArrayEquals(expected, java.util.Arrays.copyOfRange(part.features, at * DIM * Float.BYTES,
+                    (at + 1) * DIM * Float.BYTES));
+            assertEquals(w.label, part.labels[served.indexOf(W)]);
+        }
+    }
+
     /** Routers and stores at one parallelism, wired as the job wires them. */
     private static final class Graph implements AutoCloseable {
         final List<KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, GraphStoreInput>> routers =
@@ -225,7 +286,7 @@ class GraphStoreHaloTest {
             return replicas / vertices;
         }
 
-        private int subtaskOf(VertexKey key) {
+        int subtaskOf(VertexKey key) {
             return KeyGroupRangeAssignment.assignKeyToParallelOperator(key, PARTITIONS, parallelism);
         }
 
