@@ -1,10 +1,8 @@
 package io.gnnstream.operators;
 
-import com.carrotsearch.hppc.IntArrayList;
-import com.carrotsearch.hppc.LongArrayList;
-import com.carrotsearch.hppc.LongIntHashMap;
 import io.gnnstream.operators.internal.FaultInjector;
 import io.gnnstream.operators.internal.FeatureCacheDirectory;
+import io.gnnstream.operators.internal.FeatureParts;
 import io.gnnstream.operators.internal.HaloReplicas;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
@@ -22,11 +20,9 @@ import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.apache.flink.api.common.state.ValueState;
@@ -334,10 +330,12 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         response.part = request.part;
         sampleNeighbours(request, response);
         if (request.featurePart != SampleRequest.NO_FEATURES) {
-            output.collect(FEATURES, new StreamRecord<>(fetchFeatures(request)));
+            output.collect(FEATURES, new StreamRecord<>(FeatureParts.byRow(request, trainerCache(request.trainer),
+                    this::recordOf, noAttributes)));
         }
         if (request.neighbourPart != SampleRequest.NO_FEATURES) {
-            output.collect(FEATURES, new StreamRecord<>(neighbourFeatures(request, response)));
+            output.collect(FEATURES, new StreamRecord<>(FeatureParts.byVertex(request, response, partitioner,
+                    trainerCache(request.trainer), this::localRecord)));
         }
         output.collect(new StreamRecord<>(response));
     }
@@ -377,105 +375,6 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             System.arraycopy(sampled[i], 0, response.neighbours, at, sampled[i].length);
             at += sampled[i].length;
         }
-    }
-
-    /**
-     * The feature part of the request's feature vertices (zero features and no label for a vertex
-     * without attributes yet): slots of the trainer's cache for the vertices it holds, features for
-     * the others. All records are looked up first; the serializer copies the features out of them.
-     */
-    private MiniBatchPart fetchFeatures(SampleRequest request) throws Exception {
-        long[] vertices = request.featureVertices;
-        FeatureCacheDirectory cache = trainerCache(request.trainer);
-        int[] slots = new int[vertices.length];
-        int numCached = 0;
-        for (int j = 0; j < vertices.length; j++) {
-            slots[j] = cache == null ? -1 : cache.lookup(vertices[j]);
-            numCached += slots[j] >= 0 ? 1 : 0;
-        }
-        int[] cachedRows = new int[numCached];
-        int[] cachedSlots = new int[numCached];
-        int[] rows = new int[vertices.length - numCached];
-        byte[][] records = new byte[rows.length][];
-        for (int j = 0, c = 0, f = 0; j < vertices.length; j++) {
-            if (slots[j] >= 0) {
-                cachedRows[c] = request.featureRows[j];
-                cachedSlots[c++] = slots[j];
-            } else {
-                rows[f] = request.featureRows[j];
-                records[f++] = recordOf(vertices[j]);
-            }
-        }
-        int[] labels = new int[rows.length];
-        int[] fillSlots = new int[rows.length];
-        for (int j = 0, f = 0; j < vertices.length; j++) {
-            if (slots[j] < 0) {
-                records[f] = records[f] == null ? noAttributes : records[f];
-                labels[f] = VertexRecord.label(records[f]);
-                fillSlots[f++] = cache == null ? -1 : cache.assign(vertices[j]);
-            }
-        }
-        MiniBatchPart part = MiniBatchPart.featuresOfRecords(request.batchId, request.seq, request.trainer,
-                request.attempt, request.featurePart, rows, labels, records);
-        return cache == null ? part : part.withCacheSlots(cache.epoch(), fillSlots, cachedRows, cachedSlots);
-    }
-
-    /**
-     * The request's neighbour part: the features of the sampled neighbours this subtask reads
-     * locally, from its own partitions or from the halo replicas of the partition of the vertex
-     * that sampled them, addressed by vertex (as trainer-cache slots where the trainer holds them);
-     * marks them in {@code response.servedBits}. A neighbour held nowhere here (its replica not
-     * pushed yet) is left to the assembler's fetch from its owner.
-     */
-    private MiniBatchPart neighbourFeatures(SampleRequest request, SampleResponse response) throws Exception {
-        FeatureCacheDirectory cache = trainerCache(request.trainer);
-        long[] neighbours = response.neighbours;
-        long[] bits = new long[(neighbours.length + 63) >>> 6];
-        LongIntHashMap seen = new LongIntHashMap(neighbours.length);
-        LongArrayList own = new LongArrayList();
-        List<byte[]> records = new ArrayList<>();
-        IntArrayList fillSlots = new IntArrayList();
-        LongArrayList cached = new LongArrayList();
-        IntArrayList cachedSlots = new IntArrayList();
-        for (int i = 0, at = 0; i < response.sampleVertices.length; i++) {
-            int holder = partitioner.partition(response.sampleVertices[i]);
-            for (int k = 0; k < response.neighbourCounts[i]; k++, at++) {
-                long u = neighbours[at];
-                int known = seen.getOrDefault(u, 0);
-                if (known == 0) {
-                    int slot = cache == null ? -1 : cache.lookup(u);
-                    byte[] record = slot >= 0 ? null : localRecord(u, holder);
-                    known = slot >= 0 || record != null ? 1 : -1;
-                    seen.put(u, known);
-                    if (slot >= 0) {
-                        cached.add(u);
-                        cachedSlots.add(slot);
-                    } else if (record != null) {
-                        own.add(u);
-                        records.add(record);
-                        fillSlots.add(cache == null ? -1 : cache.assign(u));
-                    }
-                }
-                if (known > 0) {
-                    bits[at >>> 6] |= 1L << at;
-                }
-            }
-        }
-        response.servedBits = bits;
-        byte[][] recordArray = records.toArray(new byte[0][]);
-        int[] labels = new int[recordArray.length];
-        for (int j = 0; j < recordArray.length; j++) {
-            labels[j] = VertexRecord.label(recordArray[j]);
-        }
-        MiniBatchPart part = MiniBatchPart.featuresOfVertices(request.batchId, request.seq, request.trainer,
-                request.attempt, request.neighbourPart, own.toArray(), labels, recordArray);
-        if (cache != null) {
-            part.cacheEpoch = cache.epoch();
-            part.fillSlots = fillSlots.toArray();
-            part.cachedVertices = cached.toArray();
-            part.cachedSlots = cachedSlots.toArray();
-        }
-        return part;
     }
 
     /** The record of {@code vertex} as this subtask holds it for partition {@code holder}, or null when it cannot tell. */
