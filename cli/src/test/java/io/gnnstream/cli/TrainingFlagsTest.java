@@ -60,7 +60,8 @@ class TrainingFlagsTest {
 
     @Test
     void everyJobOptionHasAFlagWithItsDefaultInTheHelp() {
-        String help = GnnstreamCli.commandLine().getSubcommands().get("train").getUsageMessage();
+        // Help wraps its lines: compare with single spaces.
+        String help = GnnstreamCli.commandLine().getSubcommands().get("train").getUsageMessage().replaceAll("\\s+", " ");
         for (JobOption<?> option : JobOptions.all()) {
             if (option.hidden()) {
                 continue;
@@ -69,7 +70,12 @@ class TrainingFlagsTest {
             if (option.defaultText() != null) {
                 assertTrue(help.contains("(default: " + option.defaultText() + ")"), option.flag());
             }
+            // The description's words, not a Description object's identity.
+            String firstWords = String.join(" ", java.util.Arrays.asList(option.description().split("\\s+")).subList(0,
+                    Math.min(2, option.description().split("\\s+").length)));
+            assertTrue(help.contains(firstWords), option.flag() + ": " + firstWords);
         }
+        assertTrue(!help.contains("Description@"), help);
     }
 
     @Test

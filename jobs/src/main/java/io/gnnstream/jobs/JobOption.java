@@ -1,5 +1,6 @@
 package io.gnnstream.jobs;
 
+import io.gnnstream.jobs.internal.PlainTextFormatter;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -57,8 +58,9 @@ public final class JobOption<T> {
         return paramLabel;
     }
 
+    /** The option's description as plain text. */
     public String description() {
-        return option.description().toString();
+        return new PlainTextFormatter().format(option.description());
     }
 
     /** The job cannot run without a value (and there is no default). */
