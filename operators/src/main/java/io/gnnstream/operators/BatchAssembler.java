@@ -3,6 +3,7 @@ package io.gnnstream.operators;
 import io.gnnstream.operators.internal.BatchBuilder;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.GraphStoreInput;
+import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.operators.messages.SampleRequest;
@@ -103,6 +104,10 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
     private transient long outstandingVertices;
     private transient Counter retries;
     private transient Counter completed;
+    /** The completed batches' traffic on the sampling loop (see {@link MiniBatch#loopRequests}). */
+    private transient Counter loopRequests;
+    private transient Counter loopRequestVertices;
+    private transient Counter loopBytes;
     /** Nodes of the last batch built, the size hint of the next. */
     private transient int lastBatchNodes;
     /** Whether the GraphStore keeps halo replicas, so training batches take neighbour parts. */
@@ -173,6 +178,9 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
         timers = getInternalTimerService("batch-timeouts", VoidNamespaceSerializer.INSTANCE, this);
         retries = getMetricGroup().counter("batchRetries");
         completed = getMetricGroup().counter("batchesCompleted");
+        loopRequests = getMetricGroup().counter("loopRequests");
+        loopRequestVertices = getMetricGroup().counter("loopRequestVertices");
+        loopBytes = getMetricGroup().counter("loopBytes");
         scheduleHeartbeat();
     }
 
@@ -285,7 +293,11 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
 
     private void finish(InProgress batch) {
         lastBatchNodes = batch.builder.numNodes();
-        output.collect(BATCHES, new StreamRecord<>(batch.builder.buildHead()));
+        MiniBatchPart head = batch.builder.buildHead();
+        loopRequests.inc(head.head.loopRequests);
+        loopRequestVertices.inc(head.head.loopRequestVertices);
+        loopBytes.inc(head.head.loopBytes);
+        output.collect(BATCHES, new StreamRecord<>(head));
         inProgress.remove(batch.builder.spec().batchId);
         specs.clear();
         attempts.clear();
