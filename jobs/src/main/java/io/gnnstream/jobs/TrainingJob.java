@@ -242,7 +242,7 @@ public final class TrainingJob {
             updates = updates.union(edgeUpdates.filter(new Wiring.CutEdges(partitioner)).name("cut-edges")
                     .union(nodeUpdates)
                     .keyBy(new Wiring.ReplicaSourceKey(partitioner), VertexKeyTypeInfo.INSTANCE)
-                    .process(new ReplicaRouter(partitioner)).returns(GraphStoreInputSerializer.TYPE_INFO)
+                    .transform("replica-router", GraphStoreInputSerializer.TYPE_INFO, new ReplicaRouter(partitioner))
                     .uid("replica-router").name("replica-router"));
         }
 

@@ -1,162 +1,220 @@
 package io.gnnstream.operators;
 
+import com.carrotsearch.hppc.IntIntHashMap;
+import com.carrotsearch.hppc.LongArrayList;
+import com.carrotsearch.hppc.LongObjectHashMap;
+import com.carrotsearch.hppc.cursors.LongObjectCursor;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
 import io.gnnstream.operators.messages.ReplicaMessage;
-import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.VertexRecord;
 import io.gnnstream.state.records.EdgeUpdate;
-import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.state.MapStateDescriptor;
+import java.util.Arrays;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeutils.base.BooleanSerializer;
-import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
-import org.apache.flink.api.common.typeutils.base.array.IntPrimitiveArraySerializer;
+import org.apache.flink.api.common.typeutils.base.array.LongPrimitiveArraySerializer;
 import org.apache.flink.metrics.Counter;
-import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
-import org.apache.flink.util.Collector;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
  * Keeps halo replicas in step with their vertices (see docs/design.md, "Halo replicas"). Keyed by
  * the replicated vertex {@code u} (its own partition's key, so subtask {@code i} routes for the
  * partitions GraphStore subtask {@code i} owns), it receives every node update of {@code u} and
- * every edge {@code u -> v} whose ends lie in different partitions, and keeps, in keyed state:
- * {@code u}'s latest attribute record, its cut out-neighbours (so a duplicate edge counts once) and,
- * per holding partition, how many of them lie there. A partition's first such edge sends it a
- * {@link ReplicaMessage#create} with the record (or none, while {@code u} has no attributes); every
- * node update of {@code u} is pushed to every holding partition; the removal of the last such edge
- * sends a {@link ReplicaMessage#drop}. Its messages go to the GraphStore with the graph updates,
- * on ordinary keyed edges, so they are part of every checkpoint and are never lost or repeated.
+ * every edge {@code u -> v} whose ends lie in different partitions, and keeps, in keyed state,
+ * {@code u}'s latest attribute record and its cut out-neighbours (sorted, so a duplicate edge
+ * counts once); a partition holds a replica of {@code u} while one of them lies in it. A partition's
+ * first such edge sends it a {@link ReplicaMessage#create} with the record (or none, while
+ * {@code u} has no attributes); every node update of {@code u} is pushed to every holding partition;
+ * the removal of the last such edge sends a {@link ReplicaMessage#drop}.
+ *
+ * <p>Edges wait in a heap buffer per source vertex ({@code bufferEdges} in all) and are applied one
+ * state read and write per source: all of them when the buffer is full, before every checkpoint
+ * barrier and at the end of input, and a source's own before its node update. So checkpoints
+ * never hold the buffer, and a restore replays the rest from the sources. The messages go to the
+ * GraphStore with the graph updates, on ordinary keyed edges, so they are part of every checkpoint
+ * and never lost or repeated.
  */
-public class ReplicaRouter extends KeyedProcessFunction<VertexKey, GraphStoreInput, GraphStoreInput> {
+public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
+        implements OneInputStreamOperator<GraphStoreInput, GraphStoreInput> {
 
     private static final long serialVersionUID = 1L;
 
+    /** Edges buffered by default before they are applied. */
+    public static final int DEFAULT_BUFFER_EDGES = 65_536;
+
     static final ValueStateDescriptor<byte[]> RECORD =
             new ValueStateDescriptor<>("replica-source-record", BytePrimitiveArraySerializer.INSTANCE);
-    static final MapStateDescriptor<Long, Boolean> CUT_OUT_NEIGHBOURS =
-            new MapStateDescriptor<>("replica-cut-out-neighbours", LongSerializer.INSTANCE, BooleanSerializer.INSTANCE);
-    /** Holding partitions and their cut out-neighbour counts, interleaved and sorted by partition. */
-    static final ValueStateDescriptor<int[]> HOLDERS =
-            new ValueStateDescriptor<>("replica-holders", IntPrimitiveArraySerializer.INSTANCE);
+    static final ValueStateDescriptor<long[]> CUT_OUT_NEIGHBOURS =
+            new ValueStateDescriptor<>("replica-cut-out-neighbours", LongPrimitiveArraySerializer.INSTANCE);
 
     private final VertexPartitioner partitioner;
+    private final int bufferEdges;
 
     private transient ValueState<byte[]> record;
-    private transient MapState<Long, Boolean> cutOut;
-    private transient ValueState<int[]> holders;
+    private transient ValueState<long[]> cutOut;
+    /** Per source: its buffered edges' destinations, negated (minus one) for removals, in order. */
+    private transient LongObjectHashMap<LongArrayList> buffer;
+    private transient int buffered;
     private transient Counter pushes;
     private transient Counter drops;
 
     public ReplicaRouter(VertexPartitioner partitioner) {
+        this(partitioner, DEFAULT_BUFFER_EDGES);
+    }
+
+    public ReplicaRouter(VertexPartitioner partitioner, int bufferEdges) {
+        if (bufferEdges < 1) {
+            throw new IllegalArgumentException("bufferEdges must be >= 1, got " + bufferEdges);
+        }
         this.partitioner = partitioner;
+        this.bufferEdges = bufferEdges;
     }
 
     @Override
-    public void open(OpenContext openContext) {
-        record = getRuntimeContext().getState(RECORD);
-        cutOut = getRuntimeContext().getMapState(CUT_OUT_NEIGHBOURS);
-        holders = getRuntimeContext().getState(HOLDERS);
-        pushes = getRuntimeContext().getMetricGroup().counter("replicaPushes");
-        drops = getRuntimeContext().getMetricGroup().counter("replicaDrops");
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        record = context.getKeyedStateStore().getState(RECORD);
+        cutOut = context.getKeyedStateStore().getState(CUT_OUT_NEIGHBOURS);
+        buffer = new LongObjectHashMap<>();
     }
 
     @Override
-    public void processElement(GraphStoreInput input, Context ctx, Collector<GraphStoreInput> out) throws Exception {
-        GraphUpdate update = input.update;
+    public void open() throws Exception {
+        super.open();
+        pushes = getMetricGroup().counter("replicaPushes");
+        drops = getMetricGroup().counter("replicaDrops");
+    }
+
+    @Override
+    public void processElement(StreamRecord<GraphStoreInput> element) throws Exception {
+        GraphUpdate update = element.getValue().update;
         if (update == null) {
-            throw new IllegalArgumentException("the replica router takes graph updates only, got " + input);
+            throw new IllegalArgumentException("the replica router takes graph updates only, got " + element.getValue());
         }
         if (update.node != null) {
+            long u = update.node.id;
+            LongArrayList pending = buffer.remove(u);
+            if (pending != null) {
+                buffered -= pending.size();
+                apply(u, pending);
+            }
+            setCurrentKey(partitioner.keyOf(u));
             byte[] encoded = VertexRecord.encode(update.node);
             record.update(encoded);
-            int[] h = holders.value();
-            if (h != null) {
-                for (int i = 0; i < h.length; i += 2) {
-                    push(update.node.id, h[i], encoded, out);
+            long[] dsts = cutOut.value();
+            if (dsts != null) {
+                for (int holder : holders(dsts).keys().toArray()) {
+                    pushes.inc();
+                    output.collect(new StreamRecord<>(GraphStoreInput.of(ReplicaMessage.push(u, holder, encoded))));
                 }
             }
+            return;
+        }
+        EdgeUpdate edge = update.edge;
+        if (partitioner.partition(edge.src) == partitioner.partition(edge.dst)) {
+            return;
+        }
+        LongArrayList pending = buffer.get(edge.src);
+        if (pending == null) {
+            pending = new LongArrayList(2);
+            buffer.put(edge.src, pending);
+        }
+        pending.add(edge.remove ? -edge.dst - 1 : edge.dst);
+        if (++buffered >= bufferEdges) {
+            flush();
+        }
+    }
+
+    /** Applies every buffered edge, one source at a time. */
+    private void flush() throws Exception {
+        if (buffered == 0) {
+            return;
+        }
+        long[] sources = buffer.keys().toArray();
+        Arrays.sort(sources);
+        for (long u : sources) {
+            apply(u, buffer.get(u));
+        }
+        buffer.clear();
+        buffered = 0;
+    }
+
+    /** Applies a source's edges in order: one read and one write of its cut out-neighbours. */
+    private void apply(long u, LongArrayList ops) throws Exception {
+        setCurrentKey(partitioner.keyOf(u));
+        long[] present = cutOut.value();
+        LongArrayList dsts = new LongArrayList(Math.max(4, (present == null ? 0 : present.length) + ops.size()));
+        if (present != null) {
+            dsts.add(present, 0, present.length);
+        }
+        IntIntHashMap counts = holders(present);
+        byte[] known = null;
+        boolean recordRead = false;
+        for (int i = 0; i < ops.size(); i++) {
+            long op = ops.get(i);
+            boolean remove = op < 0;
+            long v = remove ? -op - 1 : op;
+            int at = Arrays.binarySearch(dsts.buffer, 0, dsts.size(), v);
+            int holder = partitioner.partition(v);
+            if (remove) {
+                if (at < 0) {
+                    continue;
+                }
+                dsts.removeAt(at);
+                if (counts.addTo(holder, -1) == 0) {
+                    counts.remove(holder);
+                    drops.inc();
+                    output.collect(new StreamRecord<>(GraphStoreInput.of(ReplicaMessage.drop(u, holder))));
+                }
+            } else {
+                if (at >= 0) {
+                    continue;
+                }
+                dsts.insert(-at - 1, v);
+                if (counts.addTo(holder, 1) == 1) {
+                    if (!recordRead) {
+                        known = record.value();
+                        recordRead = true;
+                    }
+                    pushes.inc();
+                    output.collect(new StreamRecord<>(GraphStoreInput.of(ReplicaMessage.create(u, holder, known))));
+                }
+            }
+        }
+        if (dsts.isEmpty()) {
+            cutOut.clear();
         } else {
-            edge(update.edge, out);
+            cutOut.update(dsts.toArray());
         }
     }
 
-    private void edge(EdgeUpdate edge, Collector<GraphStoreInput> out) throws Exception {
-        int holder = partitioner.partition(edge.dst);
-        if (holder == partitioner.partition(edge.src)) {
-            return;
-        }
-        boolean present = cutOut.contains(edge.dst);
-        if (edge.remove == !present) {
-            return; // a duplicate addition, or the removal of an absent edge
-        }
-        int[] h = holders.value();
-        int at = indexOf(h, holder);
-        if (edge.remove) {
-            cutOut.remove(edge.dst);
-            if (h[at + 1] > 1) {
-                h[at + 1]--;
-                holders.update(h);
-            } else {
-                int[] next = new int[h.length - 2];
-                System.arraycopy(h, 0, next, 0, at);
-                System.arraycopy(h, at + 2, next, at, h.length - at - 2);
-                if (next.length == 0) {
-                    holders.clear();
-                } else {
-                    holders.update(next);
-                }
-                drops.inc();
-                out.collect(GraphStoreInput.of(ReplicaMessage.drop(edge.src, holder)));
-            }
-            return;
-        }
-        cutOut.put(edge.dst, Boolean.TRUE);
-        if (at >= 0) {
-            h[at + 1]++;
-            holders.update(h);
-            return;
-        }
-        int insert = -at - 1;
-        int[] next = new int[(h == null ? 0 : h.length) + 2];
-        if (h != null) {
-            System.arraycopy(h, 0, next, 0, insert);
-            System.arraycopy(h, insert, next, insert + 2, h.length - insert);
-        }
-        next[insert] = holder;
-        next[insert + 1] = 1;
-        holders.update(next);
-        pushes.inc();
-        out.collect(GraphStoreInput.of(ReplicaMessage.create(edge.src, holder, record.value())));
-    }
-
-    private void push(long vertex, int holder, byte[] encoded, Collector<GraphStoreInput> out) {
-        pushes.inc();
-        out.collect(GraphStoreInput.of(ReplicaMessage.push(vertex, holder, encoded)));
-    }
-
-    /** Position of {@code holder} in the interleaved array, or {@code -(insertion position) - 1}. */
-    static int indexOf(int[] interleaved, int holder) {
-        if (interleaved == null) {
-            return -1;
-        }
-        int lo = 0;
-        int hi = interleaved.length / 2 - 1;
-        while (lo <= hi) {
-            int mid = (lo + hi) >>> 1;
-            int p = interleaved[2 * mid];
-            if (p < holder) {
-                lo = mid + 1;
-            } else if (p > holder) {
-                hi = mid - 1;
-            } else {
-                return 2 * mid;
+    /** Cut out-neighbours per holding partition. */
+    private IntIntHashMap holders(long[] dsts) {
+        IntIntHashMap counts = new IntIntHashMap();
+        if (dsts != null) {
+            for (long v : dsts) {
+                counts.addTo(partitioner.partition(v), 1);
             }
         }
-        return -(2 * lo) - 1;
+        return counts;
+    }
+
+    /** Checkpoints never hold the buffer: it is applied before the barrier goes on. */
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        super.prepareSnapshotPreBarrier(checkpointId);
+        flush();
+    }
+
+    /** A bounded input applies its buffered edges at its end. */
+    @Override
+    public void finish() throws Exception {
+        flush();
+        super.finish();
     }
 }

@@ -30,7 +30,6 @@ import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -188,6 +187,42 @@ class GraphStoreHaloTest {
         }
     }
 
+    /**
+     * With a buffer, the router applies edges at a node update of their source, before a checkpoint
+     * barrier or when full, with the same messages as one edge at a time.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"rocksdb", "heap"})
+    void bufferedEdgesGiveTheSameReplicaMessages(String backend) throws Exception {
+        int pv = PARTITIONER.partition(V);
+        int px = PARTITIONER.partition(X);
+        KeySelector<GraphStoreInput, VertexKey> sourceKey = in -> PARTITIONER.keyOf(
+                in.update.edge != null ? in.update.edge.src : in.update.node.id);
+        try (var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, 100), sourceKey,
+                VertexKeyTypeInfo.INSTANCE, PARTITIONS, 1, 0)) {
+            backend(router, backend);
+            router.open();
+            for (long[] e : new long[][] {{A, V, 0}, {A, W, 0}, {A, X, 0}, {A, V, 1}, {V, X, 0}}) {
+                router.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(
+                        new EdgeUpdate(e[0], e[1], e[2] == 1, EdgeUpdate.NO_TIMESTAMP)))));
+            }
+            assertEquals(List.of(), router.extractOutputValues(), "buffered");
+            router.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(
+                    new NodeUpdate(A, new float[] {1, 1, 1}, 1, Split.TRAIN)))));
+            List<String> first = router.extractOutputValues().stream()
+                    .map(m -> m.replica.kind + "(" + m.replica.vertex + " @ " + m.replica.holder + ")").sorted()
+                    .collect(Collectors.toList());
+            assertEquals(List.of("CREATE(" + A + " @ " + px + ")", "CREATE(" + A + " @ " + pv + ")",
+                    "PUSH(" + A + " @ " + px + ")", "PUSH(" + A + " @ " + pv + ")").stream().sorted()
+                    .collect(Collectors.toList()), first, "a's edges first, then its update to both holders");
+            router.prepareSnapshotPreBarrier(1);
+            List<GraphStoreInput> all = router.extractOutputValues();
+            assertEquals("CREATE(" + V + " @ " + px + ")", all.get(all.size() - 1).replica.kind + "("
+                    + all.get(all.size() - 1).replica.vertex + " @ " + all.get(all.size() - 1).replica.holder + ")",
+                    "the barrier applies the rest");
+        }
+    }
+
     /** Routers and stores at one parallelism, wired as the job wires them. */
     private static final class Graph implements AutoCloseable {
         final List<KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, GraphStoreInput>> routers =
@@ -212,8 +247,7 @@ class GraphStoreHaloTest {
                     ? PARTITIONER.keyOf(in.update.ownerVertex())
                     : in.replica != null ? in.replica.key() : VertexKey.anchor(in.requests[0].route);
             for (int i = 0; i < parallelism; i++) {
-                var router = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(
-                        new ReplicaRouter(PARTITIONER)), sourceKey, VertexKeyTypeInfo.INSTANCE, PARTITIONS, parallelism, i);
+                var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, 1), sourceKey, VertexKeyTypeInfo.INSTANCE, PARTITIONS, parallelism, i);
                 var store = new KeyedOneInputStreamOperatorTestHarness<>(new GraphStoreOperator(PARTITIONER,
                         new GraphStoreConfig(42L, DIM, 1000L, 4096, 4096, 1, 0).withHalo(true)),
                         storeKey, VertexKeyTypeInfo.INSTANCE, PARTITIONS, parallelism, i);
