@@ -170,20 +170,6 @@ class RescaleITCase {
             }
         }
         assertReplicas(resumed.lines, ranks);
-        // Replicas came back with their partitions: batches still read one-hop features locally, so
-        // their requests name no more vertices than before (a lost replica is fetched from its owner,
-        // which more than doubles them). The least of a window's means: retries after the restore
-        // add to some windows.
-        double beforeVertices = requestVertices(before.lines).max().orElse(0);
-        double resumedVertices = requestVertices(resumed.lines).min().orElse(0);
-        assertTrue(resumedVertices > 0 && resumedVertices <= 1.25 * beforeVertices,
-                "request vertices per batch " + resumedVertices + " after the resume, " + beforeVertices + " before");
-    }
-
-    /** Request vertices per batch of the training lines. */
-    private static java.util.stream.DoubleStream requestVertices(List<JsonNode> lines) {
-        return lines.stream().filter(l -> l.has("request_vertices_per_batch"))
-                .mapToDouble(l -> l.path("request_vertices_per_batch").asDouble());
     }
 
     /** A line every {@link #LOG_EVERY} steps, none missing, none repeated. */
