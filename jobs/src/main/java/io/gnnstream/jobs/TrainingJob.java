@@ -239,7 +239,7 @@ public final class TrainingJob {
         boolean halo = conf.get(GraphOptions.HALO) == GraphOptions.Halo.FEATURES;
         if (halo) {
             // Node updates and cut edges, keyed by the replicated vertex, become replica pushes and drops.
-            updates = updates.union(edgeUpdates.filter(new Wiring.CutEdges(partitioner)).name("cut-edges")
+            updates = updates.union(edgeUpdates.filter(new Wiring.CutEdges(partitioner)).uid("cut-edges").name("cut-edges")
                     .union(nodeUpdates)
                     .keyBy(new Wiring.ReplicaSourceKey(partitioner), VertexKeyTypeInfo.INSTANCE)
                     .transform("replica-router", GraphStoreInputSerializer.TYPE_INFO, new ReplicaRouter(partitioner))

@@ -151,11 +151,7 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
      */
     public BatchAssembler withHalo(boolean on) {
         this.halo = on;
-        int fanout = 0;
-        for (int f : fanouts) {
-            fanout = Math.max(fanout, f < 0 ? InAdjacency.BLOCK_SIZE : f);
-        }
-        long neighbourBytes = (long) fanout * (Float.BYTES * featureDim + 2L * Long.BYTES);
+        long neighbourBytes = (long) maxFanout(fanouts) * (Float.BYTES * featureDim + 2L * Long.BYTES);
         this.maxSampleVertices = on ? (int) Math.max(1, Math.min(maxRequestVertices,
                 MiniBatchPart.MAX_RECORD_BYTES / Math.max(1, neighbourBytes))) : maxRequestVertices;
         return this;
@@ -337,12 +333,17 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
      * {@link MiniBatchPart#MAX_RECORD_BYTES}, which Flink would otherwise spill to disk.
      */
     private static int maxRequestVertices(int[] fanouts, int featureDim, int maxOutstandingVertices) {
+        long bytesPerVertex = (long) Float.BYTES * featureDim + (long) Long.BYTES * (maxFanout(fanouts) + 2);
+        return (int) Math.max(1, Math.min(maxOutstandingVertices / 4, MiniBatchPart.MAX_RECORD_BYTES / bytesPerVertex));
+    }
+
+    /** The largest fanout, a block's worth for "all neighbours" ({@code -1}), whose responses are estimated so. */
+    private static int maxFanout(int[] fanouts) {
         int fanout = 0;
         for (int f : fanouts) {
             fanout = Math.max(fanout, f < 0 ? InAdjacency.BLOCK_SIZE : f);
         }
-        long bytesPerVertex = (long) Float.BYTES * featureDim + (long) Long.BYTES * (fanout + 2);
-        return (int) Math.max(1, Math.min(maxOutstandingVertices / 4, MiniBatchPart.MAX_RECORD_BYTES / bytesPerVertex));
+        return fanout;
     }
 
     private void release(RequestId id) {

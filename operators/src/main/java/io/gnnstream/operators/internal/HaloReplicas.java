@@ -85,8 +85,6 @@ public final class HaloReplicas {
 
     /** The record partition {@code holder} holds of {@code vertex}, or null unless {@link Status#PRESENT}. */
     public byte[] record(int holder, long vertex) throws Exception {
-        keys.accept(new VertexKey(holder, vertex));
-        byte[] value = replicas.value();
-        return value == null || value[0] != PRESENT ? null : Arrays.copyOfRange(value, 1, value.length);
+        return read(holder, vertex, null);
     }
 }

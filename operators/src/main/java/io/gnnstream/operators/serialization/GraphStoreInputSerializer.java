@@ -91,10 +91,7 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
             out.writeByte(m.kind.ordinal());
             out.writeLong(m.vertex);
             out.writeInt(m.holder);
-            out.writeInt(m.record == null ? -1 : m.record.length);
-            if (m.record != null) {
-                out.write(m.record);
-            }
+            BulkArrays.writeBytes(m.record, out);
         } else if (input.update.edge != null) {
             EdgeUpdate e = input.update.edge;
             out.writeByte(Tag.EDGE.code);
@@ -162,11 +159,7 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         }
         m.vertex = in.readLong();
         m.holder = in.readInt();
-        int length = in.readInt();
-        if (length >= 0) {
-            m.record = new byte[length];
-            in.readFully(m.record);
-        }
+        m.record = BulkArrays.readBytes(in);
         return m;
     }
 
