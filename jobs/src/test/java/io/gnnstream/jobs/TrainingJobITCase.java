@@ -30,6 +30,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -210,10 +211,29 @@ class TrainingJobITCase {
         if (!Files.isDirectory(dir)) {
             return Optional.empty();
         }
-        try (Stream<Path> files = Files.walk(dir, 2)) {
-            return files.filter(p -> p.getFileName().toString().startsWith("chk-")
-                            && Files.exists(p.resolve("_metadata")))
-                    .max(Comparator.comparingLong(TrainingJobITCase::checkpointNumber));
+        // Lists names only, in dir and in its job directories: a walk would also read the attributes
+        // of the files in shared/, which Flink deletes while the job runs.
+        List<Path> checkpoints = new ArrayList<>();
+        for (Path p : entries(dir)) {
+            if (p.getFileName().toString().startsWith("chk-")) {
+                checkpoints.add(p);
+            } else {
+                entries(p).stream().filter(c -> c.getFileName().toString().startsWith("chk-")).forEach(checkpoints::add);
+            }
+        }
+        return checkpoints.stream().filter(p -> Files.exists(p.resolve("_metadata")))
+                .max(Comparator.comparingLong(TrainingJobITCase::checkpointNumber));
+    }
+
+    /** The entries of a directory; none when it is not one (any more). */
+    private static List<Path> entries(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.collect(Collectors.toList());
+        } catch (java.nio.file.NoSuchFileException | java.nio.file.NotDirectoryException gone) {
+            return List.of();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
