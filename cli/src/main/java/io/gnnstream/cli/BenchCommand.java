@@ -95,7 +95,8 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--partition-map", paramLabel = "MAP",
             description = "sample, pipeline: also run with this map from `partition` (of the same graph), "
-                    + "besides hash partitioning.")
+                    + "besides hash partitioning; with --halo features also with --local-batches, and then every "
+                    + "case with one trainer rank per GraphStore subtask.")
     Path partitionMap;
 
     @Option(names = "--halo", split = ",", paramLabel = "H",

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Timeout;
  * {@code partition} writes a Gelly map of Cora with a much smaller edge cut than hash, and {@code demo}
  * with {@code --partition-map} and halo replicas (real broker, MiniCluster, RocksDB) learns exactly
  * what it learns with hash partitioning: where a vertex lives changes neither its samples nor the
- * model.
+ * model. With local batches on top, two ranks learn as well and send at most half the bytes across
+ * sites that two ranks with hash partitioning send.
  */
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
 class PartitionedTrainingITCase {
@@ -47,6 +48,40 @@ class PartitionedTrainingITCase {
         assertEquals(hash.path("checksum").asText(), gelly.path("checksum").asText(), "same model: " + hash + " vs " + gelly);
         assertEquals(hash.path("test_acc").asDouble(), gelly.path("test_acc").asDouble());
         assertTrue(gelly.path("test_acc").asDouble() >= 0.75, gelly.toString());
+        JsonNode hashLive = lastTrainingLine("hash");
+        JsonNode gellyLive = lastTrainingLine("gelly");
+        assertTrue(gellyLive.path("edge_cut").asDouble() <= 0.5 * hashLive.path("edge_cut").asDouble(),
+                "the live edge cut follows the map: " + gellyLive + " vs " + hashLive);
+        assertTrue(gellyLive.path("replication_factor").asDouble() > 0, gellyLive.toString());
+        assertEquals(0.0, hashLive.path("replication_factor").asDouble(), "no replicas without halo: " + hashLive);
+
+        JsonNode hashRanks = demo("hash-2-ranks", "--trainers", "2");
+        JsonNode local = demo("local", "--trainers", "2", "--partition-map", map.toString(), "--halo", "features",
+                "--local-batches", "true");
+        assertTrue(hashRanks.path("replicas_identical").asBoolean() && local.path("replicas_identical").asBoolean());
+        assertTrue(local.path("test_acc").asDouble() >= 0.75, local.toString());
+        double hashRemote = meanRemoteBytes("hash-2-ranks");
+        double localRemote = meanRemoteBytes("local");
+        assertTrue(hashRemote > 0 && localRemote <= 0.5 * hashRemote,
+                "remote bytes per batch: local " + localRemote + ", hash " + hashRemote);
+    }
+
+    private static JsonNode lastTrainingLine(String name) throws Exception {
+        List<JsonNode> lines = lines(name).stream().filter(l -> l.has("remote_bytes_per_batch")).toList();
+        return lines.get(lines.size() - 1);
+    }
+
+    private static double meanRemoteBytes(String name) throws Exception {
+        return lines(name).stream().filter(l -> l.has("remote_bytes_per_batch"))
+                .mapToDouble(l -> l.path("remote_bytes_per_batch").asDouble()).average().orElseThrow();
+    }
+
+    private static List<JsonNode> lines(String name) throws Exception {
+        List<JsonNode> out = new java.util.ArrayList<>();
+        for (String line : Files.readAllLines(WORK.resolve(name + "-metrics.jsonl"))) {
+            out.add(JSON.readTree(line));
+        }
+        return out;
     }
 
     private static JsonNode demo(String name, String... extra) throws Exception {

@@ -104,6 +104,19 @@ public final class SamplingOptions {
                             + "may have been lost on the feedback edge in a failure)."),
             positive());
 
+    public static final ConfigOption<Boolean> LOCAL_BATCHES = GROUP.declare(
+            ConfigOptions.key("gnnstream.sampling.local-batches")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription("Each rank's share of a training step is the step's seeds whose partitions "
+                            + "live on its GraphStore subtasks (subtask s belongs to rank s mod T), built by the "
+                            + "assembler of its own index, as each trainer of PyG's and DistDGL's distributed "
+                            + "training takes the seeds of its own partition; a step's seeds stay the same, only "
+                            + "their split over the ranks changes. With a --partition-map of low edge cut and "
+                            + "--halo features, most sampling and feature reads stay on the rank's own subtask. "
+                            + "Needs --trainers <= --parallelism."),
+            OptionCheck.any());
+
     public static final ConfigOption<Long> SEED = GROUP.declare(
             ConfigOptions.key("gnnstream.seed")
                     .longType()

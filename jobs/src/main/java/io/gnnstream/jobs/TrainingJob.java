@@ -19,6 +19,7 @@ import io.gnnstream.operators.SeedScheduler;
 import io.gnnstream.operators.TrainerConfig;
 import io.gnnstream.operators.TrainerOperator;
 import io.gnnstream.operators.internal.FaultInjector;
+import io.gnnstream.operators.internal.RankSites;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.Credit;
 import io.gnnstream.operators.messages.GraphEvent;
@@ -262,7 +263,9 @@ public final class TrainingJob {
         ConnectedIterativeStreams<GraphEvent, Credit> creditLoop =
                 events.iterate(0).withFeedbackType(TypeInformation.of(Credit.class));
         SingleOutputStreamOperator<BatchSpec> specs = creditLoop
-                .transform("seed-scheduler", TypeInformation.of(BatchSpec.class), new SeedScheduler(schedulerConfig()))
+                .transform("seed-scheduler", TypeInformation.of(BatchSpec.class),
+                        new SeedScheduler(schedulerConfig().withLocalBatches(conf.get(SamplingOptions.LOCAL_BATCHES)
+                                ? new RankSites(partitioner, parallelism, conf.get(ModelOptions.TRAINERS)) : null)))
                 .uid("seed-scheduler").setParallelism(1).setMaxParallelism(1)
                 .setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
 
@@ -402,6 +405,11 @@ public final class TrainingJob {
         if (conf.get(ModelOptions.TRAINERS) > partitions || reducers(conf) > partitions) {
             throw new IllegalArgumentException("--trainers and --reducers can be at most --partitions (" + partitions
                     + "), the job's max parallelism");
+        }
+        if (conf.get(SamplingOptions.LOCAL_BATCHES) && conf.get(ModelOptions.TRAINERS) > conf.get(RunOptions.PARALLELISM)) {
+            throw new IllegalArgumentException("--local-batches needs --trainers <= --parallelism (a GraphStore subtask "
+                    + "per rank), got " + conf.get(ModelOptions.TRAINERS) + " trainers at parallelism "
+                    + conf.get(RunOptions.PARALLELISM));
         }
     }
 

@@ -88,6 +88,8 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
      * are keyed and bundled by route.
      */
     private final int[] routeOf;
+    /** Per GraphStore subtask, its route. */
+    private final int[] routeOfSubtask;
 
     /** Period of the heartbeats on the sampling loop (see {@link #scheduleHeartbeat}). */
     static final long HEARTBEAT_MS = 100;
@@ -108,6 +110,9 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
     private transient Counter loopRequests;
     private transient Counter loopRequestVertices;
     private transient Counter loopBytes;
+    private transient Counter remoteLoopBytes;
+    /** The route of the GraphStore subtask of this subtask's index (-1 if none): requests to others leave the site. */
+    private transient int localRoute;
     /** Nodes of the last batch built, the size hint of the next. */
     private transient int lastBatchNodes;
     /** Whether the GraphStore keeps halo replicas, so training batches take neighbour parts. */
@@ -138,6 +143,7 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
             }
             routeOf[p] = lowest[subtask];
         }
+        this.routeOfSubtask = lowest;
         this.timeoutMs = timeoutMs;
         this.maxOutstandingVertices = maxOutstandingVertices;
         this.maxRequestVertices = maxRequestVertices(fanouts, featureDim, maxOutstandingVertices);
@@ -177,6 +183,9 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
         loopRequests = getMetricGroup().counter("loopRequests");
         loopRequestVertices = getMetricGroup().counter("loopRequestVertices");
         loopBytes = getMetricGroup().counter("loopBytes");
+        remoteLoopBytes = getMetricGroup().counter("remoteLoopBytes");
+        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        localRoute = subtask < routeOfSubtask.length ? routeOfSubtask[subtask] : -1;
         scheduleHeartbeat();
     }
 
@@ -277,7 +286,7 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
     private void start(BatchSpec spec, int attempt) throws Exception {
         InProgress batch = new InProgress(
                 new BatchBuilder(spec, attempt, fanouts, featureDim, partitioner, routeOf,
-                        halo ? maxSampleVertices : maxRequestVertices, lastBatchNodes, halo),
+                        halo ? maxSampleVertices : maxRequestVertices, lastBatchNodes, halo).localRoute(localRoute),
                 now());
         inProgress.put(spec.batchId, batch);
         queued.addAll(batch.builder.start());
@@ -293,6 +302,7 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
         loopRequests.inc(head.head.loopRequests);
         loopRequestVertices.inc(head.head.loopRequestVertices);
         loopBytes.inc(head.head.loopBytes);
+        remoteLoopBytes.inc(head.head.remoteLoopBytes);
         output.collect(BATCHES, new StreamRecord<>(head));
         inProgress.remove(batch.builder.spec().batchId);
         specs.clear();

@@ -103,7 +103,9 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private static final int ASSIGNMENT = 3;
     /** Halo replicas the partition holds (absent, i.e. none, in older state). */
     private static final int REPLICAS = 4;
-    private static final int STATS_LENGTH = REPLICAS + 1;
+    /** Added edges whose source lives in another partition (absent, i.e. not counted, in older state). */
+    private static final int CUT_EDGES_INGESTED = 5;
+    private static final int STATS_LENGTH = CUT_EDGES_INGESTED + 1;
 
     /**
      * Up to this many in-neighbours, the adjacency cache holds a vertex's whole list (at most 32 KiB)
@@ -267,6 +269,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         edgesIngested.inc();
         if (!edge.remove && partitioner.partition(edge.src) != key.partition()) {
             cutEdgesIngested.inc();
+            s[CUT_EDGES_INGESTED]++;
         }
     }
 
@@ -329,13 +332,17 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         response.route = request.route;
         response.part = request.part;
         sampleNeighbours(request, response);
+        int sender = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         if (request.featurePart != SampleRequest.NO_FEATURES) {
-            output.collect(FEATURES, new StreamRecord<>(FeatureParts.byRow(request, trainerCache(request.trainer),
-                    this::recordOf, noAttributes)));
+            MiniBatchPart part = FeatureParts.byRow(request, trainerCache(request.trainer), this::recordOf, noAttributes);
+            part.sender = sender;
+            output.collect(FEATURES, new StreamRecord<>(part));
         }
         if (request.neighbourPart != SampleRequest.NO_FEATURES) {
-            output.collect(FEATURES, new StreamRecord<>(FeatureParts.byVertex(request, response, partitioner,
-                    trainerCache(request.trainer), this::localRecord)));
+            MiniBatchPart part = FeatureParts.byVertex(request, response, partitioner, trainerCache(request.trainer),
+                    this::localRecord);
+            part.sender = sender;
+            output.collect(FEATURES, new StreamRecord<>(part));
         }
         output.collect(new StreamRecord<>(response));
     }
@@ -496,7 +503,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         for (int partition = unpublished.nextSetBit(0); partition >= 0; partition = unpublished.nextSetBit(partition + 1)) {
             long[] s = stats[partition];
             output.collect(EVENTS, new StreamRecord<>(
-                    GraphEvent.stats(partition, s[VERTICES], s[EDGES], s[EDGES_INGESTED])));
+                    GraphEvent.stats(partition, s[VERTICES], s[EDGES], s[EDGES_INGESTED], s[REPLICAS],
+                            s[CUT_EDGES_INGESTED])));
         }
         unpublished.clear();
         scheduleStats();

@@ -181,12 +181,19 @@ public class MetricsMerger extends AbstractStreamOperator<String> implements One
                 .put("batches_per_s", sum(lines, STEPS) / wall)
                 .put("sampled_edges_per_s", sum(lines, SAMPLED_EDGES) / wall)
                 .put("edges_ingested", (long) max(lines, EDGES_INGESTED)).put("vertices", (long) max(lines, VERTICES));
+        double vertices = max(lines, VERTICES);
+        double edgesIngested = max(lines, EDGES_INGESTED);
+        if (vertices > 0 && edgesIngested > 0) {
+            out.put("replication_factor", max(lines, REPLICAS) / vertices)
+                    .put("edge_cut", max(lines, CUT_EDGES_INGESTED) / edgesIngested);
+        }
         double trafficBatches = sum(lines, TRAFFIC_BATCHES);
         if (trafficBatches > 0) {
             out.put("requests_per_batch", sum(lines, LOOP_REQUESTS) / trafficBatches)
                     .put("request_vertices_per_batch", sum(lines, LOOP_REQUEST_VERTICES) / trafficBatches)
                     .put("loop_bytes_per_batch", sum(lines, LOOP_BYTES) / trafficBatches)
-                    .put("feature_bytes_per_batch", sum(lines, FEATURE_BYTES) / trafficBatches);
+                    .put("feature_bytes_per_batch", sum(lines, FEATURE_BYTES) / trafficBatches)
+                    .put("remote_bytes_per_batch", sum(lines, REMOTE_BYTES) / trafficBatches);
         }
         double valAcc = 0;
         double testAcc = 0;

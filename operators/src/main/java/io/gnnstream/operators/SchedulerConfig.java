@@ -1,5 +1,6 @@
 package io.gnnstream.operators;
 
+import io.gnnstream.operators.internal.RankSites;
 import java.io.Serializable;
 
 /** Settings of the {@link SeedScheduler}; validated by the job options. */
@@ -26,6 +27,8 @@ public final class SchedulerConfig implements Serializable {
     public final int predictEvery;
     /** The last pass of a round also covers vertices outside validation and test (for predictions). */
     public final boolean predictAll;
+    /** Local batches: a step's seeds are cut by owner (see {@link RankSites}); null for equal slices. */
+    public RankSites sites;
 
     public SchedulerConfig(int numPartitions, int batchSize, int evalBatchSize, long maxSteps, int evalEvery,
             int prefetch, int minTrainSeeds, long seed) {
@@ -62,5 +65,14 @@ public final class SchedulerConfig implements Serializable {
         this.numLayers = numLayers;
         this.predictEvery = predictEvery;
         this.predictAll = predictAll;
+    }
+
+    /** Cuts every training step's seeds by owner ({@link RankSites}) instead of into equal slices. */
+    public SchedulerConfig withLocalBatches(RankSites sites) {
+        if (sites != null && !sites.applies()) {
+            throw new IllegalArgumentException("local batches need a GraphStore subtask per rank: " + sites);
+        }
+        this.sites = sites;
+        return this;
     }
 }

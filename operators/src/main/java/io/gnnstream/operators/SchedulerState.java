@@ -15,6 +15,9 @@ public class SchedulerState {
     public long[] testSeeds;
     public long[] partitionVertices;
     public long[] partitionEdgesIngested;
+    /** Per partition: halo replicas, and ingested edges from other partitions (null in older state). */
+    public long[] partitionReplicas;
+    public long[] partitionCutEdgesIngested;
 
     public long nextBatchId;
     /** Per trainer rank: the next sequence number to issue, and the last one acknowledged. */

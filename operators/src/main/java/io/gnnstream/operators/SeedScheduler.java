@@ -1,6 +1,7 @@
 package io.gnnstream.operators;
 
 import io.gnnstream.operators.internal.RankLayout;
+import io.gnnstream.operators.internal.RankSites;
 import io.gnnstream.operators.internal.StepStarts;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.Credit;
@@ -34,7 +35,10 @@ import org.slf4j.LoggerFactory;
  * <p>Data-parallel training: each training step is one batch per rank. The step's seeds are the
  * next {@code trainers x batchSize} of the epoch's order, split evenly in rank order, so the batch
  * size is per rank (as in PyG's DDP example) and T ranks of batch B train on the seeds that one
- * trainer of batch TB would. Evaluation rounds go to rank 0 (every replica holds the same model).
+ * trainer of batch TB would. With local batches ({@link SchedulerConfig#withLocalBatches}) a step's
+ * seeds are cut by the rank owning them instead, and each training batch gets an id that the
+ * assembler subtask of its rank's index owns ({@link RankSites}). Evaluation rounds go to rank 0
+ * (every replica holds the same model).
  *
  * <p>Training batches are shuffled passes over the known training vertices, like a
  * {@code DataLoader(shuffle=True)}: each epoch sorts the seeds known at its start and permutes them
@@ -133,6 +137,10 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
             Arrays.fill(s.ackedSeqs, -1);
             s.unacked = new BatchSpec[0];
         }
+        if (s.partitionReplicas == null) {
+            s.partitionReplicas = new long[config.numPartitions];
+            s.partitionCutEdgesIngested = new long[config.numPartitions];
+        }
         starts = StepStarts.restore(s.stepStarts, s.earlierEpochOrders);
         if (s.issuedSeqs.length != config.trainers) {
             beginLayout();
@@ -176,6 +184,8 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         if (e.kind == GraphEvent.Kind.STATS) {
             s.partitionVertices[e.partition] = e.vertices;
             s.partitionEdgesIngested[e.partition] = e.edgesIngested;
+            s.partitionReplicas[e.partition] = e.replicas;
+            s.partitionCutEdgesIngested[e.partition] = e.cutEdgesIngested;
         } else {
             train.remove(e.vertex);
             val.remove(e.vertex);
@@ -384,10 +394,14 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
 
     private void emit(BatchSpec spec, int rank) {
         spec.trainer = rank;
-        spec.batchId = s.nextBatchId++;
+        spec.batchId = config.sites != null && spec.kind == MiniBatch.Kind.TRAIN
+                ? config.sites.batchIdFor(rank, s.nextBatchId) : s.nextBatchId;
+        s.nextBatchId = spec.batchId + 1;
         spec.seq = s.issuedSeqs[rank]++;
         spec.graphVertices = Arrays.stream(s.partitionVertices).sum();
         spec.graphEdgesIngested = Arrays.stream(s.partitionEdgesIngested).sum();
+        spec.graphReplicas = Arrays.stream(s.partitionReplicas).sum();
+        spec.graphCutEdgesIngested = Arrays.stream(s.partitionCutEdgesIngested).sum();
         spec.generation = s.generation;
         s.unacked = Arrays.copyOf(s.unacked, s.unacked.length + 1);
         s.unacked[s.unacked.length - 1] = spec;
@@ -397,7 +411,8 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
     /**
      * The next training step: the next {@code trainers x batchSize} seeds of the epoch's order, split
      * evenly over the ranks in rank order (rank r takes the r-th slice, like
-     * {@code train_idx.split(...)[rank]}); an epoch's last step takes what is left, and a remainder
+     * {@code train_idx.split(...)[rank]}), or with local batches by owner ({@link RankSites#split});
+     * an epoch's last step takes what is left, and a remainder
      * smaller than the number of ranks is skipped (it would leave a rank without seeds). Null when
      * no step may start.
      */
@@ -427,12 +442,14 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
             beginRound(step, last);
         }
         BatchSpec[] specs = new BatchSpec[config.trainers];
+        long[][] local = config.sites == null ? null
+                : config.sites.split(Arrays.copyOfRange(s.epochOrder, s.epochPosition, end));
         for (int r = 0; r < config.trainers; r++) {
             BatchSpec spec = new BatchSpec();
             spec.kind = MiniBatch.Kind.TRAIN;
             int from = s.epochPosition + (int) ((long) n * r / config.trainers);
             int to = s.epochPosition + (int) ((long) n * (r + 1) / config.trainers);
-            spec.seeds = Arrays.copyOfRange(s.epochOrder, from, to);
+            spec.seeds = local != null ? local[r] : Arrays.copyOfRange(s.epochOrder, from, to);
             spec.step = step;
             if (evaluate) {
                 spec.roundSize = s.roundSize;

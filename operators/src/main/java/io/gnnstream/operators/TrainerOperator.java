@@ -372,6 +372,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         p.sampledEdges = MetricsWindow.sampledEdges(batch);
         p.graphVertices = batch.graphVertices;
         p.graphEdgesIngested = batch.graphEdgesIngested;
+        p.graphReplicas = batch.graphReplicas;
+        p.graphCutEdgesIngested = batch.graphCutEdgesIngested;
         p.roundSize = batch.roundSize;
         p.finalRound = batch.finalRound;
         return p;
@@ -393,6 +395,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             exchange.complete();
             window.addStep(p.loss, p.correct, p.seeds, p.sampledEdges, p.graphVertices, p.graphEdgesIngested,
                     p.computeNanos + done.nanos);
+            window.placement(p.graphReplicas, p.graphCutEdgesIngested);
             stepDone(p.seq, p.step, p.roundSize, p.finalRound);
             return;
         }

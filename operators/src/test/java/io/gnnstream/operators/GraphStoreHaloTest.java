@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.internal.HaloReplicas;
+import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
 import io.gnnstream.operators.messages.MiniBatchPart;
@@ -81,6 +82,14 @@ class GraphStoreHaloTest {
             assertArrayEquals(VertexRecord.encode(a2), g.halo(pv, A).record(pv, A));
             assertArrayEquals(VertexRecord.encode(a2), g.halo(px, A).record(px, A));
             assertEquals(2.0, g.replicationFactor(), 1e-9, "two replicas of the one vertex with attributes");
+            var store = g.stores.get(0);
+            store.setProcessingTime(store.getProcessingTime() + 10_000);
+            java.util.Map<Integer, GraphEvent> stats = new java.util.HashMap<>();
+            store.getSideOutput(GraphStoreOperator.EVENTS).stream().map(StreamRecord::getValue)
+                    .filter(e -> e.kind == GraphEvent.Kind.STATS).forEach(e -> stats.put(e.partition, e));
+            assertEquals(4, stats.values().stream().mapToLong(e -> e.cutEdgesIngested).sum(),
+                    "a->v twice, a->x, a->w: the edges from other partitions (v->w is inside one)");
+            assertEquals(2, stats.values().stream().mapToLong(e -> e.replicas).sum(), "the stats carry the replicas");
 
             g.edge(A, V, true);
             assertEquals(List.of(), g.lastMessages(), "an in-edge from a is left in the partition");

@@ -235,6 +235,11 @@ class MessageTypesTest {
         b.featureDim = 2;
         b.features = new float[] {1, 2, 3, 4};
         b.labels = new int[] {1};
+        b.loopBytes = 300;
+        b.remoteLoopBytes = 100;
+        b.remoteFeatureBytes = 50;
+        b.graphReplicas = 7;
+        b.graphCutEdgesIngested = 11;
 
         BatchSpec spec = new BatchSpec();
         spec.batchId = 1;
@@ -277,11 +282,13 @@ class MessageTypesTest {
                 GraphUpdate.of(new NodeUpdate(3, new float[] {1f, 0f}, 2, Split.TRAIN)),
                 GraphEvent.seed(3, 17, Split.TEST),
                 GraphEvent.stats(2, 10, 20, 30),
+                GraphEvent.stats(2, 10, 20, 30, 4, 5),
                 spec,
                 response,
                 b,
                 MiniBatchPart.head(headOf(b), 1, 2),
                 MiniBatchPart.features(3, 4, 0, 1, 1, new int[] {1}, new int[] {-1}, new byte[] {0, 0, 64, 64, 0, 0, -128, 64}),
+                sentBy(MiniBatchPart.features(3, 4, 1, 1, 1, new int[] {1}, new int[] {-1}, new byte[4]), 2),
                 MiniBatchPart.featuresOfRecords(3, 4, 0, 1, 2, new int[] {2}, new int[] {1},
                         new byte[][] {VertexRecord.encode(new NodeUpdate(9, new float[] {2f, 4f}, 1, Split.TEST))}),
                 MiniBatchPart.features(3, 4, 0, 1, 1, new int[] {1}, new int[] {0}, new byte[8])
@@ -291,5 +298,39 @@ class MessageTypesTest {
                 scheduler,
                 progress,
                 new TrainerReplica(1, 2, model, progress));
+    }
+
+    private static MiniBatchPart sentBy(MiniBatchPart part, int sender) {
+        part.sender = sender;
+        return part;
+    }
+
+    /**
+     * A part of format 5 (before the sender) holding a head: the head is read in the batch format of
+     * the same number, and the part's sender is unknown.
+     */
+    @Test
+    void readsAHeadInsideAFormatFivePart() throws Exception {
+        MiniBatch b = samples().stream().filter(MiniBatch.class::isInstance).map(MiniBatch.class::cast)
+                .findFirst().orElseThrow();
+        byte[] part = serialize(MiniBatchPartSerializer.INSTANCE, MiniBatchPart.head(b, 1, 2));
+        byte[] batch = serialize(MiniBatchSerializer.INSTANCE, b);
+        // A part: version, identity (33 bytes), the head's fields (a batch record without its version
+        // byte), the part's other fields and, since format 6, the sender. Format 6 of the batch added
+        // four longs at its end.
+        int identity = 1 + 33;
+        int headFields = batch.length - 1;
+        DataOutputSerializer v5 = new DataOutputSerializer(part.length);
+        v5.writeByte(5);
+        v5.write(part, 1, identity - 1);
+        v5.write(part, identity, headFields - 4 * Long.BYTES);
+        v5.write(part, identity + headFields, part.length - Integer.BYTES - identity - headFields);
+        MiniBatchPart read = MiniBatchPartSerializer.INSTANCE.deserialize(new DataInputDeserializer(v5.getCopyOfBuffer()));
+        assertEquals(-1, read.sender, "unknown sender");
+        assertEquals(b.loopBytes, read.head.loopBytes);
+        assertEquals(0, read.head.remoteLoopBytes);
+        assertEquals(0, read.head.graphReplicas);
+        assertArrayEquals(b.nodeIds, read.head.nodeIds);
+        assertEquals(2, read.numParts);
     }
 }

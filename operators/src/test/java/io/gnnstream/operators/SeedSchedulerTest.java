@@ -5,16 +5,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gnnstream.operators.internal.RankSites;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.Credit;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.state.HashPartitioner;
 import io.gnnstream.state.records.Split;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.TwoInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
@@ -187,6 +191,47 @@ class SeedSchedulerTest {
             assertEquals(0, s.trainer);
             assertEquals(7, s.roundSize);
             assertTrue(s.finalRound);
+        }
+    }
+
+    /**
+     * Local batches: each step takes the same seeds as with equal slices, cut by the rank owning
+     * them, and every training batch goes to the assembler subtask of its rank's index.
+     */
+    @Test
+    void localBatchesCutEachStepByOwner() throws Exception {
+        RankSites sites = new RankSites(new HashPartitioner(4), 2, 2);
+        SchedulerConfig equal = new SchedulerConfig(4, 3, 4, 3, 0, 8, 5, 7L, 2, 0, 0, 1, 0, false);
+        SchedulerConfig local = new SchedulerConfig(4, 3, 4, 3, 0, 8, 5, 7L, 2, 0, 0, 1, 0, false)
+                .withLocalBatches(sites);
+        List<BatchSpec> reference = trainSpecs(equal);
+        List<BatchSpec> cut = trainSpecs(local);
+        assertEquals(reference.size(), cut.size());
+        for (long step = 1; step <= 3; step++) {
+            long k = step;
+            Set<Long> expected = new HashSet<>();
+            reference.stream().filter(s -> s.step == k).forEach(s -> Arrays.stream(s.seeds).forEach(expected::add));
+            Set<Long> got = new HashSet<>();
+            for (BatchSpec s : cut.stream().filter(s -> s.step == k).toList()) {
+                assertTrue(s.seeds.length > 0, "every rank gets a batch");
+                Arrays.stream(s.seeds).forEach(got::add);
+                assertEquals(s.trainer, KeyGroupRangeAssignment.assignKeyToParallelOperator(s.batchId, 4, 2),
+                        "batch " + s.batchId + " of rank " + s.trainer);
+                long own = Arrays.stream(s.seeds).filter(v -> sites.rankOf(v) == s.trainer).count();
+                assertTrue(own >= s.seeds.length - 1, "at most one seed moved to a rank without own seeds: " + s);
+            }
+            assertEquals(expected, got, "step " + step + " trains on the same seeds");
+        }
+        assertEquals(cut.stream().map(s -> s.batchId).distinct().count(), cut.size(), "batch ids stay unique");
+    }
+
+    private static List<BatchSpec> trainSpecs(SchedulerConfig config) throws Exception {
+        try (var h = new TwoInputStreamOperatorTestHarness<>(new SeedScheduler(config))) {
+            h.open();
+            for (long id = 10; id < 30; id++) {
+                h.processElement1(new StreamRecord<>(GraphEvent.seed(0, id, Split.TRAIN)));
+            }
+            return specs(h).stream().filter(s -> s.kind == MiniBatch.Kind.TRAIN).toList();
         }
     }
 

@@ -2,6 +2,9 @@ package io.gnnstream.benchmarks.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gnnstream.jobs.GraphOptions;
+import io.gnnstream.jobs.ModelOptions;
+import io.gnnstream.jobs.RunOptions;
+import io.gnnstream.jobs.SamplingOptions;
 import io.gnnstream.state.PartitionMap;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,15 +20,17 @@ import org.apache.flink.configuration.Configuration;
 /**
  * The placements {@code sample} and {@code pipeline} run: hash partitioning, and the map of
  * {@code --partition-map} when given (both at the map's partition count), each with every
- * {@code --halo} setting; and the sampling loop's traffic per batch of each, as results whose
- * baseline is hash without halo replicas measured in the same invocation.
+ * {@code --halo} setting, and with the map and halo replicas also local batches
+ * ({@code --local-batches}; then every case runs one trainer rank per GraphStore subtask, so that
+ * all compare at the same rank count); and the sampling loop's traffic per batch of each, as
+ * results whose baseline is hash without halo replicas measured in the same invocation.
  */
 record PlacementCases(List<Case> cases) {
 
     /** One placement: its name, its settings of the job, and its result parameters. */
-    record Case(String partitioning, String halo, Consumer<Configuration> settings) {
+    record Case(String partitioning, String halo, boolean local, Consumer<Configuration> settings) {
         String label() {
-            return partitioning + "/" + halo;
+            return partitioning + "/" + halo + (local ? "/local" : "");
         }
     }
 
@@ -38,11 +43,18 @@ record PlacementCases(List<Case> cases) {
                 partitions = PartitionMap.read(in).partitions();
             }
         }
+        boolean withLocal = context.partitionMap() != null && halos.contains("features");
         for (String partitioning : context.partitionMap() == null ? List.of("hash") : List.of("hash", "map")) {
-            for (String halo : halos) {
+            List<String> halosHere = new ArrayList<>(halos);
+            if (withLocal && partitioning.equals("map")) {
+                halosHere.add("features/local");
+            }
+            for (String entry : halosHere) {
                 Integer p = partitions;
                 String uri = context.partitionMap() == null ? null : context.partitionMap().toAbsolutePath().toUri().toString();
-                cases.add(new Case(partitioning, halo, conf -> {
+                boolean local = entry.endsWith("/local");
+                String halo = local ? "features" : entry;
+                cases.add(new Case(partitioning, halo, local, conf -> {
                     if (p != null) {
                         conf.set(GraphOptions.PARTITIONS, p);
                     }
@@ -50,6 +62,10 @@ record PlacementCases(List<Case> cases) {
                         conf.set(GraphOptions.PARTITION_MAP, uri);
                     }
                     conf.set(GraphOptions.HALO, GraphOptions.Halo.valueOf(halo.toUpperCase(Locale.ROOT)));
+                    conf.set(SamplingOptions.LOCAL_BATCHES, local);
+                    if (withLocal) {
+                        conf.set(ModelOptions.TRAINERS, conf.get(RunOptions.PARALLELISM));
+                    }
                 }));
             }
         }
@@ -61,12 +77,14 @@ record PlacementCases(List<Case> cases) {
         Map<String, Object> params = new LinkedHashMap<>(base);
         params.put("partitioning", c.partitioning());
         params.put("halo", c.halo());
+        params.put("local_batches", c.local());
         return params;
     }
 
     /**
      * The traffic per batch of every case (sampling-loop bytes, the vertices its requests name,
-     * feature-part bytes, and their sum), against hash without halo replicas when it ran.
+     * feature-part bytes, and the bytes of both that leave a site), against hash without halo
+     * replicas when it ran.
      */
     static List<BenchResult> traffic(String benchmark, List<Case> cases, List<List<JsonNode>> windows,
             List<Map<String, Object>> params) {
@@ -77,7 +95,7 @@ record PlacementCases(List<Case> cases) {
             {"remote_bytes_per_batch", "remote bytes/batch"}};
         int base = -1;
         for (int i = 0; i < cases.size(); i++) {
-            if (cases.get(i).partitioning().equals("hash") && cases.get(i).halo().equals("none")) {
+            if (cases.get(i).partitioning().equals("hash") && cases.get(i).halo().equals("none") && !cases.get(i).local()) {
                 base = i;
             }
         }
@@ -93,10 +111,8 @@ record PlacementCases(List<Case> cases) {
         return results;
     }
 
-    /** A window's figure; remote bytes are the loop's and the feature parts' together. */
+    /** A window's figure. */
     static double[] field(List<JsonNode> windows, String name) {
-        return windows.stream().mapToDouble(w -> name.equals("remote_bytes_per_batch")
-                ? w.path("loop_bytes_per_batch").asDouble() + w.path("feature_bytes_per_batch").asDouble()
-                : w.path(name).asDouble()).toArray();
+        return windows.stream().mapToDouble(w -> w.path(name).asDouble()).toArray();
     }
 }

@@ -6,6 +6,7 @@ import io.gnnstream.jobs.JobDefaults;
 import io.gnnstream.jobs.KafkaOptions;
 import io.gnnstream.jobs.TrainingJob;
 import io.gnnstream.jobs.ModelOptions;
+import io.gnnstream.jobs.RunOptions;
 import io.gnnstream.jobs.SamplingOptions;
 import io.gnnstream.jobs.TrainingRunner;
 import io.gnnstream.jobs.internal.Directories;
@@ -105,8 +106,9 @@ final class StreamingRuns {
         conf.set(ModelOptions.LOG_EVERY, STEPS_PER_WINDOW);
         conf.set(ModelOptions.TRAINERS, trainers);
         conf.set(ModelOptions.TRAINER_THREADS, trainerThreads);
+        conf.set(RunOptions.PARALLELISM, parallelism);
         settings.accept(conf);
-        int slots = Math.max(parallelism, trainers);
+        int slots = Math.max(parallelism, conf.get(ModelOptions.TRAINERS));
         conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE,
                 new MemorySize(MemorySize.parse("1g").getBytes() / parallelism * slots));
         TrainingJob.ensureOutputTopics(conf);

@@ -70,6 +70,9 @@ public final class BatchBuilder {
     private int loopRequests;
     private long loopRequestVertices;
     private long loopBytes;
+    private long remoteLoopBytes;
+    /** The route of the GraphStore subtask on the assembler's site; -1 when none is. */
+    private int localRoute = -1;
 
     private int hop;
     private final Map<RequestKey, SampleRequest> outstanding = new LinkedHashMap<>();
@@ -122,6 +125,15 @@ public final class BatchBuilder {
         nodeCounts[0] = numNodes;
     }
 
+    /**
+     * The route of the GraphStore subtask of the assembler's own index: requests to other routes and
+     * their responses count as remote ({@link MiniBatch#remoteLoopBytes}).
+     */
+    public BatchBuilder localRoute(int route) {
+        this.localRoute = route;
+        return this;
+    }
+
     public BatchSpec spec() {
         return spec;
     }
@@ -159,7 +171,11 @@ public final class BatchBuilder {
     private void count(SampleRequest r) {
         loopRequests++;
         loopRequestVertices += r.sampleVertices.length + r.featureVertices.length;
-        loopBytes += requestBytes(r);
+        long bytes = requestBytes(r);
+        loopBytes += bytes;
+        if (r.route != localRoute) {
+            remoteLoopBytes += bytes;
+        }
     }
 
     /** The serialized size of a request (its share of a bundle). */
@@ -191,7 +207,11 @@ public final class BatchBuilder {
             return List.of();
         }
         received.put(key, response);
-        loopBytes += responseBytes(response);
+        long bytes = responseBytes(response);
+        loopBytes += bytes;
+        if (response.route != localRoute) {
+            remoteLoopBytes += bytes;
+        }
         if (neighbourParts) {
             for (int i = 0; i < response.neighbours.length; i++) {
                 if (response.served(i)) {
@@ -345,6 +365,8 @@ public final class BatchBuilder {
         b.layer = spec.layer;
         b.graphVertices = spec.graphVertices;
         b.graphEdgesIngested = spec.graphEdgesIngested;
+        b.graphReplicas = spec.graphReplicas;
+        b.graphCutEdgesIngested = spec.graphCutEdgesIngested;
         b.numLayers = numLayers;
         b.nodeCounts = nodeCounts.clone();
         b.nodeIds = Arrays.copyOf(nodes, numNodes);
@@ -353,6 +375,7 @@ public final class BatchBuilder {
         b.loopRequests = loopRequests;
         b.loopRequestVertices = loopRequestVertices;
         b.loopBytes = loopBytes;
+        b.remoteLoopBytes = remoteLoopBytes;
         return b;
     }
 

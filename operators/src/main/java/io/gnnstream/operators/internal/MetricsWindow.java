@@ -21,12 +21,15 @@ public final class MetricsWindow {
     private long sampledEdges;
     private long vertices;
     private long edgesIngested;
+    private long replicas;
+    private long cutEdgesIngested;
     private long allReduceNanos;
     private long trafficBatches;
     private long loopRequests;
     private long loopRequestVertices;
     private long loopBytes;
     private long featureBytes;
+    private long remoteBytes;
 
     public MetricsWindow(long startNanos) {
         this.startNanos = startNanos;
@@ -35,6 +38,13 @@ public final class MetricsWindow {
     /** A training step of {@code nanos} on {@code b}. */
     public void addStep(TrainResult r, MiniBatch b, long nanos) {
         addStep(r.loss(), r.correct(), r.numSeeds(), sampledEdges(b), b.graphVertices, b.graphEdgesIngested, nanos);
+        placement(b.graphReplicas, b.graphCutEdgesIngested);
+    }
+
+    /** The graph's halo replicas and ingested edges between partitions as of the latest step. */
+    public void placement(long graphReplicas, long graphCutEdgesIngested) {
+        replicas = graphReplicas;
+        cutEdgesIngested = graphCutEdgesIngested;
     }
 
     /** A training step of {@code nanos} with mean loss {@code loss} over {@code numSeeds} seeds. */
@@ -66,6 +76,7 @@ public final class MetricsWindow {
         loopRequestVertices += b.loopRequestVertices;
         loopBytes += b.loopBytes;
         featureBytes += b.featureBytes;
+        remoteBytes += b.remoteLoopBytes + b.remoteFeatureBytes;
     }
 
     /** Time a rank waited for the reduced gradient of a step. */
@@ -83,6 +94,7 @@ public final class MetricsWindow {
         RankLine.window(line, seeds, correct, lossSum, steps, busyNanos / 1e9,
                 Math.max(1e-9, (nowNanos - startNanos) / 1e9), sampledEdges, edgesIngested, vertices,
                 allReduceNanos / 1e9);
-        RankLine.traffic(line, trafficBatches, loopRequests, loopRequestVertices, loopBytes, featureBytes);
+        RankLine.placement(line, replicas, cutEdgesIngested);
+        RankLine.traffic(line, trafficBatches, loopRequests, loopRequestVertices, loopBytes, featureBytes, remoteBytes);
     }
 }

@@ -81,7 +81,11 @@ public final class PartialBatches {
             if (pending.parts.get(part.part)) {
                 return null;
             }
-            pending.featureBytes += bytes(part);
+            long bytes = bytes(part);
+            pending.featureBytes += bytes;
+            if (part.sender >= 0 && part.sender != part.trainer) {
+                pending.remoteFeatureBytes += bytes;
+            }
             pending.ensureMatrix(this);
             if (!part.byVertex()) {
                 pending.place(part, cache);
@@ -213,6 +217,8 @@ public final class PartialBatches {
         final BitSet filled = new BitSet();
         final List<MiniBatchPart> placed = new ArrayList<>();
         long featureBytes;
+        /** Of {@link #featureBytes}, those sent by a GraphStore subtask of another index than the rank. */
+        long remoteFeatureBytes;
         /** Parts addressed by vertex that arrived before the head. */
         final List<MiniBatchPart> byVertex = new ArrayList<>();
         /** The head's served rows by vertex, built when the first part addressed by vertex is resolved. */
@@ -345,6 +351,7 @@ public final class PartialBatches {
             }
             MiniBatch b = shape.withFeatures(matrix != null ? matrix : new float[0], labels);
             b.featureBytes = featureBytes;
+            b.remoteFeatureBytes = remoteFeatureBytes;
             return b;
         }
 

@@ -16,6 +16,9 @@ public class PendingStep {
     public long sampledEdges;
     public long graphVertices;
     public long graphEdgesIngested;
+    /** The batch's {@code graphReplicas} and {@code graphCutEdgesIngested} (0 in older state). */
+    public long graphReplicas;
+    public long graphCutEdgesIngested;
     public int roundSize;
     public boolean finalRound;
     public long computeNanos;

@@ -37,12 +37,17 @@ public final class RankLine {
     public static final String EDGES_INGESTED = "edges_ingested";
     public static final String VERTICES = "vertices";
     public static final String ALLREDUCE_S = "allreduce_s";
+    /** The graph's halo replicas and ingested edges between partitions, as of the window's last step. */
+    public static final String REPLICAS = "replicas";
+    public static final String CUT_EDGES_INGESTED = "cut_edges_ingested";
     /** Training batches completed in the window, and the sampling-loop traffic of building them. */
     public static final String TRAFFIC_BATCHES = "traffic_batches";
     public static final String LOOP_REQUESTS = "loop_requests";
     public static final String LOOP_REQUEST_VERTICES = "loop_request_vertices";
     public static final String LOOP_BYTES = "loop_bytes";
     public static final String FEATURE_BYTES = "feature_bytes";
+    /** Of the loop and feature bytes, those that left a site (see {@code MiniBatch#remoteLoopBytes}). */
+    public static final String REMOTE_BYTES = "remote_bytes";
 
     public static final String VAL_CORRECT = "val_correct";
     public static final String VAL_TOTAL = "val_total";
@@ -96,14 +101,22 @@ public final class RankLine {
         return line;
     }
 
+    /** The graph's halo replicas and ingested edges between partitions; returns {@code line}. */
+    public static ObjectNode placement(ObjectNode line, long replicas, long cutEdgesIngested) {
+        line.put(REPLICAS, replicas);
+        line.put(CUT_EDGES_INGESTED, cutEdgesIngested);
+        return line;
+    }
+
     /** The sampling-loop traffic of the training batches completed in the window; returns {@code line}. */
     public static ObjectNode traffic(ObjectNode line, long batches, long requests, long requestVertices, long loopBytes,
-            long featureBytes) {
+            long featureBytes, long remoteBytes) {
         line.put(TRAFFIC_BATCHES, batches);
         line.put(LOOP_REQUESTS, requests);
         line.put(LOOP_REQUEST_VERTICES, requestVertices);
         line.put(LOOP_BYTES, loopBytes);
         line.put(FEATURE_BYTES, featureBytes);
+        line.put(REMOTE_BYTES, remoteBytes);
         return line;
     }
 

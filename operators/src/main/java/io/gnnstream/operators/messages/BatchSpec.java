@@ -17,6 +17,9 @@ public class BatchSpec {
     public long[] seeds;
     public long graphVertices;
     public long graphEdgesIngested;
+    /** Halo replicas and ingested edges between partitions, as the scheduler knew them (for progress reports). */
+    public long graphReplicas;
+    public long graphCutEdgesIngested;
     /**
      * How many restores the scheduler had seen when it issued this spec: a batch issued again after
      * a restore is sampled as a new attempt, numbered above all attempts of earlier generations.

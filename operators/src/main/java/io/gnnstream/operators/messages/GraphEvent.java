@@ -12,7 +12,10 @@ public class GraphEvent {
     public enum Kind {
         /** A vertex entered (or left) a split: {@link #vertex}, {@link #split}. */
         SEED,
-        /** The current size of one partition: {@link #vertices}, {@link #edges}, {@link #edgesIngested}. */
+        /**
+         * The current size of one partition: {@link #vertices}, {@link #edges}, {@link #edgesIngested},
+         * {@link #replicas}, {@link #cutEdgesIngested}.
+         */
         STATS
     }
 
@@ -23,6 +26,10 @@ public class GraphEvent {
     public long vertices;
     public long edges;
     public long edgesIngested;
+    /** Halo replicas the partition holds. */
+    public long replicas;
+    /** Added edges into the partition whose source lives in another partition (of {@link #edgesIngested}). */
+    public long cutEdgesIngested;
 
     public GraphEvent() {}
 
@@ -43,6 +50,15 @@ public class GraphEvent {
         e.vertices = vertices;
         e.edges = edges;
         e.edgesIngested = edgesIngested;
+        return e;
+    }
+
+    /** As above, with the partition's halo replicas and its ingested edges from other partitions. */
+    public static GraphEvent stats(int partition, long vertices, long edges, long edgesIngested, long replicas,
+            long cutEdgesIngested) {
+        GraphEvent e = stats(partition, vertices, edges, edgesIngested);
+        e.replicas = replicas;
+        e.cutEdgesIngested = cutEdgesIngested;
         return e;
     }
 }

@@ -99,6 +99,9 @@ public class MiniBatch {
     /** Graph size seen by the scheduler when the batch was issued (for progress reports). */
     public long graphVertices;
     public long graphEdgesIngested;
+    /** Halo replicas and ingested edges between partitions, seen likewise. */
+    public long graphReplicas;
+    public long graphCutEdgesIngested;
     /**
      * Traffic of building the batch on the sampling loop, counted by its assembler: request records
      * (retries included), the vertex entries they name, and the bytes of the requests and their
@@ -109,6 +112,13 @@ public class MiniBatch {
     public long loopBytes;
     /** Bytes of the feature parts the trainer received for the batch (set by the trainer). */
     public long featureBytes;
+    /**
+     * The share of {@link #loopBytes} exchanged with a GraphStore subtask of another index than the
+     * assembler's, and of {@link #featureBytes} sent by a GraphStore subtask of another index than
+     * the trainer's rank: the bytes that leave a site (docs/design.md, "Traffic per batch").
+     */
+    public long remoteLoopBytes;
+    public long remoteFeatureBytes;
 
     public MiniBatch() {}
 
@@ -200,6 +210,10 @@ public class MiniBatch {
         b.loopRequestVertices = loopRequestVertices;
         b.loopBytes = loopBytes;
         b.featureBytes = featureBytes;
+        b.remoteLoopBytes = remoteLoopBytes;
+        b.remoteFeatureBytes = remoteFeatureBytes;
+        b.graphReplicas = graphReplicas;
+        b.graphCutEdgesIngested = graphCutEdgesIngested;
         return b;
     }
 }

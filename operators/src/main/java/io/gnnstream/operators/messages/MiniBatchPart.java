@@ -41,6 +41,8 @@ public class MiniBatchPart {
     public int attempt;
     /** {@link #HEAD} or the feature part's number. */
     public int part;
+    /** Feature parts: the index of the GraphStore subtask that sent it; -1 if unknown (older formats). */
+    public int sender = -1;
     /** Head only: the number of feature parts of the batch. */
     public int numParts;
     /** Head only: the batch with {@code features == null} and {@code labels == null}. */

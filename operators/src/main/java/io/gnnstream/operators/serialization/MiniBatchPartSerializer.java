@@ -13,8 +13,10 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * Explicit serializer of {@link MiniBatchPart}: the part's identity, the head if any, its rows, then
- * (since format 4) its cache slots and (since format 5) its vertices and the head's served rows.
- * Reads formats 3 and 4 as well, so checkpointed parts of those formats restore.
+ * (since format 4) its cache slots, (since format 5) its vertices and the head's served rows, and
+ * (since format 6) its sender. Reads formats 3 to 5 as well, so checkpointed parts of those formats
+ * restore. A head inside a part is written without a version byte of its own, in the
+ * {@link MiniBatchSerializer} format of the same number as the part's.
  */
 public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatchPart> {
 
@@ -24,6 +26,7 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
 
     private static final byte WITH_CACHE_SLOTS = 4;
     private static final byte WITH_VERTICES = 5;
+    private static final byte WITH_SENDER = 6;
 
     public static final TypeInformation<MiniBatchPart> TYPE_INFO =
             new SerializerTypeInfo<>(MiniBatchPart.class, INSTANCE);
@@ -62,6 +65,7 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
             BulkArrays.writeLongs(p.cachedVertices, out);
         }
         BulkArrays.writeInts(p.servedRows, out);
+        out.writeInt(p.sender);
     }
 
     /** The records' features in the layout of {@link BulkArrays#writeBytes}: length, then the rows. */
@@ -79,12 +83,12 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
 
     @Override
     byte formatVersion() {
-        return WITH_VERTICES;
+        return WITH_SENDER;
     }
 
     @Override
     MiniBatchPart readFields(DataInputView in) throws IOException {
-        return readFields(in, WITH_VERTICES);
+        return readFields(in, WITH_SENDER);
     }
 
     @Override
@@ -97,7 +101,7 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
         p.part = in.readInt();
         p.numParts = in.readInt();
         if (in.readBoolean()) {
-            p.head = MiniBatchSerializer.INSTANCE.readFields(in);
+            p.head = MiniBatchSerializer.INSTANCE.readFields(in, version);
         }
         p.rows = BulkArrays.readInts(in);
         p.labels = BulkArrays.readInts(in);
@@ -114,6 +118,9 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
                 p.cachedVertices = BulkArrays.readLongs(in);
             }
             p.servedRows = BulkArrays.readInts(in);
+        }
+        if (version >= WITH_SENDER) {
+            p.sender = in.readInt();
         }
         return p;
     }

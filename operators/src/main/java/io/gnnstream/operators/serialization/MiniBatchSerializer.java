@@ -27,10 +27,15 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
     static final byte WITH_LAYER = 4;
     /** The first format with the batch's loop traffic ({@link MiniBatch#loopRequests} and after). */
     static final byte WITH_TRAFFIC = 5;
+    /**
+     * The first format with the remote share of the traffic ({@link MiniBatch#remoteLoopBytes}) and
+     * the graph's replicas and cut edges ({@link MiniBatch#graphReplicas}).
+     */
+    static final byte WITH_REMOTE_TRAFFIC = 6;
 
     @Override
     byte formatVersion() {
-        return WITH_TRAFFIC;
+        return WITH_REMOTE_TRAFFIC;
     }
 
     @Override
@@ -67,11 +72,15 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
         out.writeLong(b.loopRequestVertices);
         out.writeLong(b.loopBytes);
         out.writeLong(b.featureBytes);
+        out.writeLong(b.remoteLoopBytes);
+        out.writeLong(b.remoteFeatureBytes);
+        out.writeLong(b.graphReplicas);
+        out.writeLong(b.graphCutEdgesIngested);
     }
 
     @Override
     MiniBatch readFields(DataInputView in) throws IOException {
-        return readFields(in, WITH_TRAFFIC);
+        return readFields(in, WITH_REMOTE_TRAFFIC);
     }
 
     @Override
@@ -103,6 +112,12 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
             b.loopRequestVertices = in.readLong();
             b.loopBytes = in.readLong();
             b.featureBytes = in.readLong();
+        }
+        if (version >= WITH_REMOTE_TRAFFIC) {
+            b.remoteLoopBytes = in.readLong();
+            b.remoteFeatureBytes = in.readLong();
+            b.graphReplicas = in.readLong();
+            b.graphCutEdgesIngested = in.readLong();
         }
         return b;
     }

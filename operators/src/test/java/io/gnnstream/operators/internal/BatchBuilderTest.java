@@ -40,6 +40,8 @@ class BatchBuilderTest {
     private final VertexPartitioner partitioner = new HashPartitioner(4);
     /** Each partition's route: by default each its own, as with one GraphStore subtask per partition. */
     private int[] routes = {0, 1, 2, 3};
+    /** The assembler's own route ({@link BatchBuilder#localRoute}); -1: none. */
+    private int localRoute = -1;
     /** With halo replicas: the sampled neighbours a GraphStore serves in its neighbour part (null: halo off). */
     private java.util.function.LongPredicate served;
 
@@ -158,6 +160,21 @@ class BatchBuilderTest {
         assertSameStructureAndFeatures(perPartition, run(spec(0L, 4L, 2L), new int[] {-1, -1}, new Random(3), 100));
     }
 
+    /** Loop bytes exchanged with another route than the assembler's own count as remote. */
+    @Test
+    void remoteLoopBytesAreThoseOfOtherRoutes() {
+        routes = new int[] {0, 0, 2, 2};
+        MiniBatch nowhere = send(spec(0L, 4L, 2L), 0, new int[] {-1, -1}, null, 100).head.head;
+        assertEquals(nowhere.loopBytes, nowhere.remoteLoopBytes, "no local route: everything is remote");
+        localRoute = 0;
+        MiniBatch atZero = send(spec(0L, 4L, 2L), 0, new int[] {-1, -1}, null, 100).head.head;
+        localRoute = 2;
+        MiniBatch atTwo = send(spec(0L, 4L, 2L), 0, new int[] {-1, -1}, null, 100).head.head;
+        assertTrue(atZero.remoteLoopBytes > 0 && atTwo.remoteLoopBytes > 0);
+        assertEquals(nowhere.loopBytes, atZero.remoteLoopBytes + atTwo.remoteLoopBytes,
+                "each exchange is remote for exactly one of the two sites");
+    }
+
     @Test
     void rejectsRoutesNotCoveringEveryPartition() {
         assertThrows(IllegalArgumentException.class,
@@ -256,7 +273,7 @@ class BatchBuilderTest {
     private Sent send(BatchSpec spec, int attempt, int[] fanouts, Random random, int maxRequestVertices) {
         // A size hint below and above the batch's size: the tests comparing these batches show it changes nothing.
         BatchBuilder builder = new BatchBuilder(spec, attempt, fanouts, DIM, partitioner, routes, maxRequestVertices,
-                2 * maxRequestVertices, served != null);
+                2 * maxRequestVertices, served != null).localRoute(localRoute);
         List<MiniBatchPart> features = new ArrayList<>();
         List<SampleRequest> requests = new ArrayList<>();
         Deque<SampleRequest> queue = new ArrayDeque<>(builder.start());

@@ -55,6 +55,26 @@ class PartialBatchesTest {
      * A checkpoint between the parts of a batch holds the parts as received, rebuilt from the
      * batch's matrix for the placed ones; restored without the cache, they complete the same batch.
      */
+    /** Feature bytes from a GraphStore subtask of another index than the rank's count as remote. */
+    @Test
+    void featureBytesOfOtherSubtasksAreRemote() {
+        TrainerFeatureCache cache = new TrainerFeatureCache(0, DIM);
+        PartialBatches partials = new PartialBatches();
+        MiniBatchPart local = part(0, 0, 0, new int[] {0, 1});
+        local.sender = 0;
+        MiniBatchPart remote = part(0, 0, 1, new int[] {2});
+        remote.sender = 1;
+        MiniBatchPart unknown = part(0, 0, 2, new int[] {3});
+        assertNull(accept(partials, cache, head(0, 3)));
+        assertNull(accept(partials, cache, local));
+        assertNull(accept(partials, cache, remote));
+        MiniBatch b = accept(partials, cache, unknown);
+        assertNotNull(b);
+        assertEquals(PartialBatches.bytes(remote), b.remoteFeatureBytes, "rank 0 received one part from subtask 1");
+        assertEquals(PartialBatches.bytes(local) + PartialBatches.bytes(remote) + PartialBatches.bytes(unknown),
+                b.featureBytes);
+    }
+
     @Test
     void partsOfAnIncompleteBatchRestoreWithoutTheCache() {
         TrainerFeatureCache cache = new TrainerFeatureCache(4, DIM);
