@@ -9,6 +9,7 @@ import io.gnnstream.jobs.GraphOptions;
 import io.gnnstream.jobs.JobOption;
 import io.gnnstream.jobs.JobOptions;
 import io.gnnstream.jobs.ModelOptions;
+import io.gnnstream.jobs.RunOptions;
 import io.gnnstream.jobs.SamplingOptions;
 import io.gnnstream.jobs.TrainingJob;
 import java.nio.file.Path;
@@ -56,6 +57,16 @@ class TrainingFlagsTest {
         conf.set(GraphOptions.NUM_CLASSES, 2);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TrainingJob.validate(conf));
         assertTrue(e.getMessage().contains("--edge-buffer must be positive"), e.getMessage());
+    }
+
+    @Test
+    void localBatchesNeedAGraphStoreSubtaskPerRank() {
+        Configuration conf = configurationOf("--local-batches", "true",
+                "--trainers", "2", "--parallelism", "1");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TrainingJob.validate(conf));
+        assertTrue(e.getMessage().contains("--local-batches needs --trainers <= --parallelism"), e.getMessage());
+        conf.set(RunOptions.PARALLELISM, 2);
+        TrainingJob.validate(conf);
     }
 
     @Test
