@@ -111,6 +111,7 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
     private transient Counter loopRequestVertices;
     private transient Counter loopBytes;
     private transient Counter remoteLoopBytes;
+    private transient Counter remoteLoopRequests;
     /** The route of the GraphStore subtask of this subtask's index (-1 if none): requests to others leave the site. */
     private transient int localRoute;
     /** Nodes of the last batch built, the size hint of the next. */
@@ -184,6 +185,7 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
         loopRequestVertices = getMetricGroup().counter("loopRequestVertices");
         loopBytes = getMetricGroup().counter("loopBytes");
         remoteLoopBytes = getMetricGroup().counter("remoteLoopBytes");
+        remoteLoopRequests = getMetricGroup().counter("remoteLoopRequests");
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         localRoute = subtask < routeOfSubtask.length ? routeOfSubtask[subtask] : -1;
         scheduleHeartbeat();
@@ -303,6 +305,7 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
         loopRequestVertices.inc(head.head.loopRequestVertices);
         loopBytes.inc(head.head.loopBytes);
         remoteLoopBytes.inc(head.head.remoteLoopBytes);
+        remoteLoopRequests.inc(head.head.remoteLoopRequests);
         output.collect(BATCHES, new StreamRecord<>(head));
         inProgress.remove(batch.builder.spec().batchId);
         specs.clear();

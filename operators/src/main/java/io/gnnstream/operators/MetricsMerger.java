@@ -193,6 +193,7 @@ public class MetricsMerger extends AbstractStreamOperator<String> implements One
                     .put("request_vertices_per_batch", sum(lines, LOOP_REQUEST_VERTICES) / trafficBatches)
                     .put("loop_bytes_per_batch", sum(lines, LOOP_BYTES) / trafficBatches)
                     .put("feature_bytes_per_batch", sum(lines, FEATURE_BYTES) / trafficBatches)
+                    .put("remote_requests_per_batch", sum(lines, REMOTE_REQUESTS) / trafficBatches)
                     .put("remote_bytes_per_batch", sum(lines, REMOTE_BYTES) / trafficBatches);
         }
         double valAcc = 0;

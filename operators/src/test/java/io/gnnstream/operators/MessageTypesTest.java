@@ -317,13 +317,13 @@ class MessageTypesTest {
         byte[] batch = serialize(MiniBatchSerializer.INSTANCE, b);
         // A part: version, identity (33 bytes), the head's fields (a batch record without its version
         // byte), the part's other fields and, since format 6, the sender. Format 6 of the batch added
-        // four longs at its end.
+        // four longs and an int at its end.
         int identity = 1 + 33;
         int headFields = batch.length - 1;
         DataOutputSerializer v5 = new DataOutputSerializer(part.length);
         v5.writeByte(5);
         v5.write(part, 1, identity - 1);
-        v5.write(part, identity, headFields - 4 * Long.BYTES);
+        v5.write(part, identity, headFields - 4 * Long.BYTES - Integer.BYTES);
         v5.write(part, identity + headFields, part.length - Integer.BYTES - identity - headFields);
         MiniBatchPart read = MiniBatchPartSerializer.INSTANCE.deserialize(new DataInputDeserializer(v5.getCopyOfBuffer()));
         assertEquals(-1, read.sender, "unknown sender");

@@ -147,7 +147,7 @@ class MetricsMergerTest {
             ObjectNode line = RankLine.window(RankLine.train(0, 1, 4, 2.0, 0x1234L), 8, 6, 4.0, 1, 0.25, 0.5, 16, 100,
                     10, 0.0);
             RankLine.placement(line, 5, 25);
-            RankLine.traffic(line, 2, 6, 40, 3000, 1000, 800);
+            RankLine.traffic(line, 2, 6, 40, 3000, 1000, 4, 800);
             send(h, line);
             List<JsonNode> out = lines(h);
             assertEquals(1, out.size());
@@ -156,6 +156,7 @@ class MetricsMergerTest {
             assertEquals(5 / 10.0, m.get("replication_factor").asDouble(), EPS, "replicas over vertices");
             assertEquals(25 / 100.0, m.get("edge_cut").asDouble(), EPS, "cut edges over ingested edges");
             assertEquals(800 / 2.0, m.get("remote_bytes_per_batch").asDouble(), EPS);
+            assertEquals(4 / 2.0, m.get("remote_requests_per_batch").asDouble(), EPS);
             assertEquals(1000 / 2.0, m.get("feature_bytes_per_batch").asDouble(), EPS);
             assertEquals(0.5, m.get("loss").asDouble(), EPS);
             assertEquals(0.75, m.get("train_acc").asDouble(), EPS);

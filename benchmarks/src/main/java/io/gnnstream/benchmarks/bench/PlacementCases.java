@@ -92,6 +92,7 @@ record PlacementCases(List<Case> cases) {
             {"loop_bytes_per_batch", "loop bytes/batch"},
             {"feature_bytes_per_batch", "feature bytes/batch"},
             {"request_vertices_per_batch", "request vertices/batch"},
+            {"remote_requests_per_batch", "remote requests/batch"},
             {"remote_bytes_per_batch", "remote bytes/batch"}};
         int base = -1;
         for (int i = 0; i < cases.size(); i++) {

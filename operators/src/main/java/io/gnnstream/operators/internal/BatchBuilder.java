@@ -71,6 +71,7 @@ public final class BatchBuilder {
     private long loopRequestVertices;
     private long loopBytes;
     private long remoteLoopBytes;
+    private int remoteLoopRequests;
     /** The route of the GraphStore subtask on the assembler's site; -1 when none is. */
     private int localRoute = -1;
 
@@ -175,6 +176,7 @@ public final class BatchBuilder {
         loopBytes += bytes;
         if (r.route != localRoute) {
             remoteLoopBytes += bytes;
+            remoteLoopRequests++;
         }
     }
 
@@ -376,6 +378,7 @@ public final class BatchBuilder {
         b.loopRequestVertices = loopRequestVertices;
         b.loopBytes = loopBytes;
         b.remoteLoopBytes = remoteLoopBytes;
+        b.remoteLoopRequests = remoteLoopRequests;
         return b;
     }
 

@@ -30,6 +30,7 @@ public final class MetricsWindow {
     private long loopBytes;
     private long featureBytes;
     private long remoteBytes;
+    private long remoteRequests;
 
     public MetricsWindow(long startNanos) {
         this.startNanos = startNanos;
@@ -77,6 +78,7 @@ public final class MetricsWindow {
         loopBytes += b.loopBytes;
         featureBytes += b.featureBytes;
         remoteBytes += b.remoteLoopBytes + b.remoteFeatureBytes;
+        remoteRequests += b.remoteLoopRequests;
     }
 
     /** Time a rank waited for the reduced gradient of a step. */
@@ -95,6 +97,6 @@ public final class MetricsWindow {
                 Math.max(1e-9, (nowNanos - startNanos) / 1e9), sampledEdges, edgesIngested, vertices,
                 allReduceNanos / 1e9);
         RankLine.placement(line, replicas, cutEdgesIngested);
-        RankLine.traffic(line, trafficBatches, loopRequests, loopRequestVertices, loopBytes, featureBytes, remoteBytes);
+        RankLine.traffic(line, trafficBatches, loopRequests, loopRequestVertices, loopBytes, featureBytes, remoteRequests, remoteBytes);
     }
 }

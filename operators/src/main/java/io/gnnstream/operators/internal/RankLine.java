@@ -48,6 +48,7 @@ public final class RankLine {
     public static final String FEATURE_BYTES = "feature_bytes";
     /** Of the loop and feature bytes, those that left a site (see {@code MiniBatch#remoteLoopBytes}). */
     public static final String REMOTE_BYTES = "remote_bytes";
+    public static final String REMOTE_REQUESTS = "remote_requests";
 
     public static final String VAL_CORRECT = "val_correct";
     public static final String VAL_TOTAL = "val_total";
@@ -110,12 +111,13 @@ public final class RankLine {
 
     /** The sampling-loop traffic of the training batches completed in the window; returns {@code line}. */
     public static ObjectNode traffic(ObjectNode line, long batches, long requests, long requestVertices, long loopBytes,
-            long featureBytes, long remoteBytes) {
+            long featureBytes, long remoteRequests, long remoteBytes) {
         line.put(TRAFFIC_BATCHES, batches);
         line.put(LOOP_REQUESTS, requests);
         line.put(LOOP_REQUEST_VERTICES, requestVertices);
         line.put(LOOP_BYTES, loopBytes);
         line.put(FEATURE_BYTES, featureBytes);
+        line.put(REMOTE_REQUESTS, remoteRequests);
         line.put(REMOTE_BYTES, remoteBytes);
         return line;
     }

@@ -119,6 +119,8 @@ public class MiniBatch {
      */
     public long remoteLoopBytes;
     public long remoteFeatureBytes;
+    /** Of {@link #loopRequests}, those to a GraphStore subtask of another index than the assembler's. */
+    public int remoteLoopRequests;
 
     public MiniBatch() {}
 
@@ -212,6 +214,7 @@ public class MiniBatch {
         b.featureBytes = featureBytes;
         b.remoteLoopBytes = remoteLoopBytes;
         b.remoteFeatureBytes = remoteFeatureBytes;
+        b.remoteLoopRequests = remoteLoopRequests;
         b.graphReplicas = graphReplicas;
         b.graphCutEdgesIngested = graphCutEdgesIngested;
         return b;

@@ -76,6 +76,7 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
         out.writeLong(b.remoteFeatureBytes);
         out.writeLong(b.graphReplicas);
         out.writeLong(b.graphCutEdgesIngested);
+        out.writeInt(b.remoteLoopRequests);
     }
 
     @Override
@@ -118,6 +119,7 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
             b.remoteFeatureBytes = in.readLong();
             b.graphReplicas = in.readLong();
             b.graphCutEdgesIngested = in.readLong();
+            b.remoteLoopRequests = in.readInt();
         }
         return b;
     }

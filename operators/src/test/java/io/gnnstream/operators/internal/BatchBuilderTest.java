@@ -173,6 +173,7 @@ class BatchBuilderTest {
         assertTrue(atZero.remoteLoopBytes > 0 && atTwo.remoteLoopBytes > 0);
         assertEquals(nowhere.loopBytes, atZero.remoteLoopBytes + atTwo.remoteLoopBytes,
                 "each exchange is remote for exactly one of the two sites");
+        assertEquals(nowhere.loopRequests, atZero.remoteLoopRequests + atTwo.remoteLoopRequests);
     }
 
     @Test
