@@ -28,7 +28,8 @@ import org.apache.flink.configuration.Configuration;
 record PlacementCases(List<Case> cases) {
 
     /** One placement: its name, its settings of the job, and its result parameters. */
-    record Case(String partitioning, String halo, boolean local, Consumer<Configuration> settings) {
+    record Case(String partitioning, String halo, boolean local, boolean rankPerSubtask,
+            Consumer<Configuration> settings) {
         String label() {
             return partitioning + "/" + halo + (local ? "/local" : "");
         }
@@ -54,7 +55,7 @@ record PlacementCases(List<Case> cases) {
                 String uri = context.partitionMap() == null ? null : context.partitionMap().toAbsolutePath().toUri().toString();
                 boolean local = entry.endsWith("/local");
                 String halo = local ? "features" : entry;
-                cases.add(new Case(partitioning, halo, local, conf -> {
+                cases.add(new Case(partitioning, halo, local, withLocal, conf -> {
                     if (p != null) {
                         conf.set(GraphOptions.PARTITIONS, p);
                     }
@@ -78,6 +79,7 @@ record PlacementCases(List<Case> cases) {
         params.put("partitioning", c.partitioning());
         params.put("halo", c.halo());
         params.put("local_batches", c.local());
+        params.put("trainers", c.rankPerSubtask() ? params.get("parallelism") : 1);
         return params;
     }
 
