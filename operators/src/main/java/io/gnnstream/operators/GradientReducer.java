@@ -25,10 +25,22 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Input: {@link GradientChunk}s, routed to subtask {@code chunk % parallelism}; a contribution is
  * identified by (step, chunk, rank). The reducer holds the contributions of each (step, chunk) until
- * all {@code ranks} are there, then emits their {@link ReducedChunk} (values and seed counts summed)
- * and keeps that completed sum: per chunk the sums of the last {@code retainedSteps} completed
- * steps. A contribution for a step that many steps behind the chunk's latest completed sum is
- * stale (every rank has moved past it) and is dropped, as is a second copy of a held one.
+ * all {@code ranks} are there, then sums them into a {@link ReducedChunk} (values and seed counts
+ * summed) and keeps that completed sum: per chunk the sums of the last {@code retainedSteps}
+ * completed steps. A contribution for a step that many steps behind the chunk's latest completed
+ * sum is stale (every rank has moved past it) and is dropped, as is a second copy of a held one.
+ *
+ * <p>A step's sums leave together, once every chunk of this subtask's share (the chunks {@code c}
+ * with {@code c % parallelism == index}) is summed, in chunk order. With ranks that send their
+ * chunks grouped by reducer ({@code GradientExchange#chunks}) this keeps the loop free of deadlock
+ * whatever the gradient's size: the loop's buffers between a reducer and a rank hold far less than
+ * a large model's sums, a rank does not read its input while it is blocked on sending, and a
+ * reducer blocked on sending reads no contributions. A reducer that sends sums to a rank has all of
+ * that rank's chunks of the step, so the rank, if blocked, is blocked on a reducer later in its
+ * order, which in turn has sent nothing yet to a rank still sending to it; the chain ends at the
+ * last reducer, which makes progress. (Sent chunk by chunk as they complete, a reducer's sums to a
+ * rank still sending to that same reducer filled the buffers both ways: a data-parallel GraphSAGE
+ * of hidden 256 on Cora's 1,433 features, 2.9 MB of sums per rank and step, hung at its first step.)
  *
  * <p>Output goes back to the trainers on an iteration feedback edge, which is not part of
  * checkpoints: a sum emitted before a failure may never arrive. A restored trainer therefore sends
@@ -86,6 +98,10 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
     private transient Counter duplicateContributions;
     private transient Counter foreignContributions;
     private transient long foreignRestored;
+    /** Per step: the chunks of this subtask's share whose sum is complete. */
+    private transient TreeMap<Long, Integer> completedPerStep;
+    private transient int subtasks;
+    private transient int index;
 
     /** Completed sums kept per chunk: the newest and the one before (ranks are at most a step apart). */
     public static final int DEFAULT_RETAINED_STEPS = 2;
@@ -114,11 +130,14 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
         contributionState = context.getOperatorStateStore().getUnionListState(CONTRIBUTIONS);
         sumState = context.getOperatorStateStore().getUnionListState(SUMS);
         chunks = new HashMap<>();
+        completedPerStep = new TreeMap<>();
         int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
-        int index = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        index = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        subtasks = parallelism;
         for (Entry e : sumState.get()) {
             if (e.chunk % parallelism == index) {
                 chunk(e.chunk).sums.put(e.step, new ReducedChunk(e.step, e.chunk, e.numChunks, e.seeds, e.values));
+                completedPerStep.merge(e.step, 1, Integer::sum);
             }
         }
         for (Entry e : contributionState.get()) {
@@ -190,8 +209,12 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
         ReducedChunk done = c.sums.get(g.step);
         if (done != null) {
             checkLength(g, done.values.length, "its completed sum");
-            resentSums.inc();
-            emit(done);
+            if (g.chunk % subtasks != index || stepComplete(g.step, g.numChunks)) {
+                resentSums.inc();
+                emit(done);
+            } else {
+                duplicateContributions.inc();
+            }
             return;
         }
         if (c.isStale(g.step)) {
@@ -217,8 +240,14 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
         c.held.remove(g.step);
         ReducedChunk sum = sumInRankOrder(byRank);
         c.sums.put(g.step, sum);
+        boolean ofShare = g.chunk % subtasks == index;
+        if (ofShare) {
+            completedPerStep.merge(g.step, 1, Integer::sum);
+        }
+        boolean stepDone = ofShare && stepComplete(g.step, g.numChunks);
         long evictUpTo = c.sums.lastKey() - retainedSteps;
         c.sums.headMap(evictUpTo, true).clear();
+        completedPerStep.headMap(completedPerStep.lastKey() - retainedSteps, true).clear();
         Map<Long, GradientChunk[]> staleHeld = c.held.headMap(evictUpTo, true);
         for (GradientChunk[] stale : staleHeld.values()) {
             for (GradientChunk s : stale) {
@@ -228,7 +257,23 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
             }
         }
         staleHeld.clear();
-        emit(sum);
+        if (!ofShare) {
+            emit(sum); // not routed here by the job's chunk routing; sent at once
+        } else if (stepDone) {
+            for (int chunk = index; chunk < g.numChunks; chunk += subtasks) {
+                ChunkState share = chunks.get(chunk);
+                ReducedChunk s = share == null ? null : share.sums.get(g.step);
+                if (s != null) {
+                    emit(s);
+                }
+            }
+        }
+    }
+
+    /** Whether every chunk of this subtask's share of {@code step} (of {@code numChunks}) is summed. */
+    private boolean stepComplete(long step, int numChunks) {
+        int share = numChunks <= index ? 0 : (numChunks - 1 - index) / subtasks + 1;
+        return completedPerStep.getOrDefault(step, 0) >= share;
     }
 
     /** {@code v0 + v1 + ... + v(T-1)} accumulated left to right in float, from a copy of rank 0's. */

@@ -52,7 +52,7 @@ class GradientReducerTest {
         }
         assertNotEquals(bits(expected), bits(arrivalOrderSum), "the values must make the order matter");
         for (int[] order : orders) {
-            try (Rig rig = new Rig(1, 0, 4)) {
+            try (Rig rig = new Rig(4, 2, 4)) {
                 for (int r : order) {
                     rig.send(contribution(7, r, 2));
                 }
@@ -69,27 +69,36 @@ class GradientReducerTest {
         }
     }
 
+    /**
+     * A step's sums leave together once every chunk of the subtask's share (here chunks 0 and 2 of
+     * 4, at subtask 0 of 2) has all ranks' contributions, in chunk order.
+     */
     @Test
-    void emitsOneSumPerStepAndChunkOnlyOnceAllRanksContributed() throws Exception {
-        try (Rig rig = new Rig(1, 0, 4)) {
+    void emitsAStepsSumsOnceItsWholeShareIsSummed() throws Exception {
+        try (Rig rig = new Rig(2, 0, 4)) {
             for (int r = 0; r < RANKS - 1; r++) {
                 rig.send(contribution(1, r, 0));
-                rig.send(contribution(1, r, 1));
+                rig.send(contribution(1, r, 2));
                 rig.send(contribution(2, r, 0));
             }
             assertTrue(rig.sums().isEmpty(), "no sum before every rank contributed");
-            rig.send(contribution(1, 2, 1));
+            rig.send(contribution(1, 2, 2));
+            assertTrue(rig.sums().isEmpty(), "chunk 2 is summed, chunk 0 of the share is not");
+            assertEquals(List.of(1L), rig.op.completedSteps(2));
             rig.send(contribution(1, 2, 0));
+            assertEquals(List.of("1/0", "1/2"), rig.sums().stream().map(s -> s.step + "/" + s.chunk).toList());
+            rig.h.getOutput().clear();
             rig.send(contribution(2, 2, 0));
-            List<ReducedChunk> out = rig.sums();
-            assertEquals(List.of("1/1", "1/0", "2/0"), out.stream().map(s -> s.step + "/" + s.chunk).toList());
+            assertTrue(rig.sums().isEmpty(), "step 2's chunk 2 is still open");
+            complete(rig, 2, 2);
+            assertEquals(List.of("2/0", "2/2"), rig.sums().stream().map(s -> s.step + "/" + s.chunk).toList());
             assertEquals(List.of(1L, 2L), rig.op.completedSteps(0));
         }
     }
 
     @Test
     void dropsDuplicateContributionsAndResendsACompletedSum() throws Exception {
-        try (Rig rig = new Rig(1, 0, 4)) {
+        try (Rig rig = new Rig(4, 1, 4)) {
             rig.send(contribution(3, 0, 1));
             GradientChunk again = contribution(3, 0, 1);
             again.values = new float[] {9f, 9f, 9f, 9f};
@@ -115,7 +124,7 @@ class GradientReducerTest {
 
     @Test
     void dropsStaleContributionsAndKeepsRetainedStepsSums() throws Exception {
-        try (Rig rig = new Rig(1, 0, 2)) {
+        try (Rig rig = new Rig(4, 0, 2)) {
             rig.send(contribution(0, 0, 0));
             for (long step = 1; step <= 3; step++) {
                 complete(rig, step, 0);
@@ -157,9 +166,15 @@ class GradientReducerTest {
             assertEquals(1, rig.op.resentSums());
             assertEquals(bits(firstSums.get(2).values), bits(rig.sums().get(0).values));
             rig.h.getOutput().clear();
+            for (int chunk = 0; chunk < 3; chunk++) {
+                rig.send(contribution(2, 2, chunk));
+            }
+            assertTrue(rig.sums().isEmpty(), "step 2's chunk 3 is still open");
             rig.send(contribution(2, 2, 3));
-            ReducedChunk sum = rig.sums().get(0);
+            assertEquals(4, rig.sums().size(), "the whole step at once");
+            ReducedChunk sum = rig.sums().get(3);
             assertEquals(2, sum.step);
+            assertEquals(3, sum.chunk);
             assertEquals(rankOrderBits(), bits(sum.values));
         }
 
@@ -175,6 +190,9 @@ class GradientReducerTest {
                 }
                 rig.send(contribution(2, 2, index));
                 assertEquals(List.of(1L, 2L), rig.op.completedSteps(index));
+                assertTrue(rig.sums().isEmpty(), "chunk " + (index + 2) + " of the share is still open");
+                rig.send(contribution(1, 0, index + 2));
+                assertEquals(1, rig.sums().size(), "step 1, complete when restored, is sent again");
                 assertEquals(rankOrderBits(), bits(rig.sums().get(0).values));
                 halves[index] = rig.h.snapshot(1, 1);
             }

@@ -12,7 +12,10 @@ import java.util.List;
  *
  * <p>Chunks split the parameter vector into {@code numChunks} ranges of equal size (the last one
  * shorter): at least one per reducer, and none above {@link #MAX_CHUNK_FLOATS} floats, so that no
- * record of the loop grows large. The sum a reducer sends back covers all ranks; this rank divides
+ * record of the loop grows large. Chunk {@code c} goes to reducer {@code c mod R}, and a rank sends
+ * them grouped by reducer (reducer 0's, then reducer 1's, ...): together with reducers that send a
+ * step's sums only once their whole share is summed, this keeps the all-reduce loop free of
+ * deadlock for any gradient size (see {@code GradientReducer}). The sum a reducer sends back covers all ranks; this rank divides
  * it by the total seed count, the same float operations on every rank, so replicas stay identical.
  *
  * <p>Chunks and sums name their all-reduce round, {@link RankLayout#round}: the step, and in layouts
@@ -30,6 +33,7 @@ public final class GradientExchange {
     private final int chunkFloats;
     private final int params;
     private final int layout;
+    private final int reducers;
 
     private PendingStep pending;
     private float[] sum;
@@ -46,6 +50,7 @@ public final class GradientExchange {
         this.rank = rank;
         this.layout = layout;
         this.params = params;
+        this.reducers = Math.max(1, reducers);
         this.numChunks = Math.max(Math.max(1, reducers), (params + MAX_CHUNK_FLOATS - 1) / MAX_CHUNK_FLOATS);
         this.chunkFloats = (params + numChunks - 1) / numChunks;
     }
@@ -75,21 +80,29 @@ public final class GradientExchange {
         return chunks();
     }
 
-    /** The chunks of the pending step (sent again after a restore); empty when nothing is pending. */
+    /**
+     * The chunks of the pending step (sent again after a restore), grouped by reducer in reducer
+     * order; empty when nothing is pending.
+     */
     public List<GradientChunk> chunks() {
         List<GradientChunk> out = new ArrayList<>(numChunks);
         if (pending == null) {
             return out;
         }
-        for (int c = 0; c < numChunks; c++) {
-            int from = Math.min(params, c * chunkFloats);
-            int to = Math.min(params, from + chunkFloats);
-            float[] values = new float[to - from];
-            System.arraycopy(pending.grad, from, values, 0, values.length);
-            out.add(new GradientChunk(RankLayout.round(layout, pending.step), rank, c, numChunks, pending.seeds,
-                    values));
+        for (int reducer = 0; reducer < reducers; reducer++) {
+            for (int c = reducer; c < numChunks; c += reducers) {
+                out.add(chunk(c));
+            }
         }
         return out;
+    }
+
+    private GradientChunk chunk(int c) {
+        int from = Math.min(params, c * chunkFloats);
+        int to = Math.min(params, from + chunkFloats);
+        float[] values = new float[to - from];
+        System.arraycopy(pending.grad, from, values, 0, values.length);
+        return new GradientChunk(RankLayout.round(layout, pending.step), rank, c, numChunks, pending.seeds, values);
     }
 
     /**
