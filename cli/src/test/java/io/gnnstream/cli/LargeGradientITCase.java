@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Two ranks whose all-reduce carries far more than the loop's network buffers hold (GraphSAGE of
  * hidden 512 on Cora's 1,433 features: 5.9 MB of gradient per rank and step) train to the end
- * (real broker, MiniCluster, RocksDB). Reducers that sent each sum as it completed filled the
- * buffers both ways while a rank was still sending, and such a job hung at its first step.
+ * (real broker, MiniCluster, RocksDB): the all-reduce's order of chunks and sums keeps the loop free
+ * of deadlock (docs/design.md, "All-reduce").
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class LargeGradientITCase {

@@ -38,9 +38,10 @@ import org.slf4j.LoggerFactory;
  * reducer blocked on sending reads no contributions. A reducer that sends sums to a rank has all of
  * that rank's chunks of the step, so the rank, if blocked, is blocked on a reducer later in its
  * order, which in turn has sent nothing yet to a rank still sending to it; the chain ends at the
- * last reducer, which makes progress. (Sent chunk by chunk as they complete, a reducer's sums to a
- * rank still sending to that same reducer filled the buffers both ways: a data-parallel GraphSAGE
- * of hidden 256 on Cora's 1,433 features, 2.9 MB of sums per rank and step, hung at its first step.)
+ * last reducer, which makes progress. Sums sent chunk by chunk as they complete would reach a rank
+ * still sending to the same reducer and fill the buffers both ways: a data-parallel GraphSAGE of
+ * hidden 256 on Cora's 1,433 features (2.9 MB of sums per rank and step) would stop at its first
+ * step.
  *
  * <p>Output goes back to the trainers on an iteration feedback edge, which is not part of
  * checkpoints: a sum emitted before a failure may never arrive. A restored trainer therefore sends
