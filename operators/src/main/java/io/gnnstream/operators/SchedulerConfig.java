@@ -28,7 +28,7 @@ public final class SchedulerConfig implements Serializable {
     /** The last pass of a round also covers vertices outside validation and test (for predictions). */
     public final boolean predictAll;
     /** Local batches: a step's seeds are cut by owner (see {@link RankSites}); null for equal slices. */
-    public RankSites sites;
+    private RankSites sites;
 
     public SchedulerConfig(int numPartitions, int batchSize, int evalBatchSize, long maxSteps, int evalEvery,
             int prefetch, int minTrainSeeds, long seed) {
@@ -74,5 +74,10 @@ public final class SchedulerConfig implements Serializable {
         }
         this.sites = sites;
         return this;
+    }
+
+    /** The sites of local batches, or null when each step is cut into equal slices. */
+    public RankSites sites() {
+        return sites;
     }
 }

@@ -394,8 +394,8 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
 
     private void emit(BatchSpec spec, int rank) {
         spec.trainer = rank;
-        spec.batchId = config.sites != null && spec.kind == MiniBatch.Kind.TRAIN
-                ? config.sites.batchIdFor(rank, s.nextBatchId) : s.nextBatchId;
+        spec.batchId = config.sites() != null && spec.kind == MiniBatch.Kind.TRAIN
+                ? config.sites().batchIdFor(rank, s.nextBatchId) : s.nextBatchId;
         s.nextBatchId = spec.batchId + 1;
         spec.seq = s.issuedSeqs[rank]++;
         spec.graphVertices = Arrays.stream(s.partitionVertices).sum();
@@ -442,8 +442,8 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
             beginRound(step, last);
         }
         BatchSpec[] specs = new BatchSpec[config.trainers];
-        long[][] local = config.sites == null ? null
-                : config.sites.split(Arrays.copyOfRange(s.epochOrder, s.epochPosition, end));
+        long[][] local = config.sites() == null ? null
+                : config.sites().split(Arrays.copyOfRange(s.epochOrder, s.epochPosition, end));
         for (int r = 0; r < config.trainers; r++) {
             BatchSpec spec = new BatchSpec();
             spec.kind = MiniBatch.Kind.TRAIN;
