@@ -28,6 +28,15 @@ public final class JobDefaults {
      */
     public static final Duration BUFFER_TIMEOUT = Duration.ofMillis(5);
 
+    /**
+     * A checkpoint not complete after this long expires, and the job restarts from its last
+     * completed checkpoint (exactly once, like any failover), unless the configuration sets
+     * {@code execution.checkpointing.timeout}. The job's checkpoints take seconds; with Flink's
+     * default of ten minutes a checkpoint stalled on the job's loops would hold later checkpoints,
+     * and {@code stop}'s savepoint queued behind it, for that long.
+     */
+    public static final Duration CHECKPOINT_TIMEOUT = Duration.ofMinutes(3);
+
     private JobDefaults() {}
 
     /** Like {@link #apply(Configuration, Path)} with the checkpoint directory and interval given. */
@@ -59,6 +68,9 @@ public final class JobDefaults {
         conf.set(PipelineOptions.GENERIC_TYPES, false);
         if (!conf.contains(ExecutionOptions.BUFFER_TIMEOUT)) {
             conf.set(ExecutionOptions.BUFFER_TIMEOUT, BUFFER_TIMEOUT);
+        }
+        if (!conf.contains(CheckpointingOptions.CHECKPOINTING_TIMEOUT)) {
+            conf.set(CheckpointingOptions.CHECKPOINTING_TIMEOUT, CHECKPOINT_TIMEOUT);
         }
         return tuneThroughput(conf);
     }

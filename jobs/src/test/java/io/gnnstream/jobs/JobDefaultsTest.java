@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.PipelineOptions;
@@ -21,14 +22,17 @@ class JobDefaultsTest {
         assertFalse(defaults.get(PipelineOptions.GENERIC_TYPES));
         assertTrue(defaults.get(RocksDBConfigurableOptions.USE_BLOOM_FILTER));
         assertTrue(defaults.get(PipelineOptions.OBJECT_REUSE));
+        assertEquals(JobDefaults.CHECKPOINT_TIMEOUT, defaults.get(CheckpointingOptions.CHECKPOINTING_TIMEOUT));
 
         Configuration user = new Configuration();
         user.set(ExecutionOptions.BUFFER_TIMEOUT, Duration.ofMillis(50));
         user.set(RocksDBConfigurableOptions.USE_BLOOM_FILTER, false);
         user.set(PipelineOptions.OBJECT_REUSE, false);
+        user.set(CheckpointingOptions.CHECKPOINTING_TIMEOUT, Duration.ofMinutes(20));
         JobDefaults.apply(user, Path.of("cp"), Duration.ofSeconds(10));
         assertEquals(Duration.ofMillis(50), user.get(ExecutionOptions.BUFFER_TIMEOUT));
         assertFalse(user.get(RocksDBConfigurableOptions.USE_BLOOM_FILTER));
         assertFalse(user.get(PipelineOptions.OBJECT_REUSE));
+        assertEquals(Duration.ofMinutes(20), user.get(CheckpointingOptions.CHECKPOINTING_TIMEOUT));
     }
 }
