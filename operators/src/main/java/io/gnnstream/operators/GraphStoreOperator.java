@@ -149,6 +149,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private transient Map<Integer, FeatureCacheDirectory> trainerCaches;
     /** Null when halo replicas are off. */
     private transient HaloReplicas halo;
+    /** This subtask's index: the sender of its feature parts. */
+    private transient int subtask;
     /** Per partition: whether this subtask owns it. */
     private transient boolean[] owned;
 
@@ -183,9 +185,10 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         }
         owned = new boolean[partitioner.numPartitions()];
         var task = getRuntimeContext().getTaskInfo();
+        subtask = task.getIndexOfThisSubtask();
         int maxParallelism = task.getMaxNumberOfParallelSubtasks();
         KeyGroupRange range = KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(maxParallelism,
-                task.getNumberOfParallelSubtasks(), task.getIndexOfThisSubtask());
+                task.getNumberOfParallelSubtasks(), subtask);
         for (int p = 0; p < owned.length; p++) {
             owned[p] = range.contains(KeyGroupRangeAssignment.assignToKeyGroup(VertexKey.anchor(p), maxParallelism));
         }
@@ -332,16 +335,15 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         response.route = request.route;
         response.part = request.part;
         sampleNeighbours(request, response);
-        int sender = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         if (request.featurePart != SampleRequest.NO_FEATURES) {
             MiniBatchPart part = FeatureParts.byRow(request, trainerCache(request.trainer), this::recordOf, noAttributes);
-            part.sender = sender;
+            part.sender = subtask;
             output.collect(FEATURES, new StreamRecord<>(part));
         }
         if (request.neighbourPart != SampleRequest.NO_FEATURES) {
             MiniBatchPart part = FeatureParts.byVertex(request, response, partitioner, trainerCache(request.trainer),
                     this::localRecord);
-            part.sender = sender;
+            part.sender = subtask;
             output.collect(FEATURES, new StreamRecord<>(part));
         }
         output.collect(new StreamRecord<>(response));
