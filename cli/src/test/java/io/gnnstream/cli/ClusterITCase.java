@@ -114,7 +114,11 @@ class ClusterITCase {
             JsonNode before = metrics.await(l -> l.path("step").asLong() >= 120 && isTraining(l), Duration.ofMinutes(4));
             assertTrue(before.path("replicas_identical").asBoolean(), before.toString());
 
+            JobID firstJob = runningJob();
             Path savepoint1 = stop("rescale-1");
+            // A checkpoint that stalls expires and the job fails over to an earlier checkpoint (docs/design.md,
+            // "Flink settings"); the savepoint then holds that earlier state, not the step seen before.
+            boolean failedOver = failedOver(firstJob);
             long stoppedAt = metrics.drain().stream().mapToLong(l -> l.path("step").asLong()).max().orElseThrow();
             new DatasetLoader(broker.bootstrapServers()).progress(false).load(rest, prefix + ".edges", prefix + ".nodes");
 
@@ -122,9 +126,11 @@ class ClusterITCase {
                     "--parallelism", "1", "--trainers", "1"));
             JsonNode resumed = metrics.await(ClusterITCase::isTraining, Duration.ofMinutes(3));
             String context = "stopped at step " + stoppedAt + ", resumed with " + resumed;
-            assertTrue(resumed.path("step").asLong() >= before.path("step").asLong()
-                    && resumed.path("step").asLong() <= stoppedAt + 20, "the step continues: " + context);
-            assertTrue(resumed.path("loss").asDouble() < 1.2, "the trained model came back: " + context);
+            assertTrue(resumed.path("step").asLong() <= stoppedAt + 20, "the step continues: " + context);
+            if (!failedOver) {
+                assertTrue(resumed.path("step").asLong() >= before.path("step").asLong(), "the step continues: " + context);
+                assertTrue(resumed.path("loss").asDouble() < 1.2, "the trained model came back: " + context);
+            }
             JsonNode complete = metrics.await(l -> l.path("edges_ingested").asLong() >= cora.edges(), Duration.ofMinutes(2));
             assertEquals(cora.edges(), complete.path("edges_ingested").asLong(), "every edge once: " + complete);
             assertEquals(cora.nodes(), complete.path("vertices").asLong(), complete.toString());
@@ -305,6 +311,19 @@ class ClusterITCase {
             assertTrue(Files.isRegularFile(savepoint.resolve(SavepointOptions.FILE)), "options kept with " + savepoint);
             return savepoint;
         }
+    }
+
+    /** Whether {@code job} restarted after a failure (Flink's exception history of the job is not empty). */
+    private static boolean failedOver(JobID job) throws Exception {
+        java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://" + cluster.restAddress() + "/jobs/"
+                        + job + "/exceptions")).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, response.statusCode(), response.body());
+        boolean failed = JSON.readTree(response.body()).path("exceptionHistory").path("entries").size() > 0;
+        if (failed) {
+            System.err.println("job " + job + " failed over before its savepoint: " + response.body());
+        }
+        return failed;
     }
 
     private static JobID runningJob() throws IOException {
