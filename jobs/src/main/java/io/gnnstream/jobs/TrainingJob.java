@@ -243,8 +243,8 @@ public final class TrainingJob {
             updates = updates.union(edgeUpdates.filter(new Wiring.CutEdges(partitioner)).uid("cut-edges").name("cut-edges")
                     .union(nodeUpdates)
                     .keyBy(new Wiring.ReplicaSourceKey(partitioner), VertexKeyTypeInfo.INSTANCE)
-                    .transform("replica-router", GraphStoreInputSerializer.TYPE_INFO, new ReplicaRouter(partitioner))
-                    .uid("replica-router").name("replica-router"));
+                    .transform("replica-router", GraphStoreInputSerializer.TYPE_INFO, new ReplicaRouter(partitioner, parallelism))
+                    .uid("replica-router").name("replica-router").setParallelism(parallelism));
         }
 
         IterativeStream<GraphStoreInput> samplingLoop = updates.iterate(0);

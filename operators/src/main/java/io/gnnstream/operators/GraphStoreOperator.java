@@ -74,9 +74,9 @@ import org.slf4j.LoggerFactory;
  * output {@link #EVENTS}) at most once per {@code statsIntervalMs}; edge counts include written
  * edges only. Vertices entering a training, validation or test split are announced at once.
  *
- * <p>With halo replicas on ({@link GraphStoreConfig#halo}), each partition also keeps
- * {@link HaloReplicas}: copies of the attribute records of other partitions' vertices with an
- * in-edge into it, as the {@link ReplicaRouter} pushes and drops them.
+ * <p>With halo replicas on ({@link GraphStoreConfig#halo}), each subtask also keeps
+ * {@link HaloReplicas}: copies of the attribute records of other subtasks' vertices with an
+ * in-edge into one of its partitions, as the {@link ReplicaRouter} creates, pushes and drops them.
  *
  * <p>See docs/design.md, "Graph state" (and its "Halo replicas") and "Checkpoints and restore",
  * "GraphStore".
@@ -153,6 +153,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private transient int subtask;
     /** Per partition: whether this subtask owns it. */
     private transient boolean[] owned;
+    /** The partition whose key holds this subtask's halo replicas: the first of its range. */
+    private transient int siteHolder;
 
     /** Makes this operator fail once as {@code faults} says (failure-injection tests). */
     public GraphStoreOperator withFaults(FaultInjector faults) {
@@ -180,9 +182,6 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         edgeBuffer = new EdgeBuffer(config.edgeBufferEdges, partitioner);
         trainerCaches = new HashMap<>();
         noAttributes = VertexRecord.encode(new NodeUpdate(-1, new float[config.featureDim], NodeUpdate.NO_LABEL, Split.NONE));
-        if (config.halo) {
-            halo = new HaloReplicas(context.getKeyedStateStore(), this::setCurrentKey);
-        }
         owned = new boolean[partitioner.numPartitions()];
         var task = getRuntimeContext().getTaskInfo();
         subtask = task.getIndexOfThisSubtask();
@@ -191,6 +190,27 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
                 task.getNumberOfParallelSubtasks(), subtask);
         for (int p = 0; p < owned.length; p++) {
             owned[p] = range.contains(KeyGroupRangeAssignment.assignToKeyGroup(VertexKey.anchor(p), maxParallelism));
+        }
+        siteHolder = range.getStartKeyGroup();
+        if (config.halo) {
+            halo = new HaloReplicas(context, getKeyedStateBackend(), task.getNumberOfParallelSubtasks(), this::setCurrentKey);
+            if (halo.droppedAtRestore()) {
+                forgetReplicaCounts();
+            }
+        }
+    }
+
+    /** After the restore dropped the replicas: no partition of this subtask counts any. */
+    private void forgetReplicaCounts() throws Exception {
+        for (int p = 0; p < owned.length; p++) {
+            if (owned[p]) {
+                setCurrentKey(VertexKey.anchor(p));
+                long[] stored = partitionStats.value();
+                if (stored != null && stored.length > REPLICAS && stored[REPLICAS] != 0) {
+                    stored[REPLICAS] = 0;
+                    partitionStats.update(stored);
+                }
+            }
         }
     }
 
@@ -341,7 +361,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             output.collect(FEATURES, new StreamRecord<>(part));
         }
         if (request.neighbourPart != SampleRequest.NO_FEATURES) {
-            MiniBatchPart part = FeatureParts.byVertex(request, response, partitioner, trainerCache(request.trainer),
+            MiniBatchPart part = FeatureParts.byVertex(request, response, trainerCache(request.trainer),
                     this::localRecord);
             part.sender = subtask;
             output.collect(FEATURES, new StreamRecord<>(part));
@@ -386,13 +406,13 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         }
     }
 
-    /** The record of {@code vertex} as this subtask holds it for partition {@code holder}, or null when it cannot tell. */
-    private byte[] localRecord(long vertex, int holder) throws Exception {
+    /** The record of {@code vertex} as this subtask holds it (owned, or a halo replica), or null when it cannot tell. */
+    private byte[] localRecord(long vertex) throws Exception {
         if (owned[partitioner.partition(vertex)]) {
             byte[] record = recordOf(vertex);
             return record == null ? noAttributes : record;
         }
-        return halo == null ? null : halo.read(holder, vertex, noAttributes);
+        return halo == null ? null : halo.read(siteHolder, vertex, noAttributes);
     }
 
     /** This subtask's directory of {@code trainer}'s feature cache; null when the caches are off. */
@@ -464,6 +484,9 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         writeBufferedEdges();
+        if (halo != null) {
+            halo.snapshot();
+        }
         for (int partition = unflushed.nextSetBit(0); partition >= 0; partition = unflushed.nextSetBit(partition + 1)) {
             setCurrentKey(VertexKey.anchor(partition));
             partitionStats.update(stats[partition].clone());

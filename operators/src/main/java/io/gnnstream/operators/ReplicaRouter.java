@@ -2,42 +2,62 @@ package io.gnnstream.operators;
 
 import com.carrotsearch.hppc.IntIntHashMap;
 import com.carrotsearch.hppc.LongArrayList;
-import com.carrotsearch.hppc.LongObjectHashMap;
-import com.carrotsearch.hppc.cursors.LongObjectCursor;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
 import io.gnnstream.operators.messages.ReplicaMessage;
 import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.VertexRecord;
 import io.gnnstream.state.records.EdgeUpdate;
+import io.gnnstream.operators.internal.SourceEdgeBuffer;
+import io.gnnstream.operators.internal.StoreSites;
+import io.gnnstream.state.VertexKey;
 import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 import org.apache.flink.api.common.typeutils.base.array.LongPrimitiveArraySerializer;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
- * Keeps halo replicas in step with their vertices (see docs/design.md, "Halo replicas"). Keyed by
- * the replicated vertex {@code u} (its own partition's key, so subtask {@code i} routes for the
- * partitions GraphStore subtask {@code i} owns), it receives every node update of {@code u} and
- * every edge {@code u -> v} whose ends lie in different partitions, and keeps, in keyed state,
- * {@code u}'s latest attribute record and its cut out-neighbours (sorted, so a duplicate edge
- * counts once); a partition holds a replica of {@code u} while one of them lies in it. A partition's
- * first such edge sends it a {@link ReplicaMessage#create} with the record (or none, while
- * {@code u} has no attributes); every node update of {@code u} is pushed to every holding partition;
- * the removal of the last such edge sends a {@link ReplicaMessage#drop}.
+ * Keeps halo replicas in step with their vertices (see docs/design.md, "Halo replicas"). Replicas
+ * are held per <em>site</em>, a GraphStore subtask ({@link StoreSites}): a site holds a copy of
+ * {@code u} while {@code u} has an out-neighbour in one of the site's partitions and is owned by
+ * another site. Keyed by the replicated vertex {@code u} (its own partition's key), the router
+ * receives every node update of {@code u} and every edge {@code u -> v} whose ends lie in different
+ * partitions, and keeps, in keyed state, {@code u}'s latest attribute record and those cut
+ * out-neighbours (sorted, so a duplicate edge counts once; all of them, whatever the site, so that
+ * the sites can be worked out again at another parallelism). A site's first such edge sends it a
+ * {@link ReplicaMessage#create} with the record (or none, while {@code u} has no attributes); every
+ * node update of {@code u} is pushed to every holding site; the removal of the last such edge sends
+ * a {@link ReplicaMessage#drop}.
  *
- * <p>Edges wait in a heap buffer per source vertex ({@code bufferEdges} in all) and are applied one
- * state read and write per source: all of them when the buffer is full, before every checkpoint
- * barrier and at the end of input, and a source's own before its node update. So checkpoints
- * never hold the buffer, and a restore replays the rest from the sources. The messages go to the
+ * <p>Edges wait in a heap buffer ({@link SourceEdgeBuffer}, {@code bufferEdges} in all) and are
+ * applied one state read and write per source: all of them when the buffer is full, before every
+ * checkpoint barrier and at the end of input. So checkpoints never hold the buffer, and a restore
+ * replays the rest from the sources. A node update is pushed at once to the sites that hold a
+ * replica by then; a creation that its source's buffered edges make later carries the record as it
+ * is when they are applied, so every replica ends with the latest record. The messages go to the
  * GraphStore with the graph updates, on ordinary keyed edges, so they are part of every checkpoint
  * and never lost or repeated.
+ *
+ * <p>Rescaling: union operator state records the GraphStore parallelism the replicas were made
+ * for. A restore at another one (or from state without that record) makes the GraphStore drop all
+ * its replicas and the router create them again for the new sites from its keyed state, once, at
+ * its first input or processing-time tick; until then a checkpoint records that the replicas are
+ * not made, so a restore from it makes them again.
  */
 public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         implements OneInputStreamOperator<GraphStoreInput, GraphStoreInput> {
@@ -45,33 +65,39 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
     private static final long serialVersionUID = 1L;
 
     /** Edges buffered by default before they are applied. */
-    public static final int DEFAULT_BUFFER_EDGES = 65_536;
+    public static final int DEFAULT_BUFFER_EDGES = 1 << 20;
 
     static final ValueStateDescriptor<byte[]> RECORD =
             new ValueStateDescriptor<>("replica-source-record", BytePrimitiveArraySerializer.INSTANCE);
     static final ValueStateDescriptor<long[]> CUT_OUT_NEIGHBOURS =
             new ValueStateDescriptor<>("replica-cut-out-neighbours", LongPrimitiveArraySerializer.INSTANCE);
+    /** The GraphStore parallelism the replicas were made for; -1 while they are not made. */
+    static final ListStateDescriptor<Integer> MADE_FOR =
+            new ListStateDescriptor<>("replica-router-sites", IntSerializer.INSTANCE);
 
     private final VertexPartitioner partitioner;
+    private final StoreSites sites;
     private final int bufferEdges;
 
     private transient ValueState<byte[]> record;
     private transient ValueState<long[]> cutOut;
-    /** Per source: its buffered edges' destinations, negated (minus one) for removals, in order. */
-    private transient LongObjectHashMap<LongArrayList> buffer;
-    private transient int buffered;
+    private transient ListState<Integer> madeFor;
+    private transient boolean remake;
+    /** Buffered edges: per source, destinations, negated (minus one) for removals, in order. */
+    private transient SourceEdgeBuffer buffer;
     private transient Counter pushes;
     private transient Counter drops;
 
-    public ReplicaRouter(VertexPartitioner partitioner) {
-        this(partitioner, DEFAULT_BUFFER_EDGES);
+    public ReplicaRouter(VertexPartitioner partitioner, int storeParallelism) {
+        this(partitioner, storeParallelism, DEFAULT_BUFFER_EDGES);
     }
 
-    public ReplicaRouter(VertexPartitioner partitioner, int bufferEdges) {
+    public ReplicaRouter(VertexPartitioner partitioner, int storeParallelism, int bufferEdges) {
         if (bufferEdges < 1) {
             throw new IllegalArgumentException("bufferEdges must be >= 1, got " + bufferEdges);
         }
         this.partitioner = partitioner;
+        this.sites = new StoreSites(partitioner.numPartitions(), storeParallelism);
         this.bufferEdges = bufferEdges;
     }
 
@@ -80,7 +106,17 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         super.initializeState(context);
         record = context.getKeyedStateStore().getState(RECORD);
         cutOut = context.getKeyedStateStore().getState(CUT_OUT_NEIGHBOURS);
-        buffer = new LongObjectHashMap<>();
+        madeFor = context.getOperatorStateStore().getUnionListState(MADE_FOR);
+        buffer = new SourceEdgeBuffer(partitioner, bufferEdges);
+        remake = false;
+        if (context.isRestored()) {
+            boolean recorded = false;
+            for (int parallelism : madeFor.get()) {
+                recorded = true;
+                remake |= parallelism != sites.parallelism();
+            }
+            remake |= !recorded;
+        }
     }
 
     @Override
@@ -88,27 +124,26 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         super.open();
         pushes = getMetricGroup().counter("replicaPushes");
         drops = getMetricGroup().counter("replicaDrops");
+        if (remake) {
+            getProcessingTimeService().registerTimer(getProcessingTimeService().getCurrentProcessingTime(), t -> remake());
+        }
     }
 
     @Override
     public void processElement(StreamRecord<GraphStoreInput> element) throws Exception {
+        remake();
         GraphUpdate update = element.getValue().update;
         if (update == null) {
             throw new IllegalArgumentException("the replica router takes graph updates only, got " + element.getValue());
         }
         if (update.node != null) {
             long u = update.node.id;
-            LongArrayList pending = buffer.remove(u);
-            if (pending != null) {
-                buffered -= pending.size();
-                apply(u, pending);
-            }
             setCurrentKey(partitioner.keyOf(u));
             byte[] encoded = VertexRecord.encode(update.node);
             record.update(encoded);
             long[] dsts = cutOut.value();
             if (dsts != null) {
-                for (int holder : holders(dsts).keys().toArray()) {
+                for (int holder : holders(u, dsts).keys().toArray()) {
                     pushes.inc();
                     output.collect(new StreamRecord<>(GraphStoreInput.of(ReplicaMessage.push(u, holder, encoded))));
                 }
@@ -116,67 +151,75 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
             return;
         }
         EdgeUpdate edge = update.edge;
-        if (partitioner.partition(edge.src) == partitioner.partition(edge.dst)) {
+        int partition = partitioner.partition(edge.src);
+        if (partition == partitioner.partition(edge.dst)) {
             return;
         }
-        LongArrayList pending = buffer.get(edge.src);
-        if (pending == null) {
-            pending = new LongArrayList(2);
-            buffer.put(edge.src, pending);
-        }
-        pending.add(edge.remove ? -edge.dst - 1 : edge.dst);
-        if (++buffered >= bufferEdges) {
-            flush();
+        if (buffer.add(edge.src, partition, edge.remove ? -edge.dst - 1 : edge.dst)) {
+            buffer.drain(this::apply);
         }
     }
 
-    /** Applies every buffered edge, one source at a time. */
-    private void flush() throws Exception {
-        if (buffered == 0) {
+    /** After a restore at another parallelism: a creation for every replica of the new sites. */
+    private void remake() throws Exception {
+        if (!remake) {
             return;
         }
-        long[] sources = buffer.keys().toArray();
-        Arrays.sort(sources);
-        for (long u : sources) {
-            apply(u, buffer.get(u));
+        remake = false;
+        List<VertexKey> keys;
+        KeyedStateBackend<VertexKey> backend = getKeyedStateBackend();
+        try (Stream<VertexKey> all = backend.getKeys(CUT_OUT_NEIGHBOURS.getName(), VoidNamespace.INSTANCE)) {
+            keys = all.collect(Collectors.toList());
         }
-        buffer.clear();
-        buffered = 0;
+        for (VertexKey key : keys) {
+            setCurrentKey(key);
+            long[] dsts = cutOut.value();
+            if (dsts == null) {
+                continue;
+            }
+            byte[] known = record.value();
+            for (int holder : holders(key.vertex(), dsts).keys().toArray()) {
+                pushes.inc();
+                output.collect(new StreamRecord<>(GraphStoreInput.of(ReplicaMessage.create(key.vertex(), holder, known))));
+            }
+        }
     }
 
     /** Applies a source's edges in order: one read and one write of its cut out-neighbours. */
-    private void apply(long u, LongArrayList ops) throws Exception {
+    private void apply(long u, long[] ops, int[] order, int from, int to) throws Exception {
         setCurrentKey(partitioner.keyOf(u));
         long[] present = cutOut.value();
-        LongArrayList dsts = new LongArrayList(Math.max(4, (present == null ? 0 : present.length) + ops.size()));
+        LongArrayList dsts = new LongArrayList(Math.max(4, (present == null ? 0 : present.length) + to - from));
         if (present != null) {
             dsts.add(present, 0, present.length);
         }
-        IntIntHashMap counts = holders(present);
+        IntIntHashMap counts = holders(u, present);
+        int home = sites.siteOf(partitioner.partition(u));
         byte[] known = null;
         boolean recordRead = false;
-        for (int i = 0; i < ops.size(); i++) {
-            long op = ops.get(i);
+        boolean changed = false;
+        for (int i = from; i < to; i++) {
+            long op = ops[order[i]];
             boolean remove = op < 0;
             long v = remove ? -op - 1 : op;
             int at = Arrays.binarySearch(dsts.buffer, 0, dsts.size(), v);
-            int holder = partitioner.partition(v);
+            if (remove == (at < 0)) {
+                continue;
+            }
+            changed = true;
+            int partition = partitioner.partition(v);
+            boolean remote = sites.siteOf(partition) != home;
+            int holder = sites.holderOf(partition);
             if (remove) {
-                if (at < 0) {
-                    continue;
-                }
                 dsts.removeAt(at);
-                if (counts.addTo(holder, -1) == 0) {
+                if (remote && counts.addTo(holder, -1) == 0) {
                     counts.remove(holder);
                     drops.inc();
                     output.collect(new StreamRecord<>(GraphStoreInput.of(ReplicaMessage.drop(u, holder))));
                 }
             } else {
-                if (at >= 0) {
-                    continue;
-                }
                 dsts.insert(-at - 1, v);
-                if (counts.addTo(holder, 1) == 1) {
+                if (remote && counts.addTo(holder, 1) == 1) {
                     if (!recordRead) {
                         known = record.value();
                         recordRead = true;
@@ -186,6 +229,9 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
                 }
             }
         }
+        if (!changed) {
+            return;
+        }
         if (dsts.isEmpty()) {
             cutOut.clear();
         } else {
@@ -193,12 +239,16 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         }
     }
 
-    /** Cut out-neighbours per holding partition. */
-    private IntIntHashMap holders(long[] dsts) {
+    /** Cut out-neighbours of {@code u} per holding site (its holder partition), {@code u}'s own site left out. */
+    private IntIntHashMap holders(long u, long[] dsts) {
         IntIntHashMap counts = new IntIntHashMap();
         if (dsts != null) {
+            int home = sites.siteOf(partitioner.partition(u));
             for (long v : dsts) {
-                counts.addTo(partitioner.partition(v), 1);
+                int partition = partitioner.partition(v);
+                if (sites.siteOf(partition) != home) {
+                    counts.addTo(sites.holderOf(partition), 1);
+                }
             }
         }
         return counts;
@@ -208,13 +258,20 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
-        flush();
+        buffer.drain(this::apply);
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        madeFor.update(List.of(remake ? -1 : sites.parallelism()));
     }
 
     /** A bounded input applies its buffered edges at its end. */
     @Override
     public void finish() throws Exception {
-        flush();
+        remake();
+        buffer.drain(this::apply);
         super.finish();
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.internal.HaloReplicas;
+import io.gnnstream.operators.internal.StoreSites;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
@@ -61,7 +62,8 @@ class GraphStoreHaloTest {
     void updatesReachEveryReplicaAndTheLastEdgeDropsOne(String backend) throws Exception {
         int pv = PARTITIONER.partition(V);
         int px = PARTITIONER.partition(X);
-        try (Graph g = new Graph(backend, 1)) {
+        // At parallelism 8 every partition is a site of its own, and holds its replicas under its own key.
+        try (Graph g = new Graph(backend, PARTITIONS)) {
             g.edge(A, V, false);
             assertEquals(List.of("CREATE(" + A + " @ " + pv + ")"), g.lastMessages());
             assertEquals(HaloReplicas.Status.ABSENT, g.halo(pv, A).status(pv, A), "no attributes yet");
@@ -82,11 +84,15 @@ class GraphStoreHaloTest {
             assertArrayEquals(VertexRecord.encode(a2), g.halo(pv, A).record(pv, A));
             assertArrayEquals(VertexRecord.encode(a2), g.halo(px, A).record(px, A));
             assertEquals(2.0, g.replicationFactor(), 1e-9, "two replicas of the one vertex with attributes");
-            var store = g.stores.get(0);
-            store.setProcessingTime(store.getProcessingTime() + 10_000);
             java.util.Map<Integer, GraphEvent> stats = new java.util.HashMap<>();
-            store.getSideOutput(GraphStoreOperator.EVENTS).stream().map(StreamRecord::getValue)
-                    .filter(e -> e.kind == GraphEvent.Kind.STATS).forEach(e -> stats.put(e.partition, e));
+            for (var store : g.stores) {
+                store.setProcessingTime(store.getProcessingTime() + 10_000);
+                if (store.getSideOutput(GraphStoreOperator.EVENTS) == null) {
+                    continue;
+                }
+                store.getSideOutput(GraphStoreOperator.EVENTS).stream().map(StreamRecord::getValue)
+                        .filter(e -> e.kind == GraphEvent.Kind.STATS).forEach(e -> stats.put(e.partition, e));
+            }
             assertEquals(4, stats.values().stream().mapToLong(e -> e.cutEdgesIngested).sum(),
                     "a->v twice, a->x, a->w: the edges from other partitions (v->w is inside one)");
             assertEquals(2, stats.values().stream().mapToLong(e -> e.replicas).sum(), "the stats carry the replicas");
@@ -106,37 +112,99 @@ class GraphStoreHaloTest {
     }
 
     /**
-     * Router and store restored at parallelism 2 from a snapshot at 1: each replica is in the subtask
-     * of its holding partition, and later updates and drops still reach it.
+     * At parallelism 2 a site holds one replica of a vertex of the other site, whichever of its
+     * partitions the vertex's edges go to, and none of a vertex of its own site.
      */
     @ParameterizedTest
     @ValueSource(strings = {"rocksdb", "heap"})
-    void replicasStayConsistentAfterARestoreAtAnotherParallelism(String backend) throws Exception {
+    void aSiteHoldsOneReplicaOfAVertexOfAnotherSite(String backend) throws Exception {
+        StoreSites sites = new StoreSites(PARTITIONS, 2);
+        int home = sites.siteOf(PARTITIONER.partition(A));
+        long y = LongStream.range(2, 10_000).filter(u -> sites.siteOf(PARTITIONER.partition(u)) == home)
+                .filter(u -> PARTITIONER.partition(u) != PARTITIONER.partition(A)).findFirst().getAsLong();
+        long v = LongStream.range(2, 10_000).filter(u -> sites.siteOf(PARTITIONER.partition(u)) != home)
+                .findFirst().getAsLong();
+        long x = LongStream.range(2, 10_000).filter(u -> sites.siteOf(PARTITIONER.partition(u)) != home)
+                .filter(u -> PARTITIONER.partition(u) != PARTITIONER.partition(v)).findFirst().getAsLong();
+        int holder = sites.holderOf(PARTITIONER.partition(v));
+        assertEquals(holder, sites.holderOf(PARTITIONER.partition(x)), "v and x share a site");
+        try (Graph g = new Graph(backend, 2)) {
+            NodeUpdate a1 = g.node(A, 1f);
+            g.edge(A, v, false);
+            assertEquals(List.of("CREATE(" + A + " @ " + holder + ")"), g.lastMessages());
+            assertArrayEquals(VertexRecord.encode(a1), g.halo(holder, A).record(holder, A));
+            g.edge(A, x, false);
+            assertEquals(List.of(), g.lastMessages(), "another partition of the same site: the same replica");
+            g.edge(A, y, false);
+            assertEquals(List.of(), g.lastMessages(), "a partition of a's own site holds no replica");
+            assertEquals(1.0, g.replicationFactor(), 1e-9);
+            g.edge(A, v, true);
+            assertEquals(List.of(), g.lastMessages(), "x keeps the replica");
+            g.edge(A, x, true);
+            assertEquals(List.of("DROP(" + A + " @ " + holder + ")"), g.lastMessages());
+            assertEquals(HaloReplicas.Status.NONE, g.halo(holder, A).status(holder, A));
+        }
+    }
+
+    /**
+     * Router and store restored at parallelism 2 from a snapshot at 8: the store drops the replicas
+     * of the old sites, the router makes those of the new ones, and later updates and drops reach
+     * them.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"rocksdb", "heap"})
+    void replicasAreMadeAgainAfterARestoreAtAnotherParallelism(String backend) throws Exception {
         int pv = PARTITIONER.partition(V);
         int px = PARTITIONER.partition(X);
-        OperatorSubtaskState routerState;
-        OperatorSubtaskState storeState;
+        List<OperatorSubtaskState> routerStates = new ArrayList<>();
+        List<OperatorSubtaskState> storeStates = new ArrayList<>();
         NodeUpdate a1;
-        try (Graph g = new Graph(backend, 1)) {
+        try (Graph g = new Graph(backend, PARTITIONS)) {
             a1 = g.node(A, 1f);
             g.edge(A, V, false);
             g.edge(A, W, false);
             g.edge(A, X, false);
             g.node(X, 4f);
             g.edge(X, V, false);
-            routerState = g.routers.get(0).snapshot(1, 1);
-            storeState = g.stores.get(0).snapshot(1, 1);
+            assertEquals(3.0 / 2, g.replicationFactor(), 1e-9);
+            for (int i = 0; i < PARTITIONS; i++) {
+                routerStates.add(g.routers.get(i).snapshot(1, 1));
+                storeStates.add(g.stores.get(i).snapshot(1, 1));
+            }
         }
-        try (Graph g = new Graph(backend, 2, routerState, storeState)) {
-            assertArrayEquals(VertexRecord.encode(a1), g.halo(pv, A).record(pv, A));
-            assertArrayEquals(VertexRecord.encode(a1), g.halo(px, A).record(px, A));
-            NodeUpdate a2 = g.node(A, 2f);
-            assertArrayEquals(VertexRecord.encode(a2), g.halo(pv, A).record(pv, A));
-            assertArrayEquals(VertexRecord.encode(a2), g.halo(px, A).record(px, A));
-            g.edge(A, V, true);
-            g.edge(A, W, true);
-            assertEquals(HaloReplicas.Status.NONE, g.halo(pv, A).status(pv, A), "the restored counts drop it at the last edge");
-            assertEquals(HaloReplicas.Status.PRESENT, g.halo(pv, X).status(pv, X));
+        OperatorSubtaskState routerState = AbstractStreamOperatorTestHarness.repackageState(
+                routerStates.toArray(new OperatorSubtaskState[0]));
+        OperatorSubtaskState storeState = AbstractStreamOperatorTestHarness.repackageState(
+                storeStates.toArray(new OperatorSubtaskState[0]));
+        StoreSites sites = new StoreSites(PARTITIONS, 2);
+        try (Graph g = new Graph(backend, 2, PARTITIONS, routerState, storeState)) {
+            java.util.Set<String> held = new java.util.HashSet<>();
+            for (long[] e : new long[][] {{A, V}, {A, W}, {A, X}, {X, V}}) {
+                if (sites.siteOf(PARTITIONER.partition(e[0])) != sites.siteOf(PARTITIONER.partition(e[1]))) {
+                    int holder = sites.holderOf(PARTITIONER.partition(e[1]));
+                    assertEquals(HaloReplicas.Status.PRESENT, g.halo(holder, e[0]).status(holder, e[0]),
+                            e[0] + " at the site of " + e[1]);
+                    held.add(holder + ":" + e[0]);
+                }
+            }
+            assertTrue(held.size() > 0 && held.size() < 3, "the test's vertices span the new sites: " + held);
+            assertEquals(held.size(), g.replicas(), "exactly the new sites' replicas, the old ones dropped");
+            for (int old : new int[] {pv, px}) {
+                if (old != sites.holderOf(old)) {
+                    assertEquals(HaloReplicas.Status.NONE, g.halo(old, A).status(old, A), "the old site's replica is gone");
+                }
+            }
+            int hv = sites.holderOf(pv);
+            if (sites.siteOf(PARTITIONER.partition(A)) != sites.siteOf(pv)) {
+                assertArrayEquals(VertexRecord.encode(a1), g.halo(hv, A).record(hv, A));
+                NodeUpdate a2 = g.node(A, 2f);
+                assertArrayEquals(VertexRecord.encode(a2), g.halo(hv, A).record(hv, A), "the push reaches the new replica");
+                g.edge(A, V, true);
+                g.edge(A, W, true);
+                if (sites.siteOf(px) != sites.siteOf(pv)) {
+                    assertEquals(HaloReplicas.Status.NONE, g.halo(hv, A).status(hv, A), "the restored counts drop it at the last edge");
+                }
+            }
         }
     }
 
@@ -197,17 +265,17 @@ class GraphStoreHaloTest {
     }
 
     /**
-     * With a buffer, the router applies edges at a node update of their source, before a checkpoint
-     * barrier or when full, with the same messages as one edge at a time.
+     * With a buffer, the router applies edges when it is full and before a checkpoint barrier; a
+     * node update of a source whose edges are buffered reaches its replicas through their creation.
      */
     @ParameterizedTest
     @ValueSource(strings = {"rocksdb", "heap"})
-    void bufferedEdgesGiveTheSameReplicaMessages(String backend) throws Exception {
+    void bufferedEdgesGiveTheSameReplicas(String backend) throws Exception {
         int pv = PARTITIONER.partition(V);
         int px = PARTITIONER.partition(X);
         KeySelector<GraphStoreInput, VertexKey> sourceKey = in -> PARTITIONER.keyOf(
                 in.update.edge != null ? in.update.edge.src : in.update.node.id);
-        try (var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, 100), sourceKey,
+        try (var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, PARTITIONS, 6), sourceKey,
                 VertexKeyTypeInfo.INSTANCE, PARTITIONS, 1, 0)) {
             backend(router, backend);
             router.open();
@@ -216,19 +284,25 @@ class GraphStoreHaloTest {
                         new EdgeUpdate(e[0], e[1], e[2] == 1, EdgeUpdate.NO_TIMESTAMP)))));
             }
             assertEquals(List.of(), router.extractOutputValues(), "buffered");
-            router.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(
-                    new NodeUpdate(A, new float[] {1, 1, 1}, 1, Split.TRAIN)))));
-            List<String> first = router.extractOutputValues().stream()
-                    .map(m -> m.replica.kind + "(" + m.replica.vertex + " @ " + m.replica.holder + ")").sorted()
-                    .collect(Collectors.toList());
-            assertEquals(List.of("CREATE(" + A + " @ " + px + ")", "CREATE(" + A + " @ " + pv + ")",
-                    "PUSH(" + A + " @ " + px + ")", "PUSH(" + A + " @ " + pv + ")").stream().sorted()
-                    .collect(Collectors.toList()), first, "a's edges first, then its update to both holders");
+            NodeUpdate a1 = new NodeUpdate(A, new float[] {1, 1, 1}, 1, Split.TRAIN);
+            router.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(a1))));
+            assertEquals(List.of(), router.extractOutputValues(), "no replica of a yet");
             router.prepareSnapshotPreBarrier(1);
             List<GraphStoreInput> all = router.extractOutputValues();
-            assertEquals("CREATE(" + V + " @ " + px + ")", all.get(all.size() - 1).replica.kind + "("
-                    + all.get(all.size() - 1).replica.vertex + " @ " + all.get(all.size() - 1).replica.holder + ")",
-                    "the barrier applies the rest");
+            assertEquals(List.of("CREATE(" + A + " @ " + pv + ")", "CREATE(" + A + " @ " + px + ")",
+                    "CREATE(" + V + " @ " + px + ")").stream().sorted().collect(Collectors.toList()),
+                    all.stream().map(m -> m.replica.kind + "(" + m.replica.vertex + " @ " + m.replica.holder + ")")
+                            .sorted().collect(Collectors.toList()), "the barrier applies the edges, v's after a's");
+            for (GraphStoreInput m : all) {
+                if (m.replica.vertex == A) {
+                    assertArrayEquals(VertexRecord.encode(a1), m.replica.record, "a's creations carry its latest record");
+                }
+            }
+            for (long u = 100; u < 106; u++) {
+                router.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(
+                        new EdgeUpdate(u, u % 2 == 0 ? V : X, false, EdgeUpdate.NO_TIMESTAMP)))));
+            }
+            assertTrue(router.extractOutputValues().size() > all.size(), "a full buffer is applied");
         }
     }
 
@@ -243,11 +317,12 @@ class GraphStoreHaloTest {
         private List<ReplicaMessage> last = List.of();
 
         Graph(String backend, int parallelism) throws Exception {
-            this(backend, parallelism, null, null);
+            this(backend, parallelism, 0, null, null);
         }
 
-        Graph(String backend, int parallelism, OperatorSubtaskState routerState, OperatorSubtaskState storeState)
-                throws Exception {
+        /** At {@code parallelism}, restored from states at {@code restoredParallelism} when given. */
+        Graph(String backend, int parallelism, int restoredParallelism, OperatorSubtaskState routerState,
+                OperatorSubtaskState storeState) throws Exception {
             this.parallelism = parallelism;
             this.taken = new int[parallelism];
             KeySelector<GraphStoreInput, VertexKey> sourceKey = in -> PARTITIONER.keyOf(
@@ -256,7 +331,8 @@ class GraphStoreHaloTest {
                     ? PARTITIONER.keyOf(in.update.ownerVertex())
                     : in.replica != null ? in.replica.key() : VertexKey.anchor(in.requests[0].route);
             for (int i = 0; i < parallelism; i++) {
-                var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, 1), sourceKey, VertexKeyTypeInfo.INSTANCE, PARTITIONS, parallelism, i);
+                var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, parallelism, 1), sourceKey,
+                        VertexKeyTypeInfo.INSTANCE, PARTITIONS, parallelism, i);
                 var store = new KeyedOneInputStreamOperatorTestHarness<>(new GraphStoreOperator(PARTITIONER,
                         new GraphStoreConfig(42L, DIM, 1000L, 4096, 4096, 1, 0).withHalo(true)),
                         storeKey, VertexKeyTypeInfo.INSTANCE, PARTITIONS, parallelism, i);
@@ -264,15 +340,20 @@ class GraphStoreHaloTest {
                 backend(store, backend);
                 if (routerState != null) {
                     router.initializeState(AbstractStreamOperatorTestHarness.repartitionOperatorState(
-                            routerState, PARTITIONS, 1, parallelism, i));
+                            routerState, PARTITIONS, restoredParallelism, parallelism, i));
                     store.initializeState(AbstractStreamOperatorTestHarness.repartitionOperatorState(
-                            storeState, PARTITIONS, 1, parallelism, i));
+                            storeState, PARTITIONS, restoredParallelism, parallelism, i));
                 }
                 router.open();
                 store.open();
                 routers.add(router);
                 stores.add(store);
             }
+            // A restored router makes its replicas again at its first processing-time tick.
+            for (var router : routers) {
+                router.setProcessingTime(router.getProcessingTime() + 1);
+            }
+            deliver();
         }
 
         NodeUpdate node(long id, float value) throws Exception {
@@ -316,6 +397,14 @@ class GraphStoreHaloTest {
         /** The replicas of the subtask holding the replica of {@code vertex} in {@code holder}. */
         HaloReplicas halo(int holder, long vertex) {
             return ((GraphStoreOperator) stores.get(subtaskOf(new VertexKey(holder, vertex))).getOperator()).halo();
+        }
+
+        long replicas() {
+            long replicas = 0;
+            for (var s : stores) {
+                replicas += ((GraphStoreOperator) s.getOperator()).replicas();
+            }
+            return replicas;
         }
 
         double replicationFactor() {

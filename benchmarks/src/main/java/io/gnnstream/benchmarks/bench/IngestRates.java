@@ -106,7 +106,7 @@ final class IngestRates {
             DataStream<GraphStoreInput> input = !halo ? edgeInput : edgeInput.union(edgeInput
                     .filter(new Wiring.CutEdges(partitioner))
                     .keyBy(new Wiring.ReplicaSourceKey(partitioner), VertexKeyTypeInfo.INSTANCE)
-                    .transform("replica-router", GraphStoreInputSerializer.TYPE_INFO, new ReplicaRouter(partitioner))
+                    .transform("replica-router", GraphStoreInputSerializer.TYPE_INFO, new ReplicaRouter(partitioner, parallelism))
                     .uid("replica-router").name("replica-router"));
             SingleOutputStreamOperator<SampleResponse> store = input
                     .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)

@@ -6,7 +6,6 @@ import com.carrotsearch.hppc.LongIntHashMap;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
-import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.VertexRecord;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,10 +23,10 @@ public final class FeatureParts {
         byte[] record(long vertex) throws Exception;
     }
 
-    /** A vertex's attribute record as held for partition {@code holder}, or null when not held there. */
+    /** A vertex's attribute record as the subtask holds it (owned, or a halo replica), or null when not held there. */
     @FunctionalInterface
     public interface LocalLookup {
-        byte[] record(long vertex, int holder) throws Exception;
+        byte[] record(long vertex) throws Exception;
     }
 
     private FeatureParts() {}
@@ -76,12 +75,11 @@ public final class FeatureParts {
 
     /**
      * The request's neighbour part: the features of the sampled neighbours that {@code local} holds
-     * for the partition of the vertex that sampled them (owned by the subtask, or a halo replica),
-     * addressed by vertex (as trainer-cache slots where the trainer holds them); marks them in
+     * (owned by the subtask, or a halo replica of its site), addressed by vertex (as trainer-cache slots where the trainer holds them); marks them in
      * {@code response.servedBits}. A neighbour held nowhere is left to the assembler's fetch from
      * its owner.
      */
-    public static MiniBatchPart byVertex(SampleRequest request, SampleResponse response, VertexPartitioner partitioner,
+    public static MiniBatchPart byVertex(SampleRequest request, SampleResponse response,
             FeatureCacheDirectory cache, LocalLookup local) throws Exception {
         long[] neighbours = response.neighbours;
         long[] bits = new long[(neighbours.length + 63) >>> 6];
@@ -92,13 +90,12 @@ public final class FeatureParts {
         LongArrayList cached = new LongArrayList();
         IntArrayList cachedSlots = new IntArrayList();
         for (int i = 0, at = 0; i < response.sampleVertices.length; i++) {
-            int holder = partitioner.partition(response.sampleVertices[i]);
             for (int k = 0; k < response.neighbourCounts[i]; k++, at++) {
                 long u = neighbours[at];
                 int known = seen.getOrDefault(u, 0);
                 if (known == 0) {
                     int slot = cache == null ? -1 : cache.lookup(u);
-                    byte[] record = slot >= 0 ? null : local.record(u, holder);
+                    byte[] record = slot >= 0 ? null : local.record(u);
                     known = slot >= 0 || record != null ? 1 : -1;
                     seen.put(u, known);
                     if (slot >= 0) {

@@ -3,18 +3,28 @@ package io.gnnstream.operators.internal;
 import io.gnnstream.operators.messages.ReplicaMessage;
 import io.gnnstream.state.VertexKey;
 import java.util.Arrays;
+import java.util.List;
 import java.util.function.Consumer;
-import org.apache.flink.api.common.state.KeyedStateStore;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
+import org.apache.flink.runtime.state.KeyedStateBackend;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.VoidNamespace;
 
 /**
- * The GraphStore's side of halo replicas (see docs/design.md, "Halo replicas"): the copies a
- * partition holds of other partitions' vertices, as the {@code ReplicaRouter} pushes and drops
- * them. Keyed state under {@code VertexKey(holding partition, vertex)}, so replicas checkpoint,
- * restore and rescale with their partition. Each method switches the operator's current key
- * (through {@code keys}); callers set their own key again afterwards.
+ * The GraphStore's side of halo replicas (see docs/design.md, "Halo replicas"): the copies a site
+ * (GraphStore subtask) holds of other sites' vertices, as the {@code ReplicaRouter} creates, pushes
+ * and drops them. Keyed state under {@code VertexKey(holder, vertex)}, the holder being the first
+ * partition of the site ({@link StoreSites#holderOf}), so replicas checkpoint with their site.
+ * Union operator state records the parallelism they were made for: a restore at another one
+ * drops them all, and the router makes them again for the new sites. Each method switches the
+ * operator's current key (through {@code keys}); callers set their own key again afterwards.
  */
 public final class HaloReplicas {
 
@@ -35,23 +45,68 @@ public final class HaloReplicas {
         PRESENT
     }
 
-    private final ValueState<byte[]> replicas;
-    private final Consumer<VertexKey> keys;
+    /** The GraphStore parallelism the replicas were made for. */
+    public static final ListStateDescriptor<Integer> MADE_FOR =
+            new ListStateDescriptor<>("halo-replicas-sites", IntSerializer.INSTANCE);
 
-    public HaloReplicas(KeyedStateStore store, Consumer<VertexKey> keys) {
-        this.replicas = store.getState(REPLICAS);
+    private final ValueState<byte[]> replicas;
+    private final ListState<Integer> madeFor;
+    private final int parallelism;
+    private final Consumer<VertexKey> keys;
+    private final boolean droppedAtRestore;
+
+    /**
+     * The replicas of a GraphStore subtask at {@code parallelism}; drops those restored from a
+     * snapshot at another parallelism (or without that record) ({@link #droppedAtRestore()}).
+     */
+    public HaloReplicas(StateInitializationContext context, KeyedStateBackend<VertexKey> backend, int parallelism,
+            Consumer<VertexKey> keys) throws Exception {
+        this.replicas = context.getKeyedStateStore().getState(REPLICAS);
+        this.madeFor = context.getOperatorStateStore().getUnionListState(MADE_FOR);
+        this.parallelism = parallelism;
         this.keys = keys;
+        boolean drop = false;
+        if (context.isRestored()) {
+            boolean recorded = false;
+            for (int p : madeFor.get()) {
+                recorded = true;
+                drop |= p != parallelism;
+            }
+            drop |= !recorded;
+            if (drop) {
+                List<VertexKey> held;
+                try (Stream<VertexKey> all = backend.getKeys(REPLICAS.getName(), VoidNamespace.INSTANCE)) {
+                    held = all.collect(Collectors.toList());
+                }
+                for (VertexKey key : held) {
+                    keys.accept(key);
+                    replicas.clear();
+                }
+            }
+        }
+        this.droppedAtRestore = drop;
+    }
+
+    /** Whether the restore dropped the replicas made for another parallelism. */
+    public boolean droppedAtRestore() {
+        return droppedAtRestore;
+    }
+
+    /** Records the parallelism the replicas are made for; called at every snapshot. */
+    public void snapshot() throws Exception {
+        madeFor.update(List.of(parallelism));
     }
 
     /**
-     * Applies a creation, push or drop, each one write; returns +1 for a creation, -1 for a drop,
-     * else 0 (the router sends exactly one creation and one drop per replica).
+     * Applies a creation, push or drop, one read and one write; returns +1 when it makes a replica
+     * that was not there, -1 when it removes one that was, else 0.
      */
     public int apply(ReplicaMessage message) throws Exception {
         keys.accept(message.key());
+        boolean held = replicas.value() != null;
         if (message.kind == ReplicaMessage.Kind.DROP) {
             replicas.clear();
-            return -1;
+            return held ? -1 : 0;
         }
         byte[] record = message.record;
         byte[] value = new byte[1 + (record == null ? 0 : record.length)];
@@ -60,10 +115,10 @@ public final class HaloReplicas {
             System.arraycopy(record, 0, value, 1, record.length);
         }
         replicas.update(value);
-        return message.kind == ReplicaMessage.Kind.CREATE ? 1 : 0;
+        return held ? 0 : 1;
     }
 
-    /** What partition {@code holder} holds of {@code vertex}. */
+    /** What the site whose holder partition is {@code holder} holds of {@code vertex}. */
     public Status status(int holder, long vertex) throws Exception {
         keys.accept(new VertexKey(holder, vertex));
         byte[] value = replicas.value();
@@ -71,7 +126,7 @@ public final class HaloReplicas {
     }
 
     /**
-     * In one read: the record partition {@code holder} holds of {@code vertex}, {@code absent} when
+     * In one read: the record the site of holder partition {@code holder} holds of {@code vertex}, {@code absent} when
      * the vertex has no attributes, or null without a replica.
      */
     public byte[] read(int holder, long vertex, byte[] absent) throws Exception {
@@ -83,7 +138,7 @@ public final class HaloReplicas {
         return value[0] == PRESENT ? Arrays.copyOfRange(value, 1, value.length) : absent;
     }
 
-    /** The record partition {@code holder} holds of {@code vertex}, or null unless {@link Status#PRESENT}. */
+    /** The record the site of holder partition {@code holder} holds of {@code vertex}, or null unless {@link Status#PRESENT}. */
     public byte[] record(int holder, long vertex) throws Exception {
         return read(holder, vertex, null);
     }
