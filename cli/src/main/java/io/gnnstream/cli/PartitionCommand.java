@@ -18,8 +18,8 @@ import picocli.CommandLine.Option;
 @Command(name = "partition", mixinStandardHelpOptions = true,
         description = "Assign the vertices of a graph to P partitions with a low edge cut (Flink Gelly batch job: "
                 + "balanced label propagation, then a local repair to balance <= 1.05); writes the map for "
-                + "--partition-map and prints edge cut, balance and the replication factor of --halo features, also those "
-                + "of hash partitioning.")
+                + "--partition-map and prints edge cut, balance and the replication factor of --halo features (at a "
+                + "--parallelism equal to P, one partition per GraphStore subtask), also those of hash partitioning.")
 final class PartitionCommand implements Callable<Integer> {
 
     static final class Input {

@@ -45,10 +45,12 @@ public final class GraphOptions {
             ConfigOptions.key("gnnstream.graph.halo")
                     .enumType(Halo.class)
                     .defaultValue(Halo.NONE)
-                    .withDescription("Halo replicas: with features, every partition keeps a copy of the attribute "
-                            + "record of each vertex of another partition that has an in-edge into it, updated with "
-                            + "every node update and dropped with the last such edge (Flink metrics haloReplicas, "
-                            + "replicationFactor, replicaPushes). Part of the savepoint lineage."),
+                    .withDescription("Halo replicas: with features, every GraphStore subtask keeps a copy of the "
+                            + "attribute record of each vertex of another subtask that has an in-edge into one of its "
+                            + "partitions, updated with every node update, dropped with the last such edge and made "
+                            + "again for the new subtasks after a rescale (Flink metrics haloReplicas, "
+                            + "replicationFactor, replicaPushes). Pays off with a --partition-map of low edge cut and "
+                            + "--local-batches true. Part of the savepoint lineage."),
             OptionCheck.any());
 
     public static final ConfigOption<Integer> NUM_FEATURES = GROUP.declareRequired(

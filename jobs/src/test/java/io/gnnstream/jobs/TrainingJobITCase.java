@@ -98,7 +98,7 @@ class TrainingJobITCase {
         conf.set(SamplingOptions.MIN_VERTICES, cora.nodes());
         conf.set(SamplingOptions.MIN_EDGES, cora.edges());
         load(CORA, conf);
-        TrainingRunner.Result result = train(conf, 1);
+        TrainingRunner.Result result = train(conf, 2);
         assertTrue(result.testAccuracy() >= 0.75, "test accuracy " + result.finalLine());
         assertEquals(0, counterSum(result, ParseFunction.REJECTS_METRIC));
         assertEquals(cora.nodes() + cora.edges(), counterSum(result, ParseFunction.RECORDS_METRIC));
@@ -108,10 +108,14 @@ class TrainingJobITCase {
                 .map(l -> l.split(",")).filter(e -> hash.partition(Long.parseLong(e[0])) != hash.partition(Long.parseLong(e[1])))
                 .count();
         assertEquals(cut, counterSum(result, "cutEdgesIngested"));
-        // One halo replica per partition and source of another partition with an edge into it.
+        // One halo replica per GraphStore subtask and source of the other subtask with an edge into it.
+        io.gnnstream.operators.internal.StoreSites sites =
+                new io.gnnstream.operators.internal.StoreSites(conf.get(GraphOptions.PARTITIONS), 2);
         long replicas = Files.readAllLines(CORA.resolve("edges.csv")).stream().filter(l -> !l.isBlank())
-                .map(l -> l.split(",")).filter(e -> hash.partition(Long.parseLong(e[0])) != hash.partition(Long.parseLong(e[1])))
-                .map(e -> hash.partition(Long.parseLong(e[1])) + ":" + e[0]).distinct().count();
+                .map(l -> l.split(",")).filter(e -> sites.siteOf(hash.partition(Long.parseLong(e[0])))
+                        != sites.siteOf(hash.partition(Long.parseLong(e[1]))))
+                .map(e -> sites.siteOf(hash.partition(Long.parseLong(e[1]))) + ":" + e[0]).distinct().count();
+        assertTrue(replicas > 1000, replicas + " replicas");
         assertEquals(replicas, gaugeSum(result, "haloReplicas"));
         // A push creates each replica; the one update of each node pushes again to the replicas made before it.
         long pushes = counterSum(result, "replicaPushes");

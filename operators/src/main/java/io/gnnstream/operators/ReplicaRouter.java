@@ -46,8 +46,10 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  *
  * <p>Edges wait in a heap buffer ({@link SourceEdgeBuffer}, {@code bufferEdges} in all) and are
  * applied one state read and write per source: all of them when the buffer is full, before every
- * checkpoint barrier and at the end of input. So checkpoints never hold the buffer, and a restore
- * replays the rest from the sources. A node update is pushed at once to the sites that hold a
+ * checkpoint barrier, at the end of input, and at a processing-time tick ({@link #TICK_MS}) when
+ * no edge arrived since the previous tick or the oldest has waited {@link #MAX_WAIT_MS}. So
+ * checkpoints never hold the buffer, a restore replays the rest from the sources, and a quiet
+ * stream's replicas follow its edges within a tick or two. A node update is pushed at once to the sites that hold a
  * replica by then; a creation that its source's buffered edges make later carries the record as it
  * is when they are applied, so every replica ends with the latest record. The messages go to the
  * GraphStore with the graph updates, on ordinary keyed edges, so they are part of every checkpoint
@@ -66,6 +68,10 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
 
     /** Edges buffered by default before they are applied. */
     public static final int DEFAULT_BUFFER_EDGES = 1 << 20;
+    /** How often the buffer is looked at. */
+    public static final long TICK_MS = 100;
+    /** The longest an edge waits in the buffer while edges keep arriving. */
+    public static final long MAX_WAIT_MS = 1000;
 
     static final ValueStateDescriptor<byte[]> RECORD =
             new ValueStateDescriptor<>("replica-source-record", BytePrimitiveArraySerializer.INSTANCE);
@@ -85,6 +91,10 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
     private transient boolean remake;
     /** Buffered edges: per source, destinations, negated (minus one) for removals, in order. */
     private transient SourceEdgeBuffer buffer;
+    /** The buffer's size at the previous tick. */
+    private transient int sizeAtTick;
+    /** When the buffer's oldest edge arrived. */
+    private transient long oldestAt;
     private transient Counter pushes;
     private transient Counter drops;
 
@@ -124,9 +134,21 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         super.open();
         pushes = getMetricGroup().counter("replicaPushes");
         drops = getMetricGroup().counter("replicaDrops");
+        long now = getProcessingTimeService().getCurrentProcessingTime();
         if (remake) {
-            getProcessingTimeService().registerTimer(getProcessingTimeService().getCurrentProcessingTime(), t -> remake());
+            getProcessingTimeService().registerTimer(now, t -> remake());
         }
+        getProcessingTimeService().registerTimer(now + TICK_MS, this::tick);
+    }
+
+    /** Applies the buffer when its edges stopped arriving or the oldest waited too long. */
+    private void tick(long time) throws Exception {
+        int size = buffer.size();
+        if (size > 0 && (size == sizeAtTick || time - oldestAt >= MAX_WAIT_MS)) {
+            buffer.drain(this::apply);
+        }
+        sizeAtTick = buffer.size();
+        getProcessingTimeService().registerTimer(time + TICK_MS, this::tick);
     }
 
     @Override
@@ -154,6 +176,9 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         int partition = partitioner.partition(edge.src);
         if (partition == partitioner.partition(edge.dst)) {
             return;
+        }
+        if (buffer.size() == 0) {
+            oldestAt = getProcessingTimeService().getCurrentProcessingTime();
         }
         if (buffer.add(edge.src, partition, edge.remove ? -edge.dst - 1 : edge.dst)) {
             buffer.drain(this::apply);

@@ -265,7 +265,8 @@ class GraphStoreHaloTest {
     }
 
     /**
-     * With a buffer, the router applies edges when it is full and before a checkpoint barrier; a
+     * With a buffer, the router applies edges when it is full, before a checkpoint barrier and once
+     * no edge arrived for a tick; a
      * node update of a source whose edges are buffered reaches its replicas through their creation.
      */
     @ParameterizedTest
@@ -298,6 +299,14 @@ class GraphStoreHaloTest {
                     assertArrayEquals(VertexRecord.encode(a1), m.replica.record, "a's creations carry its latest record");
                 }
             }
+            router.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(
+                    new EdgeUpdate(V, A, false, EdgeUpdate.NO_TIMESTAMP)))));
+            int before = router.extractOutputValues().size();
+            router.setProcessingTime(router.getProcessingTime() + ReplicaRouter.TICK_MS);
+            assertEquals(before, router.extractOutputValues().size(), "an edge arrived since the last tick");
+            router.setProcessingTime(router.getProcessingTime() + ReplicaRouter.TICK_MS);
+            assertEquals(before + 1, router.extractOutputValues().size(), "a quiet buffer is applied at the next tick");
+            all = router.extractOutputValues();
             for (long u = 100; u < 106; u++) {
                 router.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(
                         new EdgeUpdate(u, u % 2 == 0 ? V : X, false, EdgeUpdate.NO_TIMESTAMP)))));

@@ -7,8 +7,9 @@ import java.util.Arrays;
  * How good an assignment is: the edge cut (the share of edges whose ends are in different
  * partitions, the measure METIS and Spinner minimise), the balance (the largest partition's
  * vertex count over the mean, 1.0 being perfect) and the replication factor of halo replicas (the
- * copies the job keeps with {@code --halo features}, one per partition and vertex of another
- * partition with an edge into it, over the vertices).
+ * copies the job keeps with {@code --halo features} when each partition is a GraphStore subtask of
+ * its own: one per partition and vertex of another partition with an edge into it, over the
+ * vertices).
  */
 public record PartitionQuality(double edgeCut, double balance, int largest, double replicationFactor) {
 

@@ -6,8 +6,9 @@ import java.util.Arrays;
 /**
  * Edge operations buffered by appending to flat arrays, drained grouped by source vertex: sources in
  * the order of their keys in RocksDB (partition, then id), each source's operations in arrival
- * order. Appending costs no lookup, however random the sources arrive; a drain sorts the indices
- * with stable radix passes (the bytes of the ids that are in use, then the partition).
+ * order. Appending costs no lookup, however random the sources arrive; a drain radix-sorts one key
+ * per entry (partition, source, arrival index), or, for ids too wide for that, the indices in stable
+ * passes (each byte of the source, then the partition).
  */
 public final class SourceEdgeBuffer {
 
@@ -58,24 +59,7 @@ public final class SourceEdgeBuffer {
         if (size == 0) {
             return;
         }
-        int[] order = new int[size];
-        for (int i = 0; i < size; i++) {
-            order[i] = i;
-        }
-        int[] spare = new int[size];
-        long used = 0;
-        for (int i = 0; i < size; i++) {
-            used |= sources[i];
-        }
-        for (int shift = 0; shift < Long.SIZE && (used >>> shift) != 0; shift += 8) {
-            int s = shift;
-            countingPass(order, spare, 256, i -> (int) (sources[i] >>> s) & 0xFF);
-            int[] t = order;
-            order = spare;
-            spare = t;
-        }
-        countingPass(order, spare, partitioner.numPartitions(), i -> partitions[i]);
-        order = spare;
+        int[] order = sortedIndices();
         int from = 0;
         while (from < size) {
             long source = sources[order[from]];
@@ -89,22 +73,83 @@ public final class SourceEdgeBuffer {
         size = 0;
     }
 
-    private interface Digit {
-        int of(int index);
+    /** The entries' indices by partition, source, then arrival. */
+    private int[] sortedIndices() {
+        long used = 0;
+        for (int i = 0; i < size; i++) {
+            used |= sources[i];
+        }
+        int sourceBits = Long.SIZE - Long.numberOfLeadingZeros(used);
+        int partitionBits = Integer.SIZE - Integer.numberOfLeadingZeros(partitioner.numPartitions() - 1);
+        int indexBits = Integer.SIZE - Integer.numberOfLeadingZeros(size - 1);
+        int bits = partitionBits + sourceBits + indexBits;
+        int[] order = new int[size];
+        if (bits < Long.SIZE) {
+            // One key per entry (partition | source | index): a radix sort of longs read in sequence.
+            long[] keys = new long[size];
+            for (int i = 0; i < size; i++) {
+                keys[i] = ((long) partitions[i] << (sourceBits + indexBits)) | (sources[i] << indexBits) | i;
+            }
+            keys = radixSort(keys, bits);
+            long mask = (1L << indexBits) - 1;
+            for (int k = 0; k < size; k++) {
+                order[k] = (int) (keys[k] & mask);
+            }
+            return order;
+        }
+        // Wide ids: stable passes over the indices, by each byte of the source, then by partition.
+        for (int i = 0; i < size; i++) {
+            order[i] = i;
+        }
+        int[] spare = new int[size];
+        for (int shift = 0; shift < sourceBits; shift += 8) {
+            int[] start = new int[257];
+            for (int k = 0; k < size; k++) {
+                start[(int) (sources[order[k]] >>> shift & 0xFF) + 1]++;
+            }
+            prefixSums(start);
+            for (int k = 0; k < size; k++) {
+                int i = order[k];
+                spare[start[(int) (sources[i] >>> shift & 0xFF)]++] = i;
+            }
+            int[] t = order;
+            order = spare;
+            spare = t;
+        }
+        int[] start = new int[partitioner.numPartitions() + 1];
+        for (int k = 0; k < size; k++) {
+            start[partitions[order[k]] + 1]++;
+        }
+        prefixSums(start);
+        for (int k = 0; k < size; k++) {
+            int i = order[k];
+            spare[start[partitions[i]]++] = i;
+        }
+        return spare;
     }
 
-    /** A stable counting sort of {@code in} by {@code digit} into {@code out}. */
-    private void countingPass(int[] in, int[] out, int buckets, Digit digit) {
-        int[] start = new int[buckets + 1];
-        for (int k = 0; k < size; k++) {
-            start[digit.of(in[k]) + 1]++;
+    /** Sorts distinct non-negative keys of {@code bits} bits, 11 bits a pass. */
+    private long[] radixSort(long[] keys, int bits) {
+        long[] spare = new long[size];
+        for (int shift = 0; shift < bits; shift += 11) {
+            int[] start = new int[2049];
+            for (int k = 0; k < size; k++) {
+                start[(int) (keys[k] >>> shift & 0x7FF) + 1]++;
+            }
+            prefixSums(start);
+            for (int k = 0; k < size; k++) {
+                spare[start[(int) (keys[k] >>> shift & 0x7FF)]++] = keys[k];
+            }
+            long[] t = keys;
+            keys = spare;
+            spare = t;
         }
-        for (int b = 0; b < buckets; b++) {
+        return keys;
+    }
+
+    private static void prefixSums(int[] start) {
+        for (int b = 0; b + 1 < start.length; b++) {
             start[b + 1] += start[b];
-        }
-        for (int k = 0; k < size; k++) {
-            int i = in[k];
-            out[start[digit.of(i)]++] = i;
         }
     }
 }

@@ -13,18 +13,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
+/** Grouping and order of a drain, for ids that pack into one sort key with the partition and for wider ones. */
 class SourceEdgeBufferTest {
 
     private static final VertexPartitioner PARTITIONER = new HashPartitioner(16);
 
-    @Test
-    void drainsEachSourceOnceInKeyOrderWithItsOperationsInArrivalOrder() throws Exception {
+    @ParameterizedTest
+    @ValueSource(longs = {1L << 40, Long.MAX_VALUE})
+    void drainsEachSourceOnceInKeyOrderWithItsOperationsInArrivalOrder(long idBound) throws Exception {
         SourceEdgeBuffer buffer = new SourceEdgeBuffer(PARTITIONER, 10_000);
         SplittableRandom random = new SplittableRandom(7);
         Map<Long, List<Long>> expected = new LinkedHashMap<>();
         for (int i = 0; i < 5_000; i++) {
-            long source = i % 3 == 0 ? random.nextLong(1L << 40) : random.nextLong(300);
+            long source = i % 3 == 0 ? random.nextLong(idBound) : random.nextLong(300);
             long op = random.nextLong(-1_000, 1_000);
             expected.computeIfAbsent(source, s -> new ArrayList<>()).add(op);
             assertFalse(buffer.add(source, PARTITIONER.partition(source), op));
