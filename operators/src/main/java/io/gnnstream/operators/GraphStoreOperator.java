@@ -4,6 +4,7 @@ import io.gnnstream.operators.internal.FaultInjector;
 import io.gnnstream.operators.internal.FeatureCacheDirectory;
 import io.gnnstream.operators.internal.FeatureParts;
 import io.gnnstream.operators.internal.HaloReplicas;
+import io.gnnstream.operators.internal.PartitionSizes;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
@@ -20,8 +21,6 @@ import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
-import java.util.Arrays;
-import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -29,7 +28,6 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
-import org.apache.flink.api.common.typeutils.base.array.LongPrimitiveArraySerializer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
@@ -69,8 +67,8 @@ import org.slf4j.LoggerFactory;
  * as one tail), invalidated on every adjacency write. The trainers' cache directories are heap
  * only as well, and forget a vertex on every node write.
  *
- * <p>Per-partition sizes live in a heap cache that is written to the partition anchor's keyed
- * state before every snapshot, and are published to the scheduler as {@link GraphEvent}s (side
+ * <p>Per-partition sizes ({@link PartitionSizes}) live in a heap cache that is written to the
+ * partition anchor's keyed state before every snapshot, and are published to the scheduler as {@link GraphEvent}s (side
  * output {@link #EVENTS}) at most once per {@code statsIntervalMs}; edge counts include written
  * edges only. Vertices entering a training, validation or test split are announced at once.
  *
@@ -93,19 +91,6 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
 
     static final ValueStateDescriptor<byte[]> ATTRIBUTES =
             new ValueStateDescriptor<>("vertex-attributes", BytePrimitiveArraySerializer.INSTANCE);
-    static final ValueStateDescriptor<long[]> PARTITION_STATS =
-            new ValueStateDescriptor<>("partition-stats", LongPrimitiveArraySerializer.INSTANCE);
-
-    private static final int VERTICES = 0;
-    private static final int EDGES = 1;
-    private static final int EDGES_INGESTED = 2;
-    /** The partitioner's {@link VertexPartitioner#fingerprint()} (absent, i.e. hash, in older state). */
-    private static final int ASSIGNMENT = 3;
-    /** Halo replicas the partition holds (absent, i.e. none, in older state). */
-    private static final int REPLICAS = 4;
-    /** Added edges whose source lives in another partition (absent, i.e. not counted, in older state). */
-    private static final int CUT_EDGES_INGESTED = 5;
-    private static final int STATS_LENGTH = CUT_EDGES_INGESTED + 1;
 
     /**
      * Up to this many in-neighbours, the adjacency cache holds a vertex's whole list (at most 32 KiB)
@@ -127,12 +112,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private transient long requestsAnswered;
 
     private transient ValueState<byte[]> attributes;
-    private transient ValueState<long[]> partitionStats;
     private transient InAdjacency adjacency;
-    /** Per partition (indexed by it, null until first used): vertices, edges, edges ingested. */
-    private transient long[][] stats;
-    private transient BitSet unpublished;
-    private transient BitSet unflushed;
+    private transient PartitionSizes sizes;
     private transient Counter edgesIngested;
     /** Edge additions whose source lives in another partition: over edgesIngested, the live assignment's edge cut. */
     private transient Counter cutEdgesIngested;
@@ -171,11 +152,9 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
         attributes = context.getKeyedStateStore().getState(ATTRIBUTES);
-        partitionStats = context.getKeyedStateStore().getState(PARTITION_STATS);
         adjacency = InAdjacency.of(context.getKeyedStateStore());
-        stats = new long[partitioner.numPartitions()][];
-        unpublished = new BitSet();
-        unflushed = new BitSet();
+        sizes = new PartitionSizes(context.getKeyedStateStore(), this::setCurrentKey, partitioner.numPartitions(),
+                partitioner.fingerprint());
         recordCache = new VertexValueCache(config.recordCacheBytes);
         tailCache = new VertexValueCache(config.adjacencyCacheBytes);
         flatDegree = (int) Math.min(FLAT_DEGREE, config.adjacencyCacheBytes / 64 / Long.BYTES);
@@ -195,21 +174,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         if (config.halo) {
             halo = new HaloReplicas(context, getKeyedStateBackend(), task.getNumberOfParallelSubtasks(), this::setCurrentKey);
             if (halo.droppedAtRestore()) {
-                forgetReplicaCounts();
-            }
-        }
-    }
-
-    /** After the restore dropped the replicas: no partition of this subtask counts any. */
-    private void forgetReplicaCounts() throws Exception {
-        for (int p = 0; p < owned.length; p++) {
-            if (owned[p]) {
-                setCurrentKey(VertexKey.anchor(p));
-                long[] stored = partitionStats.value();
-                if (stored != null && stored.length > REPLICAS && stored[REPLICAS] != 0) {
-                    stored[REPLICAS] = 0;
-                    partitionStats.update(stored);
-                }
+                sizes.forgetReplicas(owned);
             }
         }
     }
@@ -222,20 +187,12 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         nodesIngested = getMetricGroup().counter("nodesIngested");
         requests = getMetricGroup().counter("sampleRequests");
         malformedRequests = getMetricGroup().counter("malformedRequests");
-        getMetricGroup().gauge("haloReplicas", () -> sum(REPLICAS));
+        getMetricGroup().gauge("haloReplicas", () -> sizes.sum(PartitionSizes.REPLICAS));
         getMetricGroup().gauge("replicationFactor", () -> {
-            long vertices = sum(VERTICES);
-            return vertices == 0 ? 0.0 : (double) sum(REPLICAS) / vertices;
+            long vertices = sizes.sum(PartitionSizes.VERTICES);
+            return vertices == 0 ? 0.0 : (double) sizes.sum(PartitionSizes.REPLICAS) / vertices;
         });
         scheduleStats();
-    }
-
-    private long sum(int field) {
-        long total = 0;
-        for (long[] s : stats) {
-            total += s == null ? 0 : s[field];
-        }
-        return total;
     }
 
     @Override
@@ -274,25 +231,25 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     }
 
     private void applyEdge(VertexKey key, EdgeUpdate edge) throws Exception {
-        long[] s = statsOf(key);
-        s[EDGES_INGESTED]++;
+        long[] s = sizes.of(key);
+        s[PartitionSizes.EDGES_INGESTED]++;
         if (edge.remove) {
             long[] buffered = edgeBuffer.take(edge.dst);
             if (buffered != null) {
-                s[EDGES] += adjacency.addAll(buffered);
+                s[PartitionSizes.EDGES] += adjacency.addAll(buffered);
             }
             if (adjacency.remove(edge.src)) {
-                s[EDGES]--;
+                s[PartitionSizes.EDGES]--;
             }
             tailCache.invalidate(edge.dst);
         } else if (edgeBuffer.add(edge.dst, edge.src)) {
             writeBufferedEdges();
         }
-        touched(key.partition());
+        sizes.touched(key.partition());
         edgesIngested.inc();
         if (!edge.remove && partitioner.partition(edge.src) != key.partition()) {
             cutEdgesIngested.inc();
-            s[CUT_EDGES_INGESTED]++;
+            s[PartitionSizes.CUT_EDGES_INGESTED]++;
         }
     }
 
@@ -303,8 +260,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         }
         edgeBuffer.drain((key, sources) -> {
             setCurrentKey(key);
-            long[] s = statsOf(key);
-            s[EDGES] += adjacency.addAll(sources);
+            long[] s = sizes.of(key);
+            s[PartitionSizes.EDGES] += adjacency.addAll(sources);
             tailCache.invalidate(key.vertex());
         });
     }
@@ -316,13 +273,13 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
                     + message);
         }
         VertexKey key = message.key();
-        long[] s = statsOf(key);
-        s[REPLICAS] += halo.apply(message);
+        long[] s = sizes.of(key);
+        s[PartitionSizes.REPLICAS] += halo.apply(message);
         // Trainers may hold the vertex's features as this subtask's neighbour parts placed them.
         for (FeatureCacheDirectory cache : trainerCaches.values()) {
             cache.invalidate(message.vertex);
         }
-        touched(key.partition());
+        sizes.touched(key.partition());
     }
 
     private void applyNode(VertexKey key, NodeUpdate node) throws Exception {
@@ -334,15 +291,15 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         for (FeatureCacheDirectory cache : trainerCaches.values()) {
             cache.invalidate(node.id);
         }
-        long[] s = statsOf(key);
+        long[] s = sizes.of(key);
         if (previous == null) {
-            s[VERTICES]++;
+            s[PartitionSizes.VERTICES]++;
         }
         Split before = previous == null ? Split.NONE : VertexRecord.split(previous);
         if (node.split != before || previous == null) {
             output.collect(EVENTS, new StreamRecord<>(GraphEvent.seed(key.partition(), node.id, node.split)));
         }
-        touched(key.partition());
+        sizes.touched(key.partition());
         nodesIngested.inc();
     }
 
@@ -450,12 +407,12 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
 
     /** Replicas held by this subtask's partitions, for tests. */
     long replicas() {
-        return sum(REPLICAS);
+        return sizes.sum(PartitionSizes.REPLICAS);
     }
 
     /** Vertices with attributes in this subtask's partitions, for tests. */
     long vertices() {
-        return sum(VERTICES);
+        return sizes.sum(PartitionSizes.VERTICES);
     }
 
     /** The halo replicas (null when off), for tests. */
@@ -487,36 +444,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         if (halo != null) {
             halo.snapshot();
         }
-        for (int partition = unflushed.nextSetBit(0); partition >= 0; partition = unflushed.nextSetBit(partition + 1)) {
-            setCurrentKey(VertexKey.anchor(partition));
-            partitionStats.update(stats[partition].clone());
-        }
-        unflushed.clear();
-    }
-
-    private long[] statsOf(VertexKey current) throws Exception {
-        long[] s = stats[current.partition()];
-        if (s == null) {
-            setCurrentKey(VertexKey.anchor(current.partition()));
-            long[] stored = partitionStats.value();
-            setCurrentKey(current);
-            s = stored == null ? new long[STATS_LENGTH] : Arrays.copyOf(stored, Math.max(stored.length, STATS_LENGTH));
-            if (stored == null) {
-                s[ASSIGNMENT] = partitioner.fingerprint();
-            } else if (s[ASSIGNMENT] != partitioner.fingerprint()) {
-                throw new IllegalStateException("partition " + current.partition() + " was built with vertex assignment "
-                        + Long.toHexString(s[ASSIGNMENT]) + " (0 = hash) but this job assigns by "
-                        + Long.toHexString(partitioner.fingerprint()) + ": resume with the --partition-map the job was "
-                        + "started with");
-            }
-            stats[current.partition()] = s;
-        }
-        return s;
-    }
-
-    private void touched(int partition) {
-        unpublished.set(partition);
-        unflushed.set(partition);
+        sizes.flush();
     }
 
     private void scheduleStats() {
@@ -525,13 +453,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     }
 
     private void publishStats() {
-        for (int partition = unpublished.nextSetBit(0); partition >= 0; partition = unpublished.nextSetBit(partition + 1)) {
-            long[] s = stats[partition];
-            output.collect(EVENTS, new StreamRecord<>(
-                    GraphEvent.stats(partition, s[VERTICES], s[EDGES], s[EDGES_INGESTED], s[REPLICAS],
-                            s[CUT_EDGES_INGESTED])));
-        }
-        unpublished.clear();
+        sizes.publish(event -> output.collect(EVENTS, new StreamRecord<>(event)));
         scheduleStats();
     }
 }
