@@ -37,6 +37,24 @@ public final class JobDefaults {
      */
     public static final Duration CHECKPOINT_TIMEOUT = Duration.ofMinutes(3);
 
+    /**
+     * Completed checkpoints kept, unless configured. An incremental RocksDB snapshot refers to the
+     * files of the last checkpoint its task has been told completed; when that notice reaches the
+     * task after the next checkpoint's barrier (a busy task, back-to-back checkpoints), the snapshot
+     * refers to files of an older checkpoint, which Flink's shared-state registry has dropped once
+     * only one checkpoint is kept, and the job manager rejects the acknowledgement ("Attempt to
+     * reference unknown state"): the checkpoint never completes. Keeping two lets a notice be one
+     * checkpoint late.
+     */
+    public static final int RETAINED_CHECKPOINTS = 2;
+
+    /**
+     * Pause between the end of one checkpoint and the start of the next, unless configured, so that
+     * the completion notice reaches every task before the next barrier (see
+     * {@link #RETAINED_CHECKPOINTS}).
+     */
+    public static final Duration MIN_PAUSE = Duration.ofSeconds(1);
+
     private JobDefaults() {}
 
     /** Like {@link #apply(Configuration, Path)} with the checkpoint directory and interval given. */
@@ -71,6 +89,12 @@ public final class JobDefaults {
         }
         if (!conf.contains(CheckpointingOptions.CHECKPOINTING_TIMEOUT)) {
             conf.set(CheckpointingOptions.CHECKPOINTING_TIMEOUT, CHECKPOINT_TIMEOUT);
+        }
+        if (!conf.contains(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS)) {
+            conf.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, RETAINED_CHECKPOINTS);
+        }
+        if (!conf.contains(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS)) {
+            conf.set(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS, MIN_PAUSE);
         }
         return tuneThroughput(conf);
     }

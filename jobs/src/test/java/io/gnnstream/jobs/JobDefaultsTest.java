@@ -23,16 +23,22 @@ class JobDefaultsTest {
         assertTrue(defaults.get(RocksDBConfigurableOptions.USE_BLOOM_FILTER));
         assertTrue(defaults.get(PipelineOptions.OBJECT_REUSE));
         assertEquals(JobDefaults.CHECKPOINT_TIMEOUT, defaults.get(CheckpointingOptions.CHECKPOINTING_TIMEOUT));
+        assertEquals(JobDefaults.RETAINED_CHECKPOINTS, defaults.get(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS));
+        assertEquals(JobDefaults.MIN_PAUSE, defaults.get(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS));
 
         Configuration user = new Configuration();
         user.set(ExecutionOptions.BUFFER_TIMEOUT, Duration.ofMillis(50));
         user.set(RocksDBConfigurableOptions.USE_BLOOM_FILTER, false);
         user.set(PipelineOptions.OBJECT_REUSE, false);
         user.set(CheckpointingOptions.CHECKPOINTING_TIMEOUT, Duration.ofMinutes(20));
+        user.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 5);
+        user.set(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS, Duration.ZERO);
         JobDefaults.apply(user, Path.of("cp"), Duration.ofSeconds(10));
         assertEquals(Duration.ofMillis(50), user.get(ExecutionOptions.BUFFER_TIMEOUT));
         assertFalse(user.get(RocksDBConfigurableOptions.USE_BLOOM_FILTER));
         assertFalse(user.get(PipelineOptions.OBJECT_REUSE));
         assertEquals(Duration.ofMinutes(20), user.get(CheckpointingOptions.CHECKPOINTING_TIMEOUT));
+        assertEquals(5, user.get(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS));
+        assertEquals(Duration.ZERO, user.get(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS));
     }
 }

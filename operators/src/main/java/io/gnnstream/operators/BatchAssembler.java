@@ -152,14 +152,16 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
     }
 
     /**
-     * With halo replicas: training batches take the features of sampled neighbours from the
-     * GraphStore subtasks that sampled them ({@link BatchBuilder}), and requests shrink so that a
-     * neighbour part of a request's sampled neighbours stays under the record cap too.
+     * With halo replicas and more than one GraphStore subtask: training batches take the features of
+     * sampled neighbours from the GraphStore subtasks that sampled them ({@link BatchBuilder}), and
+     * requests shrink so that a neighbour part of a request's sampled neighbours stays under the
+     * record cap too. A single subtask owns every vertex, so its batches fetch features by row, each
+     * vertex once, as without replicas.
      */
     public BatchAssembler withHalo(boolean on) {
-        this.halo = on;
+        this.halo = on && routeOfSubtask.length > 1;
         long neighbourBytes = (long) maxFanout(fanouts) * (Float.BYTES * featureDim + 2L * Long.BYTES);
-        this.maxSampleVertices = on ? (int) Math.max(1, Math.min(maxRequestVertices,
+        this.maxSampleVertices = halo ? (int) Math.max(1, Math.min(maxRequestVertices,
                 MiniBatchPart.MAX_RECORD_BYTES / Math.max(1, neighbourBytes))) : maxRequestVertices;
         return this;
     }
