@@ -39,9 +39,9 @@ public final class RankSites implements Serializable {
         this.storeParallelism = storeParallelism;
         this.trainers = trainers;
         this.rankOfPartition = new int[partitioner.numPartitions()];
+        StoreSites sites = new StoreSites(partitioner.numPartitions(), storeParallelism);
         for (int p = 0; p < rankOfPartition.length; p++) {
-            rankOfPartition[p] = KeyGroupRangeAssignment.computeOperatorIndexForKeyGroup(
-                    partitioner.numPartitions(), storeParallelism, p) % trainers;
+            rankOfPartition[p] = sites.siteOf(p) % trainers;
         }
     }
 
