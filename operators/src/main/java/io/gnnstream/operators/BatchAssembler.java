@@ -1,6 +1,7 @@
 package io.gnnstream.operators;
 
 import io.gnnstream.operators.internal.BatchBuilder;
+import io.gnnstream.operators.internal.StoreSites;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.MiniBatch;
@@ -9,11 +10,9 @@ import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.InAdjacency;
-import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexPartitioner;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +22,6 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
-import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
@@ -133,18 +131,15 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
         this.fanouts = fanouts.clone();
         this.featureDim = featureDim;
         this.partitioner = partitioner;
+        StoreSites sites = new StoreSites(partitioner.numPartitions(), storeParallelism);
         this.routeOf = new int[partitioner.numPartitions()];
-        int[] lowest = new int[storeParallelism];
-        Arrays.fill(lowest, -1);
         for (int p = 0; p < routeOf.length; p++) {
-            int subtask = KeyGroupRangeAssignment.assignKeyToParallelOperator(
-                    VertexKey.anchor(p), partitioner.numPartitions(), storeParallelism);
-            if (lowest[subtask] < 0) {
-                lowest[subtask] = p;
-            }
-            routeOf[p] = lowest[subtask];
+            routeOf[p] = sites.holderOf(p);
         }
-        this.routeOfSubtask = lowest;
+        this.routeOfSubtask = new int[storeParallelism];
+        for (int s = 0; s < storeParallelism; s++) {
+            routeOfSubtask[s] = sites.holderOfSite(s);
+        }
         this.timeoutMs = timeoutMs;
         this.maxOutstandingVertices = maxOutstandingVertices;
         this.maxRequestVertices = maxRequestVertices(fanouts, featureDim, maxOutstandingVertices);

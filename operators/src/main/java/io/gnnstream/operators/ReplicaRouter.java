@@ -118,15 +118,7 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         cutOut = context.getKeyedStateStore().getState(CUT_OUT_NEIGHBOURS);
         madeFor = context.getOperatorStateStore().getUnionListState(MADE_FOR);
         buffer = new SourceEdgeBuffer(partitioner, bufferEdges);
-        remake = false;
-        if (context.isRestored()) {
-            boolean recorded = false;
-            for (int parallelism : madeFor.get()) {
-                recorded = true;
-                remake |= parallelism != sites.parallelism();
-            }
-            remake |= !recorded;
-        }
+        remake = context.isRestored() && StoreSites.madeForAnother(madeFor.get(), sites.parallelism());
     }
 
     @Override
@@ -165,7 +157,7 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
             record.update(encoded);
             long[] dsts = cutOut.value();
             if (dsts != null) {
-                for (int holder : holders(u, dsts).keys().toArray()) {
+                for (int holder : holders(homeOf(u), dsts).keys().toArray()) {
                     pushes.inc();
                     output.collect(new StreamRecord<>(GraphStoreInput.of(ReplicaMessage.push(u, holder, encoded))));
                 }
@@ -203,7 +195,7 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
                 continue;
             }
             byte[] known = record.value();
-            for (int holder : holders(key.vertex(), dsts).keys().toArray()) {
+            for (int holder : holders(homeOf(key.vertex()), dsts).keys().toArray()) {
                 pushes.inc();
                 output.collect(new StreamRecord<>(GraphStoreInput.of(ReplicaMessage.create(key.vertex(), holder, known))));
             }
@@ -218,8 +210,8 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         if (present != null) {
             dsts.add(present, 0, present.length);
         }
-        IntIntHashMap counts = holders(u, present);
-        int home = sites.siteOf(partitioner.partition(u));
+        int home = homeOf(u);
+        IntIntHashMap counts = holders(home, present);
         byte[] known = null;
         boolean recordRead = false;
         boolean changed = false;
@@ -264,11 +256,15 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         }
     }
 
-    /** Cut out-neighbours of {@code u} per holding site (its holder partition), {@code u}'s own site left out. */
-    private IntIntHashMap holders(long u, long[] dsts) {
+    /** The site that owns {@code u}. */
+    private int homeOf(long u) {
+        return sites.siteOf(partitioner.partition(u));
+    }
+
+    /** Cut out-neighbours per holding site (its holder partition), the {@code home} site left out. */
+    private IntIntHashMap holders(int home, long[] dsts) {
         IntIntHashMap counts = new IntIntHashMap();
         if (dsts != null) {
-            int home = sites.siteOf(partitioner.partition(u));
             for (long v : dsts) {
                 int partition = partitioner.partition(v);
                 if (sites.siteOf(partition) != home) {

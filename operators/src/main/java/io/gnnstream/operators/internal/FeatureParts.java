@@ -23,12 +23,6 @@ public final class FeatureParts {
         byte[] record(long vertex) throws Exception;
     }
 
-    /** A vertex's attribute record as the subtask holds it (owned, or a halo replica), or null when not held there. */
-    @FunctionalInterface
-    public interface LocalLookup {
-        byte[] record(long vertex) throws Exception;
-    }
-
     private FeatureParts() {}
 
     /**
@@ -75,12 +69,12 @@ public final class FeatureParts {
 
     /**
      * The request's neighbour part: the features of the sampled neighbours that {@code local} holds
-     * (owned by the subtask, or a halo replica of its site), addressed by vertex (as trainer-cache slots where the trainer holds them); marks them in
+     * (owned by the subtask, or a halo replica of its site; null for a vertex held nowhere there), addressed by vertex (as trainer-cache slots where the trainer holds them); marks them in
      * {@code response.servedBits}. A neighbour held nowhere is left to the assembler's fetch from
      * its owner.
      */
     public static MiniBatchPart byVertex(SampleRequest request, SampleResponse response,
-            FeatureCacheDirectory cache, LocalLookup local) throws Exception {
+            FeatureCacheDirectory cache, Lookup local) throws Exception {
         long[] neighbours = response.neighbours;
         long[] bits = new long[(neighbours.length + 63) >>> 6];
         LongIntHashMap seen = new LongIntHashMap(neighbours.length);

@@ -65,26 +65,17 @@ public final class HaloReplicas {
         this.madeFor = context.getOperatorStateStore().getUnionListState(MADE_FOR);
         this.parallelism = parallelism;
         this.keys = keys;
-        boolean drop = false;
-        if (context.isRestored()) {
-            boolean recorded = false;
-            for (int p : madeFor.get()) {
-                recorded = true;
-                drop |= p != parallelism;
+        this.droppedAtRestore = context.isRestored() && StoreSites.madeForAnother(madeFor.get(), parallelism);
+        if (droppedAtRestore) {
+            List<VertexKey> held;
+            try (Stream<VertexKey> all = backend.getKeys(REPLICAS.getName(), VoidNamespace.INSTANCE)) {
+                held = all.collect(Collectors.toList());
             }
-            drop |= !recorded;
-            if (drop) {
-                List<VertexKey> held;
-                try (Stream<VertexKey> all = backend.getKeys(REPLICAS.getName(), VoidNamespace.INSTANCE)) {
-                    held = all.collect(Collectors.toList());
-                }
-                for (VertexKey key : held) {
-                    keys.accept(key);
-                    replicas.clear();
-                }
+            for (VertexKey key : held) {
+                keys.accept(key);
+                replicas.clear();
             }
         }
-        this.droppedAtRestore = drop;
     }
 
     /** Whether the restore dropped the replicas made for another parallelism. */

@@ -46,4 +46,25 @@ public final class StoreSites implements Serializable {
     public int holderOf(int partition) {
         return holderOfSite[siteOfPartition[partition]];
     }
+
+    /** The first partition of {@code site}'s range: the key of its halo replicas and its requests' route. */
+    public int holderOfSite(int site) {
+        return holderOfSite[site];
+    }
+
+    /**
+     * Whether restored halo replicas were made for sites other than those at {@code parallelism}:
+     * the parallelisms recorded in union state (one per old subtask) name another one, or none is
+     * recorded (state from before the record, or replicas not made yet).
+     */
+    public static boolean madeForAnother(Iterable<Integer> recorded, int parallelism) {
+        boolean any = false;
+        for (int p : recorded) {
+            if (p != parallelism) {
+                return true;
+            }
+            any = true;
+        }
+        return !any;
+    }
 }
