@@ -13,6 +13,7 @@ import io.gnnstream.operators.GradientReducer;
 import io.gnnstream.operators.MetricsMerger;
 import io.gnnstream.operators.GraphStoreConfig;
 import io.gnnstream.operators.GraphStoreOperator;
+import io.gnnstream.operators.CutEdgeBundler;
 import io.gnnstream.operators.ReplicaRouter;
 import io.gnnstream.operators.SchedulerConfig;
 import io.gnnstream.operators.SeedScheduler;
@@ -203,6 +204,25 @@ public final class TrainingJob {
     }
 
     /**
+     * The halo replica path (docs/design.md, "Halo replicas"): the edges between partitions, bundled
+     * in the edge source's task ({@link CutEdgeBundler}), and the node updates ({@code nodeUpdates},
+     * may be null) reach the replica router keyed by the replicated vertex; out come the replica
+     * creations, pushes and drops for a GraphStore of {@code parallelism} subtasks.
+     */
+    public static DataStream<GraphStoreInput> replicaUpdates(DataStream<GraphStoreInput> edgeUpdates,
+            DataStream<GraphStoreInput> nodeUpdates, VertexPartitioner partitioner, int parallelism) {
+        DataStream<GraphStoreInput> toRouter = edgeUpdates
+                .transform("cut-edges", GraphStoreInputSerializer.TYPE_INFO, new CutEdgeBundler(partitioner, parallelism))
+                .uid("cut-edges").name("cut-edges");
+        if (nodeUpdates != null) {
+            toRouter = toRouter.union(nodeUpdates);
+        }
+        return toRouter.keyBy(new Wiring.ReplicaSourceKey(partitioner), VertexKeyTypeInfo.INSTANCE)
+                .transform("replica-router", GraphStoreInputSerializer.TYPE_INFO, new ReplicaRouter(partitioner, parallelism))
+                .uid("replica-router").name("replica-router").setParallelism(parallelism);
+    }
+
+    /**
      * Builds the job on the given sources and sinks; {@code predictionsSink} may be null, and
      * predictions are emitted only with one and {@link PredictionOptions#PREDICTIONS} on.
      */
@@ -239,12 +259,7 @@ public final class TrainingJob {
         DataStream<GraphStoreInput> updates = edgeUpdates.union(nodeUpdates);
         boolean halo = conf.get(GraphOptions.HALO) == GraphOptions.Halo.FEATURES;
         if (halo) {
-            // Node updates and cut edges, keyed by the replicated vertex, become replica pushes and drops.
-            updates = updates.union(edgeUpdates.filter(new Wiring.CutEdges(partitioner)).uid("cut-edges").name("cut-edges")
-                    .union(nodeUpdates)
-                    .keyBy(new Wiring.ReplicaSourceKey(partitioner), VertexKeyTypeInfo.INSTANCE)
-                    .transform("replica-router", GraphStoreInputSerializer.TYPE_INFO, new ReplicaRouter(partitioner, parallelism))
-                    .uid("replica-router").name("replica-router").setParallelism(parallelism));
+            updates = updates.union(replicaUpdates(edgeUpdates, nodeUpdates, partitioner, parallelism));
         }
 
         IterativeStream<GraphStoreInput> samplingLoop = updates.iterate(0);

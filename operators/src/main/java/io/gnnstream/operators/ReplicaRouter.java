@@ -2,6 +2,7 @@ package io.gnnstream.operators;
 
 import com.carrotsearch.hppc.IntIntHashMap;
 import com.carrotsearch.hppc.LongArrayList;
+import io.gnnstream.operators.messages.EdgeBundle;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
 import io.gnnstream.operators.messages.ReplicaMessage;
@@ -37,7 +38,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * {@code u} while {@code u} has an out-neighbour in one of the site's partitions and is owned by
  * another site. Keyed by the replicated vertex {@code u} (its own partition's key), the router
  * receives every node update of {@code u} and every edge {@code u -> v} whose ends lie in different
- * partitions, and keeps, in keyed state, {@code u}'s latest attribute record and those cut
+ * partitions (in {@link EdgeBundle}s from the {@link CutEdgeBundler}, keyed by the anchor of this
+ * subtask's first partition, or singly), and keeps, in keyed state, {@code u}'s latest attribute record and those cut
  * out-neighbours (sorted, so a duplicate edge counts once; all of them, whatever the site, so that
  * the sites can be worked out again at another parallelism). A site's first such edge sends it a
  * {@link ReplicaMessage#create} with the record (or none, while {@code u} has no attributes); every
@@ -146,9 +148,18 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
     @Override
     public void processElement(StreamRecord<GraphStoreInput> element) throws Exception {
         remake();
+        EdgeBundle bundle = element.getValue().edges;
+        if (bundle != null) {
+            for (int i = 0; i < bundle.size(); i++) {
+                long u = bundle.sources[i];
+                bufferEdge(u, partitioner.partition(u), bundle.ops[i]);
+            }
+            return;
+        }
         GraphUpdate update = element.getValue().update;
         if (update == null) {
-            throw new IllegalArgumentException("the replica router takes graph updates only, got " + element.getValue());
+            throw new IllegalArgumentException("the replica router takes graph updates and edge bundles only, got "
+                    + element.getValue());
         }
         if (update.node != null) {
             long u = update.node.id;
@@ -169,10 +180,14 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         if (partition == partitioner.partition(edge.dst)) {
             return;
         }
+        bufferEdge(edge.src, partition, EdgeBundle.op(edge.dst, edge.remove));
+    }
+
+    private void bufferEdge(long u, int partition, long op) throws Exception {
         if (buffer.size() == 0) {
             oldestAt = getProcessingTimeService().getCurrentProcessingTime();
         }
-        if (buffer.add(edge.src, partition, edge.remove ? -edge.dst - 1 : edge.dst)) {
+        if (buffer.add(u, partition, op)) {
             buffer.drain(this::apply);
         }
     }

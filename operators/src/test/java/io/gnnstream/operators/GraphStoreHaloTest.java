@@ -35,6 +35,7 @@ import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -324,6 +325,8 @@ class GraphStoreHaloTest {
         private final int parallelism;
         private final int[] taken;
         private List<ReplicaMessage> last = List.of();
+        private final OneInputStreamOperatorTestHarness<GraphStoreInput, GraphStoreInput> bundler;
+        private int bundled;
 
         Graph(String backend, int parallelism) throws Exception {
             this(backend, parallelism, 0, null, null);
@@ -334,8 +337,10 @@ class GraphStoreHaloTest {
                 OperatorSubtaskState storeState) throws Exception {
             this.parallelism = parallelism;
             this.taken = new int[parallelism];
-            KeySelector<GraphStoreInput, VertexKey> sourceKey = in -> PARTITIONER.keyOf(
-                    in.update.edge != null ? in.update.edge.src : in.update.node.id);
+            KeySelector<GraphStoreInput, VertexKey> sourceKey = in -> in.edges != null ? VertexKey.anchor(in.edges.route)
+                    : PARTITIONER.keyOf(in.update.edge != null ? in.update.edge.src : in.update.node.id);
+            this.bundler = new OneInputStreamOperatorTestHarness<>(new CutEdgeBundler(PARTITIONER, parallelism, 1));
+            bundler.open();
             KeySelector<GraphStoreInput, VertexKey> storeKey = in -> in.update != null
                     ? PARTITIONER.keyOf(in.update.ownerVertex())
                     : in.replica != null ? in.replica.key() : VertexKey.anchor(in.requests[0].route);
@@ -374,12 +379,17 @@ class GraphStoreHaloTest {
             return node;
         }
 
+        /** The edge to the store of its destination and, through the bundler (one edge a bundle), to the router. */
         void edge(long src, long dst, boolean remove) throws Exception {
             GraphStoreInput in = GraphStoreInput.of(GraphUpdate.of(new EdgeUpdate(src, dst, remove, EdgeUpdate.NO_TIMESTAMP)));
             stores.get(subtaskOf(PARTITIONER.keyOf(dst))).processElement(new StreamRecord<>(in));
-            if (PARTITIONER.partition(src) != PARTITIONER.partition(dst)) {
-                routers.get(subtaskOf(PARTITIONER.keyOf(src))).processElement(new StreamRecord<>(in));
+            bundler.processElement(new StreamRecord<>(in));
+            List<GraphStoreInput> bundles = bundler.extractOutputValues();
+            for (int j = bundled; j < bundles.size(); j++) {
+                GraphStoreInput copy = GraphStoreInputSerializer.INSTANCE.copy(bundles.get(j));
+                routers.get(subtaskOf(VertexKey.anchor(copy.edges.route))).processElement(new StreamRecord<>(copy));
             }
+            bundled = bundles.size();
             deliver();
         }
 
@@ -433,6 +443,7 @@ class GraphStoreHaloTest {
 
         @Override
         public void close() throws Exception {
+            bundler.close();
             for (var h : routers) {
                 h.close();
             }

@@ -6,11 +6,11 @@ import io.gnnstream.connectors.KafkaIO;
 import io.gnnstream.connectors.ParseFunction;
 import io.gnnstream.jobs.GraphOptions;
 import io.gnnstream.jobs.JobDefaults;
+import io.gnnstream.jobs.TrainingJob;
 import io.gnnstream.jobs.internal.Directories;
 import io.gnnstream.jobs.internal.Wiring;
 import io.gnnstream.operators.GraphStoreConfig;
 import io.gnnstream.operators.GraphStoreOperator;
-import io.gnnstream.operators.ReplicaRouter;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
@@ -103,11 +103,8 @@ final class IngestRates {
                             WatermarkStrategy.noWatermarks(), "edges-source")
                     .process(new ParseFunction<>(new EdgeFormat())).name("parse-edges")
                     .map(new Wiring.EdgeToStoreInput()).returns(GraphStoreInputSerializer.TYPE_INFO);
-            DataStream<GraphStoreInput> input = !halo ? edgeInput : edgeInput.union(edgeInput
-                    .filter(new Wiring.CutEdges(partitioner))
-                    .keyBy(new Wiring.ReplicaSourceKey(partitioner), VertexKeyTypeInfo.INSTANCE)
-                    .transform("replica-router", GraphStoreInputSerializer.TYPE_INFO, new ReplicaRouter(partitioner, parallelism))
-                    .uid("replica-router").name("replica-router"));
+            DataStream<GraphStoreInput> input = !halo ? edgeInput
+                    : edgeInput.union(TrainingJob.replicaUpdates(edgeInput, null, partitioner, parallelism));
             SingleOutputStreamOperator<SampleResponse> store = input
                     .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)
                     .transform("graph-store", SampleResponseSerializer.TYPE_INFO,

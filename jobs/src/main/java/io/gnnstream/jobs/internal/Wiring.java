@@ -14,7 +14,6 @@ import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import org.apache.flink.api.common.functions.FlatMapFunction;
-import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -65,22 +64,10 @@ public final class Wiring {
     }
 
     /** Edge updates whose ends lie in different partitions. */
-    public static final class CutEdges implements FilterFunction<GraphStoreInput> {
-        private static final long serialVersionUID = 1L;
-        private final VertexPartitioner partitioner;
-
-        public CutEdges(VertexPartitioner partitioner) {
-            this.partitioner = partitioner;
-        }
-
-        @Override
-        public boolean filter(GraphStoreInput input) {
-            EdgeUpdate e = input.update.edge;
-            return partitioner.partition(e.src) != partitioner.partition(e.dst);
-        }
-    }
-
-    /** The replica router's key: the vertex whose replicas an update changes (an edge's source, a node). */
+    /**
+     * The replica router's key: the vertex whose replicas an update changes (an edge's source, a
+     * node), or for an edge bundle the anchor of its route.
+     */
     public static final class ReplicaSourceKey implements KeySelector<GraphStoreInput, VertexKey> {
         private static final long serialVersionUID = 1L;
         private final VertexPartitioner partitioner;
@@ -91,6 +78,9 @@ public final class Wiring {
 
         @Override
         public VertexKey getKey(GraphStoreInput input) {
+            if (input.edges != null) {
+                return VertexKey.anchor(input.edges.route);
+            }
             GraphUpdate u = input.update;
             return partitioner.keyOf(u.edge != null ? u.edge.src : u.node.id);
         }

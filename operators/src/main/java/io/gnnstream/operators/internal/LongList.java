@@ -18,6 +18,11 @@ public final class LongList {
         return size;
     }
 
+    /** Empties the list, keeping its capacity. */
+    public void clear() {
+        size = 0;
+    }
+
     public long[] toArray() {
         return Arrays.copyOf(values, size);
     }

@@ -2,7 +2,8 @@ package io.gnnstream.operators.messages;
 
 /**
  * What reaches the GraphStore: a graph update from the sources, a halo {@link ReplicaMessage} from
- * the replica router, or sample requests from the sampling loop's feedback edge. One type, so both can be keyed by the same selector after the
+ * the replica router, or sample requests from the sampling loop's feedback edge; and what reaches
+ * the replica router: node updates and {@link EdgeBundle}s. One type, so both can be keyed by the same selector after the
  * iteration head (a head does not keep the partitioning of its feedback edge). Requests travel in
  * bundles of those for partitions of one GraphStore subtask (keyed by their common
  * {@link SampleRequest#route}): the feedback edge hands records from thread to thread one by one,
@@ -16,6 +17,8 @@ public class GraphStoreInput {
     public SampleRequest[] requests;
     /** A halo replica change from the replica router, or null. */
     public ReplicaMessage replica;
+    /** Edges between partitions for the replica router, or null. */
+    public EdgeBundle edges;
 
     public GraphStoreInput() {}
 
@@ -28,6 +31,12 @@ public class GraphStoreInput {
     public static GraphStoreInput of(ReplicaMessage replica) {
         GraphStoreInput in = new GraphStoreInput();
         in.replica = replica;
+        return in;
+    }
+
+    public static GraphStoreInput of(EdgeBundle edges) {
+        GraphStoreInput in = new GraphStoreInput();
+        in.edges = edges;
         return in;
     }
 

@@ -1,5 +1,6 @@
 package io.gnnstream.operators.serialization;
 
+import io.gnnstream.operators.messages.EdgeBundle;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
 import io.gnnstream.operators.messages.ReplicaMessage;
@@ -18,7 +19,8 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * Explicit serializer of {@link GraphStoreInput}: a {@link Tag} byte for the kind (edge, node,
- * request bundle, replica message; a single request, tag 2, is still read), then that kind's fields, arrays in bulk.
+ * request bundle, replica message, edge bundle; a single request, tag 2, is still read), then that
+ * kind's fields, arrays in bulk.
  * Every edge of the input stream and every sample request crosses the network as this record, so
  * it avoids the reflective POJO serializer of the nested union, which is slow on this path.
  */
@@ -38,7 +40,8 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         /** A single request, as checkpointed in-flight data may hold it; read, never written. */
         REQUEST(2),
         REQUESTS(3),
-        REPLICA(4);
+        REPLICA(4),
+        EDGES(5);
 
         private static final Tag[] BY_CODE = new Tag[values().length];
 
@@ -92,6 +95,11 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
             out.writeLong(m.vertex);
             out.writeInt(m.holder);
             BulkArrays.writeBytes(m.record, out);
+        } else if (input.edges != null) {
+            out.writeByte(Tag.EDGES.code);
+            out.writeInt(input.edges.route);
+            BulkArrays.writeLongs(input.edges.sources, out);
+            BulkArrays.writeLongs(input.edges.ops, out);
         } else if (input.update.edge != null) {
             EdgeUpdate e = input.update.edge;
             out.writeByte(Tag.EDGE.code);
@@ -143,6 +151,7 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
                 yield GraphStoreInput.of(requests);
             }
             case REPLICA -> GraphStoreInput.of(readReplica(in));
+            case EDGES -> GraphStoreInput.of(readEdges(in));
             case EDGE -> GraphStoreInput.of(GraphUpdate.of(
                     new EdgeUpdate(in.readLong(), in.readLong(), in.readBoolean(), in.readLong())));
             case NODE -> GraphStoreInput.of(GraphUpdate.of(
@@ -161,6 +170,16 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         m.holder = in.readInt();
         m.record = BulkArrays.readBytes(in);
         return m;
+    }
+
+    private static EdgeBundle readEdges(DataInputView in) throws IOException {
+        int route = in.readInt();
+        long[] sources = BulkArrays.readLongs(in);
+        long[] ops = BulkArrays.readLongs(in);
+        if (sources == null || ops == null || sources.length != ops.length) {
+            throw new IOException("corrupt GraphStoreInput record: an edge bundle's sources and operations differ in length");
+        }
+        return new EdgeBundle(route, sources, ops);
     }
 
     private static Split split(byte code) throws IOException {

@@ -1,0 +1,38 @@
+package io.gnnstream.operators.messages;
+
+/**
+ * Edges whose sources one GraphStore subtask owns, in arrival order, from the {@code CutEdgeBundler}
+ * to the {@code ReplicaRouter}: one record for thousands of edges, where single edges would each
+ * pay a record's serialization and hand-over. Keyed by the anchor of {@link #route}, the first
+ * partition of that subtask's key-group range, so it reaches the router subtask that owns every
+ * source in it.
+ */
+public class EdgeBundle {
+
+    /** The first partition of the subtask that owns every source of the bundle. */
+    public int route;
+    /** Edge sources. */
+    public long[] sources;
+    /** Per source, its edge's destination {@code v}, or {@code -v - 1} for a removal. */
+    public long[] ops;
+
+    public EdgeBundle() {}
+
+    public EdgeBundle(int route, long[] sources, long[] ops) {
+        if (sources.length != ops.length) {
+            throw new IllegalArgumentException(sources.length + " sources but " + ops.length + " operations");
+        }
+        this.route = route;
+        this.sources = sources;
+        this.ops = ops;
+    }
+
+    /** The operation of adding ({@code remove} false) or removing the edge to {@code dst}. */
+    public static long op(long dst, boolean remove) {
+        return remove ? -dst - 1 : dst;
+    }
+
+    public int size() {
+        return sources.length;
+    }
+}
