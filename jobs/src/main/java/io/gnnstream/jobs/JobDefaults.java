@@ -17,7 +17,9 @@ import org.apache.flink.streaming.api.environment.ExecutionCheckpointingOptions;
  * checkpoints, checkpointing forced despite the iterations, unaligned checkpoints (aligned exactly-once
  * checkpoints were seen to stall with feedback edges), and no generic types (so Kryo can never
  * creep in). Unless the configuration says otherwise, output buffers are flushed after at most
- * {@link #BUFFER_TIMEOUT}, and {@link #tuneThroughput} applies.
+ * {@link #BUFFER_TIMEOUT}, two checkpoints are retained with a pause between them, snapshots are
+ * compressed (Flink reads uncompressed operator state back one system call per field, which made
+ * the trainer's restore take seconds), and {@link #tuneThroughput} applies.
  */
 public final class JobDefaults {
 
@@ -95,6 +97,9 @@ public final class JobDefaults {
         }
         if (!conf.contains(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS)) {
             conf.set(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS, MIN_PAUSE);
+        }
+        if (!conf.contains(ExecutionOptions.SNAPSHOT_COMPRESSION)) {
+            conf.set(ExecutionOptions.SNAPSHOT_COMPRESSION, true);
         }
         return tuneThroughput(conf);
     }

@@ -87,9 +87,13 @@ public final class TrainingRunner {
             out.println("Submitted job " + client.getJobID());
             onSubmit.accept(client.getJobID());
             long started = System.nanoTime();
+            JsonNode lastLine = null;
+            long lastAt = started;
             while (timeout.isZero() || System.nanoTime() - started < timeout.toNanos()) {
                 for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {
                     JsonNode line = JSON.readTree(record.value());
+                    lastLine = line;
+                    lastAt = System.nanoTime();
                     if (file != null) {
                         file.write(record.value());
                         file.newLine();
@@ -105,8 +109,13 @@ public final class TrainingRunner {
                 copy(predictions, predictionsFile, Duration.ZERO);
                 failIfTerminated(client);
             }
+            JobStatus status = client.getJobStatus().get(10, TimeUnit.SECONDS);
             stop(client);
-            throw new IllegalStateException("no final result within " + timeout.toSeconds() + " s");
+            throw new IllegalStateException("no final result within " + timeout.toSeconds() + " s (job " + status
+                    + (lastLine == null ? ", no metrics line"
+                            : ", last metrics line at step " + lastLine.path("step").asLong() + ", "
+                                    + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - lastAt) + " s before the end")
+                    + ")");
         }
     }
 

@@ -25,6 +25,7 @@ class JobDefaultsTest {
         assertEquals(JobDefaults.CHECKPOINT_TIMEOUT, defaults.get(CheckpointingOptions.CHECKPOINTING_TIMEOUT));
         assertEquals(JobDefaults.RETAINED_CHECKPOINTS, defaults.get(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS));
         assertEquals(JobDefaults.MIN_PAUSE, defaults.get(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS));
+        assertTrue(defaults.get(ExecutionOptions.SNAPSHOT_COMPRESSION));
 
         Configuration user = new Configuration();
         user.set(ExecutionOptions.BUFFER_TIMEOUT, Duration.ofMillis(50));
@@ -33,6 +34,7 @@ class JobDefaultsTest {
         user.set(CheckpointingOptions.CHECKPOINTING_TIMEOUT, Duration.ofMinutes(20));
         user.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 5);
         user.set(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS, Duration.ZERO);
+        user.set(ExecutionOptions.SNAPSHOT_COMPRESSION, false);
         JobDefaults.apply(user, Path.of("cp"), Duration.ofSeconds(10));
         assertEquals(Duration.ofMillis(50), user.get(ExecutionOptions.BUFFER_TIMEOUT));
         assertFalse(user.get(RocksDBConfigurableOptions.USE_BLOOM_FILTER));
@@ -40,5 +42,6 @@ class JobDefaultsTest {
         assertEquals(Duration.ofMinutes(20), user.get(CheckpointingOptions.CHECKPOINTING_TIMEOUT));
         assertEquals(5, user.get(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS));
         assertEquals(Duration.ZERO, user.get(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS));
+        assertFalse(user.get(ExecutionOptions.SNAPSHOT_COMPRESSION));
     }
 }
