@@ -109,6 +109,12 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
 
     /** Period of the heartbeats on the all-reduce loop (see {@link #scheduleHeartbeat}). */
     static final long HEARTBEAT_MS = 100;
+    /**
+     * A rank whose pending step has had no reduced chunk for this long sends its gradient again:
+     * the reducers answer a contribution they hold with nothing and one of a summed step with its
+     * sum, so a sum lost on the feedback edge is sent again.
+     */
+    static final long ALL_REDUCE_RESEND_MS = 10_000;
 
     /** Gradient chunks of this rank's steps, for the reducers (when there is more than one rank). */
     public static final OutputTag<GradientChunk> GRADIENTS =
@@ -126,6 +132,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private transient long roundComputeNanos;
     private transient GradientExchange exchange;
     private transient long exchangeStartNanos;
+    /** When (processing time) the pending step's gradient was last sent or a reduced chunk of it arrived. */
+    private transient long exchangeActiveAt;
     private transient GnnModel model;
     private transient TrainerProgress progress;
     private transient TreeMap<Long, MiniBatch> buffered;
@@ -200,6 +208,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         MailboxExecutor mailbox = getContainingTask().getMailboxExecutorFactory()
                 .createExecutor(getOperatorConfig().getChainIndex());
         steps = new StepRunner<>("gnnstream-trainer-" + rank + "-steps", mailbox, this::onStepDone);
+        exchangeActiveAt = getProcessingTimeService().getCurrentProcessingTime();
         sendGradient(exchange.chunks());
         if (announce) {
             output.collect(new StreamRecord<>(new Credit(rank, progress.nextSeq - 1)));
@@ -207,6 +216,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         startNextStep();
         scheduleCreditResend();
         scheduleHeartbeat();
+        scheduleAllReduceResend(getProcessingTimeService().getCurrentProcessingTime() + ALL_REDUCE_RESEND_MS / 4);
     }
 
     /**
@@ -296,7 +306,11 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     /** A reduced gradient chunk: once the pending step has all of them, its update is applied. */
     @Override
     public void processElement2(StreamRecord<ReducedChunk> element) throws Exception {
+        int before = exchange.receivedChunks();
         float[] mean = exchange.accept(element.getValue());
+        if (exchange.receivedChunks() != before) {
+            exchangeActiveAt = getProcessingTimeService().getCurrentProcessingTime();
+        }
         if (mean != null) {
             PendingStep step = exchange.pending();
             window.addAllReduce(System.nanoTime() - exchangeStartNanos);
@@ -386,6 +400,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             // Gradient computed: send it and wait for the sums; the batch's matrices are free again.
             partials.recycle(batch.features);
             exchangeStartNanos = System.nanoTime();
+            exchangeActiveAt = getProcessingTimeService().getCurrentProcessingTime();
             sendGradient(exchange.begin(done.pending));
             return;
         }
@@ -561,6 +576,20 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         getProcessingTimeService().registerTimer(now + HEARTBEAT_MS, t -> {
             output.collect(GRADIENTS, new StreamRecord<>(GradientChunk.heartbeat(rank)));
             scheduleHeartbeat();
+        });
+    }
+
+    private void scheduleAllReduceResend(long at) {
+        getProcessingTimeService().registerTimer(at, t -> {
+            long quiet = t - exchangeActiveAt;
+            if (exchange.waiting() && quiet >= ALL_REDUCE_RESEND_MS) {
+                LOG.warn("rank {}: step {} has {} of {} reduced chunks and none arrived for {} ms; sending its "
+                        + "gradient again", rank, exchange.pending().step, exchange.receivedChunks(),
+                        exchange.numChunks(), quiet);
+                exchangeActiveAt = t;
+                sendGradient(exchange.chunks());
+            }
+            scheduleAllReduceResend(t + ALL_REDUCE_RESEND_MS / 4);
         });
     }
 

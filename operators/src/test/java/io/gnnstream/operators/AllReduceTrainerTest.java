@@ -109,6 +109,33 @@ class AllReduceTrainerTest {
     }
 
     @Test
+    void aRankWhoseSumsAreLostSendsItsGradientAgainAfterAQuietPeriod() throws Exception {
+        try (var r0 = rank(0, 2); var r1 = rank(1, 2); var reducer = reducer()) {
+            r0.open();
+            r1.open();
+            reducer.open();
+            send(r0, batch(0, 1, new int[] {0, 1}));
+            send(r1, batch(0, 1, new int[] {2, 3}));
+            List<GradientChunk> sent1 = gradients(r1);
+            List<ReducedChunk> sums = reduce(reducer, concat(gradients(r0), sent1));
+            deliver(r0, sums); // rank 1's copies of the sums are lost on the feedback edge
+
+            r1.setProcessingTime(TrainerOperator.ALL_REDUCE_RESEND_MS / 2);
+            assertTrue(TrainerRig.gradients(r1).isEmpty(), "a short wait sends nothing again");
+            r1.setProcessingTime(TrainerOperator.ALL_REDUCE_RESEND_MS);
+            List<GradientChunk> again = TrainerRig.gradients(r1);
+            assertEquals(sent1.size(), again.size(), "the pending gradient is sent again");
+            List<ReducedChunk> resent = reduce(reducer, again);
+            assertEquals(sums.size(), resent.size(), "the reducer answers with the stored sums");
+            deliver(r1, resent);
+            assertEquals(List.of(0L), credits(r1));
+            assertArrayEquals(params(r0), params(r1), "the waiting rank catches up bit for bit");
+            r1.setProcessingTime(3 * TrainerOperator.ALL_REDUCE_RESEND_MS);
+            assertTrue(TrainerRig.gradients(r1).isEmpty(), "nothing is sent again once the step is applied");
+        }
+    }
+
+    @Test
     void heartbeatsGoAroundTheLoopAndChangeNothing() throws Exception {
         try (var r0 = rank(0, 2); var reducer = reducer()) {
             r0.open();

@@ -59,6 +59,16 @@ public final class GradientExchange {
         return numChunks;
     }
 
+    /** Whether a step waits for reduced chunks that have not all arrived. */
+    public boolean waiting() {
+        return pending != null && receivedCount < numChunks;
+    }
+
+    /** Reduced chunks of the pending step received so far. */
+    public int receivedChunks() {
+        return receivedCount;
+    }
+
     /** The step waiting for its reduced gradient, or null. */
     public PendingStep pending() {
         return pending;
