@@ -177,6 +177,9 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
                 sizes.forgetReplicas(owned);
             }
         }
+        if (context.isRestored()) {
+            sizes.loadStored(owned);
+        }
     }
 
     @Override
@@ -262,6 +265,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             setCurrentKey(key);
             long[] s = sizes.of(key);
             s[PartitionSizes.EDGES] += adjacency.addAll(sources);
+            sizes.touched(key.partition());
             tailCache.invalidate(key.vertex());
         });
     }

@@ -387,6 +387,36 @@ class GraphStoreOperatorTest {
     }
 
     /**
+     * Sizes a snapshot holds before they were published reach the scheduler after a restore without
+     * any new input: a graph that was whole at the snapshot must look whole to the scheduler.
+     */
+    @Test
+    void publishesRestoredSizesWithoutNewInput() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = harness("rocksdb")) {
+            h.open();
+            node(h, 5, 1, Split.TRAIN);
+            for (long u = 10; u < 40; u++) {
+                edge(h, u, 5, false);
+            }
+            snapshot = h.snapshot(1, 1); // before the first stats interval: nothing published yet
+            assertTrue(h.getSideOutput(GraphStoreOperator.EVENTS).stream()
+                    .noneMatch(r -> r.getValue().kind == GraphEvent.Kind.STATS));
+        }
+        try (var h = harness("rocksdb")) {
+            h.initializeState(snapshot);
+            h.open();
+            h.setProcessingTime(10_000);
+            GraphEvent stats = h.getSideOutput(GraphStoreOperator.EVENTS).stream().map(StreamRecord::getValue)
+                    .filter(e -> e.kind == GraphEvent.Kind.STATS).findFirst().orElseThrow();
+            assertEquals(0, stats.partition);
+            assertEquals(1, stats.vertices);
+            assertEquals(30, stats.edges);
+            assertEquals(30, stats.edgesIngested);
+        }
+    }
+
+    /**
      * A trainer's cache, filled and referenced by the store's feature parts, resolves every part to
      * the features and labels the store sends without the cache, through node updates (which must
      * invalidate) and evictions (with two slots, a part evicts vertices it also references).

@@ -57,15 +57,42 @@ public final class PartitionSizes {
             keys.accept(VertexKey.anchor(partition));
             long[] stored = state.value();
             keys.accept(current);
-            s = stored == null ? new long[LENGTH] : Arrays.copyOf(stored, Math.max(stored.length, LENGTH));
             if (stored == null) {
+                s = new long[LENGTH];
                 s[ASSIGNMENT] = fingerprint;
-            } else if (s[ASSIGNMENT] != fingerprint) {
-                throw new IllegalStateException("partition " + partition + " was built with vertex assignment "
-                        + Long.toHexString(s[ASSIGNMENT]) + " (0 = hash) but this job assigns by "
-                        + Long.toHexString(fingerprint) + ": resume with the --partition-map the job was started with");
+            } else {
+                s = checked(partition, stored);
             }
             sizes[partition] = s;
+        }
+        return s;
+    }
+
+    /**
+     * After a restore: loads the stored figures of every {@code owned} partition and marks them for
+     * publication. A snapshot holds figures the scheduler may not have been sent yet (they go out
+     * at most every stats interval); without this they would reach it only with the partition's
+     * next change, and a graph already whole would never look whole to it.
+     */
+    public void loadStored(boolean[] owned) throws Exception {
+        for (int p = 0; p < owned.length; p++) {
+            if (owned[p] && sizes[p] == null) {
+                keys.accept(VertexKey.anchor(p));
+                long[] stored = state.value();
+                if (stored != null) {
+                    sizes[p] = checked(p, stored);
+                    unpublished.set(p);
+                }
+            }
+        }
+    }
+
+    private long[] checked(int partition, long[] stored) {
+        long[] s = Arrays.copyOf(stored, Math.max(stored.length, LENGTH));
+        if (s[ASSIGNMENT] != fingerprint) {
+            throw new IllegalStateException("partition " + partition + " was built with vertex assignment "
+                    + Long.toHexString(s[ASSIGNMENT]) + " (0 = hash) but this job assigns by "
+                    + Long.toHexString(fingerprint) + ": resume with the --partition-map the job was started with");
         }
         return s;
     }
