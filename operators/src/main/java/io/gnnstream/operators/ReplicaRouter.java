@@ -1,7 +1,5 @@
 package io.gnnstream.operators;
 
-import com.carrotsearch.hppc.IntIntHashMap;
-import com.carrotsearch.hppc.LongArrayList;
 import io.gnnstream.operators.messages.EdgeBundle;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
@@ -9,10 +7,10 @@ import io.gnnstream.operators.messages.ReplicaMessage;
 import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.VertexRecord;
 import io.gnnstream.state.records.EdgeUpdate;
+import io.gnnstream.operators.internal.CutNeighbourCache;
 import io.gnnstream.operators.internal.SourceEdgeBuffer;
 import io.gnnstream.operators.internal.StoreSites;
 import io.gnnstream.state.VertexKey;
-import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -39,23 +37,29 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * another site. Keyed by the replicated vertex {@code u} (its own partition's key), the router
  * receives every node update of {@code u} and every edge {@code u -> v} whose ends lie in different
  * partitions (in {@link EdgeBundle}s from the {@link CutEdgeBundler}, keyed by the anchor of this
- * subtask's first partition, or singly), and keeps, in keyed state, {@code u}'s latest attribute record and those cut
- * out-neighbours (sorted, so a duplicate edge counts once; all of them, whatever the site, so that
- * the sites can be worked out again at another parallelism). A site's first such edge sends it a
- * {@link ReplicaMessage#create} with the record (or none, while {@code u} has no attributes); every
- * node update of {@code u} is pushed to every holding site; the removal of the last such edge sends
- * a {@link ReplicaMessage#drop}.
+ * subtask's first partition, or singly), and keeps, in keyed state, {@code u}'s latest attribute
+ * record and those cut out-neighbours (sorted, so a duplicate edge counts once; all of them,
+ * whatever the site, so that the sites can be worked out again at another parallelism). A site's
+ * first such edge sends it a {@link ReplicaMessage#create} with the record (or none, while
+ * {@code u} has no attributes); every node update of {@code u} is pushed to every holding site; the
+ * removal of the last such edge sends a {@link ReplicaMessage#drop}.
  *
  * <p>Edges wait in a heap buffer ({@link SourceEdgeBuffer}, {@code bufferEdges} in all) and are
- * applied one state read and write per source: all of them when the buffer is full, before every
- * checkpoint barrier, at the end of input, and at a processing-time tick ({@link #TICK_MS}) when
- * no edge arrived since the previous tick or the oldest has waited {@link #MAX_WAIT_MS}. So
- * checkpoints never hold the buffer, a restore replays the rest from the sources, and a quiet
- * stream's replicas follow its edges within a tick or two. A node update is pushed at once to the sites that hold a
- * replica by then; a creation that its source's buffered edges make later carries the record as it
- * is when they are applied, so every replica ends with the latest record. The messages go to the
- * GraphStore with the graph updates, on ordinary keyed edges, so they are part of every checkpoint
- * and never lost or repeated.
+ * applied grouped by source: when the buffer is full, before every checkpoint barrier, at the end
+ * of input, and at a processing-time tick ({@link #TICK_MS}) when no edge arrived since the
+ * previous tick or the oldest has waited {@link #MAX_WAIT_MS}; so a restore replays the rest from
+ * the sources, and a quiet stream's replicas follow its edges within a tick or two. A source's cut
+ * out-neighbours are worked on in a heap cache ({@link CutNeighbourCache}, at most
+ * {@code cacheEdges} neighbours), loaded from keyed state on the source's first use (unless the job
+ * started without state and the cache was never emptied), so a drain touches each source's entry
+ * once and reads no state for the sources the cache holds. Changed
+ * entries are written back to keyed state before every checkpoint barrier (after the buffer is
+ * applied), at the end of input, and when the cache outgrows its capacity, which then empties it:
+ * neither buffer nor cache is ever the only copy of a change at a checkpoint. A node update is
+ * pushed at once to the sites that hold a replica by then; a creation that its source's buffered
+ * edges make later carries the record as it is when they are applied, so every replica ends with
+ * the latest record. The messages go to the GraphStore with the graph updates, on ordinary keyed
+ * edges, so they are part of every checkpoint and never lost or repeated.
  *
  * <p>Rescaling: union operator state records the GraphStore parallelism the replicas were made
  * for. A restore at another one (or from state without that record) makes the GraphStore drop all
@@ -70,6 +74,8 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
 
     /** Edges buffered by default before they are applied. */
     public static final int DEFAULT_BUFFER_EDGES = 1 << 20;
+    /** Cut out-neighbours the heap cache holds by default before it is written back and emptied. */
+    public static final int DEFAULT_CACHE_EDGES = 1 << 22;
     /** How often the buffer is looked at. */
     public static final long TICK_MS = 100;
     /** The longest an edge waits in the buffer while edges keep arriving. */
@@ -86,6 +92,7 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
     private final VertexPartitioner partitioner;
     private final StoreSites sites;
     private final int bufferEdges;
+    private final int cacheEdges;
 
     private transient ValueState<byte[]> record;
     private transient ValueState<long[]> cutOut;
@@ -97,20 +104,25 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
     private transient int sizeAtTick;
     /** When the buffer's oldest edge arrived. */
     private transient long oldestAt;
+    private transient CutNeighbourCache cache;
+    private transient CutNeighbourCache.Load load;
+    private transient CutNeighbourCache.Store store;
     private transient Counter pushes;
     private transient Counter drops;
 
     public ReplicaRouter(VertexPartitioner partitioner, int storeParallelism) {
-        this(partitioner, storeParallelism, DEFAULT_BUFFER_EDGES);
+        this(partitioner, storeParallelism, DEFAULT_BUFFER_EDGES, DEFAULT_CACHE_EDGES);
     }
 
-    public ReplicaRouter(VertexPartitioner partitioner, int storeParallelism, int bufferEdges) {
-        if (bufferEdges < 1) {
-            throw new IllegalArgumentException("bufferEdges must be >= 1, got " + bufferEdges);
+    public ReplicaRouter(VertexPartitioner partitioner, int storeParallelism, int bufferEdges, int cacheEdges) {
+        if (bufferEdges < 1 || cacheEdges < 1) {
+            throw new IllegalArgumentException("bufferEdges and cacheEdges must be >= 1, got " + bufferEdges
+                    + " and " + cacheEdges);
         }
         this.partitioner = partitioner;
         this.sites = new StoreSites(partitioner.numPartitions(), storeParallelism);
         this.bufferEdges = bufferEdges;
+        this.cacheEdges = cacheEdges;
     }
 
     @Override
@@ -120,6 +132,19 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         cutOut = context.getKeyedStateStore().getState(CUT_OUT_NEIGHBOURS);
         madeFor = context.getOperatorStateStore().getUnionListState(MADE_FOR);
         buffer = new SourceEdgeBuffer(partitioner, bufferEdges);
+        cache = new CutNeighbourCache(sites, this::homeOf, cacheEdges, !context.isRestored());
+        load = u -> {
+            setCurrentKey(partitioner.keyOf(u));
+            return cutOut.value();
+        };
+        store = (u, neighbours) -> {
+            setCurrentKey(partitioner.keyOf(u));
+            if (neighbours == null) {
+                cutOut.clear();
+            } else {
+                cutOut.update(neighbours);
+            }
+        };
         remake = context.isRestored() && StoreSites.madeForAnother(madeFor.get(), sites.parallelism());
     }
 
@@ -128,6 +153,7 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         super.open();
         pushes = getMetricGroup().counter("replicaPushes");
         drops = getMetricGroup().counter("replicaDrops");
+        getMetricGroup().gauge("cutNeighboursCached", () -> cache.cached());
         long now = getProcessingTimeService().getCurrentProcessingTime();
         if (remake) {
             getProcessingTimeService().registerTimer(now, t -> remake());
@@ -139,10 +165,18 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
     private void tick(long time) throws Exception {
         int size = buffer.size();
         if (size > 0 && (size == sizeAtTick || time - oldestAt >= MAX_WAIT_MS)) {
-            buffer.drain(this::apply);
+            drain();
         }
         sizeAtTick = buffer.size();
         getProcessingTimeService().registerTimer(time + TICK_MS, this::tick);
+    }
+
+    /** Applies the buffered edges, then bounds the cache. */
+    private void drain() throws Exception {
+        buffer.drain(this::apply);
+        if (cache.full()) {
+            cache.writeBack(store, true);
+        }
     }
 
     @Override
@@ -154,33 +188,21 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
                 long u = bundle.sources[i];
                 bufferEdge(u, partitioner.partition(u), bundle.ops[i]);
             }
-            return;
-        }
-        GraphUpdate update = element.getValue().update;
-        if (update == null) {
-            throw new IllegalArgumentException("the replica router takes graph updates and edge bundles only, got "
-                    + element.getValue());
-        }
-        if (update.node != null) {
-            long u = update.node.id;
-            setCurrentKey(partitioner.keyOf(u));
-            byte[] encoded = VertexRecord.encode(update.node);
-            record.update(encoded);
-            long[] dsts = cutOut.value();
-            if (dsts != null) {
-                for (int holder : holders(homeOf(u), dsts).keys().toArray()) {
-                    pushes.inc();
-                    output.collect(new StreamRecord<>(GraphStoreInput.of(ReplicaMessage.push(u, holder, encoded))));
+        } else {
+            GraphUpdate update = element.getValue().update;
+            if (update == null) {
+                throw new IllegalArgumentException("the replica router takes graph updates and edge bundles only, got "
+                        + element.getValue());
+            }
+            if (update.node != null) {
+                applyNode(update.node.id, VertexRecord.encode(update.node));
+            } else {
+                int partition = partitioner.partition(update.edge.src);
+                if (partition != partitioner.partition(update.edge.dst)) {
+                    bufferEdge(update.edge.src, partition, EdgeBundle.op(update.edge.dst, update.edge.remove));
                 }
             }
-            return;
         }
-        EdgeUpdate edge = update.edge;
-        int partition = partitioner.partition(edge.src);
-        if (partition == partitioner.partition(edge.dst)) {
-            return;
-        }
-        bufferEdge(edge.src, partition, EdgeBundle.op(edge.dst, edge.remove));
     }
 
     private void bufferEdge(long u, int partition, long op) throws Exception {
@@ -188,7 +210,50 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
             oldestAt = getProcessingTimeService().getCurrentProcessingTime();
         }
         if (buffer.add(u, partition, op)) {
-            buffer.drain(this::apply);
+            drain();
+        }
+    }
+
+    /** Stores the record and pushes it to every site that holds a replica. */
+    private void applyNode(long u, byte[] encoded) throws Exception {
+        CutNeighbourCache.Entry entry = cache.get(u, load);
+        setCurrentKey(partitioner.keyOf(u));
+        record.update(encoded);
+        for (int site = 0; site < entry.sites(); site++) {
+            if (entry.inSite(site) > 0) {
+                pushes.inc();
+                output.collect(new StreamRecord<>(GraphStoreInput.of(
+                        ReplicaMessage.push(u, sites.holderOfSite(site), encoded))));
+            }
+        }
+    }
+
+    /** Applies a source's buffered edges in order, {@code ops[order[from]]} to {@code ops[order[to - 1]]}. */
+    private void apply(long u, long[] ops, int[] order, int from, int to) throws Exception {
+        CutNeighbourCache.Entry entry = cache.get(u, load);
+        byte[] known = null;
+        boolean recordRead = false;
+        for (int i = from; i < to; i++) {
+            long op = ops[order[i]];
+            if (op < 0) {
+                int site = cache.remove(u, entry, -op - 1);
+                if (site >= 0) {
+                    drops.inc();
+                    output.collect(new StreamRecord<>(GraphStoreInput.of(ReplicaMessage.drop(u, sites.holderOfSite(site)))));
+                }
+            } else {
+                int site = cache.add(u, entry, op);
+                if (site >= 0) {
+                    if (!recordRead) {
+                        setCurrentKey(partitioner.keyOf(u));
+                        known = record.value();
+                        recordRead = true;
+                    }
+                    pushes.inc();
+                    output.collect(new StreamRecord<>(GraphStoreInput.of(
+                            ReplicaMessage.create(u, sites.holderOfSite(site), known))));
+                }
+            }
         }
     }
 
@@ -198,76 +263,29 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
             return;
         }
         remake = false;
+        cache.writeBack(store, true);
         List<VertexKey> keys;
         KeyedStateBackend<VertexKey> backend = getKeyedStateBackend();
         try (Stream<VertexKey> all = backend.getKeys(CUT_OUT_NEIGHBOURS.getName(), VoidNamespace.INSTANCE)) {
             keys = all.collect(Collectors.toList());
         }
         for (VertexKey key : keys) {
-            setCurrentKey(key);
-            long[] dsts = cutOut.value();
-            if (dsts == null) {
-                continue;
-            }
-            byte[] known = record.value();
-            for (int holder : holders(homeOf(key.vertex()), dsts).keys().toArray()) {
-                pushes.inc();
-                output.collect(new StreamRecord<>(GraphStoreInput.of(ReplicaMessage.create(key.vertex(), holder, known))));
-            }
-        }
-    }
-
-    /** Applies a source's edges in order: one read and one write of its cut out-neighbours. */
-    private void apply(long u, long[] ops, int[] order, int from, int to) throws Exception {
-        setCurrentKey(partitioner.keyOf(u));
-        long[] present = cutOut.value();
-        LongArrayList dsts = new LongArrayList(Math.max(4, (present == null ? 0 : present.length) + to - from));
-        if (present != null) {
-            dsts.add(present, 0, present.length);
-        }
-        int home = homeOf(u);
-        IntIntHashMap counts = holders(home, present);
-        byte[] known = null;
-        boolean recordRead = false;
-        boolean changed = false;
-        for (int i = from; i < to; i++) {
-            long op = ops[order[i]];
-            boolean remove = op < 0;
-            long v = remove ? -op - 1 : op;
-            int at = Arrays.binarySearch(dsts.buffer, 0, dsts.size(), v);
-            if (remove == (at < 0)) {
-                continue;
-            }
-            changed = true;
-            int partition = partitioner.partition(v);
-            boolean remote = sites.siteOf(partition) != home;
-            int holder = sites.holderOf(partition);
-            if (remove) {
-                dsts.removeAt(at);
-                if (remote && counts.addTo(holder, -1) == 0) {
-                    counts.remove(holder);
-                    drops.inc();
-                    output.collect(new StreamRecord<>(GraphStoreInput.of(ReplicaMessage.drop(u, holder))));
-                }
-            } else {
-                dsts.insert(-at - 1, v);
-                if (remote && counts.addTo(holder, 1) == 1) {
-                    if (!recordRead) {
+            CutNeighbourCache.Entry entry = cache.get(key.vertex(), load);
+            byte[] known = null;
+            for (int site = 0; site < entry.sites(); site++) {
+                if (entry.inSite(site) > 0) {
+                    if (known == null) {
+                        setCurrentKey(key);
                         known = record.value();
-                        recordRead = true;
                     }
                     pushes.inc();
-                    output.collect(new StreamRecord<>(GraphStoreInput.of(ReplicaMessage.create(u, holder, known))));
+                    output.collect(new StreamRecord<>(GraphStoreInput.of(
+                            ReplicaMessage.create(key.vertex(), sites.holderOfSite(site), known))));
                 }
             }
-        }
-        if (!changed) {
-            return;
-        }
-        if (dsts.isEmpty()) {
-            cutOut.clear();
-        } else {
-            cutOut.update(dsts.toArray());
+            if (cache.full()) {
+                cache.writeBack(store, true);
+            }
         }
     }
 
@@ -276,25 +294,12 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         return sites.siteOf(partitioner.partition(u));
     }
 
-    /** Cut out-neighbours per holding site (its holder partition), the {@code home} site left out. */
-    private IntIntHashMap holders(int home, long[] dsts) {
-        IntIntHashMap counts = new IntIntHashMap();
-        if (dsts != null) {
-            for (long v : dsts) {
-                int partition = partitioner.partition(v);
-                if (sites.siteOf(partition) != home) {
-                    counts.addTo(sites.holderOf(partition), 1);
-                }
-            }
-        }
-        return counts;
-    }
-
-    /** Checkpoints never hold the buffer: it is applied before the barrier goes on. */
+    /** Checkpoints hold every change: the buffer is applied and the cache written back before the barrier goes on. */
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
         buffer.drain(this::apply);
+        cache.writeBack(store, false);
     }
 
     @Override
@@ -303,11 +308,12 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         madeFor.update(List.of(remake ? -1 : sites.parallelism()));
     }
 
-    /** A bounded input applies its buffered edges at its end. */
+    /** A bounded input applies its buffered edges and writes back its changes at its end. */
     @Override
     public void finish() throws Exception {
         remake();
         buffer.drain(this::apply);
+        cache.writeBack(store, false);
         super.finish();
     }
 }

@@ -277,7 +277,7 @@ class GraphStoreHaloTest {
         int px = PARTITIONER.partition(X);
         KeySelector<GraphStoreInput, VertexKey> sourceKey = in -> PARTITIONER.keyOf(
                 in.update.edge != null ? in.update.edge.src : in.update.node.id);
-        try (var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, PARTITIONS, 6), sourceKey,
+        try (var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, PARTITIONS, 6, 1 << 20), sourceKey,
                 VertexKeyTypeInfo.INSTANCE, PARTITIONS, 1, 0)) {
             backend(router, backend);
             router.open();
@@ -316,6 +316,65 @@ class GraphStoreHaloTest {
         }
     }
 
+    /**
+     * Without a buffer the router applies every edge and node update as it arrives, on its heap
+     * cache of cut out-neighbours; the changes the cache holds are written back before a barrier, so
+     * a restore knows every edge (a removal drops, a duplicate is ignored) although the cache never
+     * outgrew itself.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"rocksdb", "heap"})
+    void cachedNeighboursAreInTheCheckpoint(String backend) throws Exception {
+        int pv = PARTITIONER.partition(V);
+        int px = PARTITIONER.partition(X);
+        KeySelector<GraphStoreInput, VertexKey> sourceKey = in -> PARTITIONER.keyOf(
+                in.update.edge != null ? in.update.edge.src : in.update.node.id);
+        NodeUpdate a1 = new NodeUpdate(A, new float[] {1, 1, 1}, 1, Split.TRAIN);
+        OperatorSubtaskState state;
+        try (var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, PARTITIONS, 1, 100),
+                sourceKey, VertexKeyTypeInfo.INSTANCE, PARTITIONS, 1, 0)) {
+            backend(router, backend);
+            router.open();
+            for (long[] e : new long[][] {{A, V, 0}, {A, W, 0}, {A, X, 0}, {A, V, 1}, {V, X, 0}}) {
+                routerEdge(router, e[0], e[1], e[2] == 1);
+            }
+            router.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(a1))));
+            // w lies in v's partition, so removing a -> v leaves a's replica there.
+            List<String> pushes = List.of("PUSH(" + A + " @ " + Math.min(pv, px) + ")",
+                    "PUSH(" + A + " @ " + Math.max(pv, px) + ")");
+            assertEquals(List.of("CREATE(" + A + " @ " + pv + ")", "CREATE(" + A + " @ " + px + ")",
+                    "CREATE(" + V + " @ " + px + ")", pushes.get(0), pushes.get(1)),
+                    kinds(router.extractOutputValues()), "messages in the order of their input");
+            router.prepareSnapshotPreBarrier(1);
+            state = router.snapshot(1, 1);
+        }
+        try (var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, PARTITIONS, 1, 100),
+                sourceKey, VertexKeyTypeInfo.INSTANCE, PARTITIONS, 1, 0)) {
+            backend(router, backend);
+            router.initializeState(state);
+            router.open();
+            routerEdge(router, V, X, false);
+            routerEdge(router, A, X, true);
+            routerEdge(router, A, W, true);
+            routerEdge(router, A, V, false);
+            List<GraphStoreInput> out = router.extractOutputValues();
+            assertEquals(List.of("DROP(" + A + " @ " + px + ")", "DROP(" + A + " @ " + pv + ")",
+                    "CREATE(" + A + " @ " + pv + ")"), kinds(out), "the restored router knows the edges its cache held");
+            assertArrayEquals(VertexRecord.encode(a1), out.get(2).replica.record, "and the record");
+        }
+    }
+
+    private static void routerEdge(KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, GraphStoreInput> router,
+            long src, long dst, boolean remove) throws Exception {
+        router.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(
+                new EdgeUpdate(src, dst, remove, EdgeUpdate.NO_TIMESTAMP)))));
+    }
+
+    private static List<String> kinds(List<GraphStoreInput> messages) {
+        return messages.stream().map(m -> m.replica.kind + "(" + m.replica.vertex + " @ " + m.replica.holder + ")")
+                .collect(Collectors.toList());
+    }
+
     /** Routers and stores at one parallelism, wired as the job wires them. */
     private static final class Graph implements AutoCloseable {
         final List<KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, GraphStoreInput>> routers =
@@ -345,7 +404,7 @@ class GraphStoreHaloTest {
                     ? PARTITIONER.keyOf(in.update.ownerVertex())
                     : in.replica != null ? in.replica.key() : VertexKey.anchor(in.requests[0].route);
             for (int i = 0; i < parallelism; i++) {
-                var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, parallelism, 1), sourceKey,
+                var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, parallelism, 1, 1), sourceKey,
                         VertexKeyTypeInfo.INSTANCE, PARTITIONS, parallelism, i);
                 var store = new KeyedOneInputStreamOperatorTestHarness<>(new GraphStoreOperator(PARTITIONER,
                         new GraphStoreConfig(42L, DIM, 1000L, 4096, 4096, 1, 0).withHalo(true)),

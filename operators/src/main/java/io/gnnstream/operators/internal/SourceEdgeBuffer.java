@@ -7,8 +7,9 @@ import java.util.Arrays;
  * Edge operations buffered by appending to flat arrays, drained grouped by source vertex: sources in
  * the order of their keys in RocksDB (partition, then id), each source's operations in arrival
  * order. Appending costs no lookup, however random the sources arrive; a drain radix-sorts one key
- * per entry (partition, source, arrival index), or, for ids too wide for that, the indices in stable
- * passes (each byte of the source, then the partition).
+ * per entry (partition, source, arrival index) by its partition and source bits, the entries being
+ * in arrival order already, or, for ids too wide for that, the indices in stable passes (each byte
+ * of the source, then the partition).
  */
 public final class SourceEdgeBuffer {
 
@@ -90,7 +91,7 @@ public final class SourceEdgeBuffer {
             for (int i = 0; i < size; i++) {
                 keys[i] = ((long) partitions[i] << (sourceBits + indexBits)) | (sources[i] << indexBits) | i;
             }
-            keys = radixSort(keys, bits);
+            keys = radixSort(keys, indexBits, bits);
             long mask = (1L << indexBits) - 1;
             for (int k = 0; k < size; k++) {
                 order[k] = (int) (keys[k] & mask);
@@ -128,17 +129,23 @@ public final class SourceEdgeBuffer {
         return spare;
     }
 
-    /** Sorts distinct non-negative keys of {@code bits} bits, 11 bits a pass. */
-    private long[] radixSort(long[] keys, int bits) {
+    /**
+     * Sorts non-negative keys by their bits {@code from} to {@code to}, in passes of at most 12 bits.
+     * The passes are stable, so keys that arrive in the order of their lower bits keep it.
+     */
+    private long[] radixSort(long[] keys, int from, int to) {
         long[] spare = new long[size];
-        for (int shift = 0; shift < bits; shift += 11) {
-            int[] start = new int[2049];
+        int passes = (to - from + 11) / 12;
+        for (int pass = 0; pass < passes; pass++) {
+            int shift = from + pass * (to - from) / passes;
+            int mask = (1 << (from + (pass + 1) * (to - from) / passes - shift)) - 1;
+            int[] start = new int[mask + 2];
             for (int k = 0; k < size; k++) {
-                start[(int) (keys[k] >>> shift & 0x7FF) + 1]++;
+                start[((int) (keys[k] >>> shift) & mask) + 1]++;
             }
             prefixSums(start);
             for (int k = 0; k < size; k++) {
-                spare[start[(int) (keys[k] >>> shift & 0x7FF)]++] = keys[k];
+                spare[start[(int) (keys[k] >>> shift) & mask]++] = keys[k];
             }
             long[] t = keys;
             keys = spare;
