@@ -234,7 +234,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         super.snapshotState(context);
         pauseSteps();
         checkpoint.snapshot(new TrainerReplica(rank, config.trainers, model.snapshot(), progress),
-                new ArrayList<>(buffered.values()), partials.parts(), exchange.pending(), inference.snapshot());
+                new ArrayList<>(buffered.values()), partials.parts(featureCache), exchange.pending(), inference.snapshot());
         resumeSteps();
     }
 
@@ -293,6 +293,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         } else if (!alreadyHave(part.seq)) {
             batch = partials.accept(part, featureCache);
         }
+        partials.beforeFills(part, featureCache);
         featureCache.storeFills(part);
         if (batch != null) {
             if (batch.isTraining()) {

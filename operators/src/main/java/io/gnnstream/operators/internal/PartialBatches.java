@@ -1,5 +1,6 @@
 package io.gnnstream.operators.internal;
 
+import com.carrotsearch.hppc.IntIntHashMap;
 import com.carrotsearch.hppc.LongIntHashMap;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
@@ -25,8 +26,11 @@ import java.util.Map;
  * {@link TrainerFeatureCache}: one copy per row, which matters because copying rows is most of
  * what the trainer does when it is not computing. Parts need not wait for the head, which comes
  * last (the assembler knows the batch's shape only after the last hop): the matrix grows to the
- * largest row placed, and the head only checks that every row came once. A checkpoint stores the
- * parts as received ({@link #parts()}), rebuilt from the matrix. Matrices of batches trained on
+ * largest row placed, and the head only checks that every row came once. Parts addressed by vertex
+ * wait for the head, which names their rows; their cached entries stay references to cache slots,
+ * copied once into the matrix when the head comes, unless a fill is about to overwrite a slot they
+ * name ({@link #beforeFills}), which copies every waiting cached entry out of the cache first. A
+ * checkpoint stores the parts as received ({@link #parts}), rebuilt from the matrix. Matrices of batches trained on
  * come back through {@link #recycle}, so a new batch reuses one instead of having a fresh array of
  * tens of megabytes zeroed.
  */
@@ -44,6 +48,8 @@ public final class PartialBatches {
     private final int[] recentLengths = new int[16];
     private int heads;
     private int typicalLength;
+    /** Cache slots that waiting parts addressed by vertex name, with how many entries name each. */
+    private final IntIntHashMap pinned = new IntIntHashMap();
 
     /**
      * Takes a part whose cache references {@code cache} holds ({@link TrainerFeatureCache#holdsAll});
@@ -56,6 +62,9 @@ public final class PartialBatches {
         if (pending == null || pending.attempt < part.attempt) {
             if (pending != null) {
                 recycle(pending.matrix);
+                for (MiniBatchPart waiting : pending.byVertex) {
+                    pin(waiting, -1);
+                }
             }
             pending = new Pending(part.attempt);
             bySeq.put(part.seq, pending);
@@ -74,6 +83,7 @@ public final class PartialBatches {
                 pending.ensureMatrix(this);
                 for (MiniBatchPart waiting : pending.byVertex) {
                     pending.place(pending.resolve(waiting, cache.featureDim()), cache);
+                    pin(waiting, -1);
                 }
                 pending.byVertex.clear();
             }
@@ -90,10 +100,11 @@ public final class PartialBatches {
             if (!part.byVertex()) {
                 pending.place(part, cache);
             } else if (pending.head != null) {
-                pending.place(pending.resolve(withCachedEntries(part, cache), cache.featureDim()), cache);
+                pending.place(pending.resolve(part, cache.featureDim()), cache);
             } else {
                 pending.parts.set(part.part);
-                pending.byVertex.add(withCachedEntries(part, cache));
+                pending.byVertex.add(part);
+                pin(part, 1);
             }
         }
         if (pending.head == null || pending.parts.cardinality() < pending.head.numParts) {
@@ -114,10 +125,39 @@ public final class PartialBatches {
     }
 
     /**
-     * Every part of the incomplete batches, as received (cache references resolved; a part
-     * addressed by vertex that was placed comes back addressed by the rows it filled).
+     * To be called before {@code part}'s fills are stored in {@code cache}: when one of them
+     * overwrites a slot that a waiting part names, every waiting cached entry is copied out of the
+     * cache first (fills overwrite a named slot only when the GraphStore evicted its vertex).
      */
-    public List<MiniBatchPart> parts() {
+    public void beforeFills(MiniBatchPart part, TrainerFeatureCache cache) {
+        if (pinned.isEmpty() || part.isHead() || part.fillSlots == null) {
+            return;
+        }
+        for (int slot : part.fillSlots) {
+            if (slot >= 0 && pinned.containsKey(slot)) {
+                for (Pending p : bySeq.values()) {
+                    p.byVertex.replaceAll(waiting -> withCachedEntries(waiting, cache));
+                }
+                pinned.clear();
+                return;
+            }
+        }
+    }
+
+    private void pin(MiniBatchPart part, int delta) {
+        for (int slot : part.cachedSlots) {
+            if (pinned.addTo(slot, delta) == 0) {
+                pinned.remove(slot);
+            }
+        }
+    }
+
+    /**
+     * Every part of the incomplete batches, as received (cache references resolved from
+     * {@code cache}; a part addressed by vertex that was placed comes back addressed by the rows it
+     * filled).
+     */
+    public List<MiniBatchPart> parts(TrainerFeatureCache cache) {
         List<MiniBatchPart> all = new ArrayList<>();
         for (Pending p : bySeq.values()) {
             if (p.head != null) {
@@ -126,7 +166,9 @@ public final class PartialBatches {
             for (MiniBatchPart placed : p.placed) {
                 all.add(p.received(placed));
             }
-            all.addAll(p.byVertex);
+            for (MiniBatchPart waiting : p.byVertex) {
+                all.add(withCachedEntries(waiting, cache));
+            }
         }
         return all;
     }
@@ -140,10 +182,7 @@ public final class PartialBatches {
         return head.layer >= 2 ? head.numSeeds() : head.numNodes();
     }
 
-    /**
-     * A part addressed by vertex with its cached entries' features and labels copied out of the
-     * cache now, as the part arrives: later parts may refill those slots before the head comes.
-     */
+    /** A part addressed by vertex with its cached entries' features and labels copied out of the cache. */
     private static MiniBatchPart withCachedEntries(MiniBatchPart p, TrainerFeatureCache cache) {
         int own = p.vertices.length;
         int cached = p.cachedVertices.length;
@@ -269,12 +308,25 @@ public final class PartialBatches {
                     taken.set(row);
                 }
             }
+            IntList cachedRows = new IntList();
+            IntList cachedSlots = new IntList();
+            for (int k = 0; k < p.cachedVertices.length; k++) {
+                int row = servedRowOf.getOrDefault(p.cachedVertices[k], -1);
+                if (row >= 0 && !filled.get(row) && !taken.get(row)) {
+                    cachedRows.add(row);
+                    cachedSlots.add(p.cachedSlots[k]);
+                    taken.set(row);
+                }
+            }
             byte[] features = new byte[entries.size() * rowBytes];
             for (int k = 0; k < entries.size(); k++) {
                 System.arraycopy(p.features, entries.get(k) * rowBytes, features, k * rowBytes, rowBytes);
             }
-            return MiniBatchPart.features(p.batchId, p.seq, p.trainer, p.attempt, p.part, rows.toArray(),
-                    labels.toArray(), features);
+            MiniBatchPart byRow = MiniBatchPart.features(p.batchId, p.seq, p.trainer, p.attempt, p.part,
+                    rows.toArray(), labels.toArray(), features);
+            byRow.cachedRows = cachedRows.toArray();
+            byRow.cachedSlots = cachedSlots.toArray();
+            return byRow;
         }
 
         /** Writes a part's rows into the matrix: its own from its bytes, its cached ones from the cache. */

@@ -89,7 +89,7 @@ class PartialBatchesTest {
         MiniBatchPart placed = part(1, 1, 0, new int[] {0}).withCacheSlots(EPOCH, new int[] {-1},
                 new int[] {3}, new int[] {3});
         assertNull(accept(partials, cache, placed));
-        List<MiniBatchPart> checkpoint = partials.parts();
+        List<MiniBatchPart> checkpoint = partials.parts(cache);
         assertEquals(3, checkpoint.size(), "the head and both parts, placed");
         checkpoint.forEach(p -> assertEquals(MiniBatchPart.NO_CACHE, p.cacheEpoch));
 
@@ -142,7 +142,7 @@ class PartialBatchesTest {
         long[] ids = {10, 11, 12, 13};
         MiniBatchPart early = byVertex(5, 1, new long[] {12, 10, 99}, ids);
         assertNull(accept(partials, cache, early), "waits for the head");
-        List<MiniBatchPart> checkpoint = partials.parts();
+        List<MiniBatchPart> checkpoint = partials.parts(cache);
         assertEquals(1, checkpoint.size());
         assertArrayEquals(new long[] {12, 10, 99}, checkpoint.get(0).vertices, "kept as received");
 
@@ -158,11 +158,11 @@ class PartialBatchesTest {
     }
 
     /**
-     * A part addressed by vertex that names a cache slot takes the slot's features as they are when
+     * A part addressed by vertex that names a cache slot gets the slot's features as they are when
      * it arrives, although it waits for its head and a later part refills the slot.
      */
     @Test
-    void cachedEntriesOfPartsAddressedByVertexAreTakenOnArrival() {
+    void cachedEntriesOfPartsAddressedByVertexSurviveARefillOfTheirSlot() {
         TrainerFeatureCache cache = new TrainerFeatureCache(4, DIM);
         PartialBatches partials = new PartialBatches();
         // Batch 0 leaves row 2 of batch 0 in slot 0.
@@ -184,6 +184,47 @@ class PartialBatchesTest {
         MiniBatch b = accept(partials, cache, head);
         assertNotNull(b);
         assertArrayEquals(matrix(row(5, 0), row(5, 1), row(0, 2), row(5, 3)), Arrays.copyOf(b.features, 4 * DIM));
+    }
+
+    /**
+     * Cached entries of a waiting part addressed by vertex are copied from the cache when the head
+     * comes, and a checkpoint before that holds their features.
+     */
+    @Test
+    void waitingCachedEntriesArePlacedFromTheCacheAndCheckpointedWithTheirFeatures() {
+        TrainerFeatureCache cache = new TrainerFeatureCache(4, DIM);
+        PartialBatches partials = new PartialBatches();
+        // Batch 0 leaves its rows 1 and 2 in slots 3 and 2.
+        accept(partials, cache, head(0, 1));
+        accept(partials, cache, part(0, 0, 0, new int[] {0, 1, 2, 3}).withCacheSlots(EPOCH, new int[] {-1, 3, 2, -1},
+                new int[0], new int[0]));
+        long[] ids = {10, 11, 12, 13};
+        MiniBatchPart byVertex = byVertex(5, 1, new long[] {13}, ids);
+        byVertex.cacheEpoch = EPOCH;
+        byVertex.cachedVertices = new long[] {12, 11, 99};
+        byVertex.cachedSlots = new int[] {2, 3, 2};
+        byVertex.fillSlots = new int[] {-1};
+        assertNull(accept(partials, cache, byVertex));
+        List<MiniBatchPart> checkpoint = partials.parts(cache);
+        assertEquals(1, checkpoint.size());
+        assertEquals(0, checkpoint.get(0).cachedEntries(), "the checkpoint holds features, not slots");
+        assertArrayEquals(new long[] {13, 12, 11, 99}, checkpoint.get(0).vertices);
+
+        assertNull(accept(partials, cache, part(5, 5, 0, new int[] {0})));
+        MiniBatchPart head = head(5, 2);
+        head.head.nodeIds = ids;
+        head.servedRows = new int[] {1, 2, 3};
+        MiniBatch b = accept(partials, cache, head);
+        assertNotNull(b);
+        assertArrayEquals(matrix(row(5, 0), row(0, 1), row(0, 2), row(5, 3)), Arrays.copyOf(b.features, 4 * DIM));
+
+        PartialBatches restored = new PartialBatches();
+        TrainerFeatureCache empty = new TrainerFeatureCache(4, DIM);
+        assertNull(restored.accept(checkpoint.get(0), empty));
+        assertNull(restored.accept(part(5, 5, 0, new int[] {0}), empty));
+        MiniBatch again = restored.accept(head, empty);
+        assertNotNull(again, "the restored part fills the same rows");
+        assertArrayEquals(b.features, Arrays.copyOf(again.features, b.features.length));
     }
 
     /** Part {@code part} of batch {@code seq} addressed by vertex, rows' features as {@link #row} of their index in {@code ids}. */
@@ -212,6 +253,7 @@ class PartialBatchesTest {
     private static MiniBatch accept(PartialBatches partials, TrainerFeatureCache cache, MiniBatchPart part) {
         assertTrue(cache.holdsAll(part));
         MiniBatch b = partials.accept(part, cache);
+        partials.beforeFills(part, cache);
         cache.storeFills(part);
         return b;
     }
