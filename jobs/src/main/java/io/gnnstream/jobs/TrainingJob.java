@@ -13,7 +13,7 @@ import io.gnnstream.operators.GradientReducer;
 import io.gnnstream.operators.MetricsMerger;
 import io.gnnstream.operators.GraphStoreConfig;
 import io.gnnstream.operators.GraphStoreOperator;
-import io.gnnstream.operators.CutEdgeBundler;
+import io.gnnstream.operators.EdgeBundler;
 import io.gnnstream.operators.ReplicaRouter;
 import io.gnnstream.operators.SchedulerConfig;
 import io.gnnstream.operators.SeedScheduler;
@@ -204,15 +204,27 @@ public final class TrainingJob {
     }
 
     /**
+     * The edges for a GraphStore of {@code parallelism} subtasks, bundled in the edge source's task
+     * by the subtask owning their destination ({@link EdgeBundler}, docs/design.md, "Edge bundles").
+     */
+    public static DataStream<GraphStoreInput> storeEdges(DataStream<GraphStoreInput> edgeUpdates,
+            VertexPartitioner partitioner, int parallelism) {
+        return edgeUpdates.transform("store-edges", GraphStoreInputSerializer.TYPE_INFO,
+                        new EdgeBundler(partitioner, parallelism, EdgeBundler.Grouping.STORE))
+                .uid("store-edges").name("store-edges");
+    }
+
+    /**
      * The halo replica path (docs/design.md, "Halo replicas"): the edges between partitions, bundled
-     * in the edge source's task ({@link CutEdgeBundler}), and the node updates ({@code nodeUpdates},
+     * in the edge source's task ({@link EdgeBundler}), and the node updates ({@code nodeUpdates},
      * may be null) reach the replica router keyed by the replicated vertex; out come the replica
      * creations, pushes and drops for a GraphStore of {@code parallelism} subtasks.
      */
     public static DataStream<GraphStoreInput> replicaUpdates(DataStream<GraphStoreInput> edgeUpdates,
             DataStream<GraphStoreInput> nodeUpdates, VertexPartitioner partitioner, int parallelism) {
         DataStream<GraphStoreInput> toRouter = edgeUpdates
-                .transform("cut-edges", GraphStoreInputSerializer.TYPE_INFO, new CutEdgeBundler(partitioner, parallelism))
+                .transform("cut-edges", GraphStoreInputSerializer.TYPE_INFO,
+                        new EdgeBundler(partitioner, parallelism, EdgeBundler.Grouping.CUT))
                 .uid("cut-edges").name("cut-edges");
         if (nodeUpdates != null) {
             toRouter = toRouter.union(nodeUpdates);
@@ -256,7 +268,7 @@ public final class TrainingJob {
                 .map(new Wiring.EdgeToStoreInput()).returns(GraphStoreInputSerializer.TYPE_INFO).uid("edge-updates").name("edge-updates");
         DataStream<GraphStoreInput> nodeUpdates = nodes.map(new Wiring.NodeToStoreInput())
                 .returns(GraphStoreInputSerializer.TYPE_INFO).uid("node-updates").name("node-updates");
-        DataStream<GraphStoreInput> updates = edgeUpdates.union(nodeUpdates);
+        DataStream<GraphStoreInput> updates = storeEdges(edgeUpdates, partitioner, parallelism).union(nodeUpdates);
         boolean halo = conf.get(GraphOptions.HALO) == GraphOptions.Halo.FEATURES;
         if (halo) {
             updates = updates.union(replicaUpdates(edgeUpdates, nodeUpdates, partitioner, parallelism));

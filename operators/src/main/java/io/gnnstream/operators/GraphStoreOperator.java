@@ -5,6 +5,7 @@ import io.gnnstream.operators.internal.FeatureCacheDirectory;
 import io.gnnstream.operators.internal.FeatureParts;
 import io.gnnstream.operators.internal.HaloReplicas;
 import io.gnnstream.operators.internal.PartitionSizes;
+import io.gnnstream.operators.messages.EdgeBundle;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
@@ -18,7 +19,6 @@ import io.gnnstream.state.Mix;
 import io.gnnstream.state.VertexRecord;
 import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexPartitioner;
-import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
 import java.util.HashMap;
@@ -203,6 +203,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         GraphStoreInput input = element.getValue();
         if (input.update != null) {
             applyUpdate(input.update);
+        } else if (input.edges != null) {
+            applyEdges(input.edges);
         } else if (input.replica != null) {
             applyReplica(input.replica);
         } else {
@@ -227,30 +229,44 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private void applyUpdate(GraphUpdate update) throws Exception {
         VertexKey key = (VertexKey) getCurrentKey();
         if (update.edge != null) {
-            applyEdge(key, update.edge);
+            applyEdge(key, update.edge.src, update.edge.dst, update.edge.remove);
         } else {
             applyNode(key, update.node);
         }
     }
 
-    private void applyEdge(VertexKey key, EdgeUpdate edge) throws Exception {
+    /** A bundle of edges whose destinations this subtask owns (its key is the bundle's anchor). */
+    private void applyEdges(EdgeBundle bundle) throws Exception {
+        for (int i = 0; i < bundle.size(); i++) {
+            long op = bundle.ops[i];
+            long dst = op < 0 ? -op - 1 : op;
+            VertexKey key = partitioner.keyOf(dst);
+            if (op < 0) {
+                setCurrentKey(key);
+            }
+            applyEdge(key, bundle.sources[i], dst, op < 0);
+        }
+    }
+
+    /** An edge into {@code key}'s vertex; a removal needs {@code key} as the current key. */
+    private void applyEdge(VertexKey key, long src, long dst, boolean remove) throws Exception {
         long[] s = sizes.of(key);
         s[PartitionSizes.EDGES_INGESTED]++;
-        if (edge.remove) {
-            long[] buffered = edgeBuffer.take(edge.dst);
+        if (remove) {
+            long[] buffered = edgeBuffer.take(dst);
             if (buffered != null) {
                 s[PartitionSizes.EDGES] += adjacency.addAll(buffered);
             }
-            if (adjacency.remove(edge.src)) {
+            if (adjacency.remove(src)) {
                 s[PartitionSizes.EDGES]--;
             }
-            tailCache.invalidate(edge.dst);
-        } else if (edgeBuffer.add(edge.dst, edge.src)) {
+            tailCache.invalidate(dst);
+        } else if (edgeBuffer.add(dst, src)) {
             writeBufferedEdges();
         }
         sizes.touched(key.partition());
         edgesIngested.inc();
-        if (!edge.remove && partitioner.partition(edge.src) != key.partition()) {
+        if (!remove && partitioner.partition(src) != key.partition()) {
             cutEdgesIngested.inc();
             s[PartitionSizes.CUT_EDGES_INGESTED]++;
         }

@@ -36,7 +36,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * {@code u} while {@code u} has an out-neighbour in one of the site's partitions and is owned by
  * another site. Keyed by the replicated vertex {@code u} (its own partition's key), the router
  * receives every node update of {@code u} and every edge {@code u -> v} whose ends lie in different
- * partitions (in {@link EdgeBundle}s from the {@link CutEdgeBundler}, keyed by the anchor of this
+ * partitions (in {@link EdgeBundle}s from the {@link EdgeBundler}, keyed by the anchor of this
  * subtask's first partition, or singly), and keeps, in keyed state, {@code u}'s latest attribute
  * record and those cut out-neighbours (sorted, so a duplicate edge counts once; all of them,
  * whatever the site, so that the sites can be worked out again at another parallelism). A site's

@@ -398,7 +398,7 @@ class GraphStoreHaloTest {
             this.taken = new int[parallelism];
             KeySelector<GraphStoreInput, VertexKey> sourceKey = in -> in.edges != null ? VertexKey.anchor(in.edges.route)
                     : PARTITIONER.keyOf(in.update.edge != null ? in.update.edge.src : in.update.node.id);
-            this.bundler = new OneInputStreamOperatorTestHarness<>(new CutEdgeBundler(PARTITIONER, parallelism, 1));
+            this.bundler = new OneInputStreamOperatorTestHarness<>(new EdgeBundler(PARTITIONER, parallelism, EdgeBundler.Grouping.CUT, 1));
             bundler.open();
             KeySelector<GraphStoreInput, VertexKey> storeKey = in -> in.update != null
                     ? PARTITIONER.keyOf(in.update.ownerVertex())

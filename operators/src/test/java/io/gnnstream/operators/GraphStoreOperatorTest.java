@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.internal.TrainerFeatureCache;
+import com.carrotsearch.hppc.LongArrayList;
+import io.gnnstream.operators.messages.EdgeBundle;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
@@ -230,6 +232,54 @@ class GraphStoreOperatorTest {
                         assertTrue(expected.containsAll(toSet(some)));
                     }
                 }
+            }
+        }
+    }
+
+    /**
+     * Edges in bundles (as the job sends them) give the same graph as single edges: additions,
+     * duplicates and removals into vertices of several partitions, the edge buffer flushing
+     * within a bundle.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"rocksdb", "heap"})
+    void bundledEdgesGiveTheSameGraphAsSingleEdges(String backend) throws Exception {
+        VertexPartitioner eight = new HashPartitioner(MAX_PARALLELISM);
+        SplittableRandom random = new SplittableRandom(11);
+        try (var single = harness(backend, eight, 7, 4096, 0); var bundled = harness(backend, eight, 7, 4096, 0)) {
+            single.open();
+            bundled.open();
+            List<Set<Long>> expected = new ArrayList<>();
+            for (int d = 0; d < 6; d++) {
+                expected.add(new HashSet<>());
+            }
+            LongArrayList sources = new LongArrayList();
+            LongArrayList ops = new LongArrayList();
+            for (int i = 0; i < 2_000; i++) {
+                int d = random.nextInt(6);
+                long u = 10 + random.nextInt(40);
+                boolean remove = random.nextInt(3) == 0;
+                edge(single, u, d, remove);
+                sources.add(u);
+                ops.add(EdgeBundle.op(d, remove));
+                if (sources.size() == 13 || i == 1_999) {
+                    bundled.processElement(new StreamRecord<>(GraphStoreInput.of(
+                            new EdgeBundle(0, sources.toArray(), ops.toArray()))));
+                    sources.clear();
+                    ops.clear();
+                }
+                if (remove) {
+                    expected.get(d).remove(u);
+                } else {
+                    expected.get(d).add(u);
+                }
+            }
+            assertTrue(LongStream.range(0, 6).mapToInt(eight::partition).distinct().count() > 2, "several partitions");
+            for (int d = 0; d < 6; d++) {
+                long[] target = {d};
+                assertEquals(expected.get(d), toSet(request(single, d, 1, -1, target, new long[0]).neighbours));
+                assertEquals(expected.get(d), toSet(request(bundled, d, 1, -1, target, new long[0]).neighbours),
+                        "neighbours of " + d + " from bundles");
             }
         }
     }
@@ -498,7 +548,7 @@ class GraphStoreOperatorTest {
             throws Exception {
         KeySelector<GraphStoreInput, VertexKey> key = in -> in.update != null
                 ? partitioner.keyOf(in.update.ownerVertex())
-                : VertexKey.anchor(in.requests[0].route);
+                : VertexKey.anchor(in.edges != null ? in.edges.route : in.requests[0].route);
         var h = new KeyedOneInputStreamOperatorTestHarness<>(
                 new GraphStoreOperator(partitioner, new GraphStoreConfig(42L, DIM, 1000L, cacheBytes, cacheBytes, edgeBuffer,
                         trainerCacheSlots)), key, VertexKeyTypeInfo.INSTANCE,

@@ -103,8 +103,9 @@ final class IngestRates {
                             WatermarkStrategy.noWatermarks(), "edges-source")
                     .process(new ParseFunction<>(new EdgeFormat())).name("parse-edges")
                     .map(new Wiring.EdgeToStoreInput()).returns(GraphStoreInputSerializer.TYPE_INFO);
-            DataStream<GraphStoreInput> input = !halo ? edgeInput
-                    : edgeInput.union(TrainingJob.replicaUpdates(edgeInput, null, partitioner, parallelism));
+            DataStream<GraphStoreInput> storeEdges = TrainingJob.storeEdges(edgeInput, partitioner, parallelism);
+            DataStream<GraphStoreInput> input = !halo ? storeEdges
+                    : storeEdges.union(TrainingJob.replicaUpdates(edgeInput, null, partitioner, parallelism));
             SingleOutputStreamOperator<SampleResponse> store = input
                     .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)
                     .transform("graph-store", SampleResponseSerializer.TYPE_INFO,

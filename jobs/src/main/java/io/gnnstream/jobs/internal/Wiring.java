@@ -41,6 +41,9 @@ public final class Wiring {
             if (input.update != null) {
                 return partitioner.keyOf(input.update.ownerVertex());
             }
+            if (input.edges != null) {
+                return VertexKey.anchor(input.edges.route);
+            }
             return input.replica != null ? input.replica.key() : VertexKey.anchor(input.requests[0].route);
         }
     }

@@ -1,15 +1,15 @@
 package io.gnnstream.operators.messages;
 
 /**
- * Edges whose sources one GraphStore subtask owns, in arrival order, from the {@code CutEdgeBundler}
- * to the {@code ReplicaRouter}: one record for thousands of edges, where single edges would each
- * pay a record's serialization and hand-over. Keyed by the anchor of {@link #route}, the first
- * partition of that subtask's key-group range, so it reaches the router subtask that owns every
- * source in it.
+ * Edges in arrival order from the {@code EdgeBundler}: to a GraphStore subtask that owns every
+ * destination in it, or to the {@code ReplicaRouter} subtask that owns every source. One record
+ * for thousands of edges, where single edges would each pay a record's serialization and
+ * hand-over. Keyed by the anchor of {@link #route}, the first partition of that subtask's
+ * key-group range.
  */
 public class EdgeBundle {
 
-    /** The first partition of the subtask that owns every source of the bundle. */
+    /** The first partition of the subtask the bundle is for. */
     public int route;
     /** Edge sources. */
     public long[] sources;

@@ -12,18 +12,28 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
- * In the edge source's task, picks out the edges whose ends lie in different partitions (the ones
- * the {@link ReplicaRouter} needs, see docs/design.md, "Halo replicas") and sends them to the router
- * as {@link EdgeBundle}s, one per router subtask, so that the router's copy of an edge costs an
- * array append here instead of a record of its own. Stateless: a bundle goes out when it holds
- * {@code bundleEdges} edges, at a processing-time tick ({@link #TICK_MS}), before every checkpoint
- * barrier and at the end of input, so a checkpoint never holds one. A source's edges stay in
- * arrival order: they all go to one bundle list, and bundles leave in order on one channel.
+ * In the edge source's task, groups edges into {@link EdgeBundle}s, one list per subtask of the
+ * keyed operator they go to, so that an edge costs an array append here instead of a record of its
+ * own (docs/design.md, "Edge bundles"). {@link Grouping#STORE}: every edge, by the GraphStore
+ * subtask that owns its destination; {@link Grouping#CUT}: the edges whose ends lie in different
+ * partitions, by the {@link ReplicaRouter} subtask that owns their source (see "Halo replicas").
+ * Stateless: a bundle goes out when it holds {@code bundleEdges} edges, at a processing-time tick
+ * ({@link #TICK_MS}), before every checkpoint barrier and at the end of input, so a checkpoint
+ * never holds one. A vertex's edges stay in arrival order: they all go to one bundle list, and
+ * bundles leave in order on one channel.
  */
-public class CutEdgeBundler extends AbstractStreamOperator<GraphStoreInput>
+public class EdgeBundler extends AbstractStreamOperator<GraphStoreInput>
         implements OneInputStreamOperator<GraphStoreInput, GraphStoreInput> {
 
     private static final long serialVersionUID = 1L;
+
+    /** Which edges go into bundles, and by which end they are grouped. */
+    public enum Grouping {
+        /** Every edge, by the subtask owning its destination (the GraphStore's key). */
+        STORE,
+        /** Edges between partitions, by the subtask owning their source (the replica router's key). */
+        CUT
+    }
 
     /** Edges per bundle by default (32 KB of sources and operations). */
     public static final int DEFAULT_BUNDLE_EDGES = 2048;
@@ -32,22 +42,24 @@ public class CutEdgeBundler extends AbstractStreamOperator<GraphStoreInput>
 
     private final VertexPartitioner partitioner;
     private final StoreSites sites;
+    private final Grouping grouping;
     private final int bundleEdges;
 
     private transient LongList[] sources;
     private transient LongList[] ops;
 
-    /** Bundles for a router (and GraphStore) of {@code routerParallelism} subtasks. */
-    public CutEdgeBundler(VertexPartitioner partitioner, int routerParallelism) {
-        this(partitioner, routerParallelism, DEFAULT_BUNDLE_EDGES);
+    /** Bundles for a GraphStore (or router) of {@code parallelism} subtasks. */
+    public EdgeBundler(VertexPartitioner partitioner, int parallelism, Grouping grouping) {
+        this(partitioner, parallelism, grouping, DEFAULT_BUNDLE_EDGES);
     }
 
-    public CutEdgeBundler(VertexPartitioner partitioner, int routerParallelism, int bundleEdges) {
+    public EdgeBundler(VertexPartitioner partitioner, int parallelism, Grouping grouping, int bundleEdges) {
         if (bundleEdges < 1) {
             throw new IllegalArgumentException("bundleEdges must be >= 1, got " + bundleEdges);
         }
         this.partitioner = partitioner;
-        this.sites = new StoreSites(partitioner.numPartitions(), routerParallelism);
+        this.sites = new StoreSites(partitioner.numPartitions(), parallelism);
+        this.grouping = grouping;
         this.bundleEdges = bundleEdges;
         // In the edge source's task: a task of its own would take every edge as a record again.
         setChainingStrategy(ChainingStrategy.ALWAYS);
@@ -75,14 +87,19 @@ public class CutEdgeBundler extends AbstractStreamOperator<GraphStoreInput>
     public void processElement(StreamRecord<GraphStoreInput> element) {
         GraphStoreInput input = element.getValue();
         if (input.update == null || input.update.edge == null) {
-            throw new IllegalArgumentException("the cut-edge bundler takes edge updates only, got " + input);
+            throw new IllegalArgumentException("the edge bundler takes edge updates only, got " + input);
         }
         EdgeUpdate edge = input.update.edge;
-        int partition = partitioner.partition(edge.src);
-        if (partition == partitioner.partition(edge.dst)) {
-            return;
+        int site;
+        if (grouping == Grouping.STORE) {
+            site = sites.siteOf(partitioner.partition(edge.dst));
+        } else {
+            int partition = partitioner.partition(edge.src);
+            if (partition == partitioner.partition(edge.dst)) {
+                return;
+            }
+            site = sites.siteOf(partition);
         }
-        int site = sites.siteOf(partition);
         sources[site].add(edge.src);
         ops[site].add(EdgeBundle.op(edge.dst, edge.remove));
         if (sources[site].size() >= bundleEdges) {

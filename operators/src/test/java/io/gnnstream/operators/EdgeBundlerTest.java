@@ -24,12 +24,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The bundler keeps the edges between partitions, groups them by the router subtask owning their
- * source, in arrival order, and sends every bundle when it is full, at a tick, before a barrier
- * and at the end of input.
+ * For the router, the bundler keeps the edges between partitions and groups them by the subtask
+ * owning their source; for the GraphStore it keeps every edge and groups by the destination's
+ * subtask. Either way in arrival order, every bundle sent when it is full, at a tick, before a
+ * barrier and at the end of input.
  */
 @Timeout(60)
-class CutEdgeBundlerTest {
+class EdgeBundlerTest {
 
     private static final int PARTITIONS = 8;
     private static final int PARALLELISM = 3;
@@ -74,6 +75,31 @@ class CutEdgeBundlerTest {
     }
 
     @Test
+    void bundlesEveryEdgeByItsDestinationForTheStore() throws Exception {
+        try (var h = harness(EdgeBundler.Grouping.STORE, 1_000_000)) {
+            List<long[]> sent = new ArrayList<>();
+            for (long src = 0; src < 50; src++) {
+                for (long dst = 0; dst < 10; dst++) {
+                    boolean remove = (src * dst) % 5 == 1;
+                    h.processElement(edge(src, dst, remove));
+                    sent.add(new long[] {src, EdgeBundle.op(dst, remove)});
+                }
+            }
+            h.getOneInputOperator().finish();
+            List<EdgeBundle> bundles = bundles(h);
+            assertEquals(sent.size(), bundles.stream().mapToInt(EdgeBundle::size).sum(), "every edge, cut or not");
+            for (EdgeBundle b : bundles) {
+                List<long[]> expected = sent.stream().filter(e -> SITES.holderOf(PARTITIONER.partition(
+                        e[1] < 0 ? -e[1] - 1 : e[1])) == b.route).toList();
+                assertEquals(expected.size(), b.size());
+                for (int i = 0; i < b.size(); i++) {
+                    assertArrayEquals(expected.get(i), new long[] {b.sources[i], b.ops[i]}, "edge " + i);
+                }
+            }
+        }
+    }
+
+    @Test
     void sendsFullBundlesAtOnceAndTheRestAtTheTickOrTheEnd() throws Exception {
         long src = 3;
         long[] dsts = java.util.stream.LongStream.range(1, 1000)
@@ -83,7 +109,7 @@ class CutEdgeBundlerTest {
                 h.processElement(edge(src, d, false));
             }
             assertEquals(List.of(4, 4), sizes(h), "two full bundles");
-            h.setProcessingTime(h.getProcessingTime() + CutEdgeBundler.TICK_MS);
+            h.setProcessingTime(h.getProcessingTime() + EdgeBundler.TICK_MS);
             assertEquals(List.of(4, 4, 2), sizes(h), "the tick sends the partly filled one");
             h.processElement(edge(src, dsts[0], true));
             h.getOneInputOperator().finish();
@@ -113,7 +139,12 @@ class CutEdgeBundlerTest {
 
     private static OneInputStreamOperatorTestHarness<GraphStoreInput, GraphStoreInput> harness(int bundleEdges)
             throws Exception {
-        var h = new OneInputStreamOperatorTestHarness<>(new CutEdgeBundler(PARTITIONER, PARALLELISM, bundleEdges));
+        return harness(EdgeBundler.Grouping.CUT, bundleEdges);
+    }
+
+    private static OneInputStreamOperatorTestHarness<GraphStoreInput, GraphStoreInput> harness(
+            EdgeBundler.Grouping grouping, int bundleEdges) throws Exception {
+        var h = new OneInputStreamOperatorTestHarness<>(new EdgeBundler(PARTITIONER, PARALLELISM, grouping, bundleEdges));
         h.open();
         return h;
     }
