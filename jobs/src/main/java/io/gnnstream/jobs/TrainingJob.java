@@ -205,27 +205,27 @@ public final class TrainingJob {
 
     /**
      * The edges for a GraphStore of {@code parallelism} subtasks, bundled in the edge source's task
-     * by the subtask owning their destination ({@link EdgeBundler}, docs/design.md, "Edge bundles").
+     * by the subtask owning their destination ({@link EdgeBundler}, docs/design.md, "Edge bundles");
+     * with {@code cutEdges}, the edges between partitions for the replica router as well, on
+     * {@link EdgeBundler#CUT_EDGES}.
      */
-    public static DataStream<GraphStoreInput> storeEdges(DataStream<GraphStoreInput> edgeUpdates,
-            VertexPartitioner partitioner, int parallelism) {
-        return edgeUpdates.transform("store-edges", GraphStoreInputSerializer.TYPE_INFO,
-                        new EdgeBundler(partitioner, parallelism, EdgeBundler.Grouping.STORE))
-                .uid("store-edges").name("store-edges");
+    public static SingleOutputStreamOperator<GraphStoreInput> edgeBundles(DataStream<EdgeUpdate> edges,
+            VertexPartitioner partitioner, int parallelism, boolean cutEdges) {
+        return edges.transform("edge-bundles", GraphStoreInputSerializer.TYPE_INFO,
+                        new EdgeBundler(partitioner, parallelism, cutEdges))
+                .uid("edge-bundles").name("edge-bundles");
     }
 
     /**
-     * The halo replica path (docs/design.md, "Halo replicas"): the edges between partitions, bundled
-     * in the edge source's task ({@link EdgeBundler}), and the node updates ({@code nodeUpdates},
-     * may be null) reach the replica router keyed by the replicated vertex; out come the replica
-     * creations, pushes and drops for a GraphStore of {@code parallelism} subtasks.
+     * The halo replica path (docs/design.md, "Halo replicas"): the bundles of edges between
+     * partitions ({@code cutEdges}, from {@link #edgeBundles}) and the node updates
+     * ({@code nodeUpdates}, may be null) reach the replica router keyed by the replicated vertex;
+     * out come the replica creations, pushes and drops for a GraphStore of {@code parallelism}
+     * subtasks.
      */
-    public static DataStream<GraphStoreInput> replicaUpdates(DataStream<GraphStoreInput> edgeUpdates,
+    public static DataStream<GraphStoreInput> replicaUpdates(DataStream<GraphStoreInput> cutEdges,
             DataStream<GraphStoreInput> nodeUpdates, VertexPartitioner partitioner, int parallelism) {
-        DataStream<GraphStoreInput> toRouter = edgeUpdates
-                .transform("cut-edges", GraphStoreInputSerializer.TYPE_INFO,
-                        new EdgeBundler(partitioner, parallelism, EdgeBundler.Grouping.CUT))
-                .uid("cut-edges").name("cut-edges");
+        DataStream<GraphStoreInput> toRouter = cutEdges;
         if (nodeUpdates != null) {
             toRouter = toRouter.union(nodeUpdates);
         }
@@ -264,14 +264,14 @@ public final class TrainingJob {
         edges.getSideOutput(ParseFunction.REJECTS).union(nodes.getSideOutput(ParseFunction.REJECTS))
                 .sinkTo(rejectSink).uid("dead-letter-sink").name("dead-letter-sink");
 
-        DataStream<GraphStoreInput> edgeUpdates = edges
-                .map(new Wiring.EdgeToStoreInput()).returns(GraphStoreInputSerializer.TYPE_INFO).uid("edge-updates").name("edge-updates");
+        boolean halo = conf.get(GraphOptions.HALO) == GraphOptions.Halo.FEATURES;
+        SingleOutputStreamOperator<GraphStoreInput> edgeBundles = edgeBundles(edges, partitioner, parallelism, halo);
         DataStream<GraphStoreInput> nodeUpdates = nodes.map(new Wiring.NodeToStoreInput())
                 .returns(GraphStoreInputSerializer.TYPE_INFO).uid("node-updates").name("node-updates");
-        DataStream<GraphStoreInput> updates = storeEdges(edgeUpdates, partitioner, parallelism).union(nodeUpdates);
-        boolean halo = conf.get(GraphOptions.HALO) == GraphOptions.Halo.FEATURES;
+        DataStream<GraphStoreInput> updates = edgeBundles.union(nodeUpdates);
         if (halo) {
-            updates = updates.union(replicaUpdates(edgeUpdates, nodeUpdates, partitioner, parallelism));
+            updates = updates.union(replicaUpdates(edgeBundles.getSideOutput(EdgeBundler.CUT_EDGES), nodeUpdates,
+                    partitioner, parallelism));
         }
 
         IterativeStream<GraphStoreInput> samplingLoop = updates.iterate(0);

@@ -23,7 +23,7 @@ class TrainingJobTest {
         for (String loop : new String[] {"graph-store", "seed-scheduler", "batch-assembler", "trainer"}) {
             assertEquals(TrainingJob.LOOP_BUFFER_TIMEOUT_MS, nodes.get(loop).getBufferTimeout(), loop);
         }
-        for (String ingest : new String[] {"parse-edges", "parse-nodes", "edge-updates", "store-edges", "node-updates"}) {
+        for (String ingest : new String[] {"parse-edges", "parse-nodes", "edge-bundles", "node-updates"}) {
             assertEquals(JobDefaults.BUFFER_TIMEOUT.toMillis(), nodes.get(ingest).getBufferTimeout(), ingest);
         }
     }

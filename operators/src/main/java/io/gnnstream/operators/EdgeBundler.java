@@ -4,36 +4,34 @@ import io.gnnstream.operators.internal.LongList;
 import io.gnnstream.operators.internal.StoreSites;
 import io.gnnstream.operators.messages.EdgeBundle;
 import io.gnnstream.operators.messages.GraphStoreInput;
+import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.ChainingStrategy;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.util.OutputTag;
 
 /**
- * In the edge source's task, groups edges into {@link EdgeBundle}s, one list per subtask of the
- * keyed operator they go to, so that an edge costs an array append here instead of a record of its
- * own (docs/design.md, "Edge bundles"). {@link Grouping#STORE}: every edge, by the GraphStore
- * subtask that owns its destination; {@link Grouping#CUT}: the edges whose ends lie in different
- * partitions, by the {@link ReplicaRouter} subtask that owns their source (see "Halo replicas").
- * Stateless: a bundle goes out when it holds {@code bundleEdges} edges, at a processing-time tick
- * ({@link #TICK_MS}), before every checkpoint barrier and at the end of input, so a checkpoint
- * never holds one. A vertex's edges stay in arrival order: they all go to one bundle list, and
- * bundles leave in order on one channel.
+ * In the edge source's task, groups the parsed edges into {@link EdgeBundle}s, one list per subtask
+ * of the keyed operator they go to, so that an edge costs an array append here instead of a record
+ * of its own (docs/design.md, "Edge bundles"): every edge, by the GraphStore subtask that owns its
+ * destination, on the main output; with {@code cutEdges}, also the edges whose ends lie in
+ * different partitions, by the {@link ReplicaRouter} subtask that owns their source, on
+ * {@link #CUT_EDGES} (see "Halo replicas"). Stateless: a bundle goes out when it holds
+ * {@code bundleEdges} edges, at a processing-time tick ({@link #TICK_MS}), before every checkpoint
+ * barrier and at the end of input, so a checkpoint never holds one. A vertex's edges stay in
+ * arrival order: they all go to one bundle list, and bundles leave in order on one channel.
  */
 public class EdgeBundler extends AbstractStreamOperator<GraphStoreInput>
-        implements OneInputStreamOperator<GraphStoreInput, GraphStoreInput> {
+        implements OneInputStreamOperator<EdgeUpdate, GraphStoreInput> {
 
     private static final long serialVersionUID = 1L;
 
-    /** Which edges go into bundles, and by which end they are grouped. */
-    public enum Grouping {
-        /** Every edge, by the subtask owning its destination (the GraphStore's key). */
-        STORE,
-        /** Edges between partitions, by the subtask owning their source (the replica router's key). */
-        CUT
-    }
+    /** Bundles of the edges between partitions, for the replica router. */
+    public static final OutputTag<GraphStoreInput> CUT_EDGES =
+            new OutputTag<>("cut-edges", GraphStoreInputSerializer.TYPE_INFO);
 
     /** Edges per bundle by default (32 KB of sources and operations). */
     public static final int DEFAULT_BUNDLE_EDGES = 2048;
@@ -42,24 +40,25 @@ public class EdgeBundler extends AbstractStreamOperator<GraphStoreInput>
 
     private final VertexPartitioner partitioner;
     private final StoreSites sites;
-    private final Grouping grouping;
+    private final boolean cutEdges;
     private final int bundleEdges;
 
-    private transient LongList[] sources;
-    private transient LongList[] ops;
+    /** Per subtask: bundles for the GraphStore, then (with cut edges) for the router. */
+    private transient Lists store;
+    private transient Lists cut;
 
-    /** Bundles for a GraphStore (or router) of {@code parallelism} subtasks. */
-    public EdgeBundler(VertexPartitioner partitioner, int parallelism, Grouping grouping) {
-        this(partitioner, parallelism, grouping, DEFAULT_BUNDLE_EDGES);
+    /** Bundles for a GraphStore (and router) of {@code parallelism} subtasks. */
+    public EdgeBundler(VertexPartitioner partitioner, int parallelism, boolean cutEdges) {
+        this(partitioner, parallelism, cutEdges, DEFAULT_BUNDLE_EDGES);
     }
 
-    public EdgeBundler(VertexPartitioner partitioner, int parallelism, Grouping grouping, int bundleEdges) {
+    public EdgeBundler(VertexPartitioner partitioner, int parallelism, boolean cutEdges, int bundleEdges) {
         if (bundleEdges < 1) {
             throw new IllegalArgumentException("bundleEdges must be >= 1, got " + bundleEdges);
         }
         this.partitioner = partitioner;
         this.sites = new StoreSites(partitioner.numPartitions(), parallelism);
-        this.grouping = grouping;
+        this.cutEdges = cutEdges;
         this.bundleEdges = bundleEdges;
         // In the edge source's task: a task of its own would take every edge as a record again.
         setChainingStrategy(ChainingStrategy.ALWAYS);
@@ -68,12 +67,8 @@ public class EdgeBundler extends AbstractStreamOperator<GraphStoreInput>
     @Override
     public void open() throws Exception {
         super.open();
-        sources = new LongList[sites.parallelism()];
-        ops = new LongList[sites.parallelism()];
-        for (int s = 0; s < sources.length; s++) {
-            sources[s] = new LongList();
-            ops[s] = new LongList();
-        }
+        store = new Lists(null);
+        cut = cutEdges ? new Lists(CUT_EDGES) : null;
         long now = getProcessingTimeService().getCurrentProcessingTime();
         getProcessingTimeService().registerTimer(now + TICK_MS, this::tick);
     }
@@ -84,42 +79,23 @@ public class EdgeBundler extends AbstractStreamOperator<GraphStoreInput>
     }
 
     @Override
-    public void processElement(StreamRecord<GraphStoreInput> element) {
-        GraphStoreInput input = element.getValue();
-        if (input.update == null || input.update.edge == null) {
-            throw new IllegalArgumentException("the edge bundler takes edge updates only, got " + input);
-        }
-        EdgeUpdate edge = input.update.edge;
-        int site;
-        if (grouping == Grouping.STORE) {
-            site = sites.siteOf(partitioner.partition(edge.dst));
-        } else {
-            int partition = partitioner.partition(edge.src);
-            if (partition == partitioner.partition(edge.dst)) {
-                return;
+    public void processElement(StreamRecord<EdgeUpdate> element) {
+        EdgeUpdate edge = element.getValue();
+        long op = EdgeBundle.op(edge.dst, edge.remove);
+        int dstPartition = partitioner.partition(edge.dst);
+        store.add(sites.siteOf(dstPartition), edge.src, op);
+        if (cut != null) {
+            int srcPartition = partitioner.partition(edge.src);
+            if (srcPartition != dstPartition) {
+                cut.add(sites.siteOf(srcPartition), edge.src, op);
             }
-            site = sites.siteOf(partition);
         }
-        sources[site].add(edge.src);
-        ops[site].add(EdgeBundle.op(edge.dst, edge.remove));
-        if (sources[site].size() >= bundleEdges) {
-            send(site);
-        }
-    }
-
-    private void send(int site) {
-        if (sources[site].size() == 0) {
-            return;
-        }
-        EdgeBundle bundle = new EdgeBundle(sites.holderOfSite(site), sources[site].toArray(), ops[site].toArray());
-        sources[site].clear();
-        ops[site].clear();
-        output.collect(new StreamRecord<>(GraphStoreInput.of(bundle)));
     }
 
     private void sendAll() {
-        for (int s = 0; s < sources.length; s++) {
-            send(s);
+        store.sendAll();
+        if (cut != null) {
+            cut.sendAll();
         }
     }
 
@@ -134,5 +110,49 @@ public class EdgeBundler extends AbstractStreamOperator<GraphStoreInput>
     public void finish() throws Exception {
         sendAll();
         super.finish();
+    }
+
+    /** One bundle list per subtask, sent to the main output or {@code tag}. */
+    private final class Lists {
+        final OutputTag<GraphStoreInput> tag;
+        final LongList[] sources = new LongList[sites.parallelism()];
+        final LongList[] ops = new LongList[sites.parallelism()];
+
+        Lists(OutputTag<GraphStoreInput> tag) {
+            this.tag = tag;
+            for (int s = 0; s < sources.length; s++) {
+                sources[s] = new LongList();
+                ops[s] = new LongList();
+            }
+        }
+
+        void add(int site, long src, long op) {
+            sources[site].add(src);
+            ops[site].add(op);
+            if (sources[site].size() >= bundleEdges) {
+                send(site);
+            }
+        }
+
+        void send(int site) {
+            if (sources[site].size() == 0) {
+                return;
+            }
+            EdgeBundle bundle = new EdgeBundle(sites.holderOfSite(site), sources[site].toArray(), ops[site].toArray());
+            sources[site].clear();
+            ops[site].clear();
+            StreamRecord<GraphStoreInput> record = new StreamRecord<>(GraphStoreInput.of(bundle));
+            if (tag == null) {
+                output.collect(record);
+            } else {
+                output.collect(tag, record);
+            }
+        }
+
+        void sendAll() {
+            for (int s = 0; s < sources.length; s++) {
+                send(s);
+            }
+        }
     }
 }

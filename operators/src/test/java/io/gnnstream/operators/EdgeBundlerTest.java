@@ -2,20 +2,18 @@ package io.gnnstream.operators;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.internal.StoreSites;
 import io.gnnstream.operators.messages.EdgeBundle;
 import io.gnnstream.operators.messages.GraphStoreInput;
-import io.gnnstream.operators.messages.GraphUpdate;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import io.gnnstream.state.HashPartitioner;
 import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
-import io.gnnstream.state.records.NodeUpdate;
-import io.gnnstream.state.records.Split;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.ToIntFunction;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -24,10 +22,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * For the router, the bundler keeps the edges between partitions and groups them by the subtask
- * owning their source; for the GraphStore it keeps every edge and groups by the destination's
- * subtask. Either way in arrival order, every bundle sent when it is full, at a tick, before a
- * barrier and at the end of input.
+ * The bundler sends every edge to the GraphStore subtask owning its destination and, with cut
+ * edges on, the edges between partitions to the router subtask owning their source; either way in
+ * arrival order, every bundle sent when it is full, at a tick, before a barrier and at the end of
+ * input.
  */
 @Timeout(60)
 class EdgeBundlerTest {
@@ -38,83 +36,45 @@ class EdgeBundlerTest {
     private static final StoreSites SITES = new StoreSites(PARTITIONS, PARALLELISM);
 
     @Test
-    void bundlesCutEdgesPerSiteInOrder() throws Exception {
+    void bundlesEveryEdgeByItsDestinationAndCutEdgesByTheirSource() throws Exception {
         List<long[]> sent = new ArrayList<>();
-        try (var h = harness(1_000_000)) {
+        try (var h = harness(true, 1_000_000)) {
             for (long src = 0; src < 200; src++) {
                 for (long dst = 0; dst < 10; dst++) {
                     boolean remove = (src + dst) % 7 == 0;
                     h.processElement(edge(src, dst * 31 + 5, remove));
-                    if (PARTITIONER.partition(src) != PARTITIONER.partition(dst * 31 + 5)) {
-                        sent.add(new long[] {src, EdgeBundle.op(dst * 31 + 5, remove)});
-                    }
+                    sent.add(new long[] {src, EdgeBundle.op(dst * 31 + 5, remove)});
                 }
             }
             assertEquals(List.of(), h.extractOutputValues(), "nothing is sent before the buffer fills or a tick");
             h.prepareSnapshotPreBarrier(1);
-            List<EdgeBundle> bundles = bundles(h);
-            assertEquals(PARALLELISM, bundles.size(), "one bundle per site");
-            for (int site = 0; site < PARALLELISM; site++) {
-                int route = SITES.holderOfSite(site);
-                EdgeBundle b = bundles.stream().filter(x -> x.route == route).findFirst().orElseThrow();
-                List<long[]> expected = new ArrayList<>();
-                for (long[] e : sent) {
-                    if (SITES.siteOf(PARTITIONER.partition(e[0])) == site) {
-                        expected.add(e);
-                    }
-                }
-                assertEquals(expected.size(), b.size());
-                for (int i = 0; i < b.size(); i++) {
-                    assertArrayEquals(expected.get(i), new long[] {b.sources[i], b.ops[i]}, "edge " + i + " of site " + site);
-                }
-            }
-            assertEquals(sent.size(), bundles.stream().mapToInt(EdgeBundle::size).sum(), "no intra-partition edge");
+            List<long[]> cut = sent.stream().filter(e -> PARTITIONER.partition(e[0]) != PARTITIONER.partition(dst(e)))
+                    .toList();
+            assertTrue(cut.size() < sent.size(), "some edges lie within a partition");
+            check(bundles(h), sent, e -> SITES.siteOf(PARTITIONER.partition(dst(e))));
+            check(cutBundles(h), cut, e -> SITES.siteOf(PARTITIONER.partition(e[0])));
             h.prepareSnapshotPreBarrier(2);
             assertEquals(PARALLELISM, h.extractOutputValues().size(), "an empty bundle is never sent");
         }
     }
 
     @Test
-    void bundlesEveryEdgeByItsDestinationForTheStore() throws Exception {
-        try (var h = harness(EdgeBundler.Grouping.STORE, 1_000_000)) {
-            List<long[]> sent = new ArrayList<>();
-            for (long src = 0; src < 50; src++) {
-                for (long dst = 0; dst < 10; dst++) {
-                    boolean remove = (src * dst) % 5 == 1;
-                    h.processElement(edge(src, dst, remove));
-                    sent.add(new long[] {src, EdgeBundle.op(dst, remove)});
-                }
-            }
-            h.getOneInputOperator().finish();
-            List<EdgeBundle> bundles = bundles(h);
-            assertEquals(sent.size(), bundles.stream().mapToInt(EdgeBundle::size).sum(), "every edge, cut or not");
-            for (EdgeBundle b : bundles) {
-                List<long[]> expected = sent.stream().filter(e -> SITES.holderOf(PARTITIONER.partition(
-                        e[1] < 0 ? -e[1] - 1 : e[1])) == b.route).toList();
-                assertEquals(expected.size(), b.size());
-                for (int i = 0; i < b.size(); i++) {
-                    assertArrayEquals(expected.get(i), new long[] {b.sources[i], b.ops[i]}, "edge " + i);
-                }
-            }
-        }
-    }
-
-    @Test
     void sendsFullBundlesAtOnceAndTheRestAtTheTickOrTheEnd() throws Exception {
-        long src = 3;
-        long[] dsts = java.util.stream.LongStream.range(1, 1000)
-                .filter(d -> PARTITIONER.partition(d) != PARTITIONER.partition(src)).limit(10).toArray();
-        try (var h = harness(4)) {
-            for (long d : dsts) {
-                h.processElement(edge(src, d, false));
+        long dst = 3;
+        long[] srcs = java.util.stream.LongStream.range(1, 1000)
+                .filter(s -> PARTITIONER.partition(s) == PARTITIONER.partition(dst)).limit(10).toArray();
+        try (var h = harness(false, 4)) {
+            for (long s : srcs) {
+                h.processElement(edge(s, dst, false));
             }
-            assertEquals(List.of(4, 4), sizes(h), "two full bundles");
+            assertEquals(List.of(4, 4), sizes(bundles(h)), "two full bundles");
             h.setProcessingTime(h.getProcessingTime() + EdgeBundler.TICK_MS);
-            assertEquals(List.of(4, 4, 2), sizes(h), "the tick sends the partly filled one");
-            h.processElement(edge(src, dsts[0], true));
+            assertEquals(List.of(4, 4, 2), sizes(bundles(h)), "the tick sends the partly filled one");
+            h.processElement(edge(srcs[0], dst, true));
             h.getOneInputOperator().finish();
-            assertEquals(List.of(4, 4, 2, 1), sizes(h), "the end of input sends the rest");
-            assertEquals(EdgeBundle.op(dsts[0], true), bundles(h).get(3).ops[0]);
+            assertEquals(List.of(4, 4, 2, 1), sizes(bundles(h)), "the end of input sends the rest");
+            assertEquals(EdgeBundle.op(dst, true), bundles(h).get(3).ops[0]);
+            assertEquals(List.of(), cutBundles(h), "no cut edges asked for");
         }
     }
 
@@ -129,35 +89,44 @@ class EdgeBundlerTest {
         assertArrayEquals(b.ops, read.ops);
     }
 
-    @Test
-    void rejectsAnythingButEdges() throws Exception {
-        try (var h = harness(4)) {
-            assertThrows(IllegalArgumentException.class, () -> h.processElement(new StreamRecord<>(GraphStoreInput.of(
-                    GraphUpdate.of(new NodeUpdate(1, new float[] {1}, 0, Split.TRAIN))))));
+    /** One bundle per site, routed to the site's first partition, holding the site's edges in order. */
+    private static void check(List<EdgeBundle> bundles, List<long[]> edges, ToIntFunction<long[]> siteOf) {
+        assertEquals(edges.size(), bundles.stream().mapToInt(EdgeBundle::size).sum());
+        for (EdgeBundle b : bundles) {
+            int site = SITES.siteOf(b.route);
+            List<long[]> expected = edges.stream().filter(e -> siteOf.applyAsInt(e) == site).toList();
+            assertEquals(expected.size(), b.size(), "edges of site " + site);
+            for (int i = 0; i < b.size(); i++) {
+                assertArrayEquals(expected.get(i), new long[] {b.sources[i], b.ops[i]}, "edge " + i + " of site " + site);
+            }
         }
     }
 
-    private static OneInputStreamOperatorTestHarness<GraphStoreInput, GraphStoreInput> harness(int bundleEdges)
-            throws Exception {
-        return harness(EdgeBundler.Grouping.CUT, bundleEdges);
+    private static long dst(long[] edge) {
+        return edge[1] < 0 ? -edge[1] - 1 : edge[1];
     }
 
-    private static OneInputStreamOperatorTestHarness<GraphStoreInput, GraphStoreInput> harness(
-            EdgeBundler.Grouping grouping, int bundleEdges) throws Exception {
-        var h = new OneInputStreamOperatorTestHarness<>(new EdgeBundler(PARTITIONER, PARALLELISM, grouping, bundleEdges));
+    private static OneInputStreamOperatorTestHarness<EdgeUpdate, GraphStoreInput> harness(boolean cutEdges,
+            int bundleEdges) throws Exception {
+        var h = new OneInputStreamOperatorTestHarness<>(new EdgeBundler(PARTITIONER, PARALLELISM, cutEdges, bundleEdges));
         h.open();
         return h;
     }
 
-    private static StreamRecord<GraphStoreInput> edge(long src, long dst, boolean remove) {
-        return new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(new EdgeUpdate(src, dst, remove, EdgeUpdate.NO_TIMESTAMP))));
+    private static StreamRecord<EdgeUpdate> edge(long src, long dst, boolean remove) {
+        return new StreamRecord<>(new EdgeUpdate(src, dst, remove, EdgeUpdate.NO_TIMESTAMP));
     }
 
-    private static List<EdgeBundle> bundles(OneInputStreamOperatorTestHarness<GraphStoreInput, GraphStoreInput> h) {
+    private static List<EdgeBundle> bundles(OneInputStreamOperatorTestHarness<EdgeUpdate, GraphStoreInput> h) {
         return h.extractOutputValues().stream().map(in -> in.edges).toList();
     }
 
-    private static List<Integer> sizes(OneInputStreamOperatorTestHarness<GraphStoreInput, GraphStoreInput> h) {
-        return bundles(h).stream().map(EdgeBundle::size).toList();
+    private static List<EdgeBundle> cutBundles(OneInputStreamOperatorTestHarness<EdgeUpdate, GraphStoreInput> h) {
+        var side = h.getSideOutput(EdgeBundler.CUT_EDGES);
+        return side == null ? List.of() : side.stream().map(r -> r.getValue().edges).toList();
+    }
+
+    private static List<Integer> sizes(List<EdgeBundle> bundles) {
+        return bundles.stream().map(EdgeBundle::size).toList();
     }
 }

@@ -384,8 +384,7 @@ class GraphStoreHaloTest {
         private final int parallelism;
         private final int[] taken;
         private List<ReplicaMessage> last = List.of();
-        private final OneInputStreamOperatorTestHarness<GraphStoreInput, GraphStoreInput> bundler;
-        private int bundled;
+        private final OneInputStreamOperatorTestHarness<EdgeUpdate, GraphStoreInput> bundler;
 
         Graph(String backend, int parallelism) throws Exception {
             this(backend, parallelism, 0, null, null);
@@ -398,11 +397,12 @@ class GraphStoreHaloTest {
             this.taken = new int[parallelism];
             KeySelector<GraphStoreInput, VertexKey> sourceKey = in -> in.edges != null ? VertexKey.anchor(in.edges.route)
                     : PARTITIONER.keyOf(in.update.edge != null ? in.update.edge.src : in.update.node.id);
-            this.bundler = new OneInputStreamOperatorTestHarness<>(new EdgeBundler(PARTITIONER, parallelism, EdgeBundler.Grouping.CUT, 1));
+            this.bundler = new OneInputStreamOperatorTestHarness<>(new EdgeBundler(PARTITIONER, parallelism, true, 1));
             bundler.open();
             KeySelector<GraphStoreInput, VertexKey> storeKey = in -> in.update != null
                     ? PARTITIONER.keyOf(in.update.ownerVertex())
-                    : in.replica != null ? in.replica.key() : VertexKey.anchor(in.requests[0].route);
+                    : in.replica != null ? in.replica.key()
+                    : VertexKey.anchor(in.edges != null ? in.edges.route : in.requests[0].route);
             for (int i = 0; i < parallelism; i++) {
                 var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, parallelism, 1, 1), sourceKey,
                         VertexKeyTypeInfo.INSTANCE, PARTITIONS, parallelism, i);
@@ -438,17 +438,23 @@ class GraphStoreHaloTest {
             return node;
         }
 
-        /** The edge to the store of its destination and, through the bundler (one edge a bundle), to the router. */
+        /**
+         * The edge through the bundler (one edge a bundle) to the store of its destination and, when
+         * it lies between partitions, to the router of its source.
+         */
+        @SuppressWarnings("unchecked")
         void edge(long src, long dst, boolean remove) throws Exception {
-            GraphStoreInput in = GraphStoreInput.of(GraphUpdate.of(new EdgeUpdate(src, dst, remove, EdgeUpdate.NO_TIMESTAMP)));
-            stores.get(subtaskOf(PARTITIONER.keyOf(dst))).processElement(new StreamRecord<>(in));
-            bundler.processElement(new StreamRecord<>(in));
-            List<GraphStoreInput> bundles = bundler.extractOutputValues();
-            for (int j = bundled; j < bundles.size(); j++) {
-                GraphStoreInput copy = GraphStoreInputSerializer.INSTANCE.copy(bundles.get(j));
+            bundler.processElement(new StreamRecord<>(new EdgeUpdate(src, dst, remove, EdgeUpdate.NO_TIMESTAMP)));
+            for (Object r : bundler.getOutput()) {
+                GraphStoreInput copy = GraphStoreInputSerializer.INSTANCE.copy(((StreamRecord<GraphStoreInput>) r).getValue());
+                stores.get(subtaskOf(VertexKey.anchor(copy.edges.route))).processElement(new StreamRecord<>(copy));
+            }
+            bundler.getOutput().clear();
+            var cut = bundler.getSideOutput(EdgeBundler.CUT_EDGES);
+            while (cut != null && !cut.isEmpty()) {
+                GraphStoreInput copy = GraphStoreInputSerializer.INSTANCE.copy(cut.poll().getValue());
                 routers.get(subtaskOf(VertexKey.anchor(copy.edges.route))).processElement(new StreamRecord<>(copy));
             }
-            bundled = bundles.size();
             deliver();
         }
 

@@ -9,14 +9,15 @@ import io.gnnstream.jobs.JobDefaults;
 import io.gnnstream.jobs.TrainingJob;
 import io.gnnstream.jobs.internal.Directories;
 import io.gnnstream.jobs.internal.Wiring;
+import io.gnnstream.operators.EdgeBundler;
 import io.gnnstream.operators.GraphStoreConfig;
 import io.gnnstream.operators.GraphStoreOperator;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.SampleResponse;
-import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import io.gnnstream.operators.serialization.SampleResponseSerializer;
 import io.gnnstream.state.HashPartitioner;
 import io.gnnstream.state.VertexKeyTypeInfo;
+import io.gnnstream.state.records.EdgeUpdate;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -96,16 +97,16 @@ final class IngestRates {
                     configuration(runDir));
             env.setMaxParallelism(partitions);
             HashPartitioner partitioner = new HashPartitioner(partitions);
-            DataStream<GraphStoreInput> edgeInput = env.fromSource(
+            DataStream<EdgeUpdate> edgeInput = env.fromSource(
                             KafkaIO.edgeSourceBuilder(data.broker.bootstrapServers(), data.edgesTopic, runId,
                                             OffsetsInitializer.earliest())
                                     .setBounded(OffsetsInitializer.latest()).build(),
                             WatermarkStrategy.noWatermarks(), "edges-source")
-                    .process(new ParseFunction<>(new EdgeFormat())).name("parse-edges")
-                    .map(new Wiring.EdgeToStoreInput()).returns(GraphStoreInputSerializer.TYPE_INFO);
-            DataStream<GraphStoreInput> storeEdges = TrainingJob.storeEdges(edgeInput, partitioner, parallelism);
-            DataStream<GraphStoreInput> input = !halo ? storeEdges
-                    : storeEdges.union(TrainingJob.replicaUpdates(edgeInput, null, partitioner, parallelism));
+                    .process(new ParseFunction<>(new EdgeFormat())).name("parse-edges");
+            SingleOutputStreamOperator<GraphStoreInput> bundles = TrainingJob.edgeBundles(edgeInput, partitioner,
+                    parallelism, halo);
+            DataStream<GraphStoreInput> input = !halo ? bundles : bundles.union(TrainingJob.replicaUpdates(
+                    bundles.getSideOutput(EdgeBundler.CUT_EDGES), null, partitioner, parallelism));
             SingleOutputStreamOperator<SampleResponse> store = input
                     .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)
                     .transform("graph-store", SampleResponseSerializer.TYPE_INFO,

@@ -11,7 +11,6 @@ import io.gnnstream.operators.messages.GraphUpdate;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexPartitioner;
-import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.api.common.functions.MapFunction;
@@ -86,15 +85,6 @@ public final class Wiring {
             }
             GraphUpdate u = input.update;
             return partitioner.keyOf(u.edge != null ? u.edge.src : u.node.id);
-        }
-    }
-
-    public static final class EdgeToStoreInput implements MapFunction<EdgeUpdate, GraphStoreInput> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public GraphStoreInput map(EdgeUpdate edge) {
-            return GraphStoreInput.of(GraphUpdate.of(edge));
         }
     }
 
