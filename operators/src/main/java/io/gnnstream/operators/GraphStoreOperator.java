@@ -238,13 +238,13 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     /** A bundle of edges whose destinations this subtask owns (its key is the bundle's anchor). */
     private void applyEdges(EdgeBundle bundle) throws Exception {
         for (int i = 0; i < bundle.size(); i++) {
-            long op = bundle.ops[i];
-            long dst = op < 0 ? -op - 1 : op;
+            long dst = EdgeBundle.destination(bundle.ops[i]);
+            boolean remove = EdgeBundle.isRemoval(bundle.ops[i]);
             VertexKey key = partitioner.keyOf(dst);
-            if (op < 0) {
+            if (remove) {
                 setCurrentKey(key);
             }
-            applyEdge(key, bundle.sources[i], dst, op < 0);
+            applyEdge(key, bundle.sources[i], dst, remove);
         }
     }
 

@@ -221,11 +221,14 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         record.update(encoded);
         for (int site = 0; site < entry.sites(); site++) {
             if (entry.inSite(site) > 0) {
-                pushes.inc();
-                output.collect(new StreamRecord<>(GraphStoreInput.of(
-                        ReplicaMessage.push(u, sites.holderOfSite(site), encoded))));
+                send(ReplicaMessage.push(u, sites.holderOfSite(site), encoded), pushes);
             }
         }
+    }
+
+    private void send(ReplicaMessage message, Counter counter) {
+        counter.inc();
+        output.collect(new StreamRecord<>(GraphStoreInput.of(message)));
     }
 
     /** Applies a source's buffered edges in order, {@code ops[order[from]]} to {@code ops[order[to - 1]]}. */
@@ -235,11 +238,10 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         boolean recordRead = false;
         for (int i = from; i < to; i++) {
             long op = ops[order[i]];
-            if (op < 0) {
-                int site = cache.remove(u, entry, -op - 1);
+            if (EdgeBundle.isRemoval(op)) {
+                int site = cache.remove(u, entry, EdgeBundle.destination(op));
                 if (site >= 0) {
-                    drops.inc();
-                    output.collect(new StreamRecord<>(GraphStoreInput.of(ReplicaMessage.drop(u, sites.holderOfSite(site)))));
+                    send(ReplicaMessage.drop(u, sites.holderOfSite(site)), drops);
                 }
             } else {
                 int site = cache.add(u, entry, op);
@@ -249,9 +251,7 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
                         known = record.value();
                         recordRead = true;
                     }
-                    pushes.inc();
-                    output.collect(new StreamRecord<>(GraphStoreInput.of(
-                            ReplicaMessage.create(u, sites.holderOfSite(site), known))));
+                    send(ReplicaMessage.create(u, sites.holderOfSite(site), known), pushes);
                 }
             }
         }
@@ -272,15 +272,15 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         for (VertexKey key : keys) {
             CutNeighbourCache.Entry entry = cache.get(key.vertex(), load);
             byte[] known = null;
+            boolean recordRead = false;
             for (int site = 0; site < entry.sites(); site++) {
                 if (entry.inSite(site) > 0) {
-                    if (known == null) {
+                    if (!recordRead) {
                         setCurrentKey(key);
                         known = record.value();
+                        recordRead = true;
                     }
-                    pushes.inc();
-                    output.collect(new StreamRecord<>(GraphStoreInput.of(
-                            ReplicaMessage.create(key.vertex(), sites.holderOfSite(site), known))));
+                    send(ReplicaMessage.create(key.vertex(), sites.holderOfSite(site), known), pushes);
                 }
             }
             if (cache.full()) {

@@ -267,19 +267,15 @@ class GraphStoreHaloTest {
 
     /**
      * With a buffer, the router applies edges when it is full, before a checkpoint barrier and once
-     * no edge arrived for a tick; a
-     * node update of a source whose edges are buffered reaches its replicas through their creation.
+     * no edge arrived for a tick; a node update of a source whose edges are buffered reaches its
+     * replicas through their creation.
      */
     @ParameterizedTest
     @ValueSource(strings = {"rocksdb", "heap"})
     void bufferedEdgesGiveTheSameReplicas(String backend) throws Exception {
         int pv = PARTITIONER.partition(V);
         int px = PARTITIONER.partition(X);
-        KeySelector<GraphStoreInput, VertexKey> sourceKey = in -> PARTITIONER.keyOf(
-                in.update.edge != null ? in.update.edge.src : in.update.node.id);
-        try (var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, PARTITIONS, 6, 1 << 20), sourceKey,
-                VertexKeyTypeInfo.INSTANCE, PARTITIONS, 1, 0)) {
-            backend(router, backend);
+        try (var router = router(backend, 6, 1 << 20)) {
             router.open();
             for (long[] e : new long[][] {{A, V, 0}, {A, W, 0}, {A, X, 0}, {A, V, 1}, {V, X, 0}}) {
                 router.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(
@@ -327,13 +323,9 @@ class GraphStoreHaloTest {
     void cachedNeighboursAreInTheCheckpoint(String backend) throws Exception {
         int pv = PARTITIONER.partition(V);
         int px = PARTITIONER.partition(X);
-        KeySelector<GraphStoreInput, VertexKey> sourceKey = in -> PARTITIONER.keyOf(
-                in.update.edge != null ? in.update.edge.src : in.update.node.id);
         NodeUpdate a1 = new NodeUpdate(A, new float[] {1, 1, 1}, 1, Split.TRAIN);
         OperatorSubtaskState state;
-        try (var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, PARTITIONS, 1, 100),
-                sourceKey, VertexKeyTypeInfo.INSTANCE, PARTITIONS, 1, 0)) {
-            backend(router, backend);
+        try (var router = router(backend, 1, 100)) {
             router.open();
             for (long[] e : new long[][] {{A, V, 0}, {A, W, 0}, {A, X, 0}, {A, V, 1}, {V, X, 0}}) {
                 routerEdge(router, e[0], e[1], e[2] == 1);
@@ -348,9 +340,7 @@ class GraphStoreHaloTest {
             router.prepareSnapshotPreBarrier(1);
             state = router.snapshot(1, 1);
         }
-        try (var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, PARTITIONS, 1, 100),
-                sourceKey, VertexKeyTypeInfo.INSTANCE, PARTITIONS, 1, 0)) {
-            backend(router, backend);
+        try (var router = router(backend, 1, 100)) {
             router.initializeState(state);
             router.open();
             routerEdge(router, V, X, false);
@@ -362,6 +352,17 @@ class GraphStoreHaloTest {
                     "CREATE(" + A + " @ " + pv + ")"), kinds(out), "the restored router knows the edges its cache held");
             assertArrayEquals(VertexRecord.encode(a1), out.get(2).replica.record, "and the record");
         }
+    }
+
+    /** One router subtask over every partition, each partition a site, fed single updates. */
+    private static KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, GraphStoreInput> router(
+            String backend, int bufferEdges, int cacheEdges) throws Exception {
+        KeySelector<GraphStoreInput, VertexKey> sourceKey = in -> PARTITIONER.keyOf(
+                in.update.edge != null ? in.update.edge.src : in.update.node.id);
+        var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, PARTITIONS, bufferEdges,
+                cacheEdges), sourceKey, VertexKeyTypeInfo.INSTANCE, PARTITIONS, 1, 0);
+        backend(router, backend);
+        return router;
     }
 
     private static void routerEdge(KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, GraphStoreInput> router,

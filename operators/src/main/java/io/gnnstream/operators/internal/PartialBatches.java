@@ -299,23 +299,21 @@ public final class PartialBatches {
             IntList labels = new IntList();
             IntList entries = new IntList();
             BitSet taken = new BitSet();
-            for (int j = 0; j < p.vertices.length; j++) {
-                int row = servedRowOf.getOrDefault(p.vertices[j], -1);
-                if (row >= 0 && !filled.get(row) && !taken.get(row)) {
-                    rows.add(row);
+            int[] ownRows = unfilledRows(p.vertices, taken);
+            for (int j = 0; j < ownRows.length; j++) {
+                if (ownRows[j] >= 0) {
+                    rows.add(ownRows[j]);
                     labels.add(p.labels[j]);
                     entries.add(j);
-                    taken.set(row);
                 }
             }
             IntList cachedRows = new IntList();
             IntList cachedSlots = new IntList();
-            for (int k = 0; k < p.cachedVertices.length; k++) {
-                int row = servedRowOf.getOrDefault(p.cachedVertices[k], -1);
-                if (row >= 0 && !filled.get(row) && !taken.get(row)) {
-                    cachedRows.add(row);
+            int[] rowsOfCached = unfilledRows(p.cachedVertices, taken);
+            for (int k = 0; k < rowsOfCached.length; k++) {
+                if (rowsOfCached[k] >= 0) {
+                    cachedRows.add(rowsOfCached[k]);
                     cachedSlots.add(p.cachedSlots[k]);
-                    taken.set(row);
                 }
             }
             byte[] features = new byte[entries.size() * rowBytes];
@@ -327,6 +325,22 @@ public final class PartialBatches {
             byRow.cachedRows = cachedRows.toArray();
             byRow.cachedSlots = cachedSlots.toArray();
             return byRow;
+        }
+
+        /**
+         * Per vertex, the head's served row for it if that row is neither filled nor in
+         * {@code taken} (which then takes it), else -1.
+         */
+        private int[] unfilledRows(long[] vertices, BitSet taken) {
+            int[] rows = new int[vertices.length];
+            for (int j = 0; j < vertices.length; j++) {
+                int row = servedRowOf.getOrDefault(vertices[j], -1);
+                rows[j] = row >= 0 && !filled.get(row) && !taken.get(row) ? row : -1;
+                if (rows[j] >= 0) {
+                    taken.set(row);
+                }
+            }
+            return rows;
         }
 
         /** Writes a part's rows into the matrix: its own from its bytes, its cached ones from the cache. */

@@ -32,6 +32,16 @@ public class EdgeBundle {
         return remove ? -dst - 1 : dst;
     }
 
+    /** Whether {@code op} (from {@link #op}) removes its edge. */
+    public static boolean isRemoval(long op) {
+        return op < 0;
+    }
+
+    /** The destination of {@code op} (from {@link #op}). */
+    public static long destination(long op) {
+        return op < 0 ? -op - 1 : op;
+    }
+
     public int size() {
         return sources.length;
     }
