@@ -1,16 +1,21 @@
 package io.gnnstream.operators;
 
+import com.carrotsearch.hppc.LongHashSet;
+import com.carrotsearch.hppc.LongObjectHashMap;
+import com.carrotsearch.hppc.cursors.LongCursor;
+import com.carrotsearch.hppc.cursors.LongObjectCursor;
+import io.gnnstream.operators.internal.CutEdgeLog;
+import io.gnnstream.operators.internal.ReplicaHolders;
+import io.gnnstream.operators.internal.StoreSites;
 import io.gnnstream.operators.messages.EdgeBundle;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
 import io.gnnstream.operators.messages.ReplicaMessage;
+import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.VertexRecord;
-import io.gnnstream.state.records.EdgeUpdate;
-import io.gnnstream.operators.internal.CutNeighbourCache;
-import io.gnnstream.operators.internal.SourceEdgeBuffer;
-import io.gnnstream.operators.internal.StoreSites;
-import io.gnnstream.state.VertexKey;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -37,53 +42,53 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * another site. Keyed by the replicated vertex {@code u} (its own partition's key), the router
  * receives every node update of {@code u} and every edge {@code u -> v} whose ends lie in different
  * partitions (in {@link EdgeBundle}s from the {@link EdgeBundler}, keyed by the anchor of this
- * subtask's first partition, or singly), and keeps, in keyed state, {@code u}'s latest attribute
- * record and those cut out-neighbours (sorted, so a duplicate edge counts once; all of them,
- * whatever the site, so that the sites can be worked out again at another parallelism). A site's
- * first such edge sends it a {@link ReplicaMessage#create} with the record (or none, while
- * {@code u} has no attributes); every node update of {@code u} is pushed to every holding site; the
- * removal of the last such edge sends a {@link ReplicaMessage#drop}.
+ * subtask's first partition, or singly).
  *
- * <p>Edges wait in a heap buffer ({@link SourceEdgeBuffer}, {@code bufferEdges} in all) and are
- * applied grouped by source: when the buffer is full, before every checkpoint barrier, at the end
- * of input, and at a processing-time tick ({@link #TICK_MS}) when no edge arrived since the
- * previous tick or the oldest has waited {@link #MAX_WAIT_MS}; so a restore replays the rest from
- * the sources, and a quiet stream's replicas follow its edges within a tick or two. A source's cut
- * out-neighbours are worked on in a heap cache ({@link CutNeighbourCache}, at most
- * {@code cacheEdges} neighbours), loaded from keyed state on the source's first use (unless the job
- * started without state and the cache was never emptied), so a drain touches each source's entry
- * once and reads no state for the sources the cache holds. Changed
- * entries are written back to keyed state before every checkpoint barrier (after the buffer is
- * applied), at the end of input, and when the cache outgrows its capacity, which then empties it:
- * neither buffer nor cache is ever the only copy of a change at a checkpoint. A node update is
- * pushed at once to the sites that hold a replica by then; a creation that its source's buffered
- * edges make later carries the record as it is when they are applied, so every replica ends with
- * the latest record. The messages go to the GraphStore with the graph updates, on ordinary keyed
- * edges, so they are part of every checkpoint and never lost or repeated.
+ * <p>State, all keyed: {@code u}'s latest attribute record under {@code u}'s key; per logical
+ * partition, under its anchor key, the {@link CutEdgeLog} of the edges from its vertices (all of
+ * them, whatever the site, so that the sites can be worked out again at another parallelism) and
+ * the {@link ReplicaHolders} of its vertices (a record or not, the sites holding a replica). An
+ * edge costs an append to the log and, when its ends lie on different sites, a look at the
+ * holders: the site's first such edge sends it a {@link ReplicaMessage#create} with the record
+ * (or none while {@code u} has no attributes). Every node update of {@code u} is pushed to every
+ * holding site. A removal between sites marks {@code u} for a check: once the check is due (after
+ * {@code maxDropDelayMs}, at a processing-time tick), before every checkpoint barrier and at the
+ * end of input, the partition's log is compacted into its current edges, and a holding site where
+ * {@code u} has no out-neighbour left gets a {@link ReplicaMessage#drop}. So the duplicate of an
+ * edge changes nothing, and the removal of an absent one drops nothing. The log's heap tails and
+ * the changed holders go to state before every barrier, and the messages go to the GraphStore with
+ * the graph updates on ordinary keyed edges: they are part of every checkpoint and never lost or
+ * repeated.
  *
  * <p>Rescaling: union operator state records the GraphStore parallelism the replicas were made
  * for. A restore at another one (or from state without that record) makes the GraphStore drop all
- * its replicas and the router create them again for the new sites from its keyed state, once, at
- * its first input or processing-time tick; until then a checkpoint records that the replicas are
- * not made, so a restore from it makes them again.
+ * its replicas and the router create them again for the new sites from the compacted logs, once,
+ * at its first input or processing-time tick; until then a checkpoint records that the replicas
+ * are not made, so a restore from it makes them again. State of the earlier layout (per vertex,
+ * its sorted cut out-neighbours) is moved into the logs at restore.
  */
 public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         implements OneInputStreamOperator<GraphStoreInput, GraphStoreInput> {
 
     private static final long serialVersionUID = 1L;
 
-    /** Edges buffered by default before they are applied. */
-    public static final int DEFAULT_BUFFER_EDGES = 1 << 20;
-    /** Cut out-neighbours the heap cache holds by default before it is written back and emptied. */
-    public static final int DEFAULT_CACHE_EDGES = 1 << 22;
-    /** How often the buffer is looked at. */
+    /** How long a removal between sites waits at most, by default, before its drop check. */
+    public static final long DEFAULT_MAX_DROP_DELAY_MS = 1000;
+    /** How often due checks and grown logs are looked at. */
     public static final long TICK_MS = 100;
-    /** The longest an edge waits in the buffer while edges keep arriving. */
-    public static final long MAX_WAIT_MS = 1000;
+    /** Logged operations kept on the heap before they go to state. */
+    static final int TAIL_FLUSH = 1 << 21;
 
     static final ValueStateDescriptor<byte[]> RECORD =
             new ValueStateDescriptor<>("replica-source-record", BytePrimitiveArraySerializer.INSTANCE);
-    static final ValueStateDescriptor<long[]> CUT_OUT_NEIGHBOURS =
+    /** Per partition (anchor key): chunks of its {@link CutEdgeLog}. */
+    static final ListStateDescriptor<byte[]> CUT_EDGE_LOG =
+            new ListStateDescriptor<>("replica-cut-edge-log", BytePrimitiveArraySerializer.INSTANCE);
+    /** Per partition (anchor key): its {@link ReplicaHolders}. */
+    static final ValueStateDescriptor<byte[]> HOLDERS =
+            new ValueStateDescriptor<>("replica-holders", BytePrimitiveArraySerializer.INSTANCE);
+    /** The earlier layout: per vertex, its sorted cut out-neighbours; moved into the logs at restore. */
+    static final ValueStateDescriptor<long[]> LEGACY_CUT_OUT_NEIGHBOURS =
             new ValueStateDescriptor<>("replica-cut-out-neighbours", LongPrimitiveArraySerializer.INSTANCE);
     /** The GraphStore parallelism the replicas were made for; -1 while they are not made. */
     static final ListStateDescriptor<Integer> MADE_FOR =
@@ -91,61 +96,108 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
 
     private final VertexPartitioner partitioner;
     private final StoreSites sites;
-    private final int bufferEdges;
-    private final int cacheEdges;
+    private final long maxDropDelayMs;
 
     private transient ValueState<byte[]> record;
-    private transient ValueState<long[]> cutOut;
+    private transient ListState<byte[]> logState;
+    private transient ValueState<byte[]> holdersState;
     private transient ListState<Integer> madeFor;
     private transient boolean remake;
-    /** Buffered edges: per source, destinations, negated (minus one) for removals, in order. */
-    private transient SourceEdgeBuffer buffer;
-    /** The buffer's size at the previous tick. */
-    private transient int sizeAtTick;
-    /** When the buffer's oldest edge arrived. */
-    private transient long oldestAt;
-    private transient CutNeighbourCache cache;
-    private transient CutNeighbourCache.Load load;
-    private transient CutNeighbourCache.Store store;
+    private transient CutEdgeLog log;
+    private transient CutEdgeLog.Chunks chunks;
+    private transient ReplicaHolders holders;
+    /** Per partition, the vertices with a removal between sites since its last compaction. */
+    private transient LongHashSet[] checks;
+    private transient int pendingChecks;
+    /** When the oldest pending check was made. */
+    private transient long oldestCheckAt;
     private transient Counter pushes;
     private transient Counter drops;
 
     public ReplicaRouter(VertexPartitioner partitioner, int storeParallelism) {
-        this(partitioner, storeParallelism, DEFAULT_BUFFER_EDGES, DEFAULT_CACHE_EDGES);
+        this(partitioner, storeParallelism, DEFAULT_MAX_DROP_DELAY_MS);
     }
 
-    public ReplicaRouter(VertexPartitioner partitioner, int storeParallelism, int bufferEdges, int cacheEdges) {
-        if (bufferEdges < 1 || cacheEdges < 1) {
-            throw new IllegalArgumentException("bufferEdges and cacheEdges must be >= 1, got " + bufferEdges
-                    + " and " + cacheEdges);
+    /** With {@code maxDropDelayMs} 0, removals are checked as soon as their input record is applied. */
+    public ReplicaRouter(VertexPartitioner partitioner, int storeParallelism, long maxDropDelayMs) {
+        if (maxDropDelayMs < 0) {
+            throw new IllegalArgumentException("maxDropDelayMs must be >= 0, got " + maxDropDelayMs);
         }
         this.partitioner = partitioner;
         this.sites = new StoreSites(partitioner.numPartitions(), storeParallelism);
-        this.bufferEdges = bufferEdges;
-        this.cacheEdges = cacheEdges;
+        this.maxDropDelayMs = maxDropDelayMs;
     }
 
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
         record = context.getKeyedStateStore().getState(RECORD);
-        cutOut = context.getKeyedStateStore().getState(CUT_OUT_NEIGHBOURS);
+        logState = context.getKeyedStateStore().getListState(CUT_EDGE_LOG);
+        holdersState = context.getKeyedStateStore().getState(HOLDERS);
         madeFor = context.getOperatorStateStore().getUnionListState(MADE_FOR);
-        buffer = new SourceEdgeBuffer(partitioner, bufferEdges);
-        cache = new CutNeighbourCache(sites, this::homeOf, cacheEdges, !context.isRestored());
-        load = u -> {
-            setCurrentKey(partitioner.keyOf(u));
-            return cutOut.value();
-        };
-        store = (u, neighbours) -> {
-            setCurrentKey(partitioner.keyOf(u));
-            if (neighbours == null) {
-                cutOut.clear();
-            } else {
-                cutOut.update(neighbours);
+        int partitions = partitioner.numPartitions();
+        log = new CutEdgeLog(partitions, TAIL_FLUSH);
+        holders = new ReplicaHolders(partitions, sites.parallelism());
+        checks = new LongHashSet[partitions];
+        chunks = new CutEdgeLog.Chunks() {
+            @Override
+            public Iterable<byte[]> read(int partition) throws Exception {
+                setCurrentKey(VertexKey.anchor(partition));
+                Iterable<byte[]> stored = logState.get();
+                return stored == null ? List.of() : stored;
+            }
+
+            @Override
+            public void append(int partition, byte[] chunk) throws Exception {
+                setCurrentKey(VertexKey.anchor(partition));
+                logState.add(chunk);
+            }
+
+            @Override
+            public void replace(int partition, List<byte[]> replacement) throws Exception {
+                setCurrentKey(VertexKey.anchor(partition));
+                logState.update(replacement);
             }
         };
         remake = context.isRestored() && StoreSites.madeForAnother(madeFor.get(), sites.parallelism());
+        if (context.isRestored()) {
+            restoreHolders(context.getKeyedStateStore().getState(LEGACY_CUT_OUT_NEIGHBOURS));
+        }
+    }
+
+    /** Reads the holders of this subtask's partitions; moves state of the earlier layout into the logs. */
+    private void restoreHolders(ValueState<long[]> old) throws Exception {
+        for (VertexKey key : keys(HOLDERS.getName())) {
+            setCurrentKey(key);
+            holders.restore(key.partition(), holdersState.value(), remake);
+        }
+        List<VertexKey> legacy = keys(LEGACY_CUT_OUT_NEIGHBOURS.getName());
+        if (legacy.isEmpty()) {
+            return;
+        }
+        for (VertexKey key : legacy) {
+            setCurrentKey(key);
+            long u = key.vertex();
+            int partition = key.partition();
+            for (long v : old.value()) {
+                log.append(partition, u, v);
+                int site = sites.siteOf(partitioner.partition(v));
+                if (!remake && site != sites.siteOf(partition)) {
+                    holders.hold(partition, u, site);
+                }
+            }
+            old.clear();
+        }
+        for (VertexKey key : keys(RECORD.getName())) {
+            holders.markRecord(key.partition(), key.vertex());
+        }
+    }
+
+    private List<VertexKey> keys(String state) throws Exception {
+        KeyedStateBackend<VertexKey> backend = getKeyedStateBackend();
+        try (Stream<VertexKey> all = backend.getKeys(state, VoidNamespace.INSTANCE)) {
+            return all.collect(Collectors.toList());
+        }
     }
 
     @Override
@@ -153,7 +205,7 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         super.open();
         pushes = getMetricGroup().counter("replicaPushes");
         drops = getMetricGroup().counter("replicaDrops");
-        getMetricGroup().gauge("cutNeighboursCached", () -> cache.cached());
+        getMetricGroup().gauge("cutEdgeLogTail", () -> log.tailSize());
         long now = getProcessingTimeService().getCurrentProcessingTime();
         if (remake) {
             getProcessingTimeService().registerTimer(now, t -> remake());
@@ -161,22 +213,18 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         getProcessingTimeService().registerTimer(now + TICK_MS, this::tick);
     }
 
-    /** Applies the buffer when its edges stopped arriving or the oldest waited too long. */
+    /** Runs the due drop checks and compacts grown logs. */
     private void tick(long time) throws Exception {
-        int size = buffer.size();
-        if (size > 0 && (size == sizeAtTick || time - oldestAt >= MAX_WAIT_MS)) {
-            drain();
+        remake();
+        if (pendingChecks > 0 && time - oldestCheckAt >= maxDropDelayMs) {
+            runChecks();
         }
-        sizeAtTick = buffer.size();
+        for (int p = 0; p < partitioner.numPartitions(); p++) {
+            if (log.grown(p)) {
+                compact(p);
+            }
+        }
         getProcessingTimeService().registerTimer(time + TICK_MS, this::tick);
-    }
-
-    /** Applies the buffered edges, then bounds the cache. */
-    private void drain() throws Exception {
-        buffer.drain(this::apply);
-        if (cache.full()) {
-            cache.writeBack(store, true);
-        }
     }
 
     @Override
@@ -185,8 +233,7 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         EdgeBundle bundle = element.getValue().edges;
         if (bundle != null) {
             for (int i = 0; i < bundle.size(); i++) {
-                long u = bundle.sources[i];
-                bufferEdge(u, partitioner.partition(u), bundle.ops[i]);
+                applyEdge(bundle.sources[i], bundle.ops[i]);
             }
         } else {
             GraphUpdate update = element.getValue().update;
@@ -196,31 +243,65 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
             }
             if (update.node != null) {
                 applyNode(update.node.id, VertexRecord.encode(update.node));
-            } else {
-                int partition = partitioner.partition(update.edge.src);
-                if (partition != partitioner.partition(update.edge.dst)) {
-                    bufferEdge(update.edge.src, partition, EdgeBundle.op(update.edge.dst, update.edge.remove));
-                }
+            } else if (partitioner.partition(update.edge.src) != partitioner.partition(update.edge.dst)) {
+                applyEdge(update.edge.src, EdgeBundle.op(update.edge.dst, update.edge.remove));
             }
+        }
+        if (pendingChecks > 0 && maxDropDelayMs == 0) {
+            runChecks();
         }
     }
 
-    private void bufferEdge(long u, int partition, long op) throws Exception {
-        if (buffer.size() == 0) {
-            oldestAt = getProcessingTimeService().getCurrentProcessingTime();
+    /** Logs an edge between partitions; makes the replica it calls for, or marks a removal for its check. */
+    private void applyEdge(long u, long op) throws Exception {
+        int partition = partitioner.partition(u);
+        if (log.append(partition, u, op)) {
+            log.flush(chunks);
         }
-        if (buffer.add(u, partition, op)) {
-            drain();
+        if (sites.parallelism() == 1) {
+            return;
         }
+        int site = sites.siteOf(partitioner.partition(EdgeBundle.destination(op)));
+        if (site == sites.siteOf(partition)) {
+            return;
+        }
+        if (EdgeBundle.isRemoval(op)) {
+            if (holders.holds(partition, u, site)) {
+                markCheck(partition, u);
+            }
+        } else if (holders.hold(partition, u, site)) {
+            send(ReplicaMessage.create(u, sites.holderOfSite(site), recordOf(partition, u)), pushes);
+        }
+    }
+
+    private void markCheck(int partition, long u) {
+        LongHashSet marked = checks[partition];
+        if (marked == null) {
+            marked = checks[partition] = new LongHashSet();
+        }
+        if (marked.add(u) && pendingChecks++ == 0) {
+            oldestCheckAt = getProcessingTimeService().getCurrentProcessingTime();
+        }
+    }
+
+    /** The record of {@code u} when it has one, else null (known from the holders, without a read). */
+    private byte[] recordOf(int partition, long u) throws Exception {
+        if (!holders.hasRecord(partition, u)) {
+            return null;
+        }
+        setCurrentKey(partitioner.keyOf(u));
+        return record.value();
     }
 
     /** Stores the record and pushes it to every site that holds a replica. */
     private void applyNode(long u, byte[] encoded) throws Exception {
-        CutNeighbourCache.Entry entry = cache.get(u, load);
+        int partition = partitioner.partition(u);
         setCurrentKey(partitioner.keyOf(u));
         record.update(encoded);
-        for (int site = 0; site < entry.sites(); site++) {
-            if (entry.inSite(site) > 0) {
+        holders.markRecord(partition, u);
+        long[] bits = holders.of(partition, u);
+        for (int site = 0; site < sites.parallelism(); site++) {
+            if (ReplicaHolders.names(bits, site)) {
                 send(ReplicaMessage.push(u, sites.holderOfSite(site), encoded), pushes);
             }
         }
@@ -231,30 +312,41 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         output.collect(new StreamRecord<>(GraphStoreInput.of(message)));
     }
 
-    /** Applies a source's buffered edges in order, {@code ops[order[from]]} to {@code ops[order[to - 1]]}. */
-    private void apply(long u, long[] ops, int[] order, int from, int to) throws Exception {
-        CutNeighbourCache.Entry entry = cache.get(u, load);
-        byte[] known = null;
-        boolean recordRead = false;
-        for (int i = from; i < to; i++) {
-            long op = ops[order[i]];
-            if (EdgeBundle.isRemoval(op)) {
-                int site = cache.remove(u, entry, EdgeBundle.destination(op));
-                if (site >= 0) {
-                    send(ReplicaMessage.drop(u, sites.holderOfSite(site)), drops);
+    /** Compacts every partition with pending checks and drops the replicas left without an edge. */
+    private void runChecks() throws Exception {
+        for (int p = 0; p < checks.length; p++) {
+            if (checks[p] != null && !checks[p].isEmpty()) {
+                compact(p);
+            }
+        }
+    }
+
+    /** Compacts the partition's log; the vertices marked for a check lose the replicas they no longer need. */
+    private void compact(int partition) throws Exception {
+        LongObjectHashMap<LongHashSet> edges = log.compact(partition, chunks);
+        LongHashSet marked = checks[partition];
+        if (marked == null || marked.isEmpty()) {
+            return;
+        }
+        boolean[] needed = new boolean[sites.parallelism()];
+        int home = sites.siteOf(partition);
+        for (LongCursor c : marked) {
+            long u = c.value;
+            Arrays.fill(needed, false);
+            LongHashSet out = edges.get(u);
+            if (out != null) {
+                for (LongCursor v : out) {
+                    needed[sites.siteOf(partitioner.partition(v.value))] = true;
                 }
-            } else {
-                int site = cache.add(u, entry, op);
-                if (site >= 0) {
-                    if (!recordRead) {
-                        setCurrentKey(partitioner.keyOf(u));
-                        known = record.value();
-                        recordRead = true;
-                    }
-                    send(ReplicaMessage.create(u, sites.holderOfSite(site), known), pushes);
+            }
+            for (int site = 0; site < needed.length; site++) {
+                if (site != home && !needed[site] && holders.release(partition, u, site)) {
+                    send(ReplicaMessage.drop(u, sites.holderOfSite(site)), drops);
                 }
             }
         }
+        pendingChecks -= marked.size();
+        marked.clear();
     }
 
     /** After a restore at another parallelism: a creation for every replica of the new sites. */
@@ -263,43 +355,51 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
             return;
         }
         remake = false;
-        cache.writeBack(store, true);
-        List<VertexKey> keys;
-        KeyedStateBackend<VertexKey> backend = getKeyedStateBackend();
-        try (Stream<VertexKey> all = backend.getKeys(CUT_OUT_NEIGHBOURS.getName(), VoidNamespace.INSTANCE)) {
-            keys = all.collect(Collectors.toList());
+        List<Integer> logged = new ArrayList<>();
+        for (VertexKey key : keys(CUT_EDGE_LOG.getName())) {
+            logged.add(key.partition());
         }
-        for (VertexKey key : keys) {
-            CutNeighbourCache.Entry entry = cache.get(key.vertex(), load);
-            byte[] known = null;
-            boolean recordRead = false;
-            for (int site = 0; site < entry.sites(); site++) {
-                if (entry.inSite(site) > 0) {
-                    if (!recordRead) {
-                        setCurrentKey(key);
-                        known = record.value();
-                        recordRead = true;
+        for (int p = 0; p < partitioner.numPartitions(); p++) {
+            if (log.hasTail(p) && !logged.contains(p)) {
+                logged.add(p);
+            }
+        }
+        for (int partition : logged) {
+            int home = sites.siteOf(partition);
+            for (LongObjectCursor<LongHashSet> c : log.compact(partition, chunks)) {
+                for (LongCursor v : c.value) {
+                    int site = sites.siteOf(partitioner.partition(v.value));
+                    if (site != home && holders.hold(partition, c.key, site)) {
+                        send(ReplicaMessage.create(c.key, sites.holderOfSite(site), recordOf(partition, c.key)), pushes);
                     }
-                    send(ReplicaMessage.create(key.vertex(), sites.holderOfSite(site), known), pushes);
                 }
             }
-            if (cache.full()) {
-                cache.writeBack(store, true);
+        }
+    }
+
+    /** Runs the pending checks, and stores the logs' tails and the changed holders. */
+    private void persist() throws Exception {
+        runChecks();
+        log.flush(chunks);
+        for (int p = 0; p < holders.partitions(); p++) {
+            if (holders.dirty(p)) {
+                byte[] value = holders.encode(p);
+                setCurrentKey(VertexKey.anchor(p));
+                if (value == null) {
+                    holdersState.clear();
+                } else {
+                    holdersState.update(value);
+                }
             }
         }
     }
 
-    /** The site that owns {@code u}. */
-    private int homeOf(long u) {
-        return sites.siteOf(partitioner.partition(u));
-    }
-
-    /** Checkpoints hold every change: the buffer is applied and the cache written back before the barrier goes on. */
+    /** Checkpoints hold every change: checks run and heap state is stored before the barrier goes on. */
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
-        buffer.drain(this::apply);
-        cache.writeBack(store, false);
+        remake();
+        persist();
     }
 
     @Override
@@ -308,12 +408,11 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         madeFor.update(List.of(remake ? -1 : sites.parallelism()));
     }
 
-    /** A bounded input applies its buffered edges and writes back its changes at its end. */
+    /** A bounded input runs its checks and stores its heap state at its end. */
     @Override
     public void finish() throws Exception {
         remake();
-        buffer.drain(this::apply);
-        cache.writeBack(store, false);
+        persist();
         super.finish();
     }
 }

@@ -169,6 +169,8 @@ class GraphStoreHaloTest {
             g.edge(X, V, false);
             assertEquals(3.0 / 2, g.replicationFactor(), 1e-9);
             for (int i = 0; i < PARTITIONS; i++) {
+                // As in a job: the router stores its heap state before the barrier.
+                g.routers.get(i).prepareSnapshotPreBarrier(1);
                 routerStates.add(g.routers.get(i).snapshot(1, 1));
                 storeStates.add(g.stores.get(i).snapshot(1, 1));
             }
@@ -266,68 +268,53 @@ class GraphStoreHaloTest {
     }
 
     /**
-     * With a buffer, the router applies edges when it is full, before a checkpoint barrier and once
-     * no edge arrived for a tick; a node update of a source whose edges are buffered reaches its
-     * replicas through their creation.
+     * A removal between sites waits for its check: the drop comes once the check is due at a tick,
+     * or before a checkpoint barrier, whichever is first; an edge re-added meanwhile keeps the
+     * replica.
      */
     @ParameterizedTest
     @ValueSource(strings = {"rocksdb", "heap"})
-    void bufferedEdgesGiveTheSameReplicas(String backend) throws Exception {
+    void dropsWaitForTheirCheck(String backend) throws Exception {
         int pv = PARTITIONER.partition(V);
-        int px = PARTITIONER.partition(X);
-        try (var router = router(backend, 6, 1 << 20)) {
+        try (var router = router(backend, 1000)) {
             router.open();
-            for (long[] e : new long[][] {{A, V, 0}, {A, W, 0}, {A, X, 0}, {A, V, 1}, {V, X, 0}}) {
-                router.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(
-                        new EdgeUpdate(e[0], e[1], e[2] == 1, EdgeUpdate.NO_TIMESTAMP)))));
-            }
-            assertEquals(List.of(), router.extractOutputValues(), "buffered");
-            NodeUpdate a1 = new NodeUpdate(A, new float[] {1, 1, 1}, 1, Split.TRAIN);
-            router.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(a1))));
-            assertEquals(List.of(), router.extractOutputValues(), "no replica of a yet");
+            routerEdge(router, A, V, false);
+            routerEdge(router, A, W, false);
+            assertEquals(List.of("CREATE(" + A + " @ " + pv + ")"), kinds(router.extractOutputValues()));
+            routerEdge(router, A, V, true);
+            routerEdge(router, A, W, true);
+            router.setProcessingTime(router.getProcessingTime() + ReplicaRouter.TICK_MS);
+            assertEquals(1, router.extractOutputValues().size(), "the check is not due yet");
+            router.setProcessingTime(router.getProcessingTime() + 1000);
+            assertEquals(List.of("CREATE(" + A + " @ " + pv + ")", "DROP(" + A + " @ " + pv + ")"),
+                    kinds(router.extractOutputValues()), "the due check drops the replica");
+
+            routerEdge(router, A, V, false);
+            routerEdge(router, A, V, true);
+            routerEdge(router, A, W, false);
+            routerEdge(router, X, V, false);
+            routerEdge(router, X, V, true);
             router.prepareSnapshotPreBarrier(1);
-            List<GraphStoreInput> all = router.extractOutputValues();
-            assertEquals(List.of("CREATE(" + A + " @ " + pv + ")", "CREATE(" + A + " @ " + px + ")",
-                    "CREATE(" + V + " @ " + px + ")").stream().sorted().collect(Collectors.toList()),
-                    all.stream().map(m -> m.replica.kind + "(" + m.replica.vertex + " @ " + m.replica.holder + ")")
-                            .sorted().collect(Collectors.toList()), "the barrier applies the edges, v's after a's");
-            for (GraphStoreInput m : all) {
-                if (m.replica.vertex == A) {
-                    assertArrayEquals(VertexRecord.encode(a1), m.replica.record, "a's creations carry its latest record");
-                }
-            }
-            router.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(
-                    new EdgeUpdate(V, A, false, EdgeUpdate.NO_TIMESTAMP)))));
-            int before = router.extractOutputValues().size();
-            router.setProcessingTime(router.getProcessingTime() + ReplicaRouter.TICK_MS);
-            assertEquals(before, router.extractOutputValues().size(), "an edge arrived since the last tick");
-            router.setProcessingTime(router.getProcessingTime() + ReplicaRouter.TICK_MS);
-            assertEquals(before + 1, router.extractOutputValues().size(), "a quiet buffer is applied at the next tick");
-            all = router.extractOutputValues();
-            for (long u = 100; u < 106; u++) {
-                router.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(
-                        new EdgeUpdate(u, u % 2 == 0 ? V : X, false, EdgeUpdate.NO_TIMESTAMP)))));
-            }
-            assertTrue(router.extractOutputValues().size() > all.size(), "a full buffer is applied");
+            assertEquals(List.of("CREATE(" + A + " @ " + pv + ")", "CREATE(" + X + " @ " + pv + ")",
+                    "DROP(" + X + " @ " + pv + ")"), kinds(router.extractOutputValues()).subList(2, 5),
+                    "the barrier runs the checks: a keeps its replica through w, x loses its own");
         }
     }
 
     /**
-     * Without a buffer the router applies every edge and node update as it arrives, on its heap
-     * cache of cut out-neighbours; the changes the cache holds are written back before a barrier, so
-     * a restore knows every edge (a removal drops, a duplicate is ignored) although the cache never
-     * outgrew itself.
+     * The log's tails and the holders go to state before a barrier, so a restore knows every edge
+     * (a removal drops, a duplicate is ignored) and which vertices have a record.
      */
     @ParameterizedTest
     @ValueSource(strings = {"rocksdb", "heap"})
-    void cachedNeighboursAreInTheCheckpoint(String backend) throws Exception {
+    void theLogAndTheHoldersAreInTheCheckpoint(String backend) throws Exception {
         int pv = PARTITIONER.partition(V);
         int px = PARTITIONER.partition(X);
         NodeUpdate a1 = new NodeUpdate(A, new float[] {1, 1, 1}, 1, Split.TRAIN);
         OperatorSubtaskState state;
-        try (var router = router(backend, 1, 100)) {
+        try (var router = router(backend, 0)) {
             router.open();
-            for (long[] e : new long[][] {{A, V, 0}, {A, W, 0}, {A, X, 0}, {A, V, 1}, {V, X, 0}}) {
+            for (long[] e : new long[][] {{A, V, 0}, {A, W, 0}, {A, X, 0}, {A, V, 1}, {V, X, 0}, {A, X, 0}}) {
                 routerEdge(router, e[0], e[1], e[2] == 1);
             }
             router.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(a1))));
@@ -340,7 +327,7 @@ class GraphStoreHaloTest {
             router.prepareSnapshotPreBarrier(1);
             state = router.snapshot(1, 1);
         }
-        try (var router = router(backend, 1, 100)) {
+        try (var router = router(backend, 0)) {
             router.initializeState(state);
             router.open();
             routerEdge(router, V, X, false);
@@ -349,18 +336,78 @@ class GraphStoreHaloTest {
             routerEdge(router, A, V, false);
             List<GraphStoreInput> out = router.extractOutputValues();
             assertEquals(List.of("DROP(" + A + " @ " + px + ")", "DROP(" + A + " @ " + pv + ")",
-                    "CREATE(" + A + " @ " + pv + ")"), kinds(out), "the restored router knows the edges its cache held");
+                    "CREATE(" + A + " @ " + pv + ")"), kinds(out), "the restored router knows the logged edges");
             assertArrayEquals(VertexRecord.encode(a1), out.get(2).replica.record, "and the record");
+        }
+    }
+
+    /**
+     * State of the earlier layout (per vertex, its sorted cut out-neighbours) restores into the log:
+     * the replicas it implies are held, so the last edge's removal drops one.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"rocksdb", "heap"})
+    void theEarlierLayoutMovesIntoTheLog(String backend) throws Exception {
+        int pv = PARTITIONER.partition(V);
+        int px = PARTITIONER.partition(X);
+        NodeUpdate a1 = new NodeUpdate(A, new float[] {1, 1, 1}, 1, Split.TRAIN);
+        OperatorSubtaskState state;
+        try (var legacy = new KeyedOneInputStreamOperatorTestHarness<>(new LegacyRouterState(),
+                in -> PARTITIONER.keyOf(in[0]), VertexKeyTypeInfo.INSTANCE, PARTITIONS, 1, 0)) {
+            backend(legacy, backend);
+            legacy.open();
+            long[] neighbours = {V, W, X};
+            java.util.Arrays.sort(neighbours);
+            legacy.processElement(new StreamRecord<>(LongStream.concat(LongStream.of(A), LongStream.of(neighbours))
+                    .toArray()));
+            ((LegacyRouterState) legacy.getOperator()).record(A, VertexRecord.encode(a1));
+            state = legacy.snapshot(1, 1);
+        }
+        try (var router = router(backend, 0)) {
+            router.initializeState(state);
+            router.open();
+            routerEdge(router, A, X, true);
+            routerEdge(router, A, V, true);
+            routerEdge(router, A, W, true);
+            routerEdge(router, A, V, false);
+            List<GraphStoreInput> out = router.extractOutputValues();
+            assertEquals(List.of("DROP(" + A + " @ " + px + ")", "DROP(" + A + " @ " + pv + ")",
+                    "CREATE(" + A + " @ " + pv + ")"), kinds(out));
+            assertArrayEquals(VertexRecord.encode(a1), out.get(2).replica.record, "the record is known");
+        }
+    }
+
+    /** Writes router state as the earlier layout did: a vertex's record and sorted cut out-neighbours. */
+    private static final class LegacyRouterState
+            extends org.apache.flink.streaming.api.operators.AbstractStreamOperator<Void>
+            implements org.apache.flink.streaming.api.operators.OneInputStreamOperator<long[], Void> {
+
+        @Override
+        public void processElement(StreamRecord<long[]> element) throws Exception {
+            long[] row = element.getValue();
+            getPartitionedState(ReplicaRouter.LEGACY_CUT_OUT_NEIGHBOURS)
+                    .update(java.util.Arrays.copyOfRange(row, 1, row.length));
+        }
+
+        void record(long u, byte[] record) throws Exception {
+            setCurrentKey(PARTITIONER.keyOf(u));
+            getPartitionedState(ReplicaRouter.RECORD).update(record);
+        }
+
+        @Override
+        public void snapshotState(org.apache.flink.runtime.state.StateSnapshotContext context) throws Exception {
+            super.snapshotState(context);
+            getOperatorStateBackend().getUnionListState(ReplicaRouter.MADE_FOR).update(List.of(PARTITIONS));
         }
     }
 
     /** One router subtask over every partition, each partition a site, fed single updates. */
     private static KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, GraphStoreInput> router(
-            String backend, int bufferEdges, int cacheEdges) throws Exception {
+            String backend, long maxDropDelayMs) throws Exception {
         KeySelector<GraphStoreInput, VertexKey> sourceKey = in -> PARTITIONER.keyOf(
                 in.update.edge != null ? in.update.edge.src : in.update.node.id);
-        var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, PARTITIONS, bufferEdges,
-                cacheEdges), sourceKey, VertexKeyTypeInfo.INSTANCE, PARTITIONS, 1, 0);
+        var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, PARTITIONS,
+                maxDropDelayMs), sourceKey, VertexKeyTypeInfo.INSTANCE, PARTITIONS, 1, 0);
         backend(router, backend);
         return router;
     }
@@ -405,7 +452,7 @@ class GraphStoreHaloTest {
                     : in.replica != null ? in.replica.key()
                     : VertexKey.anchor(in.edges != null ? in.edges.route : in.requests[0].route);
             for (int i = 0; i < parallelism; i++) {
-                var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, parallelism, 1, 1), sourceKey,
+                var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, parallelism, 0), sourceKey,
                         VertexKeyTypeInfo.INSTANCE, PARTITIONS, parallelism, i);
                 var store = new KeyedOneInputStreamOperatorTestHarness<>(new GraphStoreOperator(PARTITIONER,
                         new GraphStoreConfig(42L, DIM, 1000L, 4096, 4096, 1, 0).withHalo(true)),

@@ -89,13 +89,14 @@ public final class HaloReplicas {
     }
 
     /**
-     * Applies a creation, push or drop, one read and one write; returns +1 when it makes a replica
-     * that was not there, -1 when it removes one that was, else 0.
+     * Applies a creation, push or drop; returns +1 for a creation, -1 when a drop removes a replica
+     * that was there, else 0. The router creates a replica only where none is held and pushes only
+     * to holders, so a creation or push is one write; a drop reads first.
      */
     public int apply(ReplicaMessage message) throws Exception {
         keys.accept(message.key());
-        boolean held = replicas.value() != null;
         if (message.kind == ReplicaMessage.Kind.DROP) {
+            boolean held = replicas.value() != null;
             replicas.clear();
             return held ? -1 : 0;
         }
@@ -106,7 +107,7 @@ public final class HaloReplicas {
             System.arraycopy(record, 0, value, 1, record.length);
         }
         replicas.update(value);
-        return held ? 0 : 1;
+        return message.kind == ReplicaMessage.Kind.CREATE ? 1 : 0;
     }
 
     /** What the site whose holder partition is {@code holder} holds of {@code vertex}. */
