@@ -17,10 +17,10 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * {@code partition} writes a Gelly map of Cora with a much smaller edge cut than hash, and {@code demo}
- * with {@code --partition-map} and halo replicas (real broker, MiniCluster, RocksDB) learns exactly
- * what it learns with hash partitioning: where a vertex lives changes neither its samples nor the
- * model. With local batches on top, two ranks learn as well and send at most half the bytes across
- * sites that two ranks with hash partitioning send.
+ * with {@code --partition-map} and its defaults there, halo replicas and local batches (real broker,
+ * MiniCluster, RocksDB), learns exactly what it learns with hash partitioning without replicas: where
+ * a vertex lives changes neither its samples nor the model. Two ranks learn as well with the map and
+ * send at most half the bytes across sites that two ranks with hash partitioning send.
  */
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
 class PartitionedTrainingITCase {
@@ -43,8 +43,9 @@ class PartitionedTrainingITCase {
             assertEquals(2708, PartitionMap.read(in).size());
         }
 
-        JsonNode hash = demo("hash");
-        JsonNode gelly = demo("gelly", "--partition-map", map.toString(), "--halo", "features");
+        // Hash without halo replicas against the defaults with a map: halo replicas and local batches.
+        JsonNode hash = demo("hash", "--halo", "none");
+        JsonNode gelly = demo("gelly", "--partition-map", map.toString());
         assertEquals(hash.path("checksum").asText(), gelly.path("checksum").asText(), "same model: " + hash + " vs " + gelly);
         assertEquals(hash.path("test_acc").asDouble(), gelly.path("test_acc").asDouble());
         assertTrue(gelly.path("test_acc").asDouble() >= 0.75, gelly.toString());
@@ -55,9 +56,8 @@ class PartitionedTrainingITCase {
         assertTrue(gellyLive.path("replication_factor").asDouble() > 0, gellyLive.toString());
         assertEquals(0.0, hashLive.path("replication_factor").asDouble(), "no replicas without halo: " + hashLive);
 
-        JsonNode hashRanks = demo("hash-2-ranks", "--trainers", "2");
-        JsonNode local = demo("local", "--trainers", "2", "--partition-map", map.toString(), "--halo", "features",
-                "--local-batches", "true");
+        JsonNode hashRanks = demo("hash-2-ranks", "--trainers", "2", "--halo", "none");
+        JsonNode local = demo("local", "--trainers", "2", "--partition-map", map.toString());
         assertTrue(hashRanks.path("replicas_identical").asBoolean() && local.path("replicas_identical").asBoolean());
         assertTrue(local.path("test_acc").asDouble() >= 0.75, local.toString());
         double hashRemote = meanRemoteBytes("hash-2-ranks");

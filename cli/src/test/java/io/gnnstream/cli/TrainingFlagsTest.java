@@ -15,6 +15,7 @@ import io.gnnstream.jobs.TrainingJob;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
@@ -67,6 +68,27 @@ class TrainingFlagsTest {
         assertTrue(e.getMessage().contains("--local-batches needs --trainers <= --parallelism"), e.getMessage());
         conf.set(RunOptions.PARALLELISM, 2);
         TrainingJob.validate(conf);
+    }
+
+    @Test
+    void localBatchesAreOnByDefaultWithAPartitionMapOnly() {
+        assertFalse(SamplingOptions.localBatches(configurationOf("--trainers", "2", "--parallelism", "2")), "hash");
+        assertTrue(SamplingOptions.localBatches(configurationOf("--partition-map", "m.map", "--trainers", "2",
+                "--parallelism", "2")));
+        Configuration fewer = configurationOf("--partition-map", "m.map", "--trainers", "2", "--parallelism", "1");
+        assertFalse(SamplingOptions.localBatches(fewer), "more ranks than GraphStore subtasks");
+        TrainingJob.validate(fewer);
+        assertFalse(SamplingOptions.localBatches(configurationOf("--partition-map", "m.map", "--local-batches", "false")));
+    }
+
+    @Test
+    void aJobRecordsItsLineageOptionsAlsoWhenDefaulted() {
+        Map<String, String> recorded = JobOptions.recorded(configurationOf("--trainers", "2"));
+        assertEquals("2", recorded.get(ModelOptions.TRAINERS.key()));
+        assertEquals("128", recorded.get(GraphOptions.PARTITIONS.key()));
+        assertEquals("FEATURES", recorded.get(GraphOptions.HALO.key()).toUpperCase(java.util.Locale.ROOT));
+        assertFalse(recorded.containsKey(SamplingOptions.BATCH_SIZE.key()), "other defaults stay unrecorded");
+        assertEquals(GraphOptions.Halo.FEATURES, JobOptions.fromRecorded(recorded).get(GraphOptions.HALO));
     }
 
     @Test

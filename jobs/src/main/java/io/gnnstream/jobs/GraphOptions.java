@@ -44,13 +44,15 @@ public final class GraphOptions {
     public static final ConfigOption<Halo> HALO = GROUP.declare(
             ConfigOptions.key("gnnstream.graph.halo")
                     .enumType(Halo.class)
-                    .defaultValue(Halo.NONE)
+                    .defaultValue(Halo.FEATURES)
                     .withDescription("Halo replicas: with features, every GraphStore subtask keeps a copy of the "
                             + "attribute record of each vertex of another subtask that has an in-edge into one of its "
-                            + "partitions, updated with every node update, dropped with the last such edge and made "
-                            + "again for the new subtasks after a rescale (Flink metrics haloReplicas, "
-                            + "replicationFactor, replicaPushes). Pays off with a --partition-map of low edge cut and "
-                            + "--local-batches true. Part of the savepoint lineage."),
+                            + "partitions, updated with every node update, dropped within a second of the last such "
+                            + "edge's removal and made again for the new subtasks after a rescale (Flink metrics "
+                            + "haloReplicas, replicationFactor, replicaPushes), so that one-hop features are read "
+                            + "locally. Pays off with a --partition-map of low edge cut (then --local-batches is on by "
+                            + "default); none saves the replica router's work when the placement is hash. Part of the "
+                            + "savepoint lineage (a job records it, and resume keeps it)."),
             OptionCheck.any());
 
     public static final ConfigOption<Integer> NUM_FEATURES = GROUP.declareRequired(

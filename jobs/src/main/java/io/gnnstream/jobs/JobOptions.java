@@ -60,6 +60,10 @@ public final class JobOptions {
                 conf.getOptional(option.option()).ifPresent(v -> recorded.put(option.key(), JobOption.text(v)));
             }
         }
+        // The savepoint lineage's options, also when defaulted: a later build's default must not change them.
+        for (ConfigOption<?> option : List.of(GraphOptions.PARTITIONS, GraphOptions.HALO)) {
+            recorded.putIfAbsent(option.key(), JobOption.text(conf.get(option)));
+        }
         return recorded;
     }
 

@@ -8,6 +8,7 @@ import static io.gnnstream.jobs.OptionCheck.that;
 import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.ReadableConfig;
 
 /** Options of the sampling loop and of the batch schedule. */
 public final class SamplingOptions {
@@ -107,14 +108,15 @@ public final class SamplingOptions {
     public static final ConfigOption<Boolean> LOCAL_BATCHES = GROUP.declare(
             ConfigOptions.key("gnnstream.sampling.local-batches")
                     .booleanType()
-                    .defaultValue(false)
+                    .noDefaultValue()
                     .withDescription("Each rank's share of a training step is the step's seeds whose partitions "
                             + "live on its GraphStore subtasks (subtask s belongs to rank s mod T), built by the "
                             + "assembler of its own index, as each trainer of PyG's and DistDGL's distributed "
                             + "training takes the seeds of its own partition; a step's seeds stay the same, only "
                             + "their split over the ranks changes. With a --partition-map of low edge cut and "
                             + "--halo features, most sampling and feature reads stay on the rank's own subtask. "
-                            + "Needs --trainers <= --parallelism."),
+                            + "Needs --trainers <= --parallelism (default: on with a --partition-map when "
+                            + "--trainers <= --parallelism, else off)."),
             OptionCheck.any());
 
     public static final ConfigOption<Long> SEED = GROUP.declare(
@@ -123,4 +125,10 @@ public final class SamplingOptions {
                     .defaultValue(42L)
                     .withDescription("Seed of shuffling, neighbour sampling, initialisation and dropout."),
             OptionCheck.any());
+
+    /** Whether ranks train on their own subtasks' seeds: {@link #LOCAL_BATCHES}, or its default. */
+    public static boolean localBatches(ReadableConfig conf) {
+        return conf.getOptional(LOCAL_BATCHES).orElseGet(() -> conf.getOptional(GraphOptions.PARTITION_MAP).isPresent()
+                && conf.get(ModelOptions.TRAINERS) <= conf.get(RunOptions.PARALLELISM));
+    }
 }

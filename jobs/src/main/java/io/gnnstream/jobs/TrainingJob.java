@@ -291,7 +291,7 @@ public final class TrainingJob {
                 events.iterate(0).withFeedbackType(TypeInformation.of(Credit.class));
         SingleOutputStreamOperator<BatchSpec> specs = creditLoop
                 .transform("seed-scheduler", TypeInformation.of(BatchSpec.class),
-                        new SeedScheduler(schedulerConfig().withLocalBatches(conf.get(SamplingOptions.LOCAL_BATCHES)
+                        new SeedScheduler(schedulerConfig().withLocalBatches(SamplingOptions.localBatches(conf)
                                 ? new RankSites(partitioner, parallelism, conf.get(ModelOptions.TRAINERS)) : null)))
                 .uid("seed-scheduler").setParallelism(1).setMaxParallelism(1)
                 .setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
@@ -433,7 +433,7 @@ public final class TrainingJob {
             throw new IllegalArgumentException("--trainers and --reducers can be at most --partitions (" + partitions
                     + "), the job's max parallelism");
         }
-        if (conf.get(SamplingOptions.LOCAL_BATCHES) && conf.get(ModelOptions.TRAINERS) > conf.get(RunOptions.PARALLELISM)) {
+        if (conf.getOptional(SamplingOptions.LOCAL_BATCHES).orElse(false) && conf.get(ModelOptions.TRAINERS) > conf.get(RunOptions.PARALLELISM)) {
             throw new IllegalArgumentException("--local-batches needs --trainers <= --parallelism (a GraphStore subtask "
                     + "per rank), got " + conf.get(ModelOptions.TRAINERS) + " trainers at parallelism "
                     + conf.get(RunOptions.PARALLELISM));
