@@ -299,11 +299,8 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         setCurrentKey(partitioner.keyOf(u));
         record.update(encoded);
         holders.markRecord(partition, u);
-        long[] bits = holders.of(partition, u);
-        for (int site = 0; site < sites.parallelism(); site++) {
-            if (ReplicaHolders.names(bits, site)) {
-                send(ReplicaMessage.push(u, sites.holderOfSite(site), encoded), pushes);
-            }
+        for (int site : holders.sites(partition, u)) {
+            send(ReplicaMessage.push(u, sites.holderOfSite(site), encoded), pushes);
         }
     }
 
