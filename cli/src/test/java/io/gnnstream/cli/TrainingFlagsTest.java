@@ -71,7 +71,11 @@ class TrainingFlagsTest {
     }
 
     @Test
-    void localBatchesAreOnByDefaultWithAPartitionMapOnly() {
+    void haloReplicasAndLocalBatchesAreOnByDefaultWithAPartitionMapOnly() {
+        assertEquals(GraphOptions.Halo.NONE, GraphOptions.halo(configurationOf()));
+        assertEquals(GraphOptions.Halo.FEATURES, GraphOptions.halo(configurationOf("--partition-map", "m.map")));
+        assertEquals(GraphOptions.Halo.NONE, GraphOptions.halo(configurationOf("--partition-map", "m.map", "--halo",
+                "none")));
         assertFalse(SamplingOptions.localBatches(configurationOf("--trainers", "2", "--parallelism", "2")), "hash");
         assertTrue(SamplingOptions.localBatches(configurationOf("--partition-map", "m.map", "--trainers", "2",
                 "--parallelism", "2")));
@@ -86,9 +90,12 @@ class TrainingFlagsTest {
         Map<String, String> recorded = JobOptions.recorded(configurationOf("--trainers", "2"));
         assertEquals("2", recorded.get(ModelOptions.TRAINERS.key()));
         assertEquals("128", recorded.get(GraphOptions.PARTITIONS.key()));
-        assertEquals("FEATURES", recorded.get(GraphOptions.HALO.key()).toUpperCase(java.util.Locale.ROOT));
+        assertEquals("NONE", recorded.get(GraphOptions.HALO.key()).toUpperCase(java.util.Locale.ROOT), "hash placement");
         assertFalse(recorded.containsKey(SamplingOptions.BATCH_SIZE.key()), "other defaults stay unrecorded");
-        assertEquals(GraphOptions.Halo.FEATURES, JobOptions.fromRecorded(recorded).get(GraphOptions.HALO));
+        assertEquals(GraphOptions.Halo.NONE, JobOptions.fromRecorded(recorded).get(GraphOptions.HALO));
+        Map<String, String> mapped = JobOptions.recorded(configurationOf("--partition-map", "m.map"));
+        assertEquals(GraphOptions.Halo.FEATURES, JobOptions.fromRecorded(mapped).get(GraphOptions.HALO),
+                "halo replicas by default with a map, recorded so that resume keeps them");
     }
 
     @Test

@@ -7,6 +7,7 @@ import io.gnnstream.state.KeyGroupAnchors;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.ReadableConfig;
 
 /** Options of the graph state: partitioning and the shape of vertex attributes. */
 public final class GraphOptions {
@@ -44,15 +45,16 @@ public final class GraphOptions {
     public static final ConfigOption<Halo> HALO = GROUP.declare(
             ConfigOptions.key("gnnstream.graph.halo")
                     .enumType(Halo.class)
-                    .defaultValue(Halo.FEATURES)
+                    .noDefaultValue()
                     .withDescription("Halo replicas: with features, every GraphStore subtask keeps a copy of the "
                             + "attribute record of each vertex of another subtask that has an in-edge into one of its "
                             + "partitions, updated with every node update, dropped within a second of the last such "
                             + "edge's removal and made again for the new subtasks after a rescale (Flink metrics "
                             + "haloReplicas, replicationFactor, replicaPushes), so that one-hop features are read "
-                            + "locally. Pays off with a --partition-map of low edge cut (then --local-batches is on by "
-                            + "default); none saves the replica router's work when the placement is hash. Part of the "
-                            + "savepoint lineage (a job records it, and resume keeps it)."),
+                            + "locally. They pay off with a --partition-map of low edge cut and local batches; with "
+                            + "hash placement they save no traffic and cost ingestion (default: features with a "
+                            + "--partition-map, else none). Part of the savepoint lineage (a job records it, and "
+                            + "resume keeps it)."),
             OptionCheck.any());
 
     public static final ConfigOption<Integer> NUM_FEATURES = GROUP.declareRequired(
@@ -115,4 +117,10 @@ public final class GraphOptions {
                             + "writing them, one adjacency update per vertex; written before every sample request "
                             + "and checkpoint. 1 writes every edge at once."),
             positive());
+
+    /** The halo setting of {@code conf}: {@link #HALO}, or its default for the placement. */
+    public static Halo halo(ReadableConfig conf) {
+        return conf.getOptional(HALO).orElseGet(() -> conf.getOptional(PARTITION_MAP).isPresent() ? Halo.FEATURES
+                : Halo.NONE);
+    }
 }

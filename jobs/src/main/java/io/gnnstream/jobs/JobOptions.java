@@ -61,9 +61,8 @@ public final class JobOptions {
             }
         }
         // The savepoint lineage's options, also when defaulted: a later build's default must not change them.
-        for (ConfigOption<?> option : List.of(GraphOptions.PARTITIONS, GraphOptions.HALO)) {
-            recorded.putIfAbsent(option.key(), JobOption.text(conf.get(option)));
-        }
+        recorded.putIfAbsent(GraphOptions.PARTITIONS.key(), JobOption.text(conf.get(GraphOptions.PARTITIONS)));
+        recorded.putIfAbsent(GraphOptions.HALO.key(), JobOption.text(GraphOptions.halo(conf)));
         return recorded;
     }
 

@@ -264,7 +264,7 @@ public final class TrainingJob {
         edges.getSideOutput(ParseFunction.REJECTS).union(nodes.getSideOutput(ParseFunction.REJECTS))
                 .sinkTo(rejectSink).uid("dead-letter-sink").name("dead-letter-sink");
 
-        boolean halo = conf.get(GraphOptions.HALO) == GraphOptions.Halo.FEATURES;
+        boolean halo = GraphOptions.halo(conf) == GraphOptions.Halo.FEATURES;
         SingleOutputStreamOperator<GraphStoreInput> edgeBundles = edgeBundles(edges, partitioner, parallelism, halo);
         DataStream<GraphStoreInput> nodeUpdates = nodes.map(new Wiring.NodeToStoreInput())
                 .returns(GraphStoreInputSerializer.TYPE_INFO).uid("node-updates").name("node-updates");

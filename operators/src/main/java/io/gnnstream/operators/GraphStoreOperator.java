@@ -383,13 +383,17 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         }
     }
 
-    /** The record of {@code vertex} as this subtask holds it (owned, or a halo replica), or null when it cannot tell. */
+    /**
+     * The record of {@code vertex} as this subtask holds it (owned, or a halo replica with a record),
+     * or null when it cannot tell. A replica made before its vertex had attributes is no answer: the
+     * owner may have the record by now, and the replica's push may still be on its way.
+     */
     private byte[] localRecord(long vertex) throws Exception {
         if (owned[partitioner.partition(vertex)]) {
             byte[] record = recordOf(vertex);
             return record == null ? noAttributes : record;
         }
-        return halo == null ? null : halo.read(siteHolder, vertex, noAttributes);
+        return halo == null ? null : halo.record(siteHolder, vertex);
     }
 
     /** This subtask's directory of {@code trainer}'s feature cache; null when the caches are off. */

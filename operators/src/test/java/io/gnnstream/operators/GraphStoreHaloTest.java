@@ -222,14 +222,18 @@ class GraphStoreHaloTest {
         try (Graph g = new Graph(backend, 2)) {
             int home = g.subtaskOf(PARTITIONER.keyOf(V));
             long[] remote = LongStream.range(2, 10_000).filter(u -> g.subtaskOf(PARTITIONER.keyOf(u)) != home)
-                    .limit(2).toArray();
+                    .limit(3).toArray();
             long replicated = remote[0];
             long missing = remote[1];
+            long early = remote[2];
             NodeUpdate r = g.node(replicated, 1f);
             NodeUpdate w = g.node(W, 2f);
             g.node(missing, 3f);
             g.edge(replicated, V, false);
             g.edge(W, V, false);
+            // A replica made before its vertex had attributes: the owner answers for it.
+            g.edge(early, V, false);
+            assertEquals(HaloReplicas.Status.ABSENT, g.halo(g.holderOf(V), early).status(g.holderOf(V), early));
             var store = g.stores.get(home);
             // An edge the router has not seen yet: its source has no replica in V's partition.
             store.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(
@@ -248,7 +252,7 @@ class GraphStoreHaloTest {
             List<StreamRecord<MiniBatchPart>> parts = new ArrayList<>(store.getSideOutput(GraphStoreOperator.FEATURES));
             MiniBatchPart part = MiniBatchPartSerializer.INSTANCE.copy(parts.get(parts.size() - 1).getValue());
             assertEquals(5, part.part);
-            assertEquals(3, response.neighbours.length);
+            assertEquals(4, response.neighbours.length);
             List<Long> served = new ArrayList<>();
             for (int i = 0; i < response.neighbours.length; i++) {
                 if (response.served(i)) {
@@ -548,6 +552,11 @@ class GraphStoreHaloTest {
                 vertices += op.vertices();
             }
             return replicas / vertices;
+        }
+
+        /** The holder partition of {@code vertex}'s site. */
+        int holderOf(long vertex) {
+            return new StoreSites(PARTITIONS, parallelism).holderOf(PARTITIONER.partition(vertex));
         }
 
         int subtaskOf(VertexKey key) {
