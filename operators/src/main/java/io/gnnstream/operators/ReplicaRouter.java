@@ -64,8 +64,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * for. A restore at another one (or from state without that record) makes the GraphStore drop all
  * its replicas and the router create them again for the new sites from the compacted logs, once,
  * at its first input or processing-time tick; until then a checkpoint records that the replicas
- * are not made, so a restore from it makes them again. State of the earlier layout (per vertex,
- * its sorted cut out-neighbours) is moved into the logs at restore.
+ * are not made, so a restore from it makes them again. State in the per-vertex layout
+ * ({@link #LEGACY_CUT_OUT_NEIGHBOURS}) is moved into the logs at restore.
  */
 public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         implements OneInputStreamOperator<GraphStoreInput, GraphStoreInput> {
@@ -87,7 +87,7 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
     /** Per partition (anchor key): its {@link ReplicaHolders}. */
     static final ValueStateDescriptor<byte[]> HOLDERS =
             new ValueStateDescriptor<>("replica-holders", BytePrimitiveArraySerializer.INSTANCE);
-    /** The earlier layout: per vertex, its sorted cut out-neighbours; moved into the logs at restore. */
+    /** The per-vertex layout: each vertex's sorted cut out-neighbours; moved into the logs at restore. */
     static final ValueStateDescriptor<long[]> LEGACY_CUT_OUT_NEIGHBOURS =
             new ValueStateDescriptor<>("replica-cut-out-neighbours", LongPrimitiveArraySerializer.INSTANCE);
     /** The GraphStore parallelism the replicas were made for; -1 while they are not made. */
@@ -165,7 +165,7 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         }
     }
 
-    /** Reads the holders of this subtask's partitions; moves state of the earlier layout into the logs. */
+    /** Reads the holders of this subtask's partitions; moves state in the per-vertex layout into the logs. */
     private void restoreHolders(ValueState<long[]> old) throws Exception {
         for (VertexKey key : keys(HOLDERS.getName())) {
             setCurrentKey(key);

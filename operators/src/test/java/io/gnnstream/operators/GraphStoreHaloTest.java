@@ -331,27 +331,20 @@ class GraphStoreHaloTest {
             router.prepareSnapshotPreBarrier(1);
             state = router.snapshot(1, 1);
         }
-        try (var router = router(backend, 0)) {
-            router.initializeState(state);
-            router.open();
-            routerEdge(router, V, X, false);
-            routerEdge(router, A, X, true);
-            routerEdge(router, A, W, true);
-            routerEdge(router, A, V, false);
-            List<GraphStoreInput> out = router.extractOutputValues();
-            assertEquals(List.of("DROP(" + A + " @ " + px + ")", "DROP(" + A + " @ " + pv + ")",
-                    "CREATE(" + A + " @ " + pv + ")"), kinds(out), "the restored router knows the logged edges");
-            assertArrayEquals(VertexRecord.encode(a1), out.get(2).replica.record, "and the record");
-        }
+        List<GraphStoreInput> out = restoredRouterAfter(backend, state, new long[][] {{V, X, 0}, {A, X, 1}, {A, W, 1},
+                {A, V, 0}});
+        assertEquals(List.of("DROP(" + A + " @ " + px + ")", "DROP(" + A + " @ " + pv + ")",
+                "CREATE(" + A + " @ " + pv + ")"), kinds(out), "the restored router knows the logged edges");
+        assertArrayEquals(VertexRecord.encode(a1), out.get(2).replica.record, "and the record");
     }
 
     /**
-     * State of the earlier layout (per vertex, its sorted cut out-neighbours) restores into the log:
+     * State in the per-vertex layout (each vertex's sorted cut out-neighbours) restores into the log:
      * the replicas it implies are held, so the last edge's removal drops one.
      */
     @ParameterizedTest
     @ValueSource(strings = {"rocksdb", "heap"})
-    void theEarlierLayoutMovesIntoTheLog(String backend) throws Exception {
+    void thePerVertexLayoutMovesIntoTheLog(String backend) throws Exception {
         int pv = PARTITIONER.partition(V);
         int px = PARTITIONER.partition(X);
         NodeUpdate a1 = new NodeUpdate(A, new float[] {1, 1, 1}, 1, Split.TRAIN);
@@ -367,21 +360,27 @@ class GraphStoreHaloTest {
             ((LegacyRouterState) legacy.getOperator()).record(A, VertexRecord.encode(a1));
             state = legacy.snapshot(1, 1);
         }
+        List<GraphStoreInput> out = restoredRouterAfter(backend, state, new long[][] {{A, X, 1}, {A, V, 1}, {A, W, 1},
+                {A, V, 0}});
+        assertEquals(List.of("DROP(" + A + " @ " + px + ")", "DROP(" + A + " @ " + pv + ")",
+                "CREATE(" + A + " @ " + pv + ")"), kinds(out));
+        assertArrayEquals(VertexRecord.encode(a1), out.get(2).replica.record, "the record is known");
+    }
+
+    /** The messages of a router restored from {@code state} for {@code edges} (source, destination, 1 for a removal). */
+    private static List<GraphStoreInput> restoredRouterAfter(String backend, OperatorSubtaskState state, long[][] edges)
+            throws Exception {
         try (var router = router(backend, 0)) {
             router.initializeState(state);
             router.open();
-            routerEdge(router, A, X, true);
-            routerEdge(router, A, V, true);
-            routerEdge(router, A, W, true);
-            routerEdge(router, A, V, false);
-            List<GraphStoreInput> out = router.extractOutputValues();
-            assertEquals(List.of("DROP(" + A + " @ " + px + ")", "DROP(" + A + " @ " + pv + ")",
-                    "CREATE(" + A + " @ " + pv + ")"), kinds(out));
-            assertArrayEquals(VertexRecord.encode(a1), out.get(2).replica.record, "the record is known");
+            for (long[] e : edges) {
+                routerEdge(router, e[0], e[1], e[2] == 1);
+            }
+            return router.extractOutputValues();
         }
     }
 
-    /** Writes router state as the earlier layout did: a vertex's record and sorted cut out-neighbours. */
+    /** Writes router state in the per-vertex layout: a vertex's record and sorted cut out-neighbours. */
     private static final class LegacyRouterState
             extends org.apache.flink.streaming.api.operators.AbstractStreamOperator<Void>
             implements org.apache.flink.streaming.api.operators.OneInputStreamOperator<long[], Void> {

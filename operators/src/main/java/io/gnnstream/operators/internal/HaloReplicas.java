@@ -117,21 +117,10 @@ public final class HaloReplicas {
         return value == null ? Status.NONE : value[0] == PRESENT ? Status.PRESENT : Status.ABSENT;
     }
 
-    /**
-     * In one read: the record the site of holder partition {@code holder} holds of {@code vertex}, {@code absent} when
-     * the vertex has no attributes, or null without a replica.
-     */
-    public byte[] read(int holder, long vertex, byte[] absent) throws Exception {
-        keys.accept(new VertexKey(holder, vertex));
-        byte[] value = replicas.value();
-        if (value == null) {
-            return null;
-        }
-        return value[0] == PRESENT ? Arrays.copyOfRange(value, 1, value.length) : absent;
-    }
-
     /** The record the site of holder partition {@code holder} holds of {@code vertex}, or null unless {@link Status#PRESENT}. */
     public byte[] record(int holder, long vertex) throws Exception {
-        return read(holder, vertex, null);
+        keys.accept(new VertexKey(holder, vertex));
+        byte[] value = replicas.value();
+        return value == null || value[0] != PRESENT ? null : Arrays.copyOfRange(value, 1, value.length);
     }
 }
