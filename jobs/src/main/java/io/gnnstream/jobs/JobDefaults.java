@@ -104,6 +104,14 @@ public final class JobDefaults {
         return tuneThroughput(conf);
     }
 
+    /** A URI as is; a path without a scheme as an absolute {@code file:} URI. */
+    public static String fileSystemUri(String location) {
+        if (location.matches("^[a-zA-Z][a-zA-Z0-9+.-]*:/.*")) {
+            return location;
+        }
+        return Path.of(location).toAbsolutePath().toUri().toString();
+    }
+
     /**
      * Throughput settings, unless configured otherwise. RocksDB bloom filters, so that the duplicate
      * check of an edge into a high-degree vertex (a lookup of a neighbour that is usually absent)
@@ -114,14 +122,6 @@ public final class JobDefaults {
      * never changes one it has emitted or keeps one it was handed for longer than the call, and
      * Flink never reuses objects read from the network.
      */
-    /** A URI as is; a path without a scheme as an absolute {@code file:} URI. */
-    public static String fileSystemUri(String location) {
-        if (location.matches("^[a-zA-Z][a-zA-Z0-9+.-]*:/.*")) {
-            return location;
-        }
-        return Path.of(location).toAbsolutePath().toUri().toString();
-    }
-
     public static Configuration tuneThroughput(Configuration conf) {
         if (!conf.contains(RocksDBConfigurableOptions.USE_BLOOM_FILTER)) {
             conf.set(RocksDBConfigurableOptions.USE_BLOOM_FILTER, true);

@@ -274,8 +274,18 @@ public final class TrainingJob {
                     partitioner, parallelism));
         }
 
-        IterativeStream<GraphStoreInput> samplingLoop = updates.iterate(0);
-        SingleOutputStreamOperator<SampleResponse> store = samplingLoop
+        // The first head carries the requests only, across a forward edge into sampling-requests:
+        // Flink keeps no channel state for an iteration head, so a record in flight on a keyed edge
+        // out of it would be lost at a restore, and one cut in two would corrupt the channel
+        // (docs/design.md, "Checkpoints and restore"). A forward edge is checkpointed aligned.
+        IterativeStream<GraphStoreInput> samplingLoop = edgeBundles.filter(new Wiring.NoRecords<>())
+                .uid("sampling-loop-input").name("sampling-loop-input").setParallelism(parallelism)
+                .iterate(0);
+        DataStream<GraphStoreInput> loopRequests = samplingLoop.map(new Wiring.Identity<GraphStoreInput>())
+                .returns(GraphStoreInputSerializer.TYPE_INFO)
+                .uid("sampling-requests").name("sampling-requests").setParallelism(parallelism)
+                .setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
+        SingleOutputStreamOperator<SampleResponse> store = updates.union(loopRequests)
                 .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)
                 .transform("graph-store", SampleResponseSerializer.TYPE_INFO,
                         new GraphStoreOperator(partitioner, new GraphStoreConfig(seed, featureDim,

@@ -1,6 +1,8 @@
 package io.gnnstream.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import java.nio.file.Path;
@@ -12,8 +14,10 @@ import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamEdge;
 import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.flink.streaming.api.graph.StreamNode;
+import org.apache.flink.streaming.runtime.partitioner.ForwardPartitioner;
 import org.junit.jupiter.api.Test;
 
 /** The topology the job builds, inspected without running it. */
@@ -61,6 +65,38 @@ class TrainingJobTest {
             }
         }
         assertEquals(3, tails);
+    }
+
+    /**
+     * Flink keeps no channel state for an iteration head (it has no operator), so no record of a head
+     * may be in flight behind an unaligned barrier at a checkpoint: every edge out of a head is a
+     * forward edge, which Flink checkpoints aligned, into an operator of the head's parallelism.
+     */
+    @Test
+    void everyIterationHeadFeedsAForwardEdge() {
+        for (int[] layout : new int[][] {{1, 1}, {2, 2}, {3, 2}}) {
+            Configuration conf = configuration();
+            conf.set(ModelOptions.TRAINERS, layout[1]);
+            conf.set(GraphOptions.HALO, GraphOptions.Halo.FEATURES);
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+            env.setParallelism(layout[0]);
+            new TrainingJob(conf).buildWithKafka(env);
+            StreamGraph graph = TrainingJob.streamGraph(env);
+            int heads = 0;
+            for (StreamNode node : graph.getStreamNodes()) {
+                if (!node.getOperatorName().startsWith("IterationSource")) {
+                    continue;
+                }
+                heads++;
+                assertFalse(node.getOutEdges().isEmpty(), node.getOperatorName());
+                for (StreamEdge edge : node.getOutEdges()) {
+                    String context = edge + " at parallelism " + layout[0] + ", " + layout[1] + " trainers";
+                    assertInstanceOf(ForwardPartitioner.class, edge.getPartitioner(), context);
+                    assertEquals(node.getParallelism(), graph.getStreamNode(edge.getTargetId()).getParallelism(), context);
+                }
+            }
+            assertEquals(3, heads);
+        }
     }
 
     /**

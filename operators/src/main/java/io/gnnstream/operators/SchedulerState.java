@@ -48,6 +48,13 @@ public class SchedulerState {
 
     /** Issued specs not yet acknowledged by their trainers, in the order issued. */
     public BatchSpec[] unacked;
+    /**
+     * Per rank, the last {@code prefetch} specs acknowledged, in the order acknowledged (null in
+     * state written before they were kept). Credits ride a feedback edge, so a checkpoint can hold
+     * acknowledgements that the rank's own snapshot does not: a restored rank behind them gets
+     * these specs again.
+     */
+    public BatchSpec[] recentlyAcked;
     /** Number of restores so far (see {@link BatchSpec#generation}). */
     public int generation;
 

@@ -8,7 +8,9 @@ import io.gnnstream.operators.messages.Credit;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.state.Mix;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -60,7 +62,11 @@ import org.slf4j.LoggerFactory;
  * been whole at the trainer only through cache slots that did not survive the restore (see
  * {@code TrainerFeatureCache}); the assembler samples each again as a new attempt unless it still
  * has the batch in progress, and the trainer ignores what it has trained or holds whole already
- * (docs/design.md, "Checkpoints and restore", "SeedScheduler").
+ * (docs/design.md, "Checkpoints and restore", "SeedScheduler"). The last {@code prefetch} specs each
+ * rank acknowledged are state too: a restored rank reports its progress at once, and when that is
+ * below the acknowledgements restored (its credits for the batches in between passed the feedback
+ * edge before the checkpoint's barrier, its own snapshot came before them), those specs are issued
+ * again.
  *
  * <p>Restore at another trainer count T' (docs/design.md, "Checkpoints and restore", "Another
  * trainer count"): the restored ranks all start from the furthest step k that any old rank applied,
@@ -136,6 +142,9 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
             s.ackedSeqs = new long[config.trainers];
             Arrays.fill(s.ackedSeqs, -1);
             s.unacked = new BatchSpec[0];
+        }
+        if (s.recentlyAcked == null) {
+            s.recentlyAcked = new BatchSpec[0];
         }
         if (s.partitionReplicas == null) {
             s.partitionReplicas = new long[config.numPartitions];
@@ -223,6 +232,9 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
             issue();
             return;
         }
+        if (credit.processedSeq < s.ackedSeqs[credit.trainer]) {
+            rewind(credit.trainer, credit.processedSeq);
+        }
         if (credit.processedSeq > s.ackedSeqs[credit.trainer]) {
             progressNanos[credit.trainer] = System.nanoTime();
         } else {
@@ -230,16 +242,66 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         }
         s.ackedSeqs[credit.trainer] = Math.max(s.ackedSeqs[credit.trainer], credit.processedSeq);
         int kept = 0;
+        List<BatchSpec> acked = new ArrayList<>();
         for (BatchSpec spec : s.unacked) {
             if (spec.seq > s.ackedSeqs[spec.trainer]) {
                 s.unacked[kept++] = spec;
+            } else {
+                acked.add(spec);
             }
         }
         if (kept < s.unacked.length) {
             s.unacked = Arrays.copyOf(s.unacked, kept);
             starts.dropBefore(firstUnacknowledgedStep());
+            keepRecentlyAcked(acked);
         }
         issue();
+    }
+
+    /** Adds {@code acked} to {@link SchedulerState#recentlyAcked}, keeping the last {@code prefetch} per rank. */
+    private void keepRecentlyAcked(List<BatchSpec> acked) {
+        List<BatchSpec> all = new ArrayList<>(Arrays.asList(s.recentlyAcked));
+        all.addAll(acked);
+        int[] left = new int[config.trainers];
+        Arrays.fill(left, config.prefetch);
+        List<BatchSpec> kept = new ArrayList<>();
+        for (int i = all.size() - 1; i >= 0; i--) {
+            BatchSpec spec = all.get(i);
+            if (spec.trainer < left.length && left[spec.trainer]-- > 0) {
+                kept.add(0, spec);
+            }
+        }
+        s.recentlyAcked = kept.toArray(new BatchSpec[0]);
+    }
+
+    /**
+     * A restored rank reports less progress than the acknowledgements this scheduler restored: its
+     * credits for the batches in between reached the scheduler before the checkpoint's barrier, but
+     * its own snapshot came before it trained them. Those specs are unacknowledged again and issued
+     * again, of the current generation, so the rank trains the same batches once more.
+     */
+    private void rewind(int rank, long processedSeq) {
+        List<BatchSpec> again = new ArrayList<>();
+        List<BatchSpec> stillAcked = new ArrayList<>();
+        for (BatchSpec spec : s.recentlyAcked) {
+            (spec.trainer == rank && spec.seq > processedSeq ? again : stillAcked).add(spec);
+        }
+        again.sort(Comparator.comparingLong(spec -> spec.seq));
+        long missing = s.ackedSeqs[rank] - processedSeq - again.size();
+        LOG.info("Rank {} restored at seq {}, behind the acknowledged seq {}: {} batches are issued again{}", rank,
+                processedSeq, s.ackedSeqs[rank], again.size(), missing > 0 ? " (" + missing + " no longer known)" : "");
+        s.ackedSeqs[rank] = processedSeq;
+        s.recentlyAcked = stillAcked.toArray(new BatchSpec[0]);
+        BatchSpec[] unacked = new BatchSpec[again.size() + s.unacked.length];
+        for (int i = 0; i < again.size(); i++) {
+            BatchSpec spec = again.get(i);
+            spec.generation = s.generation;
+            unacked[i] = spec;
+            output.collect(new StreamRecord<>(spec));
+        }
+        System.arraycopy(s.unacked, 0, unacked, again.size(), s.unacked.length);
+        s.unacked = unacked;
+        progressNanos[rank] = System.nanoTime();
     }
 
     /** The lowest step with a training spec not yet acknowledged, or the next step when there is none. */
@@ -318,6 +380,7 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         }
         s.trainSteps = k;
         s.unacked = new BatchSpec[0];
+        s.recentlyAcked = new BatchSpec[0];
         starts.clear();
         long first = RankLayout.firstSeq(s.layout, k);
         Arrays.fill(s.issuedSeqs, first);

@@ -235,6 +235,50 @@ class SeedSchedulerTest {
         }
     }
 
+    /**
+     * Credits ride a feedback edge, so a checkpoint can hold acknowledgements the rank's own
+     * snapshot does not: a restored rank that reports less progress gets the batches in between
+     * again (the last {@code prefetch} acknowledged are kept), as the same specs of the restore's
+     * generation, before anything new.
+     */
+    @Test
+    void issuesAgainWhatARestoredRankHadNotTrained() throws Exception {
+        OperatorSubtaskState snapshot;
+        List<BatchSpec> before;
+        try (var h = harness()) {
+            h.open();
+            announce(h);
+            for (long ack = 0; ack <= 4; ack++) {
+                h.processElement2(new StreamRecord<>(new Credit(0, ack)));
+            }
+            before = specs(h);
+            snapshot = h.snapshot(1, 1);
+        }
+        try (var h = harness()) {
+            h.initializeState(snapshot);
+            h.open();
+            List<BatchSpec> unacked = specs(h);
+            h.getOutput().clear();
+            h.processElement2(new StreamRecord<>(new Credit(0, 1)));
+            List<BatchSpec> again = specs(h);
+            assertEquals(List.of(2L, 3L, 4L), again.stream().map(b -> b.seq).toList(),
+                    "seqs 2 to 4 were acknowledged, the rank restored after seq 1; then " + unacked);
+            for (BatchSpec spec : again) {
+                BatchSpec first = before.stream().filter(b -> b.seq == spec.seq).findFirst().orElseThrow();
+                assertEquals(1, spec.generation);
+                assertEquals(first.batchId, spec.batchId);
+                assertArrayEquals(first.seeds, spec.seeds);
+            }
+            h.getOutput().clear();
+            h.processElement2(new StreamRecord<>(new Credit(0, 1)));
+            assertTrue(specs(h).isEmpty(), "a repeated credit issues nothing more");
+            h.processElement2(new StreamRecord<>(new Credit(0, 4)));
+            assertTrue(specs(h).isEmpty(), "seqs 5 to 7 are issued already");
+            h.processElement2(new StreamRecord<>(new Credit(0, 5)));
+            assertEquals(List.of(8L), specs(h).stream().map(b -> b.seq).toList());
+        }
+    }
+
     /** A rank that repeats its credit without progress past the stall limit gets its specs again. */
     @Test
     void reissuesTheSpecsOfARankThatStalls() throws Exception {

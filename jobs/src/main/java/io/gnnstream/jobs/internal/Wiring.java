@@ -12,6 +12,7 @@ import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.NodeUpdate;
+import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.util.Collector;
@@ -171,6 +172,16 @@ public final class Wiring {
         @Override
         public Integer getKey(GradientChunk chunk) {
             return reducers.keyOf(chunk.chunk % reducers.parallelism());
+        }
+    }
+
+    /** Lets no record through: the input of an iteration that carries its feedback only. */
+    public static final class NoRecords<T> implements FilterFunction<T> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public boolean filter(T value) {
+            return false;
         }
     }
 

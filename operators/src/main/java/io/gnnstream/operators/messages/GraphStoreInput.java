@@ -3,8 +3,9 @@ package io.gnnstream.operators.messages;
 /**
  * What reaches the GraphStore: a graph update from the sources, a halo {@link ReplicaMessage} from
  * the replica router, or sample requests from the sampling loop's feedback edge; and what reaches
- * the replica router: node updates and {@link EdgeBundle}s. One type, so both can be keyed by the same selector after the
- * iteration head (a head does not keep the partitioning of its feedback edge). Requests travel in
+ * the replica router: node updates and {@link EdgeBundle}s. One type, so that the updates and the
+ * requests that leave the iteration head form one stream under one key selector (a head does not
+ * keep the partitioning of its feedback edge, so the requests are keyed after it). Requests travel in
  * bundles of those for partitions of one GraphStore subtask (keyed by their common
  * {@link SampleRequest#route}): the feedback edge hands records from thread to thread one by one,
  * and a batch's hundreds of requests, sent singly, would keep its two threads switching more than
