@@ -63,10 +63,9 @@ import org.slf4j.LoggerFactory;
  * {@code TrainerFeatureCache}); the assembler samples each again as a new attempt unless it still
  * has the batch in progress, and the trainer ignores what it has trained or holds whole already
  * (docs/design.md, "Checkpoints and restore", "SeedScheduler"). The last {@code prefetch} specs each
- * rank acknowledged are state too: a restored rank reports its progress at once, and when that is
- * below the acknowledgements restored (its credits for the batches in between passed the feedback
- * edge before the checkpoint's barrier, its own snapshot came before them), those specs are issued
- * again.
+ * rank acknowledged are state too: when a restored rank's credit is below the acknowledgements
+ * restored (its credits for the batches in between passed the feedback edge before the
+ * checkpoint's barrier, its own snapshot came before them), those specs are issued again.
  *
  * <p>Restore at another trainer count T' (docs/design.md, "Checkpoints and restore", "Another
  * trainer count"): the restored ranks all start from the furthest step k that any old rank applied,

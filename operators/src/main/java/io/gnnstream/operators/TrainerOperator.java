@@ -56,8 +56,7 @@ import org.slf4j.LoggerFactory;
  * and give the predictions of their vertices ({@link #PREDICTIONS}, one record per block), and when the round is complete
  * a metrics line with validation and test accuracy is emitted. After every batch
  * a {@link Credit} (absolute progress) goes back to the scheduler through the feedback edge; it is
- * re-sent while the trainer is idle, because credits in flight are not part of a checkpoint, and
- * sent at once by a restored rank, whose progress can be behind what the scheduler saw acknowledged.
+ * re-sent while the trainer is idle, because credits in flight are not part of a checkpoint.
  *
  * <p>Model steps run on a thread of their own ({@link StepRunner}), one at a time, so the task
  * thread keeps taking in the parts of the next batches while the model computes and the sampling
@@ -150,8 +149,6 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private transient int rank;
     /** Restored at another trainer count: the first credit announces the restored step. */
     private transient boolean announce;
-    /** Restored from a checkpoint or savepoint. */
-    private transient boolean restoredRank;
     private transient Counter foreignParts;
 
     public TrainerOperator(TrainerConfig config) {
@@ -172,7 +169,6 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         checkpoint = new TrainerCheckpoint(context.getOperatorStateStore());
         TrainerCheckpoint.Restored restored = checkpoint.restore(rank, config.trainers, config.model,
                 context.isRestored());
-        restoredRank = context.isRestored();
         model = restored.model();
         progress = restored.progress();
         announce = !restored.own();
@@ -214,9 +210,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         steps = new StepRunner<>("gnnstream-trainer-" + rank + "-steps", mailbox, this::onStepDone);
         exchangeActiveAt = getProcessingTimeService().getCurrentProcessingTime();
         sendGradient(exchange.chunks());
-        if (announce || restoredRank) {
-            // A restored rank tells the scheduler at once where it stands: the scheduler may have seen
-            // credits past it, and issues those batches again (see SeedScheduler).
+        if (announce) {
             output.collect(new StreamRecord<>(new Credit(rank, progress.nextSeq - 1)));
         }
         startNextStep();
