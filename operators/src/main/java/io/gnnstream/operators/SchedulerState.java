@@ -69,7 +69,8 @@ public class SchedulerState {
      */
     public boolean awaitingRestoredStep;
     /**
-     * Where each issued training step that not every rank has acknowledged began, ascending by step,
+     * Where each issued training step that not every rank has acknowledged (or that is among
+     * {@link #recentlyAcked}) began, ascending by step,
      * and the orders of earlier epochs such a step began in ({@code StepStarts}). Null in state
      * written before they were kept; such a schedule cannot be restored at another trainer count.
      */

@@ -73,7 +73,7 @@ import org.slf4j.LoggerFactory;
  * progress can lag theirs). The scheduler starts a new layout ({@link RankLayout}), drops the old
  * ranks' unacknowledged specs and issues nothing until a rank's first credit announces k. Then it
  * rewinds the epoch position to where step {@code k+1} began ({@link StepStarts}, kept for every step
- * not acknowledged by every rank), continues the step count at {@code k}, cuts the next steps for T'
+ * not acknowledged by every rank and for the last acknowledged ones), continues the step count at {@code k}, cuts the next steps for T'
  * ranks and numbers every rank's specs from the layout's first sequence number. An evaluation round
  * of step k that it has not seen acknowledged in full is issued again from its first pass.
  */
@@ -105,7 +105,10 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
     private transient boolean startLogged;
     /** Per rank: when its acknowledged progress last advanced (or its specs were last re-issued). */
     private transient long[] progressNanos;
-    /** Where the steps not acknowledged by every rank began (checkpointed in {@link SchedulerState}). */
+    /**
+     * Where the steps not acknowledged by every rank, and the last acknowledged ones, began
+     * (checkpointed in {@link SchedulerState}).
+     */
     private transient StepStarts starts;
 
     public SeedScheduler(SchedulerConfig config) {
@@ -251,8 +254,8 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         }
         if (kept < s.unacked.length) {
             s.unacked = Arrays.copyOf(s.unacked, kept);
-            starts.dropBefore(firstUnacknowledgedStep());
             keepRecentlyAcked(acked);
+            starts.dropBefore(firstStepToKeep());
         }
         issue();
     }
@@ -303,12 +306,18 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         progressNanos[rank] = System.nanoTime();
     }
 
-    /** The lowest step with a training spec not yet acknowledged, or the next step when there is none. */
-    private long firstUnacknowledgedStep() {
+    /**
+     * The lowest step whose start {@link StepStarts} must keep: that of a training spec not yet
+     * acknowledged or among those a restored rank may get again ({@link #rewind}), or the next step
+     * when there is none.
+     */
+    private long firstStepToKeep() {
         long first = s.trainSteps + 1;
-        for (BatchSpec spec : s.unacked) {
-            if (spec.kind == MiniBatch.Kind.TRAIN) {
-                first = Math.min(first, spec.step);
+        for (BatchSpec[] specs : new BatchSpec[][] {s.unacked, s.recentlyAcked}) {
+            for (BatchSpec spec : specs) {
+                if (spec.kind == MiniBatch.Kind.TRAIN) {
+                    first = Math.min(first, spec.step);
+                }
             }
         }
         return first;

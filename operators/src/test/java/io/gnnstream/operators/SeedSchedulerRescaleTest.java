@@ -76,6 +76,16 @@ class SeedSchedulerRescaleTest {
         checkContinuation(twoRanksWithStepsFourToSixOutstanding(), 3, 3, 1, 12);
     }
 
+    /**
+     * The scheduler saw steps 1..3 acknowledged, but the ranks' snapshots came before steps 2 and 3
+     * (credits ride a feedback edge): the start of step 2 is still known, among the last
+     * acknowledged steps it keeps.
+     */
+    @Test
+    void twoToOneRewindsToAStepTheSchedulerSawAcknowledged() throws Exception {
+        checkContinuation(twoRanksWithStepsFourToSixOutstanding(), 1, 1, 1, 4);
+    }
+
     /** The ranks applied every issued step though the scheduler saw credits up to step 3 only. */
     @Test
     void twoToThreeContinuesAfterTheLastIssuedStep() throws Exception {

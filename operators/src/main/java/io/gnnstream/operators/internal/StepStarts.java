@@ -7,7 +7,8 @@ import java.util.Map;
 
 /**
  * The scheduler's record of where each issued training step began in the epoch order, for the
- * steps that not every rank has acknowledged. A restore at another trainer count continues with
+ * steps that not every rank has acknowledged and the last acknowledged ones (which a restored rank
+ * can still be behind). A restore at another trainer count continues with
  * the step after the one the ranks restored; the scheduler rewinds its epoch position to where that
  * step began and cuts the next steps for the new number of ranks (docs/design.md, "Checkpoints and
  * restore", "Another trainer count"). The orders of earlier epochs in which such a step began are
