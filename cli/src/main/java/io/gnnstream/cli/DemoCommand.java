@@ -86,7 +86,7 @@ final class DemoCommand implements Callable<Integer> {
         if (!conf.contains(SamplingOptions.MIN_TRAIN_SEEDS)) {
             conf.set(SamplingOptions.MIN_TRAIN_SEEDS, (int) info.splitCount(Split.TRAIN));
         }
-        DensityDefaults.apply(conf, info.meanNonZeroFeatures());
+        DensityDefaults.apply(conf, info.meanNonZeroFeatures(), info.signedRows() > 0);
         System.out.println(String.format(Locale.ROOT, "Model %s, lr %.4g, weight decay %.3g (%.1f non-zero features "
                 + "per vertex)", conf.get(ModelOptions.MODEL).name().toLowerCase(Locale.ROOT),
                 conf.get(ModelOptions.LEARNING_RATE), conf.get(ModelOptions.WEIGHT_DECAY), info.meanNonZeroFeatures()));

@@ -1,5 +1,6 @@
 package io.gnnstream.cli;
 
+import io.gnnstream.connectors.RowNormalization;
 import io.gnnstream.benchmarks.offline.DatasetGraph;
 import io.gnnstream.jobs.internal.PredictionRecords;
 import io.gnnstream.operators.messages.Prediction;
@@ -54,10 +55,11 @@ final class PredictCommand implements Callable<Integer> {
             description = "Destination vertices per inference block (default: ${DEFAULT-VALUE}).")
     int chunk;
 
-    @Option(names = "--normalize-features", paramLabel = "true|false", arity = "1", defaultValue = "true",
-            description = "Divides each feature row by its sum; must match the training run's "
-                    + "--normalize-features (default: ${DEFAULT-VALUE}).")
-    boolean normalizeFeatures;
+    @Option(names = "--normalize-features", paramLabel = "auto|true|false", arity = "1", defaultValue = "auto",
+            converter = RowNormalizationConverter.class,
+            description = "Row normalisation of the features (auto: rows without a negative feature are divided by "
+                    + "their sum); must match the training run's --normalize-features (default: ${DEFAULT-VALUE}).")
+    RowNormalization normalizeFeatures;
 
     @Option(names = "--emit-embeddings", defaultValue = "false",
             description = "Also writes the last hidden layer (the classifier's input) as \"embedding\".")
@@ -65,6 +67,14 @@ final class PredictCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    /** Reads auto, true or false in any case, as the job's option does. */
+    static final class RowNormalizationConverter implements picocli.CommandLine.ITypeConverter<RowNormalization> {
+        @Override
+        public RowNormalization convert(String value) {
+            return RowNormalization.valueOf(value.trim().toUpperCase(java.util.Locale.ROOT));
+        }
+    }
 
     @Override
     public Integer call() throws Exception {

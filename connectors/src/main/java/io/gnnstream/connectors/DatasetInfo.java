@@ -33,6 +33,7 @@ public final class DatasetInfo {
     private final long labelledNodes;
     private final Map<Split, Long> splitCounts;
     private final long featureNonZeros;
+    private long signedRows;
 
     private DatasetInfo(Path dir, long nodes, long edges, int featureDim, int numClasses, long labelledNodes,
             Map<Split, Long> splitCounts, long featureNonZeros) {
@@ -57,6 +58,7 @@ public final class DatasetInfo {
         long nodes = 0;
         long labelled = 0;
         long nonZeros = 0;
+        long signedRows = 0;
         int maxLabel = -1;
         NodeFormat format = null;
         try (BufferedReader reader = Files.newBufferedReader(nodesFile, StandardCharsets.UTF_8)) {
@@ -74,6 +76,7 @@ public final class DatasetInfo {
                 for (float f : node.features) {
                     nonZeros += f != 0f ? 1 : 0;
                 }
+                signedRows += RowNormalization.signed(node.features) ? 1 : 0;
                 splits.merge(node.split, 1L, Long::sum);
                 if (node.label != NodeUpdate.NO_LABEL) {
                     labelled++;
@@ -100,7 +103,8 @@ public final class DatasetInfo {
         } catch (IOException e) {
             throw unreadable(edgesFile, e);
         }
-        return new DatasetInfo(dir, nodes, edges, format.featureDim(), maxLabel + 1, labelled, splits, nonZeros);
+        return new DatasetInfo(dir, nodes, edges, format.featureDim(), maxLabel + 1, labelled, splits, nonZeros)
+                .withSignedRows(signedRows);
     }
 
     /** The named file of a dataset folder, with a clear error if the folder or file is missing. */
@@ -183,7 +187,22 @@ public final class DatasetInfo {
 
     /** The node format matching this dataset's feature dimension and classes. */
     public NodeFormat nodeFormat(boolean rowNormalize) {
+        return nodeFormat(RowNormalization.of(rowNormalize));
+    }
+
+    /** The node format matching this dataset's feature dimension and classes. */
+    public NodeFormat nodeFormat(RowNormalization rowNormalize) {
         return new NodeFormat(featureDim, Math.max(1, numClasses), rowNormalize);
+    }
+
+    /** Node rows with a negative feature (which {@link RowNormalization#AUTO} keeps as they are). */
+    public long signedRows() {
+        return signedRows;
+    }
+
+    private DatasetInfo withSignedRows(long rows) {
+        this.signedRows = rows;
+        return this;
     }
 
     @Override

@@ -15,9 +15,9 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
  * split means none. The value is read with a streaming parser straight into a {@code float[]},
  * because node records are large (Cora: 1433 features) and arrive at stream rate.
  *
- * <p>With {@code rowNormalize}, features are divided by their row sum when it is positive. For
- * non-negative rows summing to at least one (bag-of-words data such as Cora) this is exactly what
- * PyG's {@code NormalizeFeatures} does.
+ * <p>Feature rows are normalised as {@link RowNormalization} says: by default
+ * ({@link RowNormalization#AUTO}) a non-negative row is divided by its sum, which for bag-of-words
+ * data such as Cora is exactly what PyG's {@code NormalizeFeatures} does, and a signed row is kept.
  */
 public final class NodeFormat implements RecordFormat<NodeUpdate> {
 
@@ -27,9 +27,14 @@ public final class NodeFormat implements RecordFormat<NodeUpdate> {
 
     private final int featureDim;
     private final int numClasses;
-    private final boolean rowNormalize;
+    private final RowNormalization rowNormalize;
 
+    /** A format that divides every row with a positive sum by it ({@code rowNormalize}) or none. */
     public NodeFormat(int featureDim, int numClasses, boolean rowNormalize) {
+        this(featureDim, numClasses, RowNormalization.of(rowNormalize));
+    }
+
+    public NodeFormat(int featureDim, int numClasses, RowNormalization rowNormalize) {
         if (featureDim <= 0) {
             throw new IllegalArgumentException("featureDim must be positive, got " + featureDim);
         }
@@ -38,7 +43,7 @@ public final class NodeFormat implements RecordFormat<NodeUpdate> {
         }
         this.featureDim = featureDim;
         this.numClasses = numClasses;
-        this.rowNormalize = rowNormalize;
+        this.rowNormalize = java.util.Objects.requireNonNull(rowNormalize, "rowNormalize");
     }
 
     public int featureDim() {
@@ -49,7 +54,7 @@ public final class NodeFormat implements RecordFormat<NodeUpdate> {
         return numClasses;
     }
 
-    public boolean rowNormalize() {
+    public RowNormalization rowNormalize() {
         return rowNormalize;
     }
 
@@ -72,9 +77,7 @@ public final class NodeFormat implements RecordFormat<NodeUpdate> {
         } catch (IOException e) {
             throw new InvalidRecordException("unreadable record: " + e.getMessage());
         }
-        if (rowNormalize) {
-            normalize(node.features);
-        }
+        rowNormalize.apply(node.features);
         return node;
     }
 
@@ -201,15 +204,4 @@ public final class NodeFormat implements RecordFormat<NodeUpdate> {
         return text.chars().anyMatch(Character::isDigit);
     }
 
-    private static void normalize(float[] features) {
-        double sum = 0;
-        for (float f : features) {
-            sum += f;
-        }
-        if (sum > 0) {
-            for (int i = 0; i < features.length; i++) {
-                features[i] = (float) (features[i] / sum);
-            }
-        }
-    }
 }

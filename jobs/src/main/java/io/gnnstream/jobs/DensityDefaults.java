@@ -1,11 +1,12 @@
 package io.gnnstream.jobs;
 
+import io.gnnstream.connectors.RowNormalization;
 import org.apache.flink.configuration.Configuration;
 
 /**
  * The documented rule that derives the learning rate and weight decay from the feature density of
  * a dataset (the mean number of non-zero features per vertex, {@code d}), for row-normalised
- * features (the default {@code --normalize-features}): row normalisation makes each feature of a
+ * features ({@code --normalize-features true}, or {@code auto} on a dataset without signed rows): row normalisation makes each feature of a
  * dense row small, and a model on dense rows needs larger weights, which a fixed L2 penalty holds
  * back. With {@code r = d / 20}:
  *
@@ -17,7 +18,8 @@ import org.apache.flink.configuration.Configuration;
  * <p>On the citation graphs (Cora d = 18, CiteSeer d = 32) this gives the option defaults or close to
  * them; on Amazon Photo (d = 259) lr 0.03 and weight decay 3.9e-5. Chosen on validation accuracy
  * (BENCHMARKS.md, "Learning quality"). Options the user set are kept; with raw features the rule
- * does not apply.
+ * does not apply: raw rows (signed ones under {@code auto}) keep the option defaults, on which the
+ * synthetic graphs' signed features learn.
  */
 public final class DensityDefaults {
 
@@ -26,9 +28,14 @@ public final class DensityDefaults {
     /** Reference density: rows up to this many non-zeros keep the option defaults. */
     static final double REFERENCE_NON_ZEROS = 20;
 
-    /** Sets {@code --lr} and {@code --weight-decay} from the density unless they are set already. */
-    public static void apply(Configuration conf, double meanNonZeros) {
-        if (!conf.get(GraphOptions.NORMALIZE_FEATURES) || meanNonZeros <= 0) {
+    /**
+     * Sets {@code --lr} and {@code --weight-decay} from the density unless they are set already, when
+     * the rows are normalised: {@code signedRows} tells whether the dataset has rows with a negative
+     * feature, which {@code --normalize-features auto} keeps raw.
+     */
+    public static void apply(Configuration conf, double meanNonZeros, boolean signedRows) {
+        RowNormalization n = conf.get(GraphOptions.NORMALIZE_FEATURES);
+        if (n == RowNormalization.FALSE || n == RowNormalization.AUTO && signedRows || meanNonZeros <= 0) {
             return;
         }
         double r = meanNonZeros / REFERENCE_NON_ZEROS;

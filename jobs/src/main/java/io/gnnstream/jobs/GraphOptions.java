@@ -1,5 +1,6 @@
 package io.gnnstream.jobs;
 
+import io.gnnstream.connectors.RowNormalization;
 import static io.gnnstream.jobs.OptionCheck.positive;
 import static io.gnnstream.jobs.OptionCheck.that;
 
@@ -72,12 +73,14 @@ public final class GraphOptions {
                     .withDescription("Number of classes; labels outside [0, classes) are rejected."),
             that(c -> c >= 2, "must be at least 2"));
 
-    public static final ConfigOption<Boolean> NORMALIZE_FEATURES = GROUP.declare(
+    public static final ConfigOption<RowNormalization> NORMALIZE_FEATURES = GROUP.declare(
             ConfigOptions.key("gnnstream.graph.normalize-features")
-                    .booleanType()
-                    .defaultValue(true)
-                    .withDescription("Divide each feature row by its sum when ingesting (like PyG's "
-                            + "NormalizeFeatures)."),
+                    .enumType(RowNormalization.class)
+                    .defaultValue(RowNormalization.AUTO)
+                    .withDescription("Row normalisation of features when ingesting: true divides each row by its "
+                            + "sum (like PyG's NormalizeFeatures), false keeps rows as they are, auto divides the "
+                            + "rows without a negative feature (bag-of-words, counts) and keeps signed rows "
+                            + "(embeddings, PCA or standardised features), whose sum can be near zero."),
             OptionCheck.any());
 
     public static final ConfigOption<Long> STATS_INTERVAL_MS = GROUP.declareHidden(

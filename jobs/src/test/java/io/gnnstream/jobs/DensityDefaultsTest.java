@@ -1,7 +1,9 @@
 package io.gnnstream.jobs;
 
+import io.gnnstream.connectors.RowNormalization;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
@@ -11,17 +13,17 @@ class DensityDefaultsTest {
     @Test
     void sparseRowsKeepTheOptionDefaultsAndDenseRowsGetLessDecayAndAHigherRate() {
         Configuration cora = new Configuration();
-        DensityDefaults.apply(cora, 18.2);
+        DensityDefaults.apply(cora, 18.2, false);
         assertEquals(5e-4, cora.get(ModelOptions.WEIGHT_DECAY), 1e-12);
         assertEquals(0.01, cora.get(ModelOptions.LEARNING_RATE), 1e-12);
 
         Configuration citeseer = new Configuration();
-        DensityDefaults.apply(citeseer, 31.6);
+        DensityDefaults.apply(citeseer, 31.6, false);
         assertEquals(5e-4 * 20 / 31.6, citeseer.get(ModelOptions.WEIGHT_DECAY), 1e-12);
         assertEquals(0.01 * Math.sqrt(31.6 / 20), citeseer.get(ModelOptions.LEARNING_RATE), 1e-12);
 
         Configuration photo = new Configuration();
-        DensityDefaults.apply(photo, 258.8);
+        DensityDefaults.apply(photo, 258.8, false);
         assertEquals(5e-4 * 20 / 258.8, photo.get(ModelOptions.WEIGHT_DECAY), 1e-12);
         assertEquals(0.03, photo.get(ModelOptions.LEARNING_RATE), 1e-12, "capped at 3x");
     }
@@ -30,14 +32,24 @@ class DensityDefaultsTest {
     void optionsTheUserSetAndRawFeaturesAreLeftAlone() {
         Configuration set = new Configuration();
         set.set(ModelOptions.LEARNING_RATE, 0.005);
-        DensityDefaults.apply(set, 258.8);
+        DensityDefaults.apply(set, 258.8, false);
         assertEquals(0.005, set.get(ModelOptions.LEARNING_RATE), 1e-12);
         assertEquals(5e-4 * 20 / 258.8, set.get(ModelOptions.WEIGHT_DECAY), 1e-12);
 
         Configuration raw = new Configuration();
-        raw.set(GraphOptions.NORMALIZE_FEATURES, false);
-        DensityDefaults.apply(raw, 258.8);
+        raw.set(GraphOptions.NORMALIZE_FEATURES, RowNormalization.FALSE);
+        DensityDefaults.apply(raw, 258.8, false);
         assertFalse(raw.contains(ModelOptions.LEARNING_RATE));
         assertFalse(raw.contains(ModelOptions.WEIGHT_DECAY));
+
+        Configuration signed = new Configuration();
+        DensityDefaults.apply(signed, 100, true);
+        assertFalse(signed.contains(ModelOptions.LEARNING_RATE), "auto keeps signed rows raw");
+        assertFalse(signed.contains(ModelOptions.WEIGHT_DECAY));
+
+        Configuration forced = new Configuration();
+        forced.set(GraphOptions.NORMALIZE_FEATURES, RowNormalization.TRUE);
+        DensityDefaults.apply(forced, 100, true);
+        assertTrue(forced.contains(ModelOptions.LEARNING_RATE), "true normalises signed rows too");
     }
 }

@@ -1,6 +1,7 @@
 package io.gnnstream.benchmarks.offline;
 
 import com.carrotsearch.hppc.LongIntHashMap;
+import io.gnnstream.connectors.RowNormalization;
 import io.gnnstream.connectors.DatasetInfo;
 import io.gnnstream.connectors.EdgeFormat;
 import io.gnnstream.connectors.InvalidRecordException;
@@ -48,6 +49,11 @@ public final class DatasetGraph {
 
     /** Reads {@code dir}; {@code normalize} as the job's {@code --normalize-features}. */
     public static DatasetGraph load(Path dir, boolean normalize) throws IOException {
+        return load(dir, RowNormalization.of(normalize));
+    }
+
+    /** Reads {@code dir}; {@code normalize} as the job's {@code --normalize-features}. */
+    public static DatasetGraph load(Path dir, RowNormalization normalize) throws IOException {
         DatasetInfo info = DatasetInfo.scan(dir);
         int n = Math.toIntExact(info.nodes());
         int f = info.featureDim();

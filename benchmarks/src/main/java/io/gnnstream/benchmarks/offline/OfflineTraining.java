@@ -1,5 +1,6 @@
 package io.gnnstream.benchmarks.offline;
 
+import io.gnnstream.connectors.RowNormalization;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.model.ClassProbabilities;
 import io.gnnstream.operators.model.LayerwiseInference;
@@ -24,7 +25,7 @@ import java.util.SplittableRandom;
  * <pre>
  * java -cp ... io.gnnstream.benchmarks.offline.OfflineTraining --dataset DIR [--hidden 64] [--dropout 0.5]
  *     [--lr 0.01] [--weight-decay 5e-4] [--batch-size 64] [--fanouts 25,10] [--steps 300]
- *     [--normalize true] [--eval-every 50] [--seeds 1,2,3]
+ *     [--normalize auto|true|false] [--eval-every 50] [--seeds 1,2,3]
  * </pre>
  */
 public final class OfflineTraining {
@@ -40,7 +41,8 @@ public final class OfflineTraining {
             a.put(args[i].replaceFirst("^--", ""), args[i + 1]);
         }
         Nd4jThreads.configure(Integer.parseInt(a.getOrDefault("threads", "2")));
-        DatasetGraph g = DatasetGraph.load(Path.of(a.get("dataset")), Boolean.parseBoolean(a.getOrDefault("normalize", "true")));
+        DatasetGraph g = DatasetGraph.load(Path.of(a.get("dataset")),
+                RowNormalization.valueOf(a.getOrDefault("normalize", "auto").toUpperCase(java.util.Locale.ROOT)));
         int[] fanouts = Arrays.stream(a.getOrDefault("fanouts", "25,10").split(",")).mapToInt(Integer::parseInt).toArray();
         int steps = Integer.parseInt(a.getOrDefault("steps", "300"));
         double sumTest = 0;
