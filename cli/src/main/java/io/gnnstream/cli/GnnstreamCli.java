@@ -35,7 +35,8 @@ public final class GnnstreamCli implements Runnable {
                 commandLine.getErr().println("error: " + e.getMessage());
                 return CommandLine.ExitCode.USAGE;
             }
-            if (e instanceof BrokerException || e instanceof io.gnnstream.cluster.ClusterException) {
+            if (e instanceof BrokerException || e instanceof io.gnnstream.cluster.ClusterException
+                    || e instanceof io.gnnstream.jobs.TrainingRunner.JobFailedException) {
                 commandLine.getErr().println("error: " + e.getMessage());
                 return CommandLine.ExitCode.SOFTWARE;
             }

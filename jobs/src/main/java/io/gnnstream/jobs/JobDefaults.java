@@ -8,6 +8,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.environment.ExecutionCheckpointingOptions;
@@ -19,7 +20,10 @@ import org.apache.flink.streaming.api.environment.ExecutionCheckpointingOptions;
  * creep in). Unless the configuration says otherwise, output buffers are flushed after at most
  * {@link #BUFFER_TIMEOUT}, two checkpoints are retained with a pause between them, snapshots are
  * compressed (Flink reads uncompressed operator state back one system call per field, which made
- * the trainer's restore take seconds), and {@link #tuneThroughput} applies.
+ * the trainer's restore take seconds), failures restart the job from its last checkpoint until
+ * {@code --max-failures} of them fall within {@code --failure-interval} (Flink's failure-rate
+ * strategy: a failure that repeats at every restore ends the job instead of restarting it for
+ * ever), and {@link #tuneThroughput} applies.
  */
 public final class JobDefaults {
 
@@ -56,6 +60,9 @@ public final class JobDefaults {
      * {@link #RETAINED_CHECKPOINTS}).
      */
     public static final Duration MIN_PAUSE = Duration.ofSeconds(1);
+
+    /** Pause before a restart, unless configured. */
+    public static final Duration RESTART_DELAY = Duration.ofSeconds(2);
 
     private JobDefaults() {}
 
@@ -97,6 +104,14 @@ public final class JobDefaults {
         }
         if (!conf.contains(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS)) {
             conf.set(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS, MIN_PAUSE);
+        }
+        if (!conf.contains(RestartStrategyOptions.RESTART_STRATEGY)) {
+            conf.set(RestartStrategyOptions.RESTART_STRATEGY, "failure-rate");
+            conf.set(RunOptions.MAX_FAILURES, conf.get(RunOptions.MAX_FAILURES));
+            conf.set(RunOptions.FAILURE_INTERVAL, conf.get(RunOptions.FAILURE_INTERVAL));
+            if (!conf.contains(RestartStrategyOptions.RESTART_STRATEGY_FAILURE_RATE_DELAY)) {
+                conf.set(RestartStrategyOptions.RESTART_STRATEGY_FAILURE_RATE_DELAY, RESTART_DELAY);
+            }
         }
         if (!conf.contains(ExecutionOptions.SNAPSHOT_COMPRESSION)) {
             conf.set(ExecutionOptions.SNAPSHOT_COMPRESSION, true);

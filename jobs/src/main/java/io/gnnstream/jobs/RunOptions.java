@@ -8,6 +8,7 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
 
 /**
  * Flink settings a run of the job is commonly given on the command line. They use Flink's own keys,
@@ -41,15 +42,35 @@ public final class RunOptions {
                     .withDescription("Checkpoint interval, e.g. 10s, 2min."),
             "--checkpoint-interval", that(d -> !d.isNegative() && !d.isZero(), "must be positive"));
 
+    public static final ConfigOption<Integer> MAX_FAILURES = GROUP.declare(
+            ConfigOptions.key(RestartStrategyOptions.RESTART_STRATEGY_FAILURE_RATE_MAX_FAILURES_PER_INTERVAL.key())
+                    .intType()
+                    .defaultValue(4)
+                    .withDescription("Failures within --failure-interval that the job restarts from: the next one "
+                            + "fails the job, and demo, train and submit --follow exit with its cause (Flink's "
+                            + "failure-rate restart strategy, used unless restart-strategy.type is configured). "
+                            + "A failure that repeats at every restart (a trainer out of heap, say) ends the job "
+                            + "instead of restarting it for ever; a lost TaskManager or an expired checkpoint "
+                            + "is ridden out."),
+            "--max-failures", positive());
+
+    public static final ConfigOption<Duration> FAILURE_INTERVAL = GROUP.declare(
+            ConfigOptions.key(RestartStrategyOptions.RESTART_STRATEGY_FAILURE_RATE_FAILURE_RATE_INTERVAL.key())
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(30))
+                    .withDescription("The window in which --max-failures failures are counted, e.g. 30min."),
+            "--failure-interval", that(d -> !d.isNegative() && !d.isZero(), "must be positive"));
+
     public static final ConfigOption<String> INJECT_FAULT = GROUP.declareHidden(
             ConfigOptions.key("gnnstream.test.inject-fault")
                     .stringType()
                     .noDefaultValue()
                     .withDescription("Failure injection for tests: operator:subtask:n makes that subtask of "
                             + "trainer (at step n), gradient-reducer (at its n-th contribution) or graph-store (at "
-                            + "its n-th sample request) throw once; needs --fault-marker."),
-            that(s -> s.matches("(trainer|gradient-reducer|graph-store):\\d+:\\d+"),
-                    "must be trainer|gradient-reducer|graph-store:subtask:n"));
+                            + "its n-th sample request) throw once (needs --fault-marker), or with a fourth "
+                            + "field, operator:subtask:n:always, at every attempt."),
+            that(s -> s.matches("(trainer|gradient-reducer|graph-store):\\d+:\\d+(:always)?"),
+                    "must be trainer|gradient-reducer|graph-store:subtask:n[:always]"));
 
     public static final ConfigOption<String> FAULT_MARKER = GROUP.declareHidden(
             ConfigOptions.key("gnnstream.test.fault-marker")

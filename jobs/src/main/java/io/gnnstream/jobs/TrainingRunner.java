@@ -11,7 +11,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import org.apache.flink.api.common.JobExecutionResult;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
@@ -86,6 +88,8 @@ public final class TrainingRunner {
             JobClient client = env.executeAsync(TrainingJob.streamGraph(env));
             out.println("Submitted job " + client.getJobID());
             onSubmit.accept(client.getJobID());
+            // Completes when the job ends, also after a local MiniCluster has shut down with it.
+            CompletableFuture<JobExecutionResult> ended = client.getJobExecutionResult();
             long started = System.nanoTime();
             JsonNode lastLine = null;
             long lastAt = started;
@@ -107,15 +111,15 @@ public final class TrainingRunner {
                     }
                 }
                 copy(predictions, predictionsFile, Duration.ZERO);
-                failIfTerminated(client);
+                failIfTerminated(ended);
             }
             JobStatus status = client.getJobStatus().get(10, TimeUnit.SECONDS);
             stop(client);
-            throw new IllegalStateException("no final result within " + timeout.toSeconds() + " s (job " + status
+            throw new JobFailedException("no final result within " + timeout.toSeconds() + " s (job " + status
                     + (lastLine == null ? ", no metrics line"
                             : ", last metrics line at step " + lastLine.path("step").asLong() + ", "
                                     + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - lastAt) + " s before the end")
-                    + ")");
+                    + ")", null);
         }
     }
 
@@ -142,32 +146,71 @@ public final class TrainingRunner {
         }
     }
 
-    private static void failIfTerminated(JobClient client) throws Exception {
-        JobStatus status = client.getJobStatus().get(10, TimeUnit.SECONDS);
-        if (status.isGloballyTerminalState()) {
-            try {
-                client.getJobExecutionResult().get(10, TimeUnit.SECONDS);
-            } catch (ExecutionException e) {
-                throw new IllegalStateException("training job " + status + ": " + rootMessage(e), e.getCause());
+    private static void failIfTerminated(CompletableFuture<JobExecutionResult> ended) throws Exception {
+        if (!ended.isDone()) {
+            return;
+        }
+        try {
+            ended.get();
+        } catch (ExecutionException e) {
+            throw new JobFailedException("training job FAILED: " + cause(e), e.getCause());
+        }
+        throw new JobFailedException("training job ended before its final evaluation", null);
+    }
+
+    /**
+     * The failure that ended a job, in one line: the first exception of the chain that is not one of
+     * Flink's wrappers (job execution, suppressed recovery, futures), and the root cause when it is
+     * another.
+     */
+    static String cause(Throwable failure) {
+        Throwable first = null;
+        Throwable root = failure;
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            root = t;
+            if (first == null && !(t instanceof ExecutionException || t instanceof java.util.concurrent.CompletionException
+                    || t instanceof org.apache.flink.runtime.client.JobExecutionException
+                    || t instanceof org.apache.flink.runtime.JobException)) {
+                first = t;
             }
-            throw new IllegalStateException("training job ended (" + status + ") before its final evaluation");
+        }
+        if (first == null) {
+            first = root;
+        }
+        String line = describe(first);
+        return first == root || describe(root).equals(line) || line.contains(String.valueOf(root.getMessage()))
+                ? line : line + " (caused by " + describe(root) + ")";
+    }
+
+    private static String describe(Throwable t) {
+        if (t.getMessage() == null) {
+            return t.getClass().getSimpleName();
+        }
+        boolean plain = t.getClass() == IllegalStateException.class || t.getClass() == RuntimeException.class;
+        return plain ? t.getMessage() : t.getClass().getSimpleName() + ": " + t.getMessage();
+    }
+
+    /** The job failed or ended before its final evaluation; the message says why, in one line. */
+    public static final class JobFailedException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        JobFailedException(String message, Throwable cause) {
+            super(message, cause);
         }
     }
 
     private static void stop(JobClient client) throws Exception {
-        JobStatus status = client.getJobStatus().get(10, TimeUnit.SECONDS);
+        JobStatus status;
+        try {
+            status = client.getJobStatus().get(10, TimeUnit.SECONDS);
+        } catch (ExecutionException | IllegalStateException gone) {
+            return; // the job and its local cluster have ended
+        }
         if (!status.isGloballyTerminalState()) {
             client.cancel().get(60, TimeUnit.SECONDS);
         }
     }
 
-    private static String rootMessage(Throwable t) {
-        Throwable root = t;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root.getClass().getSimpleName() + ": " + root.getMessage();
-    }
 
     private static void followFromEnd(KafkaConsumer<String, String> consumer, String topic) {
         List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()

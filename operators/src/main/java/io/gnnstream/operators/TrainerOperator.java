@@ -342,8 +342,21 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         steps.submit(() -> compute(batch));
     }
 
-    /** The model work of one batch; runs on the step thread and touches nothing but the model. */
+    /**
+     * The model work of one batch; runs on the step thread and touches nothing but the model. Running
+     * out of heap fails the task with what the rank was doing, so that the job's failure names it.
+     */
     private StepOutcome compute(MiniBatch batch) {
+        try {
+            return computeStep(batch);
+        } catch (OutOfMemoryError e) {
+            throw new IllegalStateException("trainer rank " + rank + " ran out of heap in "
+                    + (batch.layer > 0 ? "the evaluation round of step " + batch.step + " (layer " + batch.layer + ")"
+                            : "training step " + batch.step) + ": " + e.getMessage(), e);
+        }
+    }
+
+    private StepOutcome computeStep(MiniBatch batch) {
         long begin = System.nanoTime();
         TrainResult train = null;
         EvalResult eval = null;

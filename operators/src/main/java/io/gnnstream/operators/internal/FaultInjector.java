@@ -11,7 +11,9 @@ import java.nio.file.Path;
  * {@code n}-th event on the named subtask, it fails, unless a marker file says an earlier attempt
  * of the job already did. The marker lives outside the job (a file), so the restored job, which
  * counts from its checkpoint again, does not fail a second time. Spec: {@code operator:subtask:n},
- * e.g. {@code trainer:1:30} (subtask 1 of the trainer fails at its 30th training step).
+ * e.g. {@code trainer:1:30} (subtask 1 of the trainer fails at its 30th training step). With a
+ * fourth field, {@code operator:subtask:n:always}, it fails at every attempt that reaches the event:
+ * a failure that repeats after every restore, as a deterministic bug or an undersized heap would.
  */
 public final class FaultInjector implements Serializable {
 
@@ -19,6 +21,9 @@ public final class FaultInjector implements Serializable {
 
     /** Injects nothing. */
     public static final FaultInjector NONE = new FaultInjector(null, -1, 0, null);
+
+    /** Marker of a fault that fires at every attempt. */
+    private static final String ALWAYS = "always";
 
     private final String operator;
     private final int subtask;
@@ -38,17 +43,22 @@ public final class FaultInjector implements Serializable {
             return NONE;
         }
         String[] p = spec.split(":");
-        if (p.length != 3 || marker == null) {
-            throw new IllegalArgumentException("fault spec must be operator:subtask:n with a marker file, got '"
-                    + spec + "'");
+        boolean always = p.length == 4 && ALWAYS.equals(p[3]);
+        if (!always && (p.length != 3 || marker == null)) {
+            throw new IllegalArgumentException("fault spec must be operator:subtask:n with a marker file, or "
+                    + "operator:subtask:n:always, got '" + spec + "'");
         }
-        return new FaultInjector(p[0], Integer.parseInt(p[1]), Long.parseLong(p[2]), marker);
+        return new FaultInjector(p[0], Integer.parseInt(p[1]), Long.parseLong(p[2]), always ? null : marker);
     }
 
     /** Throws if this is the event to fail at and no earlier attempt failed here. */
     public void check(String operatorName, int subtaskIndex, long count) {
         if (operator == null || !operator.equals(operatorName) || subtask != subtaskIndex || count != at) {
             return;
+        }
+        if (marker == null) {
+            throw new InjectedFailure(operatorName + " subtask " + subtaskIndex + " fails at event " + count
+                    + " (injected at every attempt)");
         }
         Path file = Path.of(marker);
         try {
