@@ -311,9 +311,8 @@ public final class TrainingJob {
                 .transform("batch-assembler", GraphStoreInputSerializer.TYPE_INFO,
                         new BatchAssembler(fanouts(), featureDim, partitioner, parallelism,
                                 conf.get(SamplingOptions.BATCH_TIMEOUT_MS), conf.get(SamplingOptions.MAX_OUTSTANDING_VERTICES))
-                                .withHalo(halo))
+                                .withHalo(halo).withLayerWidths(hiddenWidths()))
                 .uid("batch-assembler").setParallelism(parallelism).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
-        samplingLoop.closeWith(requests);
 
         // Loop 3, the all-reduce: trainer ranks -> gradient chunks -> reducers -> sums -> every rank.
         int trainers = conf.get(ModelOptions.TRAINERS);
@@ -328,8 +327,14 @@ public final class TrainingJob {
                 .withFeedbackType(TypeInformation.of(ReducedChunk.class));
         SingleOutputStreamOperator<Credit> trainer = allReduceLoop
                 .transform("trainer", TypeInformation.of(Credit.class),
-                        new TrainerOperator(trainerConfig()).withFaults(faults))
+                        new TrainerOperator(trainerConfig().withStore(partitioner, parallelism)).withFaults(faults))
                 .uid("trainer").setParallelism(trainers).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
+        // Loop 1 carries the requests and the inference rounds' layer outputs back to the GraphStore
+        // (docs/design.md, "Evaluation"); the outputs cross a rebalance edge, checkpointed unaligned.
+        samplingLoop.closeWith(requests.union(trainer.getSideOutput(TrainerOperator.LAYER_OUTPUTS).rebalance()
+                .map(new Wiring.Identity<GraphStoreInput>()).returns(GraphStoreInputSerializer.TYPE_INFO)
+                .uid("layer-outputs").name("layer-outputs").setParallelism(parallelism)
+                .setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS)));
         SingleOutputStreamOperator<ReducedChunk> sums = trainer.getSideOutput(TrainerOperator.GRADIENTS)
                 .keyBy(new Wiring.ChunkReducer(new Wiring.SubtaskKeys(partitions, reducers)), Types.INT)
                 .transform("gradient-reducer", TypeInformation.of(ReducedChunk.class),
@@ -382,6 +387,16 @@ public final class TrainingJob {
     static int reducers(ReadableConfig conf) {
         int reducers = conf.get(ModelOptions.REDUCERS);
         return reducers > 0 ? reducers : conf.get(ModelOptions.TRAINERS);
+    }
+
+    /** Output widths of the model's hidden layers, which inference rounds store and read back. */
+    private int[] hiddenWidths() {
+        ModelConfig model = trainerConfig().model;
+        int[] widths = new int[model.numLayers() - 1];
+        for (int j = 0; j < widths.length; j++) {
+            widths[j] = model.layerOut(j);
+        }
+        return widths;
     }
 
     private int[] fanouts() {

@@ -80,6 +80,7 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
 
     private final int[] fanouts;
     private final int featureDim;
+    private int[] layerWidths = new int[0];
     private final VertexPartitioner partitioner;
     /**
      * Per partition, its route: the lowest partition of the GraphStore subtask that owns it. Requests
@@ -159,6 +160,24 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
         this.maxSampleVertices = halo ? (int) Math.max(1, Math.min(maxRequestVertices,
                 MiniBatchPart.MAX_RECORD_BYTES / Math.max(1, neighbourBytes))) : maxRequestVertices;
         return this;
+    }
+
+    /**
+     * The output widths of the model's hidden layers ({@code widths[j-1]} for layer {@code j}):
+     * inference blocks of layer {@code j+1} ask the GraphStore for their sources' stored outputs of
+     * layer {@code j}, in requests small enough for rows of that width.
+     */
+    public BatchAssembler withLayerWidths(int... widths) {
+        this.layerWidths = widths.clone();
+        return this;
+    }
+
+    private int layerWidth(int layer) {
+        if (layer < 1 || layer > layerWidths.length) {
+            throw new IllegalStateException("an inference block reads outputs of layer " + layer + ", but the "
+                    + "assembler knows the widths of " + layerWidths.length + " hidden layers");
+        }
+        return layerWidths[layer - 1];
     }
 
     @Override
@@ -283,10 +302,17 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
     }
 
     private void start(BatchSpec spec, int attempt) throws Exception {
-        InProgress batch = new InProgress(
-                new BatchBuilder(spec, attempt, fanouts, featureDim, partitioner, routeOf,
-                        halo ? maxSampleVertices : maxRequestVertices, lastBatchNodes, halo).localRoute(localRoute),
-                now());
+        BatchBuilder builder;
+        if (spec.layer >= 2) {
+            int dim = layerWidth(spec.layer - 1);
+            builder = new BatchBuilder(spec, attempt, fanouts, featureDim, partitioner, routeOf,
+                    maxRequestVertices(fanouts, dim, maxOutstandingVertices), lastBatchNodes, false)
+                    .layerInput(spec.layer - 1, dim);
+        } else {
+            builder = new BatchBuilder(spec, attempt, fanouts, featureDim, partitioner, routeOf,
+                    halo ? maxSampleVertices : maxRequestVertices, lastBatchNodes, halo);
+        }
+        InProgress batch = new InProgress(builder.localRoute(localRoute), now());
         inProgress.put(spec.batchId, batch);
         queued.addAll(batch.builder.start());
         if (batch.builder.isComplete()) {

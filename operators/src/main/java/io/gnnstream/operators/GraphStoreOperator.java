@@ -4,6 +4,7 @@ import io.gnnstream.operators.internal.FaultInjector;
 import io.gnnstream.operators.internal.FeatureCacheDirectory;
 import io.gnnstream.operators.internal.FeatureParts;
 import io.gnnstream.operators.internal.HaloReplicas;
+import io.gnnstream.operators.internal.LayerOutputStore;
 import io.gnnstream.operators.internal.PartitionSizes;
 import io.gnnstream.operators.messages.EdgeBundle;
 import io.gnnstream.operators.messages.GraphEvent;
@@ -136,6 +137,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private transient boolean[] owned;
     /** The partition whose key holds this subtask's halo replicas: the first of its range. */
     private transient int siteHolder;
+    /** The layer outputs of inference rounds. */
+    private transient LayerOutputStore layerOutputs;
 
     /** Makes this operator fail once as {@code faults} says (failure-injection tests). */
     public GraphStoreOperator withFaults(FaultInjector faults) {
@@ -153,6 +156,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         super.initializeState(context);
         attributes = context.getKeyedStateStore().getState(ATTRIBUTES);
         adjacency = InAdjacency.of(context.getKeyedStateStore());
+        layerOutputs = new LayerOutputStore(context.getKeyedStateStore(), partitioner, this::setCurrentKey);
         sizes = new PartitionSizes(context.getKeyedStateStore(), this::setCurrentKey, partitioner.numPartitions(),
                 partitioner.fingerprint());
         recordCache = new VertexValueCache(config.recordCacheBytes);
@@ -190,6 +194,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         nodesIngested = getMetricGroup().counter("nodesIngested");
         requests = getMetricGroup().counter("sampleRequests");
         malformedRequests = getMetricGroup().counter("malformedRequests");
+        getMetricGroup().gauge("layerRowsWritten", () -> layerOutputs.rowsWritten());
+        getMetricGroup().gauge("missingLayerRows", () -> layerOutputs.missingRows());
         getMetricGroup().gauge("haloReplicas", () -> sizes.sum(PartitionSizes.REPLICAS));
         getMetricGroup().gauge("replicationFactor", () -> {
             long vertices = sizes.sum(PartitionSizes.VERTICES);
@@ -207,6 +213,9 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             applyEdges(input.edges);
         } else if (input.replica != null) {
             applyReplica(input.replica);
+        } else if (input.outputs != null) {
+            layerOutputs.write(input.outputs, this::labelOf);
+            output.collect(EVENTS, new StreamRecord<>(GraphEvent.layerWritten(input.outputs)));
         } else {
             for (SampleRequest request : input.requests) {
                 if (request.isHeartbeat()) {
@@ -332,7 +341,11 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         response.route = request.route;
         response.part = request.part;
         sampleNeighbours(request, response);
-        if (request.featurePart != SampleRequest.NO_FEATURES) {
+        if (request.featurePart != SampleRequest.NO_FEATURES && request.layerInput > 0) {
+            MiniBatchPart part = layerOutputs.part(request);
+            part.sender = subtask;
+            output.collect(FEATURES, new StreamRecord<>(part));
+        } else if (request.featurePart != SampleRequest.NO_FEATURES) {
             MiniBatchPart part = FeatureParts.byRow(request, trainerCache(request.trainer), this::recordOf, noAttributes);
             part.sender = subtask;
             output.collect(FEATURES, new StreamRecord<>(part));
@@ -401,6 +414,11 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         return trainerCaches.computeIfAbsent(trainer, t -> FeatureCacheDirectory.shareOf(config.trainerCacheSlots,
                 getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
                 getRuntimeContext().getTaskInfo().getIndexOfThisSubtask()));
+    }
+
+    private int labelOf(long vertex) throws Exception {
+        byte[] record = recordOf(vertex);
+        return record == null ? NodeUpdate.NO_LABEL : VertexRecord.label(record);
     }
 
     private byte[] recordOf(long vertex) throws Exception {

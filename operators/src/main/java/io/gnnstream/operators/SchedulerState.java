@@ -45,6 +45,16 @@ public class SchedulerState {
     public int roundNext;
     public int roundSize;
     public boolean roundFinal;
+    /**
+     * The acknowledged layer-output writes of the round: {@code roundIndex << 32 | part << 16 | parts}
+     * per stored record (null in state written before rounds were spread over the ranks).
+     */
+    public long[] roundWrites;
+    /**
+     * The round is issued again after a restore at another trainer count: all its blocks go to rank
+     * 0, whose metrics line of it the merger emits alone.
+     */
+    public boolean roundOnRankZero;
 
     /** Issued specs not yet acknowledged by their trainers, in the order issued. */
     public BatchSpec[] unacked;

@@ -2,6 +2,7 @@ package io.gnnstream.operators;
 
 import io.gnnstream.operators.internal.RankLayout;
 import io.gnnstream.operators.internal.RankSites;
+import io.gnnstream.operators.internal.RoundWrites;
 import io.gnnstream.operators.internal.StepStarts;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.Credit;
@@ -39,8 +40,8 @@ import org.slf4j.LoggerFactory;
  * size is per rank (as in PyG's DDP example) and T ranks of batch B train on the seeds that one
  * trainer of batch TB would. With local batches ({@link SchedulerConfig#withLocalBatches}) a step's
  * seeds are cut by the rank owning them instead, and each training batch gets an id that the
- * assembler subtask of its rank's index owns ({@link RankSites}). Evaluation rounds go to rank 0
- * (every replica holds the same model).
+ * assembler subtask of its rank's index owns ({@link RankSites}). The blocks of an evaluation round
+ * go to the ranks in turn (every replica holds the same model).
  *
  * <p>Training batches are shuffled passes over the known training vertices, like a
  * {@code DataLoader(shuffle=True)}: each epoch sorts the seeds known at its start and permutes them
@@ -50,7 +51,14 @@ import org.slf4j.LoggerFactory;
  * in {@code numLayers} passes of one-hop blocks of {@code evalBatchSize} destinations. Passes
  * {@code 1..L-1} cover every vertex with attributes known at the round's start; the last pass covers
  * the validation vertices, then the test vertices, then (with {@code predictAll}) all the others,
- * so that a prediction comes out for every vertex.
+ * so that a prediction comes out for every vertex. A hidden layer's pass stores its outputs in the
+ * GraphStore's layer-output store, and the next pass reads them there: its first block is issued
+ * only once the GraphStore has acknowledged storing every block of the pass before
+ * ({@link RoundWrites}). Those writes travel on the sampling loop's feedback edge, so a restored
+ * scheduler (or one that sees no write acknowledged for the stall limit) issues again the blocks of
+ * the current pass whose writes were not acknowledged. A training step that starts a round tells
+ * each rank how many blocks of the last pass it gets ({@link BatchSpec#roundShare}), so that each
+ * rank knows when its share of the scores is complete.
  *
  * <p>Flow control: at most {@code prefetch} batches per rank are issued and not yet acknowledged.
  * Training waits until the graph holds {@code minVertices} vertices, has ingested {@code minEdges}
@@ -110,6 +118,10 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
      * (checkpointed in {@link SchedulerState}).
      */
     private transient StepStarts starts;
+    /** The layer-output writes of the round in progress (checkpointed in {@link SchedulerState#roundWrites}). */
+    private transient RoundWrites writes;
+    /** When an acknowledged write of the round last arrived (or its unwritten blocks were last re-issued). */
+    private transient long writeProgressNanos;
 
     public SeedScheduler(SchedulerConfig config) {
         this.config = config;
@@ -153,6 +165,8 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
             s.partitionCutEdgesIngested = new long[config.numPartitions];
         }
         starts = StepStarts.restore(s.stepStarts, s.earlierEpochOrders);
+        writes = RoundWrites.of(s.roundWrites);
+        writeProgressNanos = System.nanoTime();
         if (s.issuedSeqs.length != config.trainers) {
             beginLayout();
         }
@@ -174,6 +188,7 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
                 spec.generation = s.generation;
                 output.collect(new StreamRecord<>(spec));
             }
+            reissueUnwritten();
         }
     }
 
@@ -185,6 +200,7 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         s.testSeeds = sorted(test);
         s.otherSeeds = sorted(others);
         s.stepStarts = starts.starts();
+        s.roundWrites = writes.encoded();
         s.earlierEpochOrders = starts.orders();
         checkpointed.update(List.of(s));
     }
@@ -192,7 +208,11 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
     @Override
     public void processElement1(StreamRecord<GraphEvent> element) {
         GraphEvent e = element.getValue();
-        if (e.kind == GraphEvent.Kind.STATS) {
+        if (e.kind == GraphEvent.Kind.LAYER_WRITTEN) {
+            if (e.step == s.roundStep && s.roundSize > 0 && writes.ack(e.roundIndex, e.part, e.parts)) {
+                writeProgressNanos = System.nanoTime();
+            }
+        } else if (e.kind == GraphEvent.Kind.STATS) {
             s.partitionVertices[e.partition] = e.vertices;
             s.partitionEdgesIngested[e.partition] = e.edgesIngested;
             s.partitionReplicas[e.partition] = e.replicas;
@@ -241,6 +261,9 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
             progressNanos[credit.trainer] = System.nanoTime();
         } else {
             reissueIfStalled(credit.trainer);
+            if (System.nanoTime() - writeProgressNanos >= stallReissueNanos) {
+                reissueUnwritten();
+            }
         }
         s.ackedSeqs[credit.trainer] = Math.max(s.ackedSeqs[credit.trainer], credit.processedSeq);
         int kept = 0;
@@ -380,8 +403,11 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         if (s.roundStep == k && (roundOfK || s.roundNext < s.roundSize)) {
             s.roundNext = 0;
             roundAll = null;
+            writes.clear();
+            s.roundOnRankZero = true;
         } else if (roundOfK) {
             beginRound(k, finalRoundOfK);
+            s.roundOnRankZero = true;
         } else {
             s.roundNext = 0;
             s.roundSize = 0;
@@ -438,10 +464,14 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         }
         while (true) {
             if (s.roundNext < s.roundSize) {
-                if (!hasCredit(0)) {
+                if (!passReady(s.roundNext)) {
                     return;
                 }
-                emit(nextEvaluation(), 0);
+                int rank = rankOfBlock(s.roundNext);
+                if (!hasCredit(rank)) {
+                    return;
+                }
+                emit(nextEvaluation(), rank);
                 continue;
             }
             for (int r = 0; r < config.trainers; r++) {
@@ -524,6 +554,7 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
             spec.step = step;
             if (evaluate) {
                 spec.roundSize = s.roundSize;
+                spec.roundShare = lastPassShare(r);
                 spec.finalRound = last;
             }
             specs[r] = spec;
@@ -553,7 +584,10 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         rest.addAll(train);
         s.roundOthers = sorted(rest);
         s.roundNext = 0;
+        s.roundOnRankZero = false;
         roundAll = null;
+        writes.clear();
+        writeProgressNanos = System.nanoTime();
         int lastPass = chunks(s.roundVal.length) + chunks(s.roundTest.length)
                 + (config.predictAll ? chunks(s.roundOthers.length) : 0);
         s.roundSize = Math.max(1, (config.numLayers - 1) * chunks(roundAll().length) + lastPass);
@@ -562,7 +596,11 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
 
     /** Batch {@code roundNext} of the round: passes over all vertices, then the scored last pass. */
     private BatchSpec nextEvaluation() {
-        int i = s.roundNext++;
+        return evaluation(s.roundNext++);
+    }
+
+    /** Block {@code i} of the round. */
+    private BatchSpec evaluation(int i) {
         BatchSpec spec = new BatchSpec();
         spec.step = s.roundStep;
         spec.roundIndex = i;
@@ -576,6 +614,7 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
             return spec;
         }
         spec.layer = config.numLayers;
+        spec.roundShare = lastPassShare(rankOfBlock(i));
         i -= (config.numLayers - 1) * perPass;
         int valChunks = chunks(s.roundVal.length);
         int testChunks = chunks(s.roundTest.length);
@@ -590,6 +629,90 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
             spec.seeds = chunk(s.roundOthers, i - valChunks - testChunks);
         }
         return spec;
+    }
+
+    /** Blocks in each pass over all vertices (the hidden layers' passes). */
+    private int blocksPerPass() {
+        return chunks(roundAll().length);
+    }
+
+    /** Blocks of the round's last pass. */
+    private int lastPassBlocks() {
+        return s.roundSize - (config.numLayers - 1) * blocksPerPass();
+    }
+
+    /** The pass (1-based model layer) of block {@code i}, and its index within the pass. */
+    private int passOf(int i) {
+        int per = blocksPerPass();
+        return i >= (config.numLayers - 1) * per ? config.numLayers : i / per + 1;
+    }
+
+    private int indexInPass(int i) {
+        return i - (passOf(i) - 1) * blocksPerPass();
+    }
+
+    /** Blocks of a pass go to the ranks in turn. */
+    private int rankOfBlock(int i) {
+        return s.roundOnRankZero ? 0 : indexInPass(i) % config.trainers;
+    }
+
+    /** Of the last pass's blocks, those of {@code rank}. */
+    private int lastPassShare(int rank) {
+        int n = lastPassBlocks();
+        int ranks = s.roundOnRankZero ? 1 : config.trainers;
+        return rank >= ranks ? 0 : n / ranks + (rank < n % ranks ? 1 : 0);
+    }
+
+    /**
+     * A block may be issued once the pass before its own has stored all its outputs: it reads them
+     * (docs/design.md, "Evaluation").
+     */
+    private boolean passReady(int i) {
+        int pass = passOf(i);
+        if (pass == 1) {
+            return true;
+        }
+        int per = blocksPerPass();
+        return writes.allWritten((pass - 2) * per, (pass - 1) * per);
+    }
+
+    /**
+     * Issues again, of a new generation and with new sequence numbers, the blocks of the round's
+     * current hidden-layer pass that their rank has acknowledged but whose outputs the GraphStore has
+     * not acknowledged storing: after a restore (outputs travel on the sampling loop's feedback edge,
+     * which is in no checkpoint), or when no write has been acknowledged for the stall limit. The
+     * model has not changed since (the round precedes the next step on every rank), so the outputs
+     * are the same. Unacknowledged blocks are issued again by the usual means.
+     */
+    private void reissueUnwritten() {
+        writeProgressNanos = System.nanoTime();
+        if (s.roundSize == 0 || s.roundNext == 0 || s.roundNext > s.roundSize || config.numLayers < 2) {
+            return;
+        }
+        int pass = passOf(s.roundNext - 1);
+        if (pass >= config.numLayers) {
+            return;
+        }
+        int from = (pass - 1) * blocksPerPass();
+        Set<Integer> pending = new HashSet<>();
+        for (BatchSpec spec : s.unacked) {
+            if (spec.kind != MiniBatch.Kind.TRAIN && spec.step == s.roundStep) {
+                pending.add(spec.roundIndex);
+            }
+        }
+        int again = 0;
+        for (int i = from; i < s.roundNext; i++) {
+            if (!writes.written(i) && !pending.contains(i)) {
+                if (again++ == 0) {
+                    s.generation++;
+                }
+                emit(evaluation(i), rankOfBlock(i));
+            }
+        }
+        if (again > 0) {
+            LOG.info("{} blocks of layer {} of the round of step {} have no stored outputs: issued again", again, pass,
+                    s.roundStep);
+        }
     }
 
     private long[] roundAll() {

@@ -1,5 +1,6 @@
 package io.gnnstream.operators;
 
+import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.operators.internal.TrainerFeatureCache;
 import io.gnnstream.operators.model.ModelConfig;
 import java.io.Serializable;
@@ -29,6 +30,12 @@ public final class TrainerConfig implements Serializable {
     public final boolean predictions;
     /** Predictions carry the last hidden layer. */
     public final boolean embeddings;
+    /**
+     * Where inference rounds store a hidden layer's outputs: the vertex assignment and the
+     * GraphStore's parallelism, which name the subtask owning each vertex; null: a single subtask.
+     */
+    private VertexPartitioner partitioner;
+    private int storeParallelism = 1;
 
     public TrainerConfig(ModelConfig model, int logEvery, int threads, String modelOut, long creditResendMs) {
         this(model, logEvery, threads, modelOut, creditResendMs, true, 0);
@@ -66,6 +73,26 @@ public final class TrainerConfig implements Serializable {
         this.creditResendMs = creditResendMs;
         this.compute = compute;
         this.featureCacheSlots = featureCacheSlots;
+    }
+
+    /** Layer outputs go to the subtask of a GraphStore of {@code parallelism} that owns each vertex. */
+    public TrainerConfig withStore(VertexPartitioner partitioner, int parallelism) {
+        if (parallelism < 1 || parallelism > partitioner.numPartitions()) {
+            throw new IllegalArgumentException("GraphStore parallelism must be in [1, " + partitioner.numPartitions()
+                    + "], got " + parallelism);
+        }
+        this.partitioner = partitioner;
+        this.storeParallelism = parallelism;
+        return this;
+    }
+
+    /** See {@link #withStore}; null for a single GraphStore subtask. */
+    public VertexPartitioner partitioner() {
+        return partitioner;
+    }
+
+    public int storeParallelism() {
+        return storeParallelism;
     }
 
     /** The number of feature cache slots a budget of heap bytes buys for rows of {@code featureDim} features. */

@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gnnstream.operators.internal.FaultInjector;
 import io.gnnstream.operators.internal.GradientExchange;
 import io.gnnstream.operators.internal.InferenceRound;
+import io.gnnstream.operators.messages.GraphStoreInput;
+import io.gnnstream.operators.messages.LayerOutputs;
+import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import io.gnnstream.operators.internal.PendingStep;
 import io.gnnstream.operators.internal.RankLine;
 import io.gnnstream.operators.messages.Credit;
@@ -50,11 +53,13 @@ import org.slf4j.LoggerFactory;
  * cache stores the rows the part brings. A part naming slots the cache does not hold (sent before a
  * restore) is dropped and counted, and its batch comes again. Once whole, batches are buffered
  * until their {@code seq} is next, so the sequence of updates is the scheduler's, whatever the
- * timing. Training batches update the model. Evaluation rounds (rank 0 only) are layer-wise
- * inference with the model of the step they follow: one-hop blocks in layer order, each layer's
- * outputs kept in an {@link InferenceRound} table for the next; blocks of the last layer are scored
- * and give the predictions of their vertices ({@link #PREDICTIONS}, one record per block), and when the round is complete
- * a metrics line with validation and test accuracy is emitted. After every batch
+ * timing. Training batches update the model. Evaluation rounds are layer-wise inference with the
+ * model of the step they follow, spread over the ranks: one-hop blocks in layer order
+ * ({@link InferenceRound}); a hidden layer's outputs go to the GraphStore's layer-output store
+ * ({@link #LAYER_OUTPUTS}), where the next layer's blocks read them; blocks of the last layer are
+ * scored and give the predictions of their vertices ({@link #PREDICTIONS}, one record per block),
+ * and when the rank's share of them is done ({@code roundShare}) its metrics line with validation
+ * and test counts is emitted. After every batch
  * a {@link Credit} (absolute progress) goes back to the scheduler through the feedback edge; it is
  * re-sent while the trainer is idle, because credits in flight are not part of a checkpoint.
  *
@@ -107,6 +112,13 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     public static final OutputTag<PredictionBatch> PREDICTIONS =
             new OutputTag<>("predictions", TypeInformation.of(PredictionBatch.class));
 
+    /**
+     * A hidden layer's outputs of an inference block, for the GraphStore's layer-output store; they
+     * reach it through the sampling loop's feedback edge (docs/design.md, "Evaluation").
+     */
+    public static final OutputTag<GraphStoreInput> LAYER_OUTPUTS =
+            new OutputTag<>("layer-outputs", GraphStoreInputSerializer.TYPE_INFO);
+
     /** Period of the heartbeats on the all-reduce loop (see {@link #scheduleHeartbeat}). */
     static final long HEARTBEAT_MS = 100;
     /**
@@ -127,7 +139,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
 
     private transient TrainerCheckpoint checkpoint;
     private transient InferenceRound inference;
-    private transient Counter missingInferenceRows;
+    private transient Counter layerRowsSent;
     private transient long roundStartNanos;
     private transient long roundComputeNanos;
     private transient GradientExchange exchange;
@@ -176,7 +188,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         partials = new PartialBatches();
         featureCache = new TrainerFeatureCache(config.featureCacheSlots, config.model.inFeatures());
         exchange = new GradientExchange(rank, config.model.numParameters(), config.reducers, progress.layout);
-        inference = new InferenceRound(config.model, config.predictions, config.embeddings);
+        inference = new InferenceRound(config.model, config.predictions, config.embeddings, config.partitioner(),
+                config.storeParallelism());
         if (restored.own()) {
             for (MiniBatch b : checkpoint.buffered()) {
                 buffered.put(b.seq, b);
@@ -187,7 +200,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             for (PendingStep p : checkpoint.pending()) {
                 exchange.restore(p);
             }
-            inference.restore(checkpoint.inference());
+            // Tables of a round in progress in state of earlier versions; rounds keep nothing on the heap now.
+            checkpoint.inference().forEach(t -> { });
         } else {
             LOG.info("rank {} of {}: restored from {} checkpointed ranks at step {} (rank {}'s replica), layout {}",
                     rank, config.trainers, restored.fromRanks(), progress.layoutStep, restored.fromRank(),
@@ -202,7 +216,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         lastInputNanos = startNanos;
         unresolvedParts = getMetricGroup().counter("unresolvedFeatureParts");
         foreignParts = getMetricGroup().counter("foreignParts");
-        missingInferenceRows = getMetricGroup().counter("missingInferenceRows");
+        layerRowsSent = getMetricGroup().counter("layerRowsSent");
         roundStartNanos = startNanos;
         window = new MetricsWindow(startNanos);
         MailboxExecutor mailbox = getContainingTask().getMailboxExecutorFactory()
@@ -234,7 +248,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         super.snapshotState(context);
         pauseSteps();
         checkpoint.snapshot(new TrainerReplica(rank, config.trainers, model.snapshot(), progress),
-                new ArrayList<>(buffered.values()), partials.parts(featureCache), exchange.pending(), inference.snapshot());
+                new ArrayList<>(buffered.values()), partials.parts(featureCache), exchange.pending(), List.of());
         resumeSteps();
     }
 
@@ -403,6 +417,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         p.graphReplicas = batch.graphReplicas;
         p.graphCutEdgesIngested = batch.graphCutEdgesIngested;
         p.roundSize = batch.roundSize;
+        p.roundShare = batch.roundShare;
         p.finalRound = batch.finalRound;
         return p;
     }
@@ -425,7 +440,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             window.addStep(p.loss, p.correct, p.seeds, p.sampledEdges, p.graphVertices, p.graphEdgesIngested,
                     p.computeNanos + done.nanos);
             window.placement(p.graphReplicas, p.graphCutEdgesIngested);
-            stepDone(p.seq, p.step, p.roundSize, p.finalRound);
+            stepDone(p.seq, p.step, p.roundSize, p.roundShare, p.finalRound);
             return;
         }
         if (batch.isTraining()) {
@@ -436,10 +451,13 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         }
         partials.recycle(batch.features);
         if (batch.isTraining()) {
-            stepDone(batch.seq, batch.step, batch.roundSize, batch.finalRound);
+            stepDone(batch.seq, batch.step, batch.roundSize, batch.roundShare, batch.finalRound);
         } else {
             if (done.inferred != null) {
-                missingInferenceRows.inc(done.inferred.missingRows());
+                for (LayerOutputs outputs : done.inferred.outputs()) {
+                    layerRowsSent.inc(outputs.vertices.length);
+                    output.collect(LAYER_OUTPUTS, new StreamRecord<>(GraphStoreInput.of(outputs)));
+                }
                 if (done.inferred.predictions() != null) {
                     output.collect(PREDICTIONS, new StreamRecord<>(done.inferred.predictions()));
                 }
@@ -450,7 +468,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     }
 
     /** A training step is complete: its metrics line (or the start of an evaluation round). */
-    private void stepDone(long seq, long step, int roundSize, boolean finalRound) throws Exception {
+    private void stepDone(long seq, long step, int roundSize, int roundShare, boolean finalRound) throws Exception {
         faults.check("trainer", rank, step);
         if (progress.firstStepNanos == 0) {
             progress.firstStepNanos = Math.max(1, System.nanoTime() - startNanos);
@@ -459,7 +477,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         if (roundSize > 0) {
             roundStartNanos = System.nanoTime();
             progress.resetRound(step);
-            if (evaluationBatchesOfThisRank(roundSize) == 0) {
+            progress.roundShare = roundShare;
+            if (roundShare == 0) {
                 roundComplete(step, finalRound);
             }
         } else if (step % Math.max(1, config.logEvery) == 0) {
@@ -472,11 +491,6 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         progress.nextSeq = seq + 1;
         output.collect(new StreamRecord<>(new Credit(rank, seq)));
         startNextStep();
-    }
-
-    /** Evaluation rounds go to rank 0 (layer-wise inference needs every layer's table in one place). */
-    private int evaluationBatchesOfThisRank(int roundSize) {
-        return rank == 0 ? roundSize : 0;
     }
 
     private void sendGradient(List<GradientChunk> chunks) {
@@ -531,9 +545,12 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                 progress.testLoss += r.lossSum();
             }
         }
-        progress.roundSeen++;
-        if (progress.roundSeen == evaluationBatchesOfThisRank(batch.roundSize)) {
-            roundComplete(batch.step, batch.finalRound);
+        if (batch.layer == 0 || batch.layer == config.model.numLayers()) {
+            progress.roundSeen++;
+            progress.roundShare = batch.roundShare > 0 ? batch.roundShare : progress.roundShare;
+            if (progress.roundSeen == progress.roundShare) {
+                roundComplete(batch.step, batch.finalRound);
+            }
         }
     }
 

@@ -9,6 +9,8 @@ public class TrainerProgress {
     public long nextSeq;
     public long roundStep = -1;
     public int roundSeen;
+    /** Blocks of the round's last pass this rank gets (0 in state written before rounds were spread over the ranks). */
+    public int roundShare;
     public long valCorrect;
     public long valTotal;
     public double valLoss;

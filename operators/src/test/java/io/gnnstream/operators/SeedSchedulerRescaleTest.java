@@ -192,9 +192,9 @@ class SeedSchedulerRescaleTest {
     }
 
     /**
-     * Two ranks, evaluation after step 4 (one validation and one test block for rank 0): steps 1..3
-     * acknowledged, step 4 and its round issued; with {@code roundAcknowledged}, the round and step
-     * 4 are acknowledged too and step 5 is issued.
+     * Two ranks, evaluation after step 4 (a validation block for rank 0 and a test block for rank 1):
+     * steps 1..3 acknowledged, step 4 and its round issued; with {@code roundAcknowledged}, the round
+     * and step 4 are acknowledged too and step 5 is issued.
      */
     private static OperatorSubtaskState twoRanksAtTheRoundOfStepFour(boolean roundAcknowledged) throws Exception {
         try (var h = harness(config(2, 4))) {
@@ -203,13 +203,16 @@ class SeedSchedulerRescaleTest {
             for (int r = 0; r < 2; r++) {
                 h.processElement2(new StreamRecord<>(new Credit(r, 2)));
             }
-            List<BatchSpec> issued = specs(h);
-            assertEquals(List.of(MiniBatch.Kind.TRAIN, MiniBatch.Kind.EVAL_VAL, MiniBatch.Kind.EVAL_TEST),
+            List<BatchSpec> issued = new ArrayList<>(specs(h));
+            assertEquals(List.of(MiniBatch.Kind.TRAIN, MiniBatch.Kind.EVAL_VAL),
                     issued.stream().filter(s -> s.step == 4 && s.trainer == 0).map(s -> s.kind).toList());
+            assertEquals(List.of(MiniBatch.Kind.TRAIN, MiniBatch.Kind.EVAL_TEST),
+                    issued.stream().filter(s -> s.step == 4 && s.trainer == 1).map(s -> s.kind).toList());
             if (roundAcknowledged) {
-                h.processElement2(new StreamRecord<>(new Credit(0, 5)));
-                h.processElement2(new StreamRecord<>(new Credit(1, 3)));
-                assertTrue(steps(specs(h)).contains(5L));
+                h.processElement2(new StreamRecord<>(new Credit(0, 4)));
+                h.processElement2(new StreamRecord<>(new Credit(1, 4)));
+                issued.addAll(specs(h));
+                assertTrue(steps(issued).contains(5L));
             }
             return h.snapshot(1, 1);
         }

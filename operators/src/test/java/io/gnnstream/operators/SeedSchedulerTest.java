@@ -9,6 +9,7 @@ import io.gnnstream.operators.internal.RankSites;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.Credit;
 import io.gnnstream.operators.messages.GraphEvent;
+import io.gnnstream.operators.messages.LayerOutputs;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.state.HashPartitioner;
 import io.gnnstream.state.records.Split;
@@ -164,22 +165,39 @@ class SeedSchedulerTest {
      * vertices without a split, ascending), then layer 2 over val, test and the rest, all to rank 0.
      */
     @Test
-    void roundsAreLayerWisePassesOverEveryVertexOnRankZero() throws Exception {
+    void roundsAreLayerWisePassesSpreadOverTheRanksEachAfterThePassBeforeIsStored() throws Exception {
         SchedulerConfig two = new SchedulerConfig(4, 1, 4, 1, 0, 8, 5, 7L, 2, 0, 0, 2, 0, true);
-        List<BatchSpec> all;
+        List<BatchSpec> round = new ArrayList<>();
         try (var h = new TwoInputStreamOperatorTestHarness<>(new SeedScheduler(two))) {
             h.open();
             h.processElement1(new StreamRecord<>(GraphEvent.seed(0, 40, Split.NONE)));
             h.processElement1(new StreamRecord<>(GraphEvent.seed(0, 41, Split.NONE)));
             announce(h);
-            all = specs(h);
+            List<BatchSpec> first = specs(h);
+            BatchSpec[] step = first.stream().filter(s -> s.kind == MiniBatch.Kind.TRAIN).toArray(BatchSpec[]::new);
+            assertEquals(2, step.length);
+            assertArrayEquals(new int[] {2, 2}, Arrays.stream(step).mapToInt(s -> s.roundShare).toArray(),
+                    "each rank scores two of the last pass's four blocks");
+            first.stream().filter(s -> s.kind != MiniBatch.Kind.TRAIN).forEach(round::add);
+            // 11 vertices: layer 1 in 3 chunks of 4, to the ranks in turn; layer 2 waits for their outputs.
+            assertEquals(3, round.size());
+            assertArrayEquals(new int[] {0, 1, 0}, round.stream().mapToInt(s -> s.trainer).toArray());
+            h.getOutput().clear();
+            written(h, 1, 0, 0, 1);
+            written(h, 1, 1, 0, 2);
+            written(h, 1, 2, 0, 1);
+            written(h, 1, 1, 0, 2);
+            assertEquals(List.of(), specs(h), "block 1 has one of its two parts stored");
+            written(h, 2, 1, 1, 2);
+            assertEquals(List.of(), specs(h), "an acknowledgement of another round's write counts for nothing");
+            written(h, 1, 1, 1, 2);
+            round.addAll(specs(h));
         }
-        // One step of two batches (one per rank), then the round after the last step.
-        List<BatchSpec> round = all.stream().filter(s -> s.kind != MiniBatch.Kind.TRAIN)
-                .sorted((a, b) -> Integer.compare(a.roundIndex, b.roundIndex)).toList();
-        // 11 vertices: layer 1 in 3 chunks of 4; layer 2: val (3) 1 chunk, test 1, the rest (7) 2.
+        round.sort((a, b) -> Integer.compare(a.roundIndex, b.roundIndex));
+        // layer 2: val (3) 1 chunk, test 1, the rest (7) 2.
         assertEquals(3 + 1 + 1 + 2, round.size());
         assertArrayEquals(new int[] {1, 1, 1, 2, 2, 2, 2}, round.stream().mapToInt(s -> s.layer).toArray());
+        assertArrayEquals(new int[] {0, 1, 0, 0, 1, 0, 1}, round.stream().mapToInt(s -> s.trainer).toArray());
         assertArrayEquals(new long[] {10, 11, 12, 13}, round.get(0).seeds);
         assertArrayEquals(new long[] {30, 40, 41}, round.get(2).seeds);
         MiniBatch.Kind i = MiniBatch.Kind.INFER;
@@ -188,10 +206,62 @@ class SeedSchedulerTest {
         assertArrayEquals(new long[] {10, 11, 12, 13}, round.get(5).seeds);
         assertArrayEquals(new long[] {14, 40, 41}, round.get(6).seeds);
         for (BatchSpec s : round) {
-            assertEquals(0, s.trainer);
             assertEquals(7, s.roundSize);
             assertTrue(s.finalRound);
+            assertEquals(s.layer == 2 ? 2 : 0, s.roundShare);
         }
+    }
+
+    /**
+     * A restored scheduler issues again, with new sequence numbers, the blocks of the current pass
+     * that their ranks acknowledged but whose outputs the GraphStore did not acknowledge storing
+     * (they were on the feedback edge at the failure); blocks already stored are not computed again.
+     */
+    @Test
+    void aRestoreIssuesAgainTheBlocksWhoseOutputsWereNotStored() throws Exception {
+        SchedulerConfig two = new SchedulerConfig(4, 1, 4, 1, 0, 8, 5, 7L, 2, 0, 0, 2, 0, true);
+        OperatorSubtaskState snapshot;
+        long[] issued = new long[2];
+        try (var h = new TwoInputStreamOperatorTestHarness<>(new SeedScheduler(two))) {
+            h.open();
+            announce(h);
+            for (BatchSpec spec : specs(h)) {
+                issued[spec.trainer] = Math.max(issued[spec.trainer], spec.seq);
+            }
+            h.processElement2(new StreamRecord<>(new Credit(0, issued[0])));
+            h.processElement2(new StreamRecord<>(new Credit(1, issued[1])));
+            written(h, 1, 0, 0, 1);
+            snapshot = h.snapshot(1, 1);
+        }
+        try (var h = new TwoInputStreamOperatorTestHarness<>(new SeedScheduler(two))) {
+            h.initializeState(snapshot);
+            h.open();
+            List<BatchSpec> again = specs(h);
+            assertEquals(List.of(1, 2), again.stream().map(s -> s.roundIndex).sorted().toList(), "blocks 1 and 2");
+            for (BatchSpec spec : again) {
+                assertEquals(1, spec.layer);
+                assertTrue(spec.seq > issued[spec.trainer], "a new sequence number: " + spec);
+                assertEquals(spec.roundIndex % 2, spec.trainer);
+            }
+            h.getOutput().clear();
+            h.processElement2(new StreamRecord<>(new Credit(0, issued[0] + 1)));
+            h.processElement2(new StreamRecord<>(new Credit(1, issued[1] + 1)));
+            written(h, 1, 1, 0, 1);
+            assertEquals(List.of(), specs(h));
+            written(h, 1, 2, 0, 1);
+            assertEquals(4, specs(h).stream().filter(s -> s.layer == 2).count(), "the last pass follows");
+        }
+    }
+
+    private static void written(TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> h, long step,
+            int block, int part, int parts) throws Exception {
+        LayerOutputs o = new LayerOutputs();
+        o.step = step;
+        o.layer = 1;
+        o.roundIndex = block;
+        o.part = part;
+        o.parts = parts;
+        h.processElement1(new StreamRecord<>(GraphEvent.layerWritten(o)));
     }
 
     /**

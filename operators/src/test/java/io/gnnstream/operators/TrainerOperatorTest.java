@@ -52,6 +52,7 @@ class TrainerOperatorTest {
             h.open();
             MiniBatch step = train(0, 1);
             step.roundSize = 2;
+            step.roundShare = 2;
             step.finalRound = true;
             send(h, whole(step));
             MiniBatch val = eval(1, MiniBatch.Kind.EVAL_VAL, 0);

@@ -199,7 +199,8 @@ class TrainerRescaleTest {
     }
 
     /**
-     * A round of the restored step comes again to the new rank 0 only; its line says it stands alone,
+     * A round of the restored step comes again to the new rank 0 only (all its scored blocks); its
+     * line says it stands alone,
      * since the other ranks reported that step before the restore.
      */
     @Test
@@ -209,6 +210,7 @@ class TrainerRescaleTest {
         try (var r0 = rank(0, 3, repartition(c.ranks, 3, 0))) {
             List<MiniBatchPart> round = batch(first, MiniBatch.Kind.EVAL_TEST, c.step, new int[] {4, 5, 6});
             round.get(1).head.roundSize = 1;
+            round.get(1).head.roundShare = 1;
             send(r0, round);
             assertEquals(List.of(first - 1, first), credits(r0));
             List<JsonNode> lines = new ArrayList<>();

@@ -44,6 +44,9 @@ public final class Wiring {
             if (input.edges != null) {
                 return VertexKey.anchor(input.edges.route);
             }
+            if (input.outputs != null) {
+                return VertexKey.anchor(input.outputs.route);
+            }
             return input.replica != null ? input.replica.key() : VertexKey.anchor(input.requests[0].route);
         }
     }
@@ -83,6 +86,9 @@ public final class Wiring {
         public VertexKey getKey(GraphStoreInput input) {
             if (input.edges != null) {
                 return VertexKey.anchor(input.edges.route);
+            }
+            if (input.outputs != null) {
+                return VertexKey.anchor(input.outputs.route);
             }
             GraphUpdate u = input.update;
             return partitioner.keyOf(u.edge != null ? u.edge.src : u.node.id);

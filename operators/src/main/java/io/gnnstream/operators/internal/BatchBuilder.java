@@ -21,8 +21,8 @@ import java.util.Map;
  *
  * <p>Hop {@code h} (1..L) samples the in-neighbours of every node within {@code h-1} hops and
  * fetches the features of the nodes first reached at hop {@code h-1}; a final fetch (hop L+1)
- * fetches the features of the nodes first reached at hop L, except in inference blocks of layers 2
- * and up, whose sources' inputs are the trainer's. A hop's requests go one per route (the
+ * fetches the features of the nodes first reached at hop L. An inference block of layer 2 and up
+ * fetches its sources' stored outputs of the layer before instead ({@link #layerInput}). A hop's requests go one per route (the
  * partitions one GraphStore subtask owns, named by the lowest of them), since every request costs a
  * record, a response and a feature part whatever its size. A hop
  * advances only when every route asked has answered; new nodes are numbered by walking
@@ -44,6 +44,9 @@ public final class BatchBuilder {
     private final BatchSpec spec;
     private final int[] fanouts;
     private final int featureDim;
+    /** See {@link #layerInput}: 0 for features. */
+    private int layerInput;
+    private int layerDim;
     private final VertexPartitioner partitioner;
     private final int[] routeOf;
     private final int numLayers;
@@ -240,8 +243,7 @@ public final class BatchBuilder {
         }
         int sampleEnd = next <= numLayers ? nodeCounts[next - 1] : 0;
         int featureStart = next >= 2 ? nodeCounts[next - 2] : 0;
-        // Inference blocks of layers >= 2 need features (labels) of their destinations only.
-        int featureEnd = next <= numLayers ? nodeCounts[next - 1] : spec.layer >= 2 ? featureStart : numNodes;
+        int featureEnd = next <= numLayers ? nodeCounts[next - 1] : numNodes;
         IntList[] sample = groupByRoute(0, sampleEnd, null);
         IntList[] features = groupByRoute(featureStart, featureEnd, servedNodes);
         int fanout = next <= numLayers ? fanoutOf(next) : 0;
@@ -275,6 +277,8 @@ public final class BatchBuilder {
                     vertices(sample, si, si + ns));
             request.withFeatures(spec.seq, spec.trainer, attempt, featureParts, vertices(features, fi, fi + nf),
                     Arrays.copyOfRange(features, fi, fi + nf));
+            request.layerInput = layerInput;
+            request.layerDim = layerDim;
             if (nf > 0) {
                 featureParts++;
             }
@@ -287,6 +291,20 @@ public final class BatchBuilder {
             fi += nf;
             part++;
         } while (si < sample.length || fi < features.length);
+    }
+
+    /**
+     * An inference block of layer {@code layer + 1}: its source rows are the sources' stored outputs
+     * of model layer {@code layer} ({@code dim} floats each), not their features.
+     */
+    public BatchBuilder layerInput(int layer, int dim) {
+        if (spec.layer != layer + 1) {
+            throw new IllegalArgumentException("a block of layer " + spec.layer + " reads outputs of layer "
+                    + (spec.layer - 1) + ", not " + layer);
+        }
+        this.layerInput = layer;
+        this.layerDim = dim;
+        return this;
     }
 
     private int fanoutOf(int hopNumber) {
@@ -363,6 +381,7 @@ public final class BatchBuilder {
         b.step = spec.step;
         b.roundIndex = spec.roundIndex;
         b.roundSize = spec.roundSize;
+        b.roundShare = spec.roundShare;
         b.finalRound = spec.finalRound;
         b.layer = spec.layer;
         b.graphVertices = spec.graphVertices;
@@ -373,7 +392,7 @@ public final class BatchBuilder {
         b.nodeCounts = nodeCounts.clone();
         b.nodeIds = Arrays.copyOf(nodes, numNodes);
         b.setBlocks(indptr, indices);
-        b.featureDim = featureDim;
+        b.featureDim = layerInput > 0 ? layerDim : featureDim;
         b.loopRequests = loopRequests;
         b.loopRequestVertices = loopRequestVertices;
         b.loopBytes = loopBytes;

@@ -1,45 +1,56 @@
 package io.gnnstream.operators.internal;
 
+import io.gnnstream.operators.messages.LayerOutputs;
 import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.PredictionBatch;
 import io.gnnstream.operators.model.ClassProbabilities;
-import io.gnnstream.operators.model.EmbeddingTable;
 import io.gnnstream.operators.model.EvalResult;
-import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.operators.model.GnnModel;
+import io.gnnstream.operators.model.ModelConfig;
+import io.gnnstream.state.VertexPartitioner;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
- * The trainer's side of layer-wise evaluation (docs/design.md, "Evaluation"). An evaluation round
- * arrives as one-hop blocks in layer order ({@link MiniBatch#layer}); a block of layer {@code l}
- * takes its source rows from the table of layer {@code l-1} (the features for {@code l = 1}) and
- * writes its destinations' outputs into the table of layer {@code l}, so each vertex's layer
- * embedding is computed once per round. Blocks of the last layer are scored (validation and test
- * seeds with a label) and give a {@link Prediction} per destination. A source without a row (a
- * vertex without attributes, or one that appeared after the round started) counts as zeros and is
- * counted in {@link Outcome#missingRows}.
- *
- * <p>Blocks of one round carry its step; the first block of a later round drops the tables. The
- * tables of a round in progress are part of the trainer's checkpoint ({@link #snapshot}).
+ * A trainer rank's side of layer-wise evaluation (docs/design.md, "Evaluation"). An evaluation
+ * round arrives as one-hop blocks ({@link MiniBatch#layer}), spread over the ranks. A block's source
+ * rows come with it: the features for layer 1, the sources' outputs of layer {@code l-1} from the
+ * GraphStore's layer-output store for layer {@code l}. A block of a hidden layer gives its
+ * destinations' outputs as {@link LayerOutputs}, one record per GraphStore subtask owning some of
+ * them (cut further to stay under the loop's record cap), which the GraphStore stores for the next
+ * layer's blocks; a rank keeps nothing of a round between blocks. Blocks of the last layer are
+ * scored (validation and test seeds with a label) and give a {@link PredictionBatch} of their
+ * destinations, with their last hidden layer (their source rows) as embeddings when asked.
  */
 public final class InferenceRound {
 
     private final ModelConfig config;
     private final boolean predictions;
     private final boolean embeddings;
-    private long step = -1;
-    private EmbeddingTable[] tables;
+    private final VertexPartitioner partitioner;
+    private final StoreSites sites;
 
-    /** What one block gave: its score, its predictions (null when there are none), rows it lacked. */
-    public record Outcome(EvalResult eval, PredictionBatch predictions, int missingRows) {}
+    /**
+     * What one block gave: its score, its predictions (null when there are none), and the outputs to
+     * store (empty for the last layer).
+     */
+    public record Outcome(EvalResult eval, PredictionBatch predictions, List<LayerOutputs> outputs) {}
 
-    public InferenceRound(ModelConfig config, boolean predictions, boolean embeddings) {
+    /**
+     * @param partitioner the vertex assignment, with the GraphStore's {@code storeParallelism} naming
+     *     the subtask owning each vertex; null for a single GraphStore subtask
+     */
+    public InferenceRound(ModelConfig config, boolean predictions, boolean embeddings, VertexPartitioner partitioner,
+            int storeParallelism) {
         this.config = config;
         this.predictions = predictions;
         this.embeddings = embeddings;
-        this.tables = new EmbeddingTable[config.numLayers()];
+        this.partitioner = partitioner;
+        this.sites = partitioner == null ? null : new StoreSites(partitioner.numPartitions(), storeParallelism);
     }
 
     /** Runs one block on {@code model}; on the trainer's step thread. */
@@ -49,36 +60,60 @@ public final class InferenceRound {
             throw new IllegalArgumentException("block of layer " + block.layer + " for a model of " + layers
                     + " layers");
         }
-        if (block.step != step) {
-            step = block.step;
-            tables = new EmbeddingTable[layers];
-        }
+        int j = block.layer - 1;
         int nDst = block.numSeeds();
         if (nDst == 0) {
-            return new Outcome(new EvalResult(0, 0, 0, new int[0]), null, 0);
+            return new Outcome(new EvalResult(0, 0, 0, new int[0]), null, List.of());
         }
-        int j = block.layer - 1;
-        float[] input;
-        int missing = 0;
-        if (j == 0) {
-            input = block.features;
-        } else {
-            EmbeddingTable from = table(j);
-            input = new float[block.numSrc(1) * from.dim()];
-            missing = from.gather(block.nodeIds, block.numSrc(1), input);
+        if (block.featureDim != config.layerIn(j)) {
+            throw new IllegalArgumentException("block of layer " + block.layer + " has source rows of "
+                    + block.featureDim + " floats, the layer takes " + config.layerIn(j));
         }
-        float[] out = model.inferLayer(j, block, input);
+        float[] out = model.inferLayer(j, block, block.features);
         if (block.layer < layers) {
-            EmbeddingTable to = table(block.layer);
-            for (int i = 0; i < nDst; i++) {
-                to.put(block.nodeIds[i], out, i * to.dim());
-            }
-            return new Outcome(new EvalResult(0, 0, 0, new int[0]), null, missing);
+            return new Outcome(new EvalResult(0, 0, 0, new int[0]), null, outputs(block, out, config.layerOut(j)));
         }
-        return score(block, out, missing);
+        return score(block, out);
     }
 
-    private Outcome score(MiniBatch block, float[] logits, int missing) {
+    /** The destinations' outputs, one record per owning GraphStore subtask and record cap. */
+    private List<LayerOutputs> outputs(MiniBatch block, float[] out, int dim) {
+        int nDst = block.numSeeds();
+        Map<Integer, IntList> byRoute = new LinkedHashMap<>();
+        for (int i = 0; i < nDst; i++) {
+            int route = sites == null ? 0 : sites.holderOf(partitioner.partition(block.nodeIds[i]));
+            byRoute.computeIfAbsent(route, r -> new IntList()).add(i);
+        }
+        int maxRows = Math.max(1, MiniBatchPart.MAX_RECORD_BYTES / (dim * Float.BYTES + Long.BYTES));
+        List<LayerOutputs> records = new ArrayList<>();
+        for (Map.Entry<Integer, IntList> e : byRoute.entrySet()) {
+            int[] rows = e.getValue().toArray();
+            for (int from = 0; from < rows.length; from += maxRows) {
+                int n = Math.min(maxRows, rows.length - from);
+                LayerOutputs o = new LayerOutputs();
+                o.step = block.step;
+                o.layer = block.layer;
+                o.roundIndex = block.roundIndex;
+                o.route = e.getKey();
+                o.dim = dim;
+                o.vertices = new long[n];
+                o.values = new float[n * dim];
+                for (int k = 0; k < n; k++) {
+                    int row = rows[from + k];
+                    o.vertices[k] = block.nodeIds[row];
+                    System.arraycopy(out, row * dim, o.values, k * dim, dim);
+                }
+                records.add(o);
+            }
+        }
+        for (int p = 0; p < records.size(); p++) {
+            records.get(p).part = p;
+            records.get(p).parts = records.size();
+        }
+        return records;
+    }
+
+    private Outcome score(MiniBatch block, float[] logits) {
         int classes = config.numClasses();
         int nDst = block.numSeeds();
         boolean scored = block.kind == MiniBatch.Kind.EVAL_VAL || block.kind == MiniBatch.Kind.EVAL_TEST;
@@ -96,7 +131,7 @@ public final class InferenceRound {
             }
         }
         return new Outcome(new EvalResult(lossSum, correct, labelled, predicted),
-                predictions ? predictions(block, logits, predicted) : null, missing);
+                predictions ? predictions(block, logits, predicted) : null, List.of());
     }
 
     private PredictionBatch predictions(MiniBatch block, float[] logits, int[] predicted) {
@@ -112,52 +147,11 @@ public final class InferenceRound {
             System.arraycopy(ClassProbabilities.softmax(logits, i, classes), 0, out.probs, i * classes, classes);
         }
         if (embeddings) {
-            int layers = config.numLayers();
-            out.embeddingDim = layers == 1 ? block.featureDim : config.layerOut(layers - 2);
-            out.embeddings = new float[nDst * out.embeddingDim];
-            if (layers == 1) {
-                System.arraycopy(block.features, 0, out.embeddings, 0, nDst * out.embeddingDim);
-            } else {
-                table(layers - 1).gather(block.nodeIds, nDst, out.embeddings);
-            }
+            // The destinations come first among the block's sources: their rows are the last hidden layer
+            // (the features for a one-layer model), the classifier's input.
+            out.embeddingDim = block.featureDim;
+            out.embeddings = Arrays.copyOf(block.features, nDst * block.featureDim);
         }
         return out;
-    }
-
-    /** The table of model layer {@code layer}'s outputs (1-based), created on first use. */
-    private EmbeddingTable table(int layer) {
-        if (tables[layer] == null) {
-            tables[layer] = new EmbeddingTable(config.layerOut(layer - 1));
-        }
-        return tables[layer];
-    }
-
-    /** The tables of the round in progress, for the trainer's checkpoint. */
-    public List<InferenceTableState> snapshot() {
-        List<InferenceTableState> states = new ArrayList<>();
-        for (int l = 1; l < tables.length; l++) {
-            if (tables[l] != null) {
-                InferenceTableState s = new InferenceTableState();
-                s.step = step;
-                s.layer = l;
-                s.dim = tables[l].dim();
-                s.ids = tables[l].ids();
-                s.values = tables[l].values();
-                states.add(s);
-            }
-        }
-        return states;
-    }
-
-    /** Takes back the tables of {@link #snapshot}. */
-    public void restore(Iterable<InferenceTableState> states) {
-        for (InferenceTableState s : states) {
-            if (s.layer < 1 || s.layer >= tables.length || s.dim != config.layerOut(s.layer - 1)) {
-                throw new IllegalStateException("checkpointed inference table of layer " + s.layer + " (" + s.dim
-                        + " columns) does not fit a model of " + tables.length + " layers");
-            }
-            step = s.step;
-            tables[s.layer] = EmbeddingTable.of(s.dim, s.ids, s.values);
-        }
     }
 }

@@ -173,13 +173,9 @@ public final class PartialBatches {
         return all;
     }
 
-    /**
-     * Rows a batch's feature parts fill: every node, except in inference blocks of layers 2 and up,
-     * which take their sources' inputs from the trainer's tables and get features (and labels) of
-     * their destinations only.
-     */
+    /** Rows a batch's feature parts fill: every node. */
     static int featureRows(MiniBatch head) {
-        return head.layer >= 2 ? head.numSeeds() : head.numNodes();
+        return head.numNodes();
     }
 
     /** A part addressed by vertex with its cached entries' features and labels copied out of the cache. */
@@ -345,7 +341,8 @@ public final class PartialBatches {
 
         /** Writes a part's rows into the matrix: its own from its bytes, its cached ones from the cache. */
         void place(MiniBatchPart p, TrainerFeatureCache cache) {
-            dim = cache.featureDim();
+            // Layer outputs (inference blocks of later layers) come with their width and never by cache slot.
+            dim = p.rowDim > 0 ? p.rowDim : cache.featureDim();
             int own = p.rows.length;
             if (p.features.length != own * dim * Float.BYTES) {
                 throw new IllegalArgumentException("part " + p.part + " of batch " + p.batchId + " has "
@@ -416,6 +413,9 @@ public final class PartialBatches {
                 }
             }
             MiniBatch b = shape.withFeatures(matrix != null ? matrix : new float[0], labels);
+            if (dim > 0) {
+                b.featureDim = dim;
+            }
             b.featureBytes = featureBytes;
             b.remoteFeatureBytes = remoteFeatureBytes;
             return b;
@@ -428,7 +428,10 @@ public final class PartialBatches {
             for (int j = 0; j < p.rows.length; j++) {
                 out.put(j * dim, matrix, p.rows[j] * dim, dim);
             }
-            return MiniBatchPart.features(p.batchId, p.seq, p.trainer, p.attempt, p.part, p.rows, p.labels, bytes);
+            MiniBatchPart part = MiniBatchPart.features(p.batchId, p.seq, p.trainer, p.attempt, p.part, p.rows,
+                    p.labels, bytes);
+            part.rowDim = dim;
+            return part;
         }
     }
 }

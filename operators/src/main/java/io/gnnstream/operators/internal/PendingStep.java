@@ -20,6 +20,8 @@ public class PendingStep {
     public long graphReplicas;
     public long graphCutEdgesIngested;
     public int roundSize;
+    /** Last-pass blocks of the round the step starts for this rank ({@code BatchSpec.roundShare}). */
+    public int roundShare;
     public boolean finalRound;
     public long computeNanos;
 

@@ -11,6 +11,11 @@ public class BatchSpec {
     public long step;
     public int roundIndex;
     public int roundSize;
+    /**
+     * On a training step's spec that starts an evaluation round: how many blocks of the round's last
+     * (scored) pass go to this spec's rank.
+     */
+    public int roundShare;
     public boolean finalRound;
     /** {@code 0} for a sampled batch; else the model layer of a layer-wise inference block ({@link MiniBatch#layer}). */
     public int layer;

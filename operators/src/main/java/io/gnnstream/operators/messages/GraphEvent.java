@@ -16,7 +16,12 @@ public class GraphEvent {
          * The current size of one partition: {@link #vertices}, {@link #edges}, {@link #edgesIngested},
          * {@link #replicas}, {@link #cutEdgesIngested}.
          */
-        STATS
+        STATS,
+        /**
+         * The GraphStore stored {@link LayerOutputs}: part {@link #part} of {@link #parts} of block
+         * {@link #roundIndex} of the round of step {@link #step}, model layer {@link #layer}.
+         */
+        LAYER_WRITTEN
     }
 
     public Kind kind;
@@ -30,6 +35,12 @@ public class GraphEvent {
     public long replicas;
     /** Added edges into the partition whose source lives in another partition (of {@link #edgesIngested}). */
     public long cutEdgesIngested;
+    /** {@link Kind#LAYER_WRITTEN}: which block's outputs were stored. */
+    public long step;
+    public int layer;
+    public int roundIndex;
+    public int part;
+    public int parts;
 
     public GraphEvent() {}
 
@@ -39,6 +50,20 @@ public class GraphEvent {
         e.partition = partition;
         e.vertex = vertex;
         e.split = split;
+        return e;
+    }
+
+    /** The acknowledgement of stored {@link LayerOutputs}. */
+    public static GraphEvent layerWritten(LayerOutputs outputs) {
+        GraphEvent e = new GraphEvent();
+        e.kind = Kind.LAYER_WRITTEN;
+        e.partition = outputs.route;
+        e.split = Split.NONE;
+        e.step = outputs.step;
+        e.layer = outputs.layer;
+        e.roundIndex = outputs.roundIndex;
+        e.part = outputs.part;
+        e.parts = outputs.parts;
         return e;
     }
 

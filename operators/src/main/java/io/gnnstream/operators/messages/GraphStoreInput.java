@@ -2,7 +2,8 @@ package io.gnnstream.operators.messages;
 
 /**
  * What reaches the GraphStore: a graph update from the sources, a halo {@link ReplicaMessage} from
- * the replica router, or sample requests from the sampling loop's feedback edge; and what reaches
+ * the replica router, or sample requests and {@link LayerOutputs} from the sampling loop's
+ * feedback edge; and what reaches
  * the replica router: node updates and {@link EdgeBundle}s. One type, so that the updates and the
  * requests that leave the iteration head form one stream under one key selector (a head does not
  * keep the partitioning of its feedback edge, so the requests are keyed after it). Requests travel in
@@ -20,6 +21,8 @@ public class GraphStoreInput {
     public ReplicaMessage replica;
     /** Edges between partitions for the replica router, or null. */
     public EdgeBundle edges;
+    /** Layer outputs of an inference block for the layer-output store, or null. */
+    public LayerOutputs outputs;
 
     public GraphStoreInput() {}
 
@@ -38,6 +41,12 @@ public class GraphStoreInput {
     public static GraphStoreInput of(EdgeBundle edges) {
         GraphStoreInput in = new GraphStoreInput();
         in.edges = edges;
+        return in;
+    }
+
+    public static GraphStoreInput of(LayerOutputs outputs) {
+        GraphStoreInput in = new GraphStoreInput();
+        in.outputs = outputs;
         return in;
     }
 

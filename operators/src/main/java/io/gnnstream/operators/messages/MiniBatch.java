@@ -83,6 +83,8 @@ public class MiniBatch {
      * destinations from layer {@code l-1}'s outputs of its sources (the features for {@code l = 1}).
      */
     public int layer;
+    /** As {@link BatchSpec#roundShare}: last-pass blocks of the round this training step starts for its rank. */
+    public int roundShare;
 
     public int numLayers;
     public int[] nodeCounts;
@@ -194,6 +196,7 @@ public class MiniBatch {
         b.step = step;
         b.roundIndex = roundIndex;
         b.roundSize = roundSize;
+        b.roundShare = roundShare;
         b.finalRound = finalRound;
         b.layer = layer;
         b.numLayers = numLayers;

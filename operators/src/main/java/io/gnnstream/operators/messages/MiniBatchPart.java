@@ -80,6 +80,12 @@ public class MiniBatchPart {
     public long[] vertices;
     /** Parts addressed by vertex: the vertices whose features the trainer's cache holds, at {@link #cachedSlots}. */
     public long[] cachedVertices = new long[0];
+    /**
+     * Feature parts only: floats per row when the rows are not the vertices' features but their
+     * outputs of a model layer (the source rows of an inference block of a later layer); {@code 0}
+     * for features.
+     */
+    public int rowDim;
     /** Head only: the rows that parts addressed by vertex fill (sorted); the others come by row. */
     public int[] servedRows = new int[0];
 

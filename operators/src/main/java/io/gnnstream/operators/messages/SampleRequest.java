@@ -45,6 +45,13 @@ public class SampleRequest {
      * {@link SampleResponse#served}); {@link #NO_FEATURES} for none.
      */
     public int neighbourPart = NO_FEATURES;
+    /**
+     * {@code 0}: the feature vertices' attributes. {@code j >= 1}: their outputs of model layer
+     * {@code j} from the layer-output store, written by the inference round of step
+     * {@link #samplingKey}, {@link #layerDim} floats each (an inference block of layer {@code j+1}).
+     */
+    public int layerInput;
+    public int layerDim;
 
     public SampleRequest() {}
 

@@ -2,6 +2,7 @@ package io.gnnstream.operators.serialization;
 
 import io.gnnstream.operators.messages.EdgeBundle;
 import io.gnnstream.operators.messages.GraphStoreInput;
+import io.gnnstream.operators.messages.LayerOutputs;
 import io.gnnstream.operators.messages.GraphUpdate;
 import io.gnnstream.operators.messages.ReplicaMessage;
 import io.gnnstream.operators.messages.SampleRequest;
@@ -19,7 +20,8 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * Explicit serializer of {@link GraphStoreInput}: a {@link Tag} byte for the kind (edge, node,
- * request bundle, replica message, edge bundle; a single request, tag 2, is still read), then that
+ * request bundle, replica message, edge bundle, layer outputs; a single request, tag 2, is still
+ * read), then that
  * kind's fields, arrays in bulk.
  * Every edge of the input stream and every sample request crosses the network as this record, so
  * it avoids the reflective POJO serializer of the nested union, which is slow on this path.
@@ -41,7 +43,8 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         REQUEST(2),
         REQUESTS(3),
         REPLICA(4),
-        EDGES(5);
+        EDGES(5),
+        LAYER_OUTPUTS(6);
 
         private static final Tag[] BY_CODE = new Tag[values().length];
 
@@ -69,10 +72,12 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
     static final byte WITH_SAMPLING_KEY = 4;
     /** Format 5: requests carry their neighbour part; older ones are read without. */
     static final byte WITH_NEIGHBOUR_PART = 5;
+    /** Format 6: requests carry their layer input and its width; older ones ask for features. */
+    static final byte WITH_LAYER_INPUT = 6;
 
     @Override
     byte formatVersion() {
-        return WITH_NEIGHBOUR_PART;
+        return WITH_LAYER_INPUT;
     }
 
     @Override
@@ -95,6 +100,18 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
             out.writeLong(m.vertex);
             out.writeInt(m.holder);
             BulkArrays.writeBytes(m.record, out);
+        } else if (input.outputs != null) {
+            LayerOutputs o = input.outputs;
+            out.writeByte(Tag.LAYER_OUTPUTS.code);
+            out.writeLong(o.step);
+            out.writeInt(o.layer);
+            out.writeInt(o.roundIndex);
+            out.writeInt(o.part);
+            out.writeInt(o.parts);
+            out.writeInt(o.route);
+            out.writeInt(o.dim);
+            BulkArrays.writeLongs(o.vertices, out);
+            BulkArrays.writeFloats(o.values, out);
         } else if (input.edges != null) {
             out.writeByte(Tag.EDGES.code);
             out.writeInt(input.edges.route);
@@ -132,11 +149,13 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         BulkArrays.writeLongs(r.featureVertices, out);
         BulkArrays.writeInts(r.featureRows, out);
         out.writeInt(r.neighbourPart);
+        out.writeInt(r.layerInput);
+        out.writeInt(r.layerDim);
     }
 
     @Override
     GraphStoreInput readFields(DataInputView in) throws IOException {
-        return readFields(in, WITH_NEIGHBOUR_PART);
+        return readFields(in, WITH_LAYER_INPUT);
     }
 
     @Override
@@ -152,6 +171,7 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
             }
             case REPLICA -> GraphStoreInput.of(readReplica(in));
             case EDGES -> GraphStoreInput.of(readEdges(in));
+            case LAYER_OUTPUTS -> GraphStoreInput.of(readOutputs(in));
             case EDGE -> GraphStoreInput.of(GraphUpdate.of(
                     new EdgeUpdate(in.readLong(), in.readLong(), in.readBoolean(), in.readLong())));
             case NODE -> GraphStoreInput.of(GraphUpdate.of(
@@ -182,6 +202,24 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         return new EdgeBundle(route, sources, ops);
     }
 
+    private static LayerOutputs readOutputs(DataInputView in) throws IOException {
+        LayerOutputs o = new LayerOutputs();
+        o.step = in.readLong();
+        o.layer = in.readInt();
+        o.roundIndex = in.readInt();
+        o.part = in.readInt();
+        o.parts = in.readInt();
+        o.route = in.readInt();
+        o.dim = in.readInt();
+        o.vertices = BulkArrays.readLongs(in);
+        o.values = BulkArrays.readFloats(in);
+        if (o.vertices == null || o.values == null || (long) o.vertices.length * o.dim != o.values.length) {
+            throw new IOException("corrupt GraphStoreInput record: layer outputs of " + o.dim + " per row do not fill "
+                    + "their values");
+        }
+        return o;
+    }
+
     private static Split split(byte code) throws IOException {
         try {
             return Split.ofCode(code);
@@ -206,6 +244,10 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         r.featureVertices = BulkArrays.readLongs(in);
         r.featureRows = BulkArrays.readInts(in);
         r.neighbourPart = version >= WITH_NEIGHBOUR_PART ? in.readInt() : SampleRequest.NO_FEATURES;
+        if (version >= WITH_LAYER_INPUT) {
+            r.layerInput = in.readInt();
+            r.layerDim = in.readInt();
+        }
         return r;
     }
 

@@ -14,7 +14,7 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * Explicit serializer of {@link MiniBatchPart}: the part's identity, the head if any, its rows, then
  * (since format 4) its cache slots, (since format 5) its vertices and the head's served rows, and
- * (since format 6) its sender. Reads formats 3 to 5 as well, so checkpointed parts of those formats
+ * (since format 6) its sender, (since format 7) its row width. Reads formats 3 to 6 as well, so checkpointed parts of those formats
  * restore. A head inside a part is written without a version byte of its own, in the
  * {@link MiniBatchSerializer} format of the same number as the part's.
  */
@@ -27,6 +27,7 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
     private static final byte WITH_CACHE_SLOTS = 4;
     private static final byte WITH_VERTICES = 5;
     private static final byte WITH_SENDER = 6;
+    private static final byte WITH_ROW_DIM = 7;
 
     public static final TypeInformation<MiniBatchPart> TYPE_INFO =
             new SerializerTypeInfo<>(MiniBatchPart.class, INSTANCE);
@@ -66,6 +67,7 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
         }
         BulkArrays.writeInts(p.servedRows, out);
         out.writeInt(p.sender);
+        out.writeInt(p.rowDim);
     }
 
     /** The records' features in the layout of {@link BulkArrays#writeBytes}: length, then the rows. */
@@ -83,12 +85,12 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
 
     @Override
     byte formatVersion() {
-        return WITH_SENDER;
+        return WITH_ROW_DIM;
     }
 
     @Override
     MiniBatchPart readFields(DataInputView in) throws IOException {
-        return readFields(in, WITH_SENDER);
+        return readFields(in, WITH_ROW_DIM);
     }
 
     @Override
@@ -121,6 +123,9 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
         }
         if (version >= WITH_SENDER) {
             p.sender = in.readInt();
+        }
+        if (version >= WITH_ROW_DIM) {
+            p.rowDim = in.readInt();
         }
         return p;
     }

@@ -32,10 +32,12 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
      * the graph's replicas and cut edges ({@link MiniBatch#graphReplicas}).
      */
     static final byte WITH_REMOTE_TRAFFIC = 6;
+    /** The first format with {@link MiniBatch#roundShare}. */
+    static final byte WITH_ROUND_SHARE = 7;
 
     @Override
     byte formatVersion() {
-        return WITH_REMOTE_TRAFFIC;
+        return WITH_ROUND_SHARE;
     }
 
     @Override
@@ -77,11 +79,12 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
         out.writeLong(b.graphReplicas);
         out.writeLong(b.graphCutEdgesIngested);
         out.writeInt(b.remoteLoopRequests);
+        out.writeInt(b.roundShare);
     }
 
     @Override
     MiniBatch readFields(DataInputView in) throws IOException {
-        return readFields(in, WITH_REMOTE_TRAFFIC);
+        return readFields(in, WITH_ROUND_SHARE);
     }
 
     @Override
@@ -120,6 +123,9 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
             b.graphReplicas = in.readLong();
             b.graphCutEdgesIngested = in.readLong();
             b.remoteLoopRequests = in.readInt();
+        }
+        if (version >= WITH_ROUND_SHARE) {
+            b.roundShare = in.readInt();
         }
         return b;
     }

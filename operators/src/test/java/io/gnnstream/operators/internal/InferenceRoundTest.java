@@ -3,7 +3,9 @@ package io.gnnstream.operators.internal;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.gnnstream.operators.messages.LayerOutputs;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.PredictionBatch;
 import io.gnnstream.operators.model.ClassProbabilities;
@@ -11,6 +13,7 @@ import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.operators.model.LayerwiseInference;
 import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.operators.model.ModelType;
+import io.gnnstream.state.HashPartitioner;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -21,10 +24,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The trainer's layer-wise round, fed the one-hop blocks the scheduler and assembler would send
- * (layer by layer, chunks of destinations), gives exactly the model's full-neighbour output of
- * {@link LayerwiseInference} and a prediction per vertex, also when the round is checkpointed and
- * restored between two passes.
+ * A rank's side of a layer-wise round, fed the one-hop blocks the scheduler and assembler would send
+ * (layer by layer, chunks of destinations), with a later layer's source rows read from the outputs
+ * the earlier layer's blocks handed to the GraphStore (by another rank, holding nothing of the
+ * round), gives exactly the model's full-neighbour output of {@link LayerwiseInference} and a
+ * prediction per vertex.
  */
 class InferenceRoundTest {
 
@@ -34,7 +38,7 @@ class InferenceRoundTest {
 
     @ParameterizedTest
     @EnumSource(ModelType.class)
-    void matchesWholeGraphInferenceAndSurvivesARestoreBetweenPasses(ModelType type) {
+    void matchesWholeGraphInferenceThroughTheStoredLayerOutputs(ModelType type) {
         Random r = new Random(4);
         int[][] nbrs = new int[N][];
         for (int v = 0; v < N; v++) {
@@ -49,26 +53,50 @@ class InferenceRoundTest {
         }
         ModelConfig cfg = ModelConfig.builder().modelType(type).inFeatures(F).hidden(5).numClasses(CLASSES)
                 .numLayers(2).dropout(0.5).learningRate(0.01).seed(3).build();
+        HashPartitioner partitioner = new HashPartitioner(8);
+        StoreSites sites = new StoreSites(8, 2);
         try (GnnModel model = GnnModel.create(cfg)) {
             float[] expected = LayerwiseInference.run(model, graph(nbrs, x), 8).logits();
 
-            InferenceRound round = new InferenceRound(cfg, true, true);
+            // Pass 1 on one rank: the outputs leave as records per owning GraphStore subtask.
+            InferenceRound round = new InferenceRound(cfg, true, true, partitioner, 2);
+            float[] stored = new float[N * 5];
+            int records = 0;
             for (int from = 0; from < N; from += 16) {
-                round.compute(model, block(nbrs, x, 1, from, Math.min(N, from + 16), MiniBatch.Kind.INFER));
+                InferenceRound.Outcome out = round.compute(model,
+                        block(nbrs, x, F, 1, from, Math.min(N, from + 16), MiniBatch.Kind.INFER));
+                assertNull(out.predictions());
+                for (LayerOutputs o : out.outputs()) {
+                    assertEquals(out.outputs().size(), o.parts);
+                    assertEquals(1, o.layer);
+                    assertEquals(from / 16, o.roundIndex);
+                    for (int i = 0; i < o.vertices.length; i++) {
+                        assertEquals(o.route, sites.holderOf(partitioner.partition(o.vertices[i])), "owner");
+                        System.arraycopy(o.values, i * 5, stored, (int) o.vertices[i] * 5, 5);
+                    }
+                    records++;
+                }
             }
-            // A restore between the passes: the tables come back from the checkpoint.
-            InferenceRound restored = new InferenceRound(cfg, true, true);
-            restored.restore(round.snapshot());
+            int expectedRecords = 0;
+            for (int from = 0; from < N; from += 16) {
+                expectedRecords += (int) java.util.stream.LongStream.range(from, Math.min(N, from + 16))
+                        .map(v -> sites.holderOf(partitioner.partition(v))).distinct().count();
+            }
+            assertEquals(expectedRecords, records, "a record per block and GraphStore subtask");
+            // Pass 2 on another rank (it holds nothing of the round): source rows from the store.
+            InferenceRound other = new InferenceRound(cfg, true, true, partitioner, 2);
             Map<Long, float[]> probs = new HashMap<>();
             for (int from = 0; from < N; from += 16) {
-                InferenceRound.Outcome out = restored.compute(model,
-                        block(nbrs, x, 2, from, Math.min(N, from + 16), MiniBatch.Kind.EVAL_TEST));
-                assertEquals(0, out.missingRows());
+                InferenceRound.Outcome out = other.compute(model,
+                        block(nbrs, stored, 5, 2, from, Math.min(N, from + 16), MiniBatch.Kind.EVAL_TEST));
+                assertEquals(List.of(), out.outputs());
                 PredictionBatch p = out.predictions();
                 assertEquals(5, p.embeddingDim);
                 for (int i = 0; i < p.size(); i++) {
                     probs.put(p.vertices[i], Arrays.copyOfRange(p.probs, i * CLASSES, (i + 1) * CLASSES));
                     assertEquals(ClassProbabilities.argmax(expected, (int) p.vertices[i], CLASSES), p.labels[i]);
+                    assertArrayEquals(Arrays.copyOfRange(stored, (int) p.vertices[i] * 5, (int) p.vertices[i] * 5 + 5),
+                            Arrays.copyOfRange(p.embeddings, i * 5, i * 5 + 5));
                 }
             }
             assertEquals(N, probs.size());
@@ -80,20 +108,23 @@ class InferenceRoundTest {
 
     @ParameterizedTest
     @EnumSource(ModelType.class)
-    void withoutPredictionsOnlyScoresAndCountsMissingRows(ModelType type) {
+    void withoutPredictionsOnlyScoresAndRejectsRowsOfAnotherWidth(ModelType type) {
         int[][] nbrs = {{1}, {0, 2}, {1}};
         float[] x = new float[3 * F];
         Arrays.fill(x, 0.5f);
         ModelConfig cfg = ModelConfig.builder().modelType(type).inFeatures(F).hidden(4).numClasses(CLASSES)
                 .numLayers(2).dropout(0).learningRate(0.01).seed(3).build();
         try (GnnModel model = GnnModel.create(cfg)) {
-            InferenceRound round = new InferenceRound(cfg, false, false);
-            round.compute(model, block(nbrs, x, 1, 0, 2, MiniBatch.Kind.INFER));
-            // Vertex 2 has no layer-1 row: it counts as zeros and is counted.
-            InferenceRound.Outcome out = round.compute(model, block(nbrs, x, 2, 0, 3, MiniBatch.Kind.EVAL_VAL));
-            assertEquals(1, out.missingRows());
+            InferenceRound round = new InferenceRound(cfg, false, false, null, 1);
+            InferenceRound.Outcome written = round.compute(model, block(nbrs, x, F, 1, 0, 3, MiniBatch.Kind.INFER));
+            assertEquals(1, written.outputs().size(), "one GraphStore subtask: one record");
+            assertEquals(0, written.outputs().get(0).route);
+            InferenceRound.Outcome out = round.compute(model,
+                    block(nbrs, new float[3 * 4], 4, 2, 0, 3, MiniBatch.Kind.EVAL_VAL));
             assertNull(out.predictions());
             assertEquals(3, out.eval().numSeeds());
+            assertThrows(IllegalArgumentException.class,
+                    () -> round.compute(model, block(nbrs, x, F, 2, 0, 3, MiniBatch.Kind.EVAL_VAL)));
         }
     }
 
@@ -110,7 +141,8 @@ class InferenceRoundTest {
     }
 
     /** A one-hop block of destinations {@code from..to-1} over all in-neighbours, as the assembler builds it. */
-    private static MiniBatch block(int[][] nbrs, float[] x, int layer, int from, int to, MiniBatch.Kind kind) {
+    private static MiniBatch block(int[][] nbrs, float[] x, int dim, int layer, int from, int to,
+            MiniBatch.Kind kind) {
         List<Integer> nodes = new ArrayList<>();
         Map<Integer, Integer> pos = new HashMap<>();
         for (int v = from; v < to; v++) {
@@ -132,6 +164,7 @@ class InferenceRoundTest {
         b.kind = kind;
         b.layer = layer;
         b.step = 7;
+        b.roundIndex = from / 16;
         b.numLayers = 1;
         b.nodeCounts = new int[] {to - from, nodes.size()};
         b.nodeIds = nodes.stream().mapToLong(Integer::longValue).toArray();
@@ -139,11 +172,11 @@ class InferenceRoundTest {
         b.indptrOffsets = new int[] {0};
         b.indices = indices.stream().mapToInt(Integer::intValue).toArray();
         b.indicesOffsets = new int[] {0};
-        b.featureDim = F;
-        int rows = layer == 1 ? nodes.size() : to - from;
-        b.features = new float[rows * F];
+        b.featureDim = dim;
+        int rows = nodes.size();
+        b.features = new float[rows * dim];
         for (int i = 0; i < rows; i++) {
-            System.arraycopy(x, nodes.get(i) * F, b.features, i * F, F);
+            System.arraycopy(x, nodes.get(i) * dim, b.features, i * dim, dim);
         }
         b.labels = new int[to - from];
         for (int i = 0; i < b.labels.length; i++) {

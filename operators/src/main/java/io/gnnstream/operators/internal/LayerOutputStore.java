@@ -1,0 +1,112 @@
+package io.gnnstream.operators.internal;
+
+import io.gnnstream.operators.messages.LayerOutputs;
+import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.messages.MiniBatchPart;
+import io.gnnstream.operators.messages.SampleRequest;
+import io.gnnstream.state.LayerOutputRecord;
+import io.gnnstream.state.VertexKey;
+import io.gnnstream.state.VertexPartitioner;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.apache.flink.api.common.state.KeyedStateStore;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+
+/**
+ * The GraphStore's layer-output store (docs/design.md, "Evaluation"): per vertex and hidden model
+ * layer {@code j}, keyed state {@code layer-output-j} holding the vertex's output of layer {@code j}
+ * in the latest inference round ({@link LayerOutputRecord}: the round's step, the vertex's label,
+ * the outputs), in RocksDB with the rest of the vertex's state, so it spills to disk, checkpoints
+ * and rescales with the graph. A round overwrites the values of the previous one.
+ *
+ * <p>Inference blocks of layer {@code j+1} read their source rows here ({@link #part}): a row
+ * written by another round than the request's, or never written (a vertex without attributes at
+ * the round's start), goes out as zeros without a label and is counted ({@link #missingRows}).
+ */
+public final class LayerOutputStore {
+
+    /** Looks up a vertex's label (its attribute record's), or {@link MiniBatch#NO_LABEL}. */
+    @FunctionalInterface
+    public interface Labels {
+        int labelOf(long vertex) throws Exception;
+    }
+
+    private final KeyedStateStore store;
+    private final VertexPartitioner partitioner;
+    private final Consumer<VertexKey> setCurrentKey;
+    private final List<ValueState<byte[]>> layers = new ArrayList<>();
+    private long missingRows;
+    private long rowsWritten;
+
+    public LayerOutputStore(KeyedStateStore store, VertexPartitioner partitioner, Consumer<VertexKey> setCurrentKey) {
+        this.store = store;
+        this.partitioner = partitioner;
+        this.setCurrentKey = setCurrentKey;
+    }
+
+    /** The state of model layer {@code layer} (1-based), registered on first use. */
+    private ValueState<byte[]> layer(int layer) {
+        if (layer < 1) {
+            throw new IllegalArgumentException("layer outputs of layer " + layer + " (layers are 1-based)");
+        }
+        while (layers.size() < layer) {
+            layers.add(store.getState(new ValueStateDescriptor<>("layer-output-" + (layers.size() + 1),
+                    PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO)));
+        }
+        return layers.get(layer - 1);
+    }
+
+    /** Stores every row of {@code outputs} under its vertex, with the vertex's label. */
+    public void write(LayerOutputs outputs, Labels labels) throws Exception {
+        ValueState<byte[]> state = layer(outputs.layer);
+        for (int i = 0; i < outputs.vertices.length; i++) {
+            long v = outputs.vertices[i];
+            int label = labels.labelOf(v);
+            setCurrentKey.accept(partitioner.keyOf(v));
+            state.update(LayerOutputRecord.encode(outputs.step, label, outputs.values, i * outputs.dim, outputs.dim));
+        }
+        rowsWritten += outputs.vertices.length;
+    }
+
+    /**
+     * The feature part answering {@code request} (whose {@link SampleRequest#layerInput} is set): the
+     * stored outputs of its feature vertices, written by the round of the request's step.
+     */
+    public MiniBatchPart part(SampleRequest request) throws Exception {
+        ValueState<byte[]> state = layer(request.layerInput);
+        long[] vertices = request.featureVertices;
+        int dim = request.layerDim;
+        int rowBytes = dim * Float.BYTES;
+        byte[] bytes = new byte[vertices.length * rowBytes];
+        int[] labels = new int[vertices.length];
+        for (int j = 0; j < vertices.length; j++) {
+            setCurrentKey.accept(partitioner.keyOf(vertices[j]));
+            byte[] record = state.value();
+            if (record == null || LayerOutputRecord.step(record) != request.samplingKey
+                    || LayerOutputRecord.dim(record) != dim) {
+                labels[j] = MiniBatch.NO_LABEL;
+                missingRows++;
+            } else {
+                labels[j] = LayerOutputRecord.label(record);
+                LayerOutputRecord.copyValueBytes(record, bytes, j * rowBytes);
+            }
+        }
+        MiniBatchPart part = MiniBatchPart.features(request.batchId, request.seq, request.trainer, request.attempt,
+                request.featurePart, request.featureRows.clone(), labels, bytes);
+        part.rowDim = dim;
+        return part;
+    }
+
+    /** Rows asked for that had no output of the request's round (served as zeros). */
+    public long missingRows() {
+        return missingRows;
+    }
+
+    /** Rows stored since this subtask started. */
+    public long rowsWritten() {
+        return rowsWritten;
+    }
+}
