@@ -122,6 +122,8 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
     private transient RoundWrites writes;
     /** When an acknowledged write of the round last arrived (or its unwritten blocks were last re-issued). */
     private transient long writeProgressNanos;
+    /** Per pass of the round in progress: when its first block was issued (for the round's log line); 0: not seen. */
+    private transient long[] passStartNanos;
 
     public SeedScheduler(SchedulerConfig config) {
         this.config = config;
@@ -279,8 +281,47 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
             s.unacked = Arrays.copyOf(s.unacked, kept);
             keepRecentlyAcked(acked);
             starts.dropBefore(firstStepToKeep());
+            logRoundIfComplete(acked);
         }
         issue();
+    }
+
+    private void notePassStart(int pass) {
+        if (passStartNanos == null || passStartNanos.length != config.numLayers + 1) {
+            passStartNanos = new long[config.numLayers + 1];
+        }
+        if (passStartNanos[pass - 1] == 0) {
+            passStartNanos[pass - 1] = System.nanoTime();
+        }
+    }
+
+    /**
+     * Logs how long the round took, per layer, once its last block is acknowledged (a pass ends where
+     * the next begins; the last one with the acknowledgement).
+     */
+    private void logRoundIfComplete(List<BatchSpec> acked) {
+        if (passStartNanos == null || passStartNanos[0] == 0 || s.roundNext < s.roundSize
+                || acked.stream().noneMatch(spec -> spec.kind != MiniBatch.Kind.TRAIN && spec.step == s.roundStep)) {
+            return;
+        }
+        for (BatchSpec spec : s.unacked) {
+            if (spec.kind != MiniBatch.Kind.TRAIN && spec.step == s.roundStep) {
+                return;
+            }
+        }
+        long end = System.nanoTime();
+        passStartNanos[config.numLayers] = end;
+        StringBuilder layers = new StringBuilder();
+        for (int l = 0; l < config.numLayers; l++) {
+            long to = passStartNanos[l + 1] != 0 ? passStartNanos[l + 1] : end;
+            layers.append(l == 0 ? "" : ", ").append(String.format(java.util.Locale.ROOT, "layer %d %.1f s", l + 1,
+                    (to - passStartNanos[l]) / 1e9));
+        }
+        LOG.info(String.format(java.util.Locale.ROOT,
+                "Evaluation round of step %d: %.1f s (%s), %d blocks over %d ranks, %d vertices", s.roundStep,
+                (end - passStartNanos[0]) / 1e9, layers, s.roundSize, s.roundOnRankZero ? 1 : config.trainers,
+                roundAll().length));
+        passStartNanos = null;
     }
 
     /** Adds {@code acked} to {@link SchedulerState#recentlyAcked}, keeping the last {@code prefetch} per rank. */
@@ -471,6 +512,7 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
                 if (!hasCredit(rank)) {
                     return;
                 }
+                notePassStart(passOf(s.roundNext));
                 emit(nextEvaluation(), rank);
                 continue;
             }

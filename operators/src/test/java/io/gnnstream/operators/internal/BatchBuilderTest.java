@@ -106,10 +106,10 @@ class BatchBuilderTest {
 
     /**
      * An inference block is one hop over all in-neighbours whatever the fanouts; from layer 2 on
-     * it carries the features (and labels) of its destinations only.
+     * its requests ask for every source's stored outputs of the layer before instead of features.
      */
     @Test
-    void inferenceBlocksAreOneFullHopAndLaterLayersFetchDestinationFeaturesOnly() {
+    void inferenceBlocksAreOneFullHopAndLaterLayersFetchStoredLayerOutputs() {
         BatchSpec first = spec(0L, 3L);
         first.layer = 1;
         MiniBatch b1 = run(first, new int[] {2, 2}, null);
@@ -124,8 +124,10 @@ class BatchBuilderTest {
         assertArrayEquals(b1.nodeIds, b2.nodeIds);
         assertArrayEquals(b1.indices, b2.indices);
         assertEquals(2, b2.layer);
-        assertTrue(b2.features.length < 5 * DIM, "destination rows only");
-        assertEquals(30f, b2.features[DIM]);
+        assertEquals(40f, b2.features[4 * DIM], "a row for every node");
+        List<SampleRequest> requests = send(second, 0, new int[] {2, 2}, null, 100).requests();
+        assertTrue(requests.stream().allMatch(r -> r.layerInput == 1 && r.layerDim == DIM), "stored outputs of layer 1");
+        assertEquals(5, requests.stream().mapToInt(r -> r.featureVertices.length).sum());
     }
 
     @Test
@@ -275,6 +277,9 @@ class BatchBuilderTest {
         // A size hint below and above the batch's size: the tests comparing these batches show it changes nothing.
         BatchBuilder builder = new BatchBuilder(spec, attempt, fanouts, DIM, partitioner, routes, maxRequestVertices,
                 2 * maxRequestVertices, served != null).localRoute(localRoute);
+        if (spec.layer >= 2) {
+            builder.layerInput(spec.layer - 1, DIM);
+        }
         List<MiniBatchPart> features = new ArrayList<>();
         List<SampleRequest> requests = new ArrayList<>();
         Deque<SampleRequest> queue = new ArrayDeque<>(builder.start());
