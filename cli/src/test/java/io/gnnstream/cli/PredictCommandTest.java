@@ -180,7 +180,7 @@ class PredictCommandTest {
             assertTrue(r.out().contains(flag), r.out());
         }
         String help = r.out().replaceAll("\\s+", " ");
-        assertTrue(help.contains("(default: 2048)") && help.contains("(default: true)"), r.out());
+        assertTrue(help.contains("(default: 2048)") && help.contains("(default: auto)"), r.out());
     }
 
     private static List<String> fieldNames(JsonNode line) {

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A failure that repeats at every restore ends the job: {@code demo} (a forked JVM, as
  * {@code bin/gnnstream} runs it, with its real broker child process) exits non-zero with the
- * cause in one line once the failure-rate restart strategy gives up, and leaves no process behind.
+ * cause in one line once the restart strategy gives up, and leaves no process behind.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class RepeatingFailureITCase {
@@ -34,7 +34,7 @@ class RepeatingFailureITCase {
                 .filter(a -> a.startsWith("-D") || a.startsWith("--add-opens")).collect(Collectors.toList()));
         command.addAll(List.of("-Xmx2g", "-cp", System.getProperty("java.class.path"), GnnstreamCli.class.getName(),
                 "demo", "--dataset", CORA.toString(), "--work-dir", work.toString(), "--max-steps", "200",
-                "--inject-fault", "trainer:0:3:always", "--max-failures", "2", "--failure-interval", "10min"));
+                "--inject-fault", "trainer:0:3:always", "--max-restarts", "2"));
         Path out = dir.resolve("demo.out");
         Process demo = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
         try {

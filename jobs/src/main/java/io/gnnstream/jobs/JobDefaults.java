@@ -20,10 +20,11 @@ import org.apache.flink.streaming.api.environment.ExecutionCheckpointingOptions;
  * creep in). Unless the configuration says otherwise, output buffers are flushed after at most
  * {@link #BUFFER_TIMEOUT}, two checkpoints are retained with a pause between them, snapshots are
  * compressed (Flink reads uncompressed operator state back one system call per field, which made
- * the trainer's restore take seconds), failures restart the job from its last checkpoint until
- * {@code --max-failures} of them fall within {@code --failure-interval} (Flink's failure-rate
- * strategy: a failure that repeats at every restore ends the job instead of restarting it for
- * ever), and {@link #tuneThroughput} applies.
+ * the trainer's restore take seconds), failures restart the job from its last checkpoint at most
+ * {@code --max-restarts} times in a row, after delays growing from 1 s to 1 min (Flink's
+ * exponential-delay strategy: a failure that repeats at every restore ends the job instead of
+ * restarting it for ever, while the delays outlast the detection of a lost TaskManager), and
+ * {@link #tuneThroughput} applies.
  */
 public final class JobDefaults {
 
@@ -60,9 +61,6 @@ public final class JobDefaults {
      * {@link #RETAINED_CHECKPOINTS}).
      */
     public static final Duration MIN_PAUSE = Duration.ofSeconds(1);
-
-    /** Pause before a restart, unless configured. */
-    public static final Duration RESTART_DELAY = Duration.ofSeconds(2);
 
     private JobDefaults() {}
 
@@ -106,12 +104,9 @@ public final class JobDefaults {
             conf.set(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS, MIN_PAUSE);
         }
         if (!conf.contains(RestartStrategyOptions.RESTART_STRATEGY)) {
-            conf.set(RestartStrategyOptions.RESTART_STRATEGY, "failure-rate");
-            conf.set(RunOptions.MAX_FAILURES, conf.get(RunOptions.MAX_FAILURES));
-            conf.set(RunOptions.FAILURE_INTERVAL, conf.get(RunOptions.FAILURE_INTERVAL));
-            if (!conf.contains(RestartStrategyOptions.RESTART_STRATEGY_FAILURE_RATE_DELAY)) {
-                conf.set(RestartStrategyOptions.RESTART_STRATEGY_FAILURE_RATE_DELAY, RESTART_DELAY);
-            }
+            conf.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
+            conf.set(RunOptions.MAX_RESTARTS, conf.get(RunOptions.MAX_RESTARTS));
+            conf.set(RunOptions.RESTART_RESET_AFTER, conf.get(RunOptions.RESTART_RESET_AFTER));
         }
         if (!conf.contains(ExecutionOptions.SNAPSHOT_COMPRESSION)) {
             conf.set(ExecutionOptions.SNAPSHOT_COMPRESSION, true);

@@ -42,35 +42,38 @@ public final class RunOptions {
                     .withDescription("Checkpoint interval, e.g. 10s, 2min."),
             "--checkpoint-interval", that(d -> !d.isNegative() && !d.isZero(), "must be positive"));
 
-    public static final ConfigOption<Integer> MAX_FAILURES = GROUP.declare(
-            ConfigOptions.key(RestartStrategyOptions.RESTART_STRATEGY_FAILURE_RATE_MAX_FAILURES_PER_INTERVAL.key())
+    public static final ConfigOption<Integer> MAX_RESTARTS = GROUP.declare(
+            ConfigOptions.key(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS.key())
                     .intType()
-                    .defaultValue(4)
-                    .withDescription("Failures within --failure-interval that the job restarts from: the next one "
-                            + "fails the job, and demo, train and submit --follow exit with its cause (Flink's "
-                            + "failure-rate restart strategy, used unless restart-strategy.type is configured). "
-                            + "A failure that repeats at every restart (a trainer out of heap, say) ends the job "
-                            + "instead of restarting it for ever; a lost TaskManager or an expired checkpoint "
-                            + "is ridden out."),
-            "--max-failures", positive());
+                    .defaultValue(10)
+                    .withDescription("Restarts from the last checkpoint after failures in a row, each after a "
+                            + "delay growing from 1 s to 1 min, before the job fails and demo, train and submit "
+                            + "--follow exit with its cause (Flink's exponential-delay restart strategy, used unless "
+                            + "restart-strategy.type is configured). A failure that repeats at every restore (a "
+                            + "trainer out of heap, say) ends the job instead of restarting it for ever; a lost "
+                            + "TaskManager or an expired checkpoint is ridden out. Failures at the same time count "
+                            + "once; the count starts again after --restart-reset-after without a failure."),
+            "--max-restarts", positive());
 
-    public static final ConfigOption<Duration> FAILURE_INTERVAL = GROUP.declare(
-            ConfigOptions.key(RestartStrategyOptions.RESTART_STRATEGY_FAILURE_RATE_FAILURE_RATE_INTERVAL.key())
+    public static final ConfigOption<Duration> RESTART_RESET_AFTER = GROUP.declare(
+            ConfigOptions.key(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD.key())
                     .durationType()
                     .defaultValue(Duration.ofMinutes(30))
-                    .withDescription("The window in which --max-failures failures are counted, e.g. 30min."),
-            "--failure-interval", that(d -> !d.isNegative() && !d.isZero(), "must be positive"));
+                    .withDescription("Time without a failure after which the restarts of --max-restarts and their "
+                            + "delay are counted from zero again, e.g. 30min."),
+            "--restart-reset-after", that(d -> !d.isNegative() && !d.isZero(), "must be positive"));
 
     public static final ConfigOption<String> INJECT_FAULT = GROUP.declareHidden(
             ConfigOptions.key("gnnstream.test.inject-fault")
                     .stringType()
                     .noDefaultValue()
                     .withDescription("Failure injection for tests: operator:subtask:n makes that subtask of "
-                            + "trainer (at step n), gradient-reducer (at its n-th contribution) or graph-store (at "
-                            + "its n-th sample request) throw once (needs --fault-marker), or with a fourth "
+                            + "trainer (at step n), gradient-reducer (at its n-th contribution), graph-store (at "
+                            + "its n-th sample request) or layer-store (the graph store at its n-th stored record of "
+                            + "layer outputs) throw once (needs --fault-marker), or with a fourth "
                             + "field, operator:subtask:n:always, at every attempt."),
-            that(s -> s.matches("(trainer|gradient-reducer|graph-store):\\d+:\\d+(:always)?"),
-                    "must be trainer|gradient-reducer|graph-store:subtask:n[:always]"));
+            that(s -> s.matches("(trainer|gradient-reducer|graph-store|layer-store):\\d+:\\d+(:always)?"),
+                    "must be trainer|gradient-reducer|graph-store|layer-store:subtask:n[:always]"));
 
     public static final ConfigOption<String> FAULT_MARKER = GROUP.declareHidden(
             ConfigOptions.key("gnnstream.test.fault-marker")

@@ -111,6 +111,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private FaultInjector faults = FaultInjector.NONE;
     /** Sample requests answered since this subtask started (counts for {@link FaultInjector}). */
     private transient long requestsAnswered;
+    /** Layer-output records stored since this subtask started (counts for {@link FaultInjector}). */
+    private transient long layerRecordsStored;
 
     private transient ValueState<byte[]> attributes;
     private transient InAdjacency adjacency;
@@ -214,6 +216,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         } else if (input.replica != null) {
             applyReplica(input.replica);
         } else if (input.outputs != null) {
+            faults.check("layer-store", subtask, ++layerRecordsStored);
             layerOutputs.write(input.outputs, this::labelOf);
             output.collect(EVENTS, new StreamRecord<>(GraphEvent.layerWritten(input.outputs)));
         } else {

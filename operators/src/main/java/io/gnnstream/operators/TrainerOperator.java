@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gnnstream.operators.internal.FaultInjector;
 import io.gnnstream.operators.internal.GradientExchange;
 import io.gnnstream.operators.internal.InferenceRound;
+import io.gnnstream.operators.internal.LayerOutputSender;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.LayerOutputs;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
@@ -140,6 +141,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private transient TrainerCheckpoint checkpoint;
     private transient InferenceRound inference;
     private transient Counter layerRowsSent;
+    private transient LayerOutputSender layerOutputs;
     private transient long roundStartNanos;
     private transient long roundComputeNanos;
     private transient GradientExchange exchange;
@@ -222,6 +224,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         MailboxExecutor mailbox = getContainingTask().getMailboxExecutorFactory()
                 .createExecutor(getOperatorConfig().getChainIndex());
         steps = new StepRunner<>("gnnstream-trainer-" + rank + "-steps", mailbox, this::onStepDone);
+        layerOutputs = new LayerOutputSender(getContainingTask().getEnvironment().getAllWriters(), mailbox,
+                o -> output.collect(LAYER_OUTPUTS, new StreamRecord<>(GraphStoreInput.of(o))), this::startNextStep);
         exchangeActiveAt = getProcessingTimeService().getCurrentProcessingTime();
         sendGradient(exchange.chunks());
         if (announce) {
@@ -348,7 +352,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
 
     /** Starts the model step of the next batch in sequence, if it is here and no step is running. */
     private void startNextStep() {
-        if (holdSteps || steps.busy() || exchange.pending() != null || buffered.isEmpty()
+        if (holdSteps || steps.busy() || exchange.pending() != null || !layerOutputs.isEmpty() || buffered.isEmpty()
                 || buffered.firstKey() != progress.nextSeq) {
             return;
         }
@@ -456,8 +460,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             if (done.inferred != null) {
                 for (LayerOutputs outputs : done.inferred.outputs()) {
                     layerRowsSent.inc(outputs.vertices.length);
-                    output.collect(LAYER_OUTPUTS, new StreamRecord<>(GraphStoreInput.of(outputs)));
                 }
+                layerOutputs.send(done.inferred.outputs());
                 if (done.inferred.predictions() != null) {
                     output.collect(PREDICTIONS, new StreamRecord<>(done.inferred.predictions()));
                 }

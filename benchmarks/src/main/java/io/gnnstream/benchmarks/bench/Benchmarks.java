@@ -13,7 +13,8 @@ public final class Benchmarks {
             new SampleBenchmark(),
             new TrainBenchmark(),
             new PipelineBenchmark(),
-            new AllReduceBenchmark());
+            new AllReduceBenchmark(),
+            new ScaleBenchmark());
 
     private Benchmarks() {}
 

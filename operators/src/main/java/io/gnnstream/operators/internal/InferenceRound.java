@@ -2,7 +2,6 @@ package io.gnnstream.operators.internal;
 
 import io.gnnstream.operators.messages.LayerOutputs;
 import io.gnnstream.operators.messages.MiniBatch;
-import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.PredictionBatch;
 import io.gnnstream.operators.model.ClassProbabilities;
 import io.gnnstream.operators.model.EvalResult;
@@ -20,8 +19,8 @@ import java.util.Map;
  * round arrives as one-hop blocks ({@link MiniBatch#layer}), spread over the ranks. A block's source
  * rows come with it: the features for layer 1, the sources' outputs of layer {@code l-1} from the
  * GraphStore's layer-output store for layer {@code l}. A block of a hidden layer gives its
- * destinations' outputs as {@link LayerOutputs}, one record per GraphStore subtask owning some of
- * them (cut further to stay under the loop's record cap), which the GraphStore stores for the next
+ * destinations' outputs as {@link LayerOutputs}, records per GraphStore subtask owning some of them
+ * (small ones, which {@link LayerOutputSender} sends without blocking), which the GraphStore stores for the next
  * layer's blocks; a rank keeps nothing of a round between blocks. Blocks of the last layer are
  * scored (validation and test seeds with a label) and give a {@link PredictionBatch} of their
  * destinations, with their last hidden layer (their source rows) as embeddings when asked.
@@ -76,7 +75,7 @@ public final class InferenceRound {
         return score(block, out);
     }
 
-    /** The destinations' outputs, one record per owning GraphStore subtask and record cap. */
+    /** The destinations' outputs, in records of {@link LayerOutputSender#RECORD_BYTES} per owning GraphStore subtask. */
     private List<LayerOutputs> outputs(MiniBatch block, float[] out, int dim) {
         int nDst = block.numSeeds();
         Map<Integer, IntList> byRoute = new LinkedHashMap<>();
@@ -84,7 +83,7 @@ public final class InferenceRound {
             int route = sites == null ? 0 : sites.holderOf(partitioner.partition(block.nodeIds[i]));
             byRoute.computeIfAbsent(route, r -> new IntList()).add(i);
         }
-        int maxRows = Math.max(1, MiniBatchPart.MAX_RECORD_BYTES / (dim * Float.BYTES + Long.BYTES));
+        int maxRows = Math.max(1, LayerOutputSender.RECORD_BYTES / (dim * Float.BYTES + Long.BYTES));
         List<LayerOutputs> records = new ArrayList<>();
         for (Map.Entry<Integer, IntList> e : byRoute.entrySet()) {
             int[] rows = e.getValue().toArray();
