@@ -66,6 +66,11 @@ public final class KafkaOptions {
         return c.get(TOPIC_PREFIX) + ".metrics";
     }
 
+    /** Topic of the inference rounds' layer outputs, from the trainer ranks to the GraphStore. */
+    public static String layerOutputsTopic(ReadableConfig c) {
+        return c.get(TOPIC_PREFIX) + ".layer-outputs";
+    }
+
     /** Compacted topic of the latest prediction per vertex (key: vertex id). */
     public static String predictionsTopic(ReadableConfig c) {
         return c.get(TOPIC_PREFIX) + ".predictions";

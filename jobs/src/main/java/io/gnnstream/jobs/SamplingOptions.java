@@ -39,8 +39,18 @@ public final class SamplingOptions {
                     .intType()
                     .defaultValue(2048)
                     .withDescription("Destination vertices per block of an evaluation round (one-hop blocks over "
-                            + "all in-neighbours)."),
+                            + "the in-neighbours, see --eval-fanout)."),
             positive());
+
+    public static final ConfigOption<Integer> EVAL_FANOUT = GROUP.declare(
+            ConfigOptions.key("gnnstream.sampling.eval-fanout")
+                    .intType()
+                    .defaultValue(4096)
+                    .withDescription("In-neighbours an evaluation round aggregates per vertex: all of them up to "
+                            + "this many, else a uniform sample of this many without replacement (seeded by the "
+                            + "round's step and the vertex, so a round computed again is the same); -1 = all. A hub "
+                            + "with millions of in-neighbours would otherwise put millions of rows into one block."),
+            that(f -> f == -1 || f > 0, "must be positive or -1 (all)"));
 
     public static final ConfigOption<Integer> PREFETCH = GROUP.declare(
             ConfigOptions.key("gnnstream.sampling.prefetch")

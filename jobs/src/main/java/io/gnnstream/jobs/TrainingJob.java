@@ -7,6 +7,7 @@ import io.gnnstream.connectors.ParseFunction;
 import io.gnnstream.connectors.RawRecord;
 import io.gnnstream.connectors.Reject;
 import io.gnnstream.jobs.internal.PredictionRecords;
+import io.gnnstream.jobs.internal.LayerOutputRecords;
 import io.gnnstream.jobs.internal.Wiring;
 import io.gnnstream.operators.BatchAssembler;
 import io.gnnstream.operators.GradientReducer;
@@ -150,14 +151,16 @@ public final class TrainingJob {
     }
 
     /**
-     * Creates the job's output topics that do not exist: dead letters, metrics and the compacted
-     * predictions topic.
+     * Creates the job's output topics that do not exist: dead letters, metrics, the compacted
+     * predictions topic and the layer outputs' channel.
      */
     public static void ensureOutputTopics(ReadableConfig conf) throws BrokerException {
         String bootstrap = conf.get(KafkaOptions.BOOTSTRAP_SERVERS);
         KafkaTopics.ensure(bootstrap, 1, KafkaOptions.rejectsTopic(conf), KafkaOptions.metricsTopic(conf));
         KafkaTopics.ensure(bootstrap, 1, (short) 1, List.of(KafkaOptions.predictionsTopic(conf)),
                 Map.of("cleanup.policy", "compact"));
+        KafkaTopics.ensure(bootstrap, conf.get(RunOptions.PARALLELISM), (short) 1,
+                List.of(KafkaOptions.layerOutputsTopic(conf)), LayerOutputRecords.TOPIC_CONFIGS);
     }
 
     /**
@@ -194,7 +197,9 @@ public final class TrainingJob {
                 KafkaIO.stringSink(bootstrap, KafkaOptions.metricsTopic(conf), DeliveryGuarantee.AT_LEAST_ONCE, null),
                 KafkaSink.<Prediction>builder().setBootstrapServers(bootstrap)
                         .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
-                        .setRecordSerializer(new PredictionRecords(KafkaOptions.predictionsTopic(conf))).build());
+                        .setRecordSerializer(new PredictionRecords(KafkaOptions.predictionsTopic(conf))).build(),
+                LayerOutputRecords.sink(bootstrap, KafkaOptions.layerOutputsTopic(conf)),
+                LayerOutputRecords.source(bootstrap, KafkaOptions.layerOutputsTopic(conf), group));
     }
 
     /** Builds the job without a predictions sink (evaluation rounds then emit none). */
@@ -241,6 +246,26 @@ public final class TrainingJob {
     public void build(StreamExecutionEnvironment env, Source<RawRecord, ?, ?> edgeSource,
             Source<RawRecord, ?, ?> nodeSource, Sink<Reject> rejectSink, Sink<String> metricsSink,
             Sink<Prediction> predictionsSink) {
+        build(env, edgeSource, nodeSource, rejectSink, metricsSink, predictionsSink, null, null);
+    }
+
+    /**
+     * Builds the job on the given sources and sinks; {@code predictionsSink} may be null, and
+     * predictions are emitted only with one and {@link PredictionOptions#PREDICTIONS} on. The
+     * inference rounds' layer outputs go from the trainer ranks to the GraphStore through
+     * {@code layerOutputSink} and {@code layerOutputSource}, two ends of one durable channel (a
+     * Kafka topic), which absorbs what the GraphStore has not read yet; when both are null they
+     * take the sampling loop's feedback edge instead, where a rank that cannot send its outputs
+     * stops taking in the parts the GraphStore waits to send it: fine for small graphs and tests,
+     * but a large round can stop the loop for good (docs/design.md, "Evaluation").
+     */
+    public void build(StreamExecutionEnvironment env, Source<RawRecord, ?, ?> edgeSource,
+            Source<RawRecord, ?, ?> nodeSource, Sink<Reject> rejectSink, Sink<String> metricsSink,
+            Sink<Prediction> predictionsSink, Sink<GraphStoreInput> layerOutputSink,
+            Source<GraphStoreInput, ?, ?> layerOutputSource) {
+        if ((layerOutputSink == null) != (layerOutputSource == null)) {
+            throw new IllegalArgumentException("the layer outputs' channel needs both its sink and its source");
+        }
         this.predicting = predictionsSink != null && conf.get(PredictionOptions.PREDICTIONS);
         int partitions = conf.get(GraphOptions.PARTITIONS);
         int featureDim = conf.get(GraphOptions.NUM_FEATURES);
@@ -272,6 +297,10 @@ public final class TrainingJob {
         if (halo) {
             updates = updates.union(replicaUpdates(edgeBundles.getSideOutput(EdgeBundler.CUT_EDGES), nodeUpdates,
                     partitioner, parallelism));
+        }
+        if (layerOutputSource != null) {
+            updates = updates.union(env.fromSource(layerOutputSource, WatermarkStrategy.noWatermarks(),
+                    "layer-outputs-source").uid("layer-outputs-source").setParallelism(parallelism));
         }
 
         // The first head carries the requests only, across a forward edge into sampling-requests:
@@ -311,7 +340,8 @@ public final class TrainingJob {
                 .transform("batch-assembler", GraphStoreInputSerializer.TYPE_INFO,
                         new BatchAssembler(fanouts(), featureDim, partitioner, parallelism,
                                 conf.get(SamplingOptions.BATCH_TIMEOUT_MS), conf.get(SamplingOptions.MAX_OUTSTANDING_VERTICES))
-                                .withHalo(halo).withLayerWidths(hiddenWidths()))
+                                .withHalo(halo).withLayerWidths(hiddenWidths())
+                                .withEvalFanout(conf.get(SamplingOptions.EVAL_FANOUT)))
                 .uid("batch-assembler").setParallelism(parallelism).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
 
         // Loop 3, the all-reduce: trainer ranks -> gradient chunks -> reducers -> sums -> every rank.
@@ -329,12 +359,19 @@ public final class TrainingJob {
                 .transform("trainer", TypeInformation.of(Credit.class),
                         new TrainerOperator(trainerConfig().withStore(partitioner, parallelism)).withFaults(faults))
                 .uid("trainer").setParallelism(trainers).setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS);
-        // Loop 1 carries the requests and the inference rounds' layer outputs back to the GraphStore
-        // (docs/design.md, "Evaluation"); the outputs cross a rebalance edge, checkpointed unaligned.
-        samplingLoop.closeWith(requests.union(trainer.getSideOutput(TrainerOperator.LAYER_OUTPUTS).rebalance()
-                .map(new Wiring.Identity<GraphStoreInput>()).returns(GraphStoreInputSerializer.TYPE_INFO)
-                .uid("layer-outputs").name("layer-outputs").setParallelism(parallelism)
-                .setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS)));
+        // The inference rounds' layer outputs go back to the GraphStore through their channel, or with
+        // the requests on loop 1 (docs/design.md, "Evaluation").
+        DataStream<GraphStoreInput> layerOutputs = trainer.getSideOutput(TrainerOperator.LAYER_OUTPUTS);
+        if (layerOutputSink != null) {
+            layerOutputs.sinkTo(layerOutputSink).uid("layer-outputs-sink").name("layer-outputs-sink")
+                    .setParallelism(trainers);
+            samplingLoop.closeWith(requests);
+        } else {
+            samplingLoop.closeWith(requests.union(layerOutputs.rebalance()
+                    .map(new Wiring.Identity<GraphStoreInput>()).returns(GraphStoreInputSerializer.TYPE_INFO)
+                    .uid("layer-outputs").name("layer-outputs").setParallelism(parallelism)
+                    .setBufferTimeout(LOOP_BUFFER_TIMEOUT_MS)));
+        }
         SingleOutputStreamOperator<ReducedChunk> sums = trainer.getSideOutput(TrainerOperator.GRADIENTS)
                 .keyBy(new Wiring.ChunkReducer(new Wiring.SubtaskKeys(partitions, reducers)), Types.INT)
                 .transform("gradient-reducer", TypeInformation.of(ReducedChunk.class),

@@ -81,6 +81,7 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
     private final int[] fanouts;
     private final int featureDim;
     private int[] layerWidths = new int[0];
+    private int evalFanout = -1;
     private final VertexPartitioner partitioner;
     /**
      * Per partition, its route: the lowest partition of the GraphStore subtask that owns it. Requests
@@ -169,6 +170,12 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
      */
     public BatchAssembler withLayerWidths(int... widths) {
         this.layerWidths = widths.clone();
+        return this;
+    }
+
+    /** Neighbours per vertex in evaluation blocks ({@link BatchBuilder#evalFanout}); -1 (the default): all. */
+    public BatchAssembler withEvalFanout(int fanout) {
+        this.evalFanout = fanout;
         return this;
     }
 
@@ -312,7 +319,7 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
             builder = new BatchBuilder(spec, attempt, fanouts, featureDim, partitioner, routeOf,
                     halo ? maxSampleVertices : maxRequestVertices, lastBatchNodes, halo);
         }
-        InProgress batch = new InProgress(builder.localRoute(localRoute), now());
+        InProgress batch = new InProgress(builder.localRoute(localRoute).evalFanout(evalFanout), now());
         inProgress.put(spec.batchId, batch);
         queued.addAll(batch.builder.start());
         if (batch.builder.isComplete()) {

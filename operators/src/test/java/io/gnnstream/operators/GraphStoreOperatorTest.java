@@ -11,6 +11,7 @@ import io.gnnstream.operators.messages.EdgeBundle;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
+import io.gnnstream.operators.messages.LayerOutputs;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
@@ -104,6 +105,65 @@ class GraphStoreOperatorTest {
             assertEquals(2L, seeds.get(1).vertex);
             assertEquals(Split.NONE, seeds.get(1).split);
         }
+    }
+
+    /**
+     * The layer-output store: stored outputs are acknowledged to the scheduler, served to the next
+     * layer's requests of the same round with the vertex's label, survive a checkpoint, and a row of
+     * another round (or none) goes out as zeros without a label.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"rocksdb", "heap"})
+    void storesLayerOutputsAndServesThemToTheNextLayer(String backend) throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = harness(backend)) {
+            h.open();
+            node(h, 1, 2, Split.VAL);
+            node(h, 2, 0, Split.NONE);
+            LayerOutputs o = new LayerOutputs();
+            o.step = 40;
+            o.layer = 1;
+            o.roundIndex = 3;
+            o.part = 1;
+            o.parts = 2;
+            o.route = 0;
+            o.dim = 2;
+            o.vertices = new long[] {1, 2};
+            o.values = new float[] {0.5f, 1.5f, 2.5f, 3.5f};
+            h.processElement(new StreamRecord<>(GraphStoreInput.of(o)));
+            GraphEvent ack = h.getSideOutput(GraphStoreOperator.EVENTS).stream().map(StreamRecord::getValue)
+                    .filter(e -> e.kind == GraphEvent.Kind.LAYER_WRITTEN).findFirst().orElseThrow();
+            assertEquals(40, ack.step);
+            assertEquals(3, ack.roundIndex);
+            assertEquals(1, ack.part);
+            assertEquals(2, ack.parts);
+            snapshot = h.snapshot(1, 1);
+        }
+        try (var h = harness(backend)) {
+            h.initializeState(snapshot);
+            h.open();
+            MiniBatchPart rows = layerRows(h, 40, new long[] {2, 1, 99});
+            assertEquals(2, rows.rowDim);
+            assertArrayEquals(new int[] {0, 1, 2}, rows.rows);
+            assertArrayEquals(new int[] {0, 2, NodeUpdate.NO_LABEL}, rows.labels);
+            assertArrayEquals(new float[] {2.5f, 3.5f, 0.5f, 1.5f, 0, 0}, floats(rows.features));
+            MiniBatchPart stale = layerRows(h, 41, new long[] {1});
+            assertArrayEquals(new float[] {0, 0}, floats(stale.features), "an output of another round is not served");
+            assertArrayEquals(new int[] {NodeUpdate.NO_LABEL}, stale.labels);
+        }
+    }
+
+    private static MiniBatchPart layerRows(
+            KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h, long step,
+            long[] vertices) throws Exception {
+        int[] rows = new int[vertices.length];
+        Arrays.setAll(rows, i -> i);
+        SampleRequest request = SampleRequest.sampleOnly(9, step, 2, 0, 0, -1, new long[0])
+                .withFeatures(109, 0, 0, 0, vertices, rows);
+        request.layerInput = 1;
+        request.layerDim = 2;
+        h.processElement(new StreamRecord<>(GraphStoreInput.of(request)));
+        return lastFeatures(h);
     }
 
     /**
@@ -548,7 +608,8 @@ class GraphStoreOperatorTest {
             throws Exception {
         KeySelector<GraphStoreInput, VertexKey> key = in -> in.update != null
                 ? partitioner.keyOf(in.update.ownerVertex())
-                : VertexKey.anchor(in.edges != null ? in.edges.route : in.requests[0].route);
+                : VertexKey.anchor(in.edges != null ? in.edges.route
+                        : in.outputs != null ? in.outputs.route : in.requests[0].route);
         var h = new KeyedOneInputStreamOperatorTestHarness<>(
                 new GraphStoreOperator(partitioner, new GraphStoreConfig(42L, DIM, 1000L, cacheBytes, cacheBytes, edgeBuffer,
                         trainerCacheSlots)), key, VertexKeyTypeInfo.INSTANCE,

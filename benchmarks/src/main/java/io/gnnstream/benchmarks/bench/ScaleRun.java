@@ -29,6 +29,7 @@ import java.util.stream.Stream;
  * the JVM and of the broker it starts (sampled every second), the JVM's own accounting of its memory
  * at the largest RSS seen ({@code jcmd VM.native_memory}), the bytes the job's local files take on
  * disk (RocksDB's instances among them), and the job's checkpoint statistics from Flink's REST API.
+ * The child's output is copied to {@code demo.log} in the run's folder.
  */
 final class ScaleRun {
 
@@ -120,8 +121,12 @@ final class ScaleRun {
 
     private void read(Process child, long started, PrintStream log) {
         try (BufferedReader in = new BufferedReader(
-                new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+                new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+                java.io.BufferedWriter copy = Files.newBufferedWriter(dir.resolve("demo.log"), StandardCharsets.UTF_8)) {
             for (String line = in.readLine(); line != null; line = in.readLine()) {
+                copy.write(line);
+                copy.newLine();
+                copy.flush();
                 synchronized (output) {
                     output.add(line);
                     outputSeconds.add((System.nanoTime() - started) / 1e9);

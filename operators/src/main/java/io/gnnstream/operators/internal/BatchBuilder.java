@@ -44,6 +44,7 @@ public final class BatchBuilder {
     private final BatchSpec spec;
     private final int[] fanouts;
     private final int featureDim;
+    private int evalFanout = -1;
     /** See {@link #layerInput}: 0 for features. */
     private int layerInput;
     private int layerDim;
@@ -307,8 +308,17 @@ public final class BatchBuilder {
         return this;
     }
 
+    /**
+     * Neighbours an inference or evaluation block samples per vertex ({@code -1}, the default: all);
+     * a vertex with more gets a uniform sample of that many.
+     */
+    public BatchBuilder evalFanout(int fanout) {
+        this.evalFanout = fanout;
+        return this;
+    }
+
     private int fanoutOf(int hopNumber) {
-        return spec.kind == MiniBatch.Kind.TRAIN ? fanouts[hopNumber - 1] : -1;
+        return spec.kind == MiniBatch.Kind.TRAIN ? fanouts[hopNumber - 1] : evalFanout;
     }
 
     /** Vertex ids of the node numbers {@code nodeNumbers[from..to-1]}. */
