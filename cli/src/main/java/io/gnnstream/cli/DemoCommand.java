@@ -55,8 +55,9 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--web-port", defaultValue = "0", description = "Flink Web UI port; 0 = 8081 if free, else any (default: ${DEFAULT-VALUE}).")
     int webPort;
 
-    @Option(names = "--timeout", defaultValue = "20m", converter = DurationConverter.class,
-            description = "Fail if training has not finished after this long (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--timeout", defaultValue = "0s", converter = DurationConverter.class,
+            description = "Fail if training has not finished after this long; 0s = no limit: a job that stalls "
+                    + "fails its checkpoints and ends after --max-restarts restarts (default: ${DEFAULT-VALUE}).")
     Duration timeout;
 
     @Mixin
