@@ -123,6 +123,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private transient Counter nodesIngested;
     private transient Counter requests;
     private transient Counter malformedRequests;
+    /** Layer outputs for vertices of other subtasks, written before a rescale and skipped. */
+    private transient Counter staleLayerOutputs;
     private transient VertexValueCache recordCache;
     private transient VertexValueCache tailCache;
     private transient EdgeBuffer edgeBuffer;
@@ -196,6 +198,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         nodesIngested = getMetricGroup().counter("nodesIngested");
         requests = getMetricGroup().counter("sampleRequests");
         malformedRequests = getMetricGroup().counter("malformedRequests");
+        staleLayerOutputs = getMetricGroup().counter("staleLayerOutputs");
         getMetricGroup().gauge("layerRowsWritten", () -> layerOutputs.rowsWritten());
         getMetricGroup().gauge("missingLayerRows", () -> layerOutputs.missingRows());
         getMetricGroup().gauge("haloReplicas", () -> sizes.sum(PartitionSizes.REPLICAS));
@@ -216,6 +219,12 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         } else if (input.replica != null) {
             applyReplica(input.replica);
         } else if (input.outputs != null) {
+            if (!ownsAll(input.outputs.vertices)) {
+                // Written for the subtasks of another parallelism (read again from the topic after a
+                // rescale): the scheduler issues that round again for the current subtasks.
+                staleLayerOutputs.inc();
+                return;
+            }
             faults.check("layer-store", subtask, ++layerRecordsStored);
             layerOutputs.write(input.outputs, this::labelOf);
             output.collect(EVENTS, new StreamRecord<>(GraphEvent.layerWritten(input.outputs)));
@@ -417,6 +426,15 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         return trainerCaches.computeIfAbsent(trainer, t -> FeatureCacheDirectory.shareOf(config.trainerCacheSlots,
                 getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
                 getRuntimeContext().getTaskInfo().getIndexOfThisSubtask()));
+    }
+
+    private boolean ownsAll(long[] vertices) {
+        for (long v : vertices) {
+            if (!owned[partitioner.partition(v)]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private int labelOf(long vertex) throws Exception {
