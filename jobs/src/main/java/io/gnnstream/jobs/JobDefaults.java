@@ -21,7 +21,7 @@ import org.apache.flink.streaming.api.environment.ExecutionCheckpointingOptions;
  * {@link #BUFFER_TIMEOUT}, two checkpoints are retained with a pause between them, snapshots are
  * compressed (Flink reads uncompressed operator state back one system call per field, which made
  * the trainer's restore take seconds), failures restart the job from its last checkpoint at most
- * {@code --max-restarts} times in a row, after delays growing from 1 s to 1 min (Flink's
+ * {@code --max-restarts} times in a row, after delays doubling from 2 s to 1 min (Flink's
  * exponential-delay strategy: a failure that repeats at every restore ends the job instead of
  * restarting it for ever, while the delays outlast the detection of a lost TaskManager), and
  * {@link #tuneThroughput} applies.
@@ -105,6 +105,8 @@ public final class JobDefaults {
         }
         if (!conf.contains(RestartStrategyOptions.RESTART_STRATEGY)) {
             conf.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
+            conf.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF, Duration.ofSeconds(2));
+            conf.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_BACKOFF_MULTIPLIER, 2.0);
             conf.set(RunOptions.MAX_RESTARTS, conf.get(RunOptions.MAX_RESTARTS));
             conf.set(RunOptions.RESTART_RESET_AFTER, conf.get(RunOptions.RESTART_RESET_AFTER));
         }

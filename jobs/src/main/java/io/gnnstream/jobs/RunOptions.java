@@ -45,9 +45,9 @@ public final class RunOptions {
     public static final ConfigOption<Integer> MAX_RESTARTS = GROUP.declare(
             ConfigOptions.key(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS.key())
                     .intType()
-                    .defaultValue(10)
+                    .defaultValue(20)
                     .withDescription("Restarts from the last checkpoint after failures in a row, each after a "
-                            + "delay growing from 1 s to 1 min, before the job fails and demo, train and submit "
+                            + "delay doubling from 2 s to 1 min, before the job fails and demo, train and submit "
                             + "--follow exit with its cause (Flink's exponential-delay restart strategy, used unless "
                             + "restart-strategy.type is configured). A failure that repeats at every restore (a "
                             + "trainer out of heap, say) ends the job instead of restarting it for ever; a lost "

@@ -95,6 +95,13 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
     /** No progress of a rank for this long, with its specs outstanding, re-issues them. */
     static final long STALL_REISSUE_NANOS = 30_000_000_000L;
 
+    /**
+     * Blocks of an evaluation round a rank may have unacknowledged: a block holds all its
+     * destinations' in-neighbours (tens of thousands of rows), so a rank holds at most this many
+     * besides its training batches' worth.
+     */
+    static final int ROUND_PREFETCH = 2;
+
     static final ListStateDescriptor<SchedulerState> STATE =
             new ListStateDescriptor<>("scheduler", TypeInformation.of(SchedulerState.class));
 
@@ -509,7 +516,7 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
                     return;
                 }
                 int rank = rankOfBlock(s.roundNext);
-                if (!hasCredit(rank)) {
+                if (!hasCredit(rank) || roundBlocksInFlight(rank) >= ROUND_PREFETCH) {
                     return;
                 }
                 notePassStart(passOf(s.roundNext));
@@ -533,6 +540,15 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
 
     private boolean hasCredit(int rank) {
         return s.issuedSeqs[rank] - (s.ackedSeqs[rank] + 1) < config.prefetch;
+    }
+
+    /** Blocks of evaluation rounds issued to {@code rank} and not acknowledged. */
+    private int roundBlocksInFlight(int rank) {
+        int n = 0;
+        for (BatchSpec spec : s.unacked) {
+            n += spec.trainer == rank && spec.kind != MiniBatch.Kind.TRAIN ? 1 : 0;
+        }
+        return n;
     }
 
     private void emit(BatchSpec spec, int rank) {

@@ -48,6 +48,7 @@ public final class LayerOutputRecords {
                 .setBootstrapServers(bootstrapServers)
                 .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
                 .setProperty("linger.ms", "5")
+                .setProperty("buffer.memory", Integer.toString(8 << 20))
                 .setRecordSerializer(new Serializer(topic))
                 .build();
     }
@@ -61,6 +62,7 @@ public final class LayerOutputRecords {
                 .setClientIdPrefix(groupId + "-" + topic)
                 .setStartingOffsets(OffsetsInitializer.earliest())
                 .setDeserializer(new Deserializer())
+                .setProperty("fetch.max.bytes", Integer.toString(8 << 20))
                 .build();
     }
 
