@@ -110,17 +110,16 @@ final class TrainerCheckpoint {
         return pending.get();
     }
 
-    Iterable<InferenceTableState> inference() throws Exception {
-        return inference.get();
-    }
-
-    /** Writes a rank's state; {@code pendingStep} may be null. */
+    /**
+     * Writes a rank's state; {@code pendingStep} may be null. The inference tables that state of
+     * earlier versions held (rounds keep nothing on a rank now) are cleared.
+     */
     void snapshot(TrainerReplica replica, List<MiniBatch> bufferedBatches, List<MiniBatchPart> partialParts,
-            PendingStep pendingStep, List<InferenceTableState> tables) throws Exception {
+            PendingStep pendingStep) throws Exception {
         replicas.update(List.of(replica));
         buffered.update(bufferedBatches);
         partials.update(partialParts);
         pending.update(pendingStep == null ? List.of() : List.of(pendingStep));
-        inference.update(tables);
+        inference.clear();
     }
 }

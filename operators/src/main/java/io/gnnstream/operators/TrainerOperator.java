@@ -202,8 +202,6 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             for (PendingStep p : checkpoint.pending()) {
                 exchange.restore(p);
             }
-            // Tables of a round in progress in state of earlier versions; rounds keep nothing on the heap now.
-            checkpoint.inference().forEach(t -> { });
         } else {
             LOG.info("rank {} of {}: restored from {} checkpointed ranks at step {} (rank {}'s replica), layout {}",
                     rank, config.trainers, restored.fromRanks(), progress.layoutStep, restored.fromRank(),
@@ -252,7 +250,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         super.snapshotState(context);
         pauseSteps();
         checkpoint.snapshot(new TrainerReplica(rank, config.trainers, model.snapshot(), progress),
-                new ArrayList<>(buffered.values()), partials.parts(featureCache), exchange.pending(), List.of());
+                new ArrayList<>(buffered.values()), partials.parts(featureCache), exchange.pending());
         resumeSteps();
     }
 
