@@ -29,10 +29,10 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * {@link InAdjacency} (tail value plus 64-neighbour blocks) on a real RocksDB keyed backend, next to
- * a naive layout: one {@code ListState<Long>} per vertex, appended with {@code add()} and read
- * whole to sample. Also the cost of one per-vertex feature read, which bounds the sampling
- * loop once neighbours are chosen. Every operation includes switching the current key.
+ * {@link InAdjacency} (tail value plus 64-neighbour blocks) on a real RocksDB keyed backend, next
+ * to a naive layout: one {@code ListState<Long>} per vertex, appended with {@code add()} and read
+ * whole to sample. Also the cost of one per-vertex feature read, which bounds the sampling loop
+ * once neighbours are chosen. Every operation includes switching the current key.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -41,7 +41,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 3, time = 1)
 public class AdjacencyBenchmarks {
 
-    static final ListStateDescriptor<Long> LIST = new ListStateDescriptor<>("adj-list", LongSerializer.INSTANCE);
+    static final ListStateDescriptor<Long> LIST =
+            new ListStateDescriptor<>("adj-list", LongSerializer.INSTANCE);
     static final ValueStateDescriptor<byte[]> FEATURES =
             new ValueStateDescriptor<>("vertex-attributes", BytePrimitiveArraySerializer.INSTANCE);
 
@@ -139,7 +140,8 @@ public class AdjacencyBenchmarks {
 
         @TearDown(Level.Trial)
         public void report() {
-            System.out.printf("%n%,d edges inserted, mean degree %.1f%n", edges, (double) edges / VERTICES);
+            System.out.printf(
+                    "%n%,d edges inserted, mean degree %.1f%n", edges, (double) edges / VERTICES);
         }
     }
 
@@ -185,7 +187,8 @@ public class AdjacencyBenchmarks {
                     features[i] = (float) random.nextGaussian();
                 }
                 db.setKey(v);
-                attributes.update(VertexRecord.encode(new NodeUpdate(v, features, v % 7, Split.TRAIN)));
+                attributes.update(
+                        VertexRecord.encode(new NodeUpdate(v, features, v % 7, Split.TRAIN)));
             }
             db.compact(FEATURES);
         }
@@ -202,7 +205,9 @@ public class AdjacencyBenchmarks {
         return s.blocks.sample(s.fanout, s.random);
     }
 
-    /** The naive sample: deserialize the whole list, then choose the same slots as the block layout. */
+    /**
+     * The naive sample: deserialize the whole list, then choose the same slots as the block layout.
+     */
     @Benchmark
     public long[] sampleList(Sampling s) throws Exception {
         s.db.setKey(s.random.nextInt(s.vertices));

@@ -30,11 +30,14 @@ final class KeyedRocksDb implements AutoCloseable {
     KeyedRocksDb() throws Exception {
         dir = Files.createTempDirectory("gnnstream-jmh-rocksdb");
         EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend();
-        // The harness has almost no managed memory; RocksDB would then flush a file every few writes.
+        // The harness has almost no managed memory; RocksDB would then flush a file every few
+        // writes.
         rocksDb.getMemoryConfiguration().setUseManagedMemory(false);
         rocksDb.setDbStoragePath(dir.toString());
         try {
-            harness = new KeyedOneInputStreamOperatorTestHarness<>(operator, v -> v, Types.LONG, MAX_PARALLELISM, 1, 0);
+            harness =
+                    new KeyedOneInputStreamOperatorTestHarness<>(
+                            operator, v -> v, Types.LONG, MAX_PARALLELISM, 1, 0);
             harness.setStateBackend(rocksDb);
             harness.open();
         } catch (Exception | Error e) {
@@ -56,7 +59,8 @@ final class KeyedRocksDb implements AutoCloseable {
      * for a graph loaded long ago, not to a memtable full of merge operands and overwritten values.
      */
     void compact(StateDescriptor<?, ?>... states) throws Exception {
-        RocksDBKeyedStateBackend<?> backend = (RocksDBKeyedStateBackend<?>) operator.getKeyedStateBackend();
+        RocksDBKeyedStateBackend<?> backend =
+                (RocksDBKeyedStateBackend<?>) operator.getKeyedStateBackend();
         for (StateDescriptor<?, ?> state : states) {
             backend.compactState(state);
         }
@@ -72,7 +76,8 @@ final class KeyedRocksDb implements AutoCloseable {
     }
 
     /** Holds keyed state only; the benchmarks drive it directly, never through elements. */
-    private static final class StoreOperator extends AbstractStreamOperator<Void> implements OneInputStreamOperator<Long, Void> {
+    private static final class StoreOperator extends AbstractStreamOperator<Void>
+            implements OneInputStreamOperator<Long, Void> {
 
         private static final long serialVersionUID = 1L;
 

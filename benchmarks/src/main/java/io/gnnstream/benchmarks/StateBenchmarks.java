@@ -23,10 +23,10 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Micro-benchmarks of the state and serialization pieces the sampling loop spends its time in,
- * each next to the straightforward alternative: bulk array serialization against Flink's
- * element-wise array serializer (a mini-batch's features), a vertex record's feature copy, and the
- * slot choice behind O(fanout) neighbour sampling of a hub.
+ * Micro-benchmarks of the state and serialization pieces the sampling loop spends its time in, each
+ * next to the straightforward alternative: bulk array serialization against Flink's element-wise
+ * array serializer (a mini-batch's features), a vertex record's feature copy, and the slot choice
+ * behind O(fanout) neighbour sampling of a hub.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -84,7 +84,8 @@ public class StateBenchmarks {
 
     @Benchmark
     public float[] readFlinkElementWise() throws Exception {
-        return FloatPrimitiveArraySerializer.INSTANCE.deserialize(new DataInputDeserializer(flinkBytes));
+        return FloatPrimitiveArraySerializer.INSTANCE.deserialize(
+                new DataInputDeserializer(flinkBytes));
     }
 
     @Benchmark
@@ -93,7 +94,9 @@ public class StateBenchmarks {
         return gather;
     }
 
-    /** Slot choice for fanout 25 from a hub of 10^6 neighbours: cost must not depend on the degree. */
+    /**
+     * Slot choice for fanout 25 from a hub of 10^6 neighbours: cost must not depend on the degree.
+     */
     @Benchmark
     public int[] chooseSlotsOfHub() {
         return InAdjacency.chooseSlots(1_000_000, 25, random);

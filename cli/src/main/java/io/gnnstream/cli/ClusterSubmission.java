@@ -27,41 +27,63 @@ import picocli.CommandLine.Option;
  */
 final class ClusterSubmission {
 
-    @Option(names = "--job-jar", description = "The shaded job jar (default: jobs/target/gnnstream-jobs-*-job.jar "
-            + "of this build).")
+    @Option(
+            names = "--job-jar",
+            description =
+                    "The shaded job jar (default: jobs/target/gnnstream-jobs-*-job.jar "
+                            + "of this build).")
     Path jobJar;
 
-    @Option(names = "--follow", description = "Follow the job's metrics until its final evaluation, then cancel it "
-            + "(its last checkpoint is retained); without it the command returns once the job is submitted.")
+    @Option(
+            names = "--follow",
+            description =
+                    "Follow the job's metrics until its final evaluation, then cancel it (its last"
+                        + " checkpoint is retained); without it the command returns once the job is"
+                        + " submitted.")
     boolean follow;
 
-    @Option(names = "--timeout", defaultValue = "0s", converter = DurationConverter.class,
-            description = "With --follow: give up after this long; 0s = never (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--timeout",
+            defaultValue = "0s",
+            converter = DurationConverter.class,
+            description =
+                    "With --follow: give up after this long; 0s = never (default:"
+                            + " ${DEFAULT-VALUE}).")
     Duration timeout;
 
     /** Checks the options, creates the output topics and submits the job; returns 0 or throws. */
     int submit(Configuration conf, ClusterRest rest, TrainingFlags flags) throws Exception {
-        JobOptions.require(conf, KafkaOptions.BOOTSTRAP_SERVERS, GraphOptions.NUM_FEATURES, GraphOptions.NUM_CLASSES);
+        JobOptions.require(
+                conf,
+                KafkaOptions.BOOTSTRAP_SERVERS,
+                GraphOptions.NUM_FEATURES,
+                GraphOptions.NUM_CLASSES);
         TrainingJob.validate(conf);
         Path jar = jar();
         if (rest.overview().isEmpty()) {
             throw new ClusterException("the cluster at " + rest.webUi() + " does not answer");
         }
         TrainingJob.ensureOutputTopics(conf);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createRemoteEnvironment(rest.host(), rest.port(),
-                conf, jar.toString());
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.createRemoteEnvironment(
+                        rest.host(), rest.port(), conf, jar.toString());
         env.setParallelism(conf.get(RunOptions.PARALLELISM));
         if (follow) {
-            JsonNode result = new TrainingRunner(conf, System.out, flags.metricsOut)
-                    .predictionsOut(flags.predictionsOut).run(env, timeout).finalLine();
+            JsonNode result =
+                    new TrainingRunner(conf, System.out, flags.metricsOut)
+                            .predictionsOut(flags.predictionsOut)
+                            .run(env, timeout)
+                            .finalLine();
             System.out.println("final test accuracy " + result.path("test_acc").asDouble());
             return 0;
         }
         new TrainingJob(conf).buildWithKafka(env);
         JobClient client = env.executeAsync(TrainingJob.streamGraph(env));
         System.out.println("Submitted job " + client.getJobID() + " to " + rest.webUi());
-        System.out.println("Stop it with a savepoint: bin/gnnstream stop --job " + client.getJobID()
-                + " --savepoint-dir URI");
+        System.out.println(
+                "Stop it with a savepoint: bin/gnnstream stop --job "
+                        + client.getJobID()
+                        + " --savepoint-dir URI");
         return 0;
     }
 
@@ -74,8 +96,13 @@ final class ClusterSubmission {
         }
         Path dir = ClusterCommand.home().resolve("jobs").resolve("target");
         try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(p -> p.getFileName().toString().matches("gnnstream-jobs-.*-job\\.jar")).findFirst()
-                    .orElseThrow(() -> new ClusterException("no job jar in " + dir + " (built by `mvn package`)"));
+            return files.filter(
+                            p -> p.getFileName().toString().matches("gnnstream-jobs-.*-job\\.jar"))
+                    .findFirst()
+                    .orElseThrow(
+                            () ->
+                                    new ClusterException(
+                                            "no job jar in " + dir + " (built by `mvn package`)"));
         } catch (java.nio.file.NoSuchFileException e) {
             throw new ClusterException("no job jar in " + dir + " (built by `mvn package`)", e);
         }

@@ -16,12 +16,20 @@ final class ClusterTarget {
 
     static final String DEFAULT_DIR = "work/cluster";
 
-    @Option(names = "--jobmanager", paramLabel = "HOST:PORT",
-            description = "REST address of the cluster's JobManager (default: the cluster started in --cluster-dir).")
+    @Option(
+            names = "--jobmanager",
+            paramLabel = "HOST:PORT",
+            description =
+                    "REST address of the cluster's JobManager (default: the cluster started in"
+                            + " --cluster-dir).")
     String jobManager;
 
-    @Option(names = "--cluster-dir", defaultValue = DEFAULT_DIR,
-            description = "Directory of the cluster started by `cluster start` (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--cluster-dir",
+            defaultValue = DEFAULT_DIR,
+            description =
+                    "Directory of the cluster started by `cluster start` (default:"
+                            + " ${DEFAULT-VALUE}).")
     Path clusterDir;
 
     /** The cluster's REST endpoint; a clear error when none is given and none was started. */
@@ -31,8 +39,10 @@ final class ClusterTarget {
         }
         Optional<ClusterState> state = ClusterState.read(clusterDir.toAbsolutePath());
         if (state.isEmpty()) {
-            throw new ClusterException("no cluster was started in " + clusterDir.toAbsolutePath()
-                    + ": run `bin/gnnstream cluster start` or give --jobmanager HOST:PORT");
+            throw new ClusterException(
+                    "no cluster was started in "
+                            + clusterDir.toAbsolutePath()
+                            + ": run `bin/gnnstream cluster start` or give --jobmanager HOST:PORT");
         }
         return new ClusterRest(state.get().restHost(), state.get().restPort());
     }

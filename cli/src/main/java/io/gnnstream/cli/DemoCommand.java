@@ -5,15 +5,15 @@ import io.gnnstream.connectors.DatasetInfo;
 import io.gnnstream.connectors.DatasetLoader;
 import io.gnnstream.connectors.KafkaTopics;
 import io.gnnstream.connectors.LocalKafkaBroker;
+import io.gnnstream.jobs.DensityDefaults;
 import io.gnnstream.jobs.GraphOptions;
 import io.gnnstream.jobs.KafkaOptions;
 import io.gnnstream.jobs.LocalFlink;
+import io.gnnstream.jobs.ModelOptions;
+import io.gnnstream.jobs.ProgressFormat;
 import io.gnnstream.jobs.RunOptions;
 import io.gnnstream.jobs.SamplingOptions;
 import io.gnnstream.jobs.TrainingJob;
-import io.gnnstream.jobs.DensityDefaults;
-import io.gnnstream.jobs.ModelOptions;
-import io.gnnstream.jobs.ProgressFormat;
 import io.gnnstream.jobs.TrainingRunner;
 import io.gnnstream.jobs.internal.Directories;
 import io.gnnstream.state.records.Split;
@@ -36,40 +36,62 @@ import picocli.CommandLine.Option;
  * The whole pipeline on one machine: a real local Kafka broker, the bundled dataset produced into
  * it, and the training job on a local MiniCluster with RocksDB state and checkpoints.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true, modelTransformer = DemoCommand.JobFlags.class,
-        description = "Start a local Kafka broker, load a dataset into it and train on a local Flink MiniCluster.")
+@Command(
+        name = "demo",
+        mixinStandardHelpOptions = true,
+        modelTransformer = DemoCommand.JobFlags.class,
+        description =
+                "Start a local Kafka broker, load a dataset into it and train on a local Flink"
+                        + " MiniCluster.")
 final class DemoCommand implements Callable<Integer> {
 
     /** System property set by {@code bin/gnnstream}: the project's root directory. */
     static final String HOME_PROPERTY = "gnnstream.home";
 
-    @Option(names = "--dataset", description = "Dataset folder (default: <gnnstream home>/data/cora).")
+    @Option(
+            names = "--dataset",
+            description = "Dataset folder (default: <gnnstream home>/data/cora).")
     Path dataset;
 
-    @Option(names = "--work-dir", defaultValue = "work/demo", description = "Scratch directory, wiped at start: broker data, checkpoints (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--work-dir",
+            defaultValue = "work/demo",
+            description =
+                    "Scratch directory, wiped at start: broker data, checkpoints (default:"
+                            + " ${DEFAULT-VALUE}).")
     Path workDir;
 
     /** Training steps of a demo unless {@code --max-steps} says otherwise. */
     static final long DEFAULT_MAX_STEPS = 300;
 
-    @Option(names = "--web-port", defaultValue = "0", description = "Flink Web UI port; 0 = 8081 if free, else any (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--web-port",
+            defaultValue = "0",
+            description =
+                    "Flink Web UI port; 0 = 8081 if free, else any (default: ${DEFAULT-VALUE}).")
     int webPort;
 
-    @Option(names = "--timeout", defaultValue = "0s", converter = DurationConverter.class,
-            description = "Fail if training has not finished after this long; 0s = no limit: a job that stalls "
-                    + "fails its checkpoints and ends after --max-restarts restarts (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--timeout",
+            defaultValue = "0s",
+            converter = DurationConverter.class,
+            description =
+                    "Fail if training has not finished after this long; 0s = no limit: a job that"
+                            + " stalls fails its checkpoints and ends after --max-restarts restarts"
+                            + " (default: ${DEFAULT-VALUE}).")
     Duration timeout;
 
-    @Mixin
-    TrainingFlags flags;
+    @Mixin TrainingFlags flags;
 
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
         long started = System.nanoTime();
-        Path data = dataset != null ? dataset : Path.of(System.getProperty(HOME_PROPERTY, "."), "data", "cora");
+        Path data =
+                dataset != null
+                        ? dataset
+                        : Path.of(System.getProperty(HOME_PROPERTY, "."), "data", "cora");
         DatasetInfo info = DatasetInfo.scan(data);
         System.out.println("Dataset " + info);
         Configuration conf = flags.toConfiguration(spec, workDir.resolve("checkpoints"));
@@ -88,33 +110,58 @@ final class DemoCommand implements Callable<Integer> {
             conf.set(SamplingOptions.MIN_TRAIN_SEEDS, (int) info.splitCount(Split.TRAIN));
         }
         DensityDefaults.apply(conf, info.meanNonZeroFeatures(), info.signedRows() > 0);
-        System.out.println(String.format(Locale.ROOT, "Model %s, lr %.4g, weight decay %.3g (%.1f non-zero features "
-                + "per vertex)", conf.get(ModelOptions.MODEL).name().toLowerCase(Locale.ROOT),
-                conf.get(ModelOptions.LEARNING_RATE), conf.get(ModelOptions.WEIGHT_DECAY), info.meanNonZeroFeatures()));
+        System.out.println(
+                String.format(
+                        Locale.ROOT,
+                        "Model %s, lr %.4g, weight decay %.3g (%.1f non-zero features "
+                                + "per vertex)",
+                        conf.get(ModelOptions.MODEL).name().toLowerCase(Locale.ROOT),
+                        conf.get(ModelOptions.LEARNING_RATE),
+                        conf.get(ModelOptions.WEIGHT_DECAY),
+                        info.meanNonZeroFeatures()));
         TrainingJob.validate(conf);
         wipe(workDir);
-        try (LocalKafkaBroker broker = LocalKafkaBroker.builder().workDir(workDir.resolve("kafka")).port(0).start()) {
-            System.out.println("Kafka broker on " + broker.bootstrapServers() + " (pid " + broker.pid() + ")");
+        try (LocalKafkaBroker broker =
+                LocalKafkaBroker.builder().workDir(workDir.resolve("kafka")).port(0).start()) {
+            System.out.println(
+                    "Kafka broker on " + broker.bootstrapServers() + " (pid " + broker.pid() + ")");
             conf.set(KafkaOptions.BOOTSTRAP_SERVERS, broker.bootstrapServers());
             String edges = KafkaOptions.edgesTopic(conf);
             String nodes = KafkaOptions.nodesTopic(conf);
-            KafkaTopics.ensure(broker.bootstrapServers(), Math.max(2, conf.get(RunOptions.PARALLELISM)), edges, nodes);
+            KafkaTopics.ensure(
+                    broker.bootstrapServers(),
+                    Math.max(2, conf.get(RunOptions.PARALLELISM)),
+                    edges,
+                    nodes);
             TrainingJob.ensureOutputTopics(conf);
-            DatasetLoader.Result loaded = new DatasetLoader(broker.bootstrapServers()).load(data, edges, nodes);
+            DatasetLoader.Result loaded =
+                    new DatasetLoader(broker.bootstrapServers()).load(data, edges, nodes);
             System.out.println("Produced " + loaded);
 
-            StreamExecutionEnvironment env = LocalFlink.environment(conf, conf.get(RunOptions.PARALLELISM), webPort);
-            JsonNode result = new TrainingRunner(conf, System.out, flags.metricsOut)
-                    .predictionsOut(flags.predictionsOut).run(env, timeout).finalLine();
-            System.out.println(String.format(Locale.ROOT,
-                    "gnnstream demo: %s test accuracy %.4f after %d steps (best val %.4f at step %d, its test "
-                            + "accuracy %.4f), %d vertices, %d edges; training %.1f s, of it evaluation %.1f s; "
-                            + "%.0f s wall",
-                    data.getFileName(), result.path("test_acc").asDouble(), result.path("step").asLong(),
-                    result.path("best_val_acc").asDouble(), result.path("best_val_step").asLong(),
-                    result.path("best_val_test_acc").asDouble(), info.nodes(), info.edges(),
-                    ProgressFormat.trainingSeconds(result), result.path("eval_s").asDouble(),
-                    (System.nanoTime() - started) / 1e9));
+            StreamExecutionEnvironment env =
+                    LocalFlink.environment(conf, conf.get(RunOptions.PARALLELISM), webPort);
+            JsonNode result =
+                    new TrainingRunner(conf, System.out, flags.metricsOut)
+                            .predictionsOut(flags.predictionsOut)
+                            .run(env, timeout)
+                            .finalLine();
+            System.out.println(
+                    String.format(
+                            Locale.ROOT,
+                            "gnnstream demo: %s test accuracy %.4f after %d steps (best val %.4f at"
+                                    + " step %d, its test accuracy %.4f), %d vertices, %d edges;"
+                                    + " training %.1f s, of it evaluation %.1f s; %.0f s wall",
+                            data.getFileName(),
+                            result.path("test_acc").asDouble(),
+                            result.path("step").asLong(),
+                            result.path("best_val_acc").asDouble(),
+                            result.path("best_val_step").asLong(),
+                            result.path("best_val_test_acc").asDouble(),
+                            info.nodes(),
+                            info.edges(),
+                            ProgressFormat.trainingSeconds(result),
+                            result.path("eval_s").asDouble(),
+                            (System.nanoTime() - started) / 1e9));
         }
         return 0;
     }
@@ -126,14 +173,28 @@ final class DemoCommand implements Callable<Integer> {
     static final class JobFlags implements CommandLine.IModelTransformer {
         @Override
         public CommandLine.Model.CommandSpec transform(CommandLine.Model.CommandSpec spec) {
-            TrainingFlags.addJobFlags(spec,
-                    Set.of("--bootstrap-servers", "--edges-topic", "--nodes-topic", "--group-id", "--num-features",
+            TrainingFlags.addJobFlags(
+                    spec,
+                    Set.of(
+                            "--bootstrap-servers",
+                            "--edges-topic",
+                            "--nodes-topic",
+                            "--group-id",
+                            "--num-features",
                             "--num-classes"),
-                    Map.of("--max-steps", String.valueOf(DEFAULT_MAX_STEPS),
-                            "--min-train-seeds", "all training vertices of the dataset",
-                            "--min-vertices", "the dataset's vertices", "--min-edges", "the dataset's edges",
-                            "--lr", "from the dataset's feature density (see README)",
-                            "--weight-decay", "from the dataset's feature density (see README)"));
+                    Map.of(
+                            "--max-steps",
+                            String.valueOf(DEFAULT_MAX_STEPS),
+                            "--min-train-seeds",
+                            "all training vertices of the dataset",
+                            "--min-vertices",
+                            "the dataset's vertices",
+                            "--min-edges",
+                            "the dataset's edges",
+                            "--lr",
+                            "from the dataset's feature density (see README)",
+                            "--weight-decay",
+                            "from the dataset's feature density (see README)"));
             return spec;
         }
     }

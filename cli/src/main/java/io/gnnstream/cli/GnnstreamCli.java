@@ -6,16 +6,29 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** Entry point of {@code bin/gnnstream}. */
-@Command(name = "gnnstream", mixinStandardHelpOptions = true, version = "gnnstream 0.1.0",
+@Command(
+        name = "gnnstream",
+        mixinStandardHelpOptions = true,
+        version = "gnnstream 0.1.0",
         description = "Continuous graph neural network training on Apache Flink.",
-        subcommands = {DemoCommand.class, TrainCommand.class, LoadCommand.class, KafkaCommand.class,
-                GenerateCommand.class, BenchCommand.class, PlotCommand.class, PredictCommand.class,
-                ClusterCommand.class, SubmitCommand.class, StopCommand.class, ResumeCommand.class,
-                PartitionCommand.class})
+        subcommands = {
+            DemoCommand.class,
+            TrainCommand.class,
+            LoadCommand.class,
+            KafkaCommand.class,
+            GenerateCommand.class,
+            BenchCommand.class,
+            PlotCommand.class,
+            PredictCommand.class,
+            ClusterCommand.class,
+            SubmitCommand.class,
+            StopCommand.class,
+            ResumeCommand.class,
+            PartitionCommand.class
+        })
 public final class GnnstreamCli implements Runnable {
 
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Override
     public void run() {
@@ -26,24 +39,29 @@ public final class GnnstreamCli implements Runnable {
         System.exit(commandLine().execute(args));
     }
 
-    /** The configured command line; errors in user input print a message and usage, never a stack trace. */
+    /**
+     * The configured command line; errors in user input print a message and usage, never a stack
+     * trace.
+     */
     public static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new GnnstreamCli());
         cli.setDefaultValueProvider(new OptionDefaults());
-        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-            if (e instanceof IllegalArgumentException || e instanceof DatasetException) {
-                commandLine.getErr().println("error: " + e.getMessage());
-                return CommandLine.ExitCode.USAGE;
-            }
-            if (e instanceof BrokerException || e instanceof io.gnnstream.cluster.ClusterException
-                    || e instanceof io.gnnstream.jobs.TrainingRunner.JobFailedException) {
-                commandLine.getErr().println("error: " + e.getMessage());
-                return CommandLine.ExitCode.SOFTWARE;
-            }
-            commandLine.getErr().println("error: " + e);
-            e.printStackTrace(commandLine.getErr());
-            return CommandLine.ExitCode.SOFTWARE;
-        });
+        cli.setExecutionExceptionHandler(
+                (e, commandLine, parseResult) -> {
+                    if (e instanceof IllegalArgumentException || e instanceof DatasetException) {
+                        commandLine.getErr().println("error: " + e.getMessage());
+                        return CommandLine.ExitCode.USAGE;
+                    }
+                    if (e instanceof BrokerException
+                            || e instanceof io.gnnstream.cluster.ClusterException
+                            || e instanceof io.gnnstream.jobs.TrainingRunner.JobFailedException) {
+                        commandLine.getErr().println("error: " + e.getMessage());
+                        return CommandLine.ExitCode.SOFTWARE;
+                    }
+                    commandLine.getErr().println("error: " + e);
+                    e.printStackTrace(commandLine.getErr());
+                    return CommandLine.ExitCode.SOFTWARE;
+                });
         return cli;
     }
 }

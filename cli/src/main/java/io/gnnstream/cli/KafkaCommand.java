@@ -8,21 +8,37 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** Runs the local development broker in the foreground until Ctrl-C. */
-@Command(name = "kafka", mixinStandardHelpOptions = true,
-        description = "Run a local single-node Kafka broker (KRaft, loopback) in the foreground until Ctrl-C.")
+@Command(
+        name = "kafka",
+        mixinStandardHelpOptions = true,
+        description =
+                "Run a local single-node Kafka broker (KRaft, loopback) in the foreground until"
+                        + " Ctrl-C.")
 final class KafkaCommand implements Callable<Integer> {
 
-    @Option(names = "--port", defaultValue = "9092", description = "Listener port, 0 = any free port (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--port",
+            defaultValue = "9092",
+            description = "Listener port, 0 = any free port (default: ${DEFAULT-VALUE}).")
     int port;
 
-    @Option(names = "--dir", defaultValue = "work/kafka", description = "Data and log directory (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--dir",
+            defaultValue = "work/kafka",
+            description = "Data and log directory (default: ${DEFAULT-VALUE}).")
     Path dir;
 
     @Override
     public Integer call() throws Exception {
         try (LocalKafkaBroker broker = LocalKafkaBroker.builder().workDir(dir).port(port).start()) {
-            System.out.println("Kafka broker listening on " + broker.bootstrapServers() + " (pid " + broker.pid()
-                    + ", log " + broker.logFile() + "). Press Ctrl-C to stop.");
+            System.out.println(
+                    "Kafka broker listening on "
+                            + broker.bootstrapServers()
+                            + " (pid "
+                            + broker.pid()
+                            + ", log "
+                            + broker.logFile()
+                            + "). Press Ctrl-C to stop.");
             new CountDownLatch(1).await();
         }
         return 0;

@@ -4,9 +4,9 @@ import io.gnnstream.jobs.JobOption;
 import io.gnnstream.jobs.JobOptions;
 import java.lang.reflect.AnnotatedElement;
 import picocli.CommandLine.IDefaultValueProvider;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
 
 /**
  * Gives an annotated flag that shares its name with a job option (such as {@code bench --fanouts})
@@ -19,11 +19,15 @@ final class OptionDefaults implements IDefaultValueProvider {
 
     @Override
     public String defaultValue(ArgSpec argSpec) {
-        if (!(argSpec instanceof OptionSpec) || argSpec.defaultValue() != null || argSpec.userObject() == null
+        if (!(argSpec instanceof OptionSpec)
+                || argSpec.defaultValue() != null
+                || argSpec.userObject() == null
                 || declaredRequired(argSpec.userObject())) {
             return null;
         }
-        return JobOptions.byFlag(((OptionSpec) argSpec).longestName()).map(JobOption::defaultText).orElse(null);
+        return JobOptions.byFlag(((OptionSpec) argSpec).longestName())
+                .map(JobOption::defaultText)
+                .orElse(null);
     }
 
     /** True for an annotated field or method declared {@code required = true}. */

@@ -15,11 +15,15 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code partition}: the Gelly partitioning job on a dataset folder or an edge file. */
-@Command(name = "partition", mixinStandardHelpOptions = true,
-        description = "Assign the vertices of a graph to P partitions with a low edge cut (Flink Gelly batch job: "
-                + "balanced label propagation, then a local repair to balance <= 1.05); writes the map for "
-                + "--partition-map and prints edge cut, balance and the replication factor of --halo features (at a "
-                + "--parallelism equal to P, one partition per GraphStore subtask), also those of hash partitioning.")
+@Command(
+        name = "partition",
+        mixinStandardHelpOptions = true,
+        description =
+                "Assign the vertices of a graph to P partitions with a low edge cut (Flink Gelly"
+                    + " batch job: balanced label propagation, then a local repair to balance <="
+                    + " 1.05); writes the map for --partition-map and prints edge cut, balance and"
+                    + " the replication factor of --halo features (at a --parallelism equal to P,"
+                    + " one partition per GraphStore subtask), also those of hash partitioning.")
 final class PartitionCommand implements Callable<Integer> {
 
     static final class Input {
@@ -33,7 +37,10 @@ final class PartitionCommand implements Callable<Integer> {
     @ArgGroup(exclusive = true, multiplicity = "1")
     Input input;
 
-    @Option(names = "--partitions", required = true, description = "Number of partitions: the job's --partitions.")
+    @Option(
+            names = "--partitions",
+            required = true,
+            description = "Number of partitions: the job's --partitions.")
     int partitions;
 
     @Option(names = "--out", required = true, description = "The partition map to write.")
@@ -42,20 +49,30 @@ final class PartitionCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Also write the figures as JSON to this file.")
     Path json;
 
-    @Option(names = "--supersteps", defaultValue = "41", description = "Supersteps of label propagation (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--supersteps",
+            defaultValue = "41",
+            description = "Supersteps of label propagation (default: ${DEFAULT-VALUE}).")
     int supersteps;
 
-    @Option(names = "--seed", defaultValue = "1", description = "Seed of the migration coins (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--seed",
+            defaultValue = "1",
+            description = "Seed of the migration coins (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--parallelism", defaultValue = "2", description = "Parallelism of the Gelly job (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--parallelism",
+            defaultValue = "2",
+            description = "Parallelism of the Gelly job (default: ${DEFAULT-VALUE}).")
     int parallelism;
 
     @Override
     public Integer call() throws Exception {
         if (partitions < 1 || Integer.bitCount(partitions) != 1 || partitions > 1024) {
-            throw new IllegalArgumentException("--partitions must be a power of two up to 1024 (the job's --partitions), got "
-                    + partitions);
+            throw new IllegalArgumentException(
+                    "--partitions must be a power of two up to 1024 (the job's --partitions), got "
+                            + partitions);
         }
         Path edgesFile = input.edges;
         Path nodesFile = null;
@@ -66,8 +83,12 @@ final class PartitionCommand implements Callable<Integer> {
         } else if (!Files.isRegularFile(edgesFile)) {
             throw new IllegalArgumentException("--edges " + edgesFile + " does not exist");
         }
-        GraphPartitioner.Result r = new GraphPartitioner(partitions).supersteps(supersteps).seed(seed)
-                .parallelism(parallelism).run(edgesFile, nodesFile);
+        GraphPartitioner.Result r =
+                new GraphPartitioner(partitions)
+                        .supersteps(supersteps)
+                        .seed(seed)
+                        .parallelism(parallelism)
+                        .run(edgesFile, nodesFile);
         Path parent = out.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);
@@ -75,33 +96,60 @@ final class PartitionCommand implements Callable<Integer> {
         try (OutputStream o = Files.newOutputStream(out)) {
             r.map().write(o);
         }
-        System.out.printf(Locale.ROOT, "%d vertices, %d edges, %d partitions (%d unreadable and %d removal lines skipped)%n",
-                r.vertices(), r.edges(), partitions, r.rejectedLines(), r.removalLines());
-        System.out.println(line("gelly", r.quality()) + String.format(Locale.ROOT, "  (%.2fx hash's cut)",
-                r.quality().edgeCut() / Math.max(1e-12, r.hash().edgeCut())));
+        System.out.printf(
+                Locale.ROOT,
+                "%d vertices, %d edges, %d partitions (%d unreadable and %d removal lines"
+                        + " skipped)%n",
+                r.vertices(),
+                r.edges(),
+                partitions,
+                r.rejectedLines(),
+                r.removalLines());
+        System.out.println(
+                line("gelly", r.quality())
+                        + String.format(
+                                Locale.ROOT,
+                                "  (%.2fx hash's cut)",
+                                r.quality().edgeCut() / Math.max(1e-12, r.hash().edgeCut())));
         System.out.println(line("hash", r.hash()));
-        System.out.printf(Locale.ROOT, "label propagation alone: edge_cut %.4f balance %.3f; repair moved %d vertices; "
-                + "%.1f s (Gelly job %.1f s)%n", r.propagated().edgeCut(), r.propagated().balance(), r.repairMoves(),
-                r.seconds(), r.gellySeconds());
+        System.out.printf(
+                Locale.ROOT,
+                "label propagation alone: edge_cut %.4f balance %.3f; repair moved %d vertices; "
+                        + "%.1f s (Gelly job %.1f s)%n",
+                r.propagated().edgeCut(),
+                r.propagated().balance(),
+                r.repairMoves(),
+                r.seconds(),
+                r.gellySeconds());
         System.out.println("Wrote " + out);
         if (json != null) {
             ObjectMapper mapper = new ObjectMapper();
             ObjectNode node = mapper.createObjectNode();
-            node.put("partitions", partitions).put("vertices", r.vertices()).put("edges", r.edges())
-                    .put("edge_cut", r.quality().edgeCut()).put("balance", r.quality().balance())
+            node.put("partitions", partitions)
+                    .put("vertices", r.vertices())
+                    .put("edges", r.edges())
+                    .put("edge_cut", r.quality().edgeCut())
+                    .put("balance", r.quality().balance())
                     .put("replication_factor", r.quality().replicationFactor())
-                    .put("hash_edge_cut", r.hash().edgeCut()).put("hash_balance", r.hash().balance())
+                    .put("hash_edge_cut", r.hash().edgeCut())
+                    .put("hash_balance", r.hash().balance())
                     .put("hash_replication_factor", r.hash().replicationFactor())
                     .put("propagation_edge_cut", r.propagated().edgeCut())
                     .put("propagation_balance", r.propagated().balance())
-                    .put("supersteps", supersteps).put("seconds", r.seconds());
+                    .put("supersteps", supersteps)
+                    .put("seconds", r.seconds());
             mapper.writerWithDefaultPrettyPrinter().writeValue(json.toFile(), node);
         }
         return 0;
     }
 
     private static String line(String name, PartitionQuality q) {
-        return String.format(Locale.ROOT, "%-6s edge_cut %.4f  balance %.3f  replication_factor %.3f", name, q.edgeCut(),
-                q.balance(), q.replicationFactor());
+        return String.format(
+                Locale.ROOT,
+                "%-6s edge_cut %.4f  balance %.3f  replication_factor %.3f",
+                name,
+                q.edgeCut(),
+                q.balance(),
+                q.replicationFactor());
     }
 }

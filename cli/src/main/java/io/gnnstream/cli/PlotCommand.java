@@ -8,14 +8,25 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** Turns benchmark results of several graph sizes into scaling plots and a table. */
-@Command(name = "plot", mixinStandardHelpOptions = true,
-        description = "Draw scaling plots (PNG, one per benchmark figure) and a Markdown table from 'bench --json' results.")
+@Command(
+        name = "plot",
+        mixinStandardHelpOptions = true,
+        description =
+                "Draw scaling plots (PNG, one per benchmark figure) and a Markdown table from"
+                        + " 'bench --json' results.")
 final class PlotCommand implements Callable<Integer> {
 
-    @Option(names = "--json", required = true, paramLabel = "FILE", description = "Results written by 'bench --json'.")
+    @Option(
+            names = "--json",
+            required = true,
+            paramLabel = "FILE",
+            description = "Results written by 'bench --json'.")
     Path json;
 
-    @Option(names = "--out", defaultValue = "docs/benchmarks", paramLabel = "DIR",
+    @Option(
+            names = "--out",
+            defaultValue = "docs/benchmarks",
+            paramLabel = "DIR",
             description = "Output directory (default: ${DEFAULT-VALUE}).")
     Path out;
 

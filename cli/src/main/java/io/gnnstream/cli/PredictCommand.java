@@ -1,13 +1,13 @@
 package io.gnnstream.cli;
 
-import io.gnnstream.connectors.RowNormalization;
 import io.gnnstream.benchmarks.offline.DatasetGraph;
+import io.gnnstream.connectors.RowNormalization;
 import io.gnnstream.jobs.internal.PredictionRecords;
 import io.gnnstream.operators.messages.Prediction;
 import io.gnnstream.operators.model.ClassProbabilities;
+import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.operators.model.LayerwiseInference;
 import io.gnnstream.operators.model.ModelConfig;
-import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.operators.model.ModelExports;
 import io.gnnstream.state.records.Split;
 import java.io.BufferedWriter;
@@ -21,55 +21,85 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
  * Scores a dataset folder with a {@code --model-out} export: layer-wise full-neighbour inference
- * ({@link LayerwiseInference}, the computation of the job's evaluation rounds) over the whole graph,
- * written as the job's prediction lines ({@link PredictionRecords#toJson}).
+ * ({@link LayerwiseInference}, the computation of the job's evaluation rounds) over the whole
+ * graph, written as the job's prediction lines ({@link PredictionRecords#toJson}).
  */
-@Command(name = "predict", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Predicts the class of every vertex of a dataset folder with a model exported by "
-                + "--model-out (manifest.json + .npy files), by layer-wise full-neighbour inference as in the "
-                + "job's evaluation rounds. Writes one JSON line per vertex in the format of the predictions "
-                + "topic, {\"id\":…,\"step\":…,\"label\":…,\"probs\":[…]}, and prints the accuracy on the val and "
-                + "test splits.",
-            "Example: gnnstream predict --model work/model --dataset data/cora --out work/predictions.jsonl"})
+@Command(
+        name = "predict",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Predicts the class of every vertex of a dataset folder with a model exported by"
+                + " --model-out (manifest.json + .npy files), by layer-wise full-neighbour"
+                + " inference as in the job's evaluation rounds. Writes one JSON line per vertex in"
+                + " the format of the predictions topic,"
+                + " {\"id\":…,\"step\":…,\"label\":…,\"probs\":[…]}, and prints the accuracy on the"
+                + " val and test splits.",
+            "Example: gnnstream predict --model work/model --dataset data/cora --out"
+                    + " work/predictions.jsonl"
+        })
 final class PredictCommand implements Callable<Integer> {
 
-    /** Required; checked in {@link #call()} too, since the job's {@code --model} (the type) lends it a default. */
-    @Option(names = "--model", required = true, paramLabel = "DIR",
+    /**
+     * Required; checked in {@link #call()} too, since the job's {@code --model} (the type) lends it
+     * a default.
+     */
+    @Option(
+            names = "--model",
+            required = true,
+            paramLabel = "DIR",
             description = "Model export folder (manifest.json and one .npy file per parameter).")
     Path model;
 
-    @Option(names = "--dataset", required = true, paramLabel = "DIR",
+    @Option(
+            names = "--dataset",
+            required = true,
+            paramLabel = "DIR",
             description = "Dataset folder with nodes.jsonl and edges.csv.")
     Path dataset;
 
-    @Option(names = "--out", required = true, paramLabel = "FILE",
+    @Option(
+            names = "--out",
+            required = true,
+            paramLabel = "FILE",
             description = "Predictions file (JSON lines), replaced if it exists.")
     Path out;
 
-    @Option(names = "--chunk", paramLabel = "N", defaultValue = "2048",
+    @Option(
+            names = "--chunk",
+            paramLabel = "N",
+            defaultValue = "2048",
             description = "Destination vertices per inference block (default: ${DEFAULT-VALUE}).")
     int chunk;
 
-    @Option(names = "--normalize-features", paramLabel = "auto|true|false", arity = "1", defaultValue = "auto",
+    @Option(
+            names = "--normalize-features",
+            paramLabel = "auto|true|false",
+            arity = "1",
+            defaultValue = "auto",
             converter = RowNormalizationConverter.class,
-            description = "Row normalisation of the features (auto: rows without a negative feature are divided by "
-                    + "their sum); must match the training run's --normalize-features (default: ${DEFAULT-VALUE}).")
+            description =
+                    "Row normalisation of the features (auto: rows without a negative feature are"
+                            + " divided by their sum); must match the training run's"
+                            + " --normalize-features (default: ${DEFAULT-VALUE}).")
     RowNormalization normalizeFeatures;
 
-    @Option(names = "--emit-embeddings", defaultValue = "false",
-            description = "Also writes the last hidden layer (the classifier's input) as \"embedding\".")
+    @Option(
+            names = "--emit-embeddings",
+            defaultValue = "false",
+            description =
+                    "Also writes the last hidden layer (the classifier's input) as \"embedding\".")
     boolean emitEmbeddings;
 
-    @Spec
-    CommandSpec spec;
+    @Spec CommandSpec spec;
 
     /** Reads auto, true or false in any case, as the job's option does. */
-    static final class RowNormalizationConverter implements picocli.CommandLine.ITypeConverter<RowNormalization> {
+    static final class RowNormalizationConverter
+            implements picocli.CommandLine.ITypeConverter<RowNormalization> {
         @Override
         public RowNormalization convert(String value) {
             return RowNormalization.valueOf(value.trim().toUpperCase(java.util.Locale.ROOT));
@@ -97,22 +127,40 @@ final class PredictCommand implements Callable<Integer> {
                 throw new IllegalArgumentException(e.getMessage(), e);
             }
             if (g.featureDim != config.inFeatures()) {
-                throw new IllegalArgumentException("the model in " + model + " takes " + config.inFeatures()
-                        + " features per vertex, the dataset " + dataset + " has " + g.featureDim);
+                throw new IllegalArgumentException(
+                        "the model in "
+                                + model
+                                + " takes "
+                                + config.inFeatures()
+                                + " features per vertex, the dataset "
+                                + dataset
+                                + " has "
+                                + g.featureDim);
             }
-            LayerwiseInference.Outputs outputs = LayerwiseInference.run(gnn, g.inferenceGraph(), chunk);
+            LayerwiseInference.Outputs outputs =
+                    LayerwiseInference.run(gnn, g.inferenceGraph(), chunk);
             int[] predicted = write(g, config, gnn.step(), outputs);
             String val = accuracy("val", g, Split.VAL, predicted);
             String test = accuracy("test", g, Split.TEST, predicted);
-            spec.commandLine().getOut().println(String.format(Locale.ROOT,
-                    "Wrote %d predictions (model step %d) to %s; %s, %s; %.1f s", g.numVertices(), gnn.step(),
-                    out, val, test, (System.nanoTime() - started) / 1e9));
+            spec.commandLine()
+                    .getOut()
+                    .println(
+                            String.format(
+                                    Locale.ROOT,
+                                    "Wrote %d predictions (model step %d) to %s; %s, %s; %.1f s",
+                                    g.numVertices(),
+                                    gnn.step(),
+                                    out,
+                                    val,
+                                    test,
+                                    (System.nanoTime() - started) / 1e9));
         }
         return 0;
     }
 
     /** Writes one line per vertex and returns the predicted classes. */
-    private int[] write(DatasetGraph g, ModelConfig config, long step, LayerwiseInference.Outputs outputs)
+    private int[] write(
+            DatasetGraph g, ModelConfig config, long step, LayerwiseInference.Outputs outputs)
             throws IOException {
         int classes = config.numClasses();
         float[] logits = outputs.logits();
@@ -126,9 +174,18 @@ final class PredictCommand implements Callable<Integer> {
         try (BufferedWriter w = Files.newBufferedWriter(out, StandardCharsets.UTF_8)) {
             for (int v = 0; v < g.numVertices(); v++) {
                 predicted[v] = ClassProbabilities.argmax(logits, v, classes);
-                float[] embedding = emitEmbeddings ? Arrays.copyOfRange(hidden, v * width, (v + 1) * width) : null;
-                w.write(PredictionRecords.toJson(new Prediction(g.ids[v], step, predicted[v],
-                        ClassProbabilities.softmax(logits, v, classes), embedding)));
+                float[] embedding =
+                        emitEmbeddings
+                                ? Arrays.copyOfRange(hidden, v * width, (v + 1) * width)
+                                : null;
+                w.write(
+                        PredictionRecords.toJson(
+                                new Prediction(
+                                        g.ids[v],
+                                        step,
+                                        predicted[v],
+                                        ClassProbabilities.softmax(logits, v, classes),
+                                        embedding)));
                 w.newLine();
             }
         }
@@ -144,8 +201,14 @@ final class PredictCommand implements Callable<Integer> {
                 correct += predicted[v] == g.labels[v] ? 1 : 0;
             }
         }
-        return labelled == 0 ? name + " acc n/a (no labelled vertices)"
-                : String.format(Locale.ROOT, "%s acc %.4f (%d of %d)", name, (double) correct / labelled, correct,
+        return labelled == 0
+                ? name + " acc n/a (no labelled vertices)"
+                : String.format(
+                        Locale.ROOT,
+                        "%s acc %.4f (%d of %d)",
+                        name,
+                        (double) correct / labelled,
+                        correct,
                         labelled);
     }
 }

@@ -14,29 +14,35 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code resume}: submits the training job again from a savepoint (or a retained checkpoint), with
- * the options that {@code stop} kept next to it and any flags given on top, such as another
- * {@code --parallelism} or {@code --trainers}.
+ * the options that {@code stop} kept next to it and any flags given on top, such as another {@code
+ * --parallelism} or {@code --trainers}.
  */
-@Command(name = "resume", mixinStandardHelpOptions = true, modelTransformer = TrainingFlags.AllJobFlags.class,
-        description = "Resume the training job from a savepoint on a Flink cluster, with the options it was stopped "
-                + "with; flags given here override them (e.g. --parallelism, --trainers).")
+@Command(
+        name = "resume",
+        mixinStandardHelpOptions = true,
+        modelTransformer = TrainingFlags.AllJobFlags.class,
+        description =
+                "Resume the training job from a savepoint on a Flink cluster, with the options it"
+                        + " was stopped with; flags given here override them (e.g. --parallelism,"
+                        + " --trainers).")
 final class ResumeCommand implements Callable<Integer> {
 
-    @Option(names = "--from-savepoint", required = true, paramLabel = "PATH",
-            description = "Savepoint (or retained checkpoint) to resume from: a path or a Flink file system URI.")
+    @Option(
+            names = "--from-savepoint",
+            required = true,
+            paramLabel = "PATH",
+            description =
+                    "Savepoint (or retained checkpoint) to resume from: a path or a Flink file"
+                            + " system URI.")
     String savepoint;
 
-    @Mixin
-    ClusterTarget target;
+    @Mixin ClusterTarget target;
 
-    @Mixin
-    ClusterSubmission submission;
+    @Mixin ClusterSubmission submission;
 
-    @Mixin
-    TrainingFlags flags;
+    @Mixin TrainingFlags flags;
 
-    @Spec
-    CommandSpec spec;
+    @Spec CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
@@ -44,8 +50,11 @@ final class ResumeCommand implements Callable<Integer> {
         SavepointOptions.requireSavepoint(path);
         Map<String, String> recorded = SavepointOptions.read(path);
         if (recorded.isEmpty()) {
-            System.out.println("No " + SavepointOptions.FILE + " next to the savepoint: the job's options come from "
-                    + "the flags given here only.");
+            System.out.println(
+                    "No "
+                            + SavepointOptions.FILE
+                            + " next to the savepoint: the job's options come from "
+                            + "the flags given here only.");
         }
         Configuration conf = JobOptions.fromRecorded(recorded);
         conf.addAll(flags.givenConfiguration(spec));

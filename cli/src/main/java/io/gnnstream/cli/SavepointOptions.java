@@ -28,7 +28,8 @@ final class SavepointOptions {
         Path file = new Path(savepoint, FILE);
         Properties p = new Properties();
         p.putAll(options);
-        try (FSDataOutputStream out = file.getFileSystem().create(file, FileSystem.WriteMode.OVERWRITE);
+        try (FSDataOutputStream out =
+                        file.getFileSystem().create(file, FileSystem.WriteMode.OVERWRITE);
                 Writer w = new OutputStreamWriter(out, StandardCharsets.UTF_8)) {
             p.store(w, "options of the gnnstream training job this savepoint belongs to");
         }
@@ -42,7 +43,8 @@ final class SavepointOptions {
         Path path = new Path(savepoint);
         Path metadata = path.getName().equals("_metadata") ? path : new Path(path, "_metadata");
         if (!metadata.getFileSystem().exists(metadata)) {
-            throw new IllegalArgumentException("--from-savepoint " + savepoint + " is not a savepoint (no " + metadata + ")");
+            throw new IllegalArgumentException(
+                    "--from-savepoint " + savepoint + " is not a savepoint (no " + metadata + ")");
         }
     }
 
@@ -54,7 +56,8 @@ final class SavepointOptions {
             return Map.of();
         }
         Properties p = new Properties();
-        try (FSDataInputStream in = fs.open(file); Reader r = new InputStreamReader(in, StandardCharsets.UTF_8)) {
+        try (FSDataInputStream in = fs.open(file);
+                Reader r = new InputStreamReader(in, StandardCharsets.UTF_8)) {
             p.load(r);
         }
         Map<String, String> options = new TreeMap<>();

@@ -8,21 +8,22 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** {@code submit}: the training job on a Flink cluster, with the shaded job jar. */
-@Command(name = "submit", mixinStandardHelpOptions = true, modelTransformer = TrainingFlags.AllJobFlags.class,
-        description = "Submit the training job to a Flink cluster (the one `cluster start` started, or --jobmanager).")
+@Command(
+        name = "submit",
+        mixinStandardHelpOptions = true,
+        modelTransformer = TrainingFlags.AllJobFlags.class,
+        description =
+                "Submit the training job to a Flink cluster (the one `cluster start` started, or"
+                        + " --jobmanager).")
 final class SubmitCommand implements Callable<Integer> {
 
-    @Mixin
-    ClusterTarget target;
+    @Mixin ClusterTarget target;
 
-    @Mixin
-    ClusterSubmission submission;
+    @Mixin ClusterSubmission submission;
 
-    @Mixin
-    TrainingFlags flags;
+    @Mixin TrainingFlags flags;
 
-    @Spec
-    CommandSpec spec;
+    @Spec CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {

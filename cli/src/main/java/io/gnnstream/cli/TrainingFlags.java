@@ -15,21 +15,26 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
 /**
- * Training flags of {@code demo} and {@code train}: every job option's flag (added from
- * {@link JobOptions} by the commands' model transformers), plus the flags that only the command
- * line has.
+ * Training flags of {@code demo} and {@code train}: every job option's flag (added from {@link
+ * JobOptions} by the commands' model transformers), plus the flags that only the command line has.
  */
 final class TrainingFlags {
 
-    @Option(names = "--layers", description = "Number of layers; must match --fanouts, or extends the default "
-            + "fanouts with 10s when --fanouts is not given.")
+    @Option(
+            names = "--layers",
+            description =
+                    "Number of layers; must match --fanouts, or extends the default "
+                            + "fanouts with 10s when --fanouts is not given.")
     Integer layers;
 
     @Option(names = "--metrics-out", description = "Write the metrics as JSON lines to this file.")
     Path metricsOut;
 
-    @Option(names = "--predictions-out", description = "Also write the predictions topic's records to this file, "
-            + "as JSON lines {\"id\":…,\"step\":…,\"label\":…,\"probs\":[…]}.")
+    @Option(
+            names = "--predictions-out",
+            description =
+                    "Also write the predictions topic's records to this file, "
+                            + "as JSON lines {\"id\":…,\"step\":…,\"label\":…,\"probs\":[…]}.")
     Path predictionsOut;
 
     /** Adds every job option's flag, with the options' own defaults (train, submit, resume). */
@@ -41,12 +46,17 @@ final class TrainingFlags {
         }
     }
 
-    /** Adds the job's flags to a command, except {@code excluded}, with some defaults of its own. */
+    /**
+     * Adds the job's flags to a command, except {@code excluded}, with some defaults of its own.
+     */
     static void addJobFlags(CommandSpec spec, Set<String> excluded, Map<String, String> defaults) {
         JobFlags.addTo(spec, JobOptions.groups(), excluded, defaults);
     }
 
-    /** The flags given to {@code spec}'s command as a Flink configuration with the job's defaults for checkpointing. */
+    /**
+     * The flags given to {@code spec}'s command as a Flink configuration with the job's defaults
+     * for checkpointing.
+     */
     Configuration toConfiguration(CommandSpec spec, Path defaultCheckpointDir) {
         return JobDefaults.apply(givenConfiguration(spec), defaultCheckpointDir);
     }
@@ -63,8 +73,11 @@ final class TrainingFlags {
                 }
                 c.set(SamplingOptions.FANOUTS, new ArrayList<>(f.subList(0, layers)));
             } else if (c.get(SamplingOptions.FANOUTS).size() != layers) {
-                throw new IllegalArgumentException("--layers " + layers + " does not match --fanouts "
-                        + c.get(SamplingOptions.FANOUTS));
+                throw new IllegalArgumentException(
+                        "--layers "
+                                + layers
+                                + " does not match --fanouts "
+                                + c.get(SamplingOptions.FANOUTS));
             }
         }
         return c;

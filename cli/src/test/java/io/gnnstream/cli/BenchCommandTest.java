@@ -50,20 +50,26 @@ class BenchCommandTest {
         for (Benchmark b : Benchmarks.ALL) {
             assertTrue(r.out().contains("  " + b.name() + " "), r.out());
         }
-        assertTrue(r.out().replaceAll("\\s+", " ").contains("Benchmark to run: " + Benchmarks.names()), r.out());
+        assertTrue(
+                r.out().replaceAll("\\s+", " ").contains("Benchmark to run: " + Benchmarks.names()),
+                r.out());
     }
 
     @Test
     void unknownBenchmarkIsAClearUsageError() {
         Run r = run("bench", "nope");
         assertEquals(CommandLine.ExitCode.USAGE, r.exit());
-        assertTrue(r.err().contains("unknown benchmark 'nope'; available: " + Benchmarks.names()), r.err());
+        assertTrue(
+                r.err().contains("unknown benchmark 'nope'; available: " + Benchmarks.names()),
+                r.err());
         assertThrows(IllegalArgumentException.class, () -> Benchmarks.require("nope"));
     }
 
     @Test
     void badOptionsAreUsageErrors() {
-        assertEquals(CommandLine.ExitCode.USAGE, run("bench", "train", "--dataset", "d", "--synthetic", "1,2,3,4").exit());
+        assertEquals(
+                CommandLine.ExitCode.USAGE,
+                run("bench", "train", "--dataset", "d", "--synthetic", "1,2,3,4").exit());
         Run r = run("bench", "train", "--synthetic", "1,2,3");
         assertEquals(CommandLine.ExitCode.USAGE, r.exit());
         assertTrue(r.err().contains("N,D,F,C"), r.err());
@@ -76,7 +82,11 @@ class BenchCommandTest {
         for (String bad : List.of("0", "10,-2", "25,0,5")) {
             Run r = run("bench", "sample", "--fanouts", bad);
             assertEquals(CommandLine.ExitCode.USAGE, r.exit(), bad);
-            assertTrue(r.err().contains("--fanouts entries must be >= 1 or -1 (all neighbours), got " + bad),
+            assertTrue(
+                    r.err()
+                            .contains(
+                                    "--fanouts entries must be >= 1 or -1 (all neighbours), got "
+                                            + bad),
                     r.err());
         }
         for (String bad : List.of("a", "10,,5", "10;5")) {
@@ -91,16 +101,23 @@ class BenchCommandTest {
 
     @Test
     void fanoutsAndPrefetchParseAndDefaultToTheJobOptions() {
-        CommandLine.ParseResult given = GnnstreamCli.commandLine()
-                .parseArgs("bench", "sample", "--fanouts", "15,10,5", "--prefetch", "8").subcommand();
+        CommandLine.ParseResult given =
+                GnnstreamCli.commandLine()
+                        .parseArgs("bench", "sample", "--fanouts", "15,10,5", "--prefetch", "8")
+                        .subcommand();
         assertEquals(List.of(15, 10, 5), given.matchedOptionValue("--fanouts", null));
         assertEquals(8, (int) given.matchedOptionValue("--prefetch", null));
-        CommandLine.ParseResult all = GnnstreamCli.commandLine()
-                .parseArgs("bench", "sample", "--fanouts", "-1,10").subcommand();
+        CommandLine.ParseResult all =
+                GnnstreamCli.commandLine()
+                        .parseArgs("bench", "sample", "--fanouts", "-1,10")
+                        .subcommand();
         assertEquals(List.of(-1, 10), all.matchedOptionValue("--fanouts", null));
-        CommandLine.ParseResult none = GnnstreamCli.commandLine().parseArgs("bench", "sample").subcommand();
+        CommandLine.ParseResult none =
+                GnnstreamCli.commandLine().parseArgs("bench", "sample").subcommand();
         assertEquals(List.of(10, 10), none.commandSpec().findOption("--fanouts").getValue());
-        assertEquals(SamplingOptions.PREFETCH.defaultValue(), none.commandSpec().findOption("--prefetch").getValue());
+        assertEquals(
+                SamplingOptions.PREFETCH.defaultValue(),
+                none.commandSpec().findOption("--prefetch").getValue());
     }
 
     @Test
@@ -109,10 +126,12 @@ class BenchCommandTest {
         assertTrue(help.out().contains("  allreduce "), help.out());
         assertTrue(help.out().contains("--trainers"), help.out());
         assertTrue(help.out().contains("--hidden"), help.out());
-        BenchContext given = context("bench", "allreduce", "--trainers", "1,2", "--hidden", "64,256,1024");
+        BenchContext given =
+                context("bench", "allreduce", "--trainers", "1,2", "--hidden", "64,256,1024");
         assertEquals(List.of(1, 2), given.trainers());
         assertEquals(List.of(64, 256, 1024), given.hidden());
-        // the job flags of the same names default to 1 trainer and hidden 256; the benchmark's cases apply
+        // the job flags of the same names default to 1 trainer and hidden 256; the benchmark's
+        // cases apply
         BenchContext none = context("bench", "allreduce");
         assertNull(none.trainers());
         assertNull(none.hidden());
@@ -131,8 +150,20 @@ class BenchCommandTest {
     @Test
     void smallTrainRunWritesOneResultPerCase(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("train.json");
-        Run r = run("bench", "train", "--features", "8", "--threads", "1,2", "--steps", "2", "--warmup", "1",
-                "--json", json.toString());
+        Run r =
+                run(
+                        "bench",
+                        "train",
+                        "--features",
+                        "8",
+                        "--threads",
+                        "1,2",
+                        "--steps",
+                        "2",
+                        "--warmup",
+                        "1",
+                        "--json",
+                        json.toString());
         assertEquals(0, r.exit(), r.err());
         JsonNode list = new ObjectMapper().readTree(json.toFile());
         assertEquals(2, list.size());
@@ -142,7 +173,8 @@ class BenchCommandTest {
             assertEquals("seeds/s", o.get("unit").asText());
             assertEquals(8, o.get("params").get("features").asInt());
             assertEquals(i + 1, o.get("params").get("threads").asInt());
-            assertEquals(List.of(1024, 26624, 282624),
+            assertEquals(
+                    List.of(1024, 26624, 282624),
                     new ObjectMapper().convertValue(o.get("params").get("nodes"), List.class));
             assertTrue(o.get("median").asDouble() > 0);
             assertTrue(o.get("min").asDouble() <= o.get("median").asDouble());

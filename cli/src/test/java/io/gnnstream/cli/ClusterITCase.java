@@ -71,8 +71,18 @@ class ClusterITCase {
         Files.createDirectories(WORK);
         broker = LocalKafkaBroker.builder().workDir(WORK.resolve("kafka")).port(0).start();
         cora = DatasetInfo.scan(CORA);
-        succeeds(cli("cluster", "start", "--dir", CLUSTER.toString(), "--taskmanagers", "2", "--slots", "2",
-                "--taskmanager-memory", "2500m"));
+        succeeds(
+                cli(
+                        "cluster",
+                        "start",
+                        "--dir",
+                        CLUSTER.toString(),
+                        "--taskmanagers",
+                        "2",
+                        "--slots",
+                        "2",
+                        "--taskmanager-memory",
+                        "2500m"));
         cluster = ClusterState.read(CLUSTER).orElseThrow();
         assertEquals(3, cluster.pids().size());
         succeeds(cli("cluster", "status", "--dir", CLUSTER.toString()));
@@ -84,7 +94,9 @@ class ClusterITCase {
             if (cluster != null) {
                 cli("cluster", "stop", "--dir", CLUSTER.toString());
                 for (long pid : cluster.pids()) {
-                    assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "process " + pid + " left");
+                    assertFalse(
+                            ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false),
+                            "process " + pid + " left");
                 }
             }
         } finally {
@@ -111,42 +123,95 @@ class ClusterITCase {
 
         try (Metrics metrics = new Metrics(prefix)) {
             succeeds(cli(submitArgs(prefix, "2", "2", firstEdges)));
-            JsonNode before = metrics.await(l -> l.path("step").asLong() >= 120 && isTraining(l), Duration.ofMinutes(4));
+            JsonNode before =
+                    metrics.await(
+                            l -> l.path("step").asLong() >= 120 && isTraining(l),
+                            Duration.ofMinutes(4));
             assertTrue(before.path("replicas_identical").asBoolean(), before.toString());
 
             JobID firstJob = runningJob();
             Path savepoint1 = stop("rescale-1");
-            // A checkpoint that stalls expires and the job fails over to an earlier checkpoint (docs/design.md,
-            // "Flink settings"); the savepoint then holds that earlier state, not the step seen before.
+            // A checkpoint that stalls expires and the job fails over to an earlier checkpoint
+            // (docs/design.md,
+            // "Flink settings"); the savepoint then holds that earlier state, not the step seen
+            // before.
             boolean failedOver = failedOver(firstJob);
-            long stoppedAt = metrics.drain().stream().mapToLong(l -> l.path("step").asLong()).max().orElseThrow();
-            new DatasetLoader(broker.bootstrapServers()).progress(false).load(rest, prefix + ".edges", prefix + ".nodes");
+            long stoppedAt =
+                    metrics.drain().stream()
+                            .mapToLong(l -> l.path("step").asLong())
+                            .max()
+                            .orElseThrow();
+            new DatasetLoader(broker.bootstrapServers())
+                    .progress(false)
+                    .load(rest, prefix + ".edges", prefix + ".nodes");
 
-            succeeds(cli("resume", "--cluster-dir", CLUSTER.toString(), "--from-savepoint", savepoint1.toString(),
-                    "--parallelism", "1", "--trainers", "1"));
+            succeeds(
+                    cli(
+                            "resume",
+                            "--cluster-dir",
+                            CLUSTER.toString(),
+                            "--from-savepoint",
+                            savepoint1.toString(),
+                            "--parallelism",
+                            "1",
+                            "--trainers",
+                            "1"));
             JsonNode resumed = metrics.await(ClusterITCase::isTraining, Duration.ofMinutes(3));
             String context = "stopped at step " + stoppedAt + ", resumed with " + resumed;
-            assertTrue(resumed.path("step").asLong() <= stoppedAt + 20, "the step continues: " + context);
+            assertTrue(
+                    resumed.path("step").asLong() <= stoppedAt + 20,
+                    "the step continues: " + context);
             if (!failedOver) {
-                assertTrue(resumed.path("step").asLong() >= before.path("step").asLong(), "the step continues: " + context);
-                assertTrue(resumed.path("loss").asDouble() < 1.2, "the trained model came back: " + context);
+                assertTrue(
+                        resumed.path("step").asLong() >= before.path("step").asLong(),
+                        "the step continues: " + context);
+                assertTrue(
+                        resumed.path("loss").asDouble() < 1.2,
+                        "the trained model came back: " + context);
             }
-            JsonNode complete = metrics.await(l -> l.path("edges_ingested").asLong() >= cora.edges(), Duration.ofMinutes(2));
-            assertEquals(cora.edges(), complete.path("edges_ingested").asLong(), "every edge once: " + complete);
+            JsonNode complete =
+                    metrics.await(
+                            l -> l.path("edges_ingested").asLong() >= cora.edges(),
+                            Duration.ofMinutes(2));
+            assertEquals(
+                    cora.edges(),
+                    complete.path("edges_ingested").asLong(),
+                    "every edge once: " + complete);
             assertEquals(cora.nodes(), complete.path("vertices").asLong(), complete.toString());
 
             Path savepoint2 = stop("rescale-2");
-            long stoppedAgain = metrics.drain().stream().mapToLong(l -> l.path("step").asLong()).max().orElseThrow();
+            long stoppedAgain =
+                    metrics.drain().stream()
+                            .mapToLong(l -> l.path("step").asLong())
+                            .max()
+                            .orElseThrow();
             // --follow: the command prints progress and cancels the job after its final line.
-            succeeds(cli("resume", "--cluster-dir", CLUSTER.toString(), "--from-savepoint", savepoint2.toString(),
-                    "--parallelism", "3", "--trainers", "2", "--follow", "--timeout", "5m"));
+            succeeds(
+                    cli(
+                            "resume",
+                            "--cluster-dir",
+                            CLUSTER.toString(),
+                            "--from-savepoint",
+                            savepoint2.toString(),
+                            "--parallelism",
+                            "3",
+                            "--trainers",
+                            "2",
+                            "--follow",
+                            "--timeout",
+                            "5m"));
             JsonNode again = metrics.await(ClusterITCase::isTraining, Duration.ofMinutes(1));
-            assertTrue(again.path("step").asLong() > resumed.path("step").asLong()
-                    && again.path("step").asLong() <= stoppedAgain + 20, "the step continues: " + again);
-            JsonNode last = metrics.await(l -> l.path("final").asBoolean(false), Duration.ofMinutes(1));
+            assertTrue(
+                    again.path("step").asLong() > resumed.path("step").asLong()
+                            && again.path("step").asLong() <= stoppedAgain + 20,
+                    "the step continues: " + again);
+            JsonNode last =
+                    metrics.await(l -> l.path("final").asBoolean(false), Duration.ofMinutes(1));
             for (JsonNode line : metrics.seen()) {
                 if (line.has("replicas_identical")) {
-                    assertTrue(line.path("replicas_identical").asBoolean(), "replicas differ: " + line);
+                    assertTrue(
+                            line.path("replicas_identical").asBoolean(),
+                            "replicas differ: " + line);
                 }
             }
             JsonNode counts = lastTrainingLine(metrics.seen());
@@ -161,7 +226,8 @@ class ClusterITCase {
 
     /**
      * SIGKILL of a TaskManager mid-training: the job restarts from its last checkpoint on the
-     * remaining TaskManager's slots and trains to the end with the same graph and agreeing replicas.
+     * remaining TaskManager's slots and trains to the end with the same graph and agreeing
+     * replicas.
      */
     @Test
     @Order(2)
@@ -170,34 +236,52 @@ class ClusterITCase {
         cancelRunningJobs(); // the job gets every slot left after the kill
         createTopicsAndLoad(prefix, CORA);
         try (Metrics metrics = new Metrics(prefix)) {
-            // Submitted as a stock `flink run -d` would: Flink's CliFrontend with the job jar and its main class.
+            // Submitted as a stock `flink run -d` would: Flink's CliFrontend with the job jar and
+            // its main class.
             String[] submit = submitArgs(prefix, "2", "2", cora.edges());
             // Long enough that the kill comes mid-training.
-            submit[Arrays.asList(submit).indexOf("--max-steps") + 1] = Long.toString(KILL_MAX_STEPS);
+            submit[Arrays.asList(submit).indexOf("--max-steps") + 1] =
+                    Long.toString(KILL_MAX_STEPS);
             assertEquals(0, flinkRun(Arrays.copyOfRange(submit, 3, submit.length)));
-            metrics.await(l -> l.path("step").asLong() >= 100 && isTraining(l), Duration.ofMinutes(4));
+            metrics.await(
+                    l -> l.path("step").asLong() >= 100 && isTraining(l), Duration.ofMinutes(4));
             JobID job = runningJob();
             awaitCheckpoint(job);
             // flink-conf spreads slots over the TaskManagers, so the victim runs part of the job.
             for (ClusterRest.TaskManagerInfo tm : rest().taskManagers()) {
-                assertTrue(tm.freeSlots() < tm.slots(), "a TaskManager without tasks: " + rest().taskManagers());
+                assertTrue(
+                        tm.freeSlots() < tm.slots(),
+                        "a TaskManager without tasks: " + rest().taskManagers());
             }
             long victim = cluster.taskManagerPids().get(1);
-            double elapsedBeforeKill = metrics.await(ClusterITCase::isTraining, Duration.ofMinutes(1)).path("elapsed_s")
-                    .asDouble();
+            double elapsedBeforeKill =
+                    metrics.await(ClusterITCase::isTraining, Duration.ofMinutes(1))
+                            .path("elapsed_s")
+                            .asDouble();
             ProcessHandle.of(victim).orElseThrow().destroyForcibly();
             JsonNode restarted;
             try {
-                restarted = metrics.await(l -> isTraining(l) && l.path("elapsed_s").asDouble() < elapsedBeforeKill,
-                        Duration.ofMinutes(4));
+                restarted =
+                        metrics.await(
+                                l ->
+                                        isTraining(l)
+                                                && l.path("elapsed_s").asDouble()
+                                                        < elapsedBeforeKill,
+                                Duration.ofMinutes(4));
             } catch (AssertionError e) {
-                throw new AssertionError(e.getMessage() + "; threads of the surviving TaskManager in "
-                        + threadDump(cluster.taskManagerPids().get(0)), e);
+                throw new AssertionError(
+                        e.getMessage()
+                                + "; threads of the surviving TaskManager in "
+                                + threadDump(cluster.taskManagerPids().get(0)),
+                        e);
             }
-            JsonNode last = metrics.await(l -> l.path("final").asBoolean(false), Duration.ofMinutes(6));
+            JsonNode last =
+                    metrics.await(l -> l.path("final").asBoolean(false), Duration.ofMinutes(6));
             JsonNode counts = lastTrainingLine(metrics.seen());
             assertEquals(KILL_MAX_STEPS, last.path("step").asLong());
-            assertTrue(restarted.path("step").asLong() <= counts.path("step").asLong(), restarted.toString());
+            assertTrue(
+                    restarted.path("step").asLong() <= counts.path("step").asLong(),
+                    restarted.toString());
             assertEquals(cora.edges(), counts.path("edges_ingested").asLong(), counts.toString());
             assertEquals(cora.nodes(), counts.path("vertices").asLong(), counts.toString());
             assertTrue(last.path("replicas_identical").asBoolean(), last.toString());
@@ -208,35 +292,63 @@ class ClusterITCase {
     }
 
     /**
-     * Ending {@code cluster start} while it waits for its processes (Ctrl-C, or SIGTERM as here: both
-     * run the JVM's shutdown hooks) leaves none behind.
+     * Ending {@code cluster start} while it waits for its processes (Ctrl-C, or SIGTERM as here:
+     * both run the JVM's shutdown hooks) leaves none behind.
      */
     @Test
     @Order(3)
     void anInterruptedStartLeavesNoProcess() throws Exception {
         Path dir = WORK.resolve("interrupted");
-        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dgnnstream.home=" + ClusterCommand.home(), "-cp", System.getProperty("java.class.path"),
-                GnnstreamCli.class.getName(), "cluster", "start", "--dir", dir.toString(), "--taskmanagers", "2");
-        Process starter = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectOutput(WORK.resolve("interrupted-start.out").toFile()).start();
+        List<String> cmd =
+                List.of(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Dgnnstream.home=" + ClusterCommand.home(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        GnnstreamCli.class.getName(),
+                        "cluster",
+                        "start",
+                        "--dir",
+                        dir.toString(),
+                        "--taskmanagers",
+                        "2");
+        Process starter =
+                new ProcessBuilder(cmd)
+                        .redirectErrorStream(true)
+                        .redirectOutput(WORK.resolve("interrupted-start.out").toFile())
+                        .start();
         try {
-            // Interrupt as soon as the JobManager runs: two TaskManagers take seconds more to start and register.
+            // Interrupt as soon as the JobManager runs: two TaskManagers take seconds more to start
+            // and register.
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
             while (ClusterState.read(dir).isEmpty()) {
-                assertTrue(System.nanoTime() < deadline && starter.isAlive(), "the start did not get to its JobManager");
+                assertTrue(
+                        System.nanoTime() < deadline && starter.isAlive(),
+                        "the start did not get to its JobManager");
                 Thread.sleep(20);
             }
-            // SIGTERM runs the JVM's shutdown hooks as Ctrl-C's SIGINT does; SIGINT itself is ignored by
-            // processes that a non-interactive shell started in the background (as CI may start this test).
+            // SIGTERM runs the JVM's shutdown hooks as Ctrl-C's SIGINT does; SIGINT itself is
+            // ignored by
+            // processes that a non-interactive shell started in the background (as CI may start
+            // this test).
             starter.destroy();
             assertTrue(starter.waitFor(1, TimeUnit.MINUTES), "the starter did not exit on SIGTERM");
             String marker = dir.toAbsolutePath().normalize().toString();
-            List<ProcessHandle> left = ProcessHandle.allProcesses()
-                    .filter(h -> h.info().commandLine().map(c -> c.contains(marker)).orElse(false))
-                    .collect(Collectors.toList());
-            assertTrue(left.isEmpty(), "processes left: " + left.stream().map(h -> h.info().commandLine().orElse("?"))
-                    .collect(Collectors.toList()));
+            List<ProcessHandle> left =
+                    ProcessHandle.allProcesses()
+                            .filter(
+                                    h ->
+                                            h.info()
+                                                    .commandLine()
+                                                    .map(c -> c.contains(marker))
+                                                    .orElse(false))
+                            .collect(Collectors.toList());
+            assertTrue(
+                    left.isEmpty(),
+                    "processes left: "
+                            + left.stream()
+                                    .map(h -> h.info().commandLine().orElse("?"))
+                                    .collect(Collectors.toList()));
             assertTrue(ClusterState.read(dir).isEmpty(), "no cluster recorded");
         } finally {
             starter.destroyForcibly();
@@ -244,28 +356,73 @@ class ClusterITCase {
         }
     }
 
-    private static String[] submitArgs(String prefix, String parallelism, String trainers, long minEdges) {
-        return new String[] {"submit", "--cluster-dir", CLUSTER.toString(), "--bootstrap-servers",
-                broker.bootstrapServers(), "--topic-prefix", prefix, "--num-features", "1433", "--num-classes", "7",
-                "--parallelism", parallelism, "--trainers", trainers, "--max-steps", Long.toString(MAX_STEPS),
-                "--eval-every", "200", "--log-every", "10", "--min-vertices", Long.toString(cora.nodes()),
-                "--min-edges", Long.toString(minEdges), "--checkpoint-interval", "2s",
-                "--checkpoint-dir", WORK.resolve("checkpoints-" + prefix).toUri().toString()};
+    private static String[] submitArgs(
+            String prefix, String parallelism, String trainers, long minEdges) {
+        return new String[] {
+            "submit",
+            "--cluster-dir",
+            CLUSTER.toString(),
+            "--bootstrap-servers",
+            broker.bootstrapServers(),
+            "--topic-prefix",
+            prefix,
+            "--num-features",
+            "1433",
+            "--num-classes",
+            "7",
+            "--parallelism",
+            parallelism,
+            "--trainers",
+            trainers,
+            "--max-steps",
+            Long.toString(MAX_STEPS),
+            "--eval-every",
+            "200",
+            "--log-every",
+            "10",
+            "--min-vertices",
+            Long.toString(cora.nodes()),
+            "--min-edges",
+            Long.toString(minEdges),
+            "--checkpoint-interval",
+            "2s",
+            "--checkpoint-dir",
+            WORK.resolve("checkpoints-" + prefix).toUri().toString()
+        };
     }
 
-    /** Flink's own command line, {@code flink run -d -m host:port <job jar> <args>}, in a process of its own. */
+    /**
+     * Flink's own command line, {@code flink run -d -m host:port <job jar> <args>}, in a process of
+     * its own.
+     */
     private static int flinkRun(String... jobArgs) throws Exception {
         Path jar;
-        try (Stream<Path> files = Files.list(ClusterCommand.home().resolve("jobs").resolve("target"))) {
-            jar = files.filter(p -> p.getFileName().toString().endsWith("-job.jar")).findFirst().orElseThrow();
+        try (Stream<Path> files =
+                Files.list(ClusterCommand.home().resolve("jobs").resolve("target"))) {
+            jar =
+                    files.filter(p -> p.getFileName().toString().endsWith("-job.jar"))
+                            .findFirst()
+                            .orElseThrow();
         }
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-                "-cp", ClusterCommand.flinkLib() + "/*", "org.apache.flink.client.cli.CliFrontend",
-                "run", "-d", "-m", cluster.restAddress(), jar.toString()));
+        List<String> cmd =
+                new ArrayList<>(
+                        List.of(
+                                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                                "--add-opens=java.base/java.util=ALL-UNNAMED",
+                                "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                                "-cp",
+                                ClusterCommand.flinkLib() + "/*",
+                                "org.apache.flink.client.cli.CliFrontend",
+                                "run",
+                                "-d",
+                                "-m",
+                                cluster.restAddress(),
+                                jar.toString()));
         cmd.addAll(Arrays.asList(jobArgs));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectOutput(WORK.resolve("flink-run.out").toFile());
+        ProcessBuilder pb =
+                new ProcessBuilder(cmd)
+                        .redirectErrorStream(true)
+                        .redirectOutput(WORK.resolve("flink-run.out").toFile());
         pb.environment().put("FLINK_CONF_DIR", CLUSTER.resolve("conf").toString());
         Process p = pb.start();
         try {
@@ -276,11 +433,20 @@ class ClusterITCase {
         }
     }
 
-    /** Writes the threads of process {@code pid} ({@code jstack}) to a file under {@link #WORK}; its path. */
+    /**
+     * Writes the threads of process {@code pid} ({@code jstack}) to a file under {@link #WORK}; its
+     * path.
+     */
     private static Path threadDump(long pid) throws Exception {
         Path file = WORK.resolve("threads-" + pid + ".txt");
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jstack").toString(),
-                Long.toString(pid)).redirectErrorStream(true).redirectOutput(file.toFile()).start();
+        Process p =
+                new ProcessBuilder(
+                                Path.of(System.getProperty("java.home"), "bin", "jstack")
+                                        .toString(),
+                                Long.toString(pid))
+                        .redirectErrorStream(true)
+                        .redirectOutput(file.toFile())
+                        .start();
         try {
             p.waitFor(1, TimeUnit.MINUTES);
         } finally {
@@ -305,29 +471,58 @@ class ClusterITCase {
     /** {@code stop} into a directory of its own; the savepoint it wrote. */
     private static Path stop(String name) throws IOException {
         Path dir = WORK.resolve("savepoints-" + name);
-        succeeds(cli("stop", "--cluster-dir", CLUSTER.toString(), "--savepoint-dir", dir.toString()));
+        succeeds(
+                cli(
+                        "stop",
+                        "--cluster-dir",
+                        CLUSTER.toString(),
+                        "--savepoint-dir",
+                        dir.toString()));
         try (Stream<Path> files = Files.list(dir)) {
-            Path savepoint = files.filter(p -> p.getFileName().toString().startsWith("savepoint-")).findFirst().orElseThrow();
-            assertTrue(Files.isRegularFile(savepoint.resolve(SavepointOptions.FILE)), "options kept with " + savepoint);
+            Path savepoint =
+                    files.filter(p -> p.getFileName().toString().startsWith("savepoint-"))
+                            .findFirst()
+                            .orElseThrow();
+            assertTrue(
+                    Files.isRegularFile(savepoint.resolve(SavepointOptions.FILE)),
+                    "options kept with " + savepoint);
             return savepoint;
         }
     }
 
-    /** Whether {@code job} restarted after a failure (Flink's exception history of the job is not empty). */
+    /**
+     * Whether {@code job} restarted after a failure (Flink's exception history of the job is not
+     * empty).
+     */
     private static boolean failedOver(JobID job) throws Exception {
-        java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
-                java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://" + cluster.restAddress() + "/jobs/"
-                        + job + "/exceptions")).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        java.net.http.HttpResponse<String> response =
+                java.net.http.HttpClient.newHttpClient()
+                        .send(
+                                java.net.http.HttpRequest.newBuilder(
+                                                java.net.URI.create(
+                                                        "http://"
+                                                                + cluster.restAddress()
+                                                                + "/jobs/"
+                                                                + job
+                                                                + "/exceptions"))
+                                        .build(),
+                                java.net.http.HttpResponse.BodyHandlers.ofString());
         assertEquals(200, response.statusCode(), response.body());
-        boolean failed = JSON.readTree(response.body()).path("exceptionHistory").path("entries").size() > 0;
+        boolean failed =
+                JSON.readTree(response.body()).path("exceptionHistory").path("entries").size() > 0;
         if (failed) {
-            System.err.println("job " + job + " failed over before its savepoint: " + response.body());
+            System.err.println(
+                    "job " + job + " failed over before its savepoint: " + response.body());
         }
         return failed;
     }
 
     private static JobID runningJob() throws IOException {
-        return rest().jobs().stream().filter(j -> j.status() == JobStatus.RUNNING).findFirst().orElseThrow().id();
+        return rest().jobs().stream()
+                .filter(j -> j.status() == JobStatus.RUNNING)
+                .findFirst()
+                .orElseThrow()
+                .id();
     }
 
     private static void awaitCheckpoint(JobID job) throws Exception {
@@ -353,22 +548,24 @@ class ClusterITCase {
     /** Runs a command in this JVM; its exit code and what it printed on stderr (also echoed). */
     private static Run cli(String... args) {
         StringWriter err = new StringWriter();
-        PrintWriter tee = new PrintWriter(new Writer() {
-            @Override
-            public void write(char[] buf, int off, int len) {
-                err.write(buf, off, len);
-                System.err.print(new String(buf, off, len));
-            }
+        PrintWriter tee =
+                new PrintWriter(
+                        new Writer() {
+                            @Override
+                            public void write(char[] buf, int off, int len) {
+                                err.write(buf, off, len);
+                                System.err.print(new String(buf, off, len));
+                            }
 
-            @Override
-            public void flush() {
-                System.err.flush();
-            }
+                            @Override
+                            public void flush() {
+                                System.err.flush();
+                            }
 
-            @Override
-            public void close() {
-            }
-        }, true);
+                            @Override
+                            public void close() {}
+                        },
+                        true);
         int code = GnnstreamCli.commandLine().setErr(tee).execute(args);
         tee.flush();
         return new Run(String.join(" ", args), code, err.toString());
@@ -392,10 +589,15 @@ class ClusterITCase {
 
     private static void createTopicsAndLoad(String prefix, Path dataset) throws Exception {
         KafkaTopics.ensure(broker.bootstrapServers(), 2, prefix + ".edges", prefix + ".nodes");
-        new DatasetLoader(broker.bootstrapServers()).progress(false).load(dataset, prefix + ".edges", prefix + ".nodes");
+        new DatasetLoader(broker.bootstrapServers())
+                .progress(false)
+                .load(dataset, prefix + ".edges", prefix + ".nodes");
     }
 
-    /** Copies Cora with the first {@code share} of its edges to {@code first} and the others (no nodes) to {@code rest}. */
+    /**
+     * Copies Cora with the first {@code share} of its edges to {@code first} and the others (no
+     * nodes) to {@code rest}.
+     */
     private static long splitEdges(Path first, Path rest, double share) throws IOException {
         List<String> edges = Files.readAllLines(CORA.resolve("edges.csv"));
         int cut = (int) (edges.size() * share);
@@ -418,8 +620,10 @@ class ClusterITCase {
             String topic = prefix + ".metrics";
             KafkaTopics.ensure(broker.bootstrapServers(), 1, topic);
             consumer = KafkaIO.stringConsumer(broker.bootstrapServers(), 500);
-            List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                    .map(p -> new TopicPartition(p.topic(), p.partition())).collect(Collectors.toList());
+            List<TopicPartition> partitions =
+                    consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+                            .map(p -> new TopicPartition(p.topic(), p.partition()))
+                            .collect(Collectors.toList());
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
         }
@@ -434,13 +638,20 @@ class ClusterITCase {
                         return line;
                     }
                 }
-                assertTrue(System.nanoTime() < deadline, "no such metrics line within " + timeout + "; last lines: "
-                        + seen.subList(Math.max(0, seen.size() - 3), seen.size()));
+                assertTrue(
+                        System.nanoTime() < deadline,
+                        "no such metrics line within "
+                                + timeout
+                                + "; last lines: "
+                                + seen.subList(Math.max(0, seen.size() - 3), seen.size()));
                 poll(Duration.ofMillis(500));
             }
         }
 
-        /** Every line until none has arrived for two seconds; they are not returned by {@link #await}. */
+        /**
+         * Every line until none has arrived for two seconds; they are not returned by {@link
+         * #await}.
+         */
         List<JsonNode> drain() throws IOException {
             int from = seen.size();
             while (poll(Duration.ofSeconds(2)) > 0) {

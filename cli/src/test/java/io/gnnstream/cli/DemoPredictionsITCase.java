@@ -18,9 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The user's path end to end: {@code demo} (real local broker, MiniCluster, RocksDB) writes the
- * predictions topic's records to {@code --predictions-out} and exports the model; the final
- * round's predictions cover every vertex, and {@code predict} with the exported model reproduces
- * them offline.
+ * predictions topic's records to {@code --predictions-out} and exports the model; the final round's
+ * predictions cover every vertex, and {@code predict} with the exported model reproduces them
+ * offline.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class DemoPredictionsITCase {
@@ -29,13 +29,27 @@ class DemoPredictionsITCase {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
-    void demoStreamsPredictionsOfEveryVertexAndPredictReproducesThem(@TempDir Path dir) throws Exception {
+    void demoStreamsPredictionsOfEveryVertexAndPredictReproducesThem(@TempDir Path dir)
+            throws Exception {
         Path model = dir.resolve("model");
         Path streamed = dir.resolve("predictions.jsonl");
         Path offline = dir.resolve("offline.jsonl");
-        int exit = GnnstreamCli.commandLine().execute("demo", "--dataset", CORA.toString(),
-                "--work-dir", dir.resolve("work").toString(), "--max-steps", "40", "--eval-every", "20",
-                "--model-out", model.toString(), "--predictions-out", streamed.toString());
+        int exit =
+                GnnstreamCli.commandLine()
+                        .execute(
+                                "demo",
+                                "--dataset",
+                                CORA.toString(),
+                                "--work-dir",
+                                dir.resolve("work").toString(),
+                                "--max-steps",
+                                "40",
+                                "--eval-every",
+                                "20",
+                                "--model-out",
+                                model.toString(),
+                                "--predictions-out",
+                                streamed.toString());
         assertEquals(0, exit, "demo failed");
 
         DatasetInfo cora = DatasetInfo.scan(CORA);
@@ -48,8 +62,16 @@ class DemoPredictionsITCase {
         }
         assertEquals(cora.nodes(), last.size(), "final-round predictions of every vertex");
 
-        exit = GnnstreamCli.commandLine().execute("predict", "--model", model.toString(), "--dataset",
-                CORA.toString(), "--out", offline.toString());
+        exit =
+                GnnstreamCli.commandLine()
+                        .execute(
+                                "predict",
+                                "--model",
+                                model.toString(),
+                                "--dataset",
+                                CORA.toString(),
+                                "--out",
+                                offline.toString());
         assertEquals(0, exit, "predict failed");
         List<String> lines = Files.readAllLines(offline);
         assertEquals(cora.nodes(), lines.size());
@@ -68,8 +90,13 @@ class DemoPredictionsITCase {
             int jobLabel = job.path("label").asInt();
             int label = p.path("label").asInt();
             // Equal classes, unless the two were tied to within float rounding.
-            assertTrue(jobLabel == label || Math.abs(job.path("probs").path(jobLabel).asDouble()
-                    - job.path("probs").path(label).asDouble()) < 1e-4, "vertex " + p.path("id"));
+            assertTrue(
+                    jobLabel == label
+                            || Math.abs(
+                                            job.path("probs").path(jobLabel).asDouble()
+                                                    - job.path("probs").path(label).asDouble())
+                                    < 1e-4,
+                    "vertex " + p.path("id"));
         }
         // Only the order of float sums over a vertex's neighbours differs (RocksDB slot order).
         assertTrue(maxDiff < 1e-4, "largest probability difference " + maxDiff);

@@ -15,8 +15,7 @@ import picocli.CommandLine;
 
 class GenerateCommandTest {
 
-    @TempDir
-    Path tmp;
+    @TempDir Path tmp;
 
     private final StringWriter err = new StringWriter();
 
@@ -29,8 +28,23 @@ class GenerateCommandTest {
     @Test
     void writesADatasetTheLoaderAccepts() throws Exception {
         Path out = tmp.resolve("gen");
-        assertEquals(0, run("generate", "--vertices", "300", "--avg-degree", "4", "--features", "3", "--classes", "3",
-                "--seed", "5", "--out", out.toString()), err.toString());
+        assertEquals(
+                0,
+                run(
+                        "generate",
+                        "--vertices",
+                        "300",
+                        "--avg-degree",
+                        "4",
+                        "--features",
+                        "3",
+                        "--classes",
+                        "3",
+                        "--seed",
+                        "5",
+                        "--out",
+                        out.toString()),
+                err.toString());
         DatasetInfo info = DatasetInfo.scan(out);
         assertEquals(300, info.nodes());
         assertEquals(3, info.featureDim());
@@ -41,8 +55,22 @@ class GenerateCommandTest {
     @Test
     void badArgumentsPrintAnErrorWithoutStackTrace() {
         Path out = tmp.resolve("bad");
-        assertEquals(CommandLine.ExitCode.USAGE, run("generate", "--vertices", "300", "--avg-degree", "4",
-                "--features", "3", "--classes", "3", "--homophily", "1.5", "--out", out.toString()));
+        assertEquals(
+                CommandLine.ExitCode.USAGE,
+                run(
+                        "generate",
+                        "--vertices",
+                        "300",
+                        "--avg-degree",
+                        "4",
+                        "--features",
+                        "3",
+                        "--classes",
+                        "3",
+                        "--homophily",
+                        "1.5",
+                        "--out",
+                        out.toString()));
         assertTrue(err.toString().startsWith("error: homophily must be in [0, 1]"), err.toString());
         assertTrue(!err.toString().contains("\tat "), err.toString());
         assertTrue(!Files.exists(out.resolve(DatasetInfo.NODES_FILE)));
@@ -50,15 +78,27 @@ class GenerateCommandTest {
 
     @Test
     void missingRequiredOptionIsAUsageError() {
-        assertEquals(CommandLine.ExitCode.USAGE, run("generate", "--vertices", "300", "--out", tmp.toString()));
+        assertEquals(
+                CommandLine.ExitCode.USAGE,
+                run("generate", "--vertices", "300", "--out", tmp.toString()));
         assertTrue(err.toString().contains("Missing required options"), err.toString());
     }
 
     @Test
     void defaultsAreTheLibraryDefaultsNotTrainingDefaults() {
         CommandLine cli = GnnstreamCli.commandLine();
-        cli.parseArgs("generate", "--vertices", "10", "--avg-degree", "2", "--features", "1", "--classes", "2",
-                "--out", "x");
+        cli.parseArgs(
+                "generate",
+                "--vertices",
+                "10",
+                "--avg-degree",
+                "2",
+                "--features",
+                "1",
+                "--classes",
+                "2",
+                "--out",
+                "x");
         GenerateCommand command = cli.getSubcommands().get("generate").getCommand();
         assertEquals(SyntheticGraphOptions.DEFAULT_SEED, command.seed);
         assertEquals(SyntheticGraphOptions.DEFAULT_HOMOPHILY, command.homophily);

@@ -40,16 +40,23 @@ class PredictCommandTest {
     private static DatasetGraph graph;
     private static SageModel model;
 
-    @TempDir
-    Path tmp;
+    @TempDir Path tmp;
 
     private record Run(int exit, String out, String err) {}
 
     @BeforeAll
     static void train() throws Exception {
         graph = DatasetGraph.load(CORA, true);
-        ModelConfig config = ModelConfig.builder().inFeatures(graph.featureDim).numClasses(graph.numClasses)
-                .hidden(16).numLayers(2).dropout(0.5).learningRate(0.01).seed(5).build();
+        ModelConfig config =
+                ModelConfig.builder()
+                        .inFeatures(graph.featureDim)
+                        .numClasses(graph.numClasses)
+                        .hidden(16)
+                        .numLayers(2)
+                        .dropout(0.5)
+                        .learningRate(0.01)
+                        .seed(5)
+                        .build();
         model = new SageModel(config);
         NeighbourSampler sampler = new NeighbourSampler(graph, new int[] {10, 5});
         int[] train = graph.split(Split.TRAIN);
@@ -84,14 +91,27 @@ class PredictCommandTest {
     @Test
     void predictsEveryVertexLikeLayerwiseInference() throws Exception {
         Path out = tmp.resolve("predictions.jsonl");
-        Run r = run("predict", "--model", export(model, "model").toString(), "--dataset", CORA.toString(),
-                "--out", out.toString(), "--emit-embeddings");
+        Run r =
+                run(
+                        "predict",
+                        "--model",
+                        export(model, "model").toString(),
+                        "--dataset",
+                        CORA.toString(),
+                        "--out",
+                        out.toString(),
+                        "--emit-embeddings");
         assertEquals(0, r.exit(), r.err());
-        assertTrue(r.out().startsWith("Wrote 2708 predictions (model step 5) to " + out + "; val acc "), r.out());
+        assertTrue(
+                r.out()
+                        .startsWith(
+                                "Wrote 2708 predictions (model step 5) to " + out + "; val acc "),
+                r.out());
         assertTrue(r.out().contains(" of 500)"), r.out());
         assertTrue(r.out().contains(" of 1000)"), r.out());
 
-        LayerwiseInference.Outputs expected = LayerwiseInference.run(model, graph.inferenceGraph(), 2048);
+        LayerwiseInference.Outputs expected =
+                LayerwiseInference.run(model, graph.inferenceGraph(), 2048);
         int classes = model.config().numClasses();
         List<String> lines = Files.readAllLines(out);
         assertEquals(graph.numVertices(), lines.size());
@@ -100,7 +120,9 @@ class PredictCommandTest {
             assertEquals(List.of("id", "step", "label", "probs", "embedding"), fieldNames(line));
             assertEquals(graph.ids[v], line.get("id").asLong());
             assertEquals(5, line.get("step").asLong());
-            assertEquals(ClassProbabilities.argmax(expected.logits(), v, classes), line.get("label").asInt());
+            assertEquals(
+                    ClassProbabilities.argmax(expected.logits(), v, classes),
+                    line.get("label").asInt());
             float[] probs = ClassProbabilities.softmax(expected.logits(), v, classes);
             assertEquals(classes, line.get("probs").size());
             double sum = 0;
@@ -120,25 +142,57 @@ class PredictCommandTest {
     @Test
     void withoutEmbeddingsLinesHaveTheJobFields() throws Exception {
         Path out = tmp.resolve("p.jsonl");
-        Run r = run("predict", "--model", export(model, "model").toString(), "--dataset", CORA.toString(),
-                "--out", out.toString(), "--chunk", "700", "--normalize-features", "true");
+        Run r =
+                run(
+                        "predict",
+                        "--model",
+                        export(model, "model").toString(),
+                        "--dataset",
+                        CORA.toString(),
+                        "--out",
+                        out.toString(),
+                        "--chunk",
+                        "700",
+                        "--normalize-features",
+                        "true");
         assertEquals(0, r.exit(), r.err());
-        assertEquals(List.of("id", "step", "label", "probs"), fieldNames(JSON.readTree(Files.readAllLines(out).get(0))));
+        assertEquals(
+                List.of("id", "step", "label", "probs"),
+                fieldNames(JSON.readTree(Files.readAllLines(out).get(0))));
     }
 
     @Test
     void wrongFeatureWidthIsAClearUsageError() throws Exception {
-        ModelConfig wide = ModelConfig.builder().inFeatures(graph.featureDim + 1).numClasses(graph.numClasses)
-                .hidden(4).build();
+        ModelConfig wide =
+                ModelConfig.builder()
+                        .inFeatures(graph.featureDim + 1)
+                        .numClasses(graph.numClasses)
+                        .hidden(4)
+                        .build();
         Path dir;
         try (SageModel m = new SageModel(wide)) {
             dir = export(m, "wide");
         }
         Path out = tmp.resolve("wide.jsonl");
-        Run r = run("predict", "--model", dir.toString(), "--dataset", CORA.toString(), "--out", out.toString());
+        Run r =
+                run(
+                        "predict",
+                        "--model",
+                        dir.toString(),
+                        "--dataset",
+                        CORA.toString(),
+                        "--out",
+                        out.toString());
         assertEquals(CommandLine.ExitCode.USAGE, r.exit());
-        assertTrue(r.err().startsWith("error: the model in " + dir + " takes 1434 features per vertex, the dataset "
-                + CORA + " has 1433"), r.err());
+        assertTrue(
+                r.err()
+                        .startsWith(
+                                "error: the model in "
+                                        + dir
+                                        + " takes 1434 features per vertex, the dataset "
+                                        + CORA
+                                        + " has 1433"),
+                r.err());
         assertFalse(r.err().contains("\tat "), r.err());
         assertFalse(Files.exists(out));
     }
@@ -149,14 +203,31 @@ class PredictCommandTest {
         Path bias = dir.resolve("layers.1.bias.npy");
         Files.delete(bias);
         Path out = tmp.resolve("missing.jsonl");
-        Run r = run("predict", "--model", dir.toString(), "--dataset", CORA.toString(), "--out", out.toString());
+        Run r =
+                run(
+                        "predict",
+                        "--model",
+                        dir.toString(),
+                        "--dataset",
+                        CORA.toString(),
+                        "--out",
+                        out.toString());
         assertEquals(CommandLine.ExitCode.USAGE, r.exit());
-        assertTrue(r.err().startsWith("error: missing tensor file ") && r.err().contains("layers.1.bias.npy"),
+        assertTrue(
+                r.err().startsWith("error: missing tensor file ")
+                        && r.err().contains("layers.1.bias.npy"),
                 r.err());
         assertFalse(r.err().contains("\tat "), r.err());
 
-        r = run("predict", "--model", tmp.resolve("none").toString(), "--dataset", CORA.toString(),
-                "--out", out.toString());
+        r =
+                run(
+                        "predict",
+                        "--model",
+                        tmp.resolve("none").toString(),
+                        "--dataset",
+                        CORA.toString(),
+                        "--out",
+                        out.toString());
         assertEquals(CommandLine.ExitCode.USAGE, r.exit());
         assertTrue(r.err().startsWith("error: no manifest.json in "), r.err());
 
@@ -164,8 +235,15 @@ class PredictCommandTest {
         assertEquals(CommandLine.ExitCode.USAGE, r.exit());
         assertTrue(r.err().startsWith("Missing required option: '--model=DIR'"), r.err());
 
-        r = run("predict", "--model", export(model, "again").toString(), "--dataset", tmp.resolve("none").toString(),
-                "--out", out.toString());
+        r =
+                run(
+                        "predict",
+                        "--model",
+                        export(model, "again").toString(),
+                        "--dataset",
+                        tmp.resolve("none").toString(),
+                        "--out",
+                        out.toString());
         assertEquals(CommandLine.ExitCode.USAGE, r.exit());
         assertTrue(r.err().startsWith("error: dataset folder "), r.err());
         assertFalse(Files.exists(out));
@@ -175,8 +253,14 @@ class PredictCommandTest {
     void helpDescribesTheOptions() {
         Run r = run("predict", "--help");
         assertEquals(0, r.exit());
-        for (String flag : List.of("--model", "--dataset", "--out", "--chunk", "--normalize-features",
-                "--emit-embeddings")) {
+        for (String flag :
+                List.of(
+                        "--model",
+                        "--dataset",
+                        "--out",
+                        "--chunk",
+                        "--normalize-features",
+                        "--emit-embeddings")) {
             assertTrue(r.out().contains(flag), r.out());
         }
         String help = r.out().replaceAll("\\s+", " ");

@@ -16,9 +16,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A failure that repeats at every restore ends the job: {@code demo} (a forked JVM, as
- * {@code bin/gnnstream} runs it, with its real broker child process) exits non-zero with the
- * cause in one line once the restart strategy gives up, and leaves no process behind.
+ * A failure that repeats at every restore ends the job: {@code demo} (a forked JVM, as {@code
+ * bin/gnnstream} runs it, with its real broker child process) exits non-zero with the cause in one
+ * line once the restart strategy gives up, and leaves no process behind.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class RepeatingFailureITCase {
@@ -30,25 +30,58 @@ class RepeatingFailureITCase {
         Path work = dir.resolve("work-repeating");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .filter(a -> a.startsWith("-D") || a.startsWith("--add-opens")).collect(Collectors.toList()));
-        command.addAll(List.of("-Xmx2g", "-cp", System.getProperty("java.class.path"), GnnstreamCli.class.getName(),
-                "demo", "--dataset", CORA.toString(), "--work-dir", work.toString(), "--max-steps", "200",
-                "--inject-fault", "trainer:0:3:always", "--max-restarts", "2"));
+        command.addAll(
+                ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                        .filter(a -> a.startsWith("-D") || a.startsWith("--add-opens"))
+                        .collect(Collectors.toList()));
+        command.addAll(
+                List.of(
+                        "-Xmx2g",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        GnnstreamCli.class.getName(),
+                        "demo",
+                        "--dataset",
+                        CORA.toString(),
+                        "--work-dir",
+                        work.toString(),
+                        "--max-steps",
+                        "200",
+                        "--inject-fault",
+                        "trainer:0:3:always",
+                        "--max-restarts",
+                        "2"));
         Path out = dir.resolve("demo.out");
-        Process demo = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        Process demo =
+                new ProcessBuilder(command)
+                        .redirectErrorStream(true)
+                        .redirectOutput(out.toFile())
+                        .start();
         try {
             assertTrue(demo.waitFor(5, TimeUnit.MINUTES), "demo did not end: " + tail(out));
             String output = Files.readString(out, StandardCharsets.UTF_8);
             assertEquals(1, demo.exitValue(), "exit code; output:\n" + tail(out));
-            List<String> errors = output.lines().filter(l -> l.startsWith("error: ")).collect(Collectors.toList());
+            List<String> errors =
+                    output.lines()
+                            .filter(l -> l.startsWith("error: "))
+                            .collect(Collectors.toList());
             assertEquals(1, errors.size(), "one error line:\n" + tail(out));
-            assertTrue(errors.get(0).matches("error: training job FAILED: InjectedFailure: trainer subtask 0 fails at event 3 "
-                    + "\\(injected at every attempt\\)"), errors.get(0));
-            List<String> left = ProcessHandle.allProcesses()
-                    .filter(p -> p.info().commandLine().map(c -> c.contains(work.toString())).orElse(false))
-                    .map(p -> p.pid() + " " + p.info().commandLine().orElse(""))
-                    .collect(Collectors.toList());
+            assertTrue(
+                    errors.get(0)
+                            .matches(
+                                    "error: training job FAILED: InjectedFailure: trainer subtask 0"
+                                            + " fails at event 3 \\(injected at every attempt\\)"),
+                    errors.get(0));
+            List<String> left =
+                    ProcessHandle.allProcesses()
+                            .filter(
+                                    p ->
+                                            p.info()
+                                                    .commandLine()
+                                                    .map(c -> c.contains(work.toString()))
+                                                    .orElse(false))
+                            .map(p -> p.pid() + " " + p.info().commandLine().orElse(""))
+                            .collect(Collectors.toList());
             assertEquals(List.of(), left, "processes left behind");
         } finally {
             demo.descendants().forEach(ProcessHandle::destroyForcibly);

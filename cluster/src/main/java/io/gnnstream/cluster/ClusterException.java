@@ -2,7 +2,9 @@ package io.gnnstream.cluster;
 
 import java.io.IOException;
 
-/** A cluster cannot be started, reached or told what to do; the message says why and what to check. */
+/**
+ * A cluster cannot be started, reached or told what to do; the message says why and what to check.
+ */
 public class ClusterException extends IOException {
 
     private static final long serialVersionUID = 1L;

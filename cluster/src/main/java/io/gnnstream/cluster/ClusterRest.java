@@ -43,7 +43,8 @@ public final class ClusterRest {
 
     private final String host;
     private final int port;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     public ClusterRest(String host, int port) {
         this.host = host;
@@ -54,12 +55,15 @@ public final class ClusterRest {
     public static ClusterRest of(String address) {
         int colon = address.lastIndexOf(':');
         if (colon <= 0 || colon == address.length() - 1) {
-            throw new IllegalArgumentException("--jobmanager must be host:port (the REST port), got " + address);
+            throw new IllegalArgumentException(
+                    "--jobmanager must be host:port (the REST port), got " + address);
         }
         try {
-            return new ClusterRest(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
+            return new ClusterRest(
+                    address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--jobmanager must be host:port (the REST port), got " + address);
+            throw new IllegalArgumentException(
+                    "--jobmanager must be host:port (the REST port), got " + address);
         }
     }
 
@@ -79,8 +83,13 @@ public final class ClusterRest {
     public Optional<Overview> overview() {
         try {
             JsonNode o = get("/overview");
-            return Optional.of(new Overview(o.path("taskmanagers").asInt(), o.path("slots-total").asInt(),
-                    o.path("slots-available").asInt(), o.path("jobs-running").asInt(), o.path("flink-version").asText()));
+            return Optional.of(
+                    new Overview(
+                            o.path("taskmanagers").asInt(),
+                            o.path("slots-total").asInt(),
+                            o.path("slots-available").asInt(),
+                            o.path("jobs-running").asInt(),
+                            o.path("flink-version").asText()));
         } catch (IOException e) {
             return Optional.empty();
         }
@@ -90,7 +99,11 @@ public final class ClusterRest {
     public List<TaskManagerInfo> taskManagers() throws IOException {
         List<TaskManagerInfo> tms = new ArrayList<>();
         for (JsonNode tm : get("/taskmanagers").path("taskmanagers")) {
-            tms.add(new TaskManagerInfo(tm.path("id").asText(), tm.path("slotsNumber").asInt(), tm.path("freeSlots").asInt()));
+            tms.add(
+                    new TaskManagerInfo(
+                            tm.path("id").asText(),
+                            tm.path("slotsNumber").asInt(),
+                            tm.path("freeSlots").asInt()));
         }
         return tms;
     }
@@ -99,8 +112,12 @@ public final class ClusterRest {
     public List<JobInfo> jobs() throws IOException {
         List<JobInfo> jobs = new ArrayList<>();
         for (JsonNode j : get("/jobs/overview").path("jobs")) {
-            jobs.add(new JobInfo(JobID.fromHexString(j.path("jid").asText()), j.path("name").asText(),
-                    JobStatus.valueOf(j.path("state").asText()), j.path("start-time").asLong()));
+            jobs.add(
+                    new JobInfo(
+                            JobID.fromHexString(j.path("jid").asText()),
+                            j.path("name").asText(),
+                            JobStatus.valueOf(j.path("state").asText()),
+                            j.path("start-time").asLong()));
         }
         jobs.sort((a, b) -> Long.compare(b.startTime(), a.startTime()));
         return jobs;
@@ -113,7 +130,10 @@ public final class ClusterRest {
     /** The job's global job parameters (its user configuration). */
     public Map<String, String> userConfiguration(JobID job) throws IOException {
         Map<String, String> conf = new LinkedHashMap<>();
-        get("/jobs/" + job + "/config").path("execution-config").path("user-config").fields()
+        get("/jobs/" + job + "/config")
+                .path("execution-config")
+                .path("user-config")
+                .fields()
                 .forEachRemaining(e -> conf.put(e.getKey(), e.getValue().asText()));
         return conf;
     }
@@ -121,43 +141,69 @@ public final class ClusterRest {
     /** The path of the job's latest completed checkpoint, if any. */
     public Optional<String> latestCheckpoint(JobID job) throws IOException {
         JsonNode completed = get("/jobs/" + job + "/checkpoints").path("latest").path("completed");
-        return completed.isMissingNode() || completed.isNull() ? Optional.empty()
+        return completed.isMissingNode() || completed.isNull()
+                ? Optional.empty()
                 : Optional.of(completed.path("external_path").asText());
     }
 
     /**
-     * Writes a savepoint of the job (canonical format, so it can be restored on any state backend and
-     * at any parallelism) into {@code directory} (null: the cluster's {@code state.savepoints.dir}),
-     * then cancels the job and waits until it is cancelled; returns the savepoint's path. A savepoint
-     * that fails while the job keeps running (declined by a task that is restarting or not yet
-     * running, aborted by a failover) is triggered again until the timeout; each failure is reported
-     * to {@code log}.
+     * Writes a savepoint of the job (canonical format, so it can be restored on any state backend
+     * and at any parallelism) into {@code directory} (null: the cluster's {@code
+     * state.savepoints.dir}), then cancels the job and waits until it is cancelled; returns the
+     * savepoint's path. A savepoint that fails while the job keeps running (declined by a task that
+     * is restarting or not yet running, aborted by a failover) is triggered again until the
+     * timeout; each failure is reported to {@code log}.
      */
-    public String savepointAndCancel(JobID job, String directory, Duration timeout, PrintStream log) throws IOException {
+    public String savepointAndCancel(JobID job, String directory, Duration timeout, PrintStream log)
+            throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
         try (RestClusterClient<StandaloneClusterId> client = client()) {
             String path = null;
             for (int attempt = 1; path == null; attempt++) {
                 long left = deadline - System.nanoTime();
                 try {
-                    path = client.triggerSavepoint(job, directory, SavepointFormatType.CANONICAL)
-                            .get(Math.max(1, left), TimeUnit.NANOSECONDS);
+                    path =
+                            client.triggerSavepoint(job, directory, SavepointFormatType.CANONICAL)
+                                    .get(Math.max(1, left), TimeUnit.NANOSECONDS);
                 } catch (TimeoutException e) {
-                    throw new ClusterException("the savepoint of job " + job + " did not complete within "
-                            + timeout.toSeconds() + " s; the job keeps running");
+                    throw new ClusterException(
+                            "the savepoint of job "
+                                    + job
+                                    + " did not complete within "
+                                    + timeout.toSeconds()
+                                    + " s; the job keeps running");
                 } catch (ExecutionException e) {
                     String cause = rootMessage(e);
                     JobStatus status = status(job);
-                    if (status.isGloballyTerminalState() || System.nanoTime() + SAVEPOINT_RETRY_DELAY.toNanos() > deadline) {
-                        throw new ClusterException("the savepoint of job " + job + " failed (attempt " + attempt
-                                + ", job " + status + "): " + cause, e);
+                    if (status.isGloballyTerminalState()
+                            || System.nanoTime() + SAVEPOINT_RETRY_DELAY.toNanos() > deadline) {
+                        throw new ClusterException(
+                                "the savepoint of job "
+                                        + job
+                                        + " failed (attempt "
+                                        + attempt
+                                        + ", job "
+                                        + status
+                                        + "): "
+                                        + cause,
+                                e);
                     }
-                    log.println("The savepoint failed (attempt " + attempt + ", job " + status + "): " + cause
-                            + "; triggering it again");
+                    log.println(
+                            "The savepoint failed (attempt "
+                                    + attempt
+                                    + ", job "
+                                    + status
+                                    + "): "
+                                    + cause
+                                    + "; triggering it again");
                     Thread.sleep(SAVEPOINT_RETRY_DELAY.toMillis());
                 }
             }
-            cancel(client, job, Duration.ofNanos(Math.max(deadline - System.nanoTime(), MIN_CANCEL_WAIT.toNanos())));
+            cancel(
+                    client,
+                    job,
+                    Duration.ofNanos(
+                            Math.max(deadline - System.nanoTime(), MIN_CANCEL_WAIT.toNanos())));
             return path;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -185,7 +231,8 @@ public final class ClusterRest {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!status(job).isGloballyTerminalState()) {
             if (System.nanoTime() > deadline) {
-                throw new ClusterException("job " + job + " was not cancelled within " + timeout.toSeconds() + " s");
+                throw new ClusterException(
+                        "job " + job + " was not cancelled within " + timeout.toSeconds() + " s");
             }
             Thread.sleep(200);
         }
@@ -198,12 +245,17 @@ public final class ClusterRest {
         try {
             return new RestClusterClient<>(conf, StandaloneClusterId.getInstance());
         } catch (Exception e) {
-            throw new ClusterException("cannot reach the cluster at " + webUi() + ": " + e.getMessage(), e);
+            throw new ClusterException(
+                    "cannot reach the cluster at " + webUi() + ": " + e.getMessage(), e);
         }
     }
 
     private JsonNode get(String path) throws IOException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(webUi() + path)).timeout(Duration.ofSeconds(10)).GET().build();
+        HttpRequest request =
+                HttpRequest.newBuilder(URI.create(webUi() + path))
+                        .timeout(Duration.ofSeconds(10))
+                        .GET()
+                        .build();
         HttpResponse<String> response;
         try {
             response = http.send(request, HttpResponse.BodyHandlers.ofString());
@@ -211,14 +263,22 @@ public final class ClusterRest {
             Thread.currentThread().interrupt();
             throw new ClusterException("interrupted", e);
         } catch (IOException e) {
-            throw new ClusterException("cannot reach the cluster at " + webUi() + " (" + e + ")", e);
+            throw new ClusterException(
+                    "cannot reach the cluster at " + webUi() + " (" + e + ")", e);
         }
         if (response.statusCode() == 404) {
             throw new ClusterException("not found at " + webUi() + ": " + path);
         }
         if (response.statusCode() != 200) {
-            throw new ClusterException("GET " + path + " at " + webUi() + " answered " + response.statusCode() + ": "
-                    + response.body());
+            throw new ClusterException(
+                    "GET "
+                            + path
+                            + " at "
+                            + webUi()
+                            + " answered "
+                            + response.statusCode()
+                            + ": "
+                            + response.body());
         }
         return JSON.readTree(response.body());
     }
@@ -232,7 +292,12 @@ public final class ClusterRest {
     }
 
     /** What {@code /overview} says. */
-    public record Overview(int taskManagers, int slotsTotal, int slotsAvailable, int jobsRunning, String flinkVersion) {}
+    public record Overview(
+            int taskManagers,
+            int slotsTotal,
+            int slotsAvailable,
+            int jobsRunning,
+            String flinkVersion) {}
 
     /** One TaskManager of {@code /taskmanagers}. */
     public record TaskManagerInfo(String id, int slots, int freeSlots) {}

@@ -16,8 +16,8 @@ import java.util.stream.Collectors;
 
 /**
  * What {@code cluster start} records in the cluster directory ({@value #FILE}): the REST endpoint
- * and the PIDs of the JobManager and TaskManager processes, so that {@code cluster status},
- * {@code cluster stop} and {@code submit} find them from another process.
+ * and the PIDs of the JobManager and TaskManager processes, so that {@code cluster status}, {@code
+ * cluster stop} and {@code submit} find them from another process.
  */
 public final class ClusterState {
 
@@ -28,7 +28,8 @@ public final class ClusterState {
     private final long jobManagerPid;
     private final List<Long> taskManagerPids;
 
-    public ClusterState(String restHost, int restPort, long jobManagerPid, List<Long> taskManagerPids) {
+    public ClusterState(
+            String restHost, int restPort, long jobManagerPid, List<Long> taskManagerPids) {
         this.restHost = restHost;
         this.restPort = restPort;
         this.jobManagerPid = jobManagerPid;
@@ -70,12 +71,18 @@ public final class ClusterState {
         p.setProperty("rest.host", restHost);
         p.setProperty("rest.port", Integer.toString(restPort));
         p.setProperty("jobmanager.pid", Long.toString(jobManagerPid));
-        p.setProperty("taskmanager.pids", taskManagerPids.stream().map(String::valueOf).collect(Collectors.joining(",")));
+        p.setProperty(
+                "taskmanager.pids",
+                taskManagerPids.stream().map(String::valueOf).collect(Collectors.joining(",")));
         Path tmp = dir.resolve(FILE + ".tmp");
         try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
             p.store(w, "gnnstream standalone cluster");
         }
-        Files.move(tmp, dir.resolve(FILE), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        Files.move(
+                tmp,
+                dir.resolve(FILE),
+                StandardCopyOption.REPLACE_EXISTING,
+                StandardCopyOption.ATOMIC_MOVE);
     }
 
     /** The state recorded in {@code dir}, if a cluster was started there and not stopped. */
@@ -90,10 +97,18 @@ public final class ClusterState {
         }
         try {
             String tms = p.getProperty("taskmanager.pids", "");
-            List<Long> tmPids = tms.isBlank() ? List.of()
-                    : Arrays.stream(tms.split(",")).map(Long::parseLong).collect(Collectors.toList());
-            return Optional.of(new ClusterState(p.getProperty("rest.host"), Integer.parseInt(p.getProperty("rest.port")),
-                    Long.parseLong(p.getProperty("jobmanager.pid")), tmPids));
+            List<Long> tmPids =
+                    tms.isBlank()
+                            ? List.of()
+                            : Arrays.stream(tms.split(","))
+                                    .map(Long::parseLong)
+                                    .collect(Collectors.toList());
+            return Optional.of(
+                    new ClusterState(
+                            p.getProperty("rest.host"),
+                            Integer.parseInt(p.getProperty("rest.port")),
+                            Long.parseLong(p.getProperty("jobmanager.pid")),
+                            tmPids));
         } catch (RuntimeException e) {
             throw new IOException("unreadable cluster state " + file + ": " + e.getMessage(), e);
         }

@@ -22,12 +22,12 @@ import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.runtime.clusterframework.BootstrapTools;
 
 /**
- * A Flink standalone session cluster of separate JVM processes on loopback: one JobManager
- * ({@code StandaloneSessionClusterEntrypoint}) and N TaskManagers ({@code TaskManagerRunner}), run
- * from the jars of {@code lib} as Flink's own {@code start-cluster.sh} runs them. The cluster
- * directory holds the generated {@code conf/} (the base configuration with loopback addresses,
- * ports, slots, memory and directories set), {@code log/}, {@code tmp/}, the default checkpoint and
- * savepoint directories, and {@link ClusterState} with the processes' PIDs.
+ * A Flink standalone session cluster of separate JVM processes on loopback: one JobManager ({@code
+ * StandaloneSessionClusterEntrypoint}) and N TaskManagers ({@code TaskManagerRunner}), run from the
+ * jars of {@code lib} as Flink's own {@code start-cluster.sh} runs them. The cluster directory
+ * holds the generated {@code conf/} (the base configuration with loopback addresses, ports, slots,
+ * memory and directories set), {@code log/}, {@code tmp/}, the default checkpoint and savepoint
+ * directories, and {@link ClusterState} with the processes' PIDs.
  *
  * <p>Memory flags come from Flink's {@code BashJavaUtils}, as in the distribution's scripts. The
  * processes run in a session of their own ({@code setsid}), so a Ctrl-C in the terminal that
@@ -37,9 +37,12 @@ import org.apache.flink.runtime.clusterframework.BootstrapTools;
  */
 public final class StandaloneCluster {
 
-    private static final String JOB_MANAGER_MAIN = "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint";
-    private static final String TASK_MANAGER_MAIN = "org.apache.flink.runtime.taskexecutor.TaskManagerRunner";
-    private static final String BASH_JAVA_UTILS = "org.apache.flink.runtime.util.bash.BashJavaUtils";
+    private static final String JOB_MANAGER_MAIN =
+            "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint";
+    private static final String TASK_MANAGER_MAIN =
+            "org.apache.flink.runtime.taskexecutor.TaskManagerRunner";
+    private static final String BASH_JAVA_UTILS =
+            "org.apache.flink.runtime.util.bash.BashJavaUtils";
     private static final String RESULT_PREFIX = "BASH_JAVA_UTILS_EXEC_RESULT:";
     private static final Duration STOP_GRACE = Duration.ofSeconds(15);
 
@@ -75,44 +78,79 @@ public final class StandaloneCluster {
 
     /**
      * Starts the processes and returns once every TaskManager has registered with the JobManager.
-     * Throws {@link ClusterException} when a cluster of this directory is still running, the jars are
-     * missing, or the cluster does not come up within the start timeout (its processes are stopped
-     * then, and the log directory is named).
+     * Throws {@link ClusterException} when a cluster of this directory is still running, the jars
+     * are missing, or the cluster does not come up within the start timeout (its processes are
+     * stopped then, and the log directory is named).
      */
     public ClusterState start() throws IOException, InterruptedException {
         Optional<ClusterState> existing = ClusterState.read(dir);
-        if (existing.isPresent() && existing.get().pids().stream().anyMatch(pid -> process(pid, dir).isPresent())) {
-            throw new ClusterException("a cluster started in " + dir + " is running (Web UI http://"
-                    + existing.get().restAddress() + "); stop it first with `cluster stop --dir " + dir + "`");
+        if (existing.isPresent()
+                && existing.get().pids().stream().anyMatch(pid -> process(pid, dir).isPresent())) {
+            throw new ClusterException(
+                    "a cluster started in "
+                            + dir
+                            + " is running (Web UI http://"
+                            + existing.get().restAddress()
+                            + "); stop it first with `cluster stop --dir "
+                            + dir
+                            + "`");
         }
-        if (!Files.isDirectory(lib) || jars().stream().noneMatch(j -> j.getFileName().toString().startsWith("flink-runtime-"))) {
-            throw new ClusterException("no Flink jars in " + lib + " (built by `mvn package` of the cluster module)");
+        if (!Files.isDirectory(lib)
+                || jars().stream()
+                        .noneMatch(j -> j.getFileName().toString().startsWith("flink-runtime-"))) {
+            throw new ClusterException(
+                    "no Flink jars in " + lib + " (built by `mvn package` of the cluster module)");
         }
         Configuration clusterConf = writeConfiguration();
         Path conf = dir.resolve("conf");
-        ClusterState partial = new ClusterState("127.0.0.1", clusterConf.get(RestOptions.PORT), -1, List.of());
+        ClusterState partial =
+                new ClusterState("127.0.0.1", clusterConf.get(RestOptions.PORT), -1, List.of());
         Launched launched = new Launched();
-        Thread cleanup = new Thread(() -> {
-            launched.abort();
-            try {
-                ClusterState.delete(dir);
-            } catch (IOException e) {
-                // the processes are gone; a stale file names only dead PIDs
-            }
-        }, "gnnstream-cluster-start-cleanup");
+        Thread cleanup =
+                new Thread(
+                        () -> {
+                            launched.abort();
+                            try {
+                                ClusterState.delete(dir);
+                            } catch (IOException e) {
+                                // the processes are gone; a stale file names only dead PIDs
+                            }
+                        },
+                        "gnnstream-cluster-start-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);
         boolean up = false;
         try {
-            Process jm = launched.start(launch(conf, clusterConf, "jobmanager", 0, JOB_MANAGER_MAIN, "GET_JM_RESOURCE_PARAMS",
-                    "env.java.opts.jobmanager", launched), out);
+            Process jm =
+                    launched.start(
+                            launch(
+                                    conf,
+                                    clusterConf,
+                                    "jobmanager",
+                                    0,
+                                    JOB_MANAGER_MAIN,
+                                    "GET_JM_RESOURCE_PARAMS",
+                                    "env.java.opts.jobmanager",
+                                    launched),
+                            out);
             partial = new ClusterState(partial.restHost(), partial.restPort(), jm.pid(), List.of());
             partial.write(dir);
             List<Long> tmPids = new ArrayList<>();
             for (int i = 0; i < taskManagers; i++) {
-                Process tm = launched.start(launch(conf, clusterConf, "taskmanager", i, TASK_MANAGER_MAIN,
-                        "GET_TM_RESOURCE_PARAMS", "env.java.opts.taskmanager", launched), out);
+                Process tm =
+                        launched.start(
+                                launch(
+                                        conf,
+                                        clusterConf,
+                                        "taskmanager",
+                                        i,
+                                        TASK_MANAGER_MAIN,
+                                        "GET_TM_RESOURCE_PARAMS",
+                                        "env.java.opts.taskmanager",
+                                        launched),
+                                out);
                 tmPids.add(tm.pid());
-                partial = new ClusterState(partial.restHost(), partial.restPort(), jm.pid(), tmPids);
+                partial =
+                        new ClusterState(partial.restHost(), partial.restPort(), jm.pid(), tmPids);
                 partial.write(dir);
             }
             awaitTaskManagers(partial, launched);
@@ -133,8 +171,8 @@ public final class StandaloneCluster {
 
     /**
      * Stops the processes of the cluster started in {@code dir} (SIGTERM, SIGKILL after a grace
-     * period) and removes its state; returns the PIDs it stopped. A process whose PID now belongs to
-     * another program (its command line does not name the directory) is left alone.
+     * period) and removes its state; returns the PIDs it stopped. A process whose PID now belongs
+     * to another program (its command line does not name the directory) is left alone.
      */
     public static List<Long> stop(Path dir) throws IOException {
         Path abs = dir.toAbsolutePath().normalize();
@@ -167,13 +205,26 @@ public final class StandaloneCluster {
         if (pid <= 0) {
             return Optional.empty();
         }
-        return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).filter(h -> h.info().commandLine()
-                .map(cmd -> cmd.contains(dir.toAbsolutePath().normalize().toString())).orElse(true));
+        return ProcessHandle.of(pid)
+                .filter(ProcessHandle::isAlive)
+                .filter(
+                        h ->
+                                h.info()
+                                        .commandLine()
+                                        .map(
+                                                cmd ->
+                                                        cmd.contains(
+                                                                dir.toAbsolutePath()
+                                                                        .normalize()
+                                                                        .toString()))
+                                        .orElse(true));
     }
 
     private List<Path> jars() throws IOException {
         try (var files = Files.list(lib)) {
-            return files.filter(p -> p.toString().endsWith(".jar")).sorted().collect(Collectors.toList());
+            return files.filter(p -> p.toString().endsWith(".jar"))
+                    .sorted()
+                    .collect(Collectors.toList());
         }
     }
 
@@ -186,8 +237,10 @@ public final class StandaloneCluster {
         Files.createDirectories(conf);
         Files.createDirectories(dir.resolve("log"));
         Files.createDirectories(dir.resolve("tmp"));
-        Configuration c = baseConf != null && Files.isRegularFile(baseConf.resolve("config.yaml"))
-                ? GlobalConfiguration.loadConfiguration(baseConf.toString()) : new Configuration();
+        Configuration c =
+                baseConf != null && Files.isRegularFile(baseConf.resolve("config.yaml"))
+                        ? GlobalConfiguration.loadConfiguration(baseConf.toString())
+                        : new Configuration();
         c.setString("jobmanager.rpc.address", "127.0.0.1");
         c.setString("jobmanager.bind-host", "127.0.0.1");
         c.setString("jobmanager.rpc.port", Integer.toString(freePort(6123)));
@@ -207,14 +260,25 @@ public final class StandaloneCluster {
         BootstrapTools.writeConfiguration(c, conf.resolve("config.yaml").toFile());
         Path log4j = baseConf == null ? null : baseConf.resolve("log4j2.properties");
         if (log4j != null && Files.isRegularFile(log4j)) {
-            Files.copy(log4j, conf.resolve("log4j.properties"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.copy(
+                    log4j,
+                    conf.resolve("log4j.properties"),
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         }
         return c;
     }
 
     /** The process of one role, ready to start. */
-    private ProcessBuilder launch(Path conf, Configuration c, String role, int index, String mainClass, String memoryParams,
-            String roleOptsKey, Launched launched) throws IOException, InterruptedException {
+    private ProcessBuilder launch(
+            Path conf,
+            Configuration c,
+            String role,
+            int index,
+            String mainClass,
+            String memoryParams,
+            String roleOptsKey,
+            Launched launched)
+            throws IOException, InterruptedException {
         List<String> memory = bashJavaUtils(conf, memoryParams, launched);
         String name = "flink-" + role + "-" + index;
         List<String> cmd = new ArrayList<>();
@@ -235,10 +299,12 @@ public final class StandaloneCluster {
         cmd.add("--configDir");
         cmd.add(conf.toString());
         cmd.addAll(split(memory.get(1)));
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile())
-                .redirectErrorStream(true)
-                .redirectOutput(dir.resolve("log").resolve(name + ".out").toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        ProcessBuilder pb =
+                new ProcessBuilder(cmd)
+                        .directory(dir.toFile())
+                        .redirectErrorStream(true)
+                        .redirectOutput(dir.resolve("log").resolve(name + ".out").toFile())
+                        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         pb.environment().putIfAbsent("OMP_NUM_THREADS", "1");
         return pb;
     }
@@ -247,9 +313,18 @@ public final class StandaloneCluster {
     private List<String> bashJavaUtils(Path conf, String command, Launched launched)
             throws IOException, InterruptedException {
         Path log = dir.resolve("log").resolve("bash-java-utils.out");
-        Process p = launched.startHelper(new ProcessBuilder(javaExecutable(), "-cp", lib + File.separator + "*",
-                BASH_JAVA_UTILS, command, "--configDir", conf.toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile()));
+        Process p =
+                launched.startHelper(
+                        new ProcessBuilder(
+                                        javaExecutable(),
+                                        "-cp",
+                                        lib + File.separator + "*",
+                                        BASH_JAVA_UTILS,
+                                        command,
+                                        "--configDir",
+                                        conf.toString())
+                                .redirectErrorStream(true)
+                                .redirectOutput(log.toFile()));
         try {
             if (!p.waitFor(60, TimeUnit.SECONDS)) {
                 throw new ClusterException("BashJavaUtils did not finish (see " + log + ")");
@@ -258,24 +333,33 @@ public final class StandaloneCluster {
             p.destroyForcibly();
             launched.helperDone(p);
         }
-        List<String> results = Files.readAllLines(log, StandardCharsets.UTF_8).stream()
-                .filter(l -> l.startsWith(RESULT_PREFIX)).map(l -> l.substring(RESULT_PREFIX.length()))
-                .collect(Collectors.toList());
+        List<String> results =
+                Files.readAllLines(log, StandardCharsets.UTF_8).stream()
+                        .filter(l -> l.startsWith(RESULT_PREFIX))
+                        .map(l -> l.substring(RESULT_PREFIX.length()))
+                        .collect(Collectors.toList());
         if (p.exitValue() != 0 || results.size() < 2) {
-            throw new ClusterException("cannot compute the processes' memory from " + conf + " (see " + log + ")");
+            throw new ClusterException(
+                    "cannot compute the processes' memory from " + conf + " (see " + log + ")");
         }
         return results.subList(results.size() - 2, results.size());
     }
 
-    private void awaitTaskManagers(ClusterState state, Launched launched) throws IOException, InterruptedException {
+    private void awaitTaskManagers(ClusterState state, Launched launched)
+            throws IOException, InterruptedException {
         ClusterRest rest = new ClusterRest(state.restHost(), state.restPort());
         long deadline = System.nanoTime() + startTimeout.toNanos();
         int registered = -1;
         while (System.nanoTime() < deadline) {
             for (Process p : launched.processes()) {
                 if (!p.isAlive()) {
-                    throw new ClusterException("a cluster process (pid " + p.pid() + ") exited with code "
-                            + p.exitValue() + " during start; see " + dir.resolve("log"));
+                    throw new ClusterException(
+                            "a cluster process (pid "
+                                    + p.pid()
+                                    + ") exited with code "
+                                    + p.exitValue()
+                                    + " during start; see "
+                                    + dir.resolve("log"));
                 }
             }
             registered = rest.overview().map(ClusterRest.Overview::taskManagers).orElse(-1);
@@ -284,8 +368,15 @@ public final class StandaloneCluster {
             }
             Thread.sleep(500);
         }
-        throw new ClusterException("the cluster did not come up within " + startTimeout.toSeconds() + " s ("
-                + Math.max(registered, 0) + " of " + taskManagers + " TaskManagers registered); see " + dir.resolve("log"));
+        throw new ClusterException(
+                "the cluster did not come up within "
+                        + startTimeout.toSeconds()
+                        + " s ("
+                        + Math.max(registered, 0)
+                        + " of "
+                        + taskManagers
+                        + " TaskManagers registered); see "
+                        + dir.resolve("log"));
     }
 
     private static void terminate(Process p) {
@@ -335,8 +426,16 @@ public final class StandaloneCluster {
         synchronized Process start(ProcessBuilder pb, PrintStream out) throws IOException {
             Process p = launch(pb);
             processes.add(p);
-            out.println("Started " + pb.command().stream().filter(a -> a.startsWith("-Dlog.file=")).findFirst()
-                    .map(a -> a.substring("-Dlog.file=".length())).orElse("a process") + " (pid " + p.pid() + ")");
+            out.println(
+                    "Started "
+                            + pb.command().stream()
+                                    .filter(a -> a.startsWith("-Dlog.file="))
+                                    .findFirst()
+                                    .map(a -> a.substring("-Dlog.file=".length()))
+                                    .orElse("a process")
+                            + " (pid "
+                            + p.pid()
+                            + ")");
             return p;
         }
 
@@ -403,7 +502,10 @@ public final class StandaloneCluster {
             this.lib = lib;
         }
 
-        /** The directory whose {@code config.yaml} and {@code log4j2.properties} the cluster starts from. */
+        /**
+         * The directory whose {@code config.yaml} and {@code log4j2.properties} the cluster starts
+         * from.
+         */
         public Builder baseConfiguration(Path confDir) {
             this.baseConf = confDir;
             return this;
@@ -436,7 +538,10 @@ public final class StandaloneCluster {
 
         /** {@code taskmanager.memory.process.size} of each TaskManager, e.g. {@code 3g}. */
         public Builder taskManagerMemory(String size) {
-            this.taskManagerMemory = org.apache.flink.configuration.MemorySize.parse(size).toString().replace(" ", "");
+            this.taskManagerMemory =
+                    org.apache.flink.configuration.MemorySize.parse(size)
+                            .toString()
+                            .replace(" ", "");
             return this;
         }
 

@@ -52,9 +52,17 @@ class ClusterStateTest {
     @Test
     void startRefusesALibWithoutFlink(@TempDir Path dir) throws Exception {
         Files.createDirectories(dir.resolve("lib"));
-        ClusterException e = assertThrows(ClusterException.class,
-                () -> StandaloneCluster.builder(dir.resolve("cluster"), dir.resolve("lib")).build().start());
+        ClusterException e =
+                assertThrows(
+                        ClusterException.class,
+                        () ->
+                                StandaloneCluster.builder(
+                                                dir.resolve("cluster"), dir.resolve("lib"))
+                                        .build()
+                                        .start());
         assertTrue(e.getMessage().contains("no Flink jars"), e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> StandaloneCluster.builder(dir, dir).taskManagers(0));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> StandaloneCluster.builder(dir, dir).taskManagers(0));
     }
 }

@@ -15,10 +15,10 @@ import java.util.EnumMap;
 import java.util.Map;
 
 /**
- * Statistics of a dataset folder ({@value #NODES_FILE} + {@value #EDGES_FILE}, as in
- * {@code data/cora/README.md}), read line by line so that graphs larger than memory can be
- * checked. Every line is validated with the same formats the job uses, so a folder that scans
- * cleanly produces no dead letters.
+ * Statistics of a dataset folder ({@value #NODES_FILE} + {@value #EDGES_FILE}, as in {@code
+ * data/cora/README.md}), read line by line so that graphs larger than memory can be checked. Every
+ * line is validated with the same formats the job uses, so a folder that scans cleanly produces no
+ * dead letters.
  */
 public final class DatasetInfo {
 
@@ -35,8 +35,15 @@ public final class DatasetInfo {
     private final long featureNonZeros;
     private long signedRows;
 
-    private DatasetInfo(Path dir, long nodes, long edges, int featureDim, int numClasses, long labelledNodes,
-            Map<Split, Long> splitCounts, long featureNonZeros) {
+    private DatasetInfo(
+            Path dir,
+            long nodes,
+            long edges,
+            int featureDim,
+            int numClasses,
+            long labelledNodes,
+            Map<Split, Long> splitCounts,
+            long featureNonZeros) {
         this.featureNonZeros = featureNonZeros;
         this.dir = dir;
         this.nodes = nodes;
@@ -69,7 +76,9 @@ public final class DatasetInfo {
                     continue;
                 }
                 if (format == null) {
-                    format = new NodeFormat(featureDim(nodesFile, lineNo, line), Integer.MAX_VALUE, false);
+                    format =
+                            new NodeFormat(
+                                    featureDim(nodesFile, lineNo, line), Integer.MAX_VALUE, false);
                 }
                 NodeUpdate node = parse(format, line, nodesFile, lineNo);
                 nodes++;
@@ -103,20 +112,43 @@ public final class DatasetInfo {
         } catch (IOException e) {
             throw unreadable(edgesFile, e);
         }
-        return new DatasetInfo(dir, nodes, edges, format.featureDim(), maxLabel + 1, labelled, splits, nonZeros)
+        return new DatasetInfo(
+                        dir,
+                        nodes,
+                        edges,
+                        format.featureDim(),
+                        maxLabel + 1,
+                        labelled,
+                        splits,
+                        nonZeros)
                 .withSignedRows(signedRows);
     }
 
     /** The named file of a dataset folder, with a clear error if the folder or file is missing. */
     static Path file(Path dir, String name) throws DatasetException {
         if (!Files.isDirectory(dir)) {
-            throw new DatasetException("dataset folder " + dir.toAbsolutePath() + " does not exist"
-                    + " (expected a folder with " + NODES_FILE + " and " + EDGES_FILE + ")");
+            throw new DatasetException(
+                    "dataset folder "
+                            + dir.toAbsolutePath()
+                            + " does not exist"
+                            + " (expected a folder with "
+                            + NODES_FILE
+                            + " and "
+                            + EDGES_FILE
+                            + ")");
         }
         Path file = dir.resolve(name);
         if (!Files.isRegularFile(file)) {
-            throw new DatasetException("dataset folder " + dir.toAbsolutePath() + " has no " + name
-                    + " (expected " + NODES_FILE + " and " + EDGES_FILE + ")");
+            throw new DatasetException(
+                    "dataset folder "
+                            + dir.toAbsolutePath()
+                            + " has no "
+                            + name
+                            + " (expected "
+                            + NODES_FILE
+                            + " and "
+                            + EDGES_FILE
+                            + ")");
         }
         return file;
     }
@@ -126,15 +158,18 @@ public final class DatasetInfo {
         try {
             features = Json.MAPPER.readTree(line).path("features");
         } catch (JsonProcessingException e) {
-            throw new DatasetException(file + " line " + lineNo + ": unparseable JSON: " + Json.describe(e));
+            throw new DatasetException(
+                    file + " line " + lineNo + ": unparseable JSON: " + Json.describe(e));
         }
         if (!features.isArray() || features.isEmpty()) {
-            throw new DatasetException(file + " line " + lineNo + ": 'features' must be a non-empty array");
+            throw new DatasetException(
+                    file + " line " + lineNo + ": 'features' must be a non-empty array");
         }
         return features.size();
     }
 
-    private static <T> T parse(RecordFormat<T> format, String line, Path file, long lineNo) throws DatasetException {
+    private static <T> T parse(RecordFormat<T> format, String line, Path file, long lineNo)
+            throws DatasetException {
         try {
             return format.parse(line);
         } catch (InvalidRecordException e) {
@@ -195,7 +230,9 @@ public final class DatasetInfo {
         return new NodeFormat(featureDim, Math.max(1, numClasses), rowNormalize);
     }
 
-    /** Node rows with a negative feature (which {@link RowNormalization#AUTO} keeps as they are). */
+    /**
+     * Node rows with a negative feature (which {@link RowNormalization#AUTO} keeps as they are).
+     */
     public long signedRows() {
         return signedRows;
     }
@@ -207,7 +244,16 @@ public final class DatasetInfo {
 
     @Override
     public String toString() {
-        return dir + ": " + nodes + " nodes, " + edges + " edges, " + featureDim + " features, " + numClasses
-                + " classes, splits " + splitCounts;
+        return dir
+                + ": "
+                + nodes
+                + " nodes, "
+                + edges
+                + " edges, "
+                + featureDim
+                + " features, "
+                + numClasses
+                + " classes, splits "
+                + splitCounts;
     }
 }

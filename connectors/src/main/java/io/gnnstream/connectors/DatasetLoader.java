@@ -23,10 +23,10 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * Produces a dataset folder ({@link DatasetInfo#NODES_FILE}, {@link DatasetInfo#EDGES_FILE}) into
- * a nodes topic and an edges topic, one record per non-blank line, values verbatim. Edges are keyed
- * by destination id, so that all updates of one destination's in-adjacency stay in one partition
- * in file order (sampling determinism depends on it); nodes are keyed by node id. A line whose key
+ * Produces a dataset folder ({@link DatasetInfo#NODES_FILE}, {@link DatasetInfo#EDGES_FILE}) into a
+ * nodes topic and an edges topic, one record per non-blank line, values verbatim. Edges are keyed
+ * by destination id, so that all updates of one destination's in-adjacency stay in one partition in
+ * file order (sampling determinism depends on it); nodes are keyed by node id. A line whose key
  * cannot be read is still sent, without a key, so that the job dead-letters it with its reason.
  */
 public final class DatasetLoader {
@@ -76,14 +76,20 @@ public final class DatasetLoader {
             return edges;
         }
 
-        /** Lines sent without a key because no id could be read from them (the job rejects them). */
+        /**
+         * Lines sent without a key because no id could be read from them (the job rejects them).
+         */
         public long unkeyed() {
             return unkeyed;
         }
 
         @Override
         public String toString() {
-            return nodes + " nodes, " + edges + " edges" + (unkeyed > 0 ? ", " + unkeyed + " unkeyed lines" : "");
+            return nodes
+                    + " nodes, "
+                    + edges
+                    + " edges"
+                    + (unkeyed > 0 ? ", " + unkeyed + " unkeyed lines" : "");
         }
     }
 
@@ -100,20 +106,31 @@ public final class DatasetLoader {
         Producer<String, String> producer = null;
         try {
             producer = new KafkaProducer<>(producerConfig());
-            Sent nodes = send(producer, nodesFile, nodesTopic, line -> {
-                long id = Json.topLevelId(line, "id");
-                return id < 0 ? null : Long.toString(id);
-            });
-            Sent edges = send(producer, edgesFile, edgesTopic, line -> {
-                try {
-                    return Long.toString(edgeFormat.parse(line).dst);
-                } catch (InvalidRecordException e) {
-                    return null;
-                }
-            });
+            Sent nodes =
+                    send(
+                            producer,
+                            nodesFile,
+                            nodesTopic,
+                            line -> {
+                                long id = Json.topLevelId(line, "id");
+                                return id < 0 ? null : Long.toString(id);
+                            });
+            Sent edges =
+                    send(
+                            producer,
+                            edgesFile,
+                            edgesTopic,
+                            line -> {
+                                try {
+                                    return Long.toString(edgeFormat.parse(line).dst);
+                                } catch (InvalidRecordException e) {
+                                    return null;
+                                }
+                            });
             return new Result(nodes.lines, edges.lines, nodes.unkeyed + edges.unkeyed);
         } catch (KafkaException e) {
-            throw new BrokerException("cannot write the dataset to " + bootstrapServers + ": " + e.getMessage(), e);
+            throw new BrokerException(
+                    "cannot write the dataset to " + bootstrapServers + ": " + e.getMessage(), e);
         } finally {
             if (producer != null) {
                 producer.close(CLOSE_TIMEOUT);
@@ -127,12 +144,18 @@ public final class DatasetLoader {
         long unkeyed;
     }
 
-    private Sent send(Producer<String, String> producer, Path file, String topic, Function<String, String> key)
+    private Sent send(
+            Producer<String, String> producer,
+            Path file,
+            String topic,
+            Function<String, String> key)
             throws IOException {
         AtomicReference<Exception> failure = new AtomicReference<>();
         Sent sent = new Sent();
         try (CountingInputStream in = new CountingInputStream(Files.newInputStream(file));
-                BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), 1 << 16);
+                BufferedReader reader =
+                        new BufferedReader(
+                                new InputStreamReader(in, StandardCharsets.UTF_8), 1 << 16);
                 ProgressBar bar = progress ? progressBar(file) : null) {
             for (String line = reader.readLine(); line != null; line = reader.readLine()) {
                 if (line.isBlank()) {
@@ -142,11 +165,13 @@ public final class DatasetLoader {
                 if (k == null) {
                     sent.unkeyed++;
                 }
-                producer.send(new ProducerRecord<>(topic, k, line), (metadata, e) -> {
-                    if (e != null) {
-                        failure.compareAndSet(null, e);
-                    }
-                });
+                producer.send(
+                        new ProducerRecord<>(topic, k, line),
+                        (metadata, e) -> {
+                            if (e != null) {
+                                failure.compareAndSet(null, e);
+                            }
+                        });
                 sent.lines++;
                 if (sent.lines % PROGRESS_EVERY_LINES == 0) {
                     checkFailure(failure, topic, sent.lines);
@@ -168,15 +193,25 @@ public final class DatasetLoader {
             throws BrokerException {
         Exception e = failure.get();
         if (e != null) {
-            throw new BrokerException("writing to topic '" + topic + "' failed after " + lines + " lines: "
-                    + e.getMessage(), e);
+            throw new BrokerException(
+                    "writing to topic '"
+                            + topic
+                            + "' failed after "
+                            + lines
+                            + " lines: "
+                            + e.getMessage(),
+                    e);
         }
     }
 
     private void requireTopic(String topic) throws BrokerException {
         if (KafkaTopics.partitionCount(bootstrapServers, topic).isEmpty()) {
-            throw new BrokerException("topic '" + topic + "' does not exist on " + bootstrapServers
-                    + "; create it first (KafkaTopics.ensure)");
+            throw new BrokerException(
+                    "topic '"
+                            + topic
+                            + "' does not exist on "
+                            + bootstrapServers
+                            + "; create it first (KafkaTopics.ensure)");
         }
     }
 
@@ -189,8 +224,10 @@ public final class DatasetLoader {
         props.setProperty(ProducerConfig.LINGER_MS_CONFIG, "20");
         props.setProperty(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
         props.setProperty(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        props.setProperty(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        props.setProperty(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        props.setProperty(
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        props.setProperty(
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         props.putAll(overrides);
         return props;
     }

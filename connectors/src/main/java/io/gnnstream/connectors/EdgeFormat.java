@@ -8,12 +8,12 @@ import java.util.Locale;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 
 /**
- * Edge records: text {@code src,dst[,op][,timestamp]} or JSON
- * {@code {"src":…,"dst":…,"op":"add"|"remove","ts":…}} (a value starting with <code>{</code>).
- * The op is {@code +}/{@code -} or {@code add}/{@code remove} (default add); the timestamp is
- * non-negative epoch milliseconds. {@code src,dst,timestamp} is accepted as well because an op is
- * never numeric. Ids are non-negative 64-bit integers; unknown JSON fields are ignored so that
- * producers can add attributes without breaking the job.
+ * Edge records: text {@code src,dst[,op][,timestamp]} or JSON {@code
+ * {"src":…,"dst":…,"op":"add"|"remove","ts":…}} (a value starting with <code>{</code>). The op is
+ * {@code +}/{@code -} or {@code add}/{@code remove} (default add); the timestamp is non-negative
+ * epoch milliseconds. {@code src,dst,timestamp} is accepted as well because an op is never numeric.
+ * Ids are non-negative 64-bit integers; unknown JSON fields are ignored so that producers can add
+ * attributes without breaking the job.
  */
 public final class EdgeFormat implements RecordFormat<EdgeUpdate> {
 
@@ -85,7 +85,8 @@ public final class EdgeFormat implements RecordFormat<EdgeUpdate> {
         try {
             id = Long.parseLong(text);
         } catch (NumberFormatException e) {
-            throw new InvalidRecordException(name + " is not a 64-bit integer: " + Json.quote(text));
+            throw new InvalidRecordException(
+                    name + " is not a 64-bit integer: " + Json.quote(text));
         }
         if (id < 0) {
             throw new InvalidRecordException(name + " must be non-negative, got " + id);
@@ -98,14 +99,16 @@ public final class EdgeFormat implements RecordFormat<EdgeUpdate> {
         try {
             ts = Long.parseLong(text);
         } catch (NumberFormatException e) {
-            throw new InvalidRecordException("timestamp is not an integer (epoch milliseconds): " + Json.quote(text));
+            throw new InvalidRecordException(
+                    "timestamp is not an integer (epoch milliseconds): " + Json.quote(text));
         }
         return checkTimestamp(ts);
     }
 
     private static long checkTimestamp(long ts) throws InvalidRecordException {
         if (ts < 0) {
-            throw new InvalidRecordException("timestamp must be non-negative epoch milliseconds, got " + ts);
+            throw new InvalidRecordException(
+                    "timestamp must be non-negative epoch milliseconds, got " + ts);
         }
         return ts;
     }
@@ -144,7 +147,8 @@ public final class EdgeFormat implements RecordFormat<EdgeUpdate> {
         JsonNode opNode = root.get("op");
         if (opNode != null && !opNode.isNull()) {
             if (!opNode.isTextual()) {
-                throw new InvalidRecordException("op must be a string (" + OPS + "), got " + Json.describe(opNode));
+                throw new InvalidRecordException(
+                        "op must be a string (" + OPS + "), got " + Json.describe(opNode));
             }
             Boolean op = op(opNode.textValue().trim());
             if (op == null) {
@@ -170,10 +174,12 @@ public final class EdgeFormat implements RecordFormat<EdgeUpdate> {
             throw new InvalidRecordException("missing field '" + name + "'");
         }
         if (!node.isIntegralNumber()) {
-            throw new InvalidRecordException(name + " must be an integer, got " + Json.describe(node));
+            throw new InvalidRecordException(
+                    name + " must be an integer, got " + Json.describe(node));
         }
         if (!node.canConvertToLong()) {
-            throw new InvalidRecordException(name + " is out of 64-bit range: " + Json.describe(node));
+            throw new InvalidRecordException(
+                    name + " is out of 64-bit range: " + Json.describe(node));
         }
         long id = node.longValue();
         if (id < 0) {

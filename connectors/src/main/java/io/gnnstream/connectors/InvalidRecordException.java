@@ -1,8 +1,8 @@
 package io.gnnstream.connectors;
 
 /**
- * A record that a {@link RecordFormat} cannot accept. The message is the human-readable reason
- * that ends up in the dead-letter topic, so it names the field and the offending value.
+ * A record that a {@link RecordFormat} cannot accept. The message is the human-readable reason that
+ * ends up in the dead-letter topic, so it names the field and the offending value.
  */
 public class InvalidRecordException extends Exception {
 

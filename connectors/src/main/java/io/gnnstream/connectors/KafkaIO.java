@@ -28,9 +28,9 @@ public final class KafkaIO {
     public static final long PARTITION_DISCOVERY_INTERVAL_MS = 30_000;
 
     /**
-     * Transaction timeout of exactly-once sinks: the broker default maximum
-     * ({@code transaction.max.timeout.ms}, 15 min). The connector's default (1 h) is refused by
-     * brokers with default settings.
+     * Transaction timeout of exactly-once sinks: the broker default maximum ({@code
+     * transaction.max.timeout.ms}, 15 min). The connector's default (1 h) is refused by brokers
+     * with default settings.
      */
     public static final long TRANSACTION_TIMEOUT_MS = 15 * 60 * 1000;
 
@@ -57,14 +57,21 @@ public final class KafkaIO {
                 .setClientIdPrefix(groupId + "-" + topic)
                 .setStartingOffsets(start)
                 .setDeserializer(new RawRecordDeserializationSchema())
-                .setProperty("partition.discovery.interval.ms", Long.toString(PARTITION_DISCOVERY_INTERVAL_MS));
+                .setProperty(
+                        "partition.discovery.interval.ms",
+                        Long.toString(PARTITION_DISCOVERY_INTERVAL_MS));
     }
 
-    /** {@link #rawSourceBuilder} for an edges topic, polling {@link #EDGE_MAX_POLL_RECORDS} at a time. */
+    /**
+     * {@link #rawSourceBuilder} for an edges topic, polling {@link #EDGE_MAX_POLL_RECORDS} at a
+     * time.
+     */
     public static KafkaSourceBuilder<RawRecord> edgeSourceBuilder(
             String bootstrapServers, String topic, String groupId, OffsetsInitializer start) {
         return rawSourceBuilder(bootstrapServers, topic, groupId, start)
-                .setProperty(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(EDGE_MAX_POLL_RECORDS));
+                .setProperty(
+                        ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+                        Integer.toString(EDGE_MAX_POLL_RECORDS));
     }
 
     /** An unbounded source of the topic's records as {@link RawRecord}s. */
@@ -74,24 +81,31 @@ public final class KafkaIO {
     }
 
     /**
-     * A sink writing strings as record values (no key), e.g. metrics as JSON lines. With
-     * {@link DeliveryGuarantee#EXACTLY_ONCE} records become visible to {@code read_committed}
-     * consumers when a checkpoint completes, and {@code transactionalIdPrefix} is required (unique
-     * per sink and job); it is ignored otherwise and may be null.
+     * A sink writing strings as record values (no key), e.g. metrics as JSON lines. With {@link
+     * DeliveryGuarantee#EXACTLY_ONCE} records become visible to {@code read_committed} consumers
+     * when a checkpoint completes, and {@code transactionalIdPrefix} is required (unique per sink
+     * and job); it is ignored otherwise and may be null.
      */
     public static KafkaSink<String> stringSink(
-            String bootstrapServers, String topic, DeliveryGuarantee guarantee, String transactionalIdPrefix) {
-        KafkaSinkBuilder<String> builder = KafkaSink.<String>builder()
-                .setBootstrapServers(bootstrapServers)
-                .setDeliveryGuarantee(guarantee)
-                .setRecordSerializer(KafkaRecordSerializationSchema.<String>builder()
-                        .setTopic(topic)
-                        .setValueSerializationSchema(new SimpleStringSchema())
-                        .build());
+            String bootstrapServers,
+            String topic,
+            DeliveryGuarantee guarantee,
+            String transactionalIdPrefix) {
+        KafkaSinkBuilder<String> builder =
+                KafkaSink.<String>builder()
+                        .setBootstrapServers(bootstrapServers)
+                        .setDeliveryGuarantee(guarantee)
+                        .setRecordSerializer(
+                                KafkaRecordSerializationSchema.<String>builder()
+                                        .setTopic(topic)
+                                        .setValueSerializationSchema(new SimpleStringSchema())
+                                        .build());
         if (guarantee == DeliveryGuarantee.EXACTLY_ONCE) {
             if (transactionalIdPrefix == null || transactionalIdPrefix.isBlank()) {
                 throw new IllegalArgumentException(
-                        "an EXACTLY_ONCE sink to topic '" + topic + "' needs a transactional id prefix");
+                        "an EXACTLY_ONCE sink to topic '"
+                                + topic
+                                + "' needs a transactional id prefix");
             }
             builder.setTransactionalIdPrefix(transactionalIdPrefix)
                     .setProperty("transaction.timeout.ms", Long.toString(TRANSACTION_TIMEOUT_MS));
@@ -107,11 +121,12 @@ public final class KafkaIO {
         return KafkaSink.<Reject>builder()
                 .setBootstrapServers(bootstrapServers)
                 .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
-                .setRecordSerializer(KafkaRecordSerializationSchema.<Reject>builder()
-                        .setTopic(topic)
-                        .setKeySerializationSchema(new RejectSchemas.SourceTopicKey())
-                        .setValueSerializationSchema(new RejectSchemas.JsonValue())
-                        .build())
+                .setRecordSerializer(
+                        KafkaRecordSerializationSchema.<Reject>builder()
+                                .setTopic(topic)
+                                .setKeySerializationSchema(new RejectSchemas.SourceTopicKey())
+                                .setValueSerializationSchema(new RejectSchemas.JsonValue())
+                                .build())
                 .build();
     }
 
@@ -119,7 +134,8 @@ public final class KafkaIO {
      * A plain consumer of string keys and values without a group (callers assign partitions) and
      * without offset commits: for tools that read a topic directly, such as the metrics follower.
      */
-    public static KafkaConsumer<String, String> stringConsumer(String bootstrapServers, int maxPollRecords) {
+    public static KafkaConsumer<String, String> stringConsumer(
+            String bootstrapServers, int maxPollRecords) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());

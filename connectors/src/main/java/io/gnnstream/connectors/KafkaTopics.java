@@ -22,9 +22,9 @@ import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
- * Creates the job's topics before anything writes to them: brokers for this project run with
- * {@code auto.create.topics.enable=false}, so that a mistyped topic name fails loudly instead of
- * creating an empty topic that a job would wait on forever.
+ * Creates the job's topics before anything writes to them: brokers for this project run with {@code
+ * auto.create.topics.enable=false}, so that a mistyped topic name fails loudly instead of creating
+ * an empty topic that a job would wait on forever.
  */
 public final class KafkaTopics {
 
@@ -33,8 +33,8 @@ public final class KafkaTopics {
     private KafkaTopics() {}
 
     /** {@link #ensure(String, int, short, Collection)} with replication factor 1. */
-    public static Map<String, Integer> ensure(String bootstrapServers, int partitions, String... topics)
-            throws BrokerException {
+    public static Map<String, Integer> ensure(
+            String bootstrapServers, int partitions, String... topics) throws BrokerException {
         return ensure(bootstrapServers, partitions, (short) 1, List.of(topics));
     }
 
@@ -54,13 +54,19 @@ public final class KafkaTopics {
      * As {@link #ensure(String, int, short, Collection)}, creating missing topics with the given
      * topic configs (e.g. {@code cleanup.policy=compact} for a topic keyed by entity).
      */
-    public static Map<String, Integer> ensure(String bootstrapServers, int partitions, short replication,
-            Collection<String> topics, Map<String, String> configs) throws BrokerException {
+    public static Map<String, Integer> ensure(
+            String bootstrapServers,
+            int partitions,
+            short replication,
+            Collection<String> topics,
+            Map<String, String> configs)
+            throws BrokerException {
         if (partitions <= 0) {
             throw new IllegalArgumentException("partitions must be positive, got " + partitions);
         }
         try (Admin admin = admin(bootstrapServers)) {
-            Set<String> existing = admin.listTopics().names().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            Set<String> existing =
+                    admin.listTopics().names().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             List<NewTopic> missing = new ArrayList<>();
             for (String topic : topics) {
                 if (!existing.contains(topic)) {
@@ -81,11 +87,23 @@ public final class KafkaTopics {
             }
             return awaitLeaders(admin, topics);
         } catch (ExecutionException e) {
-            throw new BrokerException("cannot create topics " + topics + " on " + bootstrapServers + ": "
-                    + e.getCause().getMessage(), e.getCause());
+            throw new BrokerException(
+                    "cannot create topics "
+                            + topics
+                            + " on "
+                            + bootstrapServers
+                            + ": "
+                            + e.getCause().getMessage(),
+                    e.getCause());
         } catch (TimeoutException e) {
-            throw new BrokerException("Kafka at " + bootstrapServers + " did not answer within "
-                    + TIMEOUT.toSeconds() + " s while creating topics " + topics, e);
+            throw new BrokerException(
+                    "Kafka at "
+                            + bootstrapServers
+                            + " did not answer within "
+                            + TIMEOUT.toSeconds()
+                            + " s while creating topics "
+                            + topics,
+                    e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new BrokerException("interrupted while creating topics " + topics, e);
@@ -93,20 +111,37 @@ public final class KafkaTopics {
     }
 
     /** The topic's partition count, or empty if the topic does not exist. */
-    public static OptionalInt partitionCount(String bootstrapServers, String topic) throws BrokerException {
+    public static OptionalInt partitionCount(String bootstrapServers, String topic)
+            throws BrokerException {
         try (Admin admin = admin(bootstrapServers)) {
-            TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames()
-                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(topic);
+            TopicDescription description =
+                    admin.describeTopics(List.of(topic))
+                            .allTopicNames()
+                            .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                            .get(topic);
             return OptionalInt.of(description.partitions().size());
         } catch (ExecutionException e) {
             if (e.getCause() instanceof UnknownTopicOrPartitionException) {
                 return OptionalInt.empty();
             }
-            throw new BrokerException("cannot describe topic '" + topic + "' on " + bootstrapServers + ": "
-                    + e.getCause().getMessage(), e.getCause());
+            throw new BrokerException(
+                    "cannot describe topic '"
+                            + topic
+                            + "' on "
+                            + bootstrapServers
+                            + ": "
+                            + e.getCause().getMessage(),
+                    e.getCause());
         } catch (TimeoutException e) {
-            throw new BrokerException("Kafka at " + bootstrapServers + " did not answer within "
-                    + TIMEOUT.toSeconds() + " s while describing topic '" + topic + "'", e);
+            throw new BrokerException(
+                    "Kafka at "
+                            + bootstrapServers
+                            + " did not answer within "
+                            + TIMEOUT.toSeconds()
+                            + " s while describing topic '"
+                            + topic
+                            + "'",
+                    e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new BrokerException("interrupted while describing topic '" + topic + "'", e);
@@ -118,13 +153,17 @@ public final class KafkaTopics {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (true) {
             try {
-                Map<String, TopicDescription> described = admin.describeTopics(topics).allTopicNames()
-                        .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                Map<String, TopicDescription> described =
+                        admin.describeTopics(topics)
+                                .allTopicNames()
+                                .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
                 Map<String, Integer> counts = new LinkedHashMap<>();
                 boolean ready = true;
                 for (String topic : topics) {
                     List<TopicPartitionInfo> parts = described.get(topic).partitions();
-                    ready &= parts.stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+                    ready &=
+                            parts.stream()
+                                    .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
                     counts.put(topic, parts.size());
                 }
                 if (ready) {
@@ -145,7 +184,8 @@ public final class KafkaTopics {
     private static Admin admin(String bootstrapServers) {
         Properties props = new Properties();
         props.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        props.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(TIMEOUT.toMillis()));
+        props.setProperty(
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(TIMEOUT.toMillis()));
         return Admin.create(props);
     }
 }

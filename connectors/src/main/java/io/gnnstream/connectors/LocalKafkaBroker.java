@@ -20,8 +20,8 @@ import org.apache.kafka.common.Uuid;
 
 /**
  * A real single-node Kafka broker (KRaft, broker and controller in one process) for laptops and
- * tests, run as a child {@code java} process from the jars of the {@code kafka-broker} module.
- * It is a separate process because the broker's kafka-clients differs from the Flink connector's.
+ * tests, run as a child {@code java} process from the jars of the {@code kafka-broker} module. It
+ * is a separate process because the broker's kafka-clients differs from the Flink connector's.
  * Bound to loopback only. The child exits by itself when this JVM dies (it watches its stdin), and
  * a shutdown hook stops it on a normal exit or Ctrl-C, so no orphan broker is left behind.
  *
@@ -30,7 +30,10 @@ import org.apache.kafka.common.Uuid;
  */
 public final class LocalKafkaBroker implements AutoCloseable {
 
-    /** System property naming the directory with the broker's jars ({@code kafka-broker/target/lib}). */
+    /**
+     * System property naming the directory with the broker's jars ({@code
+     * kafka-broker/target/lib}).
+     */
     public static final String LIB_PROPERTY = "gnnstream.kafka.lib";
 
     private static final String BROKER_MAIN = "io.gnnstream.broker.KafkaBrokerMain";
@@ -49,14 +52,18 @@ public final class LocalKafkaBroker implements AutoCloseable {
         this.workDir = workDir;
         this.logFile = logFile;
         this.port = port;
-        this.shutdownHook = new Thread(() -> Processes.stop(process, STOP_GRACE_MS), "kafka-broker-shutdown");
+        this.shutdownHook =
+                new Thread(() -> Processes.stop(process, STOP_GRACE_MS), "kafka-broker-shutdown");
     }
 
     public static Builder builder() {
         return new Builder();
     }
 
-    /** Starts a broker in {@code workDir} on free ports with the library from {@value #LIB_PROPERTY}. */
+    /**
+     * Starts a broker in {@code workDir} on free ports with the library from {@value
+     * #LIB_PROPERTY}.
+     */
     public static LocalKafkaBroker start(Path workDir) throws BrokerException {
         return builder().workDir(workDir).start();
     }
@@ -129,7 +136,10 @@ public final class LocalKafkaBroker implements AutoCloseable {
             return this;
         }
 
-        /** Directory with the broker's jars; default: the {@value LocalKafkaBroker#LIB_PROPERTY} system property. */
+        /**
+         * Directory with the broker's jars; default: the {@value LocalKafkaBroker#LIB_PROPERTY}
+         * system property.
+         */
         public Builder libDir(Path dir) {
             this.libDir = dir;
             return this;
@@ -179,27 +189,34 @@ public final class LocalKafkaBroker implements AutoCloseable {
             try {
                 Files.createDirectories(dataDir);
                 int[] free = Processes.freePorts(2);
-                ports = new int[] {port > 0 ? port : free[0], controllerPort > 0 ? controllerPort : free[1]};
-                Files.writeString(config, serverProperties(dataDir, ports[0], ports[1], partitions));
+                ports =
+                        new int[] {
+                            port > 0 ? port : free[0], controllerPort > 0 ? controllerPort : free[1]
+                        };
+                Files.writeString(
+                        config, serverProperties(dataDir, ports[0], ports[1], partitions));
                 Files.writeString(dir.resolve("log4j.properties"), LOG4J_PROPERTIES);
                 if (!Files.exists(dataDir.resolve("meta.properties"))) {
                     format(lib, dir, config);
                 }
             } catch (IOException e) {
-                throw new BrokerException("cannot prepare the Kafka broker in " + dir + ": " + e.getMessage(), e);
+                throw new BrokerException(
+                        "cannot prepare the Kafka broker in " + dir + ": " + e.getMessage(), e);
             }
             List<String> command = javaCommand(lib, dir, maxHeap);
             command.add(BROKER_MAIN);
             command.add(config.toString());
             Process child;
             try {
-                child = new ProcessBuilder(command)
-                        .directory(dir.toFile())
-                        .redirectErrorStream(true)
-                        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                        .start();
+                child =
+                        new ProcessBuilder(command)
+                                .directory(dir.toFile())
+                                .redirectErrorStream(true)
+                                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                                .start();
             } catch (IOException e) {
-                throw new BrokerException("cannot start the Kafka broker process: " + e.getMessage(), e);
+                throw new BrokerException(
+                        "cannot start the Kafka broker process: " + e.getMessage(), e);
             }
             LocalKafkaBroker broker = new LocalKafkaBroker(child, dir, log, ports[0]);
             Runtime.getRuntime().addShutdownHook(broker.shutdownHook);
@@ -229,11 +246,14 @@ public final class LocalKafkaBroker implements AutoCloseable {
                 checkAlive();
                 try {
                     if (!admin.describeCluster(new DescribeClusterOptions().timeoutMs(5000))
-                            .nodes().get(5, TimeUnit.SECONDS).isEmpty()) {
+                            .nodes()
+                            .get(5, TimeUnit.SECONDS)
+                            .isEmpty()) {
                         return;
                     }
                 } catch (ExecutionException | TimeoutException e) {
-                    // Not ready yet: the broker accepts connections before it has joined the quorum.
+                    // Not ready yet: the broker accepts connections before it has joined the
+                    // quorum.
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new BrokerException("interrupted while waiting for the Kafka broker", e);
@@ -246,15 +266,27 @@ public final class LocalKafkaBroker implements AutoCloseable {
 
     private void checkAlive() throws BrokerException {
         if (!process.isAlive()) {
-            throw new BrokerException("the Kafka broker exited with code " + process.exitValue()
-                    + " during startup; end of " + logFile + ":\n" + Processes.tail(logFile));
+            throw new BrokerException(
+                    "the Kafka broker exited with code "
+                            + process.exitValue()
+                            + " during startup; end of "
+                            + logFile
+                            + ":\n"
+                            + Processes.tail(logFile));
         }
     }
 
     private void checkDeadline(long deadline, Duration timeout) throws BrokerException {
         if (System.nanoTime() > deadline) {
-            throw new BrokerException("the Kafka broker did not become ready on " + bootstrapServers()
-                    + " within " + timeout.toSeconds() + " s; end of " + logFile + ":\n" + Processes.tail(logFile));
+            throw new BrokerException(
+                    "the Kafka broker did not become ready on "
+                            + bootstrapServers()
+                            + " within "
+                            + timeout.toSeconds()
+                            + " s; end of "
+                            + logFile
+                            + ":\n"
+                            + Processes.tail(logFile));
         }
     }
 
@@ -272,16 +304,20 @@ public final class LocalKafkaBroker implements AutoCloseable {
         if (lib == null) {
             String property = System.getProperty(LIB_PROPERTY);
             if (property == null || property.isBlank()) {
-                throw new BrokerException("no Kafka broker library: set -D" + LIB_PROPERTY
-                        + "=<dir> (built by `mvn -pl kafka-broker package` into kafka-broker/target/lib)"
-                        + " or pass libDir(...)");
+                throw new BrokerException(
+                        "no Kafka broker library: set -D"
+                                + LIB_PROPERTY
+                                + "=<dir> (built by `mvn -pl kafka-broker package` into"
+                                + " kafka-broker/target/lib) or pass libDir(...)");
             }
             lib = Path.of(property);
         }
         lib = lib.toAbsolutePath();
         if (!Files.isDirectory(lib)) {
-            throw new BrokerException("Kafka broker library directory " + lib
-                    + " does not exist; build it with `mvn -pl kafka-broker package`");
+            throw new BrokerException(
+                    "Kafka broker library directory "
+                            + lib
+                            + " does not exist; build it with `mvn -pl kafka-broker package`");
         }
         boolean hasBroker = false;
         boolean hasKafka = false;
@@ -295,22 +331,32 @@ public final class LocalKafkaBroker implements AutoCloseable {
             throw new BrokerException("cannot list " + lib + ": " + e.getMessage(), e);
         }
         if (!hasBroker || !hasKafka) {
-            throw new BrokerException("Kafka broker library directory " + lib
-                    + " lacks gnnstream-kafka-broker-*.jar or kafka_2.13-*.jar; build it with"
-                    + " `mvn -pl kafka-broker package`");
+            throw new BrokerException(
+                    "Kafka broker library directory "
+                            + lib
+                            + " lacks gnnstream-kafka-broker-*.jar or kafka_2.13-*.jar; build it"
+                            + " with `mvn -pl kafka-broker package`");
         }
         return lib;
     }
 
     private static void format(Path lib, Path dir, Path config) throws IOException {
         List<String> command = javaCommand(lib, dir, "128m");
-        command.addAll(List.of(STORAGE_TOOL, "format", "-t", Uuid.randomUuid().toString(), "-c", config.toString()));
+        command.addAll(
+                List.of(
+                        STORAGE_TOOL,
+                        "format",
+                        "-t",
+                        Uuid.randomUuid().toString(),
+                        "-c",
+                        config.toString()));
         Path out = dir.resolve("format.log");
-        Process tool = new ProcessBuilder(command)
-                .directory(dir.toFile())
-                .redirectErrorStream(true)
-                .redirectOutput(out.toFile())
-                .start();
+        Process tool =
+                new ProcessBuilder(command)
+                        .directory(dir.toFile())
+                        .redirectErrorStream(true)
+                        .redirectOutput(out.toFile())
+                        .start();
         tool.getOutputStream().close();
         try {
             if (!tool.waitFor(60, TimeUnit.SECONDS)) {
@@ -323,8 +369,11 @@ public final class LocalKafkaBroker implements AutoCloseable {
             throw new BrokerException("interrupted while formatting Kafka storage", e);
         }
         if (tool.exitValue() != 0) {
-            throw new BrokerException("formatting Kafka storage failed with exit code " + tool.exitValue()
-                    + ":\n" + Processes.tail(out));
+            throw new BrokerException(
+                    "formatting Kafka storage failed with exit code "
+                            + tool.exitValue()
+                            + ":\n"
+                            + Processes.tail(out));
         }
     }
 
@@ -341,41 +390,51 @@ public final class LocalKafkaBroker implements AutoCloseable {
         return command;
     }
 
-    private static String serverProperties(Path dataDir, int port, int controllerPort, int partitions) {
+    private static String serverProperties(
+            Path dataDir, int port, int controllerPort, int partitions) {
         String data = dataDir.toString().replace("\\", "\\\\");
-        return String.join("\n",
-                "# Written by gnnstream LocalKafkaBroker; rewritten on every start.",
-                "process.roles=broker,controller",
-                "node.id=1",
-                "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
-                "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
-                "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
-                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-                "controller.listener.names=CONTROLLER",
-                "inter.broker.listener.name=PLAINTEXT",
-                "log.dirs=" + data,
-                "num.partitions=" + partitions,
-                "auto.create.topics.enable=false",
-                "offsets.topic.replication.factor=1",
-                "offsets.topic.num.partitions=8",
-                "transaction.state.log.replication.factor=1",
-                "transaction.state.log.min.isr=1",
-                "transaction.state.log.num.partitions=8",
-                "transaction.max.timeout.ms=3600000",
-                "group.initial.rebalance.delay.ms=0",
-                // Dataset topics are the source of truth of the graph: never age them out.
-                "log.retention.ms=-1",
-                "num.network.threads=2",
-                "num.io.threads=4")
+        return String.join(
+                        "\n",
+                        "# Written by gnnstream LocalKafkaBroker; rewritten on every start.",
+                        "process.roles=broker,controller",
+                        "node.id=1",
+                        "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
+                        "listeners=PLAINTEXT://127.0.0.1:"
+                                + port
+                                + ",CONTROLLER://127.0.0.1:"
+                                + controllerPort,
+                        "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+                        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                        "controller.listener.names=CONTROLLER",
+                        "inter.broker.listener.name=PLAINTEXT",
+                        "log.dirs=" + data,
+                        "num.partitions=" + partitions,
+                        "auto.create.topics.enable=false",
+                        "offsets.topic.replication.factor=1",
+                        "offsets.topic.num.partitions=8",
+                        "transaction.state.log.replication.factor=1",
+                        "transaction.state.log.min.isr=1",
+                        "transaction.state.log.num.partitions=8",
+                        "transaction.max.timeout.ms=3600000",
+                        "group.initial.rebalance.delay.ms=0",
+                        // Dataset topics are the source of truth of the graph: never age them out.
+                        "log.retention.ms=-1",
+                        "num.network.threads=2",
+                        "num.io.threads=4")
                 + "\n";
     }
 
-    /** Warnings and errors only, plus the "started" line; Kafka's INFO output is ~500 lines per start. */
-    private static final String LOG4J_PROPERTIES = String.join("\n",
-            "log4j.rootLogger=WARN, stdout",
-            "log4j.appender.stdout=org.apache.log4j.ConsoleAppender",
-            "log4j.appender.stdout.layout=org.apache.log4j.PatternLayout",
-            "log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n",
-            "log4j.logger.kafka.server.KafkaRaftServer=INFO")
-            + "\n";
+    /**
+     * Warnings and errors only, plus the "started" line; Kafka's INFO output is ~500 lines per
+     * start.
+     */
+    private static final String LOG4J_PROPERTIES =
+            String.join(
+                            "\n",
+                            "log4j.rootLogger=WARN, stdout",
+                            "log4j.appender.stdout=org.apache.log4j.ConsoleAppender",
+                            "log4j.appender.stdout.layout=org.apache.log4j.PatternLayout",
+                            "log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n",
+                            "log4j.logger.kafka.server.KafkaRaftServer=INFO")
+                    + "\n";
 }

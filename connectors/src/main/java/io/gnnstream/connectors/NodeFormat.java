@@ -15,9 +15,9 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
  * split means none. The value is read with a streaming parser straight into a {@code float[]},
  * because node records are large (Cora: 1433 features) and arrive at stream rate.
  *
- * <p>Feature rows are normalised as {@link RowNormalization} says: by default
- * ({@link RowNormalization#AUTO}) a non-negative row is divided by its sum, which for bag-of-words
- * data such as Cora is exactly what PyG's {@code NormalizeFeatures} does, and a signed row is kept.
+ * <p>Feature rows are normalised as {@link RowNormalization} says: by default ({@link
+ * RowNormalization#AUTO}) a non-negative row is divided by its sum, which for bag-of-words data
+ * such as Cora is exactly what PyG's {@code NormalizeFeatures} does, and a signed row is kept.
  */
 public final class NodeFormat implements RecordFormat<NodeUpdate> {
 
@@ -67,7 +67,8 @@ public final class NodeFormat implements RecordFormat<NodeUpdate> {
     public NodeUpdate parse(String value) throws InvalidRecordException {
         String line = value == null ? "" : value.trim();
         if (line.isEmpty()) {
-            throw new InvalidRecordException("empty record, expected a JSON object {\"id\":…,\"features\":[…],…}");
+            throw new InvalidRecordException(
+                    "empty record, expected a JSON object {\"id\":…,\"features\":[…],…}");
         }
         NodeUpdate node;
         try (JsonParser p = Json.FACTORY.createParser(line)) {
@@ -83,7 +84,8 @@ public final class NodeFormat implements RecordFormat<NodeUpdate> {
 
     private NodeUpdate read(JsonParser p) throws IOException, InvalidRecordException {
         if (p.nextToken() != JsonToken.START_OBJECT) {
-            throw new InvalidRecordException("expected a JSON object, got " + Json.describeCurrent(p));
+            throw new InvalidRecordException(
+                    "expected a JSON object, got " + Json.describeCurrent(p));
         }
         long id = -1;
         float[] features = null;
@@ -126,7 +128,8 @@ public final class NodeFormat implements RecordFormat<NodeUpdate> {
 
     private static long readId(JsonParser p) throws IOException, InvalidRecordException {
         if (p.currentToken() != JsonToken.VALUE_NUMBER_INT) {
-            throw new InvalidRecordException("id must be a non-negative integer, got " + Json.describeCurrent(p));
+            throw new InvalidRecordException(
+                    "id must be a non-negative integer, got " + Json.describeCurrent(p));
         }
         if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
             throw new InvalidRecordException("id is out of 64-bit range: " + p.getText());
@@ -140,13 +143,15 @@ public final class NodeFormat implements RecordFormat<NodeUpdate> {
 
     private float[] readFeatures(JsonParser p) throws IOException, InvalidRecordException {
         if (p.currentToken() != JsonToken.START_ARRAY) {
-            throw new InvalidRecordException("features must be an array of numbers, got " + Json.describeCurrent(p));
+            throw new InvalidRecordException(
+                    "features must be an array of numbers, got " + Json.describeCurrent(p));
         }
         float[] features = new float[featureDim];
         int n = 0;
         for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken(), n++) {
             if (t != JsonToken.VALUE_NUMBER_INT && t != JsonToken.VALUE_NUMBER_FLOAT) {
-                throw new InvalidRecordException("feature " + n + " is not a number: " + Json.describeCurrent(p));
+                throw new InvalidRecordException(
+                        "feature " + n + " is not a number: " + Json.describeCurrent(p));
             }
             double v = p.getDoubleValue();
             if (Double.isNaN(v)) {
@@ -156,14 +161,16 @@ public final class NodeFormat implements RecordFormat<NodeUpdate> {
                 throw new InvalidRecordException("feature " + n + " is infinite: " + p.getText());
             }
             if (Math.abs(v) > Float.MAX_VALUE) {
-                throw new InvalidRecordException("feature " + n + " overflows float: " + Json.describeCurrent(p));
+                throw new InvalidRecordException(
+                        "feature " + n + " overflows float: " + Json.describeCurrent(p));
             }
             if (n < featureDim) {
                 features[n] = (float) v;
             }
         }
         if (n != featureDim) {
-            throw new InvalidRecordException("wrong feature dimension: expected " + featureDim + ", got " + n);
+            throw new InvalidRecordException(
+                    "wrong feature dimension: expected " + featureDim + ", got " + n);
         }
         return features;
     }
@@ -174,7 +181,8 @@ public final class NodeFormat implements RecordFormat<NodeUpdate> {
             return NodeUpdate.NO_LABEL;
         }
         if (t != JsonToken.VALUE_NUMBER_INT) {
-            throw new InvalidRecordException("label must be an integer, got " + Json.describeCurrent(p));
+            throw new InvalidRecordException(
+                    "label must be an integer, got " + Json.describeCurrent(p));
         }
         boolean fitsInt = p.getNumberType() == JsonParser.NumberType.INT;
         int label = fitsInt ? p.getIntValue() : -1;
@@ -191,11 +199,13 @@ public final class NodeFormat implements RecordFormat<NodeUpdate> {
             return Split.NONE;
         }
         if (t != JsonToken.VALUE_STRING) {
-            throw new InvalidRecordException("split must be a string (" + SPLITS + "), got " + Json.describeCurrent(p));
+            throw new InvalidRecordException(
+                    "split must be a string (" + SPLITS + "), got " + Json.describeCurrent(p));
         }
         Split split = Split.fromWireName(p.getText());
         if (split == null) {
-            throw new InvalidRecordException("unknown split " + Json.quote(p.getText()) + ", expected " + SPLITS);
+            throw new InvalidRecordException(
+                    "unknown split " + Json.quote(p.getText()) + ", expected " + SPLITS);
         }
         return split;
     }
@@ -203,5 +213,4 @@ public final class NodeFormat implements RecordFormat<NodeUpdate> {
     private static boolean hasDigit(String text) {
         return text.chars().anyMatch(Character::isDigit);
     }
-
 }

@@ -9,20 +9,22 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
- * Parses raw records with a {@link RecordFormat}. Valid records go to the main output; invalid
- * ones go, with their reason, to the side output {@link #REJECTS} (wire it to
- * {@link KafkaIO#deadLetterSink}) so that bad input neither stops the job nor disappears silently.
+ * Parses raw records with a {@link RecordFormat}. Valid records go to the main output; invalid ones
+ * go, with their reason, to the side output {@link #REJECTS} (wire it to {@link
+ * KafkaIO#deadLetterSink}) so that bad input neither stops the job nor disappears silently.
  * Counters {@value #RECORDS_METRIC} and {@value #REJECTS_METRIC} count both outcomes.
  *
  * <p>An unexpected runtime exception from the format is dead-lettered as well: a record that
  * crashes the parser would otherwise fail the job again after every restore.
  */
-public class ParseFunction<T> extends ProcessFunction<RawRecord, T> implements ResultTypeQueryable<T> {
+public class ParseFunction<T> extends ProcessFunction<RawRecord, T>
+        implements ResultTypeQueryable<T> {
 
     private static final long serialVersionUID = 1L;
 
     /** Side output of records that failed to parse. */
-    public static final OutputTag<Reject> REJECTS = new OutputTag<>("rejects", TypeInformation.of(Reject.class));
+    public static final OutputTag<Reject> REJECTS =
+            new OutputTag<>("rejects", TypeInformation.of(Reject.class));
 
     /** Counter of records parsed and emitted. */
     public static final String RECORDS_METRIC = "records";

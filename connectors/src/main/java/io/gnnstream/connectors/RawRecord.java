@@ -29,7 +29,9 @@ public class RawRecord {
             return false;
         }
         RawRecord r = (RawRecord) o;
-        return partition == r.partition && offset == r.offset && Objects.equals(topic, r.topic)
+        return partition == r.partition
+                && offset == r.offset
+                && Objects.equals(topic, r.topic)
                 && Objects.equals(value, r.value);
     }
 

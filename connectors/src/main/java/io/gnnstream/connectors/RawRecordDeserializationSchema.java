@@ -8,8 +8,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * Turns every Kafka record into a {@link RawRecord} (value decoded as UTF-8, a null value as the
- * empty string). It never throws, so no input can fail the source; validation is left to
- * {@link ParseFunction}, which can dead-letter.
+ * empty string). It never throws, so no input can fail the source; validation is left to {@link
+ * ParseFunction}, which can dead-letter.
  */
 public class RawRecordDeserializationSchema implements KafkaRecordDeserializationSchema<RawRecord> {
 

@@ -4,8 +4,8 @@ import java.io.Serializable;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 
 /**
- * Parses the text value of one Kafka record into a typed record. Formats are shipped inside
- * Flink functions, hence {@link Serializable}; they must be stateless and thread-safe.
+ * Parses the text value of one Kafka record into a typed record. Formats are shipped inside Flink
+ * functions, hence {@link Serializable}; they must be stateless and thread-safe.
  *
  * @param <T> the parsed record type, a Flink POJO so that it never falls back to Kryo
  */

@@ -7,8 +7,8 @@ import io.gnnstream.connectors.internal.Json;
 import java.util.Objects;
 
 /**
- * A record that failed to parse: where it came from, why, and the original value, so that it can
- * be inspected and replayed from the dead-letter topic. A Flink POJO.
+ * A record that failed to parse: where it came from, why, and the original value, so that it can be
+ * inspected and replayed from the dead-letter topic. A Flink POJO.
  */
 public class Reject {
 
@@ -44,15 +44,22 @@ public class Reject {
         return node.toString();
     }
 
-    /** Reads what {@link #toJson()} wrote, e.g. when inspecting or replaying a dead-letter topic. */
+    /**
+     * Reads what {@link #toJson()} wrote, e.g. when inspecting or replaying a dead-letter topic.
+     */
     public static Reject fromJson(String json) throws InvalidRecordException {
         try {
             JsonNode node = Json.MAPPER.readTree(json);
             if (!node.isObject()) {
-                throw new InvalidRecordException("expected a JSON object, got " + Json.describe(node));
+                throw new InvalidRecordException(
+                        "expected a JSON object, got " + Json.describe(node));
             }
-            return new Reject(node.path("topic").asText(null), node.path("partition").asInt(),
-                    node.path("offset").asLong(), node.path("reason").asText(null), node.path("value").asText(null));
+            return new Reject(
+                    node.path("topic").asText(null),
+                    node.path("partition").asInt(),
+                    node.path("offset").asLong(),
+                    node.path("reason").asText(null),
+                    node.path("value").asText(null));
         } catch (JsonProcessingException e) {
             throw new InvalidRecordException("unparseable JSON: " + Json.describe(e));
         }
@@ -64,8 +71,11 @@ public class Reject {
             return false;
         }
         Reject r = (Reject) o;
-        return partition == r.partition && offset == r.offset && Objects.equals(topic, r.topic)
-                && Objects.equals(reason, r.reason) && Objects.equals(value, r.value);
+        return partition == r.partition
+                && offset == r.offset
+                && Objects.equals(topic, r.topic)
+                && Objects.equals(reason, r.reason)
+                && Objects.equals(value, r.value);
     }
 
     @Override

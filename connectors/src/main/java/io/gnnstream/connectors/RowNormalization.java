@@ -6,11 +6,14 @@ package io.gnnstream.connectors;
  * <p>Row normalisation (PyG's {@code NormalizeFeatures}) suits non-negative rows such as
  * bag-of-words or counts: each row sums to one afterwards. A signed row (word-embedding averages,
  * PCA-reduced or standardised features) can sum to almost zero, and dividing by that sum blows it
- * up by orders of magnitude. A stream has no column statistics when a record is parsed, so
- * {@link #AUTO} decides per row, from the row alone.
+ * up by orders of magnitude. A stream has no column statistics when a record is parsed, so {@link
+ * #AUTO} decides per row, from the row alone.
  */
 public enum RowNormalization {
-    /** Divide a row by its sum when it has no negative feature and a positive sum; keep signed rows as they are. */
+    /**
+     * Divide a row by its sum when it has no negative feature and a positive sum; keep signed rows
+     * as they are.
+     */
     AUTO,
     /** Divide every row by its sum when that sum is positive, signed rows included. */
     TRUE,

@@ -18,9 +18,8 @@ import me.tongfei.progressbar.ProgressBarStyle;
 
 /**
  * A synthetic, learnable and realistic graph, written as a dataset folder ({@code nodes.jsonl} +
- * {@code edges.csv}, the format of {@code data/cora}) one vertex at a time, so that memory is
- * O(N) small arrays (one float per vertex plus buffers of the largest in-degree) and never
- * per edge.
+ * {@code edges.csv}, the format of {@code data/cora}) one vertex at a time, so that memory is O(N)
+ * small arrays (one float per vertex plus buffers of the largest in-degree) and never per edge.
  *
  * <ul>
  *   <li><b>Classes</b>: vertex {@code v} has class {@code π(v) mod C} for a keyed pseudo-random
@@ -28,8 +27,8 @@ import me.tongfei.progressbar.ProgressBarStyle;
  *       k-th vertex of class c is {@code π⁻¹(c + kC)}, so drawing from a class needs no lists.
  *   <li><b>In-degrees</b>: Pareto weights with tail exponent A, scaled (by bisection on the drawn
  *       weights, not the distribution's mean, which a heavy tail makes a poor guide) so that the
- *       capped mean is D, then stochastically rounded and capped at N-1: a discrete power law
- *       whose largest hubs reach about {@code N^(1/(A-1))} times the smallest in-degree.
+ *       capped mean is D, then stochastically rounded and capped at N-1: a discrete power law whose
+ *       largest hubs reach about {@code N^(1/(A-1))} times the smallest in-degree.
  *   <li><b>Sources</b>: each in-edge of a destination comes from its own class with probability q
  *       and from the other classes otherwise; the sources of one destination are a uniform subset
  *       of each pool (no self-loops, no duplicates). A hub larger than its class must take the
@@ -74,7 +73,9 @@ public final class SyntheticGraph {
     private boolean progress = true;
     private boolean overwrite;
 
-    /** Draws the degree weights and class centroids (O(N) time and memory); nothing is written yet. */
+    /**
+     * Draws the degree weights and class centroids (O(N) time and memory); nothing is written yet.
+     */
     public SyntheticGraph(SyntheticGraphOptions options) {
         this.options = options;
         this.n = options.vertices();
@@ -94,7 +95,11 @@ public final class SyntheticGraph {
         this.sameClassProbability = solveSameClassProbability();
         this.centroids = new double[numClasses][];
         for (int c = 0; c < numClasses; c++) {
-            centroids[c] = centroid(random(key(CENTROID_STREAM), c), options.features(), options.classSeparation());
+            centroids[c] =
+                    centroid(
+                            random(key(CENTROID_STREAM), c),
+                            options.features(),
+                            options.classSeparation());
         }
     }
 
@@ -119,7 +124,9 @@ public final class SyntheticGraph {
         return (int) (classOrder.apply(v) % numClasses);
     }
 
-    /** The split of vertex {@code v}, from a hash of its id, independent of its class and degree. */
+    /**
+     * The split of vertex {@code v}, from a hash of its id, independent of its class and degree.
+     */
     public Split split(int v) {
         double u = SplitMix.unit(splitKey + v);
         double train = options.trainFraction();
@@ -135,19 +142,23 @@ public final class SyntheticGraph {
 
     /** Number of in-edges of vertex {@code v}, i.e. of lines {@code *,v} in {@code edges.csv}. */
     public int inDegree(int v) {
-        double rounded = Math.floor(degreeScale * degreeWeights[v] + SplitMix.unit(roundingKey + v));
+        double rounded =
+                Math.floor(degreeScale * degreeWeights[v] + SplitMix.unit(roundingKey + v));
         return (int) Math.min(n - 1, rounded);
     }
 
-    /** Probability q that an in-edge comes from the destination's class (H, raised to make up for hubs). */
+    /**
+     * Probability q that an in-edge comes from the destination's class (H, raised to make up for
+     * hubs).
+     */
     public double sameClassProbability() {
         return sameClassProbability;
     }
 
     /**
-     * Writes {@code nodes.jsonl}, {@code edges.csv} and a provenance {@code README.md} into
-     * {@code dir}, creating it. The data files appear only once complete (written as
-     * {@code *.partial}, then renamed); I/O failures are {@link DatasetException}s naming the folder.
+     * Writes {@code nodes.jsonl}, {@code edges.csv} and a provenance {@code README.md} into {@code
+     * dir}, creating it. The data files appear only once complete (written as {@code *.partial},
+     * then renamed); I/O failures are {@link DatasetException}s naming the folder.
      */
     public SyntheticGraphStats write(Path dir) throws DatasetException {
         try {
@@ -166,7 +177,8 @@ public final class SyntheticGraph {
         prepare(dir, nodesFile, edgesFile, readme);
         Path nodesPartial = dir.resolve(DatasetInfo.NODES_FILE + PARTIAL);
         Path edgesPartial = dir.resolve(DatasetInfo.EDGES_FILE + PARTIAL);
-        SyntheticGraphStats.Counter counter = new SyntheticGraphStats.Counter(options, sameClassProbability);
+        SyntheticGraphStats.Counter counter =
+                new SyntheticGraphStats.Counter(options, sameClassProbability);
         AsciiWriter nodes = null;
         AsciiWriter edges = null;
         boolean complete = false;
@@ -179,7 +191,8 @@ public final class SyntheticGraph {
                 Split split = split(v);
                 writeNode(nodes, v, (int) (position % numClasses), split);
                 int degree = inDegree(v);
-                int sameClass = neighbours.draw(random(edgeKey, v), position, degree, sameClassProbability);
+                int sameClass =
+                        neighbours.draw(random(edgeKey, v), position, degree, sameClassProbability);
                 writeEdges(edges, v, neighbours.sources(), degree);
                 counter.vertex(v, split, degree, sameClass);
                 if (bar != null && (v + 1) % PROGRESS_EVERY == 0) {
@@ -202,8 +215,9 @@ public final class SyntheticGraph {
                 Files.deleteIfExists(edgesPartial);
             }
         }
-        SyntheticGraphStats stats = counter.finish(nodes.bytesWritten(), nodes.sha256(), edges.bytesWritten(),
-                edges.sha256());
+        SyntheticGraphStats stats =
+                counter.finish(
+                        nodes.bytesWritten(), nodes.sha256(), edges.bytesWritten(), edges.sha256());
         Files.writeString(readme, stats.readme(), StandardCharsets.UTF_8);
         return stats;
     }
@@ -215,8 +229,12 @@ public final class SyntheticGraph {
         if (!overwrite) {
             for (Path file : outputs) {
                 if (Files.exists(file)) {
-                    throw new IllegalArgumentException("output folder " + dir + " already has " + file.getFileName()
-                            + "; choose another folder or allow overwriting (--overwrite)");
+                    throw new IllegalArgumentException(
+                            "output folder "
+                                    + dir
+                                    + " already has "
+                                    + file.getFileName()
+                                    + "; choose another folder or allow overwriting (--overwrite)");
                 }
             }
         }
@@ -224,8 +242,13 @@ public final class SyntheticGraph {
     }
 
     private void writeNode(AsciiWriter out, int v, int label, Split split) throws IOException {
-        out.append("{\"id\":").append(v).append(",\"label\":").append(label).append(",\"split\":\"")
-                .append(split.wireName()).append("\",\"features\":[");
+        out.append("{\"id\":")
+                .append(v)
+                .append(",\"label\":")
+                .append(label)
+                .append(",\"split\":\"")
+                .append(split.wireName())
+                .append("\",\"features\":[");
         SplittableRandom rng = random(featureKey, v);
         double[] centroid = centroids[label];
         int decimals = options.featureDecimals();
@@ -238,7 +261,8 @@ public final class SyntheticGraph {
         out.append("]}\n");
     }
 
-    private static void writeEdges(AsciiWriter out, int dst, int[] sources, int degree) throws IOException {
+    private static void writeEdges(AsciiWriter out, int dst, int[] sources, int degree)
+            throws IOException {
         for (int i = 0; i < degree; i++) {
             out.append(sources[i]).append(',').append(dst).append('\n');
         }
@@ -308,7 +332,10 @@ public final class SyntheticGraph {
         }
     }
 
-    /** The scale s with sum over v of min(cap, s * w[v]) = target; stochastic rounding keeps that mean. */
+    /**
+     * The scale s with sum over v of min(cap, s * w[v]) = target; stochastic rounding keeps that
+     * mean.
+     */
     private static double scaleToMean(float[] weights, double target, double cap) {
         double lo = 0;
         double hi = 1;
@@ -373,7 +400,8 @@ public final class SyntheticGraph {
             try {
                 writer.close();
             } catch (IOException e) {
-                // The original failure is the one worth reporting; the partial file is deleted next.
+                // The original failure is the one worth reporting; the partial file is deleted
+                // next.
             }
         }
     }

@@ -3,9 +3,9 @@ package io.gnnstream.connectors;
 import java.util.Locale;
 
 /**
- * Parameters of a {@link SyntheticGraph}, validated on {@link Builder#build()} with an
- * {@link IllegalArgumentException} that names the offending parameter. The defaults are public
- * constants so that the CLI's {@code --help} shows the same values the library uses.
+ * Parameters of a {@link SyntheticGraph}, validated on {@link Builder#build()} with an {@link
+ * IllegalArgumentException} that names the offending parameter. The defaults are public constants
+ * so that the CLI's {@code --help} shows the same values the library uses.
  */
 public final class SyntheticGraphOptions {
 
@@ -13,14 +13,21 @@ public final class SyntheticGraphOptions {
     public static final int MAX_VERTICES = 1 << 30;
 
     public static final double DEFAULT_HOMOPHILY = 0.8;
-    /** Typical of web, citation and social graphs (2 &lt; A &lt; 3), and heavy enough for 10^5-hubs at N = 10^6. */
+
+    /**
+     * Typical of web, citation and social graphs (2 &lt; A &lt; 3), and heavy enough for 10^5-hubs
+     * at N = 10^6.
+     */
     public static final double DEFAULT_DEGREE_EXPONENT = 2.1;
+
     public static final long DEFAULT_SEED = 42L;
     public static final double DEFAULT_TRAIN_FRACTION = 0.1;
     public static final double DEFAULT_VAL_FRACTION = 0.1;
     public static final double DEFAULT_TEST_FRACTION = 0.2;
+
     /** Nearest-class-mean accuracy from features alone is about 0.65 at 10 classes, 0.92 at 2. */
     public static final double DEFAULT_CLASS_SEPARATION = 2.0;
+
     public static final int DEFAULT_FEATURE_DECIMALS = 3;
 
     private final int vertices;
@@ -111,14 +118,35 @@ public final class SyntheticGraphOptions {
         return featureDecimals;
     }
 
-    /** The {@code gnnstream generate} arguments (without {@code --out}) that reproduce these options. */
+    /**
+     * The {@code gnnstream generate} arguments (without {@code --out}) that reproduce these
+     * options.
+     */
     public String toCommandLine() {
-        return "gnnstream generate --vertices " + vertices + " --avg-degree " + number(avgDegree)
-                + " --features " + features + " --classes " + classes + " --homophily " + number(homophily)
-                + " --degree-exponent " + number(degreeExponent) + " --seed " + seed
-                + " --train-fraction " + number(trainFraction) + " --val-fraction " + number(valFraction)
-                + " --test-fraction " + number(testFraction) + " --class-separation " + number(classSeparation)
-                + " --feature-decimals " + featureDecimals;
+        return "gnnstream generate --vertices "
+                + vertices
+                + " --avg-degree "
+                + number(avgDegree)
+                + " --features "
+                + features
+                + " --classes "
+                + classes
+                + " --homophily "
+                + number(homophily)
+                + " --degree-exponent "
+                + number(degreeExponent)
+                + " --seed "
+                + seed
+                + " --train-fraction "
+                + number(trainFraction)
+                + " --val-fraction "
+                + number(valFraction)
+                + " --test-fraction "
+                + number(testFraction)
+                + " --class-separation "
+                + number(classSeparation)
+                + " --feature-decimals "
+                + featureDecimals;
     }
 
     @Override
@@ -210,35 +238,46 @@ public final class SyntheticGraphOptions {
                         "vertices must be between 2 and " + MAX_VERTICES + ", got " + vertices);
             }
             if (!(avgDegree > 0 && avgDegree < vertices - 1)) {
-                throw new IllegalArgumentException("avg-degree must be positive and below vertices - 1 = "
-                        + (vertices - 1) + " (no self-loops or duplicate edges), got " + avgDegree);
+                throw new IllegalArgumentException(
+                        "avg-degree must be positive and below vertices - 1 = "
+                                + (vertices - 1)
+                                + " (no self-loops or duplicate edges), got "
+                                + avgDegree);
             }
             if (features < 1) {
                 throw new IllegalArgumentException("features must be positive, got " + features);
             }
             if (classes < 2 || classes > vertices) {
-                throw new IllegalArgumentException("classes must be between 2 and the number of vertices ("
-                        + vertices + "), got " + classes);
+                throw new IllegalArgumentException(
+                        "classes must be between 2 and the number of vertices ("
+                                + vertices
+                                + "), got "
+                                + classes);
             }
             if (!(homophily >= 0 && homophily <= 1)) {
                 throw new IllegalArgumentException("homophily must be in [0, 1], got " + homophily);
             }
             if (!(degreeExponent > 2 && Double.isFinite(degreeExponent))) {
-                throw new IllegalArgumentException("degree-exponent must be greater than 2 (a power law with a finite "
-                        + "mean), got " + degreeExponent);
+                throw new IllegalArgumentException(
+                        "degree-exponent must be greater than 2 (a power law with a finite "
+                                + "mean), got "
+                                + degreeExponent);
             }
             fraction("train-fraction", trainFraction);
             fraction("val-fraction", valFraction);
             fraction("test-fraction", testFraction);
             if (trainFraction + valFraction + testFraction > 1 + 1e-9) {
-                throw new IllegalArgumentException("train, val and test fractions must sum to at most 1, got "
-                        + (trainFraction + valFraction + testFraction));
+                throw new IllegalArgumentException(
+                        "train, val and test fractions must sum to at most 1, got "
+                                + (trainFraction + valFraction + testFraction));
             }
             if (!(classSeparation >= 0 && Double.isFinite(classSeparation))) {
-                throw new IllegalArgumentException("class-separation must be non-negative, got " + classSeparation);
+                throw new IllegalArgumentException(
+                        "class-separation must be non-negative, got " + classSeparation);
             }
             if (featureDecimals < 0 || featureDecimals > 9) {
-                throw new IllegalArgumentException("feature-decimals must be between 0 and 9, got " + featureDecimals);
+                throw new IllegalArgumentException(
+                        "feature-decimals must be between 0 and 9, got " + featureDecimals);
             }
             return new SyntheticGraphOptions(this);
         }

@@ -9,62 +9,66 @@ import java.util.Map;
 
 /**
  * What {@link SyntheticGraph#write} measured while writing, and the provenance {@code README.md}
- * rendered from it. The README holds no timestamps or paths, so a folder regenerated with the
- * same command is identical down to its README.
+ * rendered from it. The README holds no timestamps or paths, so a folder regenerated with the same
+ * command is identical down to its README.
  */
 public final class SyntheticGraphStats {
 
-    private static final String README = """
-        # Synthetic graph
+    private static final String README =
+            """
+            # Synthetic graph
 
-        Written by gnnstream's synthetic generator (`SyntheticGraph` in the connectors module). The
-        same command on the same Java version writes byte-identical files:
+            Written by gnnstream's synthetic generator (`SyntheticGraph` in the connectors module).
+            The same command on the same Java version writes byte-identical files:
 
-        ```
-        %s --out <folder>
-        ```
+            ```
+            %s --out <folder>
+            ```
 
-        ## Files
+            ## Files
 
-        | file | content |
-        | --- | --- |
-        | `edges.csv` | one directed edge per line, `src,dst`, no header; grouped by destination in id \
-        order, sources ascending within a destination; no self-loops, no duplicates; not symmetric |
-        | `nodes.jsonl` | one JSON object per line, in id order: \
-        `{"id":int,"label":int,"split":"train"\\|"val"\\|"test"\\|"none","features":[...]}`; \
-        %d features with at most %d decimals |
+            | file | content |
+            | --- | --- |
+            | `edges.csv` | one directed edge per line, `src,dst`, no header; \
+            grouped by destination in id order, sources ascending within a destination; \
+            no self-loops, no duplicates; not symmetric |
+            | `nodes.jsonl` | one JSON object per line, in id order: \
+            `{"id":int,"label":int,"split":"train"\\|"val"\\|"test"\\|"none","features":[...]}`; \
+            %d features with at most %d decimals |
 
-        sha256: `edges.csv` %s,
-        `nodes.jsonl` %s.
+            sha256: `edges.csv` %s,
+            `nodes.jsonl` %s.
 
-        ## Model
+            ## Model
 
-        - Labels: %d balanced classes, assigned by a keyed pseudo-random permutation of the ids.
-        - In-degrees: power law with exponent %s, scaled to mean %s, capped at N-1.
-        - Sources: from the destination's class with probability %.4f (homophily %s raised to make up
-          for hubs larger than their class), otherwise from the other classes; uniform without
-          replacement within each pool.
-        - Features: class centroid (random direction, norm %s) plus standard Gaussian noise per feature.
-        - Splits: a hash of the id; train %s, val %s, test %s, the rest `none`; every vertex has a label.
+            - Labels: %d balanced classes, assigned by a keyed pseudo-random permutation of the ids.
+            - In-degrees: power law with exponent %s, scaled to mean %s, capped at N-1.
+            - Sources: from the destination's class with probability %.4f (homophily %s raised to
+              make up for hubs larger than their class), otherwise from the other classes; uniform
+              without replacement within each pool.
+            - Features: class centroid (random direction, norm %s) plus standard Gaussian noise per
+              feature.
+            - Splits: a hash of the id; train %s, val %s, test %s, the rest `none`; every vertex has
+              a label.
 
-        ## Measured
+            ## Measured
 
-        | quantity | value |
-        | --- | --- |
-        | vertices | %d |
-        | edges (lines in `edges.csv`) | %d |
-        | mean in-degree | %.3f |
-        | max in-degree | %d (vertex %d) |
-        | vertices without in-edges | %d |
-        | edge homophily (same-label edges / edges) | %.4f |
-        | splits | train %d, val %d, test %d, none %d |
-        | file sizes | `nodes.jsonl` %d bytes, `edges.csv` %d bytes |
+            | quantity | value |
+            | --- | --- |
+            | vertices | %d |
+            | edges (lines in `edges.csv`) | %d |
+            | mean in-degree | %.3f |
+            | max in-degree | %d (vertex %d) |
+            | vertices without in-edges | %d |
+            | edge homophily (same-label edges / edges) | %.4f |
+            | splits | train %d, val %d, test %d, none %d |
+            | file sizes | `nodes.jsonl` %d bytes, `edges.csv` %d bytes |
 
-        In-degree histogram:
+            In-degree histogram:
 
-        | in-degree | vertices |
-        | --- | --- |
-        """;
+            | in-degree | vertices |
+            | --- | --- |
+            """;
 
     private final SyntheticGraphOptions options;
     private final double sameClassProbability;
@@ -80,7 +84,8 @@ public final class SyntheticGraphStats {
     private final long edgesBytes;
     private final String edgesSha256;
 
-    private SyntheticGraphStats(Counter c, long nodesBytes, String nodesSha256, long edgesBytes, String edgesSha256) {
+    private SyntheticGraphStats(
+            Counter c, long nodesBytes, String nodesSha256, long edgesBytes, String edgesSha256) {
         this.options = c.options;
         this.sameClassProbability = c.sameClassProbability;
         this.edges = c.edges;
@@ -134,7 +139,9 @@ public final class SyntheticGraphStats {
         return edges == 0 ? 0 : (double) sameClassEdges / edges;
     }
 
-    /** Vertices per in-degree bucket: index 0 counts in-degree 0, index b > 0 counts [2^(b-1), 2^b). */
+    /**
+     * Vertices per in-degree bucket: index 0 counts in-degree 0, index b > 0 counts [2^(b-1), 2^b).
+     */
     public long[] inDegreeHistogram() {
         return degreeHistogram.clone();
     }
@@ -162,9 +169,17 @@ public final class SyntheticGraphStats {
 
     @Override
     public String toString() {
-        return String.format(Locale.ROOT, "%d vertices, %d edges (mean in-degree %.2f, max %d, %d without in-edges), "
-                        + "homophily %.3f, splits %s", vertices(), edges, meanInDegree(), maxInDegree, zeroInDegree,
-                homophily(), splitCounts);
+        return String.format(
+                Locale.ROOT,
+                "%d vertices, %d edges (mean in-degree %.2f, max %d, %d without in-edges), "
+                        + "homophily %.3f, splits %s",
+                vertices(),
+                edges,
+                meanInDegree(),
+                maxInDegree,
+                zeroInDegree,
+                homophily(),
+                splitCounts);
     }
 
     /** The provenance README of the generated folder. */
@@ -173,16 +188,44 @@ public final class SyntheticGraphStats {
         for (int b = 0; b < degreeHistogram.length; b++) {
             long low = b == 0 ? 0 : 1L << (b - 1);
             long high = b == 0 ? 0 : (1L << b) - 1;
-            histogram.append("| ").append(low == high ? Long.toString(low) : low + "-" + high).append(" | ")
-                    .append(degreeHistogram[b]).append(" |\n");
+            histogram
+                    .append("| ")
+                    .append(low == high ? Long.toString(low) : low + "-" + high)
+                    .append(" | ")
+                    .append(degreeHistogram[b])
+                    .append(" |\n");
         }
-        return String.format(Locale.ROOT, README, options.toCommandLine(), options.features(),
-                options.featureDecimals(), edgesSha256, nodesSha256, options.classes(), number(options.degreeExponent()), number(options.avgDegree()),
-                sameClassProbability, number(options.homophily()), number(options.classSeparation()),
-                number(options.trainFraction()), number(options.valFraction()), number(options.testFraction()),
-                vertices(), edges, meanInDegree(), maxInDegree, maxInDegreeVertex, zeroInDegree, homophily(),
-                splitCounts.get(Split.TRAIN), splitCounts.get(Split.VAL), splitCounts.get(Split.TEST),
-                splitCounts.get(Split.NONE), nodesBytes, edgesBytes) + histogram;
+        return String.format(
+                        Locale.ROOT,
+                        README,
+                        options.toCommandLine(),
+                        options.features(),
+                        options.featureDecimals(),
+                        edgesSha256,
+                        nodesSha256,
+                        options.classes(),
+                        number(options.degreeExponent()),
+                        number(options.avgDegree()),
+                        sameClassProbability,
+                        number(options.homophily()),
+                        number(options.classSeparation()),
+                        number(options.trainFraction()),
+                        number(options.valFraction()),
+                        number(options.testFraction()),
+                        vertices(),
+                        edges,
+                        meanInDegree(),
+                        maxInDegree,
+                        maxInDegreeVertex,
+                        zeroInDegree,
+                        homophily(),
+                        splitCounts.get(Split.TRAIN),
+                        splitCounts.get(Split.VAL),
+                        splitCounts.get(Split.TEST),
+                        splitCounts.get(Split.NONE),
+                        nodesBytes,
+                        edgesBytes)
+                + histogram;
     }
 
     private static String number(double value) {
@@ -219,7 +262,8 @@ public final class SyntheticGraphStats {
             }
         }
 
-        SyntheticGraphStats finish(long nodesBytes, String nodesSha256, long edgesBytes, String edgesSha256) {
+        SyntheticGraphStats finish(
+                long nodesBytes, String nodesSha256, long edgesBytes, String edgesSha256) {
             return new SyntheticGraphStats(this, nodesBytes, nodesSha256, edgesBytes, edgesSha256);
         }
     }

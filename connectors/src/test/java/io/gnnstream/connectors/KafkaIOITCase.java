@@ -34,8 +34,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class KafkaIOITCase {
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
 
     private static LocalKafkaBroker broker;
 
@@ -58,9 +62,15 @@ class KafkaIOITCase {
         KafkaTopics.ensure(bootstrap, 2, "in", "out", "dead");
         List<String> good = new ArrayList<>();
         List<String> bad = new ArrayList<>();
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps(bootstrap))) {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(producerProps(bootstrap))) {
             for (int i = 0; i < 200; i++) {
-                String line = i % 10 == 3 ? i + ",oops" : i % 10 == 7 ? "{\"src\":-" + i + ",\"dst\":1}" : i + "," + (i + 1);
+                String line =
+                        i % 10 == 3
+                                ? i + ",oops"
+                                : i % 10 == 7
+                                        ? "{\"src\":-" + i + ",\"dst\":1}"
+                                        : i + "," + (i + 1);
                 (line.contains("oops") || line.contains("-") ? bad : good).add(line);
                 producer.send(new ProducerRecord<>("in", Integer.toString(i), line));
             }
@@ -72,13 +82,25 @@ class KafkaIOITCase {
         config.setString("execution.checkpointing.interval", "500ms");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(2);
-        SingleOutputStreamOperator<EdgeUpdate> parsed = env
-                .fromSource(KafkaIO.edgeSourceBuilder(bootstrap, "in", "it", OffsetsInitializer.earliest())
-                        .setBounded(OffsetsInitializer.latest()).build(), WatermarkStrategy.noWatermarks(), "edges")
-                .process(new ParseFunction<>(new EdgeFormat()));
-        parsed.map(EdgeUpdate::toString).returns(Types.STRING)
-                .sinkTo(KafkaIO.stringSink(bootstrap, "out", DeliveryGuarantee.EXACTLY_ONCE, "kafkaio-it"));
-        parsed.getSideOutput(ParseFunction.REJECTS).sinkTo(KafkaIO.deadLetterSink(bootstrap, "dead"));
+        SingleOutputStreamOperator<EdgeUpdate> parsed =
+                env.fromSource(
+                                KafkaIO.edgeSourceBuilder(
+                                                bootstrap,
+                                                "in",
+                                                "it",
+                                                OffsetsInitializer.earliest())
+                                        .setBounded(OffsetsInitializer.latest())
+                                        .build(),
+                                WatermarkStrategy.noWatermarks(),
+                                "edges")
+                        .process(new ParseFunction<>(new EdgeFormat()));
+        parsed.map(EdgeUpdate::toString)
+                .returns(Types.STRING)
+                .sinkTo(
+                        KafkaIO.stringSink(
+                                bootstrap, "out", DeliveryGuarantee.EXACTLY_ONCE, "kafkaio-it"));
+        parsed.getSideOutput(ParseFunction.REJECTS)
+                .sinkTo(KafkaIO.deadLetterSink(bootstrap, "dead"));
         env.execute("kafka-io-it");
 
         Set<String> expected = new HashSet<>();
@@ -86,18 +108,22 @@ class KafkaIOITCase {
             String[] f = line.split(",");
             expected.add(EdgeUpdate.add(Long.parseLong(f[0]), Long.parseLong(f[1])).toString());
         }
-        List<ConsumerRecord<String, String>> out = LocalKafkaBrokerTest.consume(bootstrap, "out", good.size());
+        List<ConsumerRecord<String, String>> out =
+                LocalKafkaBrokerTest.consume(bootstrap, "out", good.size());
         assertEquals(good.size(), out.size(), "committed output records");
         assertEquals(expected, new HashSet<>(out.stream().map(ConsumerRecord::value).toList()));
 
-        List<ConsumerRecord<String, String>> dead = LocalKafkaBrokerTest.consume(bootstrap, "dead", bad.size());
+        List<ConsumerRecord<String, String>> dead =
+                LocalKafkaBrokerTest.consume(bootstrap, "dead", bad.size());
         assertEquals(bad.size(), dead.size(), "dead letters");
         Set<String> deadValues = new HashSet<>();
         for (ConsumerRecord<String, String> r : dead) {
             assertEquals("in", r.key());
             Reject reject = Reject.fromJson(r.value());
             assertEquals("in", reject.topic);
-            assertTrue(reject.reason.contains("dst is not a 64-bit integer") || reject.reason.contains("src must be non-negative"),
+            assertTrue(
+                    reject.reason.contains("dst is not a 64-bit integer")
+                            || reject.reason.contains("src must be non-negative"),
                     reject.reason);
             deadValues.add(reject.value);
         }
@@ -107,8 +133,10 @@ class KafkaIOITCase {
     private static Properties producerProps(String bootstrap) {
         Properties props = new Properties();
         props.setProperty(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.setProperty(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        props.setProperty(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        props.setProperty(
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        props.setProperty(
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         return props;
     }
 }

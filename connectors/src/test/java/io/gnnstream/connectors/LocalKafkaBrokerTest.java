@@ -40,7 +40,10 @@ class LocalKafkaBrokerTest {
             child = broker.process();
             assertTrue(broker.bootstrapServers().startsWith("127.0.0.1:"));
             assertEquals(Map.of("t", 2), KafkaTopics.ensure(broker.bootstrapServers(), 2, "t"));
-            assertEquals(Map.of("t", 2), KafkaTopics.ensure(broker.bootstrapServers(), 5, "t"), "existing topic kept");
+            assertEquals(
+                    Map.of("t", 2),
+                    KafkaTopics.ensure(broker.bootstrapServers(), 5, "t"),
+                    "existing topic kept");
             produce(broker.bootstrapServers(), "t", 100);
             assertEquals(100, consume(broker.bootstrapServers(), "t", 100).size());
             assertTrue(KafkaTopics.partitionCount(broker.bootstrapServers(), "absent").isEmpty());
@@ -50,7 +53,10 @@ class LocalKafkaBrokerTest {
         assertTrue(Files.size(dir.resolve("broker.log")) > 0);
 
         try (LocalKafkaBroker again = LocalKafkaBroker.start(dir)) {
-            assertEquals(100, consume(again.bootstrapServers(), "t", 100).size(), "records kept across restarts");
+            assertEquals(
+                    100,
+                    consume(again.bootstrapServers(), "t", 100).size(),
+                    "records kept across restarts");
         }
     }
 
@@ -59,7 +65,9 @@ class LocalKafkaBrokerTest {
         try (LocalKafkaBroker broker = LocalKafkaBroker.start(TestDirs.fresh("broker-orphan"))) {
             Process child = broker.process();
             child.getOutputStream().close();
-            assertTrue(child.waitFor(30, TimeUnit.SECONDS), "broker did not exit when its stdin closed");
+            assertTrue(
+                    child.waitFor(30, TimeUnit.SECONDS),
+                    "broker did not exit when its stdin closed");
             assertFalse(broker.isAlive());
         }
     }
@@ -67,25 +75,41 @@ class LocalKafkaBrokerTest {
     @Test
     void missingLibraryIsAClearError() throws Exception {
         Path missing = Path.of("target", "no-such-kafka-lib").toAbsolutePath();
-        BrokerException e = assertThrows(BrokerException.class, () -> LocalKafkaBroker.builder()
-                .workDir(TestDirs.fresh("broker-nolib")).libDir(missing).start());
+        BrokerException e =
+                assertThrows(
+                        BrokerException.class,
+                        () ->
+                                LocalKafkaBroker.builder()
+                                        .workDir(TestDirs.fresh("broker-nolib"))
+                                        .libDir(missing)
+                                        .start());
         assertTrue(e.getMessage().contains(missing.toString()), e.getMessage());
         assertTrue(e.getMessage().contains("kafka-broker"), e.getMessage());
 
         Path empty = TestDirs.fresh("empty-lib");
-        e = assertThrows(BrokerException.class, () -> LocalKafkaBroker.builder()
-                .workDir(TestDirs.fresh("broker-emptylib")).libDir(empty).start());
+        e =
+                assertThrows(
+                        BrokerException.class,
+                        () ->
+                                LocalKafkaBroker.builder()
+                                        .workDir(TestDirs.fresh("broker-emptylib"))
+                                        .libDir(empty)
+                                        .start());
         assertTrue(e.getMessage().contains("lacks gnnstream-kafka-broker-*.jar"), e.getMessage());
     }
 
     @Test
     void brokerThatCannotStartReportsItsLog() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            BrokerException e = assertThrows(BrokerException.class, () -> LocalKafkaBroker.builder()
-                    .workDir(TestDirs.fresh("broker-portclash"))
-                    .controllerPort(taken.getLocalPort())
-                    .startTimeout(Duration.ofSeconds(60))
-                    .start());
+            BrokerException e =
+                    assertThrows(
+                            BrokerException.class,
+                            () ->
+                                    LocalKafkaBroker.builder()
+                                            .workDir(TestDirs.fresh("broker-portclash"))
+                                            .controllerPort(taken.getLocalPort())
+                                            .startTimeout(Duration.ofSeconds(60))
+                                            .start());
             assertTrue(e.getMessage().contains("exited with code"), e.getMessage());
             assertTrue(e.getMessage().contains("broker.log"), e.getMessage());
         }
@@ -104,16 +128,21 @@ class LocalKafkaBrokerTest {
         }
     }
 
-    /** Reads the topic from the beginning until {@code expected} records arrived (or 30 s passed). */
-    static List<ConsumerRecord<String, String>> consume(String bootstrap, String topic, int expected) {
+    /**
+     * Reads the topic from the beginning until {@code expected} records arrived (or 30 s passed).
+     */
+    static List<ConsumerRecord<String, String>> consume(
+            String bootstrap, String topic, int expected) {
         Properties props = new Properties();
         props.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         List<ConsumerRecord<String, String>> records = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer =
                 new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer())) {
-            consumer.assign(consumer.partitionsFor(topic).stream()
-                    .map(p -> new TopicPartition(topic, p.partition())).toList());
+            consumer.assign(
+                    consumer.partitionsFor(topic).stream()
+                            .map(p -> new TopicPartition(topic, p.partition()))
+                            .toList());
             consumer.seekToBeginning(consumer.assignment());
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (records.size() < expected && System.nanoTime() < deadline) {

@@ -16,29 +16,41 @@ class RawRecordAndRejectTest {
     @Test
     void deserializerKeepsCoordinatesAndDecodesUtf8() throws Exception {
         List<RawRecord> out = new ArrayList<>();
-        Collector<RawRecord> collector = new Collector<>() {
-            @Override
-            public void collect(RawRecord record) {
-                out.add(record);
-            }
+        Collector<RawRecord> collector =
+                new Collector<>() {
+                    @Override
+                    public void collect(RawRecord record) {
+                        out.add(record);
+                    }
 
-            @Override
-            public void close() {}
-        };
+                    @Override
+                    public void close() {}
+                };
         RawRecordDeserializationSchema schema = new RawRecordDeserializationSchema();
-        schema.deserialize(new ConsumerRecord<>("nodes", 2, 42, null, "{\"é\":1}".getBytes(StandardCharsets.UTF_8)),
+        schema.deserialize(
+                new ConsumerRecord<>(
+                        "nodes", 2, 42, null, "{\"é\":1}".getBytes(StandardCharsets.UTF_8)),
                 collector);
         schema.deserialize(new ConsumerRecord<>("nodes", 3, 7, null, null), collector);
-        assertEquals(List.of(new RawRecord("nodes", 2, 42, "{\"é\":1}"), new RawRecord("nodes", 3, 7, "")), out);
+        assertEquals(
+                List.of(
+                        new RawRecord("nodes", 2, 42, "{\"é\":1}"),
+                        new RawRecord("nodes", 3, 7, "")),
+                out);
         assertInstanceOf(PojoTypeInfo.class, schema.getProducedType());
     }
 
     @Test
     void rejectJsonRoundTrips() throws Exception {
-        Reject reject = Reject.of(new RawRecord("edges", 1, 99, "1,\"x\""), "dst is not a 64-bit integer: \"x\"");
+        Reject reject =
+                Reject.of(
+                        new RawRecord("edges", 1, 99, "1,\"x\""),
+                        "dst is not a 64-bit integer: \"x\"");
         String json = reject.toJson();
-        assertEquals("{\"topic\":\"edges\",\"partition\":1,\"offset\":99,"
-                + "\"reason\":\"dst is not a 64-bit integer: \\\"x\\\"\",\"value\":\"1,\\\"x\\\"\"}", json);
+        assertEquals(
+                "{\"topic\":\"edges\",\"partition\":1,\"offset\":99,\"reason\":\"dst is not a"
+                        + " 64-bit integer: \\\"x\\\"\",\"value\":\"1,\\\"x\\\"\"}",
+                json);
         assertEquals(reject, Reject.fromJson(json));
     }
 }

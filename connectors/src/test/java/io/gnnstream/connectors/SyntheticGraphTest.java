@@ -38,11 +38,18 @@ class SyntheticGraphTest {
     private static Split[] splits;
     private static float[][] features;
     private static int[] inDegree;
+
     /** In-neighbours per destination, in file order. */
     private static List<List<Integer>> sources;
 
     private static SyntheticGraphOptions.Builder options(long seed) {
-        return SyntheticGraphOptions.builder().vertices(N).avgDegree(D).features(F).classes(C).homophily(H).seed(seed);
+        return SyntheticGraphOptions.builder()
+                .vertices(N)
+                .avgDegree(D)
+                .features(F)
+                .classes(C)
+                .homophily(H)
+                .seed(seed);
     }
 
     @BeforeAll
@@ -98,7 +105,8 @@ class SyntheticGraphTest {
     }
 
     private static String sha256(Path file) throws Exception {
-        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
+        return HexFormat.of()
+                .formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
     }
 
     @Test
@@ -142,28 +150,35 @@ class SyntheticGraphTest {
         }
         assertEquals(stats.maxInDegree(), max);
         assertTrue(max > 50 * D, "a hub far above the mean, got max in-degree " + max);
-        assertTrue(atLeast100 >= 5 && atLeast100 < N / 20, "a few, but not many, vertices with in-degree >= 100: "
-                + atLeast100);
+        assertTrue(
+                atLeast100 >= 5 && atLeast100 < N / 20,
+                "a few, but not many, vertices with in-degree >= 100: " + atLeast100);
     }
 
     @Test
     void featuresSeparateClassesImperfectlyAndNeighboursHelp() {
         double alone = nearestMeanAccuracy(v -> features[v]);
         assertTrue(alone > 0.5 && alone < 0.95, "feature-only accuracy, chance is 0.2: " + alone);
-        double withNeighbours = nearestMeanAccuracy(v -> {
-            float[] h = features[v].clone();
-            List<Integer> in = sources.get(v);
-            for (int u : in) {
-                for (int j = 0; j < F; j++) {
-                    h[j] += features[u][j] / in.size();
-                }
-            }
-            return h;
-        });
-        assertTrue(withNeighbours > alone + 0.1, "neighbour means help: " + alone + " -> " + withNeighbours);
+        double withNeighbours =
+                nearestMeanAccuracy(
+                        v -> {
+                            float[] h = features[v].clone();
+                            List<Integer> in = sources.get(v);
+                            for (int u : in) {
+                                for (int j = 0; j < F; j++) {
+                                    h[j] += features[u][j] / in.size();
+                                }
+                            }
+                            return h;
+                        });
+        assertTrue(
+                withNeighbours > alone + 0.1,
+                "neighbour means help: " + alone + " -> " + withNeighbours);
     }
 
-    /** Accuracy on the test split of the nearest class mean, the means taken over the train split. */
+    /**
+     * Accuracy on the test split of the nearest class mean, the means taken over the train split.
+     */
     private static double nearestMeanAccuracy(IntFunction<float[]> representation) {
         double[][] means = new double[C][F];
         int[] counts = new int[C];
@@ -231,29 +246,50 @@ class SyntheticGraphTest {
         Path other = TestDirs.fresh("synthetic-8");
         new SyntheticGraph(options(8).build()).progress(false).write(other);
         for (String file : List.of(DatasetInfo.NODES_FILE, DatasetInfo.EDGES_FILE, "README.md")) {
-            assertEquals(-1, Files.mismatch(dir.resolve(file), again.resolve(file)), file + " identical for seed 7");
-            assertNotEquals(-1, Files.mismatch(dir.resolve(file), other.resolve(file)), file + " differs for seed 8");
+            assertEquals(
+                    -1,
+                    Files.mismatch(dir.resolve(file), again.resolve(file)),
+                    file + " identical for seed 7");
+            assertNotEquals(
+                    -1,
+                    Files.mismatch(dir.resolve(file), other.resolve(file)),
+                    file + " differs for seed 8");
         }
     }
 
     @Test
     void readmeRecordsCommandAndMeasuredStats() throws Exception {
         String readme = Files.readString(dir.resolve("README.md"));
-        assertTrue(readme.contains("gnnstream generate --vertices 5000 --avg-degree 10 --features 16 --classes 5 "
-                + "--homophily 0.8 --degree-exponent 2.1 --seed 7 "), readme);
-        assertTrue(readme.contains("| edges (lines in `edges.csv`) | " + stats.edges() + " |"), readme);
-        assertTrue(readme.contains("| max in-degree | " + stats.maxInDegree() + " (vertex "), readme);
-        assertTrue(readme.contains(stats.edgesSha256()) && readme.contains(stats.nodesSha256()), readme);
+        assertTrue(
+                readme.contains(
+                        "gnnstream generate --vertices 5000 --avg-degree 10 --features 16 --classes"
+                                + " 5 --homophily 0.8 --degree-exponent 2.1 --seed 7 "),
+                readme);
+        assertTrue(
+                readme.contains("| edges (lines in `edges.csv`) | " + stats.edges() + " |"),
+                readme);
+        assertTrue(
+                readme.contains("| max in-degree | " + stats.maxInDegree() + " (vertex "), readme);
+        assertTrue(
+                readme.contains(stats.edgesSha256()) && readme.contains(stats.nodesSha256()),
+                readme);
     }
 
     @Test
     void refusesToReplaceADatasetUnlessAllowed() throws Exception {
         Path target = TestDirs.fresh("synthetic-overwrite");
-        SyntheticGraphOptions small = SyntheticGraphOptions.builder().vertices(50).avgDegree(3).features(2).classes(2)
-                .build();
+        SyntheticGraphOptions small =
+                SyntheticGraphOptions.builder()
+                        .vertices(50)
+                        .avgDegree(3)
+                        .features(2)
+                        .classes(2)
+                        .build();
         new SyntheticGraph(small).progress(false).write(target);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new SyntheticGraph(small).progress(false).write(target));
+        IllegalArgumentException e =
+                assertThrows(
+                        IllegalArgumentException.class,
+                        () -> new SyntheticGraph(small).progress(false).write(target));
         assertTrue(e.getMessage().contains("already has"), e.getMessage());
         new SyntheticGraph(small).progress(false).overwrite(true).write(target);
         assertEquals(50, DatasetInfo.scan(target).nodes());
@@ -279,9 +315,11 @@ class SyntheticGraphTest {
         assertBad("class-separation", b -> b.classSeparation(-1));
     }
 
-    private static void assertBad(String expected, UnaryOperator<SyntheticGraphOptions.Builder> change) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> change.apply(options(1)).build());
+    private static void assertBad(
+            String expected, UnaryOperator<SyntheticGraphOptions.Builder> change) {
+        IllegalArgumentException e =
+                assertThrows(
+                        IllegalArgumentException.class, () -> change.apply(options(1)).build());
         assertTrue(e.getMessage().contains(expected), e.getMessage());
     }
 }

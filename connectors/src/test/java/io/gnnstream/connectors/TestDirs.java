@@ -6,7 +6,10 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
 
-/** Fresh directories under {@code target/} (not {@code @TempDir}: brokers keep files open until they exit). */
+/**
+ * Fresh directories under {@code target/} (not {@code @TempDir}: brokers keep files open until they
+ * exit).
+ */
 final class TestDirs {
 
     private TestDirs() {}

@@ -1,9 +1,9 @@
 package io.gnnstream.jobs;
 
-import io.gnnstream.connectors.RowNormalization;
 import static io.gnnstream.jobs.OptionCheck.positive;
 import static io.gnnstream.jobs.OptionCheck.that;
 
+import io.gnnstream.connectors.RowNormalization;
 import io.gnnstream.state.KeyGroupAnchors;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
@@ -17,113 +17,154 @@ public final class GraphOptions {
 
     static final OptionGroup GROUP = new OptionGroup("Graph");
 
-    public static final ConfigOption<Integer> PARTITIONS = GROUP.declare(
-            ConfigOptions.key("gnnstream.graph.partitions")
-                    .intType()
-                    .defaultValue(128)
-                    .withDescription("Number of logical graph partitions P (a power of two, at most 32768). It is "
-                            + "also the job's max parallelism: partition p lives in key group p, so it is fixed for "
-                            + "the life of a savepoint lineage."),
-            that(KeyGroupAnchors::isSupportedMaxParallelism, "must be a power of two in [1, 32768]"));
+    public static final ConfigOption<Integer> PARTITIONS =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.graph.partitions")
+                            .intType()
+                            .defaultValue(128)
+                            .withDescription(
+                                    "Number of logical graph partitions P (a power of two, at most"
+                                        + " 32768). It is also the job's max parallelism: partition"
+                                        + " p lives in key group p, so it is fixed for the life of"
+                                        + " a savepoint lineage."),
+                    that(
+                            KeyGroupAnchors::isSupportedMaxParallelism,
+                            "must be a power of two in [1, 32768]"));
 
-    public static final ConfigOption<String> PARTITION_MAP = GROUP.declare(
-            ConfigOptions.key("gnnstream.graph.partition-map")
-                    .stringType()
-                    .noDefaultValue()
-                    .withDescription("Vertex-to-partition map written by `partition` (a path or a Flink file system "
-                            + "URI) with --partitions partitions: mapped vertices go to their partition, others by "
-                            + "hash. Part of the savepoint lineage: resume with the same map (default: hash)."),
-            that(s -> !s.isBlank(), "must not be empty"));
+    public static final ConfigOption<String> PARTITION_MAP =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.graph.partition-map")
+                            .stringType()
+                            .noDefaultValue()
+                            .withDescription(
+                                    "Vertex-to-partition map written by `partition` (a path or a"
+                                        + " Flink file system URI) with --partitions partitions:"
+                                        + " mapped vertices go to their partition, others by hash."
+                                        + " Part of the savepoint lineage: resume with the same map"
+                                        + " (default: hash)."),
+                    that(s -> !s.isBlank(), "must not be empty"));
 
     /** What partitions replicate of the vertices of other partitions with an in-edge into them. */
     public enum Halo {
-        /** The attribute records (features, label, split), kept up to date by the replica router. */
+        /**
+         * The attribute records (features, label, split), kept up to date by the replica router.
+         */
         FEATURES,
         /** Nothing. */
         NONE
     }
 
-    public static final ConfigOption<Halo> HALO = GROUP.declare(
-            ConfigOptions.key("gnnstream.graph.halo")
-                    .enumType(Halo.class)
-                    .noDefaultValue()
-                    .withDescription("Halo replicas: with features, every GraphStore subtask keeps a copy of the "
-                            + "attribute record of each vertex of another subtask that has an in-edge into one of its "
-                            + "partitions, updated with every node update, dropped within a second of the last such "
-                            + "edge's removal and made again for the new subtasks after a rescale (Flink metrics "
-                            + "haloReplicas, replicationFactor, replicaPushes), so that one-hop features are read "
-                            + "locally. They pay off with a --partition-map of low edge cut and local batches; with "
-                            + "hash placement they save no traffic and cost ingestion (default: features with a "
-                            + "--partition-map, else none). Part of the savepoint lineage (a job records it, and "
-                            + "resume keeps it)."),
-            OptionCheck.any());
+    public static final ConfigOption<Halo> HALO =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.graph.halo")
+                            .enumType(Halo.class)
+                            .noDefaultValue()
+                            .withDescription(
+                                    "Halo replicas: with features, every GraphStore subtask keeps a"
+                                        + " copy of the attribute record of each vertex of another"
+                                        + " subtask that has an in-edge into one of its partitions,"
+                                        + " updated with every node update, dropped within a second"
+                                        + " of the last such edge's removal and made again for the"
+                                        + " new subtasks after a rescale (Flink metrics"
+                                        + " haloReplicas, replicationFactor, replicaPushes), so"
+                                        + " that one-hop features are read locally. They pay off"
+                                        + " with a --partition-map of low edge cut and local"
+                                        + " batches; with hash placement they save no traffic and"
+                                        + " cost ingestion (default: features with a"
+                                        + " --partition-map, else none). Part of the savepoint"
+                                        + " lineage (a job records it, and resume keeps it)."),
+                    OptionCheck.any());
 
-    public static final ConfigOption<Integer> NUM_FEATURES = GROUP.declareRequired(
-            ConfigOptions.key("gnnstream.graph.num-features")
-                    .intType()
-                    .noDefaultValue()
-                    .withDescription("Feature dimension of every node record; records of another dimension are "
-                            + "rejected."),
-            positive());
+    public static final ConfigOption<Integer> NUM_FEATURES =
+            GROUP.declareRequired(
+                    ConfigOptions.key("gnnstream.graph.num-features")
+                            .intType()
+                            .noDefaultValue()
+                            .withDescription(
+                                    "Feature dimension of every node record; records of another"
+                                            + " dimension are rejected."),
+                    positive());
 
-    public static final ConfigOption<Integer> NUM_CLASSES = GROUP.declareRequired(
-            ConfigOptions.key("gnnstream.graph.num-classes")
-                    .intType()
-                    .noDefaultValue()
-                    .withDescription("Number of classes; labels outside [0, classes) are rejected."),
-            that(c -> c >= 2, "must be at least 2"));
+    public static final ConfigOption<Integer> NUM_CLASSES =
+            GROUP.declareRequired(
+                    ConfigOptions.key("gnnstream.graph.num-classes")
+                            .intType()
+                            .noDefaultValue()
+                            .withDescription(
+                                    "Number of classes; labels outside [0, classes) are rejected."),
+                    that(c -> c >= 2, "must be at least 2"));
 
-    public static final ConfigOption<RowNormalization> NORMALIZE_FEATURES = GROUP.declare(
-            ConfigOptions.key("gnnstream.graph.normalize-features")
-                    .enumType(RowNormalization.class)
-                    .defaultValue(RowNormalization.AUTO)
-                    .withDescription("Row normalisation of features when ingesting: true divides each row by its "
-                            + "sum (like PyG's NormalizeFeatures), false keeps rows as they are, auto divides the "
-                            + "rows without a negative feature (bag-of-words, counts) and keeps signed rows "
-                            + "(embeddings, PCA or standardised features), whose sum can be near zero."),
-            OptionCheck.any());
+    public static final ConfigOption<RowNormalization> NORMALIZE_FEATURES =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.graph.normalize-features")
+                            .enumType(RowNormalization.class)
+                            .defaultValue(RowNormalization.AUTO)
+                            .withDescription(
+                                    "Row normalisation of features when ingesting: true divides"
+                                        + " each row by its sum (like PyG's NormalizeFeatures),"
+                                        + " false keeps rows as they are, auto divides the rows"
+                                        + " without a negative feature (bag-of-words, counts) and"
+                                        + " keeps signed rows (embeddings, PCA or standardised"
+                                        + " features), whose sum can be near zero."),
+                    OptionCheck.any());
 
-    public static final ConfigOption<Long> STATS_INTERVAL_MS = GROUP.declareHidden(
-            ConfigOptions.key("gnnstream.graph.stats-interval-ms")
-                    .longType()
-                    .defaultValue(250L)
-                    .withDescription("How often the graph store publishes partition sizes to the scheduler (and "
-                            + "so to the progress lines); at most one small event per touched partition per "
-                            + "interval."),
-            positive());
+    public static final ConfigOption<Long> STATS_INTERVAL_MS =
+            GROUP.declareHidden(
+                    ConfigOptions.key("gnnstream.graph.stats-interval-ms")
+                            .longType()
+                            .defaultValue(250L)
+                            .withDescription(
+                                    "How often the graph store publishes partition sizes to the"
+                                        + " scheduler (and so to the progress lines); at most one"
+                                        + " small event per touched partition per interval."),
+                    positive());
 
-    public static final ConfigOption<MemorySize> RECORD_CACHE = GROUP.declare(
-            ConfigOptions.key("gnnstream.graph.record-cache")
-                    .memoryType()
-                    .defaultValue(MemorySize.parse("64mb"))
-                    .withDescription("Heap per graph store subtask for recently fetched vertex records (features, "
-                            + "label, split), so sampled neighbourhoods that return to the same vertices skip "
-                            + "RocksDB; 0 turns the cache off."),
-            OptionCheck.any());
+    public static final ConfigOption<MemorySize> RECORD_CACHE =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.graph.record-cache")
+                            .memoryType()
+                            .defaultValue(MemorySize.parse("64mb"))
+                            .withDescription(
+                                    "Heap per graph store subtask for recently fetched vertex"
+                                        + " records (features, label, split), so sampled"
+                                        + " neighbourhoods that return to the same vertices skip"
+                                        + " RocksDB; 0 turns the cache off."),
+                    OptionCheck.any());
 
-    public static final ConfigOption<MemorySize> ADJACENCY_CACHE = GROUP.declare(
-            ConfigOptions.key("gnnstream.graph.adjacency-cache")
-                    .memoryType()
-                    .defaultValue(MemorySize.parse("256mb"))
-                    .withDescription("Heap per graph store subtask for recently sampled adjacency lists (the whole "
-                            + "list of a vertex with up to 4,096 in-neighbours, the degree and last block of a "
-                            + "larger hub), so sampling them skips RocksDB; about 64 bytes plus 8 per in-neighbour "
-                            + "each, so the default holds a graph of 10^6 vertices of average degree 10; allocated "
-                            + "as it fills; 0 turns the cache off."),
-            OptionCheck.any());
+    public static final ConfigOption<MemorySize> ADJACENCY_CACHE =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.graph.adjacency-cache")
+                            .memoryType()
+                            .defaultValue(MemorySize.parse("256mb"))
+                            .withDescription(
+                                    "Heap per graph store subtask for recently sampled adjacency"
+                                        + " lists (the whole list of a vertex with up to 4,096"
+                                        + " in-neighbours, the degree and last block of a larger"
+                                        + " hub), so sampling them skips RocksDB; about 64 bytes"
+                                        + " plus 8 per in-neighbour each, so the default holds a"
+                                        + " graph of 10^6 vertices of average degree 10; allocated"
+                                        + " as it fills; 0 turns the cache off."),
+                    OptionCheck.any());
 
-    public static final ConfigOption<Integer> EDGE_BUFFER = GROUP.declare(
-            ConfigOptions.key("gnnstream.graph.edge-buffer")
-                    .intType()
-                    .defaultValue(1 << 17)
-                    .withDescription("Edge additions a graph store subtask buffers per destination vertex before "
-                            + "writing them, one adjacency update per vertex; written before every sample request "
-                            + "and checkpoint. 1 writes every edge at once."),
-            positive());
+    public static final ConfigOption<Integer> EDGE_BUFFER =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.graph.edge-buffer")
+                            .intType()
+                            .defaultValue(1 << 17)
+                            .withDescription(
+                                    "Edge additions a graph store subtask buffers per destination"
+                                        + " vertex before writing them, one adjacency update per"
+                                        + " vertex; written before every sample request and"
+                                        + " checkpoint. 1 writes every edge at once."),
+                    positive());
 
     /** The halo setting of {@code conf}: {@link #HALO}, or its default for the placement. */
     public static Halo halo(ReadableConfig conf) {
-        return conf.getOptional(HALO).orElseGet(() -> conf.getOptional(PARTITION_MAP).isPresent() ? Halo.FEATURES
-                : Halo.NONE);
+        return conf.getOptional(HALO)
+                .orElseGet(
+                        () ->
+                                conf.getOptional(PARTITION_MAP).isPresent()
+                                        ? Halo.FEATURES
+                                        : Halo.NONE);
     }
 }

@@ -3,68 +3,70 @@ package io.gnnstream.jobs;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.contrib.streaming.state.RocksDBConfigurableOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.contrib.streaming.state.RocksDBConfigurableOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.environment.ExecutionCheckpointingOptions;
 
 /**
- * Flink settings every run of the training job needs (docs/design.md, "Flink settings"): RocksDB with incremental
- * checkpoints, checkpointing forced despite the iterations, unaligned checkpoints (aligned exactly-once
- * checkpoints were seen to stall with feedback edges), and no generic types (so Kryo can never
- * creep in). Unless the configuration says otherwise, output buffers are flushed after at most
- * {@link #BUFFER_TIMEOUT}, two checkpoints are retained with a pause between them, snapshots are
- * compressed (Flink reads uncompressed operator state back one system call per field, which made
- * the trainer's restore take seconds), failures restart the job from its last checkpoint at most
- * {@code --max-restarts} times in a row, after delays doubling from 2 s to 1 min (Flink's
+ * Flink settings every run of the training job needs (docs/design.md, "Flink settings"): RocksDB
+ * with incremental checkpoints, checkpointing forced despite the iterations, unaligned checkpoints
+ * (aligned exactly-once checkpoints were seen to stall with feedback edges), and no generic types
+ * (so Kryo can never creep in). Unless the configuration says otherwise, output buffers are flushed
+ * after at most {@link #BUFFER_TIMEOUT}, two checkpoints are retained with a pause between them,
+ * snapshots are compressed (Flink reads uncompressed operator state back one system call per field,
+ * which made the trainer's restore take seconds), failures restart the job from its last checkpoint
+ * at most {@code --max-restarts} times in a row, after delays doubling from 2 s to 1 min (Flink's
  * exponential-delay strategy: a failure that repeats at every restore ends the job instead of
- * restarting it for ever, while the delays outlast the detection of a lost TaskManager), and
- * {@link #tuneThroughput} applies.
+ * restarting it for ever, while the delays outlast the detection of a lost TaskManager), and {@link
+ * #tuneThroughput} applies.
  */
 public final class JobDefaults {
 
     /**
-     * Buffer timeout of every operator outside the sampling loop (ingestion, sinks): Flink's default
-     * of 100 ms would let the last buffer of a burst wait that long. The loop's own operators flush
-     * after every record ({@link TrainingJob#LOOP_BUFFER_TIMEOUT_MS}).
+     * Buffer timeout of every operator outside the sampling loop (ingestion, sinks): Flink's
+     * default of 100 ms would let the last buffer of a burst wait that long. The loop's own
+     * operators flush after every record ({@link TrainingJob#LOOP_BUFFER_TIMEOUT_MS}).
      */
     public static final Duration BUFFER_TIMEOUT = Duration.ofMillis(5);
 
     /**
      * A checkpoint not complete after this long expires, and the job restarts from its last
-     * completed checkpoint (exactly once, like any failover), unless the configuration sets
-     * {@code execution.checkpointing.timeout}. The job's checkpoints take seconds; with Flink's
-     * default of ten minutes a checkpoint stalled on the job's loops would hold later checkpoints,
-     * and {@code stop}'s savepoint queued behind it, for that long.
+     * completed checkpoint (exactly once, like any failover), unless the configuration sets {@code
+     * execution.checkpointing.timeout}. The job's checkpoints take seconds; with Flink's default of
+     * ten minutes a checkpoint stalled on the job's loops would hold later checkpoints, and {@code
+     * stop}'s savepoint queued behind it, for that long.
      */
     public static final Duration CHECKPOINT_TIMEOUT = Duration.ofMinutes(3);
 
     /**
      * Completed checkpoints kept, unless configured. An incremental RocksDB snapshot refers to the
      * files of the last checkpoint its task has been told completed; when that notice reaches the
-     * task after the next checkpoint's barrier (a busy task, back-to-back checkpoints), the snapshot
-     * refers to files of an older checkpoint, which Flink's shared-state registry has dropped once
-     * only one checkpoint is kept, and the job manager rejects the acknowledgement ("Attempt to
-     * reference unknown state"): the checkpoint never completes. Keeping two lets a notice be one
-     * checkpoint late.
+     * task after the next checkpoint's barrier (a busy task, back-to-back checkpoints), the
+     * snapshot refers to files of an older checkpoint, which Flink's shared-state registry has
+     * dropped once only one checkpoint is kept, and the job manager rejects the acknowledgement
+     * ("Attempt to reference unknown state"): the checkpoint never completes. Keeping two lets a
+     * notice be one checkpoint late.
      */
     public static final int RETAINED_CHECKPOINTS = 2;
 
     /**
      * Pause between the end of one checkpoint and the start of the next, unless configured, so that
-     * the completion notice reaches every task before the next barrier (see
-     * {@link #RETAINED_CHECKPOINTS}).
+     * the completion notice reaches every task before the next barrier (see {@link
+     * #RETAINED_CHECKPOINTS}).
      */
     public static final Duration MIN_PAUSE = Duration.ofSeconds(1);
 
     private JobDefaults() {}
 
-    /** Like {@link #apply(Configuration, Path)} with the checkpoint directory and interval given. */
+    /**
+     * Like {@link #apply(Configuration, Path)} with the checkpoint directory and interval given.
+     */
     public static Configuration apply(Configuration conf, Path checkpointDir, Duration interval) {
         conf.set(RunOptions.CHECKPOINT_DIR, checkpointDir.toAbsolutePath().toUri().toString());
         conf.set(RunOptions.CHECKPOINT_INTERVAL, interval);
@@ -79,16 +81,24 @@ public final class JobDefaults {
     @SuppressWarnings("deprecation")
     public static Configuration apply(Configuration conf, Path defaultCheckpointDir) {
         String dir = conf.getOptional(RunOptions.CHECKPOINT_DIR).orElse(null);
-        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir == null
-                ? defaultCheckpointDir.toAbsolutePath().toUri().toString() : fileSystemUri(dir));
-        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, conf.get(RunOptions.CHECKPOINT_INTERVAL));
+        conf.set(
+                CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                dir == null
+                        ? defaultCheckpointDir.toAbsolutePath().toUri().toString()
+                        : fileSystemUri(dir));
+        conf.set(
+                CheckpointingOptions.CHECKPOINTING_INTERVAL,
+                conf.get(RunOptions.CHECKPOINT_INTERVAL));
         conf.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
         conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
-        conf.set(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE, CheckpointingMode.EXACTLY_ONCE);
+        conf.set(
+                CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE,
+                CheckpointingMode.EXACTLY_ONCE);
         conf.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
         conf.set(CheckpointingOptions.FORCE_UNALIGNED, true);
         conf.set(ExecutionCheckpointingOptions.FORCE_CHECKPOINTING, true);
-        conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+        conf.set(
+                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
                 ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
         conf.set(PipelineOptions.GENERIC_TYPES, false);
         if (!conf.contains(ExecutionOptions.BUFFER_TIMEOUT)) {
@@ -105,8 +115,12 @@ public final class JobDefaults {
         }
         if (!conf.contains(RestartStrategyOptions.RESTART_STRATEGY)) {
             conf.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
-            conf.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF, Duration.ofSeconds(2));
-            conf.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_BACKOFF_MULTIPLIER, 2.0);
+            conf.set(
+                    RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF,
+                    Duration.ofSeconds(2));
+            conf.set(
+                    RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_BACKOFF_MULTIPLIER,
+                    2.0);
             conf.set(RunOptions.MAX_RESTARTS, conf.get(RunOptions.MAX_RESTARTS));
             conf.set(RunOptions.RESTART_RESET_AFTER, conf.get(RunOptions.RESTART_RESET_AFTER));
         }
@@ -125,14 +139,14 @@ public final class JobDefaults {
     }
 
     /**
-     * Throughput settings, unless configured otherwise. RocksDB bloom filters, so that the duplicate
-     * check of an edge into a high-degree vertex (a lookup of a neighbour that is usually absent)
-     * skips the files that cannot hold it ({@code bench ingest}: +16 % at 10^5 vertices of degree 50,
-     * +25 % at 10^6 of degree 10). Object reuse, so that chained operators hand records on instead of
-     * copying each one with its serializer (the reflective copies of the Kafka record and the parsed
-     * edge were a quarter of the source task's time): every operator of the job emits fresh objects,
-     * never changes one it has emitted or keeps one it was handed for longer than the call, and
-     * Flink never reuses objects read from the network.
+     * Throughput settings, unless configured otherwise. RocksDB bloom filters, so that the
+     * duplicate check of an edge into a high-degree vertex (a lookup of a neighbour that is usually
+     * absent) skips the files that cannot hold it ({@code bench ingest}: +16 % at 10^5 vertices of
+     * degree 50, +25 % at 10^6 of degree 10). Object reuse, so that chained operators hand records
+     * on instead of copying each one with its serializer (the reflective copies of the Kafka record
+     * and the parsed edge were a quarter of the source task's time): every operator of the job
+     * emits fresh objects, never changes one it has emitted or keeps one it was handed for longer
+     * than the call, and Flink never reuses objects read from the network.
      */
     public static Configuration tuneThroughput(Configuration conf) {
         if (!conf.contains(RocksDBConfigurableOptions.USE_BLOOM_FILTER)) {

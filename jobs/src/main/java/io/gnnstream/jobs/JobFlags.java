@@ -11,21 +11,28 @@ import picocli.CommandLine.ParseResult;
 
 /**
  * Command-line flags derived from {@link JobOptions}: one flag per option, named, described and
- * checked as its declaration says, with the default in its help. Parsed flags become a Flink
- * {@link Configuration} holding only what was given, so a configuration file's values are kept
- * for the rest.
+ * checked as its declaration says, with the default in its help. Parsed flags become a Flink {@link
+ * Configuration} holding only what was given, so a configuration file's values are kept for the
+ * rest.
  */
 public final class JobFlags {
 
     private JobFlags() {}
 
     /** Adds a flag for every option of {@code groups}, except the {@code excluded} flags. */
-    public static void addTo(CommandSpec spec, Collection<OptionGroup> groups, Set<String> excluded,
+    public static void addTo(
+            CommandSpec spec,
+            Collection<OptionGroup> groups,
+            Set<String> excluded,
             Map<String, String> defaultOverrides) {
         for (OptionGroup group : groups) {
             for (JobOption<?> option : group.options()) {
                 if (!excluded.contains(option.flag())) {
-                    spec.addOption(optionSpec(option, defaultOverrides.getOrDefault(option.flag(), option.defaultText())));
+                    spec.addOption(
+                            optionSpec(
+                                    option,
+                                    defaultOverrides.getOrDefault(
+                                            option.flag(), option.defaultText())));
                 }
             }
         }
@@ -53,21 +60,24 @@ public final class JobFlags {
     }
 
     private static OptionSpec optionSpec(JobOption<?> option, String defaultText) {
-        String description = option.description() + (defaultText == null ? "" : " (default: " + defaultText + ")");
+        String description =
+                option.description()
+                        + (defaultText == null ? "" : " (default: " + defaultText + ")");
         return OptionSpec.builder(option.flag())
                 .paramLabel(option.paramLabel())
                 .description(description.replace("%", "%%"))
                 .type(String.class)
                 .arity("1")
                 .hidden(option.hidden())
-                .converters(text -> {
-                    try {
-                        option.parse(text);
-                    } catch (IllegalArgumentException e) {
-                        throw new CommandLine.TypeConversionException(e.getMessage());
-                    }
-                    return text;
-                })
+                .converters(
+                        text -> {
+                            try {
+                                option.parse(text);
+                            } catch (IllegalArgumentException e) {
+                                throw new CommandLine.TypeConversionException(e.getMessage());
+                            }
+                            return text;
+                        })
                 .build();
     }
 }

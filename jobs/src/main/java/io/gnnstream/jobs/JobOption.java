@@ -27,7 +27,12 @@ public final class JobOption<T> {
     private final boolean required;
     private final boolean hidden;
 
-    JobOption(ConfigOption<T> option, String flag, String paramLabel, OptionCheck<T> check, boolean required,
+    JobOption(
+            ConfigOption<T> option,
+            String flag,
+            String paramLabel,
+            OptionCheck<T> check,
+            boolean required,
             boolean hidden) {
         this.option = option;
         this.flag = flag;
@@ -37,7 +42,10 @@ public final class JobOption<T> {
         this.hidden = hidden;
     }
 
-    /** The flag of a key: {@code --} and the key's last segment ({@code gnnstream.model.hidden} is {@code --hidden}). */
+    /**
+     * The flag of a key: {@code --} and the key's last segment ({@code gnnstream.model.hidden} is
+     * {@code --hidden}).
+     */
     static String flagOf(String key) {
         return "--" + key.substring(key.lastIndexOf('.') + 1);
     }
@@ -90,19 +98,26 @@ public final class JobOption<T> {
             value = Configuration.fromMap(java.util.Map.of(key(), text)).get(option);
         } catch (IllegalArgumentException notAsIs) {
             if (!text.contains(",")) {
-                throw new IllegalArgumentException("cannot read '" + text + "' as " + flag, notAsIs);
+                throw new IllegalArgumentException(
+                        "cannot read '" + text + "' as " + flag, notAsIs);
             }
             try {
-                value = Configuration.fromMap(java.util.Map.of(key(), text.replace(',', ';'))).get(option);
+                value =
+                        Configuration.fromMap(java.util.Map.of(key(), text.replace(',', ';')))
+                                .get(option);
             } catch (IllegalArgumentException notAsList) {
-                throw new IllegalArgumentException("cannot read '" + text + "' as " + flag, notAsList);
+                throw new IllegalArgumentException(
+                        "cannot read '" + text + "' as " + flag, notAsList);
             }
         }
         requireValid(value);
         return value;
     }
 
-    /** Throws {@link IllegalArgumentException} ("--flag must be ..., got v") unless {@code value} passes the check. */
+    /**
+     * Throws {@link IllegalArgumentException} ("--flag must be ..., got v") unless {@code value}
+     * passes the check.
+     */
     public void requireValid(T value) {
         String problem = check.problem(value);
         if (problem != null) {
@@ -133,7 +148,9 @@ public final class JobOption<T> {
         }
         if (value instanceof MemorySize) {
             MemorySize size = (MemorySize) value;
-            return size.getBytes() == 0 ? "0" : size.toString().replace(" bytes", "b").replace(" ", "");
+            return size.getBytes() == 0
+                    ? "0"
+                    : size.toString().replace(" bytes", "b").replace(" ", "");
         }
         if (value instanceof java.time.Duration) {
             java.time.Duration d = (java.time.Duration) value;

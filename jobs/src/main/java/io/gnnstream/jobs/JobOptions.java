@@ -8,15 +8,23 @@ import java.util.stream.Collectors;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ReadableConfig;
 
-/** Every option of the training job, by group; the single list flags, help and validation derive from. */
+/**
+ * Every option of the training job, by group; the single list flags, help and validation derive
+ * from.
+ */
 public final class JobOptions {
 
     private JobOptions() {}
 
     /** The groups in the order {@code --help} shows them. */
     public static List<OptionGroup> groups() {
-        return List.of(KafkaOptions.GROUP, GraphOptions.GROUP, SamplingOptions.GROUP, ModelOptions.GROUP,
-                PredictionOptions.GROUP, RunOptions.GROUP);
+        return List.of(
+                KafkaOptions.GROUP,
+                GraphOptions.GROUP,
+                SamplingOptions.GROUP,
+                ModelOptions.GROUP,
+                PredictionOptions.GROUP,
+                RunOptions.GROUP);
     }
 
     public static List<JobOption<?>> all() {
@@ -27,18 +35,28 @@ public final class JobOptions {
         return Optional.ofNullable(ByFlag.MAP.get(flag));
     }
 
-    /** Throws {@link IllegalArgumentException} ("--flag is required") for the first option {@code conf} lacks. */
+    /**
+     * Throws {@link IllegalArgumentException} ("--flag is required") for the first option {@code
+     * conf} lacks.
+     */
     public static void require(ReadableConfig conf, ConfigOption<?>... options) {
         for (ConfigOption<?> option : options) {
             if (conf.getOptional(option).isEmpty()) {
-                String flag = all().stream().filter(o -> o.key().equals(option.key())).map(JobOption::flag)
-                        .findFirst().orElse(option.key());
+                String flag =
+                        all().stream()
+                                .filter(o -> o.key().equals(option.key()))
+                                .map(JobOption::flag)
+                                .findFirst()
+                                .orElse(option.key());
                 throw new IllegalArgumentException(flag + " is required");
             }
         }
     }
 
-    /** Checks every option's value in {@code conf} (or its default); throws {@link IllegalArgumentException} on the first problem. */
+    /**
+     * Checks every option's value in {@code conf} (or its default); throws {@link
+     * IllegalArgumentException} on the first problem.
+     */
     public static void validate(ReadableConfig conf) {
         for (JobOption<?> option : all()) {
             option.validate(conf);
@@ -49,19 +67,22 @@ public final class JobOptions {
     private static final String TEST_PREFIX = "gnnstream.test.";
 
     /**
-     * The options {@code conf} holds, as the text a flag takes, by key (test-only options left out):
-     * what a job records in its global job parameters, so that {@code stop} can keep them with a
-     * savepoint and {@code resume} can start the job again with the same options.
+     * The options {@code conf} holds, as the text a flag takes, by key (test-only options left
+     * out): what a job records in its global job parameters, so that {@code stop} can keep them
+     * with a savepoint and {@code resume} can start the job again with the same options.
      */
     public static Map<String, String> recorded(ReadableConfig conf) {
         Map<String, String> recorded = new java.util.TreeMap<>();
         for (JobOption<?> option : all()) {
             if (!option.key().startsWith(TEST_PREFIX)) {
-                conf.getOptional(option.option()).ifPresent(v -> recorded.put(option.key(), JobOption.text(v)));
+                conf.getOptional(option.option())
+                        .ifPresent(v -> recorded.put(option.key(), JobOption.text(v)));
             }
         }
-        // The savepoint lineage's options, also when defaulted: a later build's default must not change them.
-        recorded.putIfAbsent(GraphOptions.PARTITIONS.key(), JobOption.text(conf.get(GraphOptions.PARTITIONS)));
+        // The savepoint lineage's options, also when defaulted: a later build's default must not
+        // change them.
+        recorded.putIfAbsent(
+                GraphOptions.PARTITIONS.key(), JobOption.text(conf.get(GraphOptions.PARTITIONS)));
         recorded.putIfAbsent(GraphOptions.HALO.key(), JobOption.text(GraphOptions.halo(conf)));
         return recorded;
     }
@@ -70,8 +91,10 @@ public final class JobOptions {
      * Options recorded by {@link #recorded}, parsed and checked as their flags would be; keys of no
      * option are ignored (a savepoint of a build with other options).
      */
-    public static org.apache.flink.configuration.Configuration fromRecorded(Map<String, String> recorded) {
-        org.apache.flink.configuration.Configuration conf = new org.apache.flink.configuration.Configuration();
+    public static org.apache.flink.configuration.Configuration fromRecorded(
+            Map<String, String> recorded) {
+        org.apache.flink.configuration.Configuration conf =
+                new org.apache.flink.configuration.Configuration();
         for (JobOption<?> option : all()) {
             String text = recorded.get(option.key());
             if (text != null && !option.key().startsWith(TEST_PREFIX)) {
@@ -81,7 +104,8 @@ public final class JobOptions {
         return conf;
     }
 
-    private static <T> void put(org.apache.flink.configuration.Configuration conf, JobOption<T> option, String text) {
+    private static <T> void put(
+            org.apache.flink.configuration.Configuration conf, JobOption<T> option, String text) {
         conf.set(option.option(), option.parse(text));
     }
 

@@ -10,7 +10,9 @@ import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
-/** A local MiniCluster with the Web UI, configured from {@code flink-conf/} plus the job's settings. */
+/**
+ * A local MiniCluster with the Web UI, configured from {@code flink-conf/} plus the job's settings.
+ */
 public final class LocalFlink {
 
     /** System property set by {@code bin/gnnstream}: the project's {@code flink-conf} directory. */
@@ -18,14 +20,16 @@ public final class LocalFlink {
 
     private LocalFlink() {}
 
-    public static StreamExecutionEnvironment environment(Configuration job, int parallelism, int webPort) throws IOException {
+    public static StreamExecutionEnvironment environment(
+            Configuration job, int parallelism, int webPort) throws IOException {
         Configuration conf = baseConfiguration();
         conf.addAll(job);
         int port = webPort > 0 ? webPort : freePort(8081);
         conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
         conf.set(RestOptions.ADDRESS, "127.0.0.1");
         conf.set(RestOptions.PORT, port);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(conf);
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(conf);
         env.setParallelism(parallelism);
         System.out.println("Flink Web UI: http://localhost:" + port);
         return env;

@@ -16,122 +16,158 @@ public final class ModelOptions {
 
     static final OptionGroup GROUP = new OptionGroup("Model and trainer");
 
-    public static final ConfigOption<ModelType> MODEL = GROUP.declare(
-            ConfigOptions.key("gnnstream.model.type")
-                    .enumType(ModelType.class)
-                    .defaultValue(ModelType.SAGE)
-                    .withDescription("The model: sage (GraphSAGE with mean aggregation, PyG SAGEConv) or gcn "
-                            + "(GCN with a self-loop and mean normalisation over the sampled neighbourhood, "
-                            + "DGL GraphConv norm='right')."),
-            "--model", OptionCheck.any());
+    public static final ConfigOption<ModelType> MODEL =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.model.type")
+                            .enumType(ModelType.class)
+                            .defaultValue(ModelType.SAGE)
+                            .withDescription(
+                                    "The model: sage (GraphSAGE with mean aggregation, PyG"
+                                            + " SAGEConv) or gcn (GCN with a self-loop and mean"
+                                            + " normalisation over the sampled neighbourhood, DGL"
+                                            + " GraphConv norm='right')."),
+                    "--model",
+                    OptionCheck.any());
 
-    public static final ConfigOption<Integer> HIDDEN = GROUP.declare(
-            ConfigOptions.key("gnnstream.model.hidden")
-                    .intType()
-                    .defaultValue(64)
-                    .withDescription("Hidden units per layer."),
-            positive());
+    public static final ConfigOption<Integer> HIDDEN =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.model.hidden")
+                            .intType()
+                            .defaultValue(64)
+                            .withDescription("Hidden units per layer."),
+                    positive());
 
-    public static final ConfigOption<Double> DROPOUT = GROUP.declare(
-            ConfigOptions.key("gnnstream.model.dropout")
-                    .doubleType()
-                    .defaultValue(0.5)
-                    .withDescription("Dropout probability on the input of every layer."),
-            that(p -> p >= 0 && p < 1, "must be in [0, 1)"));
+    public static final ConfigOption<Double> DROPOUT =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.model.dropout")
+                            .doubleType()
+                            .defaultValue(0.5)
+                            .withDescription("Dropout probability on the input of every layer."),
+                    that(p -> p >= 0 && p < 1, "must be in [0, 1)"));
 
-    public static final ConfigOption<Double> LEARNING_RATE = GROUP.declare(
-            ConfigOptions.key("gnnstream.model.lr")
-                    .doubleType()
-                    .defaultValue(0.01)
-                    .withDescription("Adam learning rate."),
-            positive());
+    public static final ConfigOption<Double> LEARNING_RATE =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.model.lr")
+                            .doubleType()
+                            .defaultValue(0.01)
+                            .withDescription("Adam learning rate."),
+                    positive());
 
     /** How the learning rate changes over a run. */
     public enum LrSchedule {
         /** The same rate for ever (continuous training). */
         CONSTANT,
-        /** Cosine decay from --lr to zero over --max-steps; constant when there is no step limit. */
+        /**
+         * Cosine decay from --lr to zero over --max-steps; constant when there is no step limit.
+         */
         COSINE
     }
 
-    public static final ConfigOption<LrSchedule> LR_SCHEDULE = GROUP.declare(
-            ConfigOptions.key("gnnstream.model.lr-schedule")
-                    .enumType(LrSchedule.class)
-                    .defaultValue(LrSchedule.COSINE)
-                    .withDescription("Learning-rate schedule: cosine decays to zero over the step limit (so the "
-                            + "final model is a settled one), constant keeps --lr."),
-            OptionCheck.any());
+    public static final ConfigOption<LrSchedule> LR_SCHEDULE =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.model.lr-schedule")
+                            .enumType(LrSchedule.class)
+                            .defaultValue(LrSchedule.COSINE)
+                            .withDescription(
+                                    "Learning-rate schedule: cosine decays to zero over the step"
+                                        + " limit (so the final model is a settled one), constant"
+                                        + " keeps --lr."),
+                    OptionCheck.any());
 
-    public static final ConfigOption<Double> WEIGHT_DECAY = GROUP.declare(
-            ConfigOptions.key("gnnstream.model.weight-decay")
-                    .doubleType()
-                    .defaultValue(5e-4)
-                    .withDescription("L2 penalty added to the gradient (torch.optim.Adam weight_decay)."),
-            nonNegative());
+    public static final ConfigOption<Double> WEIGHT_DECAY =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.model.weight-decay")
+                            .doubleType()
+                            .defaultValue(5e-4)
+                            .withDescription(
+                                    "L2 penalty added to the gradient (torch.optim.Adam"
+                                            + " weight_decay)."),
+                    nonNegative());
 
-    public static final ConfigOption<Integer> TRAINERS = GROUP.declare(
-            ConfigOptions.key("gnnstream.trainers")
-                    .intType()
-                    .defaultValue(1)
-                    .withDescription("Trainer ranks T, each a full replica of the model and optimizer, kept "
-                            + "identical by an all-reduce of their gradients. --batch-size is per rank: a step "
-                            + "trains on T x batch-size seeds."),
-            positive());
+    public static final ConfigOption<Integer> TRAINERS =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.trainers")
+                            .intType()
+                            .defaultValue(1)
+                            .withDescription(
+                                    "Trainer ranks T, each a full replica of the model and"
+                                        + " optimizer, kept identical by an all-reduce of their"
+                                        + " gradients. --batch-size is per rank: a step trains on T"
+                                        + " x batch-size seeds."),
+                    positive());
 
-    public static final ConfigOption<Integer> REDUCERS = GROUP.declare(
-            ConfigOptions.key("gnnstream.reducers")
-                    .intType()
-                    .defaultValue(0)
-                    .withDescription("Reducer subtasks of the all-reduce, each summing a share of the gradient's "
-                            + "chunks; 0 takes one per trainer."),
-            OptionCheck.nonNegative());
+    public static final ConfigOption<Integer> REDUCERS =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.reducers")
+                            .intType()
+                            .defaultValue(0)
+                            .withDescription(
+                                    "Reducer subtasks of the all-reduce, each summing a share of"
+                                            + " the gradient's chunks; 0 takes one per trainer."),
+                    OptionCheck.nonNegative());
 
-    public static final ConfigOption<Integer> TRAINER_THREADS = GROUP.declare(
-            ConfigOptions.key("gnnstream.trainer.threads")
-                    .intType()
-                    .defaultValue(1)
-                    .withDescription("ND4J/BLAS threads per trainer; keep threads x trainers within the cores."),
-            "--trainer-threads", positive());
+    public static final ConfigOption<Integer> TRAINER_THREADS =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.trainer.threads")
+                            .intType()
+                            .defaultValue(1)
+                            .withDescription(
+                                    "ND4J/BLAS threads per trainer; keep threads x trainers within"
+                                            + " the cores."),
+                    "--trainer-threads",
+                    positive());
 
-    public static final ConfigOption<Integer> LOG_EVERY = GROUP.declare(
-            ConfigOptions.key("gnnstream.trainer.log-every")
-                    .intType()
-                    .defaultValue(10)
-                    .withDescription("Emit a metrics line every this many steps."),
-            positive());
+    public static final ConfigOption<Integer> LOG_EVERY =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.trainer.log-every")
+                            .intType()
+                            .defaultValue(10)
+                            .withDescription("Emit a metrics line every this many steps."),
+                    positive());
 
-    public static final ConfigOption<String> MODEL_OUT = GROUP.declare(
-            ConfigOptions.key("gnnstream.trainer.model-out")
-                    .stringType()
-                    .noDefaultValue()
-                    .withDescription("Directory for NumPy .npy parameter exports plus manifest.json (at every "
-                            + "completed checkpoint and at the end)."),
-            OptionCheck.any());
+    public static final ConfigOption<String> MODEL_OUT =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.trainer.model-out")
+                            .stringType()
+                            .noDefaultValue()
+                            .withDescription(
+                                    "Directory for NumPy .npy parameter exports plus manifest.json"
+                                            + " (at every completed checkpoint and at the end)."),
+                    OptionCheck.any());
 
-    public static final ConfigOption<Boolean> COMPUTE = GROUP.declareHidden(
-            ConfigOptions.key("gnnstream.trainer.compute")
-                    .booleanType()
-                    .defaultValue(true)
-                    .withDescription("false makes the trainer acknowledge batches without a model step: used by "
-                            + "'bench sample' to measure the sampling loop alone."),
-            OptionCheck.any());
+    public static final ConfigOption<Boolean> COMPUTE =
+            GROUP.declareHidden(
+                    ConfigOptions.key("gnnstream.trainer.compute")
+                            .booleanType()
+                            .defaultValue(true)
+                            .withDescription(
+                                    "false makes the trainer acknowledge batches without a model"
+                                        + " step: used by 'bench sample' to measure the sampling"
+                                        + " loop alone."),
+                    OptionCheck.any());
 
-    public static final ConfigOption<Long> CREDIT_RESEND_MS = GROUP.declareHidden(
-            ConfigOptions.key("gnnstream.trainer.credit-resend-ms")
-                    .longType()
-                    .defaultValue(5_000L)
-                    .withDescription("An idle trainer re-announces its progress this often (credits can be lost "
-                            + "in a failure)."),
-            positive());
+    public static final ConfigOption<Long> CREDIT_RESEND_MS =
+            GROUP.declareHidden(
+                    ConfigOptions.key("gnnstream.trainer.credit-resend-ms")
+                            .longType()
+                            .defaultValue(5_000L)
+                            .withDescription(
+                                    "An idle trainer re-announces its progress this often (credits"
+                                            + " can be lost in a failure)."),
+                    positive());
 
-    public static final ConfigOption<MemorySize> FEATURE_CACHE = GROUP.declare(
-            ConfigOptions.key("gnnstream.trainer.feature-cache")
-                    .memoryType()
-                    .defaultValue(MemorySize.parse("1gb"))
-                    .withDescription("Heap per trainer for the features and labels of vertices it has been sent, "
-                            + "filled and referenced by the graph store, so a vertex sampled again is sent as a "
-                            + "slot number instead of its features; allocated as it fills. Too small for the "
-                            + "graph's features, it churns and the graph store reads records again. 0 turns the "
-                            + "cache off."),
-            OptionCheck.any());
+    public static final ConfigOption<MemorySize> FEATURE_CACHE =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.trainer.feature-cache")
+                            .memoryType()
+                            .defaultValue(MemorySize.parse("1gb"))
+                            .withDescription(
+                                    "Heap per trainer for the features and labels of vertices it"
+                                        + " has been sent, filled and referenced by the graph"
+                                        + " store, so a vertex sampled again is sent as a slot"
+                                        + " number instead of its features; allocated as it fills."
+                                        + " Too small for the graph's features, it churns and the"
+                                        + " graph store reads records again. 0 turns the cache"
+                                        + " off."),
+                    OptionCheck.any());
 }

@@ -5,15 +5,18 @@ import java.util.Collection;
 import java.util.function.Predicate;
 
 /**
- * A constraint on an option's value, written once next to the option's declaration and applied
- * both when a flag is parsed and when {@link TrainingJob#validate} checks a configuration.
+ * A constraint on an option's value, written once next to the option's declaration and applied both
+ * when a flag is parsed and when {@link TrainingJob#validate} checks a configuration.
  *
  * @param <T> the option's value type
  */
 @FunctionalInterface
 public interface OptionCheck<T> extends Serializable {
 
-    /** What is wrong with {@code value} (a phrase such as "must be positive"), or null when it is fine. */
+    /**
+     * What is wrong with {@code value} (a phrase such as "must be positive"), or null when it is
+     * fine.
+     */
     String problem(T value);
 
     /** Accepts every value. */

@@ -6,8 +6,8 @@ import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 
 /**
- * The options of one part of the job, in declaration order, under a heading for {@code --help}.
- * An options class declares each of its options once through its group:
+ * The options of one part of the job, in declaration order, under a heading for {@code --help}. An
+ * options class declares each of its options once through its group:
  *
  * <pre>{@code
  * static final OptionGroup GROUP = new OptionGroup("Model");
@@ -36,22 +36,35 @@ public final class OptionGroup {
 
     /** Declares an option with the flag derived from its key. */
     public <T> ConfigOption<T> declare(ConfigOption<T> option, OptionCheck<T> check) {
-        return add(new JobOption<>(option, JobOption.flagOf(option.key()), label(option), check, false, false));
+        return add(
+                new JobOption<>(
+                        option,
+                        JobOption.flagOf(option.key()),
+                        label(option),
+                        check,
+                        false,
+                        false));
     }
 
     /** Declares an option the job cannot run without; it has no default. */
     public <T> ConfigOption<T> declareRequired(ConfigOption<T> option, OptionCheck<T> check) {
-        return add(new JobOption<>(option, JobOption.flagOf(option.key()), label(option), check, true, false));
+        return add(
+                new JobOption<>(
+                        option, JobOption.flagOf(option.key()), label(option), check, true, false));
     }
 
-    /** Declares an option under a flag of its own (when the key's last segment would be ambiguous). */
+    /**
+     * Declares an option under a flag of its own (when the key's last segment would be ambiguous).
+     */
     public <T> ConfigOption<T> declare(ConfigOption<T> option, String flag, OptionCheck<T> check) {
         return add(new JobOption<>(option, flag, label(option), check, false, false));
     }
 
     /** Declares an option that {@code --help} does not list (for benchmarks and tests). */
     public <T> ConfigOption<T> declareHidden(ConfigOption<T> option, OptionCheck<T> check) {
-        return add(new JobOption<>(option, JobOption.flagOf(option.key()), label(option), check, false, true));
+        return add(
+                new JobOption<>(
+                        option, JobOption.flagOf(option.key()), label(option), check, false, true));
     }
 
     private <T> ConfigOption<T> add(JobOption<T> option) {

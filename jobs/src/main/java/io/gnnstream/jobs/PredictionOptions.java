@@ -12,28 +12,36 @@ public final class PredictionOptions {
 
     static final OptionGroup GROUP = new OptionGroup("Predictions");
 
-    public static final ConfigOption<Boolean> PREDICTIONS = GROUP.declare(
-            ConfigOptions.key("gnnstream.predictions")
-                    .booleanType()
-                    .defaultValue(true)
-                    .withDescription("After every evaluation round, write the predicted class and class "
-                            + "probabilities of every vertex with attributes to the compacted topic "
-                            + "<prefix>.predictions, keyed by vertex id."),
-            OptionCheck.any());
+    public static final ConfigOption<Boolean> PREDICTIONS =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.predictions")
+                            .booleanType()
+                            .defaultValue(true)
+                            .withDescription(
+                                    "After every evaluation round, write the predicted class and"
+                                        + " class probabilities of every vertex with attributes to"
+                                        + " the compacted topic <prefix>.predictions, keyed by"
+                                        + " vertex id."),
+                    OptionCheck.any());
 
-    public static final ConfigOption<Integer> PREDICT_EVERY = GROUP.declare(
-            ConfigOptions.key("gnnstream.predict-every")
-                    .intType()
-                    .defaultValue(0)
-                    .withDescription("Also run an evaluation round (and so predict) after every this many "
-                            + "training steps; 0: only after --eval-every steps and the last step."),
-            nonNegative());
+    public static final ConfigOption<Integer> PREDICT_EVERY =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.predict-every")
+                            .intType()
+                            .defaultValue(0)
+                            .withDescription(
+                                    "Also run an evaluation round (and so predict) after every this"
+                                        + " many training steps; 0: only after --eval-every steps"
+                                        + " and the last step."),
+                    nonNegative());
 
-    public static final ConfigOption<Boolean> EMIT_EMBEDDINGS = GROUP.declare(
-            ConfigOptions.key("gnnstream.emit-embeddings")
-                    .booleanType()
-                    .defaultValue(false)
-                    .withDescription("Predictions also carry the last hidden layer (the classifier's input) "
-                            + "as \"embedding\"."),
-            OptionCheck.any());
+    public static final ConfigOption<Boolean> EMIT_EMBEDDINGS =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.emit-embeddings")
+                            .booleanType()
+                            .defaultValue(false)
+                            .withDescription(
+                                    "Predictions also carry the last hidden layer (the classifier's"
+                                            + " input) as \"embedding\"."),
+                    OptionCheck.any());
 }

@@ -15,25 +15,47 @@ public final class ProgressFormat {
 
     public static String format(JsonNode m) {
         if (m.path("final").asBoolean(false)) {
-            return String.format(Locale.ROOT,
-                    "final  step %d | test acc %.4f (val %.4f) | best val %.4f at step %d -> test %.4f | %.1fs"
-                            + " | training %.1fs, of it evaluation %.1fs",
-                    m.path("step").asLong(), m.path("test_acc").asDouble(), m.path("val_acc").asDouble(),
-                    m.path("best_val_acc").asDouble(), m.path("best_val_step").asLong(),
-                    m.path("best_val_test_acc").asDouble(), m.path("elapsed_s").asDouble(), trainingSeconds(m),
+            return String.format(
+                    Locale.ROOT,
+                    "final  step %d | test acc %.4f (val %.4f) | best val %.4f at step %d -> test"
+                            + " %.4f | %.1fs | training %.1fs, of it evaluation %.1fs",
+                    m.path("step").asLong(),
+                    m.path("test_acc").asDouble(),
+                    m.path("val_acc").asDouble(),
+                    m.path("best_val_acc").asDouble(),
+                    m.path("best_val_step").asLong(),
+                    m.path("best_val_test_acc").asDouble(),
+                    m.path("elapsed_s").asDouble(),
+                    trainingSeconds(m),
                     m.path("eval_s").asDouble());
         }
-        StringBuilder b = new StringBuilder(String.format(Locale.ROOT,
-                "step %5d | loss %.4f | train acc %.3f", m.path("step").asLong(), m.path("loss").asDouble(),
-                m.path("train_acc").asDouble()));
+        StringBuilder b =
+                new StringBuilder(
+                        String.format(
+                                Locale.ROOT,
+                                "step %5d | loss %.4f | train acc %.3f",
+                                m.path("step").asLong(),
+                                m.path("loss").asDouble(),
+                                m.path("train_acc").asDouble()));
         if (m.has("val_acc")) {
-            b.append(String.format(Locale.ROOT, " | val acc %.3f | test acc %.3f",
-                    m.path("val_acc").asDouble(), m.path("test_acc").asDouble()));
+            b.append(
+                    String.format(
+                            Locale.ROOT,
+                            " | val acc %.3f | test acc %.3f",
+                            m.path("val_acc").asDouble(),
+                            m.path("test_acc").asDouble()));
         }
-        b.append(String.format(Locale.ROOT, " | %6.0f seeds/s (trainer %6.0f, busy %3.0f%%) | edges %d | vertices %d | %.1fs",
-                m.path("seeds_per_s").asDouble(), m.path("trainer_seeds_per_s").asDouble(),
-                100 * m.path("busy").asDouble(), m.path("edges_ingested").asLong(), m.path("vertices").asLong(),
-                m.path("elapsed_s").asDouble()));
+        b.append(
+                String.format(
+                        Locale.ROOT,
+                        " | %6.0f seeds/s (trainer %6.0f, busy %3.0f%%) | edges %d | vertices %d |"
+                                + " %.1fs",
+                        m.path("seeds_per_s").asDouble(),
+                        m.path("trainer_seeds_per_s").asDouble(),
+                        100 * m.path("busy").asDouble(),
+                        m.path("edges_ingested").asLong(),
+                        m.path("vertices").asLong(),
+                        m.path("elapsed_s").asDouble()));
         return b.toString();
     }
 }

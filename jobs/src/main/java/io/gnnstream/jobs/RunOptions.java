@@ -20,65 +20,101 @@ public final class RunOptions {
 
     static final OptionGroup GROUP = new OptionGroup("Run");
 
-    public static final ConfigOption<Integer> PARALLELISM = GROUP.declare(
-            ConfigOptions.key(CoreOptions.DEFAULT_PARALLELISM.key())
-                    .intType()
-                    .defaultValue(1)
-                    .withDescription("Parallelism of the graph store and sampling operators."),
-            "--parallelism", positive());
+    public static final ConfigOption<Integer> PARALLELISM =
+            GROUP.declare(
+                    ConfigOptions.key(CoreOptions.DEFAULT_PARALLELISM.key())
+                            .intType()
+                            .defaultValue(1)
+                            .withDescription(
+                                    "Parallelism of the graph store and sampling operators."),
+                    "--parallelism",
+                    positive());
 
-    public static final ConfigOption<String> CHECKPOINT_DIR = GROUP.declare(
-            ConfigOptions.key(CheckpointingOptions.CHECKPOINTS_DIRECTORY.key())
-                    .stringType()
-                    .noDefaultValue()
-                    .withDescription("Checkpoint directory: a Flink file system URI or a local path (default: "
-                            + "<work dir>/checkpoints)."),
-            "--checkpoint-dir", that(s -> !s.isBlank(), "must not be empty"));
+    public static final ConfigOption<String> CHECKPOINT_DIR =
+            GROUP.declare(
+                    ConfigOptions.key(CheckpointingOptions.CHECKPOINTS_DIRECTORY.key())
+                            .stringType()
+                            .noDefaultValue()
+                            .withDescription(
+                                    "Checkpoint directory: a Flink file system URI or a local path"
+                                            + " (default: <work dir>/checkpoints)."),
+                    "--checkpoint-dir",
+                    that(s -> !s.isBlank(), "must not be empty"));
 
-    public static final ConfigOption<Duration> CHECKPOINT_INTERVAL = GROUP.declare(
-            ConfigOptions.key(CheckpointingOptions.CHECKPOINTING_INTERVAL.key())
-                    .durationType()
-                    .defaultValue(Duration.ofSeconds(10))
-                    .withDescription("Checkpoint interval, e.g. 10s, 2min."),
-            "--checkpoint-interval", that(d -> !d.isNegative() && !d.isZero(), "must be positive"));
+    public static final ConfigOption<Duration> CHECKPOINT_INTERVAL =
+            GROUP.declare(
+                    ConfigOptions.key(CheckpointingOptions.CHECKPOINTING_INTERVAL.key())
+                            .durationType()
+                            .defaultValue(Duration.ofSeconds(10))
+                            .withDescription("Checkpoint interval, e.g. 10s, 2min."),
+                    "--checkpoint-interval",
+                    that(d -> !d.isNegative() && !d.isZero(), "must be positive"));
 
-    public static final ConfigOption<Integer> MAX_RESTARTS = GROUP.declare(
-            ConfigOptions.key(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS.key())
-                    .intType()
-                    .defaultValue(20)
-                    .withDescription("Restarts from the last checkpoint after failures in a row, each after a "
-                            + "delay doubling from 2 s to 1 min, before the job fails and demo, train and submit "
-                            + "--follow exit with its cause (Flink's exponential-delay restart strategy, used unless "
-                            + "restart-strategy.type is configured). A failure that repeats at every restore (a "
-                            + "trainer out of heap, say) ends the job instead of restarting it for ever; a lost "
-                            + "TaskManager or an expired checkpoint is ridden out. Failures at the same time count "
-                            + "once; the count starts again after --restart-reset-after without a failure."),
-            "--max-restarts", positive());
+    public static final ConfigOption<Integer> MAX_RESTARTS =
+            GROUP.declare(
+                    ConfigOptions.key(
+                                    RestartStrategyOptions
+                                            .RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS
+                                            .key())
+                            .intType()
+                            .defaultValue(20)
+                            .withDescription(
+                                    "Restarts from the last checkpoint after failures in a row,"
+                                        + " each after a delay doubling from 2 s to 1 min, before"
+                                        + " the job fails and demo, train and submit --follow exit"
+                                        + " with its cause (Flink's exponential-delay restart"
+                                        + " strategy, used unless restart-strategy.type is"
+                                        + " configured). A failure that repeats at every restore (a"
+                                        + " trainer out of heap, say) ends the job instead of"
+                                        + " restarting it for ever; a lost TaskManager or an"
+                                        + " expired checkpoint is ridden out. Failures at the same"
+                                        + " time count once; the count starts again after"
+                                        + " --restart-reset-after without a failure."),
+                    "--max-restarts",
+                    positive());
 
-    public static final ConfigOption<Duration> RESTART_RESET_AFTER = GROUP.declare(
-            ConfigOptions.key(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD.key())
-                    .durationType()
-                    .defaultValue(Duration.ofMinutes(30))
-                    .withDescription("Time without a failure after which the restarts of --max-restarts and their "
-                            + "delay are counted from zero again, e.g. 30min."),
-            "--restart-reset-after", that(d -> !d.isNegative() && !d.isZero(), "must be positive"));
+    private static final ConfigOption<Duration> RESET_BACKOFF_THRESHOLD =
+            RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD;
 
-    public static final ConfigOption<String> INJECT_FAULT = GROUP.declareHidden(
-            ConfigOptions.key("gnnstream.test.inject-fault")
-                    .stringType()
-                    .noDefaultValue()
-                    .withDescription("Failure injection for tests: operator:subtask:n makes that subtask of "
-                            + "trainer (at step n), gradient-reducer (at its n-th contribution), graph-store (at "
-                            + "its n-th sample request) or layer-store (the graph store at its n-th stored record of "
-                            + "layer outputs) throw once (needs --fault-marker), or with a fourth "
-                            + "field, operator:subtask:n:always, at every attempt."),
-            that(s -> s.matches("(trainer|gradient-reducer|graph-store|layer-store):\\d+:\\d+(:always)?"),
-                    "must be trainer|gradient-reducer|graph-store|layer-store:subtask:n[:always]"));
+    public static final ConfigOption<Duration> RESTART_RESET_AFTER =
+            GROUP.declare(
+                    ConfigOptions.key(RESET_BACKOFF_THRESHOLD.key())
+                            .durationType()
+                            .defaultValue(Duration.ofMinutes(30))
+                            .withDescription(
+                                    "Time without a failure after which the restarts of"
+                                        + " --max-restarts and their delay are counted from zero"
+                                        + " again, e.g. 30min."),
+                    "--restart-reset-after",
+                    that(d -> !d.isNegative() && !d.isZero(), "must be positive"));
 
-    public static final ConfigOption<String> FAULT_MARKER = GROUP.declareHidden(
-            ConfigOptions.key("gnnstream.test.fault-marker")
-                    .stringType()
-                    .noDefaultValue()
-                    .withDescription("File created when the injected failure happens, so that it happens once."),
-            that(s -> !s.isBlank(), "must not be empty"));
+    private static final String FAULT_OPERATORS =
+            "(trainer|gradient-reducer|graph-store|layer-store)";
+
+    public static final ConfigOption<String> INJECT_FAULT =
+            GROUP.declareHidden(
+                    ConfigOptions.key("gnnstream.test.inject-fault")
+                            .stringType()
+                            .noDefaultValue()
+                            .withDescription(
+                                    "Failure injection for tests: operator:subtask:n makes that"
+                                        + " subtask of trainer (at step n), gradient-reducer (at"
+                                        + " its n-th contribution), graph-store (at its n-th sample"
+                                        + " request) or layer-store (the graph store at its n-th"
+                                        + " stored record of layer outputs) throw once (needs"
+                                        + " --fault-marker), or with a fourth field,"
+                                        + " operator:subtask:n:always, at every attempt."),
+                    that(
+                            s -> s.matches(FAULT_OPERATORS + ":\\d+:\\d+(:always)?"),
+                            "must be " + FAULT_OPERATORS + ":subtask:n[:always]"));
+
+    public static final ConfigOption<String> FAULT_MARKER =
+            GROUP.declareHidden(
+                    ConfigOptions.key("gnnstream.test.fault-marker")
+                            .stringType()
+                            .noDefaultValue()
+                            .withDescription(
+                                    "File created when the injected failure happens, so that it"
+                                            + " happens once."),
+                    that(s -> !s.isBlank(), "must not be empty"));
 }

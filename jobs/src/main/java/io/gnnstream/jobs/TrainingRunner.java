@@ -13,10 +13,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import org.apache.flink.api.common.JobExecutionResult;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.ReadableConfig;
@@ -38,7 +38,7 @@ public final class TrainingRunner {
     private final ReadableConfig conf;
     private final PrintStream out;
     private final Path metricsOut;
-    private java.util.function.Consumer<JobID> onSubmit = id -> { };
+    private java.util.function.Consumer<JobID> onSubmit = id -> {};
     private Path predictionsOut;
 
     public TrainingRunner(ReadableConfig conf, PrintStream out, Path metricsOut) {
@@ -64,21 +64,27 @@ public final class TrainingRunner {
 
     /**
      * Runs until the final metrics line (when a step limit is set) or for ever; returns the final
-     * line. Throws if the job fails or no final line arrives within {@code timeout} (zero: no limit).
+     * line. Throws if the job fails or no final line arrives within {@code timeout} (zero: no
+     * limit).
      */
     public Result run(StreamExecutionEnvironment env, Duration timeout) throws Exception {
         return run(env, timeout, line -> line.path("final").asBoolean(false));
     }
 
-    /** Like {@link #run(StreamExecutionEnvironment, Duration)}, but stops at the first line {@code last} accepts. */
-    public Result run(StreamExecutionEnvironment env, Duration timeout, Predicate<JsonNode> last) throws Exception {
+    /**
+     * Like {@link #run(StreamExecutionEnvironment, Duration)}, but stops at the first line {@code
+     * last} accepts.
+     */
+    public Result run(StreamExecutionEnvironment env, Duration timeout, Predicate<JsonNode> last)
+            throws Exception {
         String bootstrap = conf.get(KafkaOptions.BOOTSTRAP_SERVERS);
         String topic = KafkaOptions.metricsTopic(conf);
         try (KafkaConsumer<String, String> consumer = KafkaIO.stringConsumer(bootstrap, 500);
                 BufferedWriter file = metricsOut == null ? null : openFile(metricsOut);
-                KafkaConsumer<String, String> predictions = predictionsOut == null ? null
-                        : KafkaIO.stringConsumer(bootstrap, 10_000);
-                BufferedWriter predictionsFile = predictionsOut == null ? null : openFile(predictionsOut)) {
+                KafkaConsumer<String, String> predictions =
+                        predictionsOut == null ? null : KafkaIO.stringConsumer(bootstrap, 10_000);
+                BufferedWriter predictionsFile =
+                        predictionsOut == null ? null : openFile(predictionsOut)) {
             followFromEnd(consumer, topic);
             if (predictions != null) {
                 followFromEnd(predictions, KafkaOptions.predictionsTopic(conf));
@@ -94,7 +100,8 @@ public final class TrainingRunner {
             JsonNode lastLine = null;
             long lastAt = started;
             while (timeout.isZero() || System.nanoTime() - started < timeout.toNanos()) {
-                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {
+                for (ConsumerRecord<String, String> record :
+                        consumer.poll(Duration.ofMillis(500))) {
                     JsonNode line = JSON.readTree(record.value());
                     lastLine = line;
                     lastAt = System.nanoTime();
@@ -115,11 +122,21 @@ public final class TrainingRunner {
             }
             JobStatus status = client.getJobStatus().get(10, TimeUnit.SECONDS);
             stop(client);
-            throw new JobFailedException("no final result within " + timeout.toSeconds() + " s (job " + status
-                    + (lastLine == null ? ", no metrics line"
-                            : ", last metrics line at step " + lastLine.path("step").asLong() + ", "
-                                    + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - lastAt) + " s before the end")
-                    + ")", null);
+            throw new JobFailedException(
+                    "no final result within "
+                            + timeout.toSeconds()
+                            + " s (job "
+                            + status
+                            + (lastLine == null
+                                    ? ", no metrics line"
+                                    : ", last metrics line at step "
+                                            + lastLine.path("step").asLong()
+                                            + ", "
+                                            + TimeUnit.NANOSECONDS.toSeconds(
+                                                    System.nanoTime() - lastAt)
+                                            + " s before the end")
+                            + ")",
+                    null);
         }
     }
 
@@ -146,7 +163,8 @@ public final class TrainingRunner {
         }
     }
 
-    private static void failIfTerminated(CompletableFuture<JobExecutionResult> ended) throws Exception {
+    private static void failIfTerminated(CompletableFuture<JobExecutionResult> ended)
+            throws Exception {
         if (!ended.isDone()) {
             return;
         }
@@ -159,18 +177,20 @@ public final class TrainingRunner {
     }
 
     /**
-     * The failure that ended a job, in one line: the first exception of the chain that is not one of
-     * Flink's wrappers (job execution, suppressed recovery, futures), and the root cause when it is
-     * another.
+     * The failure that ended a job, in one line: the first exception of the chain that is not one
+     * of Flink's wrappers (job execution, suppressed recovery, futures), and the root cause when it
+     * is another.
      */
     static String cause(Throwable failure) {
         Throwable first = null;
         Throwable root = failure;
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             root = t;
-            if (first == null && !(t instanceof ExecutionException || t instanceof java.util.concurrent.CompletionException
-                    || t instanceof org.apache.flink.runtime.client.JobExecutionException
-                    || t instanceof org.apache.flink.runtime.JobException)) {
+            if (first == null
+                    && !(t instanceof ExecutionException
+                            || t instanceof java.util.concurrent.CompletionException
+                            || t instanceof org.apache.flink.runtime.client.JobExecutionException
+                            || t instanceof org.apache.flink.runtime.JobException)) {
                 first = t;
             }
         }
@@ -178,15 +198,20 @@ public final class TrainingRunner {
             first = root;
         }
         String line = describe(first);
-        return first == root || describe(root).equals(line) || line.contains(String.valueOf(root.getMessage()))
-                ? line : line + " (caused by " + describe(root) + ")";
+        return first == root
+                        || describe(root).equals(line)
+                        || line.contains(String.valueOf(root.getMessage()))
+                ? line
+                : line + " (caused by " + describe(root) + ")";
     }
 
     private static String describe(Throwable t) {
         if (t.getMessage() == null) {
             return t.getClass().getSimpleName();
         }
-        boolean plain = t.getClass() == IllegalStateException.class || t.getClass() == RuntimeException.class;
+        boolean plain =
+                t.getClass() == IllegalStateException.class
+                        || t.getClass() == RuntimeException.class;
         return plain ? t.getMessage() : t.getClass().getSimpleName() + ": " + t.getMessage();
     }
 
@@ -211,11 +236,11 @@ public final class TrainingRunner {
         }
     }
 
-
     private static void followFromEnd(KafkaConsumer<String, String> consumer, String topic) {
-        List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                .map(p -> new TopicPartition(p.topic(), p.partition()))
-                .collect(Collectors.toList());
+        List<TopicPartition> partitions =
+                consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+                        .map(p -> new TopicPartition(p.topic(), p.partition()))
+                        .collect(Collectors.toList());
         consumer.assign(partitions);
         consumer.seekToEnd(partitions);
         partitions.forEach(consumer::position);
@@ -225,14 +250,16 @@ public final class TrainingRunner {
      * Copies the records waiting in {@code consumer} to {@code file}; with a {@code quiet} period,
      * goes on until none has arrived for that long.
      */
-    private static void copy(KafkaConsumer<String, String> consumer, BufferedWriter file, Duration quiet)
+    private static void copy(
+            KafkaConsumer<String, String> consumer, BufferedWriter file, Duration quiet)
             throws IOException {
         if (consumer == null) {
             return;
         }
         while (true) {
             int n = 0;
-            for (ConsumerRecord<String, String> record : consumer.poll(quiet.isZero() ? Duration.ofMillis(1) : quiet)) {
+            for (ConsumerRecord<String, String> record :
+                    consumer.poll(quiet.isZero() ? Duration.ofMillis(1) : quiet)) {
                 file.write(record.value());
                 file.newLine();
                 n++;
@@ -251,5 +278,4 @@ public final class TrainingRunner {
         }
         return Files.newBufferedWriter(path, StandardCharsets.UTF_8);
     }
-
 }

@@ -1,10 +1,10 @@
 package io.gnnstream.jobs;
 
-import io.gnnstream.connectors.RowNormalization;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gnnstream.connectors.RowNormalization;
 import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
 

@@ -53,12 +53,13 @@ class FailureRecoveryITCase {
     private static final int STEPS = 60;
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .setConfiguration(REPORTER.addToConfiguration(new Configuration()))
-                    .build());
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .setConfiguration(REPORTER.addToConfiguration(new Configuration()))
+                            .build());
 
     private static LocalKafkaBroker broker;
     private static DatasetInfo cora;
@@ -92,10 +93,13 @@ class FailureRecoveryITCase {
             conf.set(RunOptions.FAULT_MARKER, marker.toAbsolutePath().toString());
         }
         List<JsonNode> lines = new ArrayList<>();
-        TrainingRunner.Result result = train(conf, line -> {
-            lines.add(line);
-            return line.path("final").asBoolean(false);
-        });
+        TrainingRunner.Result result =
+                train(
+                        conf,
+                        line -> {
+                            lines.add(line);
+                            return line.path("final").asBoolean(false);
+                        });
 
         if (!fault.equals("none")) {
             assertTrue(Files.exists(marker), "the injected failure did not happen");
@@ -103,7 +107,9 @@ class FailureRecoveryITCase {
         for (JsonNode line : lines) {
             assertEquals(2, line.path("checksums").size(), line.toString());
             assertTrue(line.path("replicas_identical").asBoolean(), "replicas differ: " + line);
-            assertTrue(line.path("edges_ingested").asLong() <= cora.edges(), "an edge ingested twice: " + line);
+            assertTrue(
+                    line.path("edges_ingested").asLong() <= cora.edges(),
+                    "an edge ingested twice: " + line);
         }
         JsonNode last = result.finalLine();
         assertEquals(STEPS, last.path("step").asLong());
@@ -113,7 +119,10 @@ class FailureRecoveryITCase {
         if (fault.equals("none")) {
             failureFreeChecksums = checksums;
         } else if (failureFreeChecksums != null) {
-            assertEquals(failureFreeChecksums, checksums, "final parameters differ from the failure-free run");
+            assertEquals(
+                    failureFreeChecksums,
+                    checksums,
+                    "final parameters differ from the failure-free run");
         }
     }
 
@@ -123,23 +132,33 @@ class FailureRecoveryITCase {
         conf.set(SamplingOptions.MAX_STEPS, 0L);
         conf.set(SamplingOptions.EVAL_EVERY, 0);
         conf.set(RunOptions.CHECKPOINT_INTERVAL, Duration.ofMillis(100));
-        conf.set(org.apache.flink.configuration.CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
+        conf.set(
+                org.apache.flink.configuration.CheckpointingOptions.CHECKPOINTING_INTERVAL,
+                Duration.ofMillis(100));
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         // Counted from the first metrics line: while tasks are still starting, Flink declines
         // checkpoints ("tasks not ready"), which says nothing about the loops.
         JobID[] job = new JobID[1];
         long[] atStart = {-1, -1};
         long[] seen = new long[2];
-        train(conf, line -> {
-            seen[0] = completed(job[0]);
-            seen[1] = job[0] == null ? 0 : checkpointGauge(job[0], "numberOfFailedCheckpoints");
-            if (atStart[0] < 0) {
-                atStart[0] = seen[0];
-                atStart[1] = seen[1];
-            }
-            return seen[0] - atStart[0] >= 30;
-        }, id -> job[0] = id);
-        assertTrue(seen[0] - atStart[0] >= 30, "completed checkpoints " + seen[0] + " from " + atStart[0]);
+        train(
+                conf,
+                line -> {
+                    seen[0] = completed(job[0]);
+                    seen[1] =
+                            job[0] == null
+                                    ? 0
+                                    : checkpointGauge(job[0], "numberOfFailedCheckpoints");
+                    if (atStart[0] < 0) {
+                        atStart[0] = seen[0];
+                        atStart[1] = seen[1];
+                    }
+                    return seen[0] - atStart[0] >= 30;
+                },
+                id -> job[0] = id);
+        assertTrue(
+                seen[0] - atStart[0] >= 30,
+                "completed checkpoints " + seen[0] + " from " + atStart[0]);
         assertEquals(atStart[1], seen[1], "checkpoints failed while the loops were busy");
     }
 
@@ -168,9 +187,14 @@ class FailureRecoveryITCase {
         conf.set(GraphOptions.NUM_CLASSES, cora.numClasses());
         conf.set(GraphOptions.PARTITIONS, 16);
         conf.set(ModelOptions.TRAINERS, 2);
-        conf.set(GraphOptions.RECORD_CACHE, org.apache.flink.configuration.MemorySize.parse("16mb"));
-        conf.set(GraphOptions.ADJACENCY_CACHE, org.apache.flink.configuration.MemorySize.parse("16mb"));
-        conf.set(ModelOptions.FEATURE_CACHE, org.apache.flink.configuration.MemorySize.parse("64mb"));
+        conf.set(
+                GraphOptions.RECORD_CACHE, org.apache.flink.configuration.MemorySize.parse("16mb"));
+        conf.set(
+                GraphOptions.ADJACENCY_CACHE,
+                org.apache.flink.configuration.MemorySize.parse("16mb"));
+        conf.set(
+                ModelOptions.FEATURE_CACHE,
+                org.apache.flink.configuration.MemorySize.parse("64mb"));
         conf.set(SamplingOptions.BATCH_SIZE, 32);
         conf.set(SamplingOptions.MAX_STEPS, (long) STEPS);
         conf.set(SamplingOptions.EVAL_EVERY, 20);
@@ -186,16 +210,20 @@ class FailureRecoveryITCase {
         return conf;
     }
 
-    private static TrainingRunner.Result train(Configuration conf, java.util.function.Predicate<JsonNode> last)
-            throws Exception {
-        return train(conf, last, id -> { });
+    private static TrainingRunner.Result train(
+            Configuration conf, java.util.function.Predicate<JsonNode> last) throws Exception {
+        return train(conf, last, id -> {});
     }
 
-    private static TrainingRunner.Result train(Configuration conf, java.util.function.Predicate<JsonNode> last,
-            java.util.function.Consumer<JobID> submitted) throws Exception {
+    private static TrainingRunner.Result train(
+            Configuration conf,
+            java.util.function.Predicate<JsonNode> last,
+            java.util.function.Consumer<JobID> submitted)
+            throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(2);
-        return new TrainingRunner(conf, new PrintStream(System.out, true, StandardCharsets.UTF_8), null)
+        return new TrainingRunner(
+                        conf, new PrintStream(System.out, true, StandardCharsets.UTF_8), null)
                 .onSubmit(submitted)
                 .run(env, Duration.ofMinutes(4), last);
     }

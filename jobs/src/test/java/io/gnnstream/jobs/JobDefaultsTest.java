@@ -17,14 +17,21 @@ class JobDefaultsTest {
 
     @Test
     void flushesBuffersSoonUsesBloomFiltersAndReusesObjectsUnlessConfiguredOtherwise() {
-        Configuration defaults = JobDefaults.apply(new Configuration(), Path.of("cp"), Duration.ofSeconds(10));
+        Configuration defaults =
+                JobDefaults.apply(new Configuration(), Path.of("cp"), Duration.ofSeconds(10));
         assertEquals(JobDefaults.BUFFER_TIMEOUT, defaults.get(ExecutionOptions.BUFFER_TIMEOUT));
         assertFalse(defaults.get(PipelineOptions.GENERIC_TYPES));
         assertTrue(defaults.get(RocksDBConfigurableOptions.USE_BLOOM_FILTER));
         assertTrue(defaults.get(PipelineOptions.OBJECT_REUSE));
-        assertEquals(JobDefaults.CHECKPOINT_TIMEOUT, defaults.get(CheckpointingOptions.CHECKPOINTING_TIMEOUT));
-        assertEquals(JobDefaults.RETAINED_CHECKPOINTS, defaults.get(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS));
-        assertEquals(JobDefaults.MIN_PAUSE, defaults.get(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS));
+        assertEquals(
+                JobDefaults.CHECKPOINT_TIMEOUT,
+                defaults.get(CheckpointingOptions.CHECKPOINTING_TIMEOUT));
+        assertEquals(
+                JobDefaults.RETAINED_CHECKPOINTS,
+                defaults.get(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS));
+        assertEquals(
+                JobDefaults.MIN_PAUSE,
+                defaults.get(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS));
         assertTrue(defaults.get(ExecutionOptions.SNAPSHOT_COMPRESSION));
 
         Configuration user = new Configuration();

@@ -21,10 +21,10 @@ import java.util.function.Predicate;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectClusterClient;
@@ -54,17 +54,20 @@ class RescaleITCase {
     private static final String EDGES = "rescale.edges";
     private static final String NODES = "rescale.nodes";
     private static final long STEPS = 120;
+
     /** Steps each interrupted job trains past its start before its savepoint. */
     private static final long LEG = 20;
+
     /** The job's default {@code --log-every}. */
     private static final long LOG_EVERY = 10;
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(3)
-                    .build());
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(3)
+                            .build());
 
     private static LocalKafkaBroker broker;
     private static DatasetInfo cora;
@@ -87,7 +90,8 @@ class RescaleITCase {
     }
 
     @Test
-    void resumesAtOtherTrainerCountsAndParallelisms(@InjectClusterClient ClusterClient<?> client) throws Exception {
+    void resumesAtOtherTrainerCountsAndParallelisms(@InjectClusterClient ClusterClient<?> client)
+            throws Exception {
         Leg first = run(client, "p2-t2", 2, 2, null, LEG);
         assertReplicas(first.lines, 2);
         assertSteps(first.lines);
@@ -105,7 +109,11 @@ class RescaleITCase {
      * One job's run: its metrics lines (training and evaluation, not the final line), the step it
      * reported before its savepoint, the last step it reported and the savepoint.
      */
-    private record Leg(TrainingRunner.Result result, List<JsonNode> lines, long stopAt, long stopStep,
+    private record Leg(
+            TrainingRunner.Result result,
+            List<JsonNode> lines,
+            long stopAt,
+            long stopStep,
             String savepoint) {}
 
     /**
@@ -113,8 +121,14 @@ class RescaleITCase {
      * savepoint unless null, until it reports step {@code stopAt} and a savepoint is taken (or the
      * final line when negative).
      */
-    private static Leg run(ClusterClient<?> client, String name, int parallelism, int trainers, Leg from,
-            long stopAt) throws Exception {
+    private static Leg run(
+            ClusterClient<?> client,
+            String name,
+            int parallelism,
+            int trainers,
+            Leg from,
+            long stopAt)
+            throws Exception {
         Configuration conf = jobConfiguration(name, trainers);
         if (from != null) {
             conf.set(StateRecoveryOptions.SAVEPOINT_PATH, from.savepoint);
@@ -123,29 +137,42 @@ class RescaleITCase {
         String[] savepoint = new String[1];
         long[] reported = new long[1];
         List<JsonNode> lines = new ArrayList<>();
-        Predicate<JsonNode> last = line -> {
-            if (line.path("final").asBoolean(false)) {
-                return true;
-            }
-            lines.add(line);
-            if (stopAt < 0 || line.path("step").asLong() < stopAt) {
-                return false;
-            }
-            reported[0] = line.path("step").asLong();
-            try {
-                savepoint[0] = client.triggerSavepoint(job[0], WORK.resolve("savepoints").toAbsolutePath().toString(),
-                        SavepointFormatType.CANONICAL).get(2, TimeUnit.MINUTES);
-            } catch (Exception e) {
-                throw new IllegalStateException("no savepoint of job " + job[0], e);
-            }
-            return true;
-        };
+        Predicate<JsonNode> last =
+                line -> {
+                    if (line.path("final").asBoolean(false)) {
+                        return true;
+                    }
+                    lines.add(line);
+                    if (stopAt < 0 || line.path("step").asLong() < stopAt) {
+                        return false;
+                    }
+                    reported[0] = line.path("step").asLong();
+                    try {
+                        savepoint[0] =
+                                client.triggerSavepoint(
+                                                job[0],
+                                                WORK.resolve("savepoints")
+                                                        .toAbsolutePath()
+                                                        .toString(),
+                                                SavepointFormatType.CANONICAL)
+                                        .get(2, TimeUnit.MINUTES);
+                    } catch (Exception e) {
+                        throw new IllegalStateException("no savepoint of job " + job[0], e);
+                    }
+                    return true;
+                };
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(parallelism);
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-        TrainingRunner.Result result = new TrainingRunner(conf, out, null).onSubmit(id -> job[0] = id)
-                .run(env, Duration.ofMinutes(4), last);
-        return new Leg(result, lines, stopAt < 0 ? -1 : reported[0], result.finalLine().path("step").asLong(),
+        TrainingRunner.Result result =
+                new TrainingRunner(conf, out, null)
+                        .onSubmit(id -> job[0] = id)
+                        .run(env, Duration.ofMinutes(4), last);
+        return new Leg(
+                result,
+                lines,
+                stopAt < 0 ? -1 : reported[0],
+                result.finalLine().path("step").asLong(),
                 savepoint[0]);
     }
 
@@ -157,15 +184,24 @@ class RescaleITCase {
      */
     private static void assertResumed(Leg before, Leg resumed, int ranks) {
         assertFalse(resumed.lines.isEmpty(), "no metrics line after the resume");
-        JsonNode first = resumed.lines.stream().filter(l -> !l.has("val_acc")).findFirst().orElseThrow();
-        String context = "savepoint after step " + before.stopAt + ", resumed from " + before.savepoint + " with "
-                + first;
+        JsonNode first =
+                resumed.lines.stream().filter(l -> !l.has("val_acc")).findFirst().orElseThrow();
+        String context =
+                "savepoint after step "
+                        + before.stopAt
+                        + ", resumed from "
+                        + before.savepoint
+                        + " with "
+                        + first;
         assertTrue(first.path("step").asLong() > before.stopAt, "no restart: " + context);
         assertTrue(resumed.lines.get(0).path("step").asLong() >= before.stopAt, context);
         assertSteps(resumed.lines);
         for (JsonNode line : resumed.lines) {
             if (!line.has("val_acc")) {
-                assertEquals(cora.edges(), line.path("edges_ingested").asLong(), "edges ingested once: " + line);
+                assertEquals(
+                        cora.edges(),
+                        line.path("edges_ingested").asLong(),
+                        "edges ingested once: " + line);
                 assertEquals(cora.nodes(), line.path("vertices").asLong(), "every vertex: " + line);
             }
         }
@@ -175,7 +211,9 @@ class RescaleITCase {
     /** A line every {@link #LOG_EVERY} steps, none missing, none repeated. */
     private static void assertSteps(List<JsonNode> lines) {
         for (int i = 1; i < lines.size(); i++) {
-            assertEquals(lines.get(i - 1).path("step").asLong() + LOG_EVERY, lines.get(i).path("step").asLong(),
+            assertEquals(
+                    lines.get(i - 1).path("step").asLong() + LOG_EVERY,
+                    lines.get(i).path("step").asLong(),
                     "after " + lines.get(i - 1));
         }
     }
@@ -183,7 +221,8 @@ class RescaleITCase {
     private static void assertReplicas(List<JsonNode> lines, int ranks) {
         for (JsonNode line : lines) {
             assertTrue(line.path("replicas_identical").asBoolean(), "replicas differ: " + line);
-            assertTrue(line.path("checksums").size() == ranks || line.path("ranks").asInt() == 1,
+            assertTrue(
+                    line.path("checksums").size() == ranks || line.path("ranks").asInt() == 1,
                     "a checksum per rank: " + line);
         }
     }
@@ -198,7 +237,8 @@ class RescaleITCase {
         conf.set(GraphOptions.NUM_FEATURES, cora.featureDim());
         conf.set(GraphOptions.NUM_CLASSES, cora.numClasses());
         conf.set(GraphOptions.PARTITIONS, 16);
-        // Halo replicas rescale with their partitions, and the replica router's state with its vertices.
+        // Halo replicas rescale with their partitions, and the replica router's state with its
+        // vertices.
         conf.set(GraphOptions.HALO, GraphOptions.Halo.FEATURES);
         conf.set(ModelOptions.TRAINERS, trainers);
         conf.set(GraphOptions.RECORD_CACHE, MemorySize.parse("16mb"));

@@ -14,8 +14,8 @@ import io.gnnstream.jobs.internal.Directories;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -26,19 +26,19 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
-import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
@@ -53,10 +53,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The real topology on a MiniCluster (RocksDB, checkpoints) fed from a real local Kafka broker with
@@ -71,13 +71,18 @@ class TrainingJobITCase {
     private static final Path CORA = Path.of("..", "data", "cora");
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .setConfiguration(REPORTER.addToConfiguration(new Configuration()
-                            .set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(512))))
-                    .build());
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .setConfiguration(
+                                    REPORTER.addToConfiguration(
+                                            new Configuration()
+                                                    .set(
+                                                            TaskManagerOptions.MANAGED_MEMORY_SIZE,
+                                                            MemorySize.ofMebiBytes(512))))
+                            .build());
 
     private static LocalKafkaBroker broker;
     private static DatasetInfo cora;
@@ -85,7 +90,11 @@ class TrainingJobITCase {
     @BeforeAll
     @Timeout(120)
     static void startBroker() throws Exception {
-        broker = LocalKafkaBroker.builder().workDir(WORK.resolve("kafka-" + System.nanoTime())).port(0).start();
+        broker =
+                LocalKafkaBroker.builder()
+                        .workDir(WORK.resolve("kafka-" + System.nanoTime()))
+                        .port(0)
+                        .start();
         cora = DatasetInfo.scan(CORA);
     }
 
@@ -109,23 +118,43 @@ class TrainingJobITCase {
         assertEquals(0, counterSum(result, ParseFunction.REJECTS_METRIC));
         assertEquals(cora.nodes() + cora.edges(), counterSum(result, ParseFunction.RECORDS_METRIC));
         // The live edge cut's numerator: edges whose ends hash to different partitions.
-        io.gnnstream.state.HashPartitioner hash = new io.gnnstream.state.HashPartitioner(conf.get(GraphOptions.PARTITIONS));
-        long cut = Files.readAllLines(CORA.resolve("edges.csv")).stream().filter(l -> !l.isBlank())
-                .map(l -> l.split(",")).filter(e -> hash.partition(Long.parseLong(e[0])) != hash.partition(Long.parseLong(e[1])))
-                .count();
+        io.gnnstream.state.HashPartitioner hash =
+                new io.gnnstream.state.HashPartitioner(conf.get(GraphOptions.PARTITIONS));
+        long cut =
+                Files.readAllLines(CORA.resolve("edges.csv")).stream()
+                        .filter(l -> !l.isBlank())
+                        .map(l -> l.split(","))
+                        .filter(
+                                e ->
+                                        hash.partition(Long.parseLong(e[0]))
+                                                != hash.partition(Long.parseLong(e[1])))
+                        .count();
         assertEquals(cut, counterSum(result, "cutEdgesIngested"));
-        // One halo replica per GraphStore subtask and source of the other subtask with an edge into it.
+        // One halo replica per GraphStore subtask and source of the other subtask with an edge into
+        // it.
         io.gnnstream.operators.internal.StoreSites sites =
-                new io.gnnstream.operators.internal.StoreSites(conf.get(GraphOptions.PARTITIONS), 2);
-        long replicas = Files.readAllLines(CORA.resolve("edges.csv")).stream().filter(l -> !l.isBlank())
-                .map(l -> l.split(",")).filter(e -> sites.siteOf(hash.partition(Long.parseLong(e[0])))
-                        != sites.siteOf(hash.partition(Long.parseLong(e[1]))))
-                .map(e -> sites.siteOf(hash.partition(Long.parseLong(e[1]))) + ":" + e[0]).distinct().count();
+                new io.gnnstream.operators.internal.StoreSites(
+                        conf.get(GraphOptions.PARTITIONS), 2);
+        long replicas =
+                Files.readAllLines(CORA.resolve("edges.csv")).stream()
+                        .filter(l -> !l.isBlank())
+                        .map(l -> l.split(","))
+                        .filter(
+                                e ->
+                                        sites.siteOf(hash.partition(Long.parseLong(e[0])))
+                                                != sites.siteOf(
+                                                        hash.partition(Long.parseLong(e[1]))))
+                        .map(e -> sites.siteOf(hash.partition(Long.parseLong(e[1]))) + ":" + e[0])
+                        .distinct()
+                        .count();
         assertTrue(replicas > 1000, replicas + " replicas");
         assertEquals(replicas, gaugeSum(result, "haloReplicas"));
-        // A push creates each replica; the one update of each node pushes again to the replicas made before it.
+        // A push creates each replica; the one update of each node pushes again to the replicas
+        // made before it.
         long pushes = counterSum(result, "replicaPushes");
-        assertTrue(pushes >= replicas && pushes <= 2 * replicas, pushes + " pushes for " + replicas + " replicas");
+        assertTrue(
+                pushes >= replicas && pushes <= 2 * replicas,
+                pushes + " pushes for " + replicas + " replicas");
     }
 
     @Test
@@ -157,37 +186,54 @@ class TrainingJobITCase {
     @ParameterizedTest(name = "halo {0}")
     @EnumSource(GraphOptions.Halo.class)
     void resumesFromItsLastRetainedCheckpoint(GraphOptions.Halo halo) throws Exception {
-        Configuration conf = jobConfiguration("resume-" + halo.name().toLowerCase(Locale.ROOT), 600);
+        Configuration conf =
+                jobConfiguration("resume-" + halo.name().toLowerCase(Locale.ROOT), 600);
         conf.set(GraphOptions.HALO, halo);
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
-        Path checkpoints = Path.of(URI.create(conf.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY)));
+        Path checkpoints =
+                Path.of(URI.create(conf.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY)));
         Directories.deleteRecursively(checkpoints);
         load(CORA, conf);
         // Stop two checkpoints after step 60 was reported, so the last one was taken after it.
         long[] checkpointAtStep60 = {-1};
         Map<Long, Double> lossBefore = new HashMap<>();
-        TrainingRunner.Result first = train(conf, 2, line -> {
-            if (line.path("batches_per_s").asDouble() > 0) {
-                lossBefore.put(line.path("step").asLong(), line.path("loss").asDouble());
-            }
-            long latest = latestCheckpoint(checkpoints).map(TrainingJobITCase::checkpointNumber).orElse(0L);
-            if (checkpointAtStep60[0] < 0 && line.path("step").asLong() >= 60) {
-                checkpointAtStep60[0] = latest;
-            }
-            return checkpointAtStep60[0] >= 0 && latest >= checkpointAtStep60[0] + 2;
-        });
+        TrainingRunner.Result first =
+                train(
+                        conf,
+                        2,
+                        line -> {
+                            if (line.path("batches_per_s").asDouble() > 0) {
+                                lossBefore.put(
+                                        line.path("step").asLong(), line.path("loss").asDouble());
+                            }
+                            long latest =
+                                    latestCheckpoint(checkpoints)
+                                            .map(TrainingJobITCase::checkpointNumber)
+                                            .orElse(0L);
+                            if (checkpointAtStep60[0] < 0 && line.path("step").asLong() >= 60) {
+                                checkpointAtStep60[0] = latest;
+                            }
+                            return checkpointAtStep60[0] >= 0
+                                    && latest >= checkpointAtStep60[0] + 2;
+                        });
         long stoppedAt = first.finalLine().path("step").asLong();
-        Path restoreFrom = latestCheckpoint(checkpoints.resolve(first.jobId().toString())).orElseThrow();
+        Path restoreFrom =
+                latestCheckpoint(checkpoints.resolve(first.jobId().toString())).orElseThrow();
 
         conf.set(StateRecoveryOptions.SAVEPOINT_PATH, restoreFrom.toString());
         List<JsonNode> lines = new ArrayList<>();
-        TrainingRunner.Result resumed = train(conf, 2, line -> {
-            lines.add(line);
-            return line.path("final").asBoolean(false);
-        });
+        TrainingRunner.Result resumed =
+                train(
+                        conf,
+                        2,
+                        line -> {
+                            lines.add(line);
+                            return line.path("final").asBoolean(false);
+                        });
         // Training windows only: a restore between a step and its evaluation reports the evaluation
         // on a line of its own.
-        List<JsonNode> all = lines.stream().filter(l -> l.path("batches_per_s").asDouble() > 0).toList();
+        List<JsonNode> all =
+                lines.stream().filter(l -> l.path("batches_per_s").asDouble() > 0).toList();
         // A line the first job wrote after its stop condition can reach the topic late: the resumed
         // job's lines start at its lowest step.
         int start = 0;
@@ -198,18 +244,36 @@ class TrainingJobITCase {
         }
         List<JsonNode> windows = all.subList(start, all.size());
         JsonNode firstResumed = windows.get(0);
-        String context = "stopped at step " + stoppedAt + ", resumed from " + restoreFrom + " with " + firstResumed;
-        assertTrue(firstResumed.path("step").asLong() > 60 && firstResumed.path("step").asLong() <= stoppedAt + 10,
+        String context =
+                "stopped at step "
+                        + stoppedAt
+                        + ", resumed from "
+                        + restoreFrom
+                        + " with "
+                        + firstResumed;
+        assertTrue(
+                firstResumed.path("step").asLong() > 60
+                        && firstResumed.path("step").asLong() <= stoppedAt + 10,
                 context);
-        assertTrue(firstResumed.path("loss").asDouble() < 1.2, "the trained model came back: " + context);
-        assertTrue(firstResumed.path("elapsed_s").asDouble() < 20, "no stall after the restore: " + context);
-        assertEquals(cora.edges(), firstResumed.path("edges_ingested").asLong(), "edges ingested once: " + context);
+        assertTrue(
+                firstResumed.path("loss").asDouble() < 1.2,
+                "the trained model came back: " + context);
+        assertTrue(
+                firstResumed.path("elapsed_s").asDouble() < 20,
+                "no stall after the restore: " + context);
+        assertEquals(
+                cora.edges(),
+                firstResumed.path("edges_ingested").asLong(),
+                "edges ingested once: " + context);
         // A window that lies wholly after the restored step holds the same training steps as before
         // the stop: the same batches, the same updates, the same loss to the bit.
         for (JsonNode line : windows.subList(1, windows.size())) {
             Double before = lossBefore.get(line.path("step").asLong());
             if (before != null) {
-                assertEquals(before, line.path("loss").asDouble(), "loss at step " + line.path("step") + ": " + context);
+                assertEquals(
+                        before,
+                        line.path("loss").asDouble(),
+                        "loss at step " + line.path("step") + ": " + context);
             }
         }
         assertEquals(600, resumed.finalLine().path("step").asLong());
@@ -220,22 +284,28 @@ class TrainingJobITCase {
         return Long.parseLong(chk.getFileName().toString().substring("chk-".length()));
     }
 
-    /** The newest completed checkpoint ({@code chk-N} with its metadata) below {@code dir}, if any. */
+    /**
+     * The newest completed checkpoint ({@code chk-N} with its metadata) below {@code dir}, if any.
+     */
     private static Optional<Path> latestCheckpoint(Path dir) {
         if (!Files.isDirectory(dir)) {
             return Optional.empty();
         }
-        // Lists names only, in dir and in its job directories: a walk would also read the attributes
+        // Lists names only, in dir and in its job directories: a walk would also read the
+        // attributes
         // of the files in shared/, which Flink deletes while the job runs.
         List<Path> checkpoints = new ArrayList<>();
         for (Path p : entries(dir)) {
             if (p.getFileName().toString().startsWith("chk-")) {
                 checkpoints.add(p);
             } else {
-                entries(p).stream().filter(c -> c.getFileName().toString().startsWith("chk-")).forEach(checkpoints::add);
+                entries(p).stream()
+                        .filter(c -> c.getFileName().toString().startsWith("chk-"))
+                        .forEach(checkpoints::add);
             }
         }
-        return checkpoints.stream().filter(p -> Files.exists(p.resolve("_metadata")))
+        return checkpoints.stream()
+                .filter(p -> Files.exists(p.resolve("_metadata")))
                 .max(Comparator.comparingLong(TrainingJobITCase::checkpointNumber));
     }
 
@@ -277,15 +347,17 @@ class TrainingJobITCase {
         new DatasetLoader(broker.bootstrapServers()).progress(false).load(dataset, edges, nodes);
     }
 
-    private static TrainingRunner.Result train(Configuration conf, int parallelism) throws Exception {
+    private static TrainingRunner.Result train(Configuration conf, int parallelism)
+            throws Exception {
         return train(conf, parallelism, line -> line.path("final").asBoolean(false));
     }
 
-    private static TrainingRunner.Result train(Configuration conf, int parallelism, Predicate<JsonNode> last)
-            throws Exception {
+    private static TrainingRunner.Result train(
+            Configuration conf, int parallelism, Predicate<JsonNode> last) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(parallelism);
-        return new TrainingRunner(conf, new PrintStream(System.out, true, StandardCharsets.UTF_8), null)
+        return new TrainingRunner(
+                        conf, new PrintStream(System.out, true, StandardCharsets.UTF_8), null)
                 .run(env, Duration.ofMinutes(8), last);
     }
 
@@ -320,15 +392,30 @@ class TrainingJobITCase {
             "{\"id\":-%d,\"label\":1,\"split\":\"none\",\"features\":[]}",
             "{\"id\":%d,\"label\":99,\"split\":\"none\",\"features\":[]}",
             "{\"id\":%d,\"label\":1,\"split\":\"none\",\"features\":[NaN]}",
-            "{\"id\":%d,oops"};
-        copyWithBadLines(source.resolve("edges.csv"), target.resolve("edges.csv"), edgeKinds, 100_000, bad, false);
-        copyWithBadLines(source.resolve("nodes.jsonl"), target.resolve("nodes.jsonl"), nodeKinds, 200_000, bad, true);
+            "{\"id\":%d,oops"
+        };
+        copyWithBadLines(
+                source.resolve("edges.csv"),
+                target.resolve("edges.csv"),
+                edgeKinds,
+                100_000,
+                bad,
+                false);
+        copyWithBadLines(
+                source.resolve("nodes.jsonl"),
+                target.resolve("nodes.jsonl"),
+                nodeKinds,
+                200_000,
+                bad,
+                true);
         return bad;
     }
 
-    private static void copyWithBadLines(Path in, Path out, String[] kinds, int idBase, List<String> bad,
-            boolean nodes) throws IOException {
-        try (BufferedReader r = Files.newBufferedReader(in); BufferedWriter w = Files.newBufferedWriter(out)) {
+    private static void copyWithBadLines(
+            Path in, Path out, String[] kinds, int idBase, List<String> bad, boolean nodes)
+            throws IOException {
+        try (BufferedReader r = Files.newBufferedReader(in);
+                BufferedWriter w = Files.newBufferedWriter(out)) {
             String line;
             int n = 0;
             while ((line = r.readLine()) != null) {
@@ -338,7 +425,10 @@ class TrainingJobITCase {
                     String kind = kinds[(n / 100) % kinds.length];
                     String badLine = String.format(kind, idBase + n);
                     if (nodes && kind.contains("\"features\":[]")) {
-                        badLine = badLine.replace("\"features\":[]", "\"features\":" + zeros(cora.featureDim()));
+                        badLine =
+                                badLine.replace(
+                                        "\"features\":[]",
+                                        "\"features\":" + zeros(cora.featureDim()));
                     }
                     bad.add(badLine);
                     w.write(badLine);
@@ -369,7 +459,8 @@ class TrainingJobITCase {
             consumer.subscribe(List.of(topic));
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (reasons.size() < expected && System.nanoTime() < deadline) {
-                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {
+                for (ConsumerRecord<String, String> record :
+                        consumer.poll(Duration.ofMillis(500))) {
                     JsonNode reject = json.readTree(record.value());
                     reasons.put(reject.path("value").asText(), reject.path("reason").asText());
                 }

@@ -26,21 +26,40 @@ class TrainingJobTest {
     @Test
     void samplingLoopFlushesEveryRecordWhileIngestionKeepsTheJobsTimeout() {
         Map<String, StreamNode> nodes = streamGraphNodes();
-        for (String loop : new String[] {"graph-store", "seed-scheduler", "batch-assembler", "trainer"}) {
-            assertEquals(TrainingJob.LOOP_BUFFER_TIMEOUT_MS, nodes.get(loop).getBufferTimeout(), loop);
+        for (String loop :
+                new String[] {"graph-store", "seed-scheduler", "batch-assembler", "trainer"}) {
+            assertEquals(
+                    TrainingJob.LOOP_BUFFER_TIMEOUT_MS, nodes.get(loop).getBufferTimeout(), loop);
         }
-        for (String ingest : new String[] {"parse-edges", "parse-nodes", "edge-bundles", "node-updates"}) {
-            assertEquals(JobDefaults.BUFFER_TIMEOUT.toMillis(), nodes.get(ingest).getBufferTimeout(), ingest);
+        for (String ingest :
+                new String[] {"parse-edges", "parse-nodes", "edge-bundles", "node-updates"}) {
+            assertEquals(
+                    JobDefaults.BUFFER_TIMEOUT.toMillis(),
+                    nodes.get(ingest).getBufferTimeout(),
+                    ingest);
         }
     }
 
     @Test
     void everyStatefulOperatorHasAUid() {
         Map<String, StreamNode> nodes = streamGraphNodes();
-        for (String stateful : new String[] {"edges-source", "nodes-source", "graph-store", "seed-scheduler",
-                "batch-assembler", "trainer", "dead-letter-sink", "metrics-sink"}) {
-            StreamNode node = nodes.entrySet().stream().filter(e -> e.getKey().contains(stateful))
-                    .map(Map.Entry::getValue).findFirst().orElseThrow(() -> new AssertionError("no " + stateful));
+        for (String stateful :
+                new String[] {
+                    "edges-source",
+                    "nodes-source",
+                    "graph-store",
+                    "seed-scheduler",
+                    "batch-assembler",
+                    "trainer",
+                    "dead-letter-sink",
+                    "metrics-sink"
+                }) {
+            StreamNode node =
+                    nodes.entrySet().stream()
+                            .filter(e -> e.getKey().contains(stateful))
+                            .map(Map.Entry::getValue)
+                            .findFirst()
+                            .orElseThrow(() -> new AssertionError("no " + stateful));
             assertNotNull(node.getTransformationUID(), stateful);
         }
     }
@@ -51,7 +70,8 @@ class TrainingJobTest {
      */
     @Test
     void iterationTailsLeaveTheirMaxParallelismToFlink() {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration());
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(configuration());
         env.setParallelism(2);
         new TrainingJob(configuration()).buildWithKafka(env);
         StreamGraph graph = TrainingJob.streamGraph(env);
@@ -68,9 +88,10 @@ class TrainingJobTest {
     }
 
     /**
-     * Flink keeps no channel state for an iteration head (it has no operator), so no record of a head
-     * may be in flight behind an unaligned barrier at a checkpoint: every edge out of a head is a
-     * forward edge, which Flink checkpoints aligned, into an operator of the head's parallelism.
+     * Flink keeps no channel state for an iteration head (it has no operator), so no record of a
+     * head may be in flight behind an unaligned barrier at a checkpoint: every edge out of a head
+     * is a forward edge, which Flink checkpoints aligned, into an operator of the head's
+     * parallelism.
      */
     @Test
     void everyIterationHeadFeedsAForwardEdge() {
@@ -78,7 +99,8 @@ class TrainingJobTest {
             Configuration conf = configuration();
             conf.set(ModelOptions.TRAINERS, layout[1]);
             conf.set(GraphOptions.HALO, GraphOptions.Halo.FEATURES);
-            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+            StreamExecutionEnvironment env =
+                    StreamExecutionEnvironment.getExecutionEnvironment(conf);
             env.setParallelism(layout[0]);
             new TrainingJob(conf).buildWithKafka(env);
             StreamGraph graph = TrainingJob.streamGraph(env);
@@ -90,9 +112,13 @@ class TrainingJobTest {
                 heads++;
                 assertFalse(node.getOutEdges().isEmpty(), node.getOperatorName());
                 for (StreamEdge edge : node.getOutEdges()) {
-                    String context = edge + " at parallelism " + layout[0] + ", " + layout[1] + " trainers";
+                    String context =
+                            edge + " at parallelism " + layout[0] + ", " + layout[1] + " trainers";
                     assertInstanceOf(ForwardPartitioner.class, edge.getPartitioner(), context);
-                    assertEquals(node.getParallelism(), graph.getStreamNode(edge.getTargetId()).getParallelism(), context);
+                    assertEquals(
+                            node.getParallelism(),
+                            graph.getStreamNode(edge.getTargetId()).getParallelism(),
+                            context);
                 }
             }
             assertEquals(3, heads);
@@ -108,13 +134,17 @@ class TrainingJobTest {
     void everyBuildGivesEachVertexItsInputsInTheSameOrder() {
         List<String> first = inputOrder();
         for (int i = 0; i < 17; i++) {
-            StreamExecutionEnvironment.getExecutionEnvironment().fromData(1, 2).map(x -> x).returns(Integer.class);
+            StreamExecutionEnvironment.getExecutionEnvironment()
+                    .fromData(1, 2)
+                    .map(x -> x)
+                    .returns(Integer.class);
             assertEquals(first, inputOrder(), "after " + (i + 1) + " other transformations");
         }
     }
 
     private static List<String> inputOrder() {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration());
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(configuration());
         env.setParallelism(2);
         new TrainingJob(configuration()).buildWithKafka(env);
         List<String> order = new ArrayList<>();
@@ -123,7 +153,8 @@ class TrainingJobTest {
             for (org.apache.flink.runtime.jobgraph.JobEdge e : v.getInputs()) {
                 line.append(' ').append(e.getSource().getProducer().getName());
             }
-            // Iteration heads and tails are named by the id of their loop, which each build counts on.
+            // Iteration heads and tails are named by the id of their loop, which each build counts
+            // on.
             order.add(line.toString().replaceAll("(Iteration(Source|Sink))-\\d+", "$1"));
         }
         order.sort(null);
@@ -131,7 +162,9 @@ class TrainingJobTest {
     }
 
     private static Configuration configuration() {
-        Configuration conf = JobDefaults.apply(new Configuration(), Path.of("checkpoints"), Duration.ofSeconds(30));
+        Configuration conf =
+                JobDefaults.apply(
+                        new Configuration(), Path.of("checkpoints"), Duration.ofSeconds(30));
         conf.set(KafkaOptions.BOOTSTRAP_SERVERS, "localhost:9");
         conf.set(GraphOptions.NUM_FEATURES, 8);
         conf.set(GraphOptions.NUM_CLASSES, 3);
@@ -139,7 +172,9 @@ class TrainingJobTest {
     }
 
     private static Map<String, StreamNode> streamGraphNodes() {
-        Configuration conf = JobDefaults.apply(new Configuration(), Path.of("checkpoints"), Duration.ofSeconds(30));
+        Configuration conf =
+                JobDefaults.apply(
+                        new Configuration(), Path.of("checkpoints"), Duration.ofSeconds(30));
         conf.set(KafkaOptions.BOOTSTRAP_SERVERS, "localhost:9");
         conf.set(GraphOptions.NUM_FEATURES, 8);
         conf.set(GraphOptions.NUM_CLASSES, 3);

@@ -8,9 +8,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gnnstream.connectors.DatasetInfo;
 import io.gnnstream.connectors.Reject;
-import io.gnnstream.operators.messages.Prediction;
 import io.gnnstream.jobs.testing.CollectingSink;
 import io.gnnstream.jobs.testing.FileLinesSource;
+import io.gnnstream.operators.messages.Prediction;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -24,10 +24,10 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The job's real topology ({@link TrainingJob#build}) on a MiniCluster with RocksDB and
@@ -42,11 +42,12 @@ class TrainingJobTopologyITCase {
     private static final Path WORK = Path.of("target", "it-topology");
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
 
     @ParameterizedTest(name = "trainers = {0}")
     @ValueSource(ints = {1, 2})
@@ -61,7 +62,9 @@ class TrainingJobTopologyITCase {
         conf.set(GraphOptions.PARTITIONS, 16);
         conf.set(SamplingOptions.MAX_STEPS, 100L);
         conf.set(SamplingOptions.EVAL_EVERY, 50);
-        conf.set(SamplingOptions.MIN_TRAIN_SEEDS, (int) cora.splitCount(io.gnnstream.state.records.Split.TRAIN));
+        conf.set(
+                SamplingOptions.MIN_TRAIN_SEEDS,
+                (int) cora.splitCount(io.gnnstream.state.records.Split.TRAIN));
         conf.set(ModelOptions.TRAINERS, trainers);
         conf.set(SamplingOptions.MIN_VERTICES, cora.nodes());
         conf.set(SamplingOptions.MIN_EDGES, cora.edges());
@@ -71,21 +74,32 @@ class TrainingJobTopologyITCase {
 
         CollectingSink<Reject> rejects = CollectingSink.named("topology-rejects-" + trainers);
         CollectingSink<String> metrics = CollectingSink.named("topology-metrics-" + trainers);
-        CollectingSink<Prediction> predictions = CollectingSink.named("topology-predictions-" + trainers);
+        CollectingSink<Prediction> predictions =
+                CollectingSink.named("topology-predictions-" + trainers);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(2);
-        new TrainingJob(conf).build(env,
-                FileLinesSource.of("edges", List.of(CORA.resolve(DatasetInfo.EDGES_FILE)), badEdges),
-                FileLinesSource.of("nodes", List.of(CORA.resolve(DatasetInfo.NODES_FILE)), badNodes),
-                rejects, metrics, predictions);
+        new TrainingJob(conf)
+                .build(
+                        env,
+                        FileLinesSource.of(
+                                "edges", List.of(CORA.resolve(DatasetInfo.EDGES_FILE)), badEdges),
+                        FileLinesSource.of(
+                                "nodes", List.of(CORA.resolve(DatasetInfo.NODES_FILE)), badNodes),
+                        rejects,
+                        metrics,
+                        predictions);
         JobClient job = env.executeAsync(TrainingJob.streamGraph(env));
         JsonNode last;
         JsonNode progress = null;
         try {
             last = finalLine(metrics);
-            // Predictions reach their sink on a path of their own: wait for those of the final evaluation.
-            for (int i = 0; i < 300 && predictions.received().stream().filter(p -> p.step == 100).count()
-                    < cora.nodes(); i++) {
+            // Predictions reach their sink on a path of their own: wait for those of the final
+            // evaluation.
+            for (int i = 0;
+                    i < 300
+                            && predictions.received().stream().filter(p -> p.step == 100).count()
+                                    < cora.nodes();
+                    i++) {
                 Thread.sleep(100);
             }
             for (String line : metrics.received()) {
@@ -103,8 +117,12 @@ class TrainingJobTopologyITCase {
         assertTrue(last.path("test_acc").asDouble() >= 0.75, "final line " + last);
         assertEquals(100, last.path("step").asLong());
         assertTrue(progress != null, "no progress line");
-        assertEquals(cora.edges(), progress.path("edges_ingested").asLong(), "last progress line " + progress);
-        assertEquals(cora.nodes(), progress.path("vertices").asLong(), "last progress line " + progress);
+        assertEquals(
+                cora.edges(),
+                progress.path("edges_ingested").asLong(),
+                "last progress line " + progress);
+        assertEquals(
+                cora.nodes(), progress.path("vertices").asLong(), "last progress line " + progress);
         List<Reject> dead = rejects.received();
         Set<String> deadValues = dead.stream().map(r -> r.value).collect(Collectors.toSet());
         for (String bad : badEdges) {
@@ -114,9 +132,11 @@ class TrainingJobTopologyITCase {
             assertTrue(deadValues.contains(bad), "not dead-lettered: " + bad);
         }
         assertEquals(badEdges.size() + badNodes.size(), dead.size(), dead.toString());
-        // Every evaluation (after steps 50 and 100) predicts every vertex once, whatever the rank count.
-        Map<Long, Long> perStep = predictions.received().stream()
-                .collect(Collectors.groupingBy(p -> p.step, Collectors.counting()));
+        // Every evaluation (after steps 50 and 100) predicts every vertex once, whatever the rank
+        // count.
+        Map<Long, Long> perStep =
+                predictions.received().stream()
+                        .collect(Collectors.groupingBy(p -> p.step, Collectors.counting()));
         assertEquals(Map.of(50L, cora.nodes(), 100L, cora.nodes()), perStep);
         for (Prediction p : predictions.received()) {
             double sum = 0;
@@ -125,7 +145,8 @@ class TrainingJobTopologyITCase {
             }
             assertEquals(1.0, sum, 1e-4);
         }
-        dead.forEach(r -> assertFalse(r.reason == null || r.reason.isBlank(), "no reason: " + r.value));
+        dead.forEach(
+                r -> assertFalse(r.reason == null || r.reason.isBlank(), "no reason: " + r.value));
     }
 
     /** Waits for the final metrics line; the lines stay in the sink's queue. */

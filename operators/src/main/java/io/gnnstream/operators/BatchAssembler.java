@@ -6,9 +6,9 @@ import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
-import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.state.InAdjacency;
 import io.gnnstream.state.VertexPartitioner;
 import java.util.ArrayDeque;
@@ -37,32 +37,32 @@ import org.apache.flink.util.OutputTag;
  * Drives the sampling loop for the batches it owns (keyed by batch id).
  *
  * <p>Input 1: {@link BatchSpec}s from the scheduler. Input 2: {@link SampleResponse}s from the
- * GraphStore. Main output: {@link SampleRequest}s, which the job sends back through the
- * iteration's feedback edge to the GraphStore, bundled per GraphStore subtask (the requests that
- * one call lets through the window for partitions of that subtask go as one record). Side output
- * {@link #BATCHES}: the head (structure) of each finished mini-batch for its trainer, which joins
- * it with the feature parts the GraphStore sent it directly ({@link GraphStoreOperator#FEATURES}).
+ * GraphStore. Main output: {@link SampleRequest}s, which the job sends back through the iteration's
+ * feedback edge to the GraphStore, bundled per GraphStore subtask (the requests that one call lets
+ * through the window for partitions of that subtask go as one record). Side output {@link
+ * #BATCHES}: the head (structure) of each finished mini-batch for its trainer, which joins it with
+ * the feature parts the GraphStore sent it directly ({@link GraphStoreOperator#FEATURES}).
  *
- * <p>Requests leave through a window: the unanswered ones name at most
- * {@code maxOutstandingVertices} vertices (at least one request is always allowed); the rest wait
- * in a heap queue. The loop is a cycle of bounded network buffers (assembler, feedback
- * edge, GraphStore, back to the assembler): a whole hop of a large batch emitted at once could fill
- * it, and with the assembler blocked on its requests and the GraphStore blocked on its responses
- * the loop would deadlock. With a small window the requests in flight always fit, so the assembler
- * keeps consuming responses (docs/design.md, "Sampling loop and flow control").
+ * <p>Requests leave through a window: the unanswered ones name at most {@code
+ * maxOutstandingVertices} vertices (at least one request is always allowed); the rest wait in a
+ * heap queue. The loop is a cycle of bounded network buffers (assembler, feedback edge, GraphStore,
+ * back to the assembler): a whole hop of a large batch emitted at once could fill it, and with the
+ * assembler blocked on its requests and the GraphStore blocked on its responses the loop would
+ * deadlock. With a small window the requests in flight always fit, so the assembler keeps consuming
+ * responses (docs/design.md, "Sampling loop and flow control").
  *
  * <p>Checkpoint protocol: only the spec and the attempt number of an unfinished batch are keyed
  * state; its partial subgraph is heap-only. Requests in flight on the feedback edge are not part of
- * a checkpoint, so every batch has a processing-time timer: if it made no progress for
- * {@code timeoutMs}, the missing requests of the current hop are sent again (the trainer ignores
- * feature parts it already has), and a batch whose partial state was lost in a restore is started
- * again from hop 1 as a new attempt: the graph may have changed since, so the new attempt's
- * subgraph may differ and the trainer drops the feature parts of earlier attempts. Sampling is
- * seeded per (batch, hop, vertex), so a re-run on the same graph produces the same batch, and late
- * duplicates are ignored by the builder. The scheduler issues the unacknowledged specs again after a
- * restore, as a new generation, and each is sampled again from hop 1 as it arrives, whether this
- * operator had started it before (its partial subgraph was lost with the heap) or not, so a resumed
- * job does not wait for the restored timers to expire (docs/design.md, "Checkpoints and restore",
+ * a checkpoint, so every batch has a processing-time timer: if it made no progress for {@code
+ * timeoutMs}, the missing requests of the current hop are sent again (the trainer ignores feature
+ * parts it already has), and a batch whose partial state was lost in a restore is started again
+ * from hop 1 as a new attempt: the graph may have changed since, so the new attempt's subgraph may
+ * differ and the trainer drops the feature parts of earlier attempts. Sampling is seeded per
+ * (batch, hop, vertex), so a re-run on the same graph produces the same batch, and late duplicates
+ * are ignored by the builder. The scheduler issues the unacknowledged specs again after a restore,
+ * as a new generation, and each is sampled again from hop 1 as it arrives, whether this operator
+ * had started it before (its partial subgraph was lost with the heap) or not, so a resumed job does
+ * not wait for the restored timers to expire (docs/design.md, "Checkpoints and restore",
  * "BatchAssembler").
  */
 public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
@@ -76,23 +76,27 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
 
     static final ValueStateDescriptor<BatchSpec> SPEC =
             new ValueStateDescriptor<>("batch-spec", TypeInformation.of(BatchSpec.class));
-    static final ValueStateDescriptor<Integer> ATTEMPT = new ValueStateDescriptor<>("batch-attempt", Types.INT);
+    static final ValueStateDescriptor<Integer> ATTEMPT =
+            new ValueStateDescriptor<>("batch-attempt", Types.INT);
 
     private final int[] fanouts;
     private final int featureDim;
     private int[] layerWidths = new int[0];
     private int evalFanout = -1;
     private final VertexPartitioner partitioner;
+
     /**
-     * Per partition, its route: the lowest partition of the GraphStore subtask that owns it. Requests
-     * are keyed and bundled by route.
+     * Per partition, its route: the lowest partition of the GraphStore subtask that owns it.
+     * Requests are keyed and bundled by route.
      */
     private final int[] routeOf;
+
     /** Per GraphStore subtask, its route. */
     private final int[] routeOfSubtask;
 
     /** Period of the heartbeats on the sampling loop (see {@link #scheduleHeartbeat}). */
     static final long HEARTBEAT_MS = 100;
+
     private final long timeoutMs;
     private final int maxOutstandingVertices;
     private final int maxRequestVertices;
@@ -106,29 +110,51 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
     private transient long outstandingVertices;
     private transient Counter retries;
     private transient Counter completed;
+
     /** The completed batches' traffic on the sampling loop (see {@link MiniBatch#loopRequests}). */
     private transient Counter loopRequests;
+
     private transient Counter loopRequestVertices;
     private transient Counter loopBytes;
     private transient Counter remoteLoopBytes;
     private transient Counter remoteLoopRequests;
-    /** The route of the GraphStore subtask of this subtask's index (-1 if none): requests to others leave the site. */
+
+    /**
+     * The route of the GraphStore subtask of this subtask's index (-1 if none): requests to others
+     * leave the site.
+     */
     private transient int localRoute;
+
     /** Nodes of the last batch built, the size hint of the next. */
     private transient int lastBatchNodes;
+
     /** Whether the GraphStore keeps halo replicas, so training batches take neighbour parts. */
     private boolean halo;
+
     private int maxSampleVertices;
 
     /**
      * @param storeParallelism the GraphStore's parallelism, whose maximum parallelism is the number
      *     of partitions (each partition is a key group)
      */
-    public BatchAssembler(int[] fanouts, int featureDim, VertexPartitioner partitioner, int storeParallelism,
-            long timeoutMs, int maxOutstandingVertices) {
-        if (maxOutstandingVertices < 1 || storeParallelism < 1 || storeParallelism > partitioner.numPartitions()) {
-            throw new IllegalArgumentException("maxOutstandingVertices must be >= 1 (got " + maxOutstandingVertices
-                    + ") and storeParallelism in [1, " + partitioner.numPartitions() + "] (got " + storeParallelism + ")");
+    public BatchAssembler(
+            int[] fanouts,
+            int featureDim,
+            VertexPartitioner partitioner,
+            int storeParallelism,
+            long timeoutMs,
+            int maxOutstandingVertices) {
+        if (maxOutstandingVertices < 1
+                || storeParallelism < 1
+                || storeParallelism > partitioner.numPartitions()) {
+            throw new IllegalArgumentException(
+                    "maxOutstandingVertices must be >= 1 (got "
+                            + maxOutstandingVertices
+                            + ") and storeParallelism in [1, "
+                            + partitioner.numPartitions()
+                            + "] (got "
+                            + storeParallelism
+                            + ")");
         }
         this.fanouts = fanouts.clone();
         this.featureDim = featureDim;
@@ -149,17 +175,26 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
     }
 
     /**
-     * With halo replicas and more than one GraphStore subtask: training batches take the features of
-     * sampled neighbours from the GraphStore subtasks that sampled them ({@link BatchBuilder}), and
-     * requests shrink so that a neighbour part of a request's sampled neighbours stays under the
-     * record cap too. A single subtask owns every vertex, so its batches fetch features by row, each
-     * vertex once, as without replicas.
+     * With halo replicas and more than one GraphStore subtask: training batches take the features
+     * of sampled neighbours from the GraphStore subtasks that sampled them ({@link BatchBuilder}),
+     * and requests shrink so that a neighbour part of a request's sampled neighbours stays under
+     * the record cap too. A single subtask owns every vertex, so its batches fetch features by row,
+     * each vertex once, as without replicas.
      */
     public BatchAssembler withHalo(boolean on) {
         this.halo = on && routeOfSubtask.length > 1;
-        long neighbourBytes = (long) maxFanout(fanouts) * (Float.BYTES * featureDim + 2L * Long.BYTES);
-        this.maxSampleVertices = halo ? (int) Math.max(1, Math.min(maxRequestVertices,
-                MiniBatchPart.MAX_RECORD_BYTES / Math.max(1, neighbourBytes))) : maxRequestVertices;
+        long neighbourBytes =
+                (long) maxFanout(fanouts) * (Float.BYTES * featureDim + 2L * Long.BYTES);
+        this.maxSampleVertices =
+                halo
+                        ? (int)
+                                Math.max(
+                                        1,
+                                        Math.min(
+                                                maxRequestVertices,
+                                                MiniBatchPart.MAX_RECORD_BYTES
+                                                        / Math.max(1, neighbourBytes)))
+                        : maxRequestVertices;
         return this;
     }
 
@@ -173,7 +208,10 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
         return this;
     }
 
-    /** Neighbours per vertex in evaluation blocks ({@link BatchBuilder#evalFanout}); -1 (the default): all. */
+    /**
+     * Neighbours per vertex in evaluation blocks ({@link BatchBuilder#evalFanout}); -1 (the
+     * default): all.
+     */
     public BatchAssembler withEvalFanout(int fanout) {
         this.evalFanout = fanout;
         return this;
@@ -181,8 +219,13 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
 
     private int layerWidth(int layer) {
         if (layer < 1 || layer > layerWidths.length) {
-            throw new IllegalStateException("an inference block reads outputs of layer " + layer + ", but the "
-                    + "assembler knows the widths of " + layerWidths.length + " hidden layers");
+            throw new IllegalStateException(
+                    "an inference block reads outputs of layer "
+                            + layer
+                            + ", but the "
+                            + "assembler knows the widths of "
+                            + layerWidths.length
+                            + " hidden layers");
         }
         return layerWidths[layer - 1];
     }
@@ -222,10 +265,16 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
      */
     private void scheduleHeartbeat() {
         long now = getProcessingTimeService().getCurrentProcessingTime();
-        getProcessingTimeService().registerTimer(now + HEARTBEAT_MS, t -> {
-            output.collect(new StreamRecord<>(GraphStoreInput.of(SampleRequest.heartbeat(routeOf[0]))));
-            scheduleHeartbeat();
-        });
+        getProcessingTimeService()
+                .registerTimer(
+                        now + HEARTBEAT_MS,
+                        t -> {
+                            output.collect(
+                                    new StreamRecord<>(
+                                            GraphStoreInput.of(
+                                                    SampleRequest.heartbeat(routeOf[0]))));
+                            scheduleHeartbeat();
+                        });
     }
 
     @Override
@@ -312,14 +361,33 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
         BatchBuilder builder;
         if (spec.layer >= 2) {
             int dim = layerWidth(spec.layer - 1);
-            builder = new BatchBuilder(spec, attempt, fanouts, featureDim, partitioner, routeOf,
-                    maxRequestVertices(fanouts, dim, maxOutstandingVertices), lastBatchNodes, false)
-                    .layerInput(spec.layer - 1, dim);
+            builder =
+                    new BatchBuilder(
+                                    spec,
+                                    attempt,
+                                    fanouts,
+                                    featureDim,
+                                    partitioner,
+                                    routeOf,
+                                    maxRequestVertices(fanouts, dim, maxOutstandingVertices),
+                                    lastBatchNodes,
+                                    false)
+                            .layerInput(spec.layer - 1, dim);
         } else {
-            builder = new BatchBuilder(spec, attempt, fanouts, featureDim, partitioner, routeOf,
-                    halo ? maxSampleVertices : maxRequestVertices, lastBatchNodes, halo);
+            builder =
+                    new BatchBuilder(
+                            spec,
+                            attempt,
+                            fanouts,
+                            featureDim,
+                            partitioner,
+                            routeOf,
+                            halo ? maxSampleVertices : maxRequestVertices,
+                            lastBatchNodes,
+                            halo);
         }
-        InProgress batch = new InProgress(builder.localRoute(localRoute).evalFanout(evalFanout), now());
+        InProgress batch =
+                new InProgress(builder.localRoute(localRoute).evalFanout(evalFanout), now());
         inProgress.put(spec.batchId, batch);
         queued.addAll(batch.builder.start());
         if (batch.builder.isComplete()) {
@@ -365,7 +433,8 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
             }
         }
         for (List<SampleRequest> bundle : bundles.values()) {
-            output.collect(new StreamRecord<>(GraphStoreInput.of(bundle.toArray(new SampleRequest[0]))));
+            output.collect(
+                    new StreamRecord<>(GraphStoreInput.of(bundle.toArray(new SampleRequest[0]))));
         }
     }
 
@@ -375,12 +444,22 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
      * records for it (sampled neighbours to the assembler, features to the trainer) stay under
      * {@link MiniBatchPart#MAX_RECORD_BYTES}, which Flink would otherwise spill to disk.
      */
-    private static int maxRequestVertices(int[] fanouts, int featureDim, int maxOutstandingVertices) {
-        long bytesPerVertex = (long) Float.BYTES * featureDim + (long) Long.BYTES * (maxFanout(fanouts) + 2);
-        return (int) Math.max(1, Math.min(maxOutstandingVertices / 4, MiniBatchPart.MAX_RECORD_BYTES / bytesPerVertex));
+    private static int maxRequestVertices(
+            int[] fanouts, int featureDim, int maxOutstandingVertices) {
+        long bytesPerVertex =
+                (long) Float.BYTES * featureDim + (long) Long.BYTES * (maxFanout(fanouts) + 2);
+        return (int)
+                Math.max(
+                        1,
+                        Math.min(
+                                maxOutstandingVertices / 4,
+                                MiniBatchPart.MAX_RECORD_BYTES / bytesPerVertex));
     }
 
-    /** The largest fanout, a block's worth for "all neighbours" ({@code -1}), whose responses are estimated so. */
+    /**
+     * The largest fanout, a block's worth for "all neighbours" ({@code -1}), whose responses are
+     * estimated so.
+     */
     private static int maxFanout(int[] fanouts) {
         int fanout = 0;
         for (int f : fanouts) {

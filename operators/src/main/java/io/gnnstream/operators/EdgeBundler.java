@@ -18,11 +18,11 @@ import org.apache.flink.util.OutputTag;
  * of the keyed operator they go to, so that an edge costs an array append here instead of a record
  * of its own (docs/design.md, "Edge bundles"): every edge, by the GraphStore subtask that owns its
  * destination, on the main output; with {@code cutEdges}, also the edges whose ends lie in
- * different partitions, by the {@link ReplicaRouter} subtask that owns their source, on
- * {@link #CUT_EDGES} (see "Halo replicas"). Stateless: a bundle goes out when it holds
- * {@code bundleEdges} edges, at a processing-time tick ({@link #TICK_MS}), before every checkpoint
- * barrier and at the end of input, so a checkpoint never holds one. A vertex's edges stay in
- * arrival order: they all go to one bundle list, and bundles leave in order on one channel.
+ * different partitions, by the {@link ReplicaRouter} subtask that owns their source, on {@link
+ * #CUT_EDGES} (see "Halo replicas"). Stateless: a bundle goes out when it holds {@code bundleEdges}
+ * edges, at a processing-time tick ({@link #TICK_MS}), before every checkpoint barrier and at the
+ * end of input, so a checkpoint never holds one. A vertex's edges stay in arrival order: they all
+ * go to one bundle list, and bundles leave in order on one channel.
  */
 public class EdgeBundler extends AbstractStreamOperator<GraphStoreInput>
         implements OneInputStreamOperator<EdgeUpdate, GraphStoreInput> {
@@ -35,6 +35,7 @@ public class EdgeBundler extends AbstractStreamOperator<GraphStoreInput>
 
     /** Edges per bundle by default (32 KB of sources and operations). */
     public static final int DEFAULT_BUNDLE_EDGES = 2048;
+
     /** How often partly filled bundles are sent. */
     public static final long TICK_MS = 100;
 
@@ -45,6 +46,7 @@ public class EdgeBundler extends AbstractStreamOperator<GraphStoreInput>
 
     /** Per subtask: bundles for the GraphStore, then (with cut edges) for the router. */
     private transient Lists store;
+
     private transient Lists cut;
 
     /** Bundles for a GraphStore (and router) of {@code parallelism} subtasks. */
@@ -52,7 +54,8 @@ public class EdgeBundler extends AbstractStreamOperator<GraphStoreInput>
         this(partitioner, parallelism, cutEdges, DEFAULT_BUNDLE_EDGES);
     }
 
-    public EdgeBundler(VertexPartitioner partitioner, int parallelism, boolean cutEdges, int bundleEdges) {
+    public EdgeBundler(
+            VertexPartitioner partitioner, int parallelism, boolean cutEdges, int bundleEdges) {
         if (bundleEdges < 1) {
             throw new IllegalArgumentException("bundleEdges must be >= 1, got " + bundleEdges);
         }
@@ -138,7 +141,9 @@ public class EdgeBundler extends AbstractStreamOperator<GraphStoreInput>
             if (sources[site].size() == 0) {
                 return;
             }
-            EdgeBundle bundle = new EdgeBundle(sites.holderOfSite(site), sources[site].toArray(), ops[site].toArray());
+            EdgeBundle bundle =
+                    new EdgeBundle(
+                            sites.holderOfSite(site), sources[site].toArray(), ops[site].toArray());
             sources[site].clear();
             ops[site].clear();
             StreamRecord<GraphStoreInput> record = new StreamRecord<>(GraphStoreInput.of(bundle));

@@ -23,10 +23,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Sums the gradient chunks of the data-parallel trainer ranks (the reduce half of the all-reduce).
  *
- * <p>Input: {@link GradientChunk}s, routed to subtask {@code chunk % parallelism}; a contribution is
- * identified by (step, chunk, rank). The reducer holds the contributions of each (step, chunk) until
- * all {@code ranks} are there, then sums them into a {@link ReducedChunk} (values and seed counts
- * summed) and keeps that completed sum: per chunk the sums of the last {@code retainedSteps}
+ * <p>Input: {@link GradientChunk}s, routed to subtask {@code chunk % parallelism}; a contribution
+ * is identified by (step, chunk, rank). The reducer holds the contributions of each (step, chunk)
+ * until all {@code ranks} are there, then sums them into a {@link ReducedChunk} (values and seed
+ * counts summed) and keeps that completed sum: per chunk the sums of the last {@code retainedSteps}
  * completed steps. A contribution for a step that many steps behind the chunk's latest completed
  * sum is stale (every rank has moved past it) and is dropped, as is a second copy of a held one.
  *
@@ -60,19 +60,19 @@ import org.slf4j.LoggerFactory;
  * parallelism, so every subtask gets the union and keeps the entries of its own chunks.
  *
  * <p>Restore at another trainer count: the reducer sums the contributions of its {@code ranks}, the
- * new count. The ranks of the new layout name their rounds above every round of the old one
- * ({@code RankLayout}), so held contributions and sums of the old ranks, restored or replayed, are
- * never mixed into a new sum (a sum of old contributions alone goes to ranks that ignore it) and go
- * stale with the first new sum. Contributions of ranks that no longer exist are dropped and
- * counted ({@code foreignContributions}).
+ * new count. The ranks of the new layout name their rounds above every round of the old one ({@code
+ * RankLayout}), so held contributions and sums of the old ranks, restored or replayed, are never
+ * mixed into a new sum (a sum of old contributions alone goes to ranks that ignore it) and go stale
+ * with the first new sum. Contributions of ranks that no longer exist are dropped and counted
+ * ({@code foreignContributions}).
  *
- * <p>Heartbeats ({@link GradientChunk#isHeartbeat()}) are echoed at once as a step -1 sum and
- * leave no state: they keep records moving to the loop's head, which emits checkpoint barriers only
- * when feedback arrives (docs/design.md, "Flink settings").
+ * <p>Heartbeats ({@link GradientChunk#isHeartbeat()}) are echoed at once as a step -1 sum and leave
+ * no state: they keep records moving to the loop's head, which emits checkpoint barriers only when
+ * feedback arrives (docs/design.md, "Flink settings").
  *
- * <p>The reducer never waits for anything: each record is handled at once and nothing blocks on
- * the feedback edge, so a checkpoint barrier is never held up behind a reduction and checkpoints
- * cannot deadlock on the loop.
+ * <p>The reducer never waits for anything: each record is handled at once and nothing blocks on the
+ * feedback edge, so a checkpoint barrier is never held up behind a reduction and checkpoints cannot
+ * deadlock on the loop.
  */
 public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
         implements OneInputStreamOperator<GradientChunk, ReducedChunk> {
@@ -91,25 +91,35 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
 
     private transient ListState<Entry> contributionState;
     private transient ListState<Entry> sumState;
+
     /** Per chunk: held contributions and completed sums, by step. */
     private transient Map<Integer, ChunkState> chunks;
+
     private transient Counter resentSums;
     private transient Counter staleContributions;
     private transient Counter duplicateContributions;
     private transient Counter foreignContributions;
     private transient long foreignRestored;
+
     /** Per step: the chunks of this subtask's share whose sum is complete. */
     private transient TreeMap<Long, Integer> completedPerStep;
+
     private transient int subtasks;
     private transient int index;
 
-    /** Completed sums kept per chunk: the newest and the one before (ranks are at most a step apart). */
+    /**
+     * Completed sums kept per chunk: the newest and the one before (ranks are at most a step
+     * apart).
+     */
     public static final int DEFAULT_RETAINED_STEPS = 2;
 
     private FaultInjector faults = FaultInjector.NONE;
     private transient long contributions;
 
-    /** Makes this operator fail once as {@code faults} says (failure-injection tests; counts contributions). */
+    /**
+     * Makes this operator fail once as {@code faults} says (failure-injection tests; counts
+     * contributions).
+     */
     public GradientReducer withFaults(FaultInjector faults) {
         this.faults = faults;
         return this;
@@ -117,8 +127,12 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
 
     public GradientReducer(int ranks, int retainedSteps) {
         if (ranks < 1 || retainedSteps < 1) {
-            throw new IllegalArgumentException("ranks (" + ranks + ") and retainedSteps (" + retainedSteps
-                    + ") must be at least 1");
+            throw new IllegalArgumentException(
+                    "ranks ("
+                            + ranks
+                            + ") and retainedSteps ("
+                            + retainedSteps
+                            + ") must be at least 1");
         }
         this.ranks = ranks;
         this.retainedSteps = retainedSteps;
@@ -135,13 +149,18 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
         index = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         for (Entry e : sumState.get()) {
             if (e.chunk % subtasks == index) {
-                chunk(e.chunk).sums.put(e.step, new ReducedChunk(e.step, e.chunk, e.numChunks, e.seeds, e.values));
+                chunk(e.chunk)
+                        .sums
+                        .put(
+                                e.step,
+                                new ReducedChunk(e.step, e.chunk, e.numChunks, e.seeds, e.values));
                 completedPerStep.merge(e.step, 1, Integer::sum);
             }
         }
         for (Entry e : contributionState.get()) {
             if (e.chunk % subtasks == index) {
-                GradientChunk g = new GradientChunk(e.step, e.rank, e.chunk, e.numChunks, e.seeds, e.values);
+                GradientChunk g =
+                        new GradientChunk(e.step, e.rank, e.chunk, e.numChunks, e.seeds, e.values);
                 if (foreign(g)) {
                     foreignRestored++;
                     continue;
@@ -174,7 +193,8 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
             for (GradientChunk[] byRank : c.held.values()) {
                 for (GradientChunk g : byRank) {
                     if (g != null) {
-                        contributions.add(new Entry(g.step, g.chunk, g.numChunks, g.rank, g.seeds, g.values));
+                        contributions.add(
+                                new Entry(g.step, g.chunk, g.numChunks, g.rank, g.seeds, g.values));
                     }
                 }
             }
@@ -190,15 +210,23 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
     public void processElement(StreamRecord<GradientChunk> element) {
         if (element.getValue().isHeartbeat()) {
             GradientChunk beat = element.getValue();
-            output.collect(new StreamRecord<>(new ReducedChunk(beat.step, beat.chunk, 0, 0, new float[0])));
+            output.collect(
+                    new StreamRecord<>(
+                            new ReducedChunk(beat.step, beat.chunk, 0, 0, new float[0])));
             return;
         }
-        faults.check("gradient-reducer", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), ++contributions);
+        faults.check(
+                "gradient-reducer",
+                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                ++contributions);
         GradientChunk g = element.getValue();
         if (foreign(g)) {
             if (foreignContributions.getCount() == 0) {
-                LOG.warn("Dropping {}: the reducer sums {} ranks (a contribution of a rank before a restore at "
-                        + "another trainer count)", g, ranks);
+                LOG.warn(
+                        "Dropping {}: the reducer sums {} ranks (a contribution of a rank before a"
+                                + " restore at another trainer count)",
+                        g,
+                        ranks);
             }
             foreignContributions.inc();
             return;
@@ -269,13 +297,17 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
         }
     }
 
-    /** Whether every chunk of this subtask's share of {@code step} (of {@code numChunks}) is summed. */
+    /**
+     * Whether every chunk of this subtask's share of {@code step} (of {@code numChunks}) is summed.
+     */
     private boolean stepComplete(long step, int numChunks) {
         int share = numChunks <= index ? 0 : (numChunks - 1 - index) / subtasks + 1;
         return completedPerStep.getOrDefault(step, 0) >= share;
     }
 
-    /** {@code v0 + v1 + ... + v(T-1)} accumulated left to right in float, from a copy of rank 0's. */
+    /**
+     * {@code v0 + v1 + ... + v(T-1)} accumulated left to right in float, from a copy of rank 0's.
+     */
     private static ReducedChunk sumInRankOrder(GradientChunk[] byRank) {
         float[] values = byRank[0].values.clone();
         int seeds = byRank[0].seeds;
@@ -298,7 +330,10 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
         output.collect(new StreamRecord<>(sum));
     }
 
-    /** A contribution of a rank beyond this reducer's count: of a layout before a restore at fewer ranks. */
+    /**
+     * A contribution of a rank beyond this reducer's count: of a layout before a restore at fewer
+     * ranks.
+     */
     private boolean foreign(GradientChunk g) {
         return g.rank >= ranks;
     }
@@ -308,8 +343,13 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
             throw new IllegalStateException("gradient contribution " + g + " from rank " + g.rank);
         }
         if (g.chunk < 0 || g.chunk >= g.numChunks) {
-            throw new IllegalStateException("gradient contribution " + g + " has chunk " + g.chunk + " outside 0.."
-                    + (g.numChunks - 1));
+            throw new IllegalStateException(
+                    "gradient contribution "
+                            + g
+                            + " has chunk "
+                            + g.chunk
+                            + " outside 0.."
+                            + (g.numChunks - 1));
         }
         if (g.values == null) {
             throw new IllegalStateException("gradient contribution " + g + " has no values");
@@ -318,8 +358,15 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
 
     private static void checkLength(GradientChunk g, int expected, String what) {
         if (g.values.length != expected) {
-            throw new IllegalStateException("gradient contribution " + g + " has " + g.values.length
-                    + " values but " + what + " for the same step and chunk has " + expected);
+            throw new IllegalStateException(
+                    "gradient contribution "
+                            + g
+                            + " has "
+                            + g.values.length
+                            + " values but "
+                            + what
+                            + " for the same step and chunk has "
+                            + expected);
         }
     }
 
@@ -365,7 +412,10 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
     /** What the reducer holds for one chunk. */
     private final class ChunkState {
         final TreeMap<Long, GradientChunk[]> held = new TreeMap<>();
-        /** The latest completed sum is always among these (eviction keeps retainedSteps of them). */
+
+        /**
+         * The latest completed sum is always among these (eviction keeps retainedSteps of them).
+         */
         final TreeMap<Long, ReducedChunk> sums = new TreeMap<>();
 
         /** No rank can still need {@code step}: a sum at least retainedSteps later is complete. */
@@ -375,8 +425,8 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
     }
 
     /**
-     * Checkpointed form of a held contribution ({@code rank >= 0}) or a completed sum
-     * ({@code rank == -1}, {@code seeds} and {@code values} summed). A Flink POJO (no Kryo).
+     * Checkpointed form of a held contribution ({@code rank >= 0}) or a completed sum ({@code rank
+     * == -1}, {@code seeds} and {@code values} summed). A Flink POJO (no Kryo).
      */
     public static class Entry {
         public long step;

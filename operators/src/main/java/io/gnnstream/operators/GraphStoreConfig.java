@@ -2,53 +2,100 @@ package io.gnnstream.operators;
 
 import java.io.Serializable;
 
-/** Settings of the {@link GraphStoreOperator}; validated here so a bad value fails at job build time. */
+/**
+ * Settings of the {@link GraphStoreOperator}; validated here so a bad value fails at job build
+ * time.
+ */
 public final class GraphStoreConfig implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
     /** Seeds neighbour sampling, with the batch, hop and vertex. */
     public final long seed;
+
     public final int featureDim;
+
     /** How often partition sizes are published to the scheduler. */
     public final long statsIntervalMs;
+
     /** Heap bytes for cached attribute records (0 = no cache). */
     public final long recordCacheBytes;
+
     /** Heap bytes for cached adjacency tails (0 = no cache). */
     public final long adjacencyCacheBytes;
+
     /** Edge additions buffered before they are written (1 = write every edge at once). */
     public final int edgeBufferEdges;
+
     /**
      * Slots of each trainer's feature cache, shared out among the subtasks (0 = no cache: every
      * feature part carries all its features).
      */
     public final int trainerCacheSlots;
+
     /** Whether partitions keep halo replicas (see docs/design.md, "Halo replicas"). */
     public final boolean halo;
 
     /** Settings without halo replicas. */
-    public GraphStoreConfig(long seed, int featureDim, long statsIntervalMs, long recordCacheBytes,
-            long adjacencyCacheBytes, int edgeBufferEdges, int trainerCacheSlots) {
-        this(seed, featureDim, statsIntervalMs, recordCacheBytes, adjacencyCacheBytes, edgeBufferEdges, trainerCacheSlots,
+    public GraphStoreConfig(
+            long seed,
+            int featureDim,
+            long statsIntervalMs,
+            long recordCacheBytes,
+            long adjacencyCacheBytes,
+            int edgeBufferEdges,
+            int trainerCacheSlots) {
+        this(
+                seed,
+                featureDim,
+                statsIntervalMs,
+                recordCacheBytes,
+                adjacencyCacheBytes,
+                edgeBufferEdges,
+                trainerCacheSlots,
                 false);
     }
 
     /** These settings with halo replicas on or off. */
     public GraphStoreConfig withHalo(boolean on) {
-        return new GraphStoreConfig(seed, featureDim, statsIntervalMs, recordCacheBytes, adjacencyCacheBytes,
-                edgeBufferEdges, trainerCacheSlots, on);
+        return new GraphStoreConfig(
+                seed,
+                featureDim,
+                statsIntervalMs,
+                recordCacheBytes,
+                adjacencyCacheBytes,
+                edgeBufferEdges,
+                trainerCacheSlots,
+                on);
     }
 
-    private GraphStoreConfig(long seed, int featureDim, long statsIntervalMs, long recordCacheBytes,
-            long adjacencyCacheBytes, int edgeBufferEdges, int trainerCacheSlots, boolean halo) {
-        if (featureDim < 1 || statsIntervalMs < 1 || recordCacheBytes < 0 || adjacencyCacheBytes < 0
-                || edgeBufferEdges < 1 || trainerCacheSlots < 0) {
-            throw new IllegalArgumentException(String.format(
-                    "graph store settings out of range: featureDim %d (>= 1), statsIntervalMs %d (>= 1), "
-                            + "recordCacheBytes %d (>= 0), adjacencyCacheBytes %d (>= 0), edgeBufferEdges %d (>= 1), "
-                            + "trainerCacheSlots %d (>= 0)",
-                    featureDim, statsIntervalMs, recordCacheBytes, adjacencyCacheBytes, edgeBufferEdges,
-                    trainerCacheSlots));
+    private GraphStoreConfig(
+            long seed,
+            int featureDim,
+            long statsIntervalMs,
+            long recordCacheBytes,
+            long adjacencyCacheBytes,
+            int edgeBufferEdges,
+            int trainerCacheSlots,
+            boolean halo) {
+        if (featureDim < 1
+                || statsIntervalMs < 1
+                || recordCacheBytes < 0
+                || adjacencyCacheBytes < 0
+                || edgeBufferEdges < 1
+                || trainerCacheSlots < 0) {
+            throw new IllegalArgumentException(
+                    String.format(
+                            "graph store settings out of range: featureDim %d (>= 1),"
+                                    + " statsIntervalMs %d (>= 1), recordCacheBytes %d (>= 0),"
+                                    + " adjacencyCacheBytes %d (>= 0), edgeBufferEdges %d (>= 1),"
+                                    + " trainerCacheSlots %d (>= 0)",
+                            featureDim,
+                            statsIntervalMs,
+                            recordCacheBytes,
+                            adjacencyCacheBytes,
+                            edgeBufferEdges,
+                            trainerCacheSlots));
         }
         this.seed = seed;
         this.featureDim = featureDim;

@@ -17,9 +17,9 @@ import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.state.InAdjacency;
 import io.gnnstream.state.Mix;
-import io.gnnstream.state.VertexRecord;
 import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexPartitioner;
+import io.gnnstream.state.VertexRecord;
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
 import java.util.HashMap;
@@ -42,40 +42,41 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Owns the graph: per vertex, its attributes and in-adjacency in keyed (RocksDB) state under
- * {@link VertexKey}.
+ * Owns the graph: per vertex, its attributes and in-adjacency in keyed (RocksDB) state under {@link
+ * VertexKey}.
  *
- * <p>Its input carries graph updates, keyed by the owning vertex, and bundles of
- * {@link SampleRequest}s from the sampling loop's feedback edge, keyed by a partition anchor so that
- * each request (its vertices all in partitions of one subtask, its route) and each bundle reach the
+ * <p>Its input carries graph updates, keyed by the owning vertex, and bundles of {@link
+ * SampleRequest}s from the sampling loop's feedback edge, keyed by a partition anchor so that each
+ * request (its vertices all in partitions of one subtask, its route) and each bundle reach the
  * subtask owning them; the operator then switches its current key to every vertex of each request.
  * It answers with the sampled neighbours to the assembler (main output) and, if the request names
  * feature vertices, with their features and labels straight to the batch's trainer (side output
- * {@link #FEATURES}), bypassing the assembler.
- * With the trainers' feature caches on, a vertex whose features a trainer holds already is sent as
- * a cache slot (a {@link FeatureCacheDirectory} per trainer records what this subtask placed
- * there), so its features cross the network once, not once per batch. Sampling of vertex
- * {@code v} at hop {@code h} of batch {@code b} is seeded by {@code (seed, b, h, v)}, so a request
- * answered twice (after a retry or a restore) gives the same answer for the same graph.
+ * {@link #FEATURES}), bypassing the assembler. With the trainers' feature caches on, a vertex whose
+ * features a trainer holds already is sent as a cache slot (a {@link FeatureCacheDirectory} per
+ * trainer records what this subtask placed there), so its features cross the network once, not once
+ * per batch. Sampling of vertex {@code v} at hop {@code h} of batch {@code b} is seeded by {@code
+ * (seed, b, h, v)}, so a request answered twice (after a retry or a restore) gives the same answer
+ * for the same graph.
  *
- * <p>Three heap structures keep RocksDB round trips down, none part of a checkpoint: edge
- * additions wait in an {@link EdgeBuffer} and are written one adjacency update per vertex, always
- * before a request is answered, before a snapshot and at the end of input (so answers and
- * checkpoints see every edge received before them, and a restore replays the rest from the
- * source); a {@link VertexValueCache} of attribute records serves feature fetches, replaced on
- * every node write; and another one of adjacency tails serves neighbour sampling (a vertex of up to
- * {@link #FLAT_DEGREE} in-neighbours is sampled without touching RocksDB: its whole list is cached
- * as one tail), invalidated on every adjacency write. The trainers' cache directories are heap
- * only as well, and forget a vertex on every node write.
+ * <p>Three heap structures keep RocksDB round trips down, none part of a checkpoint: edge additions
+ * wait in an {@link EdgeBuffer} and are written one adjacency update per vertex, always before a
+ * request is answered, before a snapshot and at the end of input (so answers and checkpoints see
+ * every edge received before them, and a restore replays the rest from the source); a {@link
+ * VertexValueCache} of attribute records serves feature fetches, replaced on every node write; and
+ * another one of adjacency tails serves neighbour sampling (a vertex of up to {@link #FLAT_DEGREE}
+ * in-neighbours is sampled without touching RocksDB: its whole list is cached as one tail),
+ * invalidated on every adjacency write. The trainers' cache directories are heap only as well, and
+ * forget a vertex on every node write.
  *
  * <p>Per-partition sizes ({@link PartitionSizes}) live in a heap cache that is written to the
- * partition anchor's keyed state before every snapshot, and are published to the scheduler as {@link GraphEvent}s (side
- * output {@link #EVENTS}) at most once per {@code statsIntervalMs}; edge counts include written
- * edges only. Vertices entering a training, validation or test split are announced at once.
+ * partition anchor's keyed state before every snapshot, and are published to the scheduler as
+ * {@link GraphEvent}s (side output {@link #EVENTS}) at most once per {@code statsIntervalMs}; edge
+ * counts include written edges only. Vertices entering a training, validation or test split are
+ * announced at once.
  *
- * <p>With halo replicas on ({@link GraphStoreConfig#halo}), each subtask also keeps
- * {@link HaloReplicas}: copies of the attribute records of other subtasks' vertices with an
- * in-edge into one of its partitions, as the {@link ReplicaRouter} creates, pushes and drops them.
+ * <p>With halo replicas on ({@link GraphStoreConfig#halo}), each subtask also keeps {@link
+ * HaloReplicas}: copies of the attribute records of other subtasks' vertices with an in-edge into
+ * one of its partitions, as the {@link ReplicaRouter} creates, pushes and drops them.
  *
  * <p>See docs/design.md, "Graph state" (and its "Halo replicas") and "Checkpoints and restore",
  * "GraphStore".
@@ -94,10 +95,10 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             new ValueStateDescriptor<>("vertex-attributes", BytePrimitiveArraySerializer.INSTANCE);
 
     /**
-     * Up to this many in-neighbours, the adjacency cache holds a vertex's whole list (at most 32 KiB)
-     * instead of its tail, so sampling it reads no blocks from RocksDB; larger hubs are few, and
-     * sampling reads at most a fanout's worth of their blocks. Smaller for a small cache: a list
-     * takes at most 1/64 of it, so that it stays cached.
+     * Up to this many in-neighbours, the adjacency cache holds a vertex's whole list (at most 32
+     * KiB) instead of its tail, so sampling it reads no blocks from RocksDB; larger hubs are few,
+     * and sampling reads at most a fanout's worth of their blocks. Smaller for a small cache: a
+     * list takes at most 1/64 of it, so that it stays cached.
      */
     static final int FLAT_DEGREE = 4096;
 
@@ -109,38 +110,56 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private final VertexPartitioner partitioner;
     private final GraphStoreConfig config;
     private FaultInjector faults = FaultInjector.NONE;
+
     /** Sample requests answered since this subtask started (counts for {@link FaultInjector}). */
     private transient long requestsAnswered;
-    /** Layer-output records stored since this subtask started (counts for {@link FaultInjector}). */
+
+    /**
+     * Layer-output records stored since this subtask started (counts for {@link FaultInjector}).
+     */
     private transient long layerRecordsStored;
 
     private transient ValueState<byte[]> attributes;
     private transient InAdjacency adjacency;
     private transient PartitionSizes sizes;
     private transient Counter edgesIngested;
-    /** Edge additions whose source lives in another partition: over edgesIngested, the live assignment's edge cut. */
+
+    /**
+     * Edge additions whose source lives in another partition: over edgesIngested, the live
+     * assignment's edge cut.
+     */
     private transient Counter cutEdgesIngested;
+
     private transient Counter nodesIngested;
     private transient Counter requests;
     private transient Counter malformedRequests;
+
     /** Layer outputs for vertices of other subtasks, written before a rescale and skipped. */
     private transient Counter staleLayerOutputs;
+
     private transient VertexValueCache recordCache;
     private transient VertexValueCache tailCache;
     private transient EdgeBuffer edgeBuffer;
     private transient int flatDegree;
+
     /** The record sent for a vertex without attributes: zero features, no label. */
     private transient byte[] noAttributes;
+
     /** Per trainer rank: what this subtask placed in that trainer's feature cache. */
     private transient Map<Integer, FeatureCacheDirectory> trainerCaches;
+
     /** Null when halo replicas are off. */
     private transient HaloReplicas halo;
+
     /** This subtask's index: the sender of its feature parts. */
     private transient int subtask;
+
     /** Per partition: whether this subtask owns it. */
     private transient boolean[] owned;
+
     /** The partition whose key holds this subtask's halo replicas: the first of its range. */
     private transient int siteHolder;
+
     /** The layer outputs of inference rounds. */
     private transient LayerOutputStore layerOutputs;
 
@@ -160,27 +179,45 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         super.initializeState(context);
         attributes = context.getKeyedStateStore().getState(ATTRIBUTES);
         adjacency = InAdjacency.of(context.getKeyedStateStore());
-        layerOutputs = new LayerOutputStore(context.getKeyedStateStore(), partitioner, this::setCurrentKey);
-        sizes = new PartitionSizes(context.getKeyedStateStore(), this::setCurrentKey, partitioner.numPartitions(),
-                partitioner.fingerprint());
+        layerOutputs =
+                new LayerOutputStore(
+                        context.getKeyedStateStore(), partitioner, this::setCurrentKey);
+        sizes =
+                new PartitionSizes(
+                        context.getKeyedStateStore(),
+                        this::setCurrentKey,
+                        partitioner.numPartitions(),
+                        partitioner.fingerprint());
         recordCache = new VertexValueCache(config.recordCacheBytes);
         tailCache = new VertexValueCache(config.adjacencyCacheBytes);
         flatDegree = (int) Math.min(FLAT_DEGREE, config.adjacencyCacheBytes / 64 / Long.BYTES);
         edgeBuffer = new EdgeBuffer(config.edgeBufferEdges, partitioner);
         trainerCaches = new HashMap<>();
-        noAttributes = VertexRecord.encode(new NodeUpdate(-1, new float[config.featureDim], NodeUpdate.NO_LABEL, Split.NONE));
+        noAttributes =
+                VertexRecord.encode(
+                        new NodeUpdate(
+                                -1, new float[config.featureDim], NodeUpdate.NO_LABEL, Split.NONE));
         owned = new boolean[partitioner.numPartitions()];
         var task = getRuntimeContext().getTaskInfo();
         subtask = task.getIndexOfThisSubtask();
         int maxParallelism = task.getMaxNumberOfParallelSubtasks();
-        KeyGroupRange range = KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(maxParallelism,
-                task.getNumberOfParallelSubtasks(), subtask);
+        KeyGroupRange range =
+                KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
+                        maxParallelism, task.getNumberOfParallelSubtasks(), subtask);
         for (int p = 0; p < owned.length; p++) {
-            owned[p] = range.contains(KeyGroupRangeAssignment.assignToKeyGroup(VertexKey.anchor(p), maxParallelism));
+            owned[p] =
+                    range.contains(
+                            KeyGroupRangeAssignment.assignToKeyGroup(
+                                    VertexKey.anchor(p), maxParallelism));
         }
         siteHolder = range.getStartKeyGroup();
         if (config.halo) {
-            halo = new HaloReplicas(context, getKeyedStateBackend(), task.getNumberOfParallelSubtasks(), this::setCurrentKey);
+            halo =
+                    new HaloReplicas(
+                            context,
+                            getKeyedStateBackend(),
+                            task.getNumberOfParallelSubtasks(),
+                            this::setCurrentKey);
             if (halo.droppedAtRestore()) {
                 sizes.forgetReplicas(owned);
             }
@@ -202,10 +239,15 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         getMetricGroup().gauge("layerRowsWritten", () -> layerOutputs.rowsWritten());
         getMetricGroup().gauge("missingLayerRows", () -> layerOutputs.missingRows());
         getMetricGroup().gauge("haloReplicas", () -> sizes.sum(PartitionSizes.REPLICAS));
-        getMetricGroup().gauge("replicationFactor", () -> {
-            long vertices = sizes.sum(PartitionSizes.VERTICES);
-            return vertices == 0 ? 0.0 : (double) sizes.sum(PartitionSizes.REPLICAS) / vertices;
-        });
+        getMetricGroup()
+                .gauge(
+                        "replicationFactor",
+                        () -> {
+                            long vertices = sizes.sum(PartitionSizes.VERTICES);
+                            return vertices == 0
+                                    ? 0.0
+                                    : (double) sizes.sum(PartitionSizes.REPLICAS) / vertices;
+                        });
         scheduleStats();
     }
 
@@ -220,7 +262,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             applyReplica(input.replica);
         } else if (input.outputs != null) {
             if (!ownsAll(input.outputs.vertices)) {
-                // Written for the subtasks of another parallelism (read again from the topic after a
+                // Written for the subtasks of another parallelism (read again from the topic after
+                // a
                 // rescale): the scheduler issues that round again for the current subtasks.
                 staleLayerOutputs.inc();
                 return;
@@ -234,13 +277,20 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
                     continue;
                 }
                 if (request.featureVertices.length != request.featureRows.length) {
-                    // Every feature vertex needs its row; the assembler re-sends what stays unanswered.
+                    // Every feature vertex needs its row; the assembler re-sends what stays
+                    // unanswered.
                     malformedRequests.inc();
-                    LOG.warn("dropped a sample request of batch {} naming {} feature vertices but {} rows",
-                            request.batchId, request.featureVertices.length, request.featureRows.length);
+                    LOG.warn(
+                            "dropped a sample request of batch {} naming {} feature vertices but {}"
+                                    + " rows",
+                            request.batchId,
+                            request.featureVertices.length,
+                            request.featureRows.length);
                     continue;
                 }
-                faults.check("graph-store", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                faults.check(
+                        "graph-store",
+                        getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
                         ++requestsAnswered);
                 answer(request);
             }
@@ -298,20 +348,22 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         if (edgeBuffer.isEmpty()) {
             return;
         }
-        edgeBuffer.drain((key, sources) -> {
-            setCurrentKey(key);
-            long[] s = sizes.of(key);
-            s[PartitionSizes.EDGES] += adjacency.addAll(sources);
-            sizes.touched(key.partition());
-            tailCache.invalidate(key.vertex());
-        });
+        edgeBuffer.drain(
+                (key, sources) -> {
+                    setCurrentKey(key);
+                    long[] s = sizes.of(key);
+                    s[PartitionSizes.EDGES] += adjacency.addAll(sources);
+                    sizes.touched(key.partition());
+                    tailCache.invalidate(key.vertex());
+                });
     }
 
     /** A replica change from the router (the current key is the replica's). */
     private void applyReplica(ReplicaMessage message) throws Exception {
         if (halo == null) {
-            throw new IllegalStateException("a halo replica message reached a graph store without halo replicas: "
-                    + message);
+            throw new IllegalStateException(
+                    "a halo replica message reached a graph store without halo replicas: "
+                            + message);
         }
         VertexKey key = message.key();
         long[] s = sizes.of(key);
@@ -338,7 +390,9 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         }
         Split before = previous == null ? Split.NONE : VertexRecord.split(previous);
         if (node.split != before || previous == null) {
-            output.collect(EVENTS, new StreamRecord<>(GraphEvent.seed(key.partition(), node.id, node.split)));
+            output.collect(
+                    EVENTS,
+                    new StreamRecord<>(GraphEvent.seed(key.partition(), node.id, node.split)));
         }
         sizes.touched(key.partition());
         nodesIngested.inc();
@@ -358,13 +412,16 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             part.sender = subtask;
             output.collect(FEATURES, new StreamRecord<>(part));
         } else if (request.featurePart != SampleRequest.NO_FEATURES) {
-            MiniBatchPart part = FeatureParts.byRow(request, trainerCache(request.trainer), this::recordOf, noAttributes);
+            MiniBatchPart part =
+                    FeatureParts.byRow(
+                            request, trainerCache(request.trainer), this::recordOf, noAttributes);
             part.sender = subtask;
             output.collect(FEATURES, new StreamRecord<>(part));
         }
         if (request.neighbourPart != SampleRequest.NO_FEATURES) {
-            MiniBatchPart part = FeatureParts.byVertex(request, response, trainerCache(request.trainer),
-                    this::localRecord);
+            MiniBatchPart part =
+                    FeatureParts.byVertex(
+                            request, response, trainerCache(request.trainer), this::localRecord);
             part.sender = subtask;
             output.collect(FEATURES, new StreamRecord<>(part));
         }
@@ -373,9 +430,9 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
 
     /**
      * Samples the in-neighbours of the request's sample vertices. All tails are looked up in the
-     * cache before any is read: reads of different vertices' values do not depend on each other,
-     * so the processor overlaps their cache misses (a loop that looks up and samples one vertex at
-     * a time would wait for each miss in turn).
+     * cache before any is read: reads of different vertices' values do not depend on each other, so
+     * the processor overlaps their cache misses (a loop that looks up and samples one vertex at a
+     * time would wait for each miss in turn).
      */
     private void sampleNeighbours(SampleRequest request, SampleResponse response) throws Exception {
         long[] vertices = request.sampleVertices;
@@ -393,8 +450,16 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             if (fromState[i]) {
                 tails[i] = tailFromState(vertices[i], tails[i]);
             }
-            sampled[i] = adjacency.sample(tails[i], request.fanout,
-                    new SplittableRandom(Mix.seed(config.seed, request.samplingKey, request.hop, vertices[i])));
+            sampled[i] =
+                    adjacency.sample(
+                            tails[i],
+                            request.fanout,
+                            new SplittableRandom(
+                                    Mix.seed(
+                                            config.seed,
+                                            request.samplingKey,
+                                            request.hop,
+                                            vertices[i])));
             total += sampled[i].length;
         }
         response.sampleVertices = vertices;
@@ -409,9 +474,9 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     }
 
     /**
-     * The record of {@code vertex} as this subtask holds it (owned, or a halo replica with a record),
-     * or null when it cannot tell. A replica made before its vertex had attributes is no answer: the
-     * owner may have the record by now, and the replica's push may still be on its way.
+     * The record of {@code vertex} as this subtask holds it (owned, or a halo replica with a
+     * record), or null when it cannot tell. A replica made before its vertex had attributes is no
+     * answer: the owner may have the record by now, and the replica's push may still be on its way.
      */
     private byte[] localRecord(long vertex) throws Exception {
         if (owned[partitioner.partition(vertex)]) {
@@ -421,11 +486,17 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         return halo == null ? null : halo.record(siteHolder, vertex);
     }
 
-    /** This subtask's directory of {@code trainer}'s feature cache; null when the caches are off. */
+    /**
+     * This subtask's directory of {@code trainer}'s feature cache; null when the caches are off.
+     */
     private FeatureCacheDirectory trainerCache(int trainer) {
-        return trainerCaches.computeIfAbsent(trainer, t -> FeatureCacheDirectory.shareOf(config.trainerCacheSlots,
-                getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
-                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask()));
+        return trainerCaches.computeIfAbsent(
+                trainer,
+                t ->
+                        FeatureCacheDirectory.shareOf(
+                                config.trainerCacheSlots,
+                                getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
+                                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask()));
     }
 
     private boolean ownsAll(long[] vertices) {
@@ -512,7 +583,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
 
     private void scheduleStats() {
         long now = getProcessingTimeService().getCurrentProcessingTime();
-        getProcessingTimeService().registerTimer(now + config.statsIntervalMs, time -> publishStats());
+        getProcessingTimeService()
+                .registerTimer(now + config.statsIntervalMs, time -> publishStats());
     }
 
     private void publishStats() {

@@ -31,26 +31,27 @@ import org.slf4j.LoggerFactory;
  * are keyed by (type, step) and buffered until every rank 0..T-1 has sent its line for the key; a
  * second line of a rank for a pending key replaces the first. Then one line is emitted in the
  * trainer's single-rank format (counts summed over ranks, rates over the longest window, busy and
- * all-reduce time averaged), plus {@code allreduce_s}, {@code checksums} (rank order),
- * {@code replicas_identical} and {@code ranks}. An evaluation line flagged {@link RankLine#ALONE}
- * (rank 0's round of the restored step after a restore at another trainer count) is merged on its
- * own, with {@code ranks} 1. Keys are emitted in the order they complete. The
- * best validation accuracy is tracked across evaluation rounds, and after the first merged round
- * flagged {@code final_round} a final line follows, as {@link TrainerOperator} writes it today.
+ * all-reduce time averaged), plus {@code allreduce_s}, {@code checksums} (rank order), {@code
+ * replicas_identical} and {@code ranks}. An evaluation line flagged {@link RankLine#ALONE} (rank
+ * 0's round of the restored step after a restore at another trainer count) is merged on its own,
+ * with {@code ranks} 1. Keys are emitted in the order they complete. The best validation accuracy
+ * is tracked across evaluation rounds, and after the first merged round flagged {@code final_round}
+ * a final line follows, as {@link TrainerOperator} writes it today.
  *
  * <p>At least once: after a restore the ranks go back to their checkpointed progress and repeat
  * steps and lines, so a step whose merged line was already emitted (before or after the checkpoint)
  * can be emitted again; consumers keep the last line per (type, step). The final line is emitted
  * once per checkpointed history (the flag is state). Pending lines of another number of ranks
- * (restored at another trainer count) are dropped at the restore. Malformed lines are logged, counted
- * ({@code malformedRankLines}) and dropped. Runs with parallelism 1.
+ * (restored at another trainer count) are dropped at the restore. Malformed lines are logged,
+ * counted ({@code malformedRankLines}) and dropped. Runs with parallelism 1.
  *
  * <p>Checkpointed (one {@link State} POJO in operator list state): the lines of the pending keys,
  * the best-validation fields and the finished flag. At most {@value #MAX_PENDING_KEYS} keys are
  * pending: beyond that the key of the oldest step is dropped ({@code droppedPendingKeys}), so a
  * rank line lost for good cannot grow the state without bound.
  */
-public class MetricsMerger extends AbstractStreamOperator<String> implements OneInputStreamOperator<String, String> {
+public class MetricsMerger extends AbstractStreamOperator<String>
+        implements OneInputStreamOperator<String, String> {
 
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(MetricsMerger.class);
@@ -62,8 +63,13 @@ public class MetricsMerger extends AbstractStreamOperator<String> implements One
 
     private transient ListState<State> state;
     private transient Map<Key, JsonNode[]> pending;
-    /** Best validation and the finished flag ({@code pendingLines} unused: {@link #pending} holds them). */
+
+    /**
+     * Best validation and the finished flag ({@code pendingLines} unused: {@link #pending} holds
+     * them).
+     */
     private transient State progress;
+
     private transient Counter malformed;
     private transient Counter dropped;
 
@@ -82,8 +88,11 @@ public class MetricsMerger extends AbstractStreamOperator<String> implements One
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
-        state = context.getOperatorStateStore().getListState(
-                new ListStateDescriptor<>("metrics-merger", TypeInformation.of(State.class)));
+        state =
+                context.getOperatorStateStore()
+                        .getListState(
+                                new ListStateDescriptor<>(
+                                        "metrics-merger", TypeInformation.of(State.class)));
         pending = new LinkedHashMap<>();
         progress = new State();
         for (State s : state.get()) {
@@ -99,7 +108,9 @@ public class MetricsMerger extends AbstractStreamOperator<String> implements One
             }
         }
         if (otherRanks > 0) {
-            LOG.info("Dropped {} pending rank lines of a checkpoint of another number of ranks", otherRanks);
+            LOG.info(
+                    "Dropped {} pending rank lines of a checkpoint of another number of ranks",
+                    otherRanks);
         }
         progress.pendingLines = null;
     }
@@ -115,8 +126,12 @@ public class MetricsMerger extends AbstractStreamOperator<String> implements One
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         State s = new State();
-        s.pendingLines = pending.values().stream().flatMap(Arrays::stream).filter(Objects::nonNull)
-                .map(JsonNode::toString).toArray(String[]::new);
+        s.pendingLines =
+                pending.values().stream()
+                        .flatMap(Arrays::stream)
+                        .filter(Objects::nonNull)
+                        .map(JsonNode::toString)
+                        .toArray(String[]::new);
         s.bestValAcc = progress.bestValAcc;
         s.bestValTestAcc = progress.bestValTestAcc;
         s.bestValStep = progress.bestValStep;
@@ -142,15 +157,25 @@ public class MetricsMerger extends AbstractStreamOperator<String> implements One
             pending.remove(key);
             merge(key, lines);
         } else if (pending.size() > maxPendingKeys) {
-            Key oldest = pending.keySet().stream().min((a, b) -> Long.compare(a.step, b.step)).orElseThrow();
+            Key oldest =
+                    pending.keySet().stream()
+                            .min((a, b) -> Long.compare(a.step, b.step))
+                            .orElseThrow();
             pending.remove(oldest);
             dropped.inc();
-            LOG.warn("More than {} metrics steps pending: dropping {} step {}, a rank line of it is missing",
-                    maxPendingKeys, oldest.type, oldest.step);
+            LOG.warn(
+                    "More than {} metrics steps pending: dropping {} step {}, a rank line of it is"
+                            + " missing",
+                    maxPendingKeys,
+                    oldest.type,
+                    oldest.step);
         }
     }
 
-    /** Puts the line in its key's slot of its rank (replacing an earlier one); returns the key's lines. */
+    /**
+     * Puts the line in its key's slot of its rank (replacing an earlier one); returns the key's
+     * lines.
+     */
     private JsonNode[] buffer(JsonNode line) {
         JsonNode[] lines = pending.computeIfAbsent(Key.of(line), k -> new JsonNode[ranks]);
         lines[line.get(RANK).asInt()] = line;
@@ -173,14 +198,22 @@ public class MetricsMerger extends AbstractStreamOperator<String> implements One
             finalRound |= l.path(FINAL_ROUND).asBoolean(false);
         }
         String checksum = lines[0].path(CHECKSUM).asText();
-        boolean identical = Arrays.stream(lines).allMatch(l -> l.path(CHECKSUM).asText().equals(checksum));
+        boolean identical =
+                Arrays.stream(lines).allMatch(l -> l.path(CHECKSUM).asText().equals(checksum));
         double elapsed = max(lines, ELAPSED_S);
-        ObjectNode out = JSON.createObjectNode().put("step", key.step).put("elapsed_s", elapsed)
-                .put("loss", ratio(sum(lines, LOSS_SUM), seeds)).put("train_acc", ratio(sum(lines, CORRECT), seeds))
-                .put("seeds_per_s", seeds / wall).put("trainer_seeds_per_s", trainerRate).put("busy", busy / count)
-                .put("batches_per_s", sum(lines, STEPS) / wall)
-                .put("sampled_edges_per_s", sum(lines, SAMPLED_EDGES) / wall)
-                .put("edges_ingested", (long) max(lines, EDGES_INGESTED)).put("vertices", (long) max(lines, VERTICES));
+        ObjectNode out =
+                JSON.createObjectNode()
+                        .put("step", key.step)
+                        .put("elapsed_s", elapsed)
+                        .put("loss", ratio(sum(lines, LOSS_SUM), seeds))
+                        .put("train_acc", ratio(sum(lines, CORRECT), seeds))
+                        .put("seeds_per_s", seeds / wall)
+                        .put("trainer_seeds_per_s", trainerRate)
+                        .put("busy", busy / count)
+                        .put("batches_per_s", sum(lines, STEPS) / wall)
+                        .put("sampled_edges_per_s", sum(lines, SAMPLED_EDGES) / wall)
+                        .put("edges_ingested", (long) max(lines, EDGES_INGESTED))
+                        .put("vertices", (long) max(lines, VERTICES));
         double vertices = max(lines, VERTICES);
         double edgesIngested = max(lines, EDGES_INGESTED);
         if (vertices > 0 && edgesIngested > 0) {
@@ -190,7 +223,9 @@ public class MetricsMerger extends AbstractStreamOperator<String> implements One
         double trafficBatches = sum(lines, TRAFFIC_BATCHES);
         if (trafficBatches > 0) {
             out.put("requests_per_batch", sum(lines, LOOP_REQUESTS) / trafficBatches)
-                    .put("request_vertices_per_batch", sum(lines, LOOP_REQUEST_VERTICES) / trafficBatches)
+                    .put(
+                            "request_vertices_per_batch",
+                            sum(lines, LOOP_REQUEST_VERTICES) / trafficBatches)
                     .put("loop_bytes_per_batch", sum(lines, LOOP_BYTES) / trafficBatches)
                     .put("feature_bytes_per_batch", sum(lines, FEATURE_BYTES) / trafficBatches)
                     .put("remote_requests_per_batch", sum(lines, REMOTE_REQUESTS) / trafficBatches)
@@ -201,7 +236,9 @@ public class MetricsMerger extends AbstractStreamOperator<String> implements One
         if (EVAL.equals(key.type)) {
             valAcc = ratio(sum(lines, VAL_CORRECT), sum(lines, VAL_TOTAL));
             testAcc = ratio(sum(lines, TEST_CORRECT), sum(lines, TEST_TOTAL));
-            out.put("eval_s", max(lines, EVAL_S)).put("val_acc", valAcc).put("test_acc", testAcc)
+            out.put("eval_s", max(lines, EVAL_S))
+                    .put("val_acc", valAcc)
+                    .put("test_acc", testAcc)
                     .put("val_loss", ratio(sum(lines, VAL_LOSS_SUM), sum(lines, VAL_TOTAL)))
                     .put("test_loss", ratio(sum(lines, TEST_LOSS_SUM), sum(lines, TEST_TOTAL)));
             if (valAcc > progress.bestValAcc) {
@@ -210,17 +247,29 @@ public class MetricsMerger extends AbstractStreamOperator<String> implements One
                 progress.bestValStep = key.step;
             }
         }
-        out.put("allreduce_s", sum(lines, ALLREDUCE_S) / count).put("checksum", checksum)
-                .<ObjectNode>set("checksums", checksums).put("replicas_identical", identical).put("ranks", count);
+        out.put("allreduce_s", sum(lines, ALLREDUCE_S) / count)
+                .put("checksum", checksum)
+                .<ObjectNode>set("checksums", checksums)
+                .put("replicas_identical", identical)
+                .put("ranks", count);
         output.collect(new StreamRecord<>(out.toString()));
         if (EVAL.equals(key.type) && finalRound && !progress.finished) {
             progress.finished = true;
-            ObjectNode last = JSON.createObjectNode().put("final", true).put("step", key.step)
-                    .put("elapsed_s", elapsed).put("first_step_s", max(lines, FIRST_STEP_S))
-                    .put("eval_s", max(lines, EVAL_S)).put("test_acc", testAcc).put("val_acc", valAcc)
-                    .put("best_val_acc", progress.bestValAcc).put("best_val_test_acc", progress.bestValTestAcc)
-                    .put("best_val_step", progress.bestValStep).put("checksum", checksum)
-                    .<ObjectNode>set("checksums", checksums).put("replicas_identical", identical);
+            ObjectNode last =
+                    JSON.createObjectNode()
+                            .put("final", true)
+                            .put("step", key.step)
+                            .put("elapsed_s", elapsed)
+                            .put("first_step_s", max(lines, FIRST_STEP_S))
+                            .put("eval_s", max(lines, EVAL_S))
+                            .put("test_acc", testAcc)
+                            .put("val_acc", valAcc)
+                            .put("best_val_acc", progress.bestValAcc)
+                            .put("best_val_test_acc", progress.bestValTestAcc)
+                            .put("best_val_step", progress.bestValStep)
+                            .put("checksum", checksum)
+                            .<ObjectNode>set("checksums", checksums)
+                            .put("replicas_identical", identical);
             output.collect(new StreamRecord<>(last.toString()));
         }
     }
@@ -235,18 +284,28 @@ public class MetricsMerger extends AbstractStreamOperator<String> implements One
         }
     }
 
-    /** The line as a JSON object, or null (logged) when it is not a rank line this merger can use. */
+    /**
+     * The line as a JSON object, or null (logged) when it is not a rank line this merger can use.
+     */
     private JsonNode parse(String text) {
         String problem;
         JsonNode n = null;
         try {
             n = text == null ? null : JSON.readTree(text);
-            problem = n == null || !n.isObject() ? "not a JSON object"
-                    : !n.path(RANK).isIntegralNumber() || !n.path(STEP).isIntegralNumber() ? "no rank or step"
-                    : !TRAIN.equals(n.path(TYPE).asText()) && !EVAL.equals(n.path(TYPE).asText()) ? "no type"
-                    : n.get(RANK).asLong() < 0 || n.get(RANK).asLong() >= ranks ? "rank out of range"
-                    : n.has(RANKS) && n.path(RANKS).asInt() != ranks ? "ranks is not " + ranks
-                    : null;
+            problem =
+                    n == null || !n.isObject()
+                            ? "not a JSON object"
+                            : !n.path(RANK).isIntegralNumber() || !n.path(STEP).isIntegralNumber()
+                                    ? "no rank or step"
+                                    : !TRAIN.equals(n.path(TYPE).asText())
+                                                    && !EVAL.equals(n.path(TYPE).asText())
+                                            ? "no type"
+                                            : n.get(RANK).asLong() < 0
+                                                            || n.get(RANK).asLong() >= ranks
+                                                    ? "rank out of range"
+                                                    : n.has(RANKS) && n.path(RANKS).asInt() != ranks
+                                                            ? "ranks is not " + ranks
+                                                            : null;
         } catch (Exception e) {
             problem = "not JSON: " + e.getMessage();
         }
@@ -290,6 +349,7 @@ public class MetricsMerger extends AbstractStreamOperator<String> implements One
     public static class State {
         /** Rank lines of the pending keys, key by key in arrival order of the keys. */
         public String[] pendingLines;
+
         public double bestValAcc = -1;
         public double bestValTestAcc;
         public long bestValStep;

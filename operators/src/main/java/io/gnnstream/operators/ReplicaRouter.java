@@ -48,24 +48,24 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * partition, under its anchor key, the {@link CutEdgeLog} of the edges from its vertices (all of
  * them, whatever the site, so that the sites can be worked out again at another parallelism) and
  * the {@link ReplicaHolders} of its vertices (a record or not, the sites holding a replica). An
- * edge costs an append to the log and, when its ends lie on different sites, a look at the
- * holders: the site's first such edge sends it a {@link ReplicaMessage#create} with the record
- * (or none while {@code u} has no attributes). Every node update of {@code u} is pushed to every
- * holding site. A removal between sites marks {@code u} for a check: once the check is due (after
- * {@code maxDropDelayMs}, at a processing-time tick), before every checkpoint barrier and at the
- * end of input, the partition's log is compacted into its current edges, and a holding site where
- * {@code u} has no out-neighbour left gets a {@link ReplicaMessage#drop}. So the duplicate of an
- * edge changes nothing, and the removal of an absent one drops nothing. The log's heap tails and
- * the changed holders go to state before every barrier, and the messages go to the GraphStore with
- * the graph updates on ordinary keyed edges: they are part of every checkpoint and never lost or
+ * edge costs an append to the log and, when its ends lie on different sites, a look at the holders:
+ * the site's first such edge sends it a {@link ReplicaMessage#create} with the record (or none
+ * while {@code u} has no attributes). Every node update of {@code u} is pushed to every holding
+ * site. A removal between sites marks {@code u} for a check: once the check is due (after {@code
+ * maxDropDelayMs}, at a processing-time tick), before every checkpoint barrier and at the end of
+ * input, the partition's log is compacted into its current edges, and a holding site where {@code
+ * u} has no out-neighbour left gets a {@link ReplicaMessage#drop}. So the duplicate of an edge
+ * changes nothing, and the removal of an absent one drops nothing. The log's heap tails and the
+ * changed holders go to state before every barrier, and the messages go to the GraphStore with the
+ * graph updates on ordinary keyed edges: they are part of every checkpoint and never lost or
  * repeated.
  *
- * <p>Rescaling: union operator state records the GraphStore parallelism the replicas were made
- * for. A restore at another one (or from state without that record) makes the GraphStore drop all
- * its replicas and the router create them again for the new sites from the compacted logs, once,
- * at its first input or processing-time tick; until then a checkpoint records that the replicas
- * are not made, so a restore from it makes them again. State in the per-vertex layout
- * ({@link #LEGACY_CUT_OUT_NEIGHBOURS}) is moved into the logs at restore.
+ * <p>Rescaling: union operator state records the GraphStore parallelism the replicas were made for.
+ * A restore at another one (or from state without that record) makes the GraphStore drop all its
+ * replicas and the router create them again for the new sites from the compacted logs, once, at its
+ * first input or processing-time tick; until then a checkpoint records that the replicas are not
+ * made, so a restore from it makes them again. State in the per-vertex layout ({@link
+ * #LEGACY_CUT_OUT_NEIGHBOURS}) is moved into the logs at restore.
  */
 public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         implements OneInputStreamOperator<GraphStoreInput, GraphStoreInput> {
@@ -74,22 +74,34 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
 
     /** How long a removal between sites waits at most, by default, before its drop check. */
     public static final long DEFAULT_MAX_DROP_DELAY_MS = 1000;
+
     /** How often due checks and grown logs are looked at. */
     public static final long TICK_MS = 100;
+
     /** Logged operations kept on the heap before they go to state. */
     static final int TAIL_FLUSH = 1 << 21;
 
     static final ValueStateDescriptor<byte[]> RECORD =
-            new ValueStateDescriptor<>("replica-source-record", BytePrimitiveArraySerializer.INSTANCE);
+            new ValueStateDescriptor<>(
+                    "replica-source-record", BytePrimitiveArraySerializer.INSTANCE);
+
     /** Per partition (anchor key): chunks of its {@link CutEdgeLog}. */
     static final ListStateDescriptor<byte[]> CUT_EDGE_LOG =
-            new ListStateDescriptor<>("replica-cut-edge-log", BytePrimitiveArraySerializer.INSTANCE);
+            new ListStateDescriptor<>(
+                    "replica-cut-edge-log", BytePrimitiveArraySerializer.INSTANCE);
+
     /** Per partition (anchor key): its {@link ReplicaHolders}. */
     static final ValueStateDescriptor<byte[]> HOLDERS =
             new ValueStateDescriptor<>("replica-holders", BytePrimitiveArraySerializer.INSTANCE);
-    /** The per-vertex layout: each vertex's sorted cut out-neighbours; moved into the logs at restore. */
+
+    /**
+     * The per-vertex layout: each vertex's sorted cut out-neighbours; moved into the logs at
+     * restore.
+     */
     static final ValueStateDescriptor<long[]> LEGACY_CUT_OUT_NEIGHBOURS =
-            new ValueStateDescriptor<>("replica-cut-out-neighbours", LongPrimitiveArraySerializer.INSTANCE);
+            new ValueStateDescriptor<>(
+                    "replica-cut-out-neighbours", LongPrimitiveArraySerializer.INSTANCE);
+
     /** The GraphStore parallelism the replicas were made for; -1 while they are not made. */
     static final ListStateDescriptor<Integer> MADE_FOR =
             new ListStateDescriptor<>("replica-router-sites", IntSerializer.INSTANCE);
@@ -106,11 +118,15 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
     private transient CutEdgeLog log;
     private transient CutEdgeLog.Chunks chunks;
     private transient ReplicaHolders holders;
+
     /** Per partition, the vertices with a removal between sites since its last compaction. */
     private transient LongHashSet[] checks;
+
     private transient int pendingChecks;
+
     /** When the oldest pending check was made. */
     private transient long oldestCheckAt;
+
     private transient Counter pushes;
     private transient Counter drops;
 
@@ -118,10 +134,13 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         this(partitioner, storeParallelism, DEFAULT_MAX_DROP_DELAY_MS);
     }
 
-    /** With {@code maxDropDelayMs} 0, removals are checked as soon as their input record is applied. */
+    /**
+     * With {@code maxDropDelayMs} 0, removals are checked as soon as their input record is applied.
+     */
     public ReplicaRouter(VertexPartitioner partitioner, int storeParallelism, long maxDropDelayMs) {
         if (maxDropDelayMs < 0) {
-            throw new IllegalArgumentException("maxDropDelayMs must be >= 0, got " + maxDropDelayMs);
+            throw new IllegalArgumentException(
+                    "maxDropDelayMs must be >= 0, got " + maxDropDelayMs);
         }
         this.partitioner = partitioner;
         this.sites = new StoreSites(partitioner.numPartitions(), storeParallelism);
@@ -139,33 +158,39 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         log = new CutEdgeLog(partitions, TAIL_FLUSH);
         holders = new ReplicaHolders(partitions, sites.parallelism());
         checks = new LongHashSet[partitions];
-        chunks = new CutEdgeLog.Chunks() {
-            @Override
-            public Iterable<byte[]> read(int partition) throws Exception {
-                setCurrentKey(VertexKey.anchor(partition));
-                Iterable<byte[]> stored = logState.get();
-                return stored == null ? List.of() : stored;
-            }
+        chunks =
+                new CutEdgeLog.Chunks() {
+                    @Override
+                    public Iterable<byte[]> read(int partition) throws Exception {
+                        setCurrentKey(VertexKey.anchor(partition));
+                        Iterable<byte[]> stored = logState.get();
+                        return stored == null ? List.of() : stored;
+                    }
 
-            @Override
-            public void append(int partition, byte[] chunk) throws Exception {
-                setCurrentKey(VertexKey.anchor(partition));
-                logState.add(chunk);
-            }
+                    @Override
+                    public void append(int partition, byte[] chunk) throws Exception {
+                        setCurrentKey(VertexKey.anchor(partition));
+                        logState.add(chunk);
+                    }
 
-            @Override
-            public void replace(int partition, List<byte[]> replacement) throws Exception {
-                setCurrentKey(VertexKey.anchor(partition));
-                logState.update(replacement);
-            }
-        };
-        remake = context.isRestored() && StoreSites.madeForAnother(madeFor.get(), sites.parallelism());
+                    @Override
+                    public void replace(int partition, List<byte[]> replacement) throws Exception {
+                        setCurrentKey(VertexKey.anchor(partition));
+                        logState.update(replacement);
+                    }
+                };
+        remake =
+                context.isRestored()
+                        && StoreSites.madeForAnother(madeFor.get(), sites.parallelism());
         if (context.isRestored()) {
             restoreHolders(context.getKeyedStateStore().getState(LEGACY_CUT_OUT_NEIGHBOURS));
         }
     }
 
-    /** Reads the holders of this subtask's partitions; moves state in the per-vertex layout into the logs. */
+    /**
+     * Reads the holders of this subtask's partitions; moves state in the per-vertex layout into the
+     * logs.
+     */
     private void restoreHolders(ValueState<long[]> old) throws Exception {
         for (VertexKey key : keys(HOLDERS.getName())) {
             setCurrentKey(key);
@@ -238,12 +263,14 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         } else {
             GraphUpdate update = element.getValue().update;
             if (update == null) {
-                throw new IllegalArgumentException("the replica router takes graph updates and edge bundles only, got "
-                        + element.getValue());
+                throw new IllegalArgumentException(
+                        "the replica router takes graph updates and edge bundles only, got "
+                                + element.getValue());
             }
             if (update.node != null) {
                 applyNode(update.node.id, VertexRecord.encode(update.node));
-            } else if (partitioner.partition(update.edge.src) != partitioner.partition(update.edge.dst)) {
+            } else if (partitioner.partition(update.edge.src)
+                    != partitioner.partition(update.edge.dst)) {
                 applyEdge(update.edge.src, EdgeBundle.op(update.edge.dst, update.edge.remove));
             }
         }
@@ -252,7 +279,10 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         }
     }
 
-    /** Logs an edge between partitions; makes the replica it calls for, or marks a removal for its check. */
+    /**
+     * Logs an edge between partitions; makes the replica it calls for, or marks a removal for its
+     * check.
+     */
     private void applyEdge(long u, long op) throws Exception {
         int partition = partitioner.partition(u);
         if (log.append(partition, u, op)) {
@@ -270,7 +300,9 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
                 markCheck(partition, u);
             }
         } else if (holders.hold(partition, u, site)) {
-            send(ReplicaMessage.create(u, sites.holderOfSite(site), recordOf(partition, u)), pushes);
+            send(
+                    ReplicaMessage.create(u, sites.holderOfSite(site), recordOf(partition, u)),
+                    pushes);
         }
     }
 
@@ -284,7 +316,9 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         }
     }
 
-    /** The record of {@code u} when it has one, else null (known from the holders, without a read). */
+    /**
+     * The record of {@code u} when it has one, else null (known from the holders, without a read).
+     */
     private byte[] recordOf(int partition, long u) throws Exception {
         if (!holders.hasRecord(partition, u)) {
             return null;
@@ -318,7 +352,10 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         }
     }
 
-    /** Compacts the partition's log; the vertices marked for a check lose the replicas they no longer need. */
+    /**
+     * Compacts the partition's log; the vertices marked for a check lose the replicas they no
+     * longer need.
+     */
     private void compact(int partition) throws Exception {
         LongObjectHashMap<LongHashSet> edges = log.compact(partition, chunks);
         LongHashSet marked = checks[partition];
@@ -367,7 +404,12 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
                 for (LongCursor v : c.value) {
                     int site = sites.siteOf(partitioner.partition(v.value));
                     if (site != home && holders.hold(partition, c.key, site)) {
-                        send(ReplicaMessage.create(c.key, sites.holderOfSite(site), recordOf(partition, c.key)), pushes);
+                        send(
+                                ReplicaMessage.create(
+                                        c.key,
+                                        sites.holderOfSite(site),
+                                        recordOf(partition, c.key)),
+                                pushes);
                     }
                 }
             }
@@ -391,7 +433,10 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         }
     }
 
-    /** Checkpoints hold every change: checks run and heap state is stored before the barrier goes on. */
+    /**
+     * Checkpoints hold every change: checks run and heap state is stored before the barrier goes
+     * on.
+     */
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);

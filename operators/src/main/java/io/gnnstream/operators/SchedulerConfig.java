@@ -16,37 +16,107 @@ public final class SchedulerConfig implements Serializable {
     public final int prefetch;
     public final int minTrainSeeds;
     public final long seed;
+
     /** Trainer ranks T; every training step is T batches, one per rank. */
     public final int trainers;
+
     /** Training starts once the graph holds this many vertices and has ingested this many edges. */
     public final long minVertices;
+
     public final long minEdges;
+
     /** Model layers: an evaluation round is this many layer-wise passes. */
     public final int numLayers;
+
     /** Rounds also follow every this many steps ({@code 0}: only {@link #evalEvery}). */
     public final int predictEvery;
-    /** The last pass of a round also covers vertices outside validation and test (for predictions). */
+
+    /**
+     * The last pass of a round also covers vertices outside validation and test (for predictions).
+     */
     public final boolean predictAll;
-    /** Local batches: a step's seeds are cut by owner (see {@link RankSites}); null for equal slices. */
+
+    /**
+     * Local batches: a step's seeds are cut by owner (see {@link RankSites}); null for equal
+     * slices.
+     */
     private RankSites sites;
 
-    public SchedulerConfig(int numPartitions, int batchSize, int evalBatchSize, long maxSteps, int evalEvery,
-            int prefetch, int minTrainSeeds, long seed) {
-        this(numPartitions, batchSize, evalBatchSize, maxSteps, evalEvery, prefetch, minTrainSeeds, seed, 1, 0, 0);
+    public SchedulerConfig(
+            int numPartitions,
+            int batchSize,
+            int evalBatchSize,
+            long maxSteps,
+            int evalEvery,
+            int prefetch,
+            int minTrainSeeds,
+            long seed) {
+        this(
+                numPartitions,
+                batchSize,
+                evalBatchSize,
+                maxSteps,
+                evalEvery,
+                prefetch,
+                minTrainSeeds,
+                seed,
+                1,
+                0,
+                0);
     }
 
-    public SchedulerConfig(int numPartitions, int batchSize, int evalBatchSize, long maxSteps, int evalEvery,
-            int prefetch, int minTrainSeeds, long seed, int trainers, long minVertices, long minEdges) {
-        this(numPartitions, batchSize, evalBatchSize, maxSteps, evalEvery, prefetch, minTrainSeeds, seed, trainers,
-                minVertices, minEdges, 1, 0, false);
+    public SchedulerConfig(
+            int numPartitions,
+            int batchSize,
+            int evalBatchSize,
+            long maxSteps,
+            int evalEvery,
+            int prefetch,
+            int minTrainSeeds,
+            long seed,
+            int trainers,
+            long minVertices,
+            long minEdges) {
+        this(
+                numPartitions,
+                batchSize,
+                evalBatchSize,
+                maxSteps,
+                evalEvery,
+                prefetch,
+                minTrainSeeds,
+                seed,
+                trainers,
+                minVertices,
+                minEdges,
+                1,
+                0,
+                false);
     }
 
-    public SchedulerConfig(int numPartitions, int batchSize, int evalBatchSize, long maxSteps, int evalEvery,
-            int prefetch, int minTrainSeeds, long seed, int trainers, long minVertices, long minEdges,
-            int numLayers, int predictEvery, boolean predictAll) {
+    public SchedulerConfig(
+            int numPartitions,
+            int batchSize,
+            int evalBatchSize,
+            long maxSteps,
+            int evalEvery,
+            int prefetch,
+            int minTrainSeeds,
+            long seed,
+            int trainers,
+            long minVertices,
+            long minEdges,
+            int numLayers,
+            int predictEvery,
+            boolean predictAll) {
         if (trainers < 1 || numLayers < 1 || predictEvery < 0) {
-            throw new IllegalArgumentException("need trainers >= 1, numLayers >= 1 and predictEvery >= 0, got "
-                    + trainers + ", " + numLayers + ", " + predictEvery);
+            throw new IllegalArgumentException(
+                    "need trainers >= 1, numLayers >= 1 and predictEvery >= 0, got "
+                            + trainers
+                            + ", "
+                            + numLayers
+                            + ", "
+                            + predictEvery);
         }
         if (trainers < 1) {
             throw new IllegalArgumentException("trainers must be positive, got " + trainers);
@@ -67,10 +137,13 @@ public final class SchedulerConfig implements Serializable {
         this.predictAll = predictAll;
     }
 
-    /** Cuts every training step's seeds by owner ({@link RankSites}) instead of into equal slices. */
+    /**
+     * Cuts every training step's seeds by owner ({@link RankSites}) instead of into equal slices.
+     */
     public SchedulerConfig withLocalBatches(RankSites sites) {
         if (sites != null && !sites.applies()) {
-            throw new IllegalArgumentException("local batches need a GraphStore subtask per rank: " + sites);
+            throw new IllegalArgumentException(
+                    "local batches need a GraphStore subtask per rank: " + sites);
         }
         this.sites = sites;
         return this;

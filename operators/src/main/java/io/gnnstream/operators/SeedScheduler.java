@@ -30,10 +30,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Decides which batches are built and when (parallelism 1).
  *
- * <p>Input 1: {@link GraphEvent}s (seed vertices per split, partition sizes). Input 2:
- * {@link Credit}s from the trainer ranks through the second iteration's feedback edge. Output:
- * {@link BatchSpec}s addressed to a trainer rank, numbered per rank in the order that rank must
- * consume them ({@code seq}).
+ * <p>Input 1: {@link GraphEvent}s (seed vertices per split, partition sizes). Input 2: {@link
+ * Credit}s from the trainer ranks through the second iteration's feedback edge. Output: {@link
+ * BatchSpec}s addressed to a trainer rank, numbered per rank in the order that rank must consume
+ * them ({@code seq}).
  *
  * <p>Data-parallel training: each training step is one batch per rank. The step's seeds are the
  * next {@code trainers x batchSize} of the epoch's order, split evenly in rank order, so the batch
@@ -43,47 +43,49 @@ import org.slf4j.LoggerFactory;
  * assembler subtask of its rank's index owns ({@link RankSites}). The blocks of an evaluation round
  * go to the ranks in turn (every replica holds the same model).
  *
- * <p>Training batches are shuffled passes over the known training vertices, like a
- * {@code DataLoader(shuffle=True)}: each epoch sorts the seeds known at its start and permutes them
- * with a generator seeded by {@code (seed, epoch)}, so the order does not depend on arrival order.
- * After every {@code evalEvery} (and every {@code predictEvery}) training steps and after the last
- * one, an evaluation round is inserted into the same sequence: layer-wise full-neighbour inference
- * in {@code numLayers} passes of one-hop blocks of {@code evalBatchSize} destinations. Passes
- * {@code 1..L-1} cover every vertex with attributes known at the round's start; the last pass covers
- * the validation vertices, then the test vertices, then (with {@code predictAll}) all the others,
- * so that a prediction comes out for every vertex. A hidden layer's pass stores its outputs in the
+ * <p>Training batches are shuffled passes over the known training vertices, like a {@code
+ * DataLoader(shuffle=True)}: each epoch sorts the seeds known at its start and permutes them with a
+ * generator seeded by {@code (seed, epoch)}, so the order does not depend on arrival order. After
+ * every {@code evalEvery} (and every {@code predictEvery}) training steps and after the last one,
+ * an evaluation round is inserted into the same sequence: layer-wise full-neighbour inference in
+ * {@code numLayers} passes of one-hop blocks of {@code evalBatchSize} destinations. Passes {@code
+ * 1..L-1} cover every vertex with attributes known at the round's start; the last pass covers the
+ * validation vertices, then the test vertices, then (with {@code predictAll}) all the others, so
+ * that a prediction comes out for every vertex. A hidden layer's pass stores its outputs in the
  * GraphStore's layer-output store, and the next pass reads them there: its first block is issued
- * only once the GraphStore has acknowledged storing every block of the pass before
- * ({@link RoundWrites}). Those writes travel on the sampling loop's feedback edge, so a restored
- * scheduler (or one that sees no write acknowledged for the stall limit) issues again the blocks of
- * the current pass whose writes were not acknowledged. A training step that starts a round tells
- * each rank how many blocks of the last pass it gets ({@link BatchSpec#roundShare}), so that each
- * rank knows when its share of the scores is complete.
+ * only once the GraphStore has acknowledged storing every block of the pass before ({@link
+ * RoundWrites}). Those writes travel on the sampling loop's feedback edge, so a restored scheduler
+ * (or one that sees no write acknowledged for the stall limit) issues again the blocks of the
+ * current pass whose writes were not acknowledged. A training step that starts a round tells each
+ * rank how many blocks of the last pass it gets ({@link BatchSpec#roundShare}), so that each rank
+ * knows when its share of the scores is complete.
  *
  * <p>Flow control: at most {@code prefetch} batches per rank are issued and not yet acknowledged.
  * Training waits until the graph holds {@code minVertices} vertices, has ingested {@code minEdges}
- * edges and knows {@code minTrainSeeds} training vertices. Credits carry a rank's absolute progress, so lost credits (they ride a feedback edge and are not
- * checkpointed) are repaired by the trainer's periodic re-announcement.
+ * edges and knows {@code minTrainSeeds} training vertices. Credits carry a rank's absolute
+ * progress, so lost credits (they ride a feedback edge and are not checkpointed) are repaired by
+ * the trainer's periodic re-announcement.
  *
  * <p>Restore: the issued specs not yet acknowledged are state, and a restored scheduler issues them
  * all again, of a new {@link BatchSpec#generation}, before anything else. Their batches may have
- * been whole at the trainer only through cache slots that did not survive the restore (see
- * {@code TrainerFeatureCache}); the assembler samples each again as a new attempt unless it still
- * has the batch in progress, and the trainer ignores what it has trained or holds whole already
- * (docs/design.md, "Checkpoints and restore", "SeedScheduler"). The last {@code prefetch} specs each
- * rank acknowledged are state too: when a restored rank's credit is below the acknowledgements
- * restored (its credits for the batches in between passed the feedback edge before the
- * checkpoint's barrier, its own snapshot came before them), those specs are issued again.
+ * been whole at the trainer only through cache slots that did not survive the restore (see {@code
+ * TrainerFeatureCache}); the assembler samples each again as a new attempt unless it still has the
+ * batch in progress, and the trainer ignores what it has trained or holds whole already
+ * (docs/design.md, "Checkpoints and restore", "SeedScheduler"). The last {@code prefetch} specs
+ * each rank acknowledged are state too: when a restored rank's credit is below the acknowledgements
+ * restored (its credits for the batches in between passed the feedback edge before the checkpoint's
+ * barrier, its own snapshot came before them), those specs are issued again.
  *
  * <p>Restore at another trainer count T' (docs/design.md, "Checkpoints and restore", "Another
  * trainer count"): the restored ranks all start from the furthest step k that any old rank applied,
  * and only they know k (credits ride a feedback edge, so the scheduler's view of the old ranks'
  * progress can lag theirs). The scheduler starts a new layout ({@link RankLayout}), drops the old
  * ranks' unacknowledged specs and issues nothing until a rank's first credit announces k. Then it
- * rewinds the epoch position to where step {@code k+1} began ({@link StepStarts}, kept for every step
- * not acknowledged by every rank and for the last acknowledged ones), continues the step count at {@code k}, cuts the next steps for T'
- * ranks and numbers every rank's specs from the layout's first sequence number. An evaluation round
- * of step k that it has not seen acknowledged in full is issued again from its first pass.
+ * rewinds the epoch position to where step {@code k+1} began ({@link StepStarts}, kept for every
+ * step not acknowledged by every rank and for the last acknowledged ones), continues the step count
+ * at {@code k}, cuts the next steps for T' ranks and numbers every rank's specs from the layout's
+ * first sequence number. An evaluation round of step k that it has not seen acknowledged in full is
+ * issued again from its first pass.
  */
 public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         implements TwoInputStreamOperator<GraphEvent, Credit, BatchSpec> {
@@ -114,22 +116,40 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
     private transient Set<Long> val;
     private transient Set<Long> test;
     private transient Set<Long> others;
+
     /** Every vertex of the current round in ascending order, derived from the round's sets. */
     private transient long[] roundAll;
+
     private transient boolean restored;
     private transient boolean startLogged;
-    /** Per rank: when its acknowledged progress last advanced (or its specs were last re-issued). */
+
+    /**
+     * Per rank: when its acknowledged progress last advanced (or its specs were last re-issued).
+     */
     private transient long[] progressNanos;
+
     /**
      * Where the steps not acknowledged by every rank, and the last acknowledged ones, began
      * (checkpointed in {@link SchedulerState}).
      */
     private transient StepStarts starts;
-    /** The layer-output writes of the round in progress (checkpointed in {@link SchedulerState#roundWrites}). */
+
+    /**
+     * The layer-output writes of the round in progress (checkpointed in {@link
+     * SchedulerState#roundWrites}).
+     */
     private transient RoundWrites writes;
-    /** When an acknowledged write of the round last arrived (or its unwritten blocks were last re-issued). */
+
+    /**
+     * When an acknowledged write of the round last arrived (or its unwritten blocks were last
+     * re-issued).
+     */
     private transient long writeProgressNanos;
-    /** Per pass of the round in progress: when its first block was issued (for the round's log line); 0: not seen. */
+
+    /**
+     * Per pass of the round in progress: when its first block was issued (for the round's log
+     * line); 0: not seen.
+     */
     private transient long[] passStartNanos;
 
     public SeedScheduler(SchedulerConfig config) {
@@ -218,7 +238,9 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
     public void processElement1(StreamRecord<GraphEvent> element) {
         GraphEvent e = element.getValue();
         if (e.kind == GraphEvent.Kind.LAYER_WRITTEN) {
-            if (e.step == s.roundStep && s.roundSize > 0 && writes.ack(e.roundIndex, e.part, e.parts)) {
+            if (e.step == s.roundStep
+                    && s.roundSize > 0
+                    && writes.ack(e.roundIndex, e.part, e.parts)) {
                 writeProgressNanos = System.nanoTime();
             }
         } else if (e.kind == GraphEvent.Kind.STATS) {
@@ -256,7 +278,8 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
             return; // a credit of an earlier layout's rank
         }
         if (credit.trainer < 0 || credit.trainer >= config.trainers) {
-            throw new IllegalStateException("credit from trainer " + credit.trainer + " of " + config.trainers);
+            throw new IllegalStateException(
+                    "credit from trainer " + credit.trainer + " of " + config.trainers);
         }
         if (s.awaitingRestoredStep) {
             continueAt(RankLayout.restoredStep(s.layout, credit.processedSeq), credit.trainer);
@@ -303,12 +326,18 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
     }
 
     /**
-     * Logs how long the round took, per layer, once its last block is acknowledged (a pass ends where
-     * the next begins; the last one with the acknowledgement).
+     * Logs how long the round took, per layer, once its last block is acknowledged (a pass ends
+     * where the next begins; the last one with the acknowledgement).
      */
     private void logRoundIfComplete(List<BatchSpec> acked) {
-        if (passStartNanos == null || passStartNanos[0] == 0 || s.roundNext < s.roundSize
-                || acked.stream().noneMatch(spec -> spec.kind != MiniBatch.Kind.TRAIN && spec.step == s.roundStep)) {
+        if (passStartNanos == null
+                || passStartNanos[0] == 0
+                || s.roundNext < s.roundSize
+                || acked.stream()
+                        .noneMatch(
+                                spec ->
+                                        spec.kind != MiniBatch.Kind.TRAIN
+                                                && spec.step == s.roundStep)) {
             return;
         }
         for (BatchSpec spec : s.unacked) {
@@ -321,17 +350,32 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         StringBuilder layers = new StringBuilder();
         for (int l = 0; l < config.numLayers; l++) {
             long to = passStartNanos[l + 1] != 0 ? passStartNanos[l + 1] : end;
-            layers.append(l == 0 ? "" : ", ").append(String.format(java.util.Locale.ROOT, "layer %d %.1f s", l + 1,
-                    (to - passStartNanos[l]) / 1e9));
+            layers.append(l == 0 ? "" : ", ")
+                    .append(
+                            String.format(
+                                    java.util.Locale.ROOT,
+                                    "layer %d %.1f s",
+                                    l + 1,
+                                    (to - passStartNanos[l]) / 1e9));
         }
-        LOG.info(String.format(java.util.Locale.ROOT,
-                "Evaluation round of step %d: %.1f s (%s), %d blocks over %d ranks, %d vertices", s.roundStep,
-                (end - passStartNanos[0]) / 1e9, layers, s.roundSize, s.roundOnRankZero ? 1 : config.trainers,
-                roundAll().length));
+        LOG.info(
+                String.format(
+                        java.util.Locale.ROOT,
+                        "Evaluation round of step %d: %.1f s (%s), %d blocks over %d ranks, %d"
+                                + " vertices",
+                        s.roundStep,
+                        (end - passStartNanos[0]) / 1e9,
+                        layers,
+                        s.roundSize,
+                        s.roundOnRankZero ? 1 : config.trainers,
+                        roundAll().length));
         passStartNanos = null;
     }
 
-    /** Adds {@code acked} to {@link SchedulerState#recentlyAcked}, keeping the last {@code prefetch} per rank. */
+    /**
+     * Adds {@code acked} to {@link SchedulerState#recentlyAcked}, keeping the last {@code prefetch}
+     * per rank.
+     */
     private void keepRecentlyAcked(List<BatchSpec> acked) {
         List<BatchSpec> all = new ArrayList<>(Arrays.asList(s.recentlyAcked));
         all.addAll(acked);
@@ -361,8 +405,14 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         }
         again.sort(Comparator.comparingLong(spec -> spec.seq));
         long missing = s.ackedSeqs[rank] - processedSeq - again.size();
-        LOG.info("Rank {} restored at seq {}, behind the acknowledged seq {}: {} batches are issued again{}", rank,
-                processedSeq, s.ackedSeqs[rank], again.size(), missing > 0 ? " (" + missing + " no longer known)" : "");
+        LOG.info(
+                "Rank {} restored at seq {}, behind the acknowledged seq {}: {} batches are issued"
+                        + " again{}",
+                rank,
+                processedSeq,
+                s.ackedSeqs[rank],
+                again.size(),
+                missing > 0 ? " (" + missing + " no longer known)" : "");
         s.ackedSeqs[rank] = processedSeq;
         s.recentlyAcked = stillAcked.toArray(new BatchSpec[0]);
         BatchSpec[] unacked = new BatchSpec[again.size() + s.unacked.length];
@@ -395,17 +445,25 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
     }
 
     /**
-     * Restored for another number of ranks than the checkpoint's: a new layout, whose ranks must first
-     * announce the step they restored (see the class comment).
+     * Restored for another number of ranks than the checkpoint's: a new layout, whose ranks must
+     * first announce the step they restored (see the class comment).
      */
     private void beginLayout() {
         if (s.stepStarts == null) {
-            throw new IllegalStateException("the schedule was checkpointed for " + s.issuedSeqs.length
-                    + " trainers by a version that cannot restore it for another number; restore it with "
-                    + s.issuedSeqs.length + " trainers");
+            throw new IllegalStateException(
+                    "the schedule was checkpointed for "
+                            + s.issuedSeqs.length
+                            + " trainers by a version that cannot restore it for another number;"
+                            + " restore it with "
+                            + s.issuedSeqs.length
+                            + " trainers");
         }
-        LOG.info("The schedule of {} trainer ranks continues with {}: waiting for a rank to announce the step it "
-                + "restored ({} steps issued)", s.issuedSeqs.length, config.trainers, s.trainSteps);
+        LOG.info(
+                "The schedule of {} trainer ranks continues with {}: waiting for a rank to announce"
+                        + " the step it restored ({} steps issued)",
+                s.issuedSeqs.length,
+                config.trainers,
+                s.trainSteps);
         s.layout++;
         s.awaitingRestoredStep = true;
         s.issuedSeqs = new long[config.trainers];
@@ -415,26 +473,40 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
     }
 
     /**
-     * The ranks of a new layout restored step {@code k}: the schedule continues with step
-     * {@code k+1} from where it began, for this layout's ranks, after a round of step k issued again
+     * The ranks of a new layout restored step {@code k}: the schedule continues with step {@code
+     * k+1} from where it began, for this layout's ranks, after a round of step k issued again
      * unless the old ranks acknowledged all of it. Specs of the old layout are dropped.
      */
     private void continueAt(long k, int announcer) {
         if (k < 0 || k > s.trainSteps) {
-            throw new IllegalStateException("rank " + announcer + " restored step " + k + ", but the schedule issued "
-                    + s.trainSteps + " steps");
+            throw new IllegalStateException(
+                    "rank "
+                            + announcer
+                            + " restored step "
+                            + k
+                            + ", but the schedule issued "
+                            + s.trainSteps
+                            + " steps");
         }
         if (k < s.trainSteps) {
             StepStarts.StepStart start = starts.startOf(k + 1);
             if (start == null) {
-                throw new IllegalStateException("no record of where step " + (k + 1) + " began; the schedule cannot "
-                        + "continue after step " + k);
+                throw new IllegalStateException(
+                        "no record of where step "
+                                + (k + 1)
+                                + " began; the schedule cannot "
+                                + "continue after step "
+                                + k);
             }
             if (start.epoch != s.epoch) {
                 s.epochOrder = start.epoch == 0 ? null : starts.orderOf(start.epoch);
                 if (start.epoch != 0 && s.epochOrder == null) {
-                    throw new IllegalStateException("no order of epoch " + start.epoch + " in which step " + (k + 1)
-                            + " began");
+                    throw new IllegalStateException(
+                            "no order of epoch "
+                                    + start.epoch
+                                    + " in which step "
+                                    + (k + 1)
+                                    + " began");
                 }
             }
             s.epoch = start.epoch;
@@ -469,15 +541,21 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         Arrays.fill(s.ackedSeqs, first - 1);
         Arrays.fill(progressNanos, System.nanoTime());
         s.awaitingRestoredStep = false;
-        LOG.info("Rank {} restored step {}: the schedule continues with step {} for {} ranks{}", announcer, k, k + 1,
-                config.trainers, s.roundNext < s.roundSize ? ", after the evaluation round of step " + k : "");
+        LOG.info(
+                "Rank {} restored step {}: the schedule continues with step {} for {} ranks{}",
+                announcer,
+                k,
+                k + 1,
+                config.trainers,
+                s.roundNext < s.roundSize ? ", after the evaluation round of step " + k : "");
     }
 
     /**
-     * A rank that repeats its credit (it re-sends it only while it receives nothing) without progress
-     * for {@link #STALL_REISSUE_NANOS} while specs of it are unacknowledged has lost a batch for good
-     * (e.g. a feature part it had to drop after a restore): its unacknowledged specs are issued again,
-     * as after a restore, of a new generation. They are the same specs, so the batches are the same.
+     * A rank that repeats its credit (it re-sends it only while it receives nothing) without
+     * progress for {@link #STALL_REISSUE_NANOS} while specs of it are unacknowledged has lost a
+     * batch for good (e.g. a feature part it had to drop after a restore): its unacknowledged specs
+     * are issued again, as after a restore, of a new generation. They are the same specs, so the
+     * batches are the same.
      */
     private void reissueIfStalled(int rank) {
         long now = System.nanoTime();
@@ -497,8 +575,12 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
             }
         }
         if (any) {
-            LOG.warn("rank {} made no progress for {} s past seq {}: its unacknowledged batches are issued again",
-                    rank, stallReissueNanos / 1_000_000_000L, s.ackedSeqs[rank]);
+            LOG.warn(
+                    "rank {} made no progress for {} s past seq {}: its unacknowledged batches are"
+                            + " issued again",
+                    rank,
+                    stallReissueNanos / 1_000_000_000L,
+                    s.ackedSeqs[rank]);
         }
     }
 
@@ -553,8 +635,10 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
 
     private void emit(BatchSpec spec, int rank) {
         spec.trainer = rank;
-        spec.batchId = config.sites() != null && spec.kind == MiniBatch.Kind.TRAIN
-                ? config.sites().batchIdFor(rank, s.nextBatchId) : s.nextBatchId;
+        spec.batchId =
+                config.sites() != null && spec.kind == MiniBatch.Kind.TRAIN
+                        ? config.sites().batchIdFor(rank, s.nextBatchId)
+                        : s.nextBatchId;
         s.nextBatchId = spec.batchId + 1;
         spec.seq = s.issuedSeqs[rank]++;
         spec.graphVertices = Arrays.stream(s.partitionVertices).sum();
@@ -568,41 +652,55 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
     }
 
     /**
-     * The next training step: the next {@code trainers x batchSize} seeds of the epoch's order, split
-     * evenly over the ranks in rank order (rank r takes the r-th slice, like
-     * {@code train_idx.split(...)[rank]}), or with local batches by owner ({@link RankSites#split});
-     * an epoch's last step takes what is left, and a remainder
-     * smaller than the number of ranks is skipped (it would leave a rank without seeds). Null when
-     * no step may start.
+     * The next training step: the next {@code trainers x batchSize} seeds of the epoch's order,
+     * split evenly over the ranks in rank order (rank r takes the r-th slice, like {@code
+     * train_idx.split(...)[rank]}), or with local batches by owner ({@link RankSites#split}); an
+     * epoch's last step takes what is left, and a remainder smaller than the number of ranks is
+     * skipped (it would leave a rank without seeds). Null when no step may start.
      */
     private BatchSpec[] nextTrainingStep() {
         boolean stepsLeft = config.maxSteps <= 0 || s.trainSteps < config.maxSteps;
-        if (!stepsLeft || train.isEmpty() || train.size() < config.minTrainSeeds || !graphLoaded()) {
+        if (!stepsLeft
+                || train.isEmpty()
+                || train.size() < config.minTrainSeeds
+                || !graphLoaded()) {
             return null;
         }
         long startEpoch = s.epoch;
         int startPosition = s.epochPosition;
         if (s.epochOrder == null || s.epochOrder.length - s.epochPosition < config.trainers) {
             starts.epochEnds(s.epoch, s.epochOrder);
-            s.epochOrder = shuffled(sorted(train), new SplittableRandom(Mix.seed(config.seed, 0x5EED, s.epoch++)));
+            s.epochOrder =
+                    shuffled(
+                            sorted(train),
+                            new SplittableRandom(Mix.seed(config.seed, 0x5EED, s.epoch++)));
             s.epochPosition = 0;
             if (s.epochOrder.length < config.trainers) {
                 return null;
             }
         }
-        int end = (int) Math.min(s.epochOrder.length, s.epochPosition + (long) config.batchSize * config.trainers);
+        int end =
+                (int)
+                        Math.min(
+                                s.epochOrder.length,
+                                s.epochPosition + (long) config.batchSize * config.trainers);
         int n = end - s.epochPosition;
         long step = ++s.trainSteps;
         starts.record(step, startEpoch, startPosition);
         boolean last = config.maxSteps > 0 && step == config.maxSteps;
-        boolean evaluate = last || (config.evalEvery > 0 && step % config.evalEvery == 0)
-                || (config.predictEvery > 0 && step % config.predictEvery == 0);
+        boolean evaluate =
+                last
+                        || (config.evalEvery > 0 && step % config.evalEvery == 0)
+                        || (config.predictEvery > 0 && step % config.predictEvery == 0);
         if (evaluate) {
             beginRound(step, last);
         }
         BatchSpec[] specs = new BatchSpec[config.trainers];
-        long[][] local = config.sites() == null ? null
-                : config.sites().split(Arrays.copyOfRange(s.epochOrder, s.epochPosition, end));
+        long[][] local =
+                config.sites() == null
+                        ? null
+                        : config.sites()
+                                .split(Arrays.copyOfRange(s.epochOrder, s.epochPosition, end));
         for (int r = 0; r < config.trainers; r++) {
             BatchSpec spec = new BatchSpec();
             spec.kind = MiniBatch.Kind.TRAIN;
@@ -628,7 +726,10 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         boolean loaded = vertices >= config.minVertices && edges >= config.minEdges;
         if (loaded && s.trainSteps == 0 && !startLogged) {
             startLogged = true;
-            LOG.info("Training starts: {} vertices, {} edges ingested, {} training vertices", vertices, edges,
+            LOG.info(
+                    "Training starts: {} vertices, {} edges ingested, {} training vertices",
+                    vertices,
+                    edges,
                     train.size());
         }
         return loaded;
@@ -646,13 +747,17 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
         roundAll = null;
         writes.clear();
         writeProgressNanos = System.nanoTime();
-        int lastPass = chunks(s.roundVal.length) + chunks(s.roundTest.length)
-                + (config.predictAll ? chunks(s.roundOthers.length) : 0);
+        int lastPass =
+                chunks(s.roundVal.length)
+                        + chunks(s.roundTest.length)
+                        + (config.predictAll ? chunks(s.roundOthers.length) : 0);
         s.roundSize = Math.max(1, (config.numLayers - 1) * chunks(roundAll().length) + lastPass);
         s.roundFinal = last;
     }
 
-    /** Batch {@code roundNext} of the round: passes over all vertices, then the scored last pass. */
+    /**
+     * Batch {@code roundNext} of the round: passes over all vertices, then the scored last pass.
+     */
     private BatchSpec nextEvaluation() {
         return evaluation(s.roundNext++);
     }
@@ -736,15 +841,18 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
 
     /**
      * Issues again, of a new generation and with new sequence numbers, the blocks of the round's
-     * current hidden-layer pass that their rank has acknowledged but whose outputs the GraphStore has
-     * not acknowledged storing: after a restore (outputs travel on the sampling loop's feedback edge,
-     * which is in no checkpoint), or when no write has been acknowledged for the stall limit. The
-     * model has not changed since (the round precedes the next step on every rank), so the outputs
-     * are the same. Unacknowledged blocks are issued again by the usual means.
+     * current hidden-layer pass that their rank has acknowledged but whose outputs the GraphStore
+     * has not acknowledged storing: after a restore (outputs travel on the sampling loop's feedback
+     * edge, which is in no checkpoint), or when no write has been acknowledged for the stall limit.
+     * The model has not changed since (the round precedes the next step on every rank), so the
+     * outputs are the same. Unacknowledged blocks are issued again by the usual means.
      */
     private void reissueUnwritten() {
         writeProgressNanos = System.nanoTime();
-        if (s.roundSize == 0 || s.roundNext == 0 || s.roundNext > s.roundSize || config.numLayers < 2) {
+        if (s.roundSize == 0
+                || s.roundNext == 0
+                || s.roundNext > s.roundSize
+                || config.numLayers < 2) {
             return;
         }
         int pass = passOf(s.roundNext - 1);
@@ -768,7 +876,11 @@ public class SeedScheduler extends AbstractStreamOperator<BatchSpec>
             }
         }
         if (again > 0) {
-            LOG.info("{} blocks of layer {} of the round of step {} have no stored outputs: issued again", again, pass,
+            LOG.info(
+                    "{} blocks of layer {} of the round of step {} have no stored outputs: issued"
+                            + " again",
+                    again,
+                    pass,
                     s.roundStep);
         }
     }

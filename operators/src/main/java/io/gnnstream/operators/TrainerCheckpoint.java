@@ -22,13 +22,14 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
  * ({@link #REPLICAS}), and per rank, in split list state, the batches waiting for their turn, the
  * parts of incomplete batches, the pending step and the tables of an evaluation round in progress.
  *
- * <p>{@link #restore} gives a rank its own replica at the checkpoint's trainer count, and at another
- * count the replica of the furthest step any old rank applied with a progress of the next layout
- * ({@link TrainerReplica#restoredAt}); only in the first case do the rank's split states belong to
- * it. Checkpoints written before the replicas existed keep model and progress in split list states
- * ({@link #LEGACY_MODEL}, {@link #LEGACY_PROGRESS}): Flink keeps a list state's redistribution mode
- * in the checkpoint and refuses to register split list state as union list state, so the replicas
- * have a state of their own and these are read instead, at the checkpoint's trainer count only.
+ * <p>{@link #restore} gives a rank its own replica at the checkpoint's trainer count, and at
+ * another count the replica of the furthest step any old rank applied with a progress of the next
+ * layout ({@link TrainerReplica#restoredAt}); only in the first case do the rank's split states
+ * belong to it. Checkpoints written before the replicas existed keep model and progress in split
+ * list states ({@link #LEGACY_MODEL}, {@link #LEGACY_PROGRESS}): Flink keeps a list state's
+ * redistribution mode in the checkpoint and refuses to register split list state as union list
+ * state, so the replicas have a state of their own and these are read instead, at the checkpoint's
+ * trainer count only.
  */
 final class TrainerCheckpoint {
 
@@ -46,20 +47,37 @@ final class TrainerCheckpoint {
     private final ListState<PendingStep> pending;
     private final ListState<InferenceTableState> inference;
 
-    /** What a rank restores: model and progress, and whether its own split states belong to them. */
-    record Restored(GnnModel model, TrainerProgress progress, boolean own, int fromRank, int fromRanks) {}
+    /**
+     * What a rank restores: model and progress, and whether its own split states belong to them.
+     */
+    record Restored(
+            GnnModel model, TrainerProgress progress, boolean own, int fromRank, int fromRanks) {}
 
     TrainerCheckpoint(OperatorStateStore store) throws Exception {
         this.store = store;
         replicas = store.getUnionListState(REPLICAS);
-        buffered = store.getListState(new ListStateDescriptor<>("buffered-batches", MiniBatchSerializer.TYPE_INFO));
-        partials = store.getListState(new ListStateDescriptor<>("partial-batches", MiniBatchPartSerializer.TYPE_INFO));
-        pending = store.getListState(new ListStateDescriptor<>("pending-step", TypeInformation.of(PendingStep.class)));
-        inference = store.getListState(
-                new ListStateDescriptor<>("inference-tables", TypeInformation.of(InferenceTableState.class)));
+        buffered =
+                store.getListState(
+                        new ListStateDescriptor<>(
+                                "buffered-batches", MiniBatchSerializer.TYPE_INFO));
+        partials =
+                store.getListState(
+                        new ListStateDescriptor<>(
+                                "partial-batches", MiniBatchPartSerializer.TYPE_INFO));
+        pending =
+                store.getListState(
+                        new ListStateDescriptor<>(
+                                "pending-step", TypeInformation.of(PendingStep.class)));
+        inference =
+                store.getListState(
+                        new ListStateDescriptor<>(
+                                "inference-tables", TypeInformation.of(InferenceTableState.class)));
     }
 
-    /** Model and progress of rank {@code rank} of {@code trainers} (fresh ones when nothing was restored). */
+    /**
+     * Model and progress of rank {@code rank} of {@code trainers} (fresh ones when nothing was
+     * restored).
+     */
     Restored restore(int rank, int trainers, ModelConfig model, boolean restored) throws Exception {
         List<TrainerReplica> all = new ArrayList<>();
         replicas.get().forEach(all::add);
@@ -67,16 +85,28 @@ final class TrainerCheckpoint {
             return restoreLegacy(rank, trainers, model, restored);
         }
         if (all.stream().allMatch(r -> r.trainers == trainers)) {
-            TrainerReplica own = all.stream().filter(r -> r.rank == rank).findFirst().orElseThrow(
-                    () -> new IllegalStateException("no checkpointed replica of rank " + rank));
-            return new Restored(GnnModel.restore(model, own.model), own.progress, true, rank, trainers);
+            TrainerReplica own =
+                    all.stream()
+                            .filter(r -> r.rank == rank)
+                            .findFirst()
+                            .orElseThrow(
+                                    () ->
+                                            new IllegalStateException(
+                                                    "no checkpointed replica of rank " + rank));
+            return new Restored(
+                    GnnModel.restore(model, own.model), own.progress, true, rank, trainers);
         }
         TrainerReplica furthest = TrainerReplica.furthest(all);
-        return new Restored(GnnModel.restore(model, furthest.model), TrainerReplica.restoredAt(all), false,
-                furthest.rank, all.size());
+        return new Restored(
+                GnnModel.restore(model, furthest.model),
+                TrainerReplica.restoredAt(all),
+                false,
+                furthest.rank,
+                all.size());
     }
 
-    private Restored restoreLegacy(int rank, int trainers, ModelConfig config, boolean restored) throws Exception {
+    private Restored restoreLegacy(int rank, int trainers, ModelConfig config, boolean restored)
+            throws Exception {
         List<ModelState> models = new ArrayList<>();
         List<TrainerProgress> progresses = new ArrayList<>();
         if (store.getRegisteredStateNames().contains(LEGACY_MODEL.getName())) {
@@ -90,11 +120,25 @@ final class TrainerCheckpoint {
             legacy.clear();
         }
         if (restored && (models.size() != 1 || progresses.size() != 1)) {
-            throw new IllegalStateException("rank " + rank + " of " + trainers + " restored " + models.size()
-                    + " models: the checkpoint was written by a version that restores only at its own trainer count");
+            throw new IllegalStateException(
+                    "rank "
+                            + rank
+                            + " of "
+                            + trainers
+                            + " restored "
+                            + models.size()
+                            + " models: the checkpoint was written by a version that restores only"
+                            + " at its own trainer count");
         }
-        GnnModel model = models.isEmpty() ? GnnModel.create(config) : GnnModel.restore(config, models.get(0));
-        return new Restored(model, progresses.isEmpty() ? new TrainerProgress() : progresses.get(0), true, rank,
+        GnnModel model =
+                models.isEmpty()
+                        ? GnnModel.create(config)
+                        : GnnModel.restore(config, models.get(0));
+        return new Restored(
+                model,
+                progresses.isEmpty() ? new TrainerProgress() : progresses.get(0),
+                true,
+                rank,
                 trainers);
     }
 
@@ -114,8 +158,12 @@ final class TrainerCheckpoint {
      * Writes a rank's state; {@code pendingStep} may be null. The inference tables that state of
      * earlier versions held (rounds keep nothing on a rank now) are cleared.
      */
-    void snapshot(TrainerReplica replica, List<MiniBatch> bufferedBatches, List<MiniBatchPart> partialParts,
-            PendingStep pendingStep) throws Exception {
+    void snapshot(
+            TrainerReplica replica,
+            List<MiniBatch> bufferedBatches,
+            List<MiniBatchPart> partialParts,
+            PendingStep pendingStep)
+            throws Exception {
         replicas.update(List.of(replica));
         buffered.update(bufferedBatches);
         partials.update(partialParts);

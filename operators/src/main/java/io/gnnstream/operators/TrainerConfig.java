@@ -1,8 +1,8 @@
 package io.gnnstream.operators;
 
-import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.operators.internal.TrainerFeatureCache;
 import io.gnnstream.operators.model.ModelConfig;
+import io.gnnstream.state.VertexPartitioner;
 import java.io.Serializable;
 
 /** Settings of the {@link TrainerOperator}. */
@@ -13,58 +13,103 @@ public final class TrainerConfig implements Serializable {
     public final ModelConfig model;
     public final int logEvery;
     public final int threads;
+
     /** Directory for NumPy exports, or null for none. */
     public final String modelOut;
+
     public final long creditResendMs;
+
     /**
      * False only for benchmarks of the sampling loop: batches are consumed and acknowledged like in
      * training, but no model step runs, so the loop's own throughput is what gets measured.
      */
     public final boolean compute;
+
     /** Slots of the feature cache the GraphStore fills (0 = none; the GraphStore must agree). */
     public final int featureCacheSlots;
+
     /** Trainer ranks T (each one replica) and reducer subtasks R of the all-reduce. */
     public final int trainers;
+
     public final int reducers;
+
     /** Evaluation rounds emit a prediction per vertex ({@link TrainerOperator#PREDICTIONS}). */
     public final boolean predictions;
+
     /** Predictions carry the last hidden layer. */
     public final boolean embeddings;
+
     /**
      * Where inference rounds store a hidden layer's outputs: the vertex assignment and the
      * GraphStore's parallelism, which name the subtask owning each vertex; null: a single subtask.
      */
     private VertexPartitioner partitioner;
+
     private int storeParallelism = 1;
 
-    public TrainerConfig(ModelConfig model, int logEvery, int threads, String modelOut, long creditResendMs) {
+    public TrainerConfig(
+            ModelConfig model, int logEvery, int threads, String modelOut, long creditResendMs) {
         this(model, logEvery, threads, modelOut, creditResendMs, true, 0);
     }
 
-    public TrainerConfig(ModelConfig model, int logEvery, int threads, String modelOut, long creditResendMs,
-            boolean compute, int featureCacheSlots) {
+    public TrainerConfig(
+            ModelConfig model,
+            int logEvery,
+            int threads,
+            String modelOut,
+            long creditResendMs,
+            boolean compute,
+            int featureCacheSlots) {
         this(model, logEvery, threads, modelOut, creditResendMs, compute, featureCacheSlots, 1, 1);
     }
 
-    public TrainerConfig(ModelConfig model, int logEvery, int threads, String modelOut, long creditResendMs,
-            boolean compute, int featureCacheSlots, int trainers, int reducers) {
-        this(model, logEvery, threads, modelOut, creditResendMs, compute, featureCacheSlots, trainers, reducers,
-                false, false);
+    public TrainerConfig(
+            ModelConfig model,
+            int logEvery,
+            int threads,
+            String modelOut,
+            long creditResendMs,
+            boolean compute,
+            int featureCacheSlots,
+            int trainers,
+            int reducers) {
+        this(
+                model,
+                logEvery,
+                threads,
+                modelOut,
+                creditResendMs,
+                compute,
+                featureCacheSlots,
+                trainers,
+                reducers,
+                false,
+                false);
     }
 
-    public TrainerConfig(ModelConfig model, int logEvery, int threads, String modelOut, long creditResendMs,
-            boolean compute, int featureCacheSlots, int trainers, int reducers, boolean predictions,
+    public TrainerConfig(
+            ModelConfig model,
+            int logEvery,
+            int threads,
+            String modelOut,
+            long creditResendMs,
+            boolean compute,
+            int featureCacheSlots,
+            int trainers,
+            int reducers,
+            boolean predictions,
             boolean embeddings) {
         this.predictions = predictions;
         this.embeddings = embeddings;
         if (trainers < 1 || reducers < 1) {
-            throw new IllegalArgumentException("trainers and reducers must be positive, got " + trainers + ", "
-                    + reducers);
+            throw new IllegalArgumentException(
+                    "trainers and reducers must be positive, got " + trainers + ", " + reducers);
         }
         this.trainers = trainers;
         this.reducers = reducers;
         if (featureCacheSlots < 0) {
-            throw new IllegalArgumentException("featureCacheSlots must be >= 0, got " + featureCacheSlots);
+            throw new IllegalArgumentException(
+                    "featureCacheSlots must be >= 0, got " + featureCacheSlots);
         }
         this.model = model;
         this.logEvery = logEvery;
@@ -75,11 +120,16 @@ public final class TrainerConfig implements Serializable {
         this.featureCacheSlots = featureCacheSlots;
     }
 
-    /** Layer outputs go to the subtask of a GraphStore of {@code parallelism} that owns each vertex. */
+    /**
+     * Layer outputs go to the subtask of a GraphStore of {@code parallelism} that owns each vertex.
+     */
     public TrainerConfig withStore(VertexPartitioner partitioner, int parallelism) {
         if (parallelism < 1 || parallelism > partitioner.numPartitions()) {
-            throw new IllegalArgumentException("GraphStore parallelism must be in [1, " + partitioner.numPartitions()
-                    + "], got " + parallelism);
+            throw new IllegalArgumentException(
+                    "GraphStore parallelism must be in [1, "
+                            + partitioner.numPartitions()
+                            + "], got "
+                            + parallelism);
         }
         this.partitioner = partitioner;
         this.storeParallelism = parallelism;
@@ -95,7 +145,10 @@ public final class TrainerConfig implements Serializable {
         return storeParallelism;
     }
 
-    /** The number of feature cache slots a budget of heap bytes buys for rows of {@code featureDim} features. */
+    /**
+     * The number of feature cache slots a budget of heap bytes buys for rows of {@code featureDim}
+     * features.
+     */
     public static int featureCacheSlots(long budgetBytes, int featureDim) {
         long slotBytes = (long) featureDim * Float.BYTES + TrainerFeatureCache.SLOT_OVERHEAD_BYTES;
         return (int) Math.min(Integer.MAX_VALUE, budgetBytes / slotBytes);

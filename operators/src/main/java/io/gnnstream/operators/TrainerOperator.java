@@ -5,27 +5,27 @@ import io.gnnstream.operators.internal.FaultInjector;
 import io.gnnstream.operators.internal.GradientExchange;
 import io.gnnstream.operators.internal.InferenceRound;
 import io.gnnstream.operators.internal.LayerOutputSender;
-import io.gnnstream.operators.messages.GraphStoreInput;
-import io.gnnstream.operators.messages.LayerOutputs;
-import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
-import io.gnnstream.operators.internal.PendingStep;
-import io.gnnstream.operators.internal.RankLine;
-import io.gnnstream.operators.messages.Credit;
-import io.gnnstream.operators.messages.GradientChunk;
-import io.gnnstream.operators.messages.ReducedChunk;
-import io.gnnstream.operators.model.Gradients;
 import io.gnnstream.operators.internal.MetricsWindow;
 import io.gnnstream.operators.internal.PartialBatches;
+import io.gnnstream.operators.internal.PendingStep;
+import io.gnnstream.operators.internal.RankLine;
 import io.gnnstream.operators.internal.StepRunner;
 import io.gnnstream.operators.internal.TrainerFeatureCache;
+import io.gnnstream.operators.messages.Credit;
+import io.gnnstream.operators.messages.GradientChunk;
+import io.gnnstream.operators.messages.GraphStoreInput;
+import io.gnnstream.operators.messages.LayerOutputs;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.PredictionBatch;
+import io.gnnstream.operators.messages.ReducedChunk;
 import io.gnnstream.operators.model.EvalResult;
+import io.gnnstream.operators.model.GnnModel;
+import io.gnnstream.operators.model.Gradients;
 import io.gnnstream.operators.model.Nd4jThreads;
 import io.gnnstream.operators.model.NpyExport;
-import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.operators.model.TrainResult;
+import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,32 +55,32 @@ import org.slf4j.LoggerFactory;
  * restore) is dropped and counted, and its batch comes again. Once whole, batches are buffered
  * until their {@code seq} is next, so the sequence of updates is the scheduler's, whatever the
  * timing. Training batches update the model. Evaluation rounds are layer-wise inference with the
- * model of the step they follow, spread over the ranks: one-hop blocks in layer order
- * ({@link InferenceRound}); a hidden layer's outputs go to the GraphStore's layer-output store
- * ({@link #LAYER_OUTPUTS}), where the next layer's blocks read them; blocks of the last layer are
- * scored and give the predictions of their vertices ({@link #PREDICTIONS}, one record per block),
- * and when the rank's share of them is done ({@code roundShare}) its metrics line with validation
- * and test counts is emitted. After every batch
- * a {@link Credit} (absolute progress) goes back to the scheduler through the feedback edge; it is
- * re-sent while the trainer is idle, because credits in flight are not part of a checkpoint.
+ * model of the step they follow, spread over the ranks: one-hop blocks in layer order ({@link
+ * InferenceRound}); a hidden layer's outputs go to the GraphStore's layer-output store ({@link
+ * #LAYER_OUTPUTS}), where the next layer's blocks read them; blocks of the last layer are scored
+ * and give the predictions of their vertices ({@link #PREDICTIONS}, one record per block), and when
+ * the rank's share of them is done ({@code roundShare}) its metrics line with validation and test
+ * counts is emitted. After every batch a {@link Credit} (absolute progress) goes back to the
+ * scheduler through the feedback edge; it is re-sent while the trainer is idle, because credits in
+ * flight are not part of a checkpoint.
  *
  * <p>Model steps run on a thread of their own ({@link StepRunner}), one at a time, so the task
  * thread keeps taking in the parts of the next batches while the model computes and the sampling
  * loop is never blocked by the trainer; everything else (bookkeeping, state, output) stays on the
  * task thread. A checkpoint lets the step in flight finish before its barrier goes downstream (at
- * most one step of delay), so the step's credit and metrics line precede the barrier, and
- * snapshots the model after it; no step runs between the barrier and the snapshot.
+ * most one step of delay), so the step's credit and metrics line precede the barrier, and snapshots
+ * the model after it; no step runs between the barrier and the snapshot.
  *
  * <p>Checkpointed: every rank's {@link TrainerReplica} (model and optimizer state, progress
- * bookkeeping) in union list state ({@link TrainerCheckpoint}), and per rank the tables of an evaluation
- * round in progress, the pending step, the buffered batches and the parts of incomplete ones (a
- * checkpoint can fall between the parts of a batch: those before it are state, those after it are
- * in flight or are sent again). At the checkpoint's trainer count each rank restores its own; at
- * another count every rank starts from the replica of the furthest step any old rank applied,
- * drops the rest, numbers its batches in a new layout ({@code RankLayout}) and announces that step
- * to the scheduler in its first credit (docs/design.md, "Checkpoints and restore", "Another trainer
- * count"). Parts addressed to another rank (of a rank that no longer exists) are dropped. Metrics
- * lines (JSON) leave through side output {@link #METRICS}.
+ * bookkeeping) in union list state ({@link TrainerCheckpoint}), and per rank the tables of an
+ * evaluation round in progress, the pending step, the buffered batches and the parts of incomplete
+ * ones (a checkpoint can fall between the parts of a batch: those before it are state, those after
+ * it are in flight or are sent again). At the checkpoint's trainer count each rank restores its
+ * own; at another count every rank starts from the replica of the furthest step any old rank
+ * applied, drops the rest, numbers its batches in a new layout ({@code RankLayout}) and announces
+ * that step to the scheduler in its first credit (docs/design.md, "Checkpoints and restore",
+ * "Another trainer count"). Parts addressed to another rank (of a rank that no longer exists) are
+ * dropped. Metrics lines (JSON) leave through side output {@link #METRICS}.
  *
  * <p>All-reduce (more than one rank): a training step computes the gradient of the rank's summed
  * loss and sends it in chunks ({@link #GRADIENTS}) to the {@link GradientReducer}s, which sum the
@@ -109,7 +109,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
 
     public static final OutputTag<String> METRICS = new OutputTag<>("metrics", Types.STRING);
 
-    /** A prediction per vertex after every evaluation round (rank 0, when {@code predictions} is on). */
+    /**
+     * A prediction per vertex after every evaluation round (rank 0, when {@code predictions} is
+     * on).
+     */
     public static final OutputTag<PredictionBatch> PREDICTIONS =
             new OutputTag<>("predictions", TypeInformation.of(PredictionBatch.class));
 
@@ -122,6 +125,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
 
     /** Period of the heartbeats on the all-reduce loop (see {@link #scheduleHeartbeat}). */
     static final long HEARTBEAT_MS = 100;
+
     /**
      * A rank whose pending step has had no reduced chunk for this long sends its gradient again:
      * the reducers answer a contribution they hold with nothing and one of a summed step with its
@@ -129,7 +133,9 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
      */
     static final long ALL_REDUCE_RESEND_MS = 10_000;
 
-    /** Gradient chunks of this rank's steps, for the reducers (when there is more than one rank). */
+    /**
+     * Gradient chunks of this rank's steps, for the reducers (when there is more than one rank).
+     */
     public static final OutputTag<GradientChunk> GRADIENTS =
             new OutputTag<>("gradients", TypeInformation.of(GradientChunk.class));
 
@@ -146,8 +152,13 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private transient long roundComputeNanos;
     private transient GradientExchange exchange;
     private transient long exchangeStartNanos;
-    /** When (processing time) the pending step's gradient was last sent or a reduced chunk of it arrived. */
+
+    /**
+     * When (processing time) the pending step's gradient was last sent or a reduced chunk of it
+     * arrived.
+     */
     private transient long exchangeActiveAt;
+
     private transient GnnModel model;
     private transient TrainerProgress progress;
     private transient TreeMap<Long, MiniBatch> buffered;
@@ -158,18 +169,24 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private transient long lastInputNanos;
     private transient MetricsWindow window;
     private transient StepRunner<StepOutcome> steps;
+
     /** Set while the operator needs the model at rest (a checkpoint, an export): no step starts. */
     private transient boolean holdSteps;
+
     private transient int rank;
+
     /** Restored at another trainer count: the first credit announces the restored step. */
     private transient boolean announce;
+
     private transient Counter foreignParts;
 
     public TrainerOperator(TrainerConfig config) {
         this.config = config;
     }
 
-    /** Makes this operator fail once as {@code faults} says (failure-injection tests; counts steps). */
+    /**
+     * Makes this operator fail once as {@code faults} says (failure-injection tests; counts steps).
+     */
     public TrainerOperator withFaults(FaultInjector faults) {
         this.faults = faults;
         return this;
@@ -181,17 +198,24 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         rank = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         Nd4jThreads.configure(config.threads);
         checkpoint = new TrainerCheckpoint(context.getOperatorStateStore());
-        TrainerCheckpoint.Restored restored = checkpoint.restore(rank, config.trainers, config.model,
-                context.isRestored());
+        TrainerCheckpoint.Restored restored =
+                checkpoint.restore(rank, config.trainers, config.model, context.isRestored());
         model = restored.model();
         progress = restored.progress();
         announce = !restored.own();
         buffered = new TreeMap<>();
         partials = new PartialBatches();
         featureCache = new TrainerFeatureCache(config.featureCacheSlots, config.model.inFeatures());
-        exchange = new GradientExchange(rank, config.model.numParameters(), config.reducers, progress.layout);
-        inference = new InferenceRound(config.model, config.predictions, config.embeddings, config.partitioner(),
-                config.storeParallelism());
+        exchange =
+                new GradientExchange(
+                        rank, config.model.numParameters(), config.reducers, progress.layout);
+        inference =
+                new InferenceRound(
+                        config.model,
+                        config.predictions,
+                        config.embeddings,
+                        config.partitioner(),
+                        config.storeParallelism());
         if (restored.own()) {
             for (MiniBatch b : checkpoint.buffered()) {
                 buffered.put(b.seq, b);
@@ -203,8 +227,14 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                 exchange.restore(p);
             }
         } else {
-            LOG.info("rank {} of {}: restored from {} checkpointed ranks at step {} (rank {}'s replica), layout {}",
-                    rank, config.trainers, restored.fromRanks(), progress.layoutStep, restored.fromRank(),
+            LOG.info(
+                    "rank {} of {}: restored from {} checkpointed ranks at step {} (rank {}'s"
+                            + " replica), layout {}",
+                    rank,
+                    config.trainers,
+                    restored.fromRanks(),
+                    progress.layoutStep,
+                    restored.fromRank(),
                     progress.layout);
         }
     }
@@ -219,11 +249,19 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         layerRowsSent = getMetricGroup().counter("layerRowsSent");
         roundStartNanos = startNanos;
         window = new MetricsWindow(startNanos);
-        MailboxExecutor mailbox = getContainingTask().getMailboxExecutorFactory()
-                .createExecutor(getOperatorConfig().getChainIndex());
+        MailboxExecutor mailbox =
+                getContainingTask()
+                        .getMailboxExecutorFactory()
+                        .createExecutor(getOperatorConfig().getChainIndex());
         steps = new StepRunner<>("gnnstream-trainer-" + rank + "-steps", mailbox, this::onStepDone);
-        layerOutputs = new LayerOutputSender(getContainingTask().getEnvironment().getAllWriters(), mailbox,
-                o -> output.collect(LAYER_OUTPUTS, new StreamRecord<>(GraphStoreInput.of(o))), this::startNextStep);
+        layerOutputs =
+                new LayerOutputSender(
+                        getContainingTask().getEnvironment().getAllWriters(),
+                        mailbox,
+                        o ->
+                                output.collect(
+                                        LAYER_OUTPUTS, new StreamRecord<>(GraphStoreInput.of(o))),
+                        this::startNextStep);
         exchangeActiveAt = getProcessingTimeService().getCurrentProcessingTime();
         sendGradient(exchange.chunks());
         if (announce) {
@@ -232,12 +270,14 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         startNextStep();
         scheduleCreditResend();
         scheduleHeartbeat();
-        scheduleAllReduceResend(getProcessingTimeService().getCurrentProcessingTime() + ALL_REDUCE_RESEND_MS / 4);
+        scheduleAllReduceResend(
+                getProcessingTimeService().getCurrentProcessingTime() + ALL_REDUCE_RESEND_MS / 4);
     }
 
     /**
-     * Finishes the step in flight before the barrier goes downstream, so that its credit and metrics
-     * line belong to the checkpoint that holds its model; no new step starts until the snapshot.
+     * Finishes the step in flight before the barrier goes downstream, so that its credit and
+     * metrics line belong to the checkpoint that holds its model; no new step starts until the
+     * snapshot.
      */
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
@@ -249,8 +289,11 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         pauseSteps();
-        checkpoint.snapshot(new TrainerReplica(rank, config.trainers, model.snapshot(), progress),
-                new ArrayList<>(buffered.values()), partials.parts(featureCache), exchange.pending());
+        checkpoint.snapshot(
+                new TrainerReplica(rank, config.trainers, model.snapshot(), progress),
+                new ArrayList<>(buffered.values()),
+                partials.parts(featureCache),
+                exchange.pending());
         resumeSteps();
     }
 
@@ -296,7 +339,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         lastInputNanos = System.nanoTime();
         MiniBatchPart part = element.getValue();
         if (part.trainer != rank) {
-            // Of a rank that no longer exists, for a batch begun before a restore at fewer ranks: its
+            // Of a rank that no longer exists, for a batch begun before a restore at fewer ranks:
+            // its
             // cache slots are another directory's.
             foreignParts.inc();
             return;
@@ -304,8 +348,12 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         MiniBatch batch = null;
         if (!featureCache.holdsAll(part)) {
             unresolvedParts.inc();
-            LOG.warn("rank {} dropped a feature part of batch {} (seq {}): it names cache slots this rank does "
-                    + "not hold", rank, part.batchId, part.seq);
+            LOG.warn(
+                    "rank {} dropped a feature part of batch {} (seq {}): it names cache slots this"
+                            + " rank does not hold",
+                    rank,
+                    part.batchId,
+                    part.seq);
         } else if (!alreadyHave(part.seq)) {
             batch = partials.accept(part, featureCache);
         }
@@ -331,11 +379,13 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         if (mean != null) {
             PendingStep step = exchange.pending();
             window.addAllReduce(System.nanoTime() - exchangeStartNanos);
-            steps.submit(() -> {
-                long begin = System.nanoTime();
-                model.applyGradients(mean);
-                return new StepOutcome(null, step, null, null, null, System.nanoTime() - begin);
-            });
+            steps.submit(
+                    () -> {
+                        long begin = System.nanoTime();
+                        model.applyGradients(mean);
+                        return new StepOutcome(
+                                null, step, null, null, null, System.nanoTime() - begin);
+                    });
         }
     }
 
@@ -344,13 +394,20 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
      * waits for its reduced gradient.
      */
     private boolean alreadyHave(long seq) {
-        return seq < progress.nextSeq || buffered.containsKey(seq) || (steps.busy() || exchange.pending() != null)
-                && seq == progress.nextSeq;
+        return seq < progress.nextSeq
+                || buffered.containsKey(seq)
+                || (steps.busy() || exchange.pending() != null) && seq == progress.nextSeq;
     }
 
-    /** Starts the model step of the next batch in sequence, if it is here and no step is running. */
+    /**
+     * Starts the model step of the next batch in sequence, if it is here and no step is running.
+     */
     private void startNextStep() {
-        if (holdSteps || steps.busy() || exchange.pending() != null || !layerOutputs.isEmpty() || buffered.isEmpty()
+        if (holdSteps
+                || steps.busy()
+                || exchange.pending() != null
+                || !layerOutputs.isEmpty()
+                || buffered.isEmpty()
                 || buffered.firstKey() != progress.nextSeq) {
             return;
         }
@@ -359,16 +416,28 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     }
 
     /**
-     * The model work of one batch; runs on the step thread and touches nothing but the model. Running
-     * out of heap fails the task with what the rank was doing, so that the job's failure names it.
+     * The model work of one batch; runs on the step thread and touches nothing but the model.
+     * Running out of heap fails the task with what the rank was doing, so that the job's failure
+     * names it.
      */
     private StepOutcome compute(MiniBatch batch) {
         try {
             return computeStep(batch);
         } catch (OutOfMemoryError e) {
-            throw new IllegalStateException("trainer rank " + rank + " ran out of heap in "
-                    + (batch.layer > 0 ? "the evaluation round of step " + batch.step + " (layer " + batch.layer + ")"
-                            : "training step " + batch.step) + ": " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "trainer rank "
+                            + rank
+                            + " ran out of heap in "
+                            + (batch.layer > 0
+                                    ? "the evaluation round of step "
+                                            + batch.step
+                                            + " (layer "
+                                            + batch.layer
+                                            + ")"
+                                    : "training step " + batch.step)
+                            + ": "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -384,7 +453,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         } else if (batch.isTraining() && config.trainers > 1) {
             pending = gradientStep(batch);
         } else if (batch.isTraining()) {
-            train = config.compute ? model.trainStep(batch) : new TrainResult(0, 0, batch.numSeeds());
+            train =
+                    config.compute
+                            ? model.trainStep(batch)
+                            : new TrainResult(0, 0, batch.numSeeds());
         } else if (batch.numSeeds() > 0 && config.compute) {
             eval = model.evaluate(batch);
         }
@@ -395,7 +467,9 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         return new StepOutcome(batch, pending, train, eval, inferred, nanos);
     }
 
-    /** The gradient of the batch's summed loss, ready for the all-reduce; runs on the step thread. */
+    /**
+     * The gradient of the batch's summed loss, ready for the all-reduce; runs on the step thread.
+     */
     private PendingStep gradientStep(MiniBatch batch) {
         PendingStep p = new PendingStep();
         if (config.compute && batch.numSeeds() > 0) {
@@ -428,7 +502,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private void onStepDone(StepOutcome done) throws Exception {
         MiniBatch batch = done.batch;
         if (batch != null && done.pending != null) {
-            // Gradient computed: send it and wait for the sums; the batch's matrices are free again.
+            // Gradient computed: send it and wait for the sums; the batch's matrices are free
+            // again.
             partials.recycle(batch.features);
             exchangeStartNanos = System.nanoTime();
             exchangeActiveAt = getProcessingTimeService().getCurrentProcessingTime();
@@ -439,7 +514,13 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             // Reduced update applied.
             PendingStep p = done.pending;
             exchange.complete();
-            window.addStep(p.loss, p.correct, p.seeds, p.sampledEdges, p.graphVertices, p.graphEdgesIngested,
+            window.addStep(
+                    p.loss,
+                    p.correct,
+                    p.seeds,
+                    p.sampledEdges,
+                    p.graphVertices,
+                    p.graphEdgesIngested,
                     p.computeNanos + done.nanos);
             window.placement(p.graphReplicas, p.graphCutEdgesIngested);
             stepDone(p.seq, p.step, p.roundSize, p.roundShare, p.finalRound);
@@ -470,7 +551,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     }
 
     /** A training step is complete: its metrics line (or the start of an evaluation round). */
-    private void stepDone(long seq, long step, int roundSize, int roundShare, boolean finalRound) throws Exception {
+    private void stepDone(long seq, long step, int roundSize, int roundShare, boolean finalRound)
+            throws Exception {
         faults.check("trainer", rank, step);
         if (progress.firstStepNanos == 0) {
             progress.firstStepNanos = Math.max(1, System.nanoTime() - startNanos);
@@ -484,7 +566,14 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                 roundComplete(step, finalRound);
             }
         } else if (step % Math.max(1, config.logEvery) == 0) {
-            emit(rankLine(RankLine.train(rank, config.trainers, step, elapsedSeconds(), model.checksum())));
+            emit(
+                    rankLine(
+                            RankLine.train(
+                                    rank,
+                                    config.trainers,
+                                    step,
+                                    elapsedSeconds(),
+                                    model.checksum())));
         }
         finishBatch(seq);
     }
@@ -501,7 +590,9 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         }
     }
 
-    /** Feature parts dropped because they named cache slots this trainer does not hold, for tests. */
+    /**
+     * Feature parts dropped because they named cache slots this trainer does not hold, for tests.
+     */
     long unresolvedFeatureParts() {
         return unresolvedParts.getCount();
     }
@@ -521,7 +612,9 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         return steps.busy();
     }
 
-    /** Runs the step in flight to its end and starts no new one: the model and progress are at rest. */
+    /**
+     * Runs the step in flight to its end and starts no new one: the model and progress are at rest.
+     */
     private void pauseSteps() throws Exception {
         holdSteps = true;
         steps.await();
@@ -560,18 +653,35 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private void roundComplete(long step, boolean finalRound) throws Exception {
         long roundNanos = System.nanoTime() - roundStartNanos;
         progress.evalNanos += roundNanos;
-        LOG.info("rank {}: evaluation round of step {} took {} ms, {} ms of it in the model", rank, step,
-                roundNanos / 1_000_000, roundComputeNanos / 1_000_000);
+        LOG.info(
+                "rank {}: evaluation round of step {} took {} ms, {} ms of it in the model",
+                rank,
+                step,
+                roundNanos / 1_000_000,
+                roundComputeNanos / 1_000_000);
         roundComputeNanos = 0;
-        ObjectNode line = rankLine(RankLine.eval(rank, config.trainers, step, elapsedSeconds(), model.checksum()));
+        ObjectNode line =
+                rankLine(
+                        RankLine.eval(
+                                rank, config.trainers, step, elapsedSeconds(), model.checksum()));
         if (progress.layout > 0 && step == progress.layoutStep) {
-            // The round of the restored step, issued again after a restore at another trainer count:
+            // The round of the restored step, issued again after a restore at another trainer
+            // count:
             // the other ranks reported this step before the restore.
             line.put(RankLine.ALONE, true);
         }
-        emit(RankLine.evalTotals(line, progress.valCorrect, progress.valTotal, progress.valLoss,
-                progress.testCorrect, progress.testTotal, progress.testLoss, finalRound, progress.evalNanos / 1e9,
-                progress.firstStepNanos / 1e9));
+        emit(
+                RankLine.evalTotals(
+                        line,
+                        progress.valCorrect,
+                        progress.valTotal,
+                        progress.valLoss,
+                        progress.testCorrect,
+                        progress.testTotal,
+                        progress.testLoss,
+                        finalRound,
+                        progress.evalNanos / 1e9,
+                        progress.firstStepNanos / 1e9));
         if (finalRound && !progress.finished) {
             progress.finished = true;
             exportModel(true);
@@ -594,7 +704,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         if (config.modelOut == null || rank != 0 || (!force && progress.finished)) {
             return;
         }
-        NpyExport.export(model, Path.of(config.modelOut), Map.of("rank", rank, "next_seq", progress.nextSeq));
+        NpyExport.export(
+                model,
+                Path.of(config.modelOut),
+                Map.of("rank", rank, "next_seq", progress.nextSeq));
     }
 
     /**
@@ -606,34 +719,51 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
      */
     private void scheduleHeartbeat() {
         long now = getProcessingTimeService().getCurrentProcessingTime();
-        getProcessingTimeService().registerTimer(now + HEARTBEAT_MS, t -> {
-            output.collect(GRADIENTS, new StreamRecord<>(GradientChunk.heartbeat(rank)));
-            scheduleHeartbeat();
-        });
+        getProcessingTimeService()
+                .registerTimer(
+                        now + HEARTBEAT_MS,
+                        t -> {
+                            output.collect(
+                                    GRADIENTS, new StreamRecord<>(GradientChunk.heartbeat(rank)));
+                            scheduleHeartbeat();
+                        });
     }
 
     private void scheduleAllReduceResend(long at) {
-        getProcessingTimeService().registerTimer(at, t -> {
-            long quiet = t - exchangeActiveAt;
-            if (exchange.waiting() && quiet >= ALL_REDUCE_RESEND_MS) {
-                LOG.warn("rank {}: step {} has {} of {} reduced chunks and none arrived for {} ms; sending its "
-                        + "gradient again", rank, exchange.pending().step, exchange.receivedChunks(),
-                        exchange.numChunks(), quiet);
-                exchangeActiveAt = t;
-                sendGradient(exchange.chunks());
-            }
-            scheduleAllReduceResend(t + ALL_REDUCE_RESEND_MS / 4);
-        });
+        getProcessingTimeService()
+                .registerTimer(
+                        at,
+                        t -> {
+                            long quiet = t - exchangeActiveAt;
+                            if (exchange.waiting() && quiet >= ALL_REDUCE_RESEND_MS) {
+                                LOG.warn(
+                                        "rank {}: step {} has {} of {} reduced chunks and none"
+                                                + " arrived for {} ms; sending its gradient again",
+                                        rank,
+                                        exchange.pending().step,
+                                        exchange.receivedChunks(),
+                                        exchange.numChunks(),
+                                        quiet);
+                                exchangeActiveAt = t;
+                                sendGradient(exchange.chunks());
+                            }
+                            scheduleAllReduceResend(t + ALL_REDUCE_RESEND_MS / 4);
+                        });
     }
 
     private void scheduleCreditResend() {
         long now = getProcessingTimeService().getCurrentProcessingTime();
-        getProcessingTimeService().registerTimer(now + config.creditResendMs, t -> {
-            if (System.nanoTime() - lastInputNanos >= config.creditResendMs * 1_000_000L) {
-                output.collect(new StreamRecord<>(new Credit(rank, progress.nextSeq - 1)));
-            }
-            scheduleCreditResend();
-        });
+        getProcessingTimeService()
+                .registerTimer(
+                        now + config.creditResendMs,
+                        t -> {
+                            if (System.nanoTime() - lastInputNanos
+                                    >= config.creditResendMs * 1_000_000L) {
+                                output.collect(
+                                        new StreamRecord<>(new Credit(rank, progress.nextSeq - 1)));
+                            }
+                            scheduleCreditResend();
+                        });
     }
 
     private double elapsedSeconds() {
@@ -649,6 +779,11 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
      * pending step when its gradient waits for the all-reduce), or, without a batch, the pending
      * step whose reduced update was applied.
      */
-    private record StepOutcome(MiniBatch batch, PendingStep pending, TrainResult train, EvalResult eval,
-            InferenceRound.Outcome inferred, long nanos) {}
+    private record StepOutcome(
+            MiniBatch batch,
+            PendingStep pending,
+            TrainResult train,
+            EvalResult eval,
+            InferenceRound.Outcome inferred,
+            long nanos) {}
 }

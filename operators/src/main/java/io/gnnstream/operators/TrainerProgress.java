@@ -9,8 +9,13 @@ public class TrainerProgress {
     public long nextSeq;
     public long roundStep = -1;
     public int roundSeen;
-    /** Blocks of the round's last pass this rank gets (0 in state written before rounds were spread over the ranks). */
+
+    /**
+     * Blocks of the round's last pass this rank gets (0 in state written before rounds were spread
+     * over the ranks).
+     */
     public int roundShare;
+
     public long valCorrect;
     public long valTotal;
     public double valLoss;
@@ -18,16 +23,24 @@ public class TrainerProgress {
     public long testTotal;
     public double testLoss;
     public boolean finished;
+
     /** Time spent in evaluation rounds so far, and from the operator's start to its first step. */
     public long evalNanos;
+
     public long firstStepNanos;
-    /** The last training step this rank applied (0 in state written before it was kept: see the model's step). */
-    public long appliedStep;
+
     /**
-     * The layout of the ranks ({@code RankLayout}): restores at another trainer count so far; and the
-     * step the ranks of this layout restored (the layout's first step is the one after it).
+     * The last training step this rank applied (0 in state written before it was kept: see the
+     * model's step).
+     */
+    public long appliedStep;
+
+    /**
+     * The layout of the ranks ({@code RankLayout}): restores at another trainer count so far; and
+     * the step the ranks of this layout restored (the layout's first step is the one after it).
      */
     public int layout;
+
     public long layoutStep;
 
     public TrainerProgress() {}

@@ -5,10 +5,10 @@ import io.gnnstream.operators.model.ModelState;
 import java.util.List;
 
 /**
- * One trainer rank's replica in the trainer's checkpoint: the model with its optimizer state and the
- * rank's progress, tagged with the rank and the number of ranks that wrote it. Kept in union list
- * state, so that every rank of a job restored at another trainer count sees every old rank's replica
- * and all pick the same one ({@link #restoredAt}). A Flink POJO.
+ * One trainer rank's replica in the trainer's checkpoint: the model with its optimizer state and
+ * the rank's progress, tagged with the rank and the number of ranks that wrote it. Kept in union
+ * list state, so that every rank of a job restored at another trainer count sees every old rank's
+ * replica and all pick the same one ({@link #restoredAt}). A Flink POJO.
  */
 public class TrainerReplica {
 
@@ -40,7 +40,8 @@ public class TrainerReplica {
     public static TrainerReplica furthest(List<TrainerReplica> replicas) {
         TrainerReplica best = null;
         for (TrainerReplica r : replicas) {
-            if (best == null || r.appliedStep() > best.appliedStep()
+            if (best == null
+                    || r.appliedStep() > best.appliedStep()
                     || r.appliedStep() == best.appliedStep() && r.rank < best.rank) {
                 best = r;
             }

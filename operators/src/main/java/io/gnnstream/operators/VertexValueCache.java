@@ -18,7 +18,9 @@ import java.util.Arrays;
  */
 final class VertexValueCache {
 
-    /** Heap bytes charged per entry besides the value's elements: map slot, arrays and array header. */
+    /**
+     * Heap bytes charged per entry besides the value's elements: map slot, arrays and array header.
+     */
     static final int ENTRY_OVERHEAD_BYTES = 64;
 
     private final long budgetBytes;
@@ -32,7 +34,8 @@ final class VertexValueCache {
 
     VertexValueCache(long budgetBytes) {
         if (budgetBytes < 0) {
-            throw new IllegalArgumentException("cache budget must be >= 0 bytes, got " + budgetBytes);
+            throw new IllegalArgumentException(
+                    "cache budget must be >= 0 bytes, got " + budgetBytes);
         }
         this.budgetBytes = budgetBytes;
     }

@@ -33,21 +33,34 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class AllReduceTrainerTest {
 
-    private static final ModelConfig MODEL = ModelConfig.builder().inFeatures(3).hidden(5).numClasses(2)
-            .numLayers(1).dropout(0).learningRate(0.05).weightDecay(1e-3).seed(11).build();
+    private static final ModelConfig MODEL =
+            ModelConfig.builder()
+                    .inFeatures(3)
+                    .hidden(5)
+                    .numClasses(2)
+                    .numLayers(1)
+                    .dropout(0)
+                    .learningRate(0.05)
+                    .weightDecay(1e-3)
+                    .seed(11)
+                    .build();
 
     private static TrainerConfig config(int trainers) {
         return new TrainerConfig(MODEL, 1, 1, null, 60_000, true, 0, trainers, 1);
     }
 
     private static final float[][] FEATURES = {
-        {1, 0, 2}, {0, 1, 1}, {2, 2, 0}, {0, 3, 1}, {1, 1, 1}, {3, 0, 0}, {0, 0, 2}, {1, 2, 3}};
+        {1, 0, 2}, {0, 1, 1}, {2, 2, 0}, {0, 3, 1}, {1, 1, 1}, {3, 0, 0}, {0, 0, 2}, {1, 2, 3}
+    };
     private static final int[] LABELS = {0, 1, 0, 1, 1, 0, 1, 0};
 
     @Test
     void ranksStayIdenticalAndMatchOneTrainerOfTheWholeBatch() throws Exception {
-        try (var r0 = rank(0, 2); var r1 = rank(1, 2); var reducer = reducer();
-                var single = new TwoInputStreamOperatorTestHarness<>(new TrainerOperator(config(1)))) {
+        try (var r0 = rank(0, 2);
+                var r1 = rank(1, 2);
+                var reducer = reducer();
+                var single =
+                        new TwoInputStreamOperatorTestHarness<>(new TrainerOperator(config(1)))) {
             r0.open();
             r1.open();
             reducer.open();
@@ -77,7 +90,9 @@ class AllReduceTrainerTest {
     @Test
     void aRankRestoredWhileWaitingSendsItsGradientAgainAndCatchesUp() throws Exception {
         OperatorSubtaskState waiting;
-        try (var r0 = rank(0, 2); var r1 = rank(1, 2); var reducer = reducer()) {
+        try (var r0 = rank(0, 2);
+                var r1 = rank(1, 2);
+                var reducer = reducer()) {
             r0.open();
             r1.open();
             reducer.open();
@@ -103,14 +118,17 @@ class AllReduceTrainerTest {
                 }
                 deliver(restored, reduce(reducer, again));
                 assertEquals(List.of(1L), credits(restored));
-                assertArrayEquals(params(r0), params(restored), "the restored rank catches up bit for bit");
+                assertArrayEquals(
+                        params(r0), params(restored), "the restored rank catches up bit for bit");
             }
         }
     }
 
     @Test
     void aRankWhoseSumsAreLostSendsItsGradientAgainAfterAQuietPeriod() throws Exception {
-        try (var r0 = rank(0, 2); var r1 = rank(1, 2); var reducer = reducer()) {
+        try (var r0 = rank(0, 2);
+                var r1 = rank(1, 2);
+                var reducer = reducer()) {
             r0.open();
             r1.open();
             reducer.open();
@@ -131,13 +149,16 @@ class AllReduceTrainerTest {
             assertEquals(List.of(0L), credits(r1));
             assertArrayEquals(params(r0), params(r1), "the waiting rank catches up bit for bit");
             r1.setProcessingTime(3 * TrainerOperator.ALL_REDUCE_RESEND_MS);
-            assertTrue(TrainerRig.gradients(r1).isEmpty(), "nothing is sent again once the step is applied");
+            assertTrue(
+                    TrainerRig.gradients(r1).isEmpty(),
+                    "nothing is sent again once the step is applied");
         }
     }
 
     @Test
     void heartbeatsGoAroundTheLoopAndChangeNothing() throws Exception {
-        try (var r0 = rank(0, 2); var reducer = reducer()) {
+        try (var r0 = rank(0, 2);
+                var reducer = reducer()) {
             r0.open();
             reducer.open();
             float[] before = params(r0);
@@ -146,7 +167,8 @@ class AllReduceTrainerTest {
             assertEquals(1, beats.size());
             assertTrue(beats.get(0).isHeartbeat());
             List<ReducedChunk> echo = reduce(reducer, beats);
-            assertEquals(1, echo.size(), "the reducer echoes a heartbeat at once and keeps nothing");
+            assertEquals(
+                    1, echo.size(), "the reducer echoes a heartbeat at once and keeps nothing");
             deliver(r0, echo);
             assertArrayEquals(before, params(r0));
             assertTrue(credits(r0).isEmpty());
@@ -160,7 +182,8 @@ class AllReduceTrainerTest {
             float[] before = params(r0);
             send(r0, batch(0, 1, new int[] {0, 1}));
             GradientChunk c = gradients(r0).get(0);
-            r0.processElement2(new StreamRecord<>(new ReducedChunk(7, c.chunk, c.numChunks, 4, c.values)));
+            r0.processElement2(
+                    new StreamRecord<>(new ReducedChunk(7, c.chunk, c.numChunks, 4, c.values)));
             awaitSteps(r0);
             assertTrue(credits(r0).isEmpty());
             assertArrayEquals(before, params(r0));
@@ -168,19 +191,24 @@ class AllReduceTrainerTest {
         }
     }
 
-    private static TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> rank(int rank, int ranks)
-            throws Exception {
-        return new TwoInputStreamOperatorTestHarness<>(new TrainerOperator(config(ranks)), ranks, ranks, rank);
+    private static TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> rank(
+            int rank, int ranks) throws Exception {
+        return new TwoInputStreamOperatorTestHarness<>(
+                new TrainerOperator(config(ranks)), ranks, ranks, rank);
     }
 
-    private static OneInputStreamOperatorTestHarness<GradientChunk, ReducedChunk> reducer() throws Exception {
-        return new OneInputStreamOperatorTestHarness<>(new GradientReducer(2, GradientReducer.DEFAULT_RETAINED_STEPS));
+    private static OneInputStreamOperatorTestHarness<GradientChunk, ReducedChunk> reducer()
+            throws Exception {
+        return new OneInputStreamOperatorTestHarness<>(
+                new GradientReducer(2, GradientReducer.DEFAULT_RETAINED_STEPS));
     }
 
     /** Moves both ranks' gradients through the reducer and the sums back to both ranks. */
     @SafeVarargs
-    private static void exchange(OneInputStreamOperatorTestHarness<GradientChunk, ReducedChunk> reducer,
-            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit>... ranks) throws Exception {
+    private static void exchange(
+            OneInputStreamOperatorTestHarness<GradientChunk, ReducedChunk> reducer,
+            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit>... ranks)
+            throws Exception {
         List<GradientChunk> all = new ArrayList<>();
         for (var r : ranks) {
             all.addAll(gradients(r));
@@ -191,8 +219,10 @@ class AllReduceTrainerTest {
         }
     }
 
-    private static List<ReducedChunk> reduce(OneInputStreamOperatorTestHarness<GradientChunk, ReducedChunk> reducer,
-            List<GradientChunk> chunks) throws Exception {
+    private static List<ReducedChunk> reduce(
+            OneInputStreamOperatorTestHarness<GradientChunk, ReducedChunk> reducer,
+            List<GradientChunk> chunks)
+            throws Exception {
         reducer.getOutput().clear();
         for (GradientChunk c : chunks) {
             reducer.processElement(new StreamRecord<>(c));
@@ -206,15 +236,18 @@ class AllReduceTrainerTest {
         return out;
     }
 
-    private static void deliver(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h,
-            List<ReducedChunk> sums) throws Exception {
+    private static void deliver(
+            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h,
+            List<ReducedChunk> sums)
+            throws Exception {
         for (ReducedChunk s : sums) {
             h.processElement2(new StreamRecord<>(s));
         }
         awaitSteps(h);
     }
 
-    private static List<GradientChunk> gradients(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) {
+    private static List<GradientChunk> gradients(
+            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) {
         var queue = h.getSideOutput(TrainerOperator.GRADIENTS);
         List<GradientChunk> out = new ArrayList<>();
         if (queue != null) {
@@ -224,7 +257,8 @@ class AllReduceTrainerTest {
         return out;
     }
 
-    private static List<Long> credits(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) {
+    private static List<Long> credits(
+            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) {
         List<Long> out = new ArrayList<>();
         for (Object o : h.getOutput()) {
             if (o instanceof StreamRecord<?> r && r.getValue() instanceof Credit c) {
@@ -234,17 +268,24 @@ class AllReduceTrainerTest {
         return out;
     }
 
-    private static float[] params(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) {
+    private static float[] params(
+            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) {
         return operator(h).parameters();
     }
 
-    private static TrainerOperator operator(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) {
+    private static TrainerOperator operator(
+            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) {
         return (TrainerOperator) h.getOperator();
     }
 
-    /** Hands {@code parts} to the rank of {@code h} (the parts name it) and waits for the steps they start. */
-    private static void send(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h,
-            List<MiniBatchPart> parts) throws Exception {
+    /**
+     * Hands {@code parts} to the rank of {@code h} (the parts name it) and waits for the steps they
+     * start.
+     */
+    private static void send(
+            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h,
+            List<MiniBatchPart> parts)
+            throws Exception {
         int rank = operator(h).getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         for (MiniBatchPart p : parts) {
             p.trainer = rank;
@@ -253,7 +294,8 @@ class AllReduceTrainerTest {
         awaitSteps(h);
     }
 
-    private static void awaitSteps(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h)
+    private static void awaitSteps(
+            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h)
             throws Exception {
         TaskMailbox mailbox = h.getTaskMailbox();
         while (operator(h).stepInFlight()) {
@@ -261,7 +303,9 @@ class AllReduceTrainerTest {
         }
     }
 
-    /** A one-layer training batch of {@code seeds}, each aggregating from the next vertex (mod 8). */
+    /**
+     * A one-layer training batch of {@code seeds}, each aggregating from the next vertex (mod 8).
+     */
     private static List<MiniBatchPart> batch(long seq, long step, int[] seeds) {
         int n = seeds.length;
         MiniBatch b = new MiniBatch();
@@ -288,11 +332,20 @@ class AllReduceTrainerTest {
         b.indices = IntStream.range(n, 2 * n).toArray();
         b.indicesOffsets = new int[] {0};
         b.featureDim = 3;
-        ByteBuffer bytes = ByteBuffer.allocate(features.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer bytes =
+                ByteBuffer.allocate(features.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
         bytes.asFloatBuffer().put(features);
         List<MiniBatchPart> parts = new ArrayList<>();
-        parts.add(MiniBatchPart.features(b.batchId, b.seq, 0, 0, 0, IntStream.range(0, 2 * n).toArray(), labels,
-                bytes.array()));
+        parts.add(
+                MiniBatchPart.features(
+                        b.batchId,
+                        b.seq,
+                        0,
+                        0,
+                        0,
+                        IntStream.range(0, 2 * n).toArray(),
+                        labels,
+                        bytes.array()));
         parts.add(MiniBatchPart.head(b, 0, 1));
         return parts;
     }

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.messages.BatchSpec;
-import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.GraphStoreInput;
+import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
@@ -29,7 +29,9 @@ import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The BatchAssembler through Flink's keyed harness on RocksDB: the loop protocol and its recovery. */
+/**
+ * The BatchAssembler through Flink's keyed harness on RocksDB: the loop protocol and its recovery.
+ */
 @Timeout(60)
 class BatchAssemblerTest {
 
@@ -43,7 +45,8 @@ class BatchAssemblerTest {
             List<SampleRequest> hop1 = requests(h);
             assertEquals(1, hop1.size(), "one partition, one request");
             assertArrayEquals(new long[] {1, 2}, hop1.get(0).sampleVertices);
-            assertArrayEquals(new long[] {1, 2}, hop1.get(0).featureVertices, "the seeds' features");
+            assertArrayEquals(
+                    new long[] {1, 2}, hop1.get(0).featureVertices, "the seeds' features");
             assertArrayEquals(new int[] {0, 1}, hop1.get(0).featureRows);
             assertEquals(0, hop1.get(0).featurePart);
             h.processElement2(new StreamRecord<>(answer(hop1.get(0), new long[][] {{3}, {1}})));
@@ -58,10 +61,14 @@ class BatchAssemblerTest {
             assertArrayEquals(new long[] {1, 2, 3}, done.get(0).head.nodeIds);
             assertEquals(2, done.get(0).numParts, "the trainer waits for the two feature parts");
             assertEquals(0, done.get(0).attempt);
-            for (String state : List.of(BatchAssembler.SPEC.getName(), BatchAssembler.ATTEMPT.getName())) {
-                try (Stream<Object> keys = ((AbstractStreamOperator<?>) h.getOperator()).getKeyedStateBackend()
-                        .getKeys(state, VoidNamespace.INSTANCE)) {
-                    assertEquals(0, keys.count(), "a finished batch leaves no keyed state in " + state);
+            for (String state :
+                    List.of(BatchAssembler.SPEC.getName(), BatchAssembler.ATTEMPT.getName())) {
+                try (Stream<Object> keys =
+                        ((AbstractStreamOperator<?>) h.getOperator())
+                                .getKeyedStateBackend()
+                                .getKeys(state, VoidNamespace.INSTANCE)) {
+                    assertEquals(
+                            0, keys.count(), "a finished batch leaves no keyed state in " + state);
                 }
             }
         }
@@ -107,7 +114,10 @@ class BatchAssemblerTest {
             List<SampleRequest> again = requests(h);
             assertEquals(1, again.size());
             assertEquals(1, again.get(0).hop, "restarted from the first hop");
-            assertEquals(1, again.get(0).attempt, "as a new attempt, whose parts replace the first one's");
+            assertEquals(
+                    1,
+                    again.get(0).attempt,
+                    "as a new attempt, whose parts replace the first one's");
             h.processElement2(new StreamRecord<>(answer(again.get(0), new long[][] {{}, {}})));
             List<MiniBatchPart> done = heads(h);
             assertEquals(1, done.size());
@@ -116,7 +126,9 @@ class BatchAssemblerTest {
         }
     }
 
-    /** A spec the scheduler issues again after a restore is sampled at once, not after the timeout. */
+    /**
+     * A spec the scheduler issues again after a restore is sampled at once, not after the timeout.
+     */
     @Test
     void samplesAReissuedSpecAtOnceAfterARestore() throws Exception {
         OperatorSubtaskState snapshot = snapshotWithBatchStarted();
@@ -130,7 +142,9 @@ class BatchAssemblerTest {
             List<SampleRequest> again = requests(h);
             assertEquals(1, again.size(), "sampled again before any timer fired");
             assertEquals(1, again.get(0).hop);
-            assertTrue(again.get(0).attempt > 1 << 16, "an attempt above all of the earlier generation's");
+            assertTrue(
+                    again.get(0).attempt > 1 << 16,
+                    "an attempt above all of the earlier generation's");
             h.processElement1(new StreamRecord<>(reissued));
             assertEquals(0, requests(h).size(), "the same generation again is a duplicate");
             h.processElement2(new StreamRecord<>(answer(again.get(0), new long[][] {{}, {}})));
@@ -139,9 +153,9 @@ class BatchAssemblerTest {
     }
 
     /**
-     * At another parallelism of the assembler (the job's graph parallelism) every subtask restores the
-     * specs and timeout timers of the batch ids of its key groups: each batch in progress is sampled
-     * again from hop 1 and completes.
+     * At another parallelism of the assembler (the job's graph parallelism) every subtask restores
+     * the specs and timeout timers of the batch ids of its key groups: each batch in progress is
+     * sampled again from hop 1 and completes.
      */
     @Test
     void restartsEveryBatchInProgressAtAnotherParallelism() throws Exception {
@@ -164,16 +178,22 @@ class BatchAssemblerTest {
             Set<Long> done = new HashSet<>();
             for (int subtask = 0; subtask < parallelism; subtask++) {
                 try (var h = harness(new HashPartitioner(1), 1, 16, parallelism, subtask)) {
-                    h.initializeState(AbstractStreamOperatorTestHarness.repartitionOperatorState(
-                            both, 8, 2, parallelism, subtask));
+                    h.initializeState(
+                            AbstractStreamOperatorTestHarness.repartitionOperatorState(
+                                    both, 8, 2, parallelism, subtask));
                     h.open();
                     h.setProcessingTime(TIMEOUT + 1);
-                    for (List<SampleRequest> asked = requests(h); !asked.isEmpty(); asked = requests(h)) {
+                    for (List<SampleRequest> asked = requests(h);
+                            !asked.isEmpty();
+                            asked = requests(h)) {
                         for (SampleRequest r : asked) {
                             assertEquals(1, r.hop);
                             assertEquals(1, r.attempt);
-                            assertEquals(subtask, KeyGroupRangeAssignment.assignKeyToParallelOperator(r.batchId, 8,
-                                    parallelism), "batch " + r.batchId + " restored on subtask " + subtask);
+                            assertEquals(
+                                    subtask,
+                                    KeyGroupRangeAssignment.assignKeyToParallelOperator(
+                                            r.batchId, 8, parallelism),
+                                    "batch " + r.batchId + " restored on subtask " + subtask);
                             restarted.add(r.batchId);
                             h.processElement2(new StreamRecord<>(answer(r, new long[][] {{}, {}})));
                         }
@@ -187,7 +207,10 @@ class BatchAssemblerTest {
         }
     }
 
-    /** A snapshot taken right after batch 5 started: its spec is in state, its partial subgraph is not. */
+    /**
+     * A snapshot taken right after batch 5 started: its spec is in state, its partial subgraph is
+     * not.
+     */
     private static OperatorSubtaskState snapshotWithBatchStarted() throws Exception {
         try (var h = harness()) {
             h.open();
@@ -197,8 +220,9 @@ class BatchAssemblerTest {
         }
     }
 
-    private static KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, GraphStoreInput> harness()
-            throws Exception {
+    private static KeyedTwoInputStreamOperatorTestHarness<
+                    Long, BatchSpec, SampleResponse, GraphStoreInput>
+            harness() throws Exception {
         return harness(new HashPartitioner(1), 16);
     }
 
@@ -210,8 +234,11 @@ class BatchAssemblerTest {
             h.processElement1(new StreamRecord<>(spec(5, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)));
             List<SampleRequest> first = requests(h);
             for (SampleRequest r : first) {
-                assertEquals(2, r.sampleVertices.length + r.featureVertices.length,
-                        "a window of 8 splits requests into 2 vertices: a seed to sample and its features");
+                assertEquals(
+                        2,
+                        r.sampleVertices.length + r.featureVertices.length,
+                        "a window of 8 splits requests into 2 vertices: a seed to sample and its"
+                                + " features");
             }
             assertEquals(4, first.size(), "four requests of 2 vertices fill the window of 8");
             h.processElement2(new StreamRecord<>(answer(first.get(0), empty(first.get(0)))));
@@ -222,8 +249,8 @@ class BatchAssemblerTest {
     }
 
     /**
-     * A hop goes as one request per GraphStore subtask, for all the partitions it owns, keyed by the
-     * lowest of them; the requests let out together go as one record per subtask.
+     * A hop goes as one request per GraphStore subtask, for all the partitions it owns, keyed by
+     * the lowest of them; the requests let out together go as one record per subtask.
      */
     @Test
     void sendsOneRequestPerGraphStoreSubtask() throws Exception {
@@ -240,10 +267,14 @@ class BatchAssemblerTest {
                 SampleRequest r = bundle.requests[0];
                 int subtask = ownerOf(r.route);
                 for (int p = 0; p < r.route; p++) {
-                    assertTrue(ownerOf(p) != subtask, "keyed by the lowest partition of its subtask");
+                    assertTrue(
+                            ownerOf(p) != subtask, "keyed by the lowest partition of its subtask");
                 }
                 for (long v : r.sampleVertices) {
-                    assertEquals(subtask, ownerOf(eight.partition(v)), "vertex " + v + " of another subtask");
+                    assertEquals(
+                            subtask,
+                            ownerOf(eight.partition(v)),
+                            "vertex " + v + " of another subtask");
                     asked.add(v);
                 }
                 subtasks.add(subtask);
@@ -254,30 +285,47 @@ class BatchAssemblerTest {
     }
 
     private static int ownerOf(int partition) {
-        return KeyGroupRangeAssignment.assignKeyToParallelOperator(VertexKey.anchor(partition), 8, 2);
+        return KeyGroupRangeAssignment.assignKeyToParallelOperator(
+                VertexKey.anchor(partition), 8, 2);
     }
 
     private static long[][] empty(SampleRequest r) {
         return new long[r.sampleVertices.length][0];
     }
 
-    private static KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, GraphStoreInput> harness(
-            HashPartitioner partitioner, int window) throws Exception {
+    private static KeyedTwoInputStreamOperatorTestHarness<
+                    Long, BatchSpec, SampleResponse, GraphStoreInput>
+            harness(HashPartitioner partitioner, int window) throws Exception {
         return harness(partitioner, 1, window);
     }
 
-    private static KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, GraphStoreInput> harness(
-            HashPartitioner partitioner, int storeParallelism, int window) throws Exception {
+    private static KeyedTwoInputStreamOperatorTestHarness<
+                    Long, BatchSpec, SampleResponse, GraphStoreInput>
+            harness(HashPartitioner partitioner, int storeParallelism, int window)
+                    throws Exception {
         return harness(partitioner, storeParallelism, window, 1, 0);
     }
 
     /** Subtask {@code subtask} of {@code parallelism} assemblers (max parallelism 8) on RocksDB. */
-    private static KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, GraphStoreInput> harness(
-            HashPartitioner partitioner, int storeParallelism, int window, int parallelism, int subtask)
-            throws Exception {
-        var h = new KeyedTwoInputStreamOperatorTestHarness<>(
-                new BatchAssembler(new int[] {2}, 1, partitioner, storeParallelism, TIMEOUT, window),
-                (BatchSpec s) -> s.batchId, (SampleResponse r) -> r.batchId, Types.LONG, 8, parallelism, subtask);
+    private static KeyedTwoInputStreamOperatorTestHarness<
+                    Long, BatchSpec, SampleResponse, GraphStoreInput>
+            harness(
+                    HashPartitioner partitioner,
+                    int storeParallelism,
+                    int window,
+                    int parallelism,
+                    int subtask)
+                    throws Exception {
+        var h =
+                new KeyedTwoInputStreamOperatorTestHarness<>(
+                        new BatchAssembler(
+                                new int[] {2}, 1, partitioner, storeParallelism, TIMEOUT, window),
+                        (BatchSpec s) -> s.batchId,
+                        (SampleResponse r) -> r.batchId,
+                        Types.LONG,
+                        8,
+                        parallelism,
+                        subtask);
         EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend();
         rocksDb.getMemoryConfiguration().setUseManagedMemory(false);
         h.setStateBackend(rocksDb);
@@ -313,7 +361,8 @@ class BatchAssemblerTest {
 
     /** The requests emitted since the last call. */
     private static List<SampleRequest> requests(
-            KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, GraphStoreInput> h) {
+            KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, GraphStoreInput>
+                    h) {
         List<SampleRequest> out = new ArrayList<>();
         bundles(h).forEach(b -> out.addAll(List.of(b.requests)));
         return out;
@@ -321,7 +370,8 @@ class BatchAssemblerTest {
 
     /** The request bundles emitted since the last call, without heartbeats. */
     private static List<GraphStoreInput> bundles(
-            KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, GraphStoreInput> h) {
+            KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, GraphStoreInput>
+                    h) {
         List<GraphStoreInput> out = new ArrayList<>();
         for (Object o : h.getOutput()) {
             if (o instanceof StreamRecord) {
@@ -337,12 +387,17 @@ class BatchAssemblerTest {
 
     /** The batch heads emitted so far. */
     private static List<MiniBatchPart> heads(
-            KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, GraphStoreInput> h) {
+            KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, GraphStoreInput>
+                    h) {
         List<MiniBatchPart> out = new ArrayList<>();
         if (h.getSideOutput(BatchAssembler.BATCHES) != null) {
             h.getSideOutput(BatchAssembler.BATCHES).forEach(r -> out.add(r.getValue()));
         }
-        out.forEach(p -> assertTrue(p.isHead() && p.head.features == null, "only heads, without features"));
+        out.forEach(
+                p ->
+                        assertTrue(
+                                p.isHead() && p.head.features == null,
+                                "only heads, without features"));
         return out;
     }
 }

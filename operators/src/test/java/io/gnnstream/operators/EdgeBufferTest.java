@@ -55,9 +55,13 @@ class EdgeBufferTest {
         }
         List<Long> written = new ArrayList<>();
         buffer.drain((dst, sources) -> written.add(dst.vertex()));
-        List<Long> keyOrder = LongStream.of(destinations).boxed()
-                .sorted(Comparator.<Long>comparingInt(partitioner::partition).thenComparing(Long::longValue))
-                .collect(Collectors.toList());
+        List<Long> keyOrder =
+                LongStream.of(destinations)
+                        .boxed()
+                        .sorted(
+                                Comparator.<Long>comparingInt(partitioner::partition)
+                                        .thenComparing(Long::longValue))
+                        .collect(Collectors.toList());
         assertEquals(keyOrder, written);
     }
 }

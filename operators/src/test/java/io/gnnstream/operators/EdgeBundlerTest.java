@@ -22,10 +22,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The bundler sends every edge to the GraphStore subtask owning its destination and, with cut
- * edges on, the edges between partitions to the router subtask owning their source; either way in
- * arrival order, every bundle sent when it is full, at a tick, before a barrier and at the end of
- * input.
+ * The bundler sends every edge to the GraphStore subtask owning its destination and, with cut edges
+ * on, the edges between partitions to the router subtask owning their source; either way in arrival
+ * order, every bundle sent when it is full, at a tick, before a barrier and at the end of input.
  */
 @Timeout(60)
 class EdgeBundlerTest {
@@ -46,30 +45,43 @@ class EdgeBundlerTest {
                     sent.add(new long[] {src, EdgeBundle.op(dst * 31 + 5, remove)});
                 }
             }
-            assertEquals(List.of(), h.extractOutputValues(), "nothing is sent before the buffer fills or a tick");
+            assertEquals(
+                    List.of(),
+                    h.extractOutputValues(),
+                    "nothing is sent before the buffer fills or a tick");
             h.prepareSnapshotPreBarrier(1);
-            List<long[]> cut = sent.stream().filter(e -> PARTITIONER.partition(e[0]) != PARTITIONER.partition(dst(e)))
-                    .toList();
+            List<long[]> cut =
+                    sent.stream()
+                            .filter(
+                                    e ->
+                                            PARTITIONER.partition(e[0])
+                                                    != PARTITIONER.partition(dst(e)))
+                            .toList();
             assertTrue(cut.size() < sent.size(), "some edges lie within a partition");
             check(bundles(h), sent, e -> SITES.siteOf(PARTITIONER.partition(dst(e))));
             check(cutBundles(h), cut, e -> SITES.siteOf(PARTITIONER.partition(e[0])));
             h.prepareSnapshotPreBarrier(2);
-            assertEquals(PARALLELISM, h.extractOutputValues().size(), "an empty bundle is never sent");
+            assertEquals(
+                    PARALLELISM, h.extractOutputValues().size(), "an empty bundle is never sent");
         }
     }
 
     @Test
     void sendsFullBundlesAtOnceAndTheRestAtTheTickOrTheEnd() throws Exception {
         long dst = 3;
-        long[] srcs = java.util.stream.LongStream.range(1, 1000)
-                .filter(s -> PARTITIONER.partition(s) == PARTITIONER.partition(dst)).limit(10).toArray();
+        long[] srcs =
+                java.util.stream.LongStream.range(1, 1000)
+                        .filter(s -> PARTITIONER.partition(s) == PARTITIONER.partition(dst))
+                        .limit(10)
+                        .toArray();
         try (var h = harness(false, 4)) {
             for (long s : srcs) {
                 h.processElement(edge(s, dst, false));
             }
             assertEquals(List.of(4, 4), sizes(bundles(h)), "two full bundles");
             h.setProcessingTime(h.getProcessingTime() + EdgeBundler.TICK_MS);
-            assertEquals(List.of(4, 4, 2), sizes(bundles(h)), "the tick sends the partly filled one");
+            assertEquals(
+                    List.of(4, 4, 2), sizes(bundles(h)), "the tick sends the partly filled one");
             h.processElement(edge(srcs[0], dst, true));
             h.getOneInputOperator().finish();
             assertEquals(List.of(4, 4, 2, 1), sizes(bundles(h)), "the end of input sends the rest");
@@ -80,24 +92,38 @@ class EdgeBundlerTest {
 
     @Test
     void bundlesSurviveTheRecordSerializer() throws Exception {
-        EdgeBundle b = new EdgeBundle(5, new long[] {1, 2, Long.MAX_VALUE}, new long[] {7, EdgeBundle.op(9, true), 0});
+        EdgeBundle b =
+                new EdgeBundle(
+                        5,
+                        new long[] {1, 2, Long.MAX_VALUE},
+                        new long[] {7, EdgeBundle.op(9, true), 0});
         DataOutputSerializer out = new DataOutputSerializer(64);
         GraphStoreInputSerializer.INSTANCE.serialize(GraphStoreInput.of(b), out);
-        EdgeBundle read = GraphStoreInputSerializer.INSTANCE.deserialize(new DataInputDeserializer(out.getCopyOfBuffer())).edges;
+        EdgeBundle read =
+                GraphStoreInputSerializer.INSTANCE.deserialize(
+                                new DataInputDeserializer(out.getCopyOfBuffer()))
+                        .edges;
         assertEquals(5, read.route);
         assertArrayEquals(b.sources, read.sources);
         assertArrayEquals(b.ops, read.ops);
     }
 
-    /** One bundle per site, routed to the site's first partition, holding the site's edges in order. */
-    private static void check(List<EdgeBundle> bundles, List<long[]> edges, ToIntFunction<long[]> siteOf) {
+    /**
+     * One bundle per site, routed to the site's first partition, holding the site's edges in order.
+     */
+    private static void check(
+            List<EdgeBundle> bundles, List<long[]> edges, ToIntFunction<long[]> siteOf) {
         assertEquals(edges.size(), bundles.stream().mapToInt(EdgeBundle::size).sum());
         for (EdgeBundle b : bundles) {
             int site = SITES.siteOf(b.route);
-            List<long[]> expected = edges.stream().filter(e -> siteOf.applyAsInt(e) == site).toList();
+            List<long[]> expected =
+                    edges.stream().filter(e -> siteOf.applyAsInt(e) == site).toList();
             assertEquals(expected.size(), b.size(), "edges of site " + site);
             for (int i = 0; i < b.size(); i++) {
-                assertArrayEquals(expected.get(i), new long[] {b.sources[i], b.ops[i]}, "edge " + i + " of site " + site);
+                assertArrayEquals(
+                        expected.get(i),
+                        new long[] {b.sources[i], b.ops[i]},
+                        "edge " + i + " of site " + site);
             }
         }
     }
@@ -106,9 +132,11 @@ class EdgeBundlerTest {
         return edge[1] < 0 ? -edge[1] - 1 : edge[1];
     }
 
-    private static OneInputStreamOperatorTestHarness<EdgeUpdate, GraphStoreInput> harness(boolean cutEdges,
-            int bundleEdges) throws Exception {
-        var h = new OneInputStreamOperatorTestHarness<>(new EdgeBundler(PARTITIONER, PARALLELISM, cutEdges, bundleEdges));
+    private static OneInputStreamOperatorTestHarness<EdgeUpdate, GraphStoreInput> harness(
+            boolean cutEdges, int bundleEdges) throws Exception {
+        var h =
+                new OneInputStreamOperatorTestHarness<>(
+                        new EdgeBundler(PARTITIONER, PARALLELISM, cutEdges, bundleEdges));
         h.open();
         return h;
     }
@@ -117,11 +145,13 @@ class EdgeBundlerTest {
         return new StreamRecord<>(new EdgeUpdate(src, dst, remove, EdgeUpdate.NO_TIMESTAMP));
     }
 
-    private static List<EdgeBundle> bundles(OneInputStreamOperatorTestHarness<EdgeUpdate, GraphStoreInput> h) {
+    private static List<EdgeBundle> bundles(
+            OneInputStreamOperatorTestHarness<EdgeUpdate, GraphStoreInput> h) {
         return h.extractOutputValues().stream().map(in -> in.edges).toList();
     }
 
-    private static List<EdgeBundle> cutBundles(OneInputStreamOperatorTestHarness<EdgeUpdate, GraphStoreInput> h) {
+    private static List<EdgeBundle> cutBundles(
+            OneInputStreamOperatorTestHarness<EdgeUpdate, GraphStoreInput> h) {
         var side = h.getSideOutput(EdgeBundler.CUT_EDGES);
         return side == null ? List.of() : side.stream().map(r -> r.getValue().edges).toList();
     }

@@ -1,6 +1,5 @@
 package io.gnnstream.operators;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -20,7 +19,9 @@ import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The gradient reducer through Flink's harness: rank-order sums, duplicates, staleness, restore. */
+/**
+ * The gradient reducer through Flink's harness: rank-order sums, duplicates, staleness, restore.
+ */
 @Timeout(60)
 class GradientReducerTest {
 
@@ -33,6 +34,7 @@ class GradientReducerTest {
         {1f, 1e8f, 0.2f, 1e-7f},
         {-1e8f, -1e8f, 0.3f, 7f},
     };
+
     private static final int[] SEEDS = {4, 5, 6};
 
     @Test
@@ -50,7 +52,8 @@ class GradientReducerTest {
                 arrivalOrderSum[i] += VALUES[r][i];
             }
         }
-        assertNotEquals(bits(expected), bits(arrivalOrderSum), "the values must make the order matter");
+        assertNotEquals(
+                bits(expected), bits(arrivalOrderSum), "the values must make the order matter");
         for (int[] order : orders) {
             try (Rig rig = new Rig(4, 2, 4)) {
                 for (int r : order) {
@@ -63,8 +66,12 @@ class GradientReducerTest {
                 assertEquals(2, sum.chunk);
                 assertEquals(4, sum.numChunks);
                 assertEquals(4 + 5 + 6, sum.seeds);
-                assertEquals(bits(expected), bits(sum.values), "arrival order " + List.of(order[0], order[1], order[2]));
-                assertEquals(0, rig.op.heldContributions(), "contributions are discarded once summed");
+                assertEquals(
+                        bits(expected),
+                        bits(sum.values),
+                        "arrival order " + List.of(order[0], order[1], order[2]));
+                assertEquals(
+                        0, rig.op.heldContributions(), "contributions are discarded once summed");
             }
         }
     }
@@ -86,12 +93,16 @@ class GradientReducerTest {
             assertTrue(rig.sums().isEmpty(), "chunk 2 is summed, chunk 0 of the share is not");
             assertEquals(List.of(1L), rig.op.completedSteps(2));
             rig.send(contribution(1, 2, 0));
-            assertEquals(List.of("1/0", "1/2"), rig.sums().stream().map(s -> s.step + "/" + s.chunk).toList());
+            assertEquals(
+                    List.of("1/0", "1/2"),
+                    rig.sums().stream().map(s -> s.step + "/" + s.chunk).toList());
             rig.h.getOutput().clear();
             rig.send(contribution(2, 2, 0));
             assertTrue(rig.sums().isEmpty(), "step 2's chunk 2 is still open");
             complete(rig, 2, 2);
-            assertEquals(List.of("2/0", "2/2"), rig.sums().stream().map(s -> s.step + "/" + s.chunk).toList());
+            assertEquals(
+                    List.of("2/0", "2/2"),
+                    rig.sums().stream().map(s -> s.step + "/" + s.chunk).toList());
             assertEquals(List.of(1L, 2L), rig.op.completedSteps(0));
         }
     }
@@ -108,7 +119,10 @@ class GradientReducerTest {
             rig.send(contribution(3, 1, 1));
             rig.send(contribution(3, 2, 1));
             ReducedChunk first = rig.sums().get(0);
-            assertEquals(rankOrderBits(), bits(first.values), "the first copy of rank 0's values counts");
+            assertEquals(
+                    rankOrderBits(),
+                    bits(first.values),
+                    "the first copy of rank 0's values counts");
             rig.h.getOutput().clear();
 
             rig.send(contribution(3, 1, 1));
@@ -129,8 +143,12 @@ class GradientReducerTest {
             for (long step = 1; step <= 3; step++) {
                 complete(rig, step, 0);
             }
-            assertEquals(List.of(2L, 3L), rig.op.completedSteps(0), "at most retainedSteps sums per chunk");
-            assertEquals(0, rig.op.heldContributions(), "the held step-0 contribution became stale");
+            assertEquals(
+                    List.of(2L, 3L),
+                    rig.op.completedSteps(0),
+                    "at most retainedSteps sums per chunk");
+            assertEquals(
+                    0, rig.op.heldContributions(), "the held step-0 contribution became stale");
             assertEquals(1, rig.op.staleContributions());
             rig.h.getOutput().clear();
 
@@ -160,7 +178,8 @@ class GradientReducerTest {
             firstSums = rig.sums();
             snapshot = rig.h.snapshot(0, 0);
         }
-        try (Rig rig = new Rig(1, 0, 4, AbstractStreamOperatorTestHarness.repackageState(snapshot))) {
+        try (Rig rig =
+                new Rig(1, 0, 4, AbstractStreamOperatorTestHarness.repackageState(snapshot))) {
             assertEquals(8, rig.op.heldContributions());
             rig.send(contribution(1, 1, 2));
             assertEquals(1, rig.op.resentSums());
@@ -181,16 +200,23 @@ class GradientReducerTest {
         OperatorSubtaskState[] halves = new OperatorSubtaskState[2];
         for (int index = 0; index < 2; index++) {
             OperatorSubtaskState part =
-                    AbstractStreamOperatorTestHarness.repartitionOperatorState(snapshot, MAX_PARALLELISM, 1, 2, index);
+                    AbstractStreamOperatorTestHarness.repartitionOperatorState(
+                            snapshot, MAX_PARALLELISM, 1, 2, index);
             try (Rig rig = new Rig(2, index, 4, part)) {
-                assertEquals(4, rig.op.heldContributions(), "2 chunks x 2 ranks at subtask " + index);
+                assertEquals(
+                        4, rig.op.heldContributions(), "2 chunks x 2 ranks at subtask " + index);
                 for (int chunk = 0; chunk < 4; chunk++) {
                     boolean mine = chunk % 2 == index;
-                    assertEquals(mine ? List.of(1L) : List.of(), rig.op.completedSteps(chunk), "chunk " + chunk);
+                    assertEquals(
+                            mine ? List.of(1L) : List.of(),
+                            rig.op.completedSteps(chunk),
+                            "chunk " + chunk);
                 }
                 rig.send(contribution(2, 2, index));
                 assertEquals(List.of(1L, 2L), rig.op.completedSteps(index));
-                assertTrue(rig.sums().isEmpty(), "chunk " + (index + 2) + " of the share is still open");
+                assertTrue(
+                        rig.sums().isEmpty(),
+                        "chunk " + (index + 2) + " of the share is still open");
                 rig.send(contribution(1, 0, index + 2));
                 assertEquals(1, rig.sums().size(), "step 1, complete when restored, is sent again");
                 assertEquals(rankOrderBits(), bits(rig.sums().get(0).values));
@@ -198,11 +224,17 @@ class GradientReducerTest {
             }
         }
         OperatorSubtaskState both = AbstractStreamOperatorTestHarness.repackageState(halves);
-        try (Rig rig = new Rig(1, 0, 4,
-                AbstractStreamOperatorTestHarness.repartitionOperatorState(both, MAX_PARALLELISM, 2, 1, 0))) {
+        try (Rig rig =
+                new Rig(
+                        1,
+                        0,
+                        4,
+                        AbstractStreamOperatorTestHarness.repartitionOperatorState(
+                                both, MAX_PARALLELISM, 2, 1, 0))) {
             assertEquals(4, rig.op.heldContributions(), "chunks 2 and 3 still wait on rank 2");
             for (int chunk = 0; chunk < 4; chunk++) {
-                assertEquals(chunk < 2 ? List.of(1L, 2L) : List.of(1L), rig.op.completedSteps(chunk));
+                assertEquals(
+                        chunk < 2 ? List.of(1L, 2L) : List.of(1L), rig.op.completedSteps(chunk));
             }
         }
     }
@@ -221,7 +253,8 @@ class GradientReducerTest {
             rig.send(contribution(1, 0, 0));
             GradientChunk shorter = contribution(1, 1, 0);
             shorter.values = new float[] {1f};
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> rig.send(shorter));
+            IllegalStateException e =
+                    assertThrows(IllegalStateException.class, () -> rig.send(shorter));
             assertTrue(e.getMessage().contains("1 values"), e.getMessage());
         }
         assertThrows(IllegalArgumentException.class, () -> new GradientReducer(0, 1));
@@ -261,8 +294,11 @@ class GradientReducerTest {
         final GradientReducer op;
         final OneInputStreamOperatorTestHarness<GradientChunk, ReducedChunk> h;
 
-        /** Opens a fresh reducer, or restores {@code state} (already repartitioned) when not null. */
-        Rig(int parallelism, int index, int retainedSteps, OperatorSubtaskState state) throws Exception {
+        /**
+         * Opens a fresh reducer, or restores {@code state} (already repartitioned) when not null.
+         */
+        Rig(int parallelism, int index, int retainedSteps, OperatorSubtaskState state)
+                throws Exception {
             op = new GradientReducer(RANKS, retainedSteps);
             h = new OneInputStreamOperatorTestHarness<>(op, MAX_PARALLELISM, parallelism, index);
             h.getExecutionConfig().getSerializerConfig().setGenericTypes(false);

@@ -13,8 +13,8 @@ import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.ReplicaMessage;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
-import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
+import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.state.HashPartitioner;
 import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexKeyTypeInfo;
@@ -41,9 +41,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Halo replicas end to end through Flink's keyed harnesses, on RocksDB and on the heap: the
- * {@link ReplicaRouter} gets node updates and cut edges as the job sends them, the GraphStore every
- * update and the router's pushes and drops.
+ * Halo replicas end to end through Flink's keyed harnesses, on RocksDB and on the heap: the {@link
+ * ReplicaRouter} gets node updates and cut edges as the job sends them, the GraphStore every update
+ * and the router's pushes and drops.
  */
 @Timeout(120)
 class GraphStoreHaloTest {
@@ -52,8 +52,11 @@ class GraphStoreHaloTest {
     private static final int DIM = 3;
     private static final VertexPartitioner PARTITIONER = new HashPartitioner(PARTITIONS);
 
-    /** Vertex {@code a} in one partition, {@code v} and {@code w} in another, {@code x} in a third. */
+    /**
+     * Vertex {@code a} in one partition, {@code v} and {@code w} in another, {@code x} in a third.
+     */
     private static final long A = 1;
+
     private static final long V = otherThan(A, -1);
     private static final long W = inPartitionOf(V);
     private static final long X = otherThan(A, V);
@@ -63,51 +66,82 @@ class GraphStoreHaloTest {
     void updatesReachEveryReplicaAndTheLastEdgeDropsOne(String backend) throws Exception {
         int pv = PARTITIONER.partition(V);
         int px = PARTITIONER.partition(X);
-        // At parallelism 8 every partition is a site of its own, and holds its replicas under its own key.
+        // At parallelism 8 every partition is a site of its own, and holds its replicas under its
+        // own key.
         try (Graph g = new Graph(backend, PARTITIONS)) {
             g.edge(A, V, false);
             assertEquals(List.of("CREATE(" + A + " @ " + pv + ")"), g.lastMessages());
-            assertEquals(HaloReplicas.Status.ABSENT, g.halo(pv, A).status(pv, A), "no attributes yet");
+            assertEquals(
+                    HaloReplicas.Status.ABSENT, g.halo(pv, A).status(pv, A), "no attributes yet");
 
             NodeUpdate a1 = g.node(A, 1f);
-            assertArrayEquals(VertexRecord.encode(a1), g.halo(pv, A).record(pv, A), "a node update reaches the replica");
+            assertArrayEquals(
+                    VertexRecord.encode(a1),
+                    g.halo(pv, A).record(pv, A),
+                    "a node update reaches the replica");
             g.edge(A, X, false);
-            assertArrayEquals(VertexRecord.encode(a1), g.halo(px, A).record(px, A), "a new replica starts with the record");
+            assertArrayEquals(
+                    VertexRecord.encode(a1),
+                    g.halo(px, A).record(px, A),
+                    "a new replica starts with the record");
 
             g.edge(A, W, false);
             g.edge(A, V, false);
-            assertEquals(List.of(), g.lastMessages(), "a second in-edge into a partition, or a duplicate, changes nothing");
+            assertEquals(
+                    List.of(),
+                    g.lastMessages(),
+                    "a second in-edge into a partition, or a duplicate, changes nothing");
             g.edge(V, W, false);
-            assertEquals(HaloReplicas.Status.NONE, g.halo(pv, V).status(pv, V), "an edge inside a partition makes no replica");
+            assertEquals(
+                    HaloReplicas.Status.NONE,
+                    g.halo(pv, V).status(pv, V),
+                    "an edge inside a partition makes no replica");
 
             NodeUpdate a2 = g.node(A, 2f);
             assertEquals(2, g.lastMessages().size(), "one push per holding partition");
             assertArrayEquals(VertexRecord.encode(a2), g.halo(pv, A).record(pv, A));
             assertArrayEquals(VertexRecord.encode(a2), g.halo(px, A).record(px, A));
-            assertEquals(2.0, g.replicationFactor(), 1e-9, "two replicas of the one vertex with attributes");
+            assertEquals(
+                    2.0,
+                    g.replicationFactor(),
+                    1e-9,
+                    "two replicas of the one vertex with attributes");
             java.util.Map<Integer, GraphEvent> stats = new java.util.HashMap<>();
             for (var store : g.stores) {
                 store.setProcessingTime(store.getProcessingTime() + 10_000);
                 if (store.getSideOutput(GraphStoreOperator.EVENTS) == null) {
                     continue;
                 }
-                store.getSideOutput(GraphStoreOperator.EVENTS).stream().map(StreamRecord::getValue)
-                        .filter(e -> e.kind == GraphEvent.Kind.STATS).forEach(e -> stats.put(e.partition, e));
+                store.getSideOutput(GraphStoreOperator.EVENTS).stream()
+                        .map(StreamRecord::getValue)
+                        .filter(e -> e.kind == GraphEvent.Kind.STATS)
+                        .forEach(e -> stats.put(e.partition, e));
             }
-            assertEquals(4, stats.values().stream().mapToLong(e -> e.cutEdgesIngested).sum(),
+            assertEquals(
+                    4,
+                    stats.values().stream().mapToLong(e -> e.cutEdgesIngested).sum(),
                     "a->v twice, a->x, a->w: the edges from other partitions (v->w is inside one)");
-            assertEquals(2, stats.values().stream().mapToLong(e -> e.replicas).sum(), "the stats carry the replicas");
+            assertEquals(
+                    2,
+                    stats.values().stream().mapToLong(e -> e.replicas).sum(),
+                    "the stats carry the replicas");
 
             g.edge(A, V, true);
             assertEquals(List.of(), g.lastMessages(), "an in-edge from a is left in the partition");
             g.edge(A, W, true);
             assertEquals(List.of("DROP(" + A + " @ " + pv + ")"), g.lastMessages());
-            assertEquals(HaloReplicas.Status.NONE, g.halo(pv, A).status(pv, A), "the last in-edge drops the replica");
+            assertEquals(
+                    HaloReplicas.Status.NONE,
+                    g.halo(pv, A).status(pv, A),
+                    "the last in-edge drops the replica");
             g.edge(A, W, true);
             assertEquals(List.of(), g.lastMessages(), "removing an absent edge changes nothing");
 
             NodeUpdate a3 = g.node(A, 3f);
-            assertEquals(List.of("PUSH(" + A + " @ " + px + ")"), g.lastMessages(), "only the remaining holder");
+            assertEquals(
+                    List.of("PUSH(" + A + " @ " + px + ")"),
+                    g.lastMessages(),
+                    "only the remaining holder");
             assertArrayEquals(VertexRecord.encode(a3), g.halo(px, A).record(px, A));
         }
     }
@@ -121,12 +155,23 @@ class GraphStoreHaloTest {
     void aSiteHoldsOneReplicaOfAVertexOfAnotherSite(String backend) throws Exception {
         StoreSites sites = new StoreSites(PARTITIONS, 2);
         int home = sites.siteOf(PARTITIONER.partition(A));
-        long y = LongStream.range(2, 10_000).filter(u -> sites.siteOf(PARTITIONER.partition(u)) == home)
-                .filter(u -> PARTITIONER.partition(u) != PARTITIONER.partition(A)).findFirst().getAsLong();
-        long v = LongStream.range(2, 10_000).filter(u -> sites.siteOf(PARTITIONER.partition(u)) != home)
-                .findFirst().getAsLong();
-        long x = LongStream.range(2, 10_000).filter(u -> sites.siteOf(PARTITIONER.partition(u)) != home)
-                .filter(u -> PARTITIONER.partition(u) != PARTITIONER.partition(v)).findFirst().getAsLong();
+        long y =
+                LongStream.range(2, 10_000)
+                        .filter(u -> sites.siteOf(PARTITIONER.partition(u)) == home)
+                        .filter(u -> PARTITIONER.partition(u) != PARTITIONER.partition(A))
+                        .findFirst()
+                        .getAsLong();
+        long v =
+                LongStream.range(2, 10_000)
+                        .filter(u -> sites.siteOf(PARTITIONER.partition(u)) != home)
+                        .findFirst()
+                        .getAsLong();
+        long x =
+                LongStream.range(2, 10_000)
+                        .filter(u -> sites.siteOf(PARTITIONER.partition(u)) != home)
+                        .filter(u -> PARTITIONER.partition(u) != PARTITIONER.partition(v))
+                        .findFirst()
+                        .getAsLong();
         int holder = sites.holderOf(PARTITIONER.partition(v));
         assertEquals(holder, sites.holderOf(PARTITIONER.partition(x)), "v and x share a site");
         try (Graph g = new Graph(backend, 2)) {
@@ -135,9 +180,13 @@ class GraphStoreHaloTest {
             assertEquals(List.of("CREATE(" + A + " @ " + holder + ")"), g.lastMessages());
             assertArrayEquals(VertexRecord.encode(a1), g.halo(holder, A).record(holder, A));
             g.edge(A, x, false);
-            assertEquals(List.of(), g.lastMessages(), "another partition of the same site: the same replica");
+            assertEquals(
+                    List.of(),
+                    g.lastMessages(),
+                    "another partition of the same site: the same replica");
             g.edge(A, y, false);
-            assertEquals(List.of(), g.lastMessages(), "a partition of a's own site holds no replica");
+            assertEquals(
+                    List.of(), g.lastMessages(), "a partition of a's own site holds no replica");
             assertEquals(1.0, g.replicationFactor(), 1e-9);
             g.edge(A, v, true);
             assertEquals(List.of(), g.lastMessages(), "x keeps the replica");
@@ -175,37 +224,56 @@ class GraphStoreHaloTest {
                 storeStates.add(g.stores.get(i).snapshot(1, 1));
             }
         }
-        OperatorSubtaskState routerState = AbstractStreamOperatorTestHarness.repackageState(
-                routerStates.toArray(new OperatorSubtaskState[0]));
-        OperatorSubtaskState storeState = AbstractStreamOperatorTestHarness.repackageState(
-                storeStates.toArray(new OperatorSubtaskState[0]));
+        OperatorSubtaskState routerState =
+                AbstractStreamOperatorTestHarness.repackageState(
+                        routerStates.toArray(new OperatorSubtaskState[0]));
+        OperatorSubtaskState storeState =
+                AbstractStreamOperatorTestHarness.repackageState(
+                        storeStates.toArray(new OperatorSubtaskState[0]));
         StoreSites sites = new StoreSites(PARTITIONS, 2);
         try (Graph g = new Graph(backend, 2, PARTITIONS, routerState, storeState)) {
             java.util.Set<String> held = new java.util.HashSet<>();
             for (long[] e : new long[][] {{A, V}, {A, W}, {A, X}, {X, V}}) {
-                if (sites.siteOf(PARTITIONER.partition(e[0])) != sites.siteOf(PARTITIONER.partition(e[1]))) {
+                if (sites.siteOf(PARTITIONER.partition(e[0]))
+                        != sites.siteOf(PARTITIONER.partition(e[1]))) {
                     int holder = sites.holderOf(PARTITIONER.partition(e[1]));
-                    assertEquals(HaloReplicas.Status.PRESENT, g.halo(holder, e[0]).status(holder, e[0]),
+                    assertEquals(
+                            HaloReplicas.Status.PRESENT,
+                            g.halo(holder, e[0]).status(holder, e[0]),
                             e[0] + " at the site of " + e[1]);
                     held.add(holder + ":" + e[0]);
                 }
             }
-            assertTrue(held.size() > 0 && held.size() < 3, "the test's vertices span the new sites: " + held);
-            assertEquals(held.size(), g.replicas(), "exactly the new sites' replicas, the old ones dropped");
+            assertTrue(
+                    held.size() > 0 && held.size() < 3,
+                    "the test's vertices span the new sites: " + held);
+            assertEquals(
+                    held.size(),
+                    g.replicas(),
+                    "exactly the new sites' replicas, the old ones dropped");
             for (int old : new int[] {pv, px}) {
                 if (old != sites.holderOf(old)) {
-                    assertEquals(HaloReplicas.Status.NONE, g.halo(old, A).status(old, A), "the old site's replica is gone");
+                    assertEquals(
+                            HaloReplicas.Status.NONE,
+                            g.halo(old, A).status(old, A),
+                            "the old site's replica is gone");
                 }
             }
             int hv = sites.holderOf(pv);
             if (sites.siteOf(PARTITIONER.partition(A)) != sites.siteOf(pv)) {
                 assertArrayEquals(VertexRecord.encode(a1), g.halo(hv, A).record(hv, A));
                 NodeUpdate a2 = g.node(A, 2f);
-                assertArrayEquals(VertexRecord.encode(a2), g.halo(hv, A).record(hv, A), "the push reaches the new replica");
+                assertArrayEquals(
+                        VertexRecord.encode(a2),
+                        g.halo(hv, A).record(hv, A),
+                        "the push reaches the new replica");
                 g.edge(A, V, true);
                 g.edge(A, W, true);
                 if (sites.siteOf(px) != sites.siteOf(pv)) {
-                    assertEquals(HaloReplicas.Status.NONE, g.halo(hv, A).status(hv, A), "the restored counts drop it at the last edge");
+                    assertEquals(
+                            HaloReplicas.Status.NONE,
+                            g.halo(hv, A).status(hv, A),
+                            "the restored counts drop it at the last edge");
                 }
             }
         }
@@ -221,8 +289,11 @@ class GraphStoreHaloTest {
     void neighbourPartsCarryTheFeaturesHeldLocally(String backend) throws Exception {
         try (Graph g = new Graph(backend, 2)) {
             int home = g.subtaskOf(PARTITIONER.keyOf(V));
-            long[] remote = LongStream.range(2, 10_000).filter(u -> g.subtaskOf(PARTITIONER.keyOf(u)) != home)
-                    .limit(3).toArray();
+            long[] remote =
+                    LongStream.range(2, 10_000)
+                            .filter(u -> g.subtaskOf(PARTITIONER.keyOf(u)) != home)
+                            .limit(3)
+                            .toArray();
             long replicated = remote[0];
             long missing = remote[1];
             long early = remote[2];
@@ -233,24 +304,34 @@ class GraphStoreHaloTest {
             g.edge(W, V, false);
             // A replica made before its vertex had attributes: the owner answers for it.
             g.edge(early, V, false);
-            assertEquals(HaloReplicas.Status.ABSENT, g.halo(g.holderOf(V), early).status(g.holderOf(V), early));
+            assertEquals(
+                    HaloReplicas.Status.ABSENT,
+                    g.halo(g.holderOf(V), early).status(g.holderOf(V), early));
             var store = g.stores.get(home);
             // An edge the router has not seen yet: its source has no replica in V's partition.
-            store.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(
-                    new EdgeUpdate(missing, V, false, EdgeUpdate.NO_TIMESTAMP)))));
+            store.processElement(
+                    new StreamRecord<>(
+                            GraphStoreInput.of(
+                                    GraphUpdate.of(
+                                            new EdgeUpdate(
+                                                    missing, V, false, EdgeUpdate.NO_TIMESTAMP)))));
             store.getOutput().clear();
-            SampleRequest request = SampleRequest.sampleOnly(7, 7, 1, 0, 0, -1, new long[] {V})
-                    .withFeatures(107, 0, 0, 0, new long[0], new int[0]);
+            SampleRequest request =
+                    SampleRequest.sampleOnly(7, 7, 1, 0, 0, -1, new long[] {V})
+                            .withFeatures(107, 0, 0, 0, new long[0], new int[0]);
             request.neighbourPart = 5;
             store.processElement(new StreamRecord<>(GraphStoreInput.of(request)));
             SampleResponse response = null;
             for (Object o : store.getOutput()) {
-                if (o instanceof StreamRecord<?> rec && rec.getValue() instanceof SampleResponse sr) {
+                if (o instanceof StreamRecord<?> rec
+                        && rec.getValue() instanceof SampleResponse sr) {
                     response = sr;
                 }
             }
-            List<StreamRecord<MiniBatchPart>> parts = new ArrayList<>(store.getSideOutput(GraphStoreOperator.FEATURES));
-            MiniBatchPart part = MiniBatchPartSerializer.INSTANCE.copy(parts.get(parts.size() - 1).getValue());
+            List<StreamRecord<MiniBatchPart>> parts =
+                    new ArrayList<>(store.getSideOutput(GraphStoreOperator.FEATURES));
+            MiniBatchPart part =
+                    MiniBatchPartSerializer.INSTANCE.copy(parts.get(parts.size() - 1).getValue());
             assertEquals(5, part.part);
             assertEquals(4, response.neighbours.length);
             List<Long> served = new ArrayList<>();
@@ -259,14 +340,21 @@ class GraphStoreHaloTest {
                     served.add(response.neighbours[i]);
                 }
             }
-            assertEquals(served, LongStream.of(part.vertices).boxed().collect(Collectors.toList()),
+            assertEquals(
+                    served,
+                    LongStream.of(part.vertices).boxed().collect(Collectors.toList()),
                     "the bits mark what the part carries");
-            assertEquals(java.util.Set.of(replicated, W), java.util.Set.copyOf(served), "a replica and an owned vertex");
+            assertEquals(
+                    java.util.Set.of(replicated, W),
+                    java.util.Set.copyOf(served),
+                    "a replica and an owned vertex");
             byte[] expected = new byte[DIM * Float.BYTES];
             VertexRecord.copyFeatureBytes(VertexRecord.encode(r), expected, 0);
             int at = served.indexOf(replicated);
-            assertArrayEquals(expected, java.util.Arrays.copyOfRange(part.features, at * DIM * Float.BYTES,
-                    (at + 1) * DIM * Float.BYTES));
+            assertArrayEquals(
+                    expected,
+                    java.util.Arrays.copyOfRange(
+                            part.features, at * DIM * Float.BYTES, (at + 1) * DIM * Float.BYTES));
             assertEquals(w.label, part.labels[served.indexOf(W)]);
         }
     }
@@ -284,14 +372,17 @@ class GraphStoreHaloTest {
             router.open();
             routerEdge(router, A, V, false);
             routerEdge(router, A, W, false);
-            assertEquals(List.of("CREATE(" + A + " @ " + pv + ")"), kinds(router.extractOutputValues()));
+            assertEquals(
+                    List.of("CREATE(" + A + " @ " + pv + ")"), kinds(router.extractOutputValues()));
             routerEdge(router, A, V, true);
             routerEdge(router, A, W, true);
             router.setProcessingTime(router.getProcessingTime() + ReplicaRouter.TICK_MS);
             assertEquals(1, router.extractOutputValues().size(), "the check is not due yet");
             router.setProcessingTime(router.getProcessingTime() + 1000);
-            assertEquals(List.of("CREATE(" + A + " @ " + pv + ")", "DROP(" + A + " @ " + pv + ")"),
-                    kinds(router.extractOutputValues()), "the due check drops the replica");
+            assertEquals(
+                    List.of("CREATE(" + A + " @ " + pv + ")", "DROP(" + A + " @ " + pv + ")"),
+                    kinds(router.extractOutputValues()),
+                    "the due check drops the replica");
 
             routerEdge(router, A, V, false);
             routerEdge(router, A, V, true);
@@ -299,8 +390,12 @@ class GraphStoreHaloTest {
             routerEdge(router, X, V, false);
             routerEdge(router, X, V, true);
             router.prepareSnapshotPreBarrier(1);
-            assertEquals(List.of("CREATE(" + A + " @ " + pv + ")", "CREATE(" + X + " @ " + pv + ")",
-                    "DROP(" + X + " @ " + pv + ")"), kinds(router.extractOutputValues()).subList(2, 5),
+            assertEquals(
+                    List.of(
+                            "CREATE(" + A + " @ " + pv + ")",
+                            "CREATE(" + X + " @ " + pv + ")",
+                            "DROP(" + X + " @ " + pv + ")"),
+                    kinds(router.extractOutputValues()).subList(2, 5),
                     "the barrier runs the checks: a keeps its replica through w, x loses its own");
         }
     }
@@ -318,29 +413,46 @@ class GraphStoreHaloTest {
         OperatorSubtaskState state;
         try (var router = router(backend, 0)) {
             router.open();
-            for (long[] e : new long[][] {{A, V, 0}, {A, W, 0}, {A, X, 0}, {A, V, 1}, {V, X, 0}, {A, X, 0}}) {
+            for (long[] e :
+                    new long[][] {
+                        {A, V, 0}, {A, W, 0}, {A, X, 0}, {A, V, 1}, {V, X, 0}, {A, X, 0}
+                    }) {
                 routerEdge(router, e[0], e[1], e[2] == 1);
             }
             router.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(a1))));
             // w lies in v's partition, so removing a -> v leaves a's replica there.
-            List<String> pushes = List.of("PUSH(" + A + " @ " + Math.min(pv, px) + ")",
-                    "PUSH(" + A + " @ " + Math.max(pv, px) + ")");
-            assertEquals(List.of("CREATE(" + A + " @ " + pv + ")", "CREATE(" + A + " @ " + px + ")",
-                    "CREATE(" + V + " @ " + px + ")", pushes.get(0), pushes.get(1)),
-                    kinds(router.extractOutputValues()), "messages in the order of their input");
+            List<String> pushes =
+                    List.of(
+                            "PUSH(" + A + " @ " + Math.min(pv, px) + ")",
+                            "PUSH(" + A + " @ " + Math.max(pv, px) + ")");
+            assertEquals(
+                    List.of(
+                            "CREATE(" + A + " @ " + pv + ")",
+                            "CREATE(" + A + " @ " + px + ")",
+                            "CREATE(" + V + " @ " + px + ")",
+                            pushes.get(0),
+                            pushes.get(1)),
+                    kinds(router.extractOutputValues()),
+                    "messages in the order of their input");
             router.prepareSnapshotPreBarrier(1);
             state = router.snapshot(1, 1);
         }
-        List<GraphStoreInput> out = restoredRouterAfter(backend, state, new long[][] {{V, X, 0}, {A, X, 1}, {A, W, 1},
-                {A, V, 0}});
-        assertEquals(List.of("DROP(" + A + " @ " + px + ")", "DROP(" + A + " @ " + pv + ")",
-                "CREATE(" + A + " @ " + pv + ")"), kinds(out), "the restored router knows the logged edges");
+        List<GraphStoreInput> out =
+                restoredRouterAfter(
+                        backend, state, new long[][] {{V, X, 0}, {A, X, 1}, {A, W, 1}, {A, V, 0}});
+        assertEquals(
+                List.of(
+                        "DROP(" + A + " @ " + px + ")",
+                        "DROP(" + A + " @ " + pv + ")",
+                        "CREATE(" + A + " @ " + pv + ")"),
+                kinds(out),
+                "the restored router knows the logged edges");
         assertArrayEquals(VertexRecord.encode(a1), out.get(2).replica.record, "and the record");
     }
 
     /**
-     * State in the per-vertex layout (each vertex's sorted cut out-neighbours) restores into the log:
-     * the replicas it implies are held, so the last edge's removal drops one.
+     * State in the per-vertex layout (each vertex's sorted cut out-neighbours) restores into the
+     * log: the replicas it implies are held, so the last edge's removal drops one.
      */
     @ParameterizedTest
     @ValueSource(strings = {"rocksdb", "heap"})
@@ -349,27 +461,44 @@ class GraphStoreHaloTest {
         int px = PARTITIONER.partition(X);
         NodeUpdate a1 = new NodeUpdate(A, new float[] {1, 1, 1}, 1, Split.TRAIN);
         OperatorSubtaskState state;
-        try (var legacy = new KeyedOneInputStreamOperatorTestHarness<>(new LegacyRouterState(),
-                in -> PARTITIONER.keyOf(in[0]), VertexKeyTypeInfo.INSTANCE, PARTITIONS, 1, 0)) {
+        try (var legacy =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new LegacyRouterState(),
+                        in -> PARTITIONER.keyOf(in[0]),
+                        VertexKeyTypeInfo.INSTANCE,
+                        PARTITIONS,
+                        1,
+                        0)) {
             backend(legacy, backend);
             legacy.open();
             long[] neighbours = {V, W, X};
             java.util.Arrays.sort(neighbours);
-            legacy.processElement(new StreamRecord<>(LongStream.concat(LongStream.of(A), LongStream.of(neighbours))
-                    .toArray()));
+            legacy.processElement(
+                    new StreamRecord<>(
+                            LongStream.concat(LongStream.of(A), LongStream.of(neighbours))
+                                    .toArray()));
             ((LegacyRouterState) legacy.getOperator()).record(A, VertexRecord.encode(a1));
             state = legacy.snapshot(1, 1);
         }
-        List<GraphStoreInput> out = restoredRouterAfter(backend, state, new long[][] {{A, X, 1}, {A, V, 1}, {A, W, 1},
-                {A, V, 0}});
-        assertEquals(List.of("DROP(" + A + " @ " + px + ")", "DROP(" + A + " @ " + pv + ")",
-                "CREATE(" + A + " @ " + pv + ")"), kinds(out));
-        assertArrayEquals(VertexRecord.encode(a1), out.get(2).replica.record, "the record is known");
+        List<GraphStoreInput> out =
+                restoredRouterAfter(
+                        backend, state, new long[][] {{A, X, 1}, {A, V, 1}, {A, W, 1}, {A, V, 0}});
+        assertEquals(
+                List.of(
+                        "DROP(" + A + " @ " + px + ")",
+                        "DROP(" + A + " @ " + pv + ")",
+                        "CREATE(" + A + " @ " + pv + ")"),
+                kinds(out));
+        assertArrayEquals(
+                VertexRecord.encode(a1), out.get(2).replica.record, "the record is known");
     }
 
-    /** The messages of a router restored from {@code state} for {@code edges} (source, destination, 1 for a removal). */
-    private static List<GraphStoreInput> restoredRouterAfter(String backend, OperatorSubtaskState state, long[][] edges)
-            throws Exception {
+    /**
+     * The messages of a router restored from {@code state} for {@code edges} (source, destination,
+     * 1 for a removal).
+     */
+    private static List<GraphStoreInput> restoredRouterAfter(
+            String backend, OperatorSubtaskState state, long[][] edges) throws Exception {
         try (var router = router(backend, 0)) {
             router.initializeState(state);
             router.open();
@@ -380,10 +509,14 @@ class GraphStoreHaloTest {
         }
     }
 
-    /** Writes router state in the per-vertex layout: a vertex's record and sorted cut out-neighbours. */
+    /**
+     * Writes router state in the per-vertex layout: a vertex's record and sorted cut
+     * out-neighbours.
+     */
     private static final class LegacyRouterState
             extends org.apache.flink.streaming.api.operators.AbstractStreamOperator<Void>
-            implements org.apache.flink.streaming.api.operators.OneInputStreamOperator<long[], Void> {
+            implements org.apache.flink.streaming.api.operators.OneInputStreamOperator<
+                    long[], Void> {
 
         @Override
         public void processElement(StreamRecord<long[]> element) throws Exception {
@@ -398,40 +531,66 @@ class GraphStoreHaloTest {
         }
 
         @Override
-        public void snapshotState(org.apache.flink.runtime.state.StateSnapshotContext context) throws Exception {
+        public void snapshotState(org.apache.flink.runtime.state.StateSnapshotContext context)
+                throws Exception {
             super.snapshotState(context);
-            getOperatorStateBackend().getUnionListState(ReplicaRouter.MADE_FOR).update(List.of(PARTITIONS));
+            getOperatorStateBackend()
+                    .getUnionListState(ReplicaRouter.MADE_FOR)
+                    .update(List.of(PARTITIONS));
         }
     }
 
     /** One router subtask over every partition, each partition a site, fed single updates. */
-    private static KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, GraphStoreInput> router(
-            String backend, long maxDropDelayMs) throws Exception {
-        KeySelector<GraphStoreInput, VertexKey> sourceKey = in -> PARTITIONER.keyOf(
-                in.update.edge != null ? in.update.edge.src : in.update.node.id);
-        var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, PARTITIONS,
-                maxDropDelayMs), sourceKey, VertexKeyTypeInfo.INSTANCE, PARTITIONS, 1, 0);
+    private static KeyedOneInputStreamOperatorTestHarness<
+                    VertexKey, GraphStoreInput, GraphStoreInput>
+            router(String backend, long maxDropDelayMs) throws Exception {
+        KeySelector<GraphStoreInput, VertexKey> sourceKey =
+                in ->
+                        PARTITIONER.keyOf(
+                                in.update.edge != null ? in.update.edge.src : in.update.node.id);
+        var router =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new ReplicaRouter(PARTITIONER, PARTITIONS, maxDropDelayMs),
+                        sourceKey,
+                        VertexKeyTypeInfo.INSTANCE,
+                        PARTITIONS,
+                        1,
+                        0);
         backend(router, backend);
         return router;
     }
 
-    private static void routerEdge(KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, GraphStoreInput> router,
-            long src, long dst, boolean remove) throws Exception {
-        router.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(
-                new EdgeUpdate(src, dst, remove, EdgeUpdate.NO_TIMESTAMP)))));
+    private static void routerEdge(
+            KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, GraphStoreInput>
+                    router,
+            long src,
+            long dst,
+            boolean remove)
+            throws Exception {
+        router.processElement(
+                new StreamRecord<>(
+                        GraphStoreInput.of(
+                                GraphUpdate.of(
+                                        new EdgeUpdate(
+                                                src, dst, remove, EdgeUpdate.NO_TIMESTAMP)))));
     }
 
     private static List<String> kinds(List<GraphStoreInput> messages) {
-        return messages.stream().map(m -> m.replica.kind + "(" + m.replica.vertex + " @ " + m.replica.holder + ")")
+        return messages.stream()
+                .map(m -> m.replica.kind + "(" + m.replica.vertex + " @ " + m.replica.holder + ")")
                 .collect(Collectors.toList());
     }
 
     /** Routers and stores at one parallelism, wired as the job wires them. */
     private static final class Graph implements AutoCloseable {
-        final List<KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, GraphStoreInput>> routers =
-                new ArrayList<>();
-        final List<KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse>> stores =
-                new ArrayList<>();
+        final List<
+                        KeyedOneInputStreamOperatorTestHarness<
+                                VertexKey, GraphStoreInput, GraphStoreInput>>
+                routers = new ArrayList<>();
+        final List<
+                        KeyedOneInputStreamOperatorTestHarness<
+                                VertexKey, GraphStoreInput, SampleResponse>>
+                stores = new ArrayList<>();
         private final int parallelism;
         private final int[] taken;
         private List<ReplicaMessage> last = List.of();
@@ -441,32 +600,69 @@ class GraphStoreHaloTest {
             this(backend, parallelism, 0, null, null);
         }
 
-        /** At {@code parallelism}, restored from states at {@code restoredParallelism} when given. */
-        Graph(String backend, int parallelism, int restoredParallelism, OperatorSubtaskState routerState,
-                OperatorSubtaskState storeState) throws Exception {
+        /**
+         * At {@code parallelism}, restored from states at {@code restoredParallelism} when given.
+         */
+        Graph(
+                String backend,
+                int parallelism,
+                int restoredParallelism,
+                OperatorSubtaskState routerState,
+                OperatorSubtaskState storeState)
+                throws Exception {
             this.parallelism = parallelism;
             this.taken = new int[parallelism];
-            KeySelector<GraphStoreInput, VertexKey> sourceKey = in -> in.edges != null ? VertexKey.anchor(in.edges.route)
-                    : PARTITIONER.keyOf(in.update.edge != null ? in.update.edge.src : in.update.node.id);
-            this.bundler = new OneInputStreamOperatorTestHarness<>(new EdgeBundler(PARTITIONER, parallelism, true, 1));
+            KeySelector<GraphStoreInput, VertexKey> sourceKey =
+                    in ->
+                            in.edges != null
+                                    ? VertexKey.anchor(in.edges.route)
+                                    : PARTITIONER.keyOf(
+                                            in.update.edge != null
+                                                    ? in.update.edge.src
+                                                    : in.update.node.id);
+            this.bundler =
+                    new OneInputStreamOperatorTestHarness<>(
+                            new EdgeBundler(PARTITIONER, parallelism, true, 1));
             bundler.open();
-            KeySelector<GraphStoreInput, VertexKey> storeKey = in -> in.update != null
-                    ? PARTITIONER.keyOf(in.update.ownerVertex())
-                    : in.replica != null ? in.replica.key()
-                    : VertexKey.anchor(in.edges != null ? in.edges.route : in.requests[0].route);
+            KeySelector<GraphStoreInput, VertexKey> storeKey =
+                    in ->
+                            in.update != null
+                                    ? PARTITIONER.keyOf(in.update.ownerVertex())
+                                    : in.replica != null
+                                            ? in.replica.key()
+                                            : VertexKey.anchor(
+                                                    in.edges != null
+                                                            ? in.edges.route
+                                                            : in.requests[0].route);
             for (int i = 0; i < parallelism; i++) {
-                var router = new KeyedOneInputStreamOperatorTestHarness<>(new ReplicaRouter(PARTITIONER, parallelism, 0), sourceKey,
-                        VertexKeyTypeInfo.INSTANCE, PARTITIONS, parallelism, i);
-                var store = new KeyedOneInputStreamOperatorTestHarness<>(new GraphStoreOperator(PARTITIONER,
-                        new GraphStoreConfig(42L, DIM, 1000L, 4096, 4096, 1, 0).withHalo(true)),
-                        storeKey, VertexKeyTypeInfo.INSTANCE, PARTITIONS, parallelism, i);
+                var router =
+                        new KeyedOneInputStreamOperatorTestHarness<>(
+                                new ReplicaRouter(PARTITIONER, parallelism, 0),
+                                sourceKey,
+                                VertexKeyTypeInfo.INSTANCE,
+                                PARTITIONS,
+                                parallelism,
+                                i);
+                var store =
+                        new KeyedOneInputStreamOperatorTestHarness<>(
+                                new GraphStoreOperator(
+                                        PARTITIONER,
+                                        new GraphStoreConfig(42L, DIM, 1000L, 4096, 4096, 1, 0)
+                                                .withHalo(true)),
+                                storeKey,
+                                VertexKeyTypeInfo.INSTANCE,
+                                PARTITIONS,
+                                parallelism,
+                                i);
                 backend(router, backend);
                 backend(store, backend);
                 if (routerState != null) {
-                    router.initializeState(AbstractStreamOperatorTestHarness.repartitionOperatorState(
-                            routerState, PARTITIONS, restoredParallelism, parallelism, i));
-                    store.initializeState(AbstractStreamOperatorTestHarness.repartitionOperatorState(
-                            storeState, PARTITIONS, restoredParallelism, parallelism, i));
+                    router.initializeState(
+                            AbstractStreamOperatorTestHarness.repartitionOperatorState(
+                                    routerState, PARTITIONS, restoredParallelism, parallelism, i));
+                    store.initializeState(
+                            AbstractStreamOperatorTestHarness.repartitionOperatorState(
+                                    storeState, PARTITIONS, restoredParallelism, parallelism, i));
                 }
                 router.open();
                 store.open();
@@ -490,26 +686,35 @@ class GraphStoreHaloTest {
         }
 
         /**
-         * The edge through the bundler (one edge a bundle) to the store of its destination and, when
-         * it lies between partitions, to the router of its source.
+         * The edge through the bundler (one edge a bundle) to the store of its destination and,
+         * when it lies between partitions, to the router of its source.
          */
         @SuppressWarnings("unchecked")
         void edge(long src, long dst, boolean remove) throws Exception {
-            bundler.processElement(new StreamRecord<>(new EdgeUpdate(src, dst, remove, EdgeUpdate.NO_TIMESTAMP)));
+            bundler.processElement(
+                    new StreamRecord<>(new EdgeUpdate(src, dst, remove, EdgeUpdate.NO_TIMESTAMP)));
             for (Object r : bundler.getOutput()) {
-                GraphStoreInput copy = GraphStoreInputSerializer.INSTANCE.copy(((StreamRecord<GraphStoreInput>) r).getValue());
-                stores.get(subtaskOf(VertexKey.anchor(copy.edges.route))).processElement(new StreamRecord<>(copy));
+                GraphStoreInput copy =
+                        GraphStoreInputSerializer.INSTANCE.copy(
+                                ((StreamRecord<GraphStoreInput>) r).getValue());
+                stores.get(subtaskOf(VertexKey.anchor(copy.edges.route)))
+                        .processElement(new StreamRecord<>(copy));
             }
             bundler.getOutput().clear();
             var cut = bundler.getSideOutput(EdgeBundler.CUT_EDGES);
             while (cut != null && !cut.isEmpty()) {
-                GraphStoreInput copy = GraphStoreInputSerializer.INSTANCE.copy(cut.poll().getValue());
-                routers.get(subtaskOf(VertexKey.anchor(copy.edges.route))).processElement(new StreamRecord<>(copy));
+                GraphStoreInput copy =
+                        GraphStoreInputSerializer.INSTANCE.copy(cut.poll().getValue());
+                routers.get(subtaskOf(VertexKey.anchor(copy.edges.route)))
+                        .processElement(new StreamRecord<>(copy));
             }
             deliver();
         }
 
-        /** Hands the routers' new messages, through the record serializer, to the stores owning their keys. */
+        /**
+         * Hands the routers' new messages, through the record serializer, to the stores owning
+         * their keys.
+         */
         private void deliver() throws Exception {
             List<ReplicaMessage> delivered = new ArrayList<>();
             for (int i = 0; i < parallelism; i++) {
@@ -517,7 +722,8 @@ class GraphStoreHaloTest {
                 for (int j = taken[i]; j < out.size(); j++) {
                     GraphStoreInput copy = GraphStoreInputSerializer.INSTANCE.copy(out.get(j));
                     delivered.add(copy.replica);
-                    stores.get(subtaskOf(copy.replica.key())).processElement(new StreamRecord<>(copy));
+                    stores.get(subtaskOf(copy.replica.key()))
+                            .processElement(new StreamRecord<>(copy));
                 }
                 taken[i] = out.size();
             }
@@ -526,12 +732,16 @@ class GraphStoreHaloTest {
 
         /** The messages the last update caused. */
         List<String> lastMessages() {
-            return last.stream().map(m -> m.kind + "(" + m.vertex + " @ " + m.holder + ")").collect(Collectors.toList());
+            return last.stream()
+                    .map(m -> m.kind + "(" + m.vertex + " @ " + m.holder + ")")
+                    .collect(Collectors.toList());
         }
 
         /** The replicas of the subtask holding the replica of {@code vertex} in {@code holder}. */
         HaloReplicas halo(int holder, long vertex) {
-            return ((GraphStoreOperator) stores.get(subtaskOf(new VertexKey(holder, vertex))).getOperator()).halo();
+            return ((GraphStoreOperator)
+                            stores.get(subtaskOf(new VertexKey(holder, vertex))).getOperator())
+                    .halo();
         }
 
         long replicas() {
@@ -559,7 +769,8 @@ class GraphStoreHaloTest {
         }
 
         int subtaskOf(VertexKey key) {
-            return KeyGroupRangeAssignment.assignKeyToParallelOperator(key, PARTITIONS, parallelism);
+            return KeyGroupRangeAssignment.assignKeyToParallelOperator(
+                    key, PARTITIONS, parallelism);
         }
 
         @Override

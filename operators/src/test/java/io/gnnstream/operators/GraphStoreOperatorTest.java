@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gnnstream.operators.internal.TrainerFeatureCache;
 import com.carrotsearch.hppc.LongArrayList;
+import io.gnnstream.operators.internal.TrainerFeatureCache;
 import io.gnnstream.operators.messages.EdgeBundle;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
@@ -42,8 +42,8 @@ import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
-import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
@@ -56,8 +56,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Timeout(120)
 class GraphStoreOperatorTest {
 
-    /** Key groups of the harness; the graph itself is one logical partition so requests stay simple. */
+    /**
+     * Key groups of the harness; the graph itself is one logical partition so requests stay simple.
+     */
     private static final int MAX_PARALLELISM = 8;
+
     private static final int DIM = 3;
     private static final VertexPartitioner PARTITIONER = new HashPartitioner(1);
 
@@ -73,7 +76,8 @@ class GraphStoreOperatorTest {
             edge(h, 2, 1, false);
             edge(h, 4, 1, false);
             SampleResponse all = request(h, 7, 1, -1, new long[] {1}, new long[] {1, 2, 99});
-            assertArrayEquals(new int[] {3}, all.neighbourCounts, "duplicate edge must not be stored twice");
+            assertArrayEquals(
+                    new int[] {3}, all.neighbourCounts, "duplicate edge must not be stored twice");
             assertArrayEquals(new long[] {2, 3, 4}, all.neighbours);
             MiniBatchPart rows = lastFeatures(h);
             assertEquals(7, rows.batchId);
@@ -84,19 +88,25 @@ class GraphStoreOperatorTest {
 
             node(h, 2, 1, Split.NONE, 5f);
             request(h, 8, 1, 0, new long[0], new long[] {2});
-            assertArrayEquals(new float[] {5, 5, 5}, floats(lastFeatures(h).features),
+            assertArrayEquals(
+                    new float[] {5, 5, 5},
+                    floats(lastFeatures(h).features),
                     "a node update must replace the cached record");
 
             edge(h, 2, 1, true);
             int featureParts = h.getSideOutput(GraphStoreOperator.FEATURES).size();
             SampleResponse afterRemove = request(h, 7, 1, -1, new long[] {1}, new long[0]);
             assertEquals(Set.of(3L, 4L), toSet(afterRemove.neighbours));
-            assertEquals(featureParts, h.getSideOutput(GraphStoreOperator.FEATURES).size(),
+            assertEquals(
+                    featureParts,
+                    h.getSideOutput(GraphStoreOperator.FEATURES).size(),
                     "no feature part for a request without feature vertices");
 
-            List<GraphEvent> seeds = h.getSideOutput(GraphStoreOperator.EVENTS).stream()
-                    .map(StreamRecord::getValue).filter(e -> e.kind == GraphEvent.Kind.SEED)
-                    .collect(Collectors.toList());
+            List<GraphEvent> seeds =
+                    h.getSideOutput(GraphStoreOperator.EVENTS).stream()
+                            .map(StreamRecord::getValue)
+                            .filter(e -> e.kind == GraphEvent.Kind.SEED)
+                            .collect(Collectors.toList());
             // A vertex's first attributes are announced (also without a split); a later update only
             // when its split changes.
             assertEquals(2, seeds.size());
@@ -109,8 +119,8 @@ class GraphStoreOperatorTest {
 
     /**
      * The layer-output store: stored outputs are acknowledged to the scheduler, served to the next
-     * layer's requests of the same round with the vertex's label, survive a checkpoint, and a row of
-     * another round (or none) goes out as zeros without a label.
+     * layer's requests of the same round with the vertex's label, survive a checkpoint, and a row
+     * of another round (or none) goes out as zeros without a label.
      */
     @ParameterizedTest
     @ValueSource(strings = {"rocksdb", "heap"})
@@ -131,8 +141,12 @@ class GraphStoreOperatorTest {
             o.vertices = new long[] {1, 2};
             o.values = new float[] {0.5f, 1.5f, 2.5f, 3.5f};
             h.processElement(new StreamRecord<>(GraphStoreInput.of(o)));
-            GraphEvent ack = h.getSideOutput(GraphStoreOperator.EVENTS).stream().map(StreamRecord::getValue)
-                    .filter(e -> e.kind == GraphEvent.Kind.LAYER_WRITTEN).findFirst().orElseThrow();
+            GraphEvent ack =
+                    h.getSideOutput(GraphStoreOperator.EVENTS).stream()
+                            .map(StreamRecord::getValue)
+                            .filter(e -> e.kind == GraphEvent.Kind.LAYER_WRITTEN)
+                            .findFirst()
+                            .orElseThrow();
             assertEquals(40, ack.step);
             assertEquals(3, ack.roundIndex);
             assertEquals(1, ack.part);
@@ -148,18 +162,24 @@ class GraphStoreOperatorTest {
             assertArrayEquals(new int[] {0, 2, NodeUpdate.NO_LABEL}, rows.labels);
             assertArrayEquals(new float[] {2.5f, 3.5f, 0.5f, 1.5f, 0, 0}, floats(rows.features));
             MiniBatchPart stale = layerRows(h, 41, new long[] {1});
-            assertArrayEquals(new float[] {0, 0}, floats(stale.features), "an output of another round is not served");
+            assertArrayEquals(
+                    new float[] {0, 0},
+                    floats(stale.features),
+                    "an output of another round is not served");
             assertArrayEquals(new int[] {NodeUpdate.NO_LABEL}, stale.labels);
         }
     }
 
     private static MiniBatchPart layerRows(
-            KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h, long step,
-            long[] vertices) throws Exception {
+            KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,
+            long step,
+            long[] vertices)
+            throws Exception {
         int[] rows = new int[vertices.length];
         Arrays.setAll(rows, i -> i);
-        SampleRequest request = SampleRequest.sampleOnly(9, step, 2, 0, 0, -1, new long[0])
-                .withFeatures(109, 0, 0, 0, vertices, rows);
+        SampleRequest request =
+                SampleRequest.sampleOnly(9, step, 2, 0, 0, -1, new long[0])
+                        .withFeatures(109, 0, 0, 0, vertices, rows);
         request.layerInput = 1;
         request.layerDim = 2;
         h.processElement(new StreamRecord<>(GraphStoreInput.of(request)));
@@ -181,7 +201,9 @@ class GraphStoreOperatorTest {
                 node(h, v, (int) v % 3, Split.TRAIN, v);
                 edge(h, v + 100, v, false);
             }
-            assertTrue(Arrays.stream(vertices).mapToInt(eight::partition).distinct().count() > 4, "several partitions");
+            assertTrue(
+                    Arrays.stream(vertices).mapToInt(eight::partition).distinct().count() > 4,
+                    "several partitions");
             SampleResponse r = request(h, 1, 1, -1, vertices, vertices);
             assertArrayEquals(vertices, r.sampleVertices);
             assertArrayEquals(Arrays.stream(vertices).map(v -> v + 100).toArray(), r.neighbours);
@@ -206,8 +228,12 @@ class GraphStoreOperatorTest {
             assertEquals(0, request(h, 1, 1, -1, new long[] {0}, new long[0]).neighbours.length);
             AbstractStreamOperator<?> op = (AbstractStreamOperator<?>) h.getOperator();
             for (String state : new String[] {"adj-tail", "adj-blocks", "adj-slots"}) {
-                try (Stream<Object> keys = op.getKeyedStateBackend().getKeys(state, VoidNamespace.INSTANCE)) {
-                    assertEquals(0, keys.count(), state + " must be cleaned up when the last neighbour is removed");
+                try (Stream<Object> keys =
+                        op.getKeyedStateBackend().getKeys(state, VoidNamespace.INSTANCE)) {
+                    assertEquals(
+                            0,
+                            keys.count(),
+                            state + " must be cleaned up when the last neighbour is removed");
                 }
             }
         }
@@ -215,8 +241,8 @@ class GraphStoreOperatorTest {
 
     /**
      * A vertex loaded in one buffered flush checks duplicates against a scan and gets no
-     * neighbour-to-slot index; a single insert into it (an index lookup) builds the index once, and a
-     * delete then finds its slot there.
+     * neighbour-to-slot index; a single insert into it (an index lookup) builds the index once, and
+     * a delete then finds its slot there.
      */
     @ParameterizedTest
     @ValueSource(strings = {"rocksdb", "heap"})
@@ -242,19 +268,26 @@ class GraphStoreOperatorTest {
                 expected.add(u);
             }
             expected.remove(5L);
-            assertEquals(expected, toSet(request(h, 3, 1, -1, new long[] {0}, new long[0]).neighbours));
+            assertEquals(
+                    expected, toSet(request(h, 3, 1, -1, new long[] {0}, new long[0]).neighbours));
             assertEquals(300, indexEntries(h));
         }
     }
 
     /** Entries of the neighbour-to-slot index of the harness's single vertex. */
-    private static long indexEntries(KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h)
+    private static long indexEntries(
+            KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h)
             throws Exception {
         AbstractStreamOperator<?> op = (AbstractStreamOperator<?>) h.getOperator();
         op.setCurrentKey(PARTITIONER.keyOf(0));
         long entries = 0;
-        for (Object ignored : op.getKeyedStateBackend().getPartitionedState(VoidNamespace.INSTANCE,
-                VoidNamespaceSerializer.INSTANCE, InAdjacency.SLOTS).keys()) {
+        for (Object ignored :
+                op.getKeyedStateBackend()
+                        .getPartitionedState(
+                                VoidNamespace.INSTANCE,
+                                VoidNamespaceSerializer.INSTANCE,
+                                InAdjacency.SLOTS)
+                        .keys()) {
             entries++;
         }
         return entries;
@@ -262,20 +295,28 @@ class GraphStoreOperatorTest {
 
     /**
      * Random inserts and deletes around the tail and index boundaries, checked against a plain set;
-     * with edges written one at a time, and buffered (duplicates and deletes of buffered edges included);
-     * with the heap caches on (a stale cached adjacency would show here) and off.
+     * with edges written one at a time, and buffered (duplicates and deletes of buffered edges
+     * included); with the heap caches on (a stale cached adjacency would show here) and off.
      */
     @ParameterizedTest
-    @CsvSource({"rocksdb, 1, 4096", "rocksdb, 7, 4096", "rocksdb, 1000, 4096", "rocksdb, 7, 0", "heap, 1, 4096",
-            "heap, 1000, 0"})
-    void matchesASetUnderRandomInsertsAndDeletes(String backend, int edgeBuffer, long cacheBytes) throws Exception {
+    @CsvSource({
+        "rocksdb, 1, 4096",
+        "rocksdb, 7, 4096",
+        "rocksdb, 1000, 4096",
+        "rocksdb, 7, 0",
+        "heap, 1, 4096",
+        "heap, 1000, 0"
+    })
+    void matchesASetUnderRandomInsertsAndDeletes(String backend, int edgeBuffer, long cacheBytes)
+            throws Exception {
         SplittableRandom random = new SplittableRandom(7);
         Set<Long> expected = new HashSet<>();
         try (var h = harness(backend, edgeBuffer, cacheBytes)) {
             h.open();
             for (int op = 0; op < 3_000; op++) {
                 long u = 1 + random.nextInt(200);
-                boolean remove = expected.size() > 150 || (expected.size() > 40 && random.nextInt(3) == 0);
+                boolean remove =
+                        expected.size() > 150 || (expected.size() > 40 && random.nextInt(3) == 0);
                 edge(h, u, 0, remove);
                 if (remove) {
                     expected.remove(u);
@@ -298,15 +339,16 @@ class GraphStoreOperatorTest {
 
     /**
      * Edges in bundles (as the job sends them) give the same graph as single edges: additions,
-     * duplicates and removals into vertices of several partitions, the edge buffer flushing
-     * within a bundle.
+     * duplicates and removals into vertices of several partitions, the edge buffer flushing within
+     * a bundle.
      */
     @ParameterizedTest
     @ValueSource(strings = {"rocksdb", "heap"})
     void bundledEdgesGiveTheSameGraphAsSingleEdges(String backend) throws Exception {
         VertexPartitioner eight = new HashPartitioner(MAX_PARALLELISM);
         SplittableRandom random = new SplittableRandom(11);
-        try (var single = harness(backend, eight, 7, 4096, 0); var bundled = harness(backend, eight, 7, 4096, 0)) {
+        try (var single = harness(backend, eight, 7, 4096, 0);
+                var bundled = harness(backend, eight, 7, 4096, 0)) {
             single.open();
             bundled.open();
             List<Set<Long>> expected = new ArrayList<>();
@@ -323,8 +365,10 @@ class GraphStoreOperatorTest {
                 sources.add(u);
                 ops.add(EdgeBundle.op(d, remove));
                 if (sources.size() == 13 || i == 1_999) {
-                    bundled.processElement(new StreamRecord<>(GraphStoreInput.of(
-                            new EdgeBundle(0, sources.toArray(), ops.toArray()))));
+                    bundled.processElement(
+                            new StreamRecord<>(
+                                    GraphStoreInput.of(
+                                            new EdgeBundle(0, sources.toArray(), ops.toArray()))));
                     sources.clear();
                     ops.clear();
                 }
@@ -334,11 +378,17 @@ class GraphStoreOperatorTest {
                     expected.get(d).add(u);
                 }
             }
-            assertTrue(LongStream.range(0, 6).mapToInt(eight::partition).distinct().count() > 2, "several partitions");
+            assertTrue(
+                    LongStream.range(0, 6).mapToInt(eight::partition).distinct().count() > 2,
+                    "several partitions");
             for (int d = 0; d < 6; d++) {
                 long[] target = {d};
-                assertEquals(expected.get(d), toSet(request(single, d, 1, -1, target, new long[0]).neighbours));
-                assertEquals(expected.get(d), toSet(request(bundled, d, 1, -1, target, new long[0]).neighbours),
+                assertEquals(
+                        expected.get(d),
+                        toSet(request(single, d, 1, -1, target, new long[0]).neighbours));
+                assertEquals(
+                        expected.get(d),
+                        toSet(request(bundled, d, 1, -1, target, new long[0]).neighbours),
                         "neighbours of " + d + " from bundles");
             }
         }
@@ -358,20 +408,28 @@ class GraphStoreOperatorTest {
             for (int batch = 0; batch < 20; batch++) {
                 long before = op.adjacencyBlocksRead();
                 SampleResponse r = request(h, batch, 1, fanout, new long[] {0}, new long[0]);
-                assertTrue(op.adjacencyBlocksRead() - before <= fanout, "read more blocks than the fanout");
-                assertEquals(fanout, toSet(r.neighbours).size(), "sample must be without replacement");
+                assertTrue(
+                        op.adjacencyBlocksRead() - before <= fanout,
+                        "read more blocks than the fanout");
+                assertEquals(
+                        fanout, toSet(r.neighbours).size(), "sample must be without replacement");
                 for (long v : r.neighbours) {
                     assertTrue(v >= 1 && v <= degree);
                     seen.add(v);
                 }
-                assertArrayEquals(r.neighbours, request(h, batch, 1, fanout, new long[] {0}, new long[0]).neighbours,
+                assertArrayEquals(
+                        r.neighbours,
+                        request(h, batch, 1, fanout, new long[] {0}, new long[0]).neighbours,
                         "same (batch, hop, vertex) must give the same sample");
             }
             assertTrue(seen.size() > 190, "samples of different batches should differ");
         }
     }
 
-    /** A vertex of a thousand neighbours is cached whole: same samples as without a cache, no block reads. */
+    /**
+     * A vertex of a thousand neighbours is cached whole: same samples as without a cache, no block
+     * reads.
+     */
     /**
      * Data-parallel equivalence rests on this: a vertex's sample depends on the step (the sampling
      * key), not on which batch, and so which trainer rank, asked for it.
@@ -385,7 +443,9 @@ class GraphStoreOperatorTest {
             }
             long[] rankZero = sample(h, 11, 5);
             assertArrayEquals(rankZero, sample(h, 12, 5), "another batch of the same step");
-            assertFalse(Arrays.equals(rankZero, sample(h, 11, 6)) && Arrays.equals(rankZero, sample(h, 11, 7)),
+            assertFalse(
+                    Arrays.equals(rankZero, sample(h, 11, 6))
+                            && Arrays.equals(rankZero, sample(h, 11, 7)),
                     "other steps draw other samples");
         }
     }
@@ -406,17 +466,24 @@ class GraphStoreOperatorTest {
         }
     }
 
-    private static long[] sample(KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,
-            long batch, long step) throws Exception {
+    private static long[] sample(
+            KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,
+            long batch,
+            long step)
+            throws Exception {
         h.getOutput().clear();
-        h.processElement(new StreamRecord<>(GraphStoreInput.of(
-                SampleRequest.sampleOnly(batch, step, 1, 0, 0, 10, new long[] {0}))));
+        h.processElement(
+                new StreamRecord<>(
+                        GraphStoreInput.of(
+                                SampleRequest.sampleOnly(
+                                        batch, step, 1, 0, 0, 10, new long[] {0}))));
         return lastResponse(h).neighbours;
     }
 
     @Test
     void samplesACachedVertexFromItsWholeListWithoutReadingBlocks() throws Exception {
-        try (var cached = harness("rocksdb", 1000, 1 << 20); var uncached = harness("rocksdb", 1000, 0)) {
+        try (var cached = harness("rocksdb", 1000, 1 << 20);
+                var uncached = harness("rocksdb", 1000, 0)) {
             cached.open();
             uncached.open();
             for (long u = 1; u <= 1_000; u++) {
@@ -427,10 +494,12 @@ class GraphStoreOperatorTest {
             request(cached, 0, 1, 10, new long[] {0}, new long[0]);
             long blocksRead = op.adjacencyBlocksRead();
             for (int batch = 1; batch < 20; batch++) {
-                assertArrayEquals(request(uncached, batch, 1, 10, new long[] {0}, new long[0]).neighbours,
+                assertArrayEquals(
+                        request(uncached, batch, 1, 10, new long[] {0}, new long[0]).neighbours,
                         request(cached, batch, 1, 10, new long[] {0}, new long[0]).neighbours);
             }
-            assertEquals(blocksRead, op.adjacencyBlocksRead(), "a cached whole list reads no blocks");
+            assertEquals(
+                    blocksRead, op.adjacencyBlocksRead(), "a cached whole list reads no blocks");
         }
     }
 
@@ -452,11 +521,18 @@ class GraphStoreOperatorTest {
             h.getOperator().finish();
             AbstractStreamOperator<?> op = (AbstractStreamOperator<?>) h.getOperator();
             op.setCurrentKey(PARTITIONER.keyOf(0));
-            assertEquals(51, ((GraphStoreOperator) op).degreeOfCurrentVertex(),
-                    "50 restored neighbours (one duplicate dropped) and one written at the end of input");
+            assertEquals(
+                    51,
+                    ((GraphStoreOperator) op).degreeOfCurrentVertex(),
+                    "50 restored neighbours (one duplicate dropped) and one written at the end of"
+                            + " input");
             h.setProcessingTime(10_000);
-            GraphEvent stats = h.getSideOutput(GraphStoreOperator.EVENTS).stream().map(StreamRecord::getValue)
-                    .filter(e -> e.kind == GraphEvent.Kind.STATS).reduce((first, last) -> last).orElseThrow();
+            GraphEvent stats =
+                    h.getSideOutput(GraphStoreOperator.EVENTS).stream()
+                            .map(StreamRecord::getValue)
+                            .filter(e -> e.kind == GraphEvent.Kind.STATS)
+                            .reduce((first, last) -> last)
+                            .orElseThrow();
             assertEquals(51, stats.edges);
             assertEquals(52, stats.edgesIngested);
         }
@@ -484,11 +560,17 @@ class GraphStoreOperatorTest {
             assertArrayEquals(before.neighbours, after.neighbours);
             assertArrayEquals(featuresBefore.features, lastFeatures(h).features);
             edge(h, 100, 5, false);
-            assertEquals(91, request(h, 4, 1, -1, new long[] {5}, new long[0]).neighbours.length,
+            assertEquals(
+                    91,
+                    request(h, 4, 1, -1, new long[] {5}, new long[0]).neighbours.length,
                     "a request sees the buffered edge");
             h.setProcessingTime(10_000);
-            GraphEvent stats = h.getSideOutput(GraphStoreOperator.EVENTS).stream().map(StreamRecord::getValue)
-                    .filter(e -> e.kind == GraphEvent.Kind.STATS).findFirst().orElseThrow();
+            GraphEvent stats =
+                    h.getSideOutput(GraphStoreOperator.EVENTS).stream()
+                            .map(StreamRecord::getValue)
+                            .filter(e -> e.kind == GraphEvent.Kind.STATS)
+                            .findFirst()
+                            .orElseThrow();
             assertEquals(0, stats.partition);
             assertEquals(1, stats.vertices);
             assertEquals(91, stats.edges);
@@ -510,15 +592,20 @@ class GraphStoreOperatorTest {
                 edge(h, u, 5, false);
             }
             snapshot = h.snapshot(1, 1); // before the first stats interval: nothing published yet
-            assertTrue(h.getSideOutput(GraphStoreOperator.EVENTS).stream()
-                    .noneMatch(r -> r.getValue().kind == GraphEvent.Kind.STATS));
+            assertTrue(
+                    h.getSideOutput(GraphStoreOperator.EVENTS).stream()
+                            .noneMatch(r -> r.getValue().kind == GraphEvent.Kind.STATS));
         }
         try (var h = harness("rocksdb")) {
             h.initializeState(snapshot);
             h.open();
             h.setProcessingTime(10_000);
-            GraphEvent stats = h.getSideOutput(GraphStoreOperator.EVENTS).stream().map(StreamRecord::getValue)
-                    .filter(e -> e.kind == GraphEvent.Kind.STATS).findFirst().orElseThrow();
+            GraphEvent stats =
+                    h.getSideOutput(GraphStoreOperator.EVENTS).stream()
+                            .map(StreamRecord::getValue)
+                            .filter(e -> e.kind == GraphEvent.Kind.STATS)
+                            .findFirst()
+                            .orElseThrow();
             assertEquals(0, stats.partition);
             assertEquals(1, stats.vertices);
             assertEquals(30, stats.edges);
@@ -534,7 +621,8 @@ class GraphStoreOperatorTest {
     @ParameterizedTest
     @ValueSource(ints = {2, 64})
     void trainerCacheSlotsResolveToTheFeaturesSentWithoutTheCache(int slots) throws Exception {
-        try (var cached = harness("heap", 1000, 4096, slots); var plain = harness("heap", 1000, 4096, 0)) {
+        try (var cached = harness("heap", 1000, 4096, slots);
+                var plain = harness("heap", 1000, 4096, 0)) {
             cached.open();
             plain.open();
             TrainerFeatureCache trainer = new TrainerFeatureCache(slots, DIM);
@@ -576,47 +664,87 @@ class GraphStoreOperatorTest {
         float[] features = floats(part.features);
         List<String> rows = new ArrayList<>();
         for (int j = 0; j < part.rows.length; j++) {
-            rows.add(part.rows[j] + ":" + part.labels[j] + ":"
-                    + Arrays.toString(Arrays.copyOfRange(features, j * DIM, (j + 1) * DIM)));
+            rows.add(
+                    part.rows[j]
+                            + ":"
+                            + part.labels[j]
+                            + ":"
+                            + Arrays.toString(
+                                    Arrays.copyOfRange(features, j * DIM, (j + 1) * DIM)));
         }
         for (int j = 0; j < part.cachedRows.length; j++) {
             float[] row = new float[DIM];
             cache.copyRow(part.cachedSlots[j], row, 0);
-            rows.add(part.cachedRows[j] + ":" + cache.label(part.cachedSlots[j]) + ":" + Arrays.toString(row));
+            rows.add(
+                    part.cachedRows[j]
+                            + ":"
+                            + cache.label(part.cachedSlots[j])
+                            + ":"
+                            + Arrays.toString(row));
         }
         rows.sort(Comparator.comparingInt(r -> Integer.parseInt(r.substring(0, r.indexOf(':')))));
         return rows;
     }
 
-    private static KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse>
+    private static KeyedOneInputStreamOperatorTestHarness<
+                    VertexKey, GraphStoreInput, SampleResponse>
             harness(String backend) throws Exception {
         return harness(backend, 1000, 4096);
     }
 
-    private static KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse>
+    private static KeyedOneInputStreamOperatorTestHarness<
+                    VertexKey, GraphStoreInput, SampleResponse>
             harness(String backend, int edgeBuffer, long cacheBytes) throws Exception {
         return harness(backend, edgeBuffer, cacheBytes, 0);
     }
 
-    private static KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse>
-            harness(String backend, int edgeBuffer, long cacheBytes, int trainerCacheSlots) throws Exception {
+    private static KeyedOneInputStreamOperatorTestHarness<
+                    VertexKey, GraphStoreInput, SampleResponse>
+            harness(String backend, int edgeBuffer, long cacheBytes, int trainerCacheSlots)
+                    throws Exception {
         return harness(backend, PARTITIONER, edgeBuffer, cacheBytes, trainerCacheSlots);
     }
 
-    private static KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse>
-            harness(String backend, VertexPartitioner partitioner, int edgeBuffer, long cacheBytes, int trainerCacheSlots)
-            throws Exception {
-        KeySelector<GraphStoreInput, VertexKey> key = in -> in.update != null
-                ? partitioner.keyOf(in.update.ownerVertex())
-                : VertexKey.anchor(in.edges != null ? in.edges.route
-                        : in.outputs != null ? in.outputs.route : in.requests[0].route);
-        var h = new KeyedOneInputStreamOperatorTestHarness<>(
-                new GraphStoreOperator(partitioner, new GraphStoreConfig(42L, DIM, 1000L, cacheBytes, cacheBytes, edgeBuffer,
-                        trainerCacheSlots)), key, VertexKeyTypeInfo.INSTANCE,
-                MAX_PARALLELISM, 1, 0);
+    private static KeyedOneInputStreamOperatorTestHarness<
+                    VertexKey, GraphStoreInput, SampleResponse>
+            harness(
+                    String backend,
+                    VertexPartitioner partitioner,
+                    int edgeBuffer,
+                    long cacheBytes,
+                    int trainerCacheSlots)
+                    throws Exception {
+        KeySelector<GraphStoreInput, VertexKey> key =
+                in ->
+                        in.update != null
+                                ? partitioner.keyOf(in.update.ownerVertex())
+                                : VertexKey.anchor(
+                                        in.edges != null
+                                                ? in.edges.route
+                                                : in.outputs != null
+                                                        ? in.outputs.route
+                                                        : in.requests[0].route);
+        var h =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new GraphStoreOperator(
+                                partitioner,
+                                new GraphStoreConfig(
+                                        42L,
+                                        DIM,
+                                        1000L,
+                                        cacheBytes,
+                                        cacheBytes,
+                                        edgeBuffer,
+                                        trainerCacheSlots)),
+                        key,
+                        VertexKeyTypeInfo.INSTANCE,
+                        MAX_PARALLELISM,
+                        1,
+                        0);
         StateBackend stateBackend = new HashMapStateBackend();
         if ("rocksdb".equals(backend)) {
-            // The harness has almost no managed memory; RocksDB would then flush a file every few writes.
+            // The harness has almost no managed memory; RocksDB would then flush a file every few
+            // writes.
             EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend();
             rocksDb.getMemoryConfiguration().setUseManagedMemory(false);
             stateBackend = rocksDb;
@@ -625,31 +753,62 @@ class GraphStoreOperatorTest {
         return h;
     }
 
-    private static void node(KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,
-            long id, int label, Split split) throws Exception {
+    private static void node(
+            KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,
+            long id,
+            int label,
+            Split split)
+            throws Exception {
         node(h, id, label, split, id);
     }
 
-    private static void node(KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,
-            long id, int label, Split split, float value) throws Exception {
-        h.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(
-                new NodeUpdate(id, new float[] {value, value, value}, label, split)))));
+    private static void node(
+            KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,
+            long id,
+            int label,
+            Split split,
+            float value)
+            throws Exception {
+        h.processElement(
+                new StreamRecord<>(
+                        GraphStoreInput.of(
+                                GraphUpdate.of(
+                                        new NodeUpdate(
+                                                id,
+                                                new float[] {value, value, value},
+                                                label,
+                                                split)))));
     }
 
-    private static void edge(KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,
-            long src, long dst, boolean remove) throws Exception {
-        h.processElement(new StreamRecord<>(GraphStoreInput.of(GraphUpdate.of(new EdgeUpdate(src, dst, remove, EdgeUpdate.NO_TIMESTAMP)))));
+    private static void edge(
+            KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,
+            long src,
+            long dst,
+            boolean remove)
+            throws Exception {
+        h.processElement(
+                new StreamRecord<>(
+                        GraphStoreInput.of(
+                                GraphUpdate.of(
+                                        new EdgeUpdate(
+                                                src, dst, remove, EdgeUpdate.NO_TIMESTAMP)))));
     }
 
     /** One request to the single partition; the harness plays the sampling loop. */
     private static SampleResponse request(
             KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,
-            long batch, int hop, int fanout, long[] sample, long[] features) throws Exception {
+            long batch,
+            int hop,
+            int fanout,
+            long[] sample,
+            long[] features)
+            throws Exception {
         h.getOutput().clear();
         int[] rows = new int[features.length];
         Arrays.setAll(rows, i -> i);
-        SampleRequest request = SampleRequest.sampleOnly(batch, batch, hop, 0, 0, fanout, sample)
-                .withFeatures(batch + 100, 0, 0, 0, features, rows);
+        SampleRequest request =
+                SampleRequest.sampleOnly(batch, batch, hop, 0, 0, fanout, sample)
+                        .withFeatures(batch + 100, 0, 0, 0, features, rows);
         h.processElement(new StreamRecord<>(GraphStoreInput.of(request)));
         return lastResponse(h);
     }
@@ -660,7 +819,9 @@ class GraphStoreOperatorTest {
         return values;
     }
 
-    /** The feature part of the last request that named feature vertices, as its trainer receives it. */
+    /**
+     * The feature part of the last request that named feature vertices, as its trainer receives it.
+     */
     private static MiniBatchPart lastFeatures(
             KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h) {
         MiniBatchPart last = null;

@@ -17,8 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.Credit;
-import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GradientChunk;
+import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.ReducedChunk;
 import io.gnnstream.operators.model.ModelState;
 import io.gnnstream.state.records.Split;
@@ -46,8 +46,8 @@ import org.junit.jupiter.api.Timeout;
  * clear message.
  *
  * <p>The snapshots: a scheduler of 2 ranks ({@link #LEGACY_SCHEDULER}) after the seeds below and a
- * credit of each rank for seq 0; two trainer ranks and their reducer ({@link TrainerRig}'s model and
- * batches) after step 1, with rank 0 waiting for step 3's sum and rank 1 for step 2's; and the
+ * credit of each rank for seq 0; two trainer ranks and their reducer ({@link TrainerRig}'s model
+ * and batches) after step 1, with rank 0 waiting for step 3's sum and rank 1 for step 2's; and the
  * parameters both ranks reach after step 3 without the restore.
  */
 @Timeout(120)
@@ -58,14 +58,20 @@ class LegacyStateTest {
 
     @Test
     void aLegacyTrainerCheckpointContinuesBitForBitAtItsOwnCount() throws Exception {
-        OperatorSubtaskState both = AbstractStreamOperatorTestHarness.repackageState(
-                read("trainer-t2-rank0"), read("trainer-t2-rank1"));
+        OperatorSubtaskState both =
+                AbstractStreamOperatorTestHarness.repackageState(
+                        read("trainer-t2-rank0"), read("trainer-t2-rank1"));
         try (var r0 = rank(0, 2, TrainerRescaleTest.repartition(both, 2, 2, 0));
                 var r1 = rank(1, 2, TrainerRescaleTest.repartition(both, 2, 2, 1));
                 var red = reducer(2, read("reducer-t2"))) {
-            assertTrue(credits(r0).isEmpty() && credits(r1).isEmpty(), "no announcement at the same count");
+            assertTrue(
+                    credits(r0).isEmpty() && credits(r1).isEmpty(),
+                    "no announcement at the same count");
             List<GradientChunk> again = concat(gradients(r0), gradients(r1));
-            assertEquals(List.of(3L, 2L), again.stream().map(g -> g.step).toList(), "pending steps sent again");
+            assertEquals(
+                    List.of(3L, 2L),
+                    again.stream().map(g -> g.step).toList(),
+                    "pending steps sent again");
             List<ReducedChunk> sums = reduce(red, again);
             deliver(r0, sums);
             deliver(r1, sums);
@@ -84,10 +90,15 @@ class LegacyStateTest {
 
     @Test
     void aLegacyTrainerCheckpointRefusesAnotherCount() throws Exception {
-        OperatorSubtaskState both = AbstractStreamOperatorTestHarness.repackageState(
-                read("trainer-t2-rank0"), read("trainer-t2-rank1"));
-        Exception e = assertThrows(Exception.class, () -> rank(0, 1, TrainerRescaleTest.repartition(both, 2, 1, 0)));
-        assertTrue(rootMessage(e).contains("restores only at its own trainer count"), rootMessage(e));
+        OperatorSubtaskState both =
+                AbstractStreamOperatorTestHarness.repackageState(
+                        read("trainer-t2-rank0"), read("trainer-t2-rank1"));
+        Exception e =
+                assertThrows(
+                        Exception.class,
+                        () -> rank(0, 1, TrainerRescaleTest.repartition(both, 2, 1, 0)));
+        assertTrue(
+                rootMessage(e).contains("restores only at its own trainer count"), rootMessage(e));
     }
 
     /**
@@ -97,8 +108,11 @@ class LegacyStateTest {
     @Test
     void flinkDoesNotReadSplitListStateAsUnionListState() throws Exception {
         try (var h = new OneInputStreamOperatorTestHarness<>(new UnionReader())) {
-            Exception e = assertThrows(Exception.class, () -> h.initializeState(read("trainer-t2-rank0")));
-            assertTrue(rootMessage(e).contains("Incompatible state assignment modes"), rootMessage(e));
+            Exception e =
+                    assertThrows(
+                            Exception.class, () -> h.initializeState(read("trainer-t2-rank0")));
+            assertTrue(
+                    rootMessage(e).contains("Incompatible state assignment modes"), rootMessage(e));
         }
     }
 
@@ -127,12 +141,16 @@ class LegacyStateTest {
     void aLegacySchedulerCheckpointRefusesAnotherCount() throws Exception {
         SchedulerConfig three = new SchedulerConfig(4, 2, 2, 12, 4, 3, 5, 7L, 3, 0, 0, 1, 0, false);
         try (var h = new TwoInputStreamOperatorTestHarness<>(new SeedScheduler(three))) {
-            Exception e = assertThrows(Exception.class, () -> h.initializeState(read("scheduler-t2")));
+            Exception e =
+                    assertThrows(Exception.class, () -> h.initializeState(read("scheduler-t2")));
             assertTrue(rootMessage(e).contains("restore it with 2 trainers"), rootMessage(e));
         }
     }
 
-    /** Restores {@code state} and acknowledges every spec until the schedule ends; the specs as text. */
+    /**
+     * Restores {@code state} and acknowledges every spec until the schedule ends; the specs as
+     * text.
+     */
     private static List<String> continueSchedule(OperatorSubtaskState state) throws Exception {
         List<String> out = new ArrayList<>();
         try (var h = new TwoInputStreamOperatorTestHarness<>(new SeedScheduler(LEGACY_SCHEDULER))) {
@@ -150,8 +168,18 @@ class LegacyStateTest {
                     break;
                 }
                 for (BatchSpec s : issued) {
-                    out.add(s.trainer + "/" + s.seq + "/" + s.kind + "/" + s.step + "/" + s.batchId + "/"
-                            + java.util.Arrays.toString(s.seeds));
+                    out.add(
+                            s.trainer
+                                    + "/"
+                                    + s.seq
+                                    + "/"
+                                    + s.kind
+                                    + "/"
+                                    + s.step
+                                    + "/"
+                                    + s.batchId
+                                    + "/"
+                                    + java.util.Arrays.toString(s.seeds));
                 }
                 for (BatchSpec s : issued) {
                     h.processElement2(new StreamRecord<>(new Credit(s.trainer, s.seq)));
@@ -162,7 +190,9 @@ class LegacyStateTest {
     }
 
     private static float[] expectedParameters() throws Exception {
-        try (InputStream in = LegacyStateTest.class.getResourceAsStream("/legacy/trainer-t2-after-step3.params");
+        try (InputStream in =
+                        LegacyStateTest.class.getResourceAsStream(
+                                "/legacy/trainer-t2-after-step3.params");
                 DataInputStream data = new DataInputStream(in)) {
             float[] out = new float[data.readInt()];
             for (int i = 0; i < out.length; i++) {
@@ -193,8 +223,9 @@ class LegacyStateTest {
         @Override
         public void initializeState(StateInitializationContext context) throws Exception {
             super.initializeState(context);
-            ListState<ModelState> model = context.getOperatorStateStore().getUnionListState(
-                    TrainerCheckpoint.LEGACY_MODEL);
+            ListState<ModelState> model =
+                    context.getOperatorStateStore()
+                            .getUnionListState(TrainerCheckpoint.LEGACY_MODEL);
             model.get();
         }
 

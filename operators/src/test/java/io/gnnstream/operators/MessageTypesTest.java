@@ -23,10 +23,10 @@ import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.operators.serialization.MiniBatchSerializer;
 import io.gnnstream.operators.serialization.SampleResponseSerializer;
 import io.gnnstream.state.VertexRecord;
-import io.gnnstream.state.serialization.BulkArrays;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
+import io.gnnstream.state.serialization.BulkArrays;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -72,24 +72,40 @@ class MessageTypesTest {
     /** A batch in a reused feature matrix longer than its rows is written with its rows only. */
     @Test
     void batchInALongerMatrixIsWrittenWithItsRowsOnly() throws Exception {
-        MiniBatch b = samples().stream().filter(MiniBatch.class::isInstance).map(MiniBatch.class::cast)
-                .findFirst().orElseThrow();
-        MiniBatch padded = b.withFeatures(Arrays.copyOf(b.features, b.features.length + 6), b.labels);
+        MiniBatch b =
+                samples().stream()
+                        .filter(MiniBatch.class::isInstance)
+                        .map(MiniBatch.class::cast)
+                        .findFirst()
+                        .orElseThrow();
+        MiniBatch padded =
+                b.withFeatures(Arrays.copyOf(b.features, b.features.length + 6), b.labels);
         byte[] bytes = serialize(MiniBatchSerializer.INSTANCE, padded);
         assertArrayEquals(serialize(MiniBatchSerializer.INSTANCE, b), bytes);
-        assertArrayEquals(b.features,
-                MiniBatchSerializer.INSTANCE.deserialize(new DataInputDeserializer(bytes)).features);
+        assertArrayEquals(
+                b.features,
+                MiniBatchSerializer.INSTANCE.deserialize(new DataInputDeserializer(bytes))
+                        .features);
     }
 
-    /** A part sent with its rows' vertex records arrives as the same part with the features as bytes. */
+    /**
+     * A part sent with its rows' vertex records arrives as the same part with the features as
+     * bytes.
+     */
     @Test
     void featurePartsOfRecordsArriveWithTheirFeatureBytes() throws Exception {
         byte[][] records = {
-                VertexRecord.encode(new NodeUpdate(1, new float[] {1.5f, -2f}, 3, Split.TRAIN)),
-                VertexRecord.encode(new NodeUpdate(2, new float[] {0f, 8f}, NodeUpdate.NO_LABEL, Split.NONE))};
-        MiniBatchPart sent = MiniBatchPart.featuresOfRecords(5, 6, 0, 1, 2, new int[] {7, 9}, new int[] {3, -1}, records);
-        MiniBatchPart received = MiniBatchPartSerializer.INSTANCE.deserialize(
-                new DataInputDeserializer(serialize(MiniBatchPartSerializer.INSTANCE, sent)));
+            VertexRecord.encode(new NodeUpdate(1, new float[] {1.5f, -2f}, 3, Split.TRAIN)),
+            VertexRecord.encode(
+                    new NodeUpdate(2, new float[] {0f, 8f}, NodeUpdate.NO_LABEL, Split.NONE))
+        };
+        MiniBatchPart sent =
+                MiniBatchPart.featuresOfRecords(
+                        5, 6, 0, 1, 2, new int[] {7, 9}, new int[] {3, -1}, records);
+        MiniBatchPart received =
+                MiniBatchPartSerializer.INSTANCE.deserialize(
+                        new DataInputDeserializer(
+                                serialize(MiniBatchPartSerializer.INSTANCE, sent)));
         assertArrayEquals(new int[] {7, 9}, received.rows);
         assertArrayEquals(new int[] {3, -1}, received.labels);
         ByteBuffer expected = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
@@ -98,11 +114,16 @@ class MessageTypesTest {
         assertNull(received.featureRecords);
 
         records[1] = VertexRecord.encode(new NodeUpdate(2, new float[] {0f}, 1, Split.NONE));
-        assertThrows(IllegalStateException.class, () -> serialize(MiniBatchPartSerializer.INSTANCE, sent),
+        assertThrows(
+                IllegalStateException.class,
+                () -> serialize(MiniBatchPartSerializer.INSTANCE, sent),
                 "rows of different widths cannot share a part");
     }
 
-    /** A single request (tag 2, before bundles), as unaligned checkpoints may hold it, reads as a bundle of one. */
+    /**
+     * A single request (tag 2, before bundles), as unaligned checkpoints may hold it, reads as a
+     * bundle of one.
+     */
     @Test
     void readsASingleRequestAsABundle() throws Exception {
         DataOutputSerializer out = new DataOutputSerializer(64);
@@ -117,7 +138,9 @@ class MessageTypesTest {
         out.writeInt(SampleRequest.NO_FEATURES);
         BulkArrays.writeLongs(new long[0], out);
         BulkArrays.writeInts(new int[0], out);
-        GraphStoreInput in = GraphStoreInputSerializer.INSTANCE.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+        GraphStoreInput in =
+                GraphStoreInputSerializer.INSTANCE.deserialize(
+                        new DataInputDeserializer(out.getCopyOfBuffer()));
         assertEquals(1, in.requests.length);
         assertEquals(6, in.requests[0].route);
         assertEquals(1, in.requests[0].samplingKey, "a format 3 request samples with its batch id");
@@ -139,7 +162,9 @@ class MessageTypesTest {
         BulkArrays.writeInts(new int[] {7}, out);
         BulkArrays.writeInts(new int[] {3}, out);
         BulkArrays.writeBytes(new byte[] {0, 0, -128, 63}, out);
-        MiniBatchPart p = MiniBatchPartSerializer.INSTANCE.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+        MiniBatchPart p =
+                MiniBatchPartSerializer.INSTANCE.deserialize(
+                        new DataInputDeserializer(out.getCopyOfBuffer()));
         assertEquals(6, p.seq);
         assertArrayEquals(new int[] {7}, p.rows);
         assertArrayEquals(new byte[] {0, 0, -128, 63}, p.features);
@@ -148,49 +173,82 @@ class MessageTypesTest {
     }
 
     /**
-     * Kinds and splits travel as fixed codes (0, 1, ... in declaration order, as checkpointed records
-     * hold them); a record with an unknown code fails with a message naming it.
+     * Kinds and splits travel as fixed codes (0, 1, ... in declaration order, as checkpointed
+     * records hold them); a record with an unknown code fails with a message naming it.
      */
     @Test
     void kindsAndSplitsTravelAsCodesAndUnknownCodesAreRejected() throws Exception {
-        assertArrayEquals(new int[] {0, 1, 2, 3},
+        assertArrayEquals(
+                new int[] {0, 1, 2, 3},
                 Arrays.stream(MiniBatch.Kind.values()).mapToInt(MiniBatch.Kind::code).toArray());
-        MiniBatch b = samples().stream().filter(MiniBatch.class::isInstance).map(MiniBatch.class::cast)
-                .findFirst().orElseThrow();
+        MiniBatch b =
+                samples().stream()
+                        .filter(MiniBatch.class::isInstance)
+                        .map(MiniBatch.class::cast)
+                        .findFirst()
+                        .orElseThrow();
         byte[] batch = serialize(MiniBatchSerializer.INSTANCE, b);
-        int kindAt = 1 + Long.BYTES + Long.BYTES + Integer.BYTES; // format version, batchId, seq, trainer
+        int kindAt =
+                1
+                        + Long.BYTES
+                        + Long.BYTES
+                        + Integer.BYTES; // format version, batchId, seq, trainer
         assertEquals(MiniBatch.Kind.EVAL_VAL.code(), ByteBuffer.wrap(batch).getInt(kindAt));
         ByteBuffer.wrap(batch).putInt(kindAt, 7);
-        IOException e = assertThrows(IOException.class,
-                () -> MiniBatchSerializer.INSTANCE.deserialize(new DataInputDeserializer(batch)));
+        IOException e =
+                assertThrows(
+                        IOException.class,
+                        () ->
+                                MiniBatchSerializer.INSTANCE.deserialize(
+                                        new DataInputDeserializer(batch)));
         assertTrue(e.getMessage().contains("unknown MiniBatch kind code 7"), e.getMessage());
 
         DataOutputSerializer out = new DataOutputSerializer(16);
         out.writeByte(3);
         out.writeByte(9);
-        e = assertThrows(IOException.class,
-                () -> GraphStoreInputSerializer.INSTANCE.deserialize(new DataInputDeserializer(out.getCopyOfBuffer())));
+        e =
+                assertThrows(
+                        IOException.class,
+                        () ->
+                                GraphStoreInputSerializer.INSTANCE.deserialize(
+                                        new DataInputDeserializer(out.getCopyOfBuffer())));
         assertTrue(e.getMessage().contains("unknown GraphStoreInput kind 9"), e.getMessage());
 
-        byte[] node = serialize(GraphStoreInputSerializer.INSTANCE,
-                GraphStoreInput.of(GraphUpdate.of(new NodeUpdate(6, new float[] {0.5f}, 1, Split.VAL))));
+        byte[] node =
+                serialize(
+                        GraphStoreInputSerializer.INSTANCE,
+                        GraphStoreInput.of(
+                                GraphUpdate.of(
+                                        new NodeUpdate(6, new float[] {0.5f}, 1, Split.VAL))));
         assertEquals(Split.VAL.code(), node[node.length - 1]);
         node[node.length - 1] = 9;
-        e = assertThrows(IOException.class,
-                () -> GraphStoreInputSerializer.INSTANCE.deserialize(new DataInputDeserializer(node)));
+        e =
+                assertThrows(
+                        IOException.class,
+                        () ->
+                                GraphStoreInputSerializer.INSTANCE.deserialize(
+                                        new DataInputDeserializer(node)));
         assertTrue(e.getMessage().contains("unknown split code 9"), e.getMessage());
     }
 
     private static <T> void checkExplicit(TypeSerializer<T> serializer, T value) throws Exception {
         byte[] first = serialize(serializer, value);
         T copy = serializer.deserialize(new DataInputDeserializer(first));
-        assertArrayEquals(first, serialize(serializer, copy), value.getClass() + " does not round-trip");
+        assertArrayEquals(
+                first, serialize(serializer, copy), value.getClass() + " does not round-trip");
         assertArrayEquals(first, serialize(serializer, serializer.copy(value)));
         DataOutputSerializer snapshotBytes = new DataOutputSerializer(64);
-        TypeSerializerSnapshot.writeVersionedSnapshot(snapshotBytes, serializer.snapshotConfiguration());
-        TypeSerializerSnapshot<T> restored = TypeSerializerSnapshot.readVersionedSnapshot(
-                new DataInputDeserializer(snapshotBytes.getCopyOfBuffer()), MessageTypesTest.class.getClassLoader());
-        assertTrue(serializer.snapshotConfiguration().resolveSchemaCompatibility(restored).isCompatibleAsIs());
+        TypeSerializerSnapshot.writeVersionedSnapshot(
+                snapshotBytes, serializer.snapshotConfiguration());
+        TypeSerializerSnapshot<T> restored =
+                TypeSerializerSnapshot.readVersionedSnapshot(
+                        new DataInputDeserializer(snapshotBytes.getCopyOfBuffer()),
+                        MessageTypesTest.class.getClassLoader());
+        assertTrue(
+                serializer
+                        .snapshotConfiguration()
+                        .resolveSchemaCompatibility(restored)
+                        .isCompatibleAsIs());
         assertArrayEquals(first, serialize(restored.restoreSerializer(), copy));
     }
 
@@ -203,8 +261,12 @@ class MessageTypesTest {
         TypeSerializer<T> serializer = info.createSerializer(config.getSerializerConfig());
         byte[] first = serialize(serializer, value);
         T copy = serializer.deserialize(new DataInputDeserializer(first));
-        assertArrayEquals(first, serialize(serializer, copy), value.getClass() + " does not round-trip");
-        assertArrayEquals(first, serialize(serializer, serializer.copy(value)), value.getClass() + " copy differs");
+        assertArrayEquals(
+                first, serialize(serializer, copy), value.getClass() + " does not round-trip");
+        assertArrayEquals(
+                first,
+                serialize(serializer, serializer.copy(value)),
+                value.getClass() + " copy differs");
     }
 
     private static <T> byte[] serialize(TypeSerializer<T> serializer, T value) throws Exception {
@@ -265,7 +327,8 @@ class MessageTypesTest {
         scheduler.generation = 2;
         scheduler.layout = 1;
         scheduler.stepStarts = new StepStarts.StepStart[] {new StepStarts.StepStart(5, 2, 64)};
-        scheduler.earlierEpochOrders = new StepStarts.EpochOrder[] {new StepStarts.EpochOrder(1, new long[] {3, 1})};
+        scheduler.earlierEpochOrders =
+                new StepStarts.EpochOrder[] {new StepStarts.EpochOrder(1, new long[] {3, 1})};
         TrainerProgress progress = new TrainerProgress();
         progress.layout = 1;
         progress.layoutStep = 8;
@@ -274,11 +337,13 @@ class MessageTypesTest {
         return List.of(
                 GraphStoreInput.of(GraphUpdate.of(EdgeUpdate.add(1, 2))),
                 GraphStoreInput.of(SampleRequest.sampleOnly(1, 7, 1, 0, 0, -1, new long[] {1})),
-                GraphStoreInput.of(SampleRequest.sampleOnly(1, 7, 2, 3, 1, 25, new long[] {4, 5})
-                        .withFeatures(8, 1, 2, 3, new long[] {6, 7}, new int[] {9, 10}),
+                GraphStoreInput.of(
+                        SampleRequest.sampleOnly(1, 7, 2, 3, 1, 25, new long[] {4, 5})
+                                .withFeatures(8, 1, 2, 3, new long[] {6, 7}, new int[] {9, 10}),
                         SampleRequest.sampleOnly(1, 7, 2, 5, 0, 25, new long[] {11})),
                 GraphStoreInput.of(GraphUpdate.of(new EdgeUpdate(4, 5, true, 123L))),
-                GraphStoreInput.of(GraphUpdate.of(new NodeUpdate(6, new float[] {0.5f}, 1, Split.VAL))),
+                GraphStoreInput.of(
+                        GraphUpdate.of(new NodeUpdate(6, new float[] {0.5f}, 1, Split.VAL))),
                 GraphUpdate.of(new NodeUpdate(3, new float[] {1f, 0f}, 2, Split.TRAIN)),
                 GraphEvent.seed(3, 17, Split.TEST),
                 GraphEvent.stats(2, 10, 20, 30),
@@ -287,10 +352,31 @@ class MessageTypesTest {
                 response,
                 b,
                 MiniBatchPart.head(headOf(b), 1, 2),
-                MiniBatchPart.features(3, 4, 0, 1, 1, new int[] {1}, new int[] {-1}, new byte[] {0, 0, 64, 64, 0, 0, -128, 64}),
-                sentBy(MiniBatchPart.features(3, 4, 1, 1, 1, new int[] {1}, new int[] {-1}, new byte[4]), 2),
-                MiniBatchPart.featuresOfRecords(3, 4, 0, 1, 2, new int[] {2}, new int[] {1},
-                        new byte[][] {VertexRecord.encode(new NodeUpdate(9, new float[] {2f, 4f}, 1, Split.TEST))}),
+                MiniBatchPart.features(
+                        3,
+                        4,
+                        0,
+                        1,
+                        1,
+                        new int[] {1},
+                        new int[] {-1},
+                        new byte[] {0, 0, 64, 64, 0, 0, -128, 64}),
+                sentBy(
+                        MiniBatchPart.features(
+                                3, 4, 1, 1, 1, new int[] {1}, new int[] {-1}, new byte[4]),
+                        2),
+                MiniBatchPart.featuresOfRecords(
+                        3,
+                        4,
+                        0,
+                        1,
+                        2,
+                        new int[] {2},
+                        new int[] {1},
+                        new byte[][] {
+                            VertexRecord.encode(
+                                    new NodeUpdate(9, new float[] {2f, 4f}, 1, Split.TEST))
+                        }),
                 MiniBatchPart.features(3, 4, 0, 1, 1, new int[] {1}, new int[] {0}, new byte[8])
                         .withCacheSlots(77L, new int[] {12}, new int[] {0, 2}, new int[] {3, 4}),
                 new Credit(0, 41),
@@ -306,17 +392,23 @@ class MessageTypesTest {
     }
 
     /**
-     * A part of format 5 (before the sender) holding a head: the head is read in the batch format of
-     * the same number, and the part's sender is unknown.
+     * A part of format 5 (before the sender) holding a head: the head is read in the batch format
+     * of the same number, and the part's sender is unknown.
      */
     @Test
     void readsAHeadInsideAFormatFivePart() throws Exception {
-        MiniBatch b = samples().stream().filter(MiniBatch.class::isInstance).map(MiniBatch.class::cast)
-                .findFirst().orElseThrow();
+        MiniBatch b =
+                samples().stream()
+                        .filter(MiniBatch.class::isInstance)
+                        .map(MiniBatch.class::cast)
+                        .findFirst()
+                        .orElseThrow();
         byte[] part = serialize(MiniBatchPartSerializer.INSTANCE, MiniBatchPart.head(b, 1, 2));
         byte[] batch = serialize(MiniBatchSerializer.INSTANCE, b);
-        // A part: version, identity (33 bytes), the head's fields (a batch record without its version
-        // byte), the part's other fields and, since format 6, the sender. Format 6 of the batch added
+        // A part: version, identity (33 bytes), the head's fields (a batch record without its
+        // version
+        // byte), the part's other fields and, since format 6, the sender. Format 6 of the batch
+        // added
         // four longs and an int at its end.
         int identity = 1 + 33;
         int headFields = batch.length - 1;
@@ -325,7 +417,9 @@ class MessageTypesTest {
         v5.write(part, 1, identity - 1);
         v5.write(part, identity, headFields - 4 * Long.BYTES - Integer.BYTES);
         v5.write(part, identity + headFields, part.length - Integer.BYTES - identity - headFields);
-        MiniBatchPart read = MiniBatchPartSerializer.INSTANCE.deserialize(new DataInputDeserializer(v5.getCopyOfBuffer()));
+        MiniBatchPart read =
+                MiniBatchPartSerializer.INSTANCE.deserialize(
+                        new DataInputDeserializer(v5.getCopyOfBuffer()));
         assertEquals(-1, read.sender, "unknown sender");
         assertEquals(b.loopBytes, read.head.loopBytes);
         assertEquals(0, read.head.remoteLoopBytes);

@@ -30,15 +30,42 @@ class MetricsMergerTest {
     void mergesTheTrainLinesOfAllRanksOnceAllAreThere() throws Exception {
         try (var h = harness(new MetricsMerger(2))) {
             h.open();
-            send(h, RankLine.window(RankLine.train(1, 2, 1, 3.5, 0xabL),
-                    30, 12, 15.0, 2, 1.5, 2.0, 300, 1200, 40, 0.3));
+            send(
+                    h,
+                    RankLine.window(
+                            RankLine.train(1, 2, 1, 3.5, 0xabL),
+                            30,
+                            12,
+                            15.0,
+                            2,
+                            1.5,
+                            2.0,
+                            300,
+                            1200,
+                            40,
+                            0.3));
             send(h, train(0, 2, 2, 5, 0xabL));
             assertTrue(lines(h).isEmpty(), "nothing until every rank has sent its line");
             send(h, train(1, 2, 2, 5, 0xabL));
-            assertEquals(List.of(2L), lines(h).stream().map(l -> l.get("step").asLong()).toList(),
+            assertEquals(
+                    List.of(2L),
+                    lines(h).stream().map(l -> l.get("step").asLong()).toList(),
                     "keys are emitted in the order they complete");
             h.getOutput().clear();
-            send(h, RankLine.window(RankLine.train(0, 2, 1, 3.0, 0xabL), 10, 6, 5.0, 2, 0.5, 1.0, 100, 1000, 50, 0.1));
+            send(
+                    h,
+                    RankLine.window(
+                            RankLine.train(0, 2, 1, 3.0, 0xabL),
+                            10,
+                            6,
+                            5.0,
+                            2,
+                            0.5,
+                            1.0,
+                            100,
+                            1000,
+                            50,
+                            0.1));
             List<JsonNode> out = lines(h);
             assertEquals(1, out.size());
             JsonNode m = out.get(0);
@@ -76,7 +103,11 @@ class MetricsMergerTest {
             send(h, train(1, 2, 5, 20, 1L));
             List<JsonNode> out = lines(h);
             assertEquals(1, out.size());
-            assertEquals(40.0, out.get(0).get("seeds_per_s").asDouble(), EPS, "20 + 20 seeds in 1 s, not 10 + 20");
+            assertEquals(
+                    40.0,
+                    out.get(0).get("seeds_per_s").asDouble(),
+                    EPS,
+                    "20 + 20 seeds in 1 s, not 10 + 20");
         }
     }
 
@@ -96,7 +127,11 @@ class MetricsMergerTest {
             assertEquals(5 / 10.0, first.get("test_acc").asDouble(), EPS);
             assertEquals(4.0 / 8, first.get("val_loss").asDouble(), EPS);
             assertEquals(6.0 / 10, first.get("test_loss").asDouble(), EPS);
-            assertEquals(20 / 40.0, first.get("train_acc").asDouble(), EPS, "the training window is merged too");
+            assertEquals(
+                    20 / 40.0,
+                    first.get("train_acc").asDouble(),
+                    EPS,
+                    "the training window is merged too");
             assertEquals(6 / 8.0, out.get(1).get("val_acc").asDouble(), EPS);
             h.getOutput().clear();
             // A worse final round: the best stays at step 20.
@@ -122,12 +157,26 @@ class MetricsMergerTest {
             h.open();
             for (int round = 0; round < 2; round++) {
                 for (int rank = 0; rank < 3; rank++) {
-                    send(h, RankLine.evalTotals(RankLine.eval(rank, 3, 8, 1.0, rank == 2 ? 0xdeadL : 0xbeefL),
-                            1, 2, 0.5, 1, 2, 0.5, true, 0.0, 0.0));
+                    send(
+                            h,
+                            RankLine.evalTotals(
+                                    RankLine.eval(rank, 3, 8, 1.0, rank == 2 ? 0xdeadL : 0xbeefL),
+                                    1,
+                                    2,
+                                    0.5,
+                                    1,
+                                    2,
+                                    0.5,
+                                    true,
+                                    0.0,
+                                    0.0));
                 }
             }
             List<JsonNode> out = lines(h);
-            assertEquals(3, out.size(), "merged, final, merged again (a repeated round after a restore)");
+            assertEquals(
+                    3,
+                    out.size(),
+                    "merged, final, merged again (a repeated round after a restore)");
             assertFalse(out.get(0).has("final"));
             assertFalse(out.get(2).has("final"));
             JsonNode last = out.get(1);
@@ -144,8 +193,19 @@ class MetricsMergerTest {
     void aSingleRankPassesThrough() throws Exception {
         try (var h = harness(new MetricsMerger(1))) {
             h.open();
-            ObjectNode line = RankLine.window(RankLine.train(0, 1, 4, 2.0, 0x1234L), 8, 6, 4.0, 1, 0.25, 0.5, 16, 100,
-                    10, 0.0);
+            ObjectNode line =
+                    RankLine.window(
+                            RankLine.train(0, 1, 4, 2.0, 0x1234L),
+                            8,
+                            6,
+                            4.0,
+                            1,
+                            0.25,
+                            0.5,
+                            16,
+                            100,
+                            10,
+                            0.0);
             RankLine.placement(line, 5, 25);
             RankLine.traffic(line, 2, 6, 40, 3000, 1000, 4, 800);
             send(h, line);
@@ -153,8 +213,13 @@ class MetricsMergerTest {
             assertEquals(1, out.size());
             JsonNode m = out.get(0);
             assertEquals(4, m.get("step").asLong());
-            assertEquals(5 / 10.0, m.get("replication_factor").asDouble(), EPS, "replicas over vertices");
-            assertEquals(25 / 100.0, m.get("edge_cut").asDouble(), EPS, "cut edges over ingested edges");
+            assertEquals(
+                    5 / 10.0,
+                    m.get("replication_factor").asDouble(),
+                    EPS,
+                    "replicas over vertices");
+            assertEquals(
+                    25 / 100.0, m.get("edge_cut").asDouble(), EPS, "cut edges over ingested edges");
             assertEquals(800 / 2.0, m.get("remote_bytes_per_batch").asDouble(), EPS);
             assertEquals(4 / 2.0, m.get("remote_requests_per_batch").asDouble(), EPS);
             assertEquals(1000 / 2.0, m.get("feature_bytes_per_batch").asDouble(), EPS);
@@ -174,11 +239,19 @@ class MetricsMergerTest {
         MetricsMerger merger = new MetricsMerger(2);
         try (var h = harness(merger)) {
             h.open();
-            List<String> bad = List.of("not json", "", "[1,2]", "{}", "{\"rank\":0,\"type\":\"train\"}",
-                    "{\"rank\":\"0\",\"type\":\"train\",\"step\":1}", "{\"rank\":0,\"type\":\"other\",\"step\":1}",
-                    "{\"rank\":2,\"type\":\"train\",\"step\":1}", "{\"rank\":-1,\"type\":\"eval\",\"step\":1}",
-                    "{\"rank\":4294967296,\"type\":\"eval\",\"step\":1}",
-                    "{\"rank\":0,\"ranks\":3,\"type\":\"train\",\"step\":1}");
+            List<String> bad =
+                    List.of(
+                            "not json",
+                            "",
+                            "[1,2]",
+                            "{}",
+                            "{\"rank\":0,\"type\":\"train\"}",
+                            "{\"rank\":\"0\",\"type\":\"train\",\"step\":1}",
+                            "{\"rank\":0,\"type\":\"other\",\"step\":1}",
+                            "{\"rank\":2,\"type\":\"train\",\"step\":1}",
+                            "{\"rank\":-1,\"type\":\"eval\",\"step\":1}",
+                            "{\"rank\":4294967296,\"type\":\"eval\",\"step\":1}",
+                            "{\"rank\":0,\"ranks\":3,\"type\":\"train\",\"step\":1}");
             for (String line : bad) {
                 h.processElement(new StreamRecord<>(line));
             }
@@ -247,7 +320,8 @@ class MetricsMergerTest {
 
     /**
      * After a restore at another trainer count: the pending lines of the old ranks are dropped, and
-     * rank 0's line of the round it runs again, flagged alone, is merged on its own (final line too).
+     * rank 0's line of the round it runs again, flagged alone, is merged on its own (final line
+     * too).
      */
     @Test
     void dropsTheOldRanksLinesAndMergesALineThatStandsAlone() throws Exception {
@@ -277,29 +351,76 @@ class MetricsMergerTest {
         }
     }
 
-    private static OneInputStreamOperatorTestHarness<String, String> harness(MetricsMerger merger) throws Exception {
+    private static OneInputStreamOperatorTestHarness<String, String> harness(MetricsMerger merger)
+            throws Exception {
         return new OneInputStreamOperatorTestHarness<>(merger);
     }
 
-    /** A train line with {@code seeds} seeds (half correct, loss 1 each), 1 step, busy 0.5 s in 1 s. */
+    /**
+     * A train line with {@code seeds} seeds (half correct, loss 1 each), 1 step, busy 0.5 s in 1 s.
+     */
     private static ObjectNode train(int rank, int ranks, long step, long seeds, long checksum) {
-        return RankLine.window(RankLine.train(rank, ranks, step, 1.0, checksum),
-                seeds, seeds / 2, seeds, 1, 0.5, 1.0, 0, 0, 0, 0.0);
+        return RankLine.window(
+                RankLine.train(rank, ranks, step, 1.0, checksum),
+                seeds,
+                seeds / 2,
+                seeds,
+                1,
+                0.5,
+                1.0,
+                0,
+                0,
+                0,
+                0.0);
     }
 
-    /** An evaluation line of rank {@code rank} of 2, with a training window of 20 seeds, 10 correct. */
-    private static ObjectNode eval(int rank, long step, long valCorrect, long valTotal, double valLoss,
-            long testCorrect, long testTotal, double testLoss, boolean finalRound, long checksum) {
-        ObjectNode line = RankLine.window(RankLine.eval(rank, 2, step, 1.0, checksum),
-                20, 10, 20.0, 1, 0.5, 1.0, 0, 0, 0, 0.0);
-        return RankLine.evalTotals(line, valCorrect, valTotal, valLoss, testCorrect, testTotal, testLoss, finalRound, 0.0, 0.0);
+    /**
+     * An evaluation line of rank {@code rank} of 2, with a training window of 20 seeds, 10 correct.
+     */
+    private static ObjectNode eval(
+            int rank,
+            long step,
+            long valCorrect,
+            long valTotal,
+            double valLoss,
+            long testCorrect,
+            long testTotal,
+            double testLoss,
+            boolean finalRound,
+            long checksum) {
+        ObjectNode line =
+                RankLine.window(
+                        RankLine.eval(rank, 2, step, 1.0, checksum),
+                        20,
+                        10,
+                        20.0,
+                        1,
+                        0.5,
+                        1.0,
+                        0,
+                        0,
+                        0,
+                        0.0);
+        return RankLine.evalTotals(
+                line,
+                valCorrect,
+                valTotal,
+                valLoss,
+                testCorrect,
+                testTotal,
+                testLoss,
+                finalRound,
+                0.0,
+                0.0);
     }
 
-    private static void send(OneInputStreamOperatorTestHarness<String, String> h, ObjectNode line) throws Exception {
+    private static void send(OneInputStreamOperatorTestHarness<String, String> h, ObjectNode line)
+            throws Exception {
         h.processElement(new StreamRecord<>(line.toString()));
     }
 
-    private static List<JsonNode> lines(OneInputStreamOperatorTestHarness<String, String> h) throws Exception {
+    private static List<JsonNode> lines(OneInputStreamOperatorTestHarness<String, String> h)
+            throws Exception {
         List<JsonNode> out = new ArrayList<>();
         for (Object o : h.getOutput()) {
             if (o instanceof StreamRecord) {

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Timeout;
  * The scheduler restored at another trainer count (docs/design.md, "Checkpoints and restore",
  * "Another trainer count"): it waits for a rank to announce the step the ranks restored, then
  * continues the step count from it, with the epoch position rewound to where the next step began
- * and the next steps cut for the new number of ranks, numbered from the new layout's first
- * sequence number.
+ * and the next steps cut for the new number of ranks, numbered from the new layout's first sequence
+ * number.
  */
 @Timeout(60)
 class SeedSchedulerRescaleTest {
@@ -36,12 +36,14 @@ class SeedSchedulerRescaleTest {
     private static final int EPOCHS = 4;
 
     private static SchedulerConfig config(int trainers, int evalEvery) {
-        return new SchedulerConfig(4, BATCH, 4, 40, evalEvery, 3, TRAIN, 7L, trainers, 0, 0, 1, 0, false);
+        return new SchedulerConfig(
+                4, BATCH, 4, 40, evalEvery, 3, TRAIN, 7L, trainers, 0, 0, 1, 0, false);
     }
 
     /**
      * Two ranks of batch 2 over 20 training vertices (5 steps an epoch), prefetch 3: steps 1..3 are
-     * acknowledged, steps 4, 5 and 6 issued (6 begins the second epoch) when the checkpoint is taken.
+     * acknowledged, steps 4, 5 and 6 issued (6 begins the second epoch) when the checkpoint is
+     * taken.
      */
     private static OperatorSubtaskState twoRanksWithStepsFourToSixOutstanding() throws Exception {
         try (var h = harness(config(2, 0))) {
@@ -92,7 +94,9 @@ class SeedSchedulerRescaleTest {
         checkContinuation(twoRanksWithStepsFourToSixOutstanding(), 3, 6, 2, 4);
     }
 
-    /** One rank of batch 2: steps 1..3 acknowledged, 4..6 issued; two ranks continue after step 4. */
+    /**
+     * One rank of batch 2: steps 1..3 acknowledged, 4..6 issued; two ranks continue after step 4.
+     */
     @Test
     void oneToTwoRewindsToTheStepAfterTheRestoredOne() throws Exception {
         OperatorSubtaskState one;
@@ -108,9 +112,11 @@ class SeedSchedulerRescaleTest {
 
     /**
      * Restores {@code state} for {@code ranks} ranks, announces step {@code k} and checks the next
-     * steps against the epoch orders cut for {@code ranks} ranks from {@code epoch}, {@code position}.
+     * steps against the epoch orders cut for {@code ranks} ranks from {@code epoch}, {@code
+     * position}.
      */
-    private static void checkContinuation(OperatorSubtaskState state, int ranks, long k, int epoch, int position)
+    private static void checkContinuation(
+            OperatorSubtaskState state, int ranks, long k, int epoch, int position)
             throws Exception {
         List<long[]> orders = epochOrders();
         long first = RankLayout.firstSeq(1, k);
@@ -120,7 +126,9 @@ class SeedSchedulerRescaleTest {
             h.processElement1(new StreamRecord<>(GraphEvent.seed(0, 150, Split.NONE)));
             h.processElement2(new StreamRecord<>(new Credit(1, 5)));
             h.processElement2(new StreamRecord<>(new Credit(2, 4)));
-            assertTrue(specs(h).isEmpty(), "nothing is issued before a rank announces its step; old credits are stale");
+            assertTrue(
+                    specs(h).isEmpty(),
+                    "nothing is issued before a rank announces its step; old credits are stale");
             h.processElement2(new StreamRecord<>(new Credit(ranks - 1, first - 1)));
             Map<Long, BatchSpec[]> steps = drainSteps(h, ranks, 9);
             List<long[][]> expected = cut(orders, epoch, position, ranks, 9);
@@ -136,11 +144,16 @@ class SeedSchedulerRescaleTest {
                 }
                 step++;
             }
-            assertEquals(k + 1, steps.keySet().iterator().next(), "the step count continues at the restored step");
+            assertEquals(
+                    k + 1,
+                    steps.keySet().iterator().next(),
+                    "the step count continues at the restored step");
         }
     }
 
-    /** A round of the restored step, not acknowledged in full, is issued again before the next step. */
+    /**
+     * A round of the restored step, not acknowledged in full, is issued again before the next step.
+     */
     @Test
     void issuesTheRoundOfTheRestoredStepAgainFromItsFirstPass() throws Exception {
         OperatorSubtaskState state = twoRanksAtTheRoundOfStepFour(false);
@@ -151,12 +164,21 @@ class SeedSchedulerRescaleTest {
             h.processElement2(new StreamRecord<>(new Credit(0, first - 1)));
             List<BatchSpec> issued = specs(h);
             List<BatchSpec> rank0 = issued.stream().filter(s -> s.trainer == 0).toList();
-            assertEquals(List.of(MiniBatch.Kind.EVAL_VAL, MiniBatch.Kind.EVAL_TEST, MiniBatch.Kind.TRAIN),
+            assertEquals(
+                    List.of(
+                            MiniBatch.Kind.EVAL_VAL,
+                            MiniBatch.Kind.EVAL_TEST,
+                            MiniBatch.Kind.TRAIN),
                     rank0.stream().map(s -> s.kind).toList());
             assertEquals(List.of(4L, 4L, 5L), rank0.stream().map(x -> x.step).toList());
-            assertEquals(List.of(0, 1), rank0.subList(0, 2).stream().map(s -> s.roundIndex).toList());
-            assertEquals(List.of(first, first + 1, first + 2), rank0.stream().map(s -> s.seq).toList());
-            assertTrue(issued.stream().filter(s -> s.trainer > 0).allMatch(s -> s.kind == MiniBatch.Kind.TRAIN));
+            assertEquals(
+                    List.of(0, 1), rank0.subList(0, 2).stream().map(s -> s.roundIndex).toList());
+            assertEquals(
+                    List.of(first, first + 1, first + 2), rank0.stream().map(s -> s.seq).toList());
+            assertTrue(
+                    issued.stream()
+                            .filter(s -> s.trainer > 0)
+                            .allMatch(s -> s.kind == MiniBatch.Kind.TRAIN));
         }
     }
 
@@ -170,7 +192,11 @@ class SeedSchedulerRescaleTest {
             h.open();
             h.processElement2(new StreamRecord<>(new Credit(0, first - 1)));
             List<BatchSpec> issued = specs(h);
-            assertEquals(List.of(MiniBatch.Kind.TRAIN, MiniBatch.Kind.EVAL_VAL, MiniBatch.Kind.EVAL_TEST),
+            assertEquals(
+                    List.of(
+                            MiniBatch.Kind.TRAIN,
+                            MiniBatch.Kind.EVAL_VAL,
+                            MiniBatch.Kind.EVAL_TEST),
                     issued.stream().map(s -> s.kind).toList());
             assertEquals(List.of(4L, 4L, 4L), issued.stream().map(x -> x.step).toList());
         }
@@ -186,17 +212,20 @@ class SeedSchedulerRescaleTest {
             h.open();
             h.processElement2(new StreamRecord<>(new Credit(2, first - 1)));
             List<BatchSpec> issued = specs(h);
-            assertTrue(issued.stream().allMatch(s -> s.kind == MiniBatch.Kind.TRAIN && s.step >= 5), "" + issued);
+            assertTrue(
+                    issued.stream().allMatch(s -> s.kind == MiniBatch.Kind.TRAIN && s.step >= 5),
+                    "" + issued);
             assertEquals(3, issued.stream().filter(s -> s.step == 5).count());
         }
     }
 
     /**
-     * Two ranks, evaluation after step 4 (a validation block for rank 0 and a test block for rank 1):
-     * steps 1..3 acknowledged, step 4 and its round issued; with {@code roundAcknowledged}, the round
-     * and step 4 are acknowledged too and step 5 is issued.
+     * Two ranks, evaluation after step 4 (a validation block for rank 0 and a test block for rank
+     * 1): steps 1..3 acknowledged, step 4 and its round issued; with {@code roundAcknowledged}, the
+     * round and step 4 are acknowledged too and step 5 is issued.
      */
-    private static OperatorSubtaskState twoRanksAtTheRoundOfStepFour(boolean roundAcknowledged) throws Exception {
+    private static OperatorSubtaskState twoRanksAtTheRoundOfStepFour(boolean roundAcknowledged)
+            throws Exception {
         try (var h = harness(config(2, 4))) {
             h.open();
             announce(h);
@@ -204,10 +233,18 @@ class SeedSchedulerRescaleTest {
                 h.processElement2(new StreamRecord<>(new Credit(r, 2)));
             }
             List<BatchSpec> issued = new ArrayList<>(specs(h));
-            assertEquals(List.of(MiniBatch.Kind.TRAIN, MiniBatch.Kind.EVAL_VAL),
-                    issued.stream().filter(s -> s.step == 4 && s.trainer == 0).map(s -> s.kind).toList());
-            assertEquals(List.of(MiniBatch.Kind.TRAIN, MiniBatch.Kind.EVAL_TEST),
-                    issued.stream().filter(s -> s.step == 4 && s.trainer == 1).map(s -> s.kind).toList());
+            assertEquals(
+                    List.of(MiniBatch.Kind.TRAIN, MiniBatch.Kind.EVAL_VAL),
+                    issued.stream()
+                            .filter(s -> s.step == 4 && s.trainer == 0)
+                            .map(s -> s.kind)
+                            .toList());
+            assertEquals(
+                    List.of(MiniBatch.Kind.TRAIN, MiniBatch.Kind.EVAL_TEST),
+                    issued.stream()
+                            .filter(s -> s.step == 4 && s.trainer == 1)
+                            .map(s -> s.kind)
+                            .toList());
             if (roundAcknowledged) {
                 h.processElement2(new StreamRecord<>(new Credit(0, 4)));
                 h.processElement2(new StreamRecord<>(new Credit(1, 4)));
@@ -218,7 +255,10 @@ class SeedSchedulerRescaleTest {
         }
     }
 
-    /** A checkpoint taken while waiting for the announcement waits again when restored at the same count. */
+    /**
+     * A checkpoint taken while waiting for the announcement waits again when restored at the same
+     * count.
+     */
     @Test
     void aCheckpointWhileWaitingForTheAnnouncementWaitsAgain() throws Exception {
         OperatorSubtaskState waiting;
@@ -248,7 +288,8 @@ class SeedSchedulerRescaleTest {
      * here waits for all training vertices, so its first epoch has them all).
      */
     private static List<long[]> epochOrders() throws Exception {
-        SchedulerConfig single = new SchedulerConfig(4, 1, 4, EPOCHS * TRAIN, 0, 3, TRAIN, 7L, 1, 0, 0, 1, 0, false);
+        SchedulerConfig single =
+                new SchedulerConfig(4, 1, 4, EPOCHS * TRAIN, 0, 3, TRAIN, 7L, 1, 0, 0, 1, 0, false);
         Map<Long, BatchSpec[]> steps;
         try (var h = harness(single)) {
             h.open();
@@ -270,7 +311,8 @@ class SeedSchedulerRescaleTest {
      * {@code count} steps of {@code ranks} ranks of batch {@link #BATCH} from {@code position} of
      * epoch {@code epoch} (1-based), as the schedule cuts them: per step, each rank's slice.
      */
-    private static List<long[][]> cut(List<long[]> orders, int epoch, int position, int ranks, int count) {
+    private static List<long[][]> cut(
+            List<long[]> orders, int epoch, int position, int ranks, int count) {
         List<long[][]> out = new ArrayList<>();
         int e = epoch;
         int p = position;
@@ -292,9 +334,15 @@ class SeedSchedulerRescaleTest {
         return out;
     }
 
-    /** Acknowledges everything issued until {@code count} steps of {@code ranks} ranks are out; by step. */
-    private static Map<Long, BatchSpec[]> drainSteps(TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> h,
-            int ranks, int count) throws Exception {
+    /**
+     * Acknowledges everything issued until {@code count} steps of {@code ranks} ranks are out; by
+     * step.
+     */
+    private static Map<Long, BatchSpec[]> drainSteps(
+            TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> h,
+            int ranks,
+            int count)
+            throws Exception {
         Map<Long, BatchSpec[]> steps = new TreeMap<>();
         for (int round = 0; round < 10 * count && steps.size() < count; round++) {
             List<BatchSpec> issued = specs(h);
@@ -310,14 +358,15 @@ class SeedSchedulerRescaleTest {
         return steps;
     }
 
-    private static TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> harness(SchedulerConfig config)
-            throws Exception {
+    private static TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> harness(
+            SchedulerConfig config) throws Exception {
         var h = new TwoInputStreamOperatorTestHarness<>(new SeedScheduler(config));
         h.getExecutionConfig().getSerializerConfig().setGenericTypes(false);
         return h;
     }
 
-    private static void announce(TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> h) throws Exception {
+    private static void announce(TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> h)
+            throws Exception {
         for (long id : new long[] {200, 201, 202}) {
             h.processElement1(new StreamRecord<>(GraphEvent.seed(0, id, Split.VAL)));
         }
@@ -328,7 +377,8 @@ class SeedSchedulerRescaleTest {
     }
 
     /** The specs issued since the last call, in issue order. */
-    private static List<BatchSpec> specs(TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> h) {
+    private static List<BatchSpec> specs(
+            TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> h) {
         List<BatchSpec> out = new ArrayList<>();
         for (Object o : h.getOutput()) {
             if (o instanceof StreamRecord<?> r) {

@@ -91,7 +91,9 @@ class SeedSchedulerTest {
         try (var h = harness()) {
             h.open();
             for (long id : new long[] {30, 23, 22, 21}) {
-                h.processElement1(new StreamRecord<>(GraphEvent.seed(0, id, id == 30 ? Split.TEST : Split.VAL)));
+                h.processElement1(
+                        new StreamRecord<>(
+                                GraphEvent.seed(0, id, id == 30 ? Split.TEST : Split.VAL)));
             }
             for (long id = 14; id >= 10; id--) {
                 h.processElement1(new StreamRecord<>(GraphEvent.seed(0, id, Split.TRAIN)));
@@ -102,7 +104,9 @@ class SeedSchedulerTest {
         try (var h = harness()) {
             h.initializeState(snapshot);
             h.open();
-            assertEquals(first.stream().map(b -> b.seq).toList(), specs(h).stream().map(b -> b.seq).toList(),
+            assertEquals(
+                    first.stream().map(b -> b.seq).toList(),
+                    specs(h).stream().map(b -> b.seq).toList(),
                     "nothing was acknowledged: all issued again");
             h.getOutput().clear();
             List<BatchSpec> rest = drain(h, first.get(first.size() - 1).seq);
@@ -137,7 +141,10 @@ class SeedSchedulerTest {
             h.initializeState(snapshot);
             h.open();
             List<BatchSpec> again = specs(h);
-            assertEquals(List.of(1L, 2L, 3L), again.stream().map(b -> b.seq).toList(), "seq 0 was acknowledged");
+            assertEquals(
+                    List.of(1L, 2L, 3L),
+                    again.stream().map(b -> b.seq).toList(),
+                    "seq 0 was acknowledged");
             for (BatchSpec spec : again) {
                 BatchSpec first = before.get((int) spec.seq);
                 assertEquals(1, spec.generation);
@@ -162,10 +169,12 @@ class SeedSchedulerTest {
 
     /**
      * A two-layer round: a pass of layer 1 over every vertex with attributes (train, val, test and
-     * vertices without a split, ascending), then layer 2 over val, test and the rest, all to rank 0.
+     * vertices without a split, ascending), then layer 2 over val, test and the rest, all to rank
+     * 0.
      */
     @Test
-    void roundsAreLayerWisePassesSpreadOverTheRanksEachAfterThePassBeforeIsStored() throws Exception {
+    void roundsAreLayerWisePassesSpreadOverTheRanksEachAfterThePassBeforeIsStored()
+            throws Exception {
         SchedulerConfig two = new SchedulerConfig(4, 1, 4, 1, 0, 8, 5, 7L, 2, 0, 0, 2, 0, true);
         List<BatchSpec> round = new ArrayList<>();
         try (var h = new TwoInputStreamOperatorTestHarness<>(new SeedScheduler(two))) {
@@ -174,14 +183,21 @@ class SeedSchedulerTest {
             h.processElement1(new StreamRecord<>(GraphEvent.seed(0, 41, Split.NONE)));
             announce(h);
             List<BatchSpec> first = specs(h);
-            BatchSpec[] step = first.stream().filter(s -> s.kind == MiniBatch.Kind.TRAIN).toArray(BatchSpec[]::new);
+            BatchSpec[] step =
+                    first.stream()
+                            .filter(s -> s.kind == MiniBatch.Kind.TRAIN)
+                            .toArray(BatchSpec[]::new);
             assertEquals(2, step.length);
-            assertArrayEquals(new int[] {2, 2}, Arrays.stream(step).mapToInt(s -> s.roundShare).toArray(),
+            assertArrayEquals(
+                    new int[] {2, 2},
+                    Arrays.stream(step).mapToInt(s -> s.roundShare).toArray(),
                     "each rank scores two of the last pass's four blocks");
             first.stream().filter(s -> s.kind != MiniBatch.Kind.TRAIN).forEach(round::add);
-            // 11 vertices: layer 1 in 3 chunks of 4, to the ranks in turn; layer 2 waits for their outputs.
+            // 11 vertices: layer 1 in 3 chunks of 4, to the ranks in turn; layer 2 waits for their
+            // outputs.
             assertEquals(3, round.size());
-            assertArrayEquals(new int[] {0, 1, 0}, round.stream().mapToInt(s -> s.trainer).toArray());
+            assertArrayEquals(
+                    new int[] {0, 1, 0}, round.stream().mapToInt(s -> s.trainer).toArray());
             h.getOutput().clear();
             written(h, 1, 0, 0, 1);
             written(h, 1, 1, 0, 2);
@@ -189,11 +205,19 @@ class SeedSchedulerTest {
             written(h, 1, 1, 0, 2);
             assertEquals(List.of(), specs(h), "block 1 has one of its two parts stored");
             written(h, 2, 1, 1, 2);
-            assertEquals(List.of(), specs(h), "an acknowledgement of another round's write counts for nothing");
+            assertEquals(
+                    List.of(),
+                    specs(h),
+                    "an acknowledgement of another round's write counts for nothing");
             // A rank holds at most two blocks of a round: the ranks acknowledge theirs first.
             for (int r = 0; r < 2; r++) {
                 int rank = r;
-                long last = first.stream().filter(x -> x.trainer == rank).mapToLong(x -> x.seq).max().orElseThrow();
+                long last =
+                        first.stream()
+                                .filter(x -> x.trainer == rank)
+                                .mapToLong(x -> x.seq)
+                                .max()
+                                .orElseThrow();
                 h.processElement2(new StreamRecord<>(new Credit(rank, last)));
             }
             assertEquals(List.of(), specs(h), "the last pass waits for block 1's second part");
@@ -203,12 +227,17 @@ class SeedSchedulerTest {
         round.sort((a, b) -> Integer.compare(a.roundIndex, b.roundIndex));
         // layer 2: val (3) 1 chunk, test 1, the rest (7) 2.
         assertEquals(3 + 1 + 1 + 2, round.size());
-        assertArrayEquals(new int[] {1, 1, 1, 2, 2, 2, 2}, round.stream().mapToInt(s -> s.layer).toArray());
-        assertArrayEquals(new int[] {0, 1, 0, 0, 1, 0, 1}, round.stream().mapToInt(s -> s.trainer).toArray());
+        assertArrayEquals(
+                new int[] {1, 1, 1, 2, 2, 2, 2}, round.stream().mapToInt(s -> s.layer).toArray());
+        assertArrayEquals(
+                new int[] {0, 1, 0, 0, 1, 0, 1}, round.stream().mapToInt(s -> s.trainer).toArray());
         assertArrayEquals(new long[] {10, 11, 12, 13}, round.get(0).seeds);
         assertArrayEquals(new long[] {30, 40, 41}, round.get(2).seeds);
         MiniBatch.Kind i = MiniBatch.Kind.INFER;
-        assertArrayEquals(new MiniBatch.Kind[] {i, i, i, MiniBatch.Kind.EVAL_VAL, MiniBatch.Kind.EVAL_TEST, i, i},
+        assertArrayEquals(
+                new MiniBatch.Kind[] {
+                    i, i, i, MiniBatch.Kind.EVAL_VAL, MiniBatch.Kind.EVAL_TEST, i, i
+                },
                 round.stream().map(s -> s.kind).toArray(MiniBatch.Kind[]::new));
         assertArrayEquals(new long[] {10, 11, 12, 13}, round.get(5).seeds);
         assertArrayEquals(new long[] {14, 40, 41}, round.get(6).seeds);
@@ -222,7 +251,8 @@ class SeedSchedulerTest {
     /**
      * A restored scheduler issues again, with new sequence numbers, the blocks of the current pass
      * that their ranks acknowledged but whose outputs the GraphStore did not acknowledge storing
-     * (they were on the feedback edge at the failure); blocks already stored are not computed again.
+     * (they were on the feedback edge at the failure); blocks already stored are not computed
+     * again.
      */
     @Test
     void aRestoreIssuesAgainTheBlocksWhoseOutputsWereNotStored() throws Exception {
@@ -244,7 +274,10 @@ class SeedSchedulerTest {
             h.initializeState(snapshot);
             h.open();
             List<BatchSpec> again = specs(h);
-            assertEquals(List.of(1, 2), again.stream().map(s -> s.roundIndex).sorted().toList(), "blocks 1 and 2");
+            assertEquals(
+                    List.of(1, 2),
+                    again.stream().map(s -> s.roundIndex).sorted().toList(),
+                    "blocks 1 and 2");
             for (BatchSpec spec : again) {
                 assertEquals(1, spec.layer);
                 assertTrue(spec.seq > issued[spec.trainer], "a new sequence number: " + spec);
@@ -256,12 +289,20 @@ class SeedSchedulerTest {
             written(h, 1, 1, 0, 1);
             assertEquals(List.of(), specs(h));
             written(h, 1, 2, 0, 1);
-            assertEquals(4, specs(h).stream().filter(s -> s.layer == 2).count(), "the last pass follows");
+            assertEquals(
+                    4,
+                    specs(h).stream().filter(s -> s.layer == 2).count(),
+                    "the last pass follows");
         }
     }
 
-    private static void written(TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> h, long step,
-            int block, int part, int parts) throws Exception {
+    private static void written(
+            TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> h,
+            long step,
+            int block,
+            int part,
+            int parts)
+            throws Exception {
         LayerOutputs o = new LayerOutputs();
         o.step = step;
         o.layer = 1;
@@ -279,27 +320,37 @@ class SeedSchedulerTest {
     void localBatchesCutEachStepByOwner() throws Exception {
         RankSites sites = new RankSites(new HashPartitioner(4), 2, 2);
         SchedulerConfig equal = new SchedulerConfig(4, 3, 4, 3, 0, 8, 5, 7L, 2, 0, 0, 1, 0, false);
-        SchedulerConfig local = new SchedulerConfig(4, 3, 4, 3, 0, 8, 5, 7L, 2, 0, 0, 1, 0, false)
-                .withLocalBatches(sites);
+        SchedulerConfig local =
+                new SchedulerConfig(4, 3, 4, 3, 0, 8, 5, 7L, 2, 0, 0, 1, 0, false)
+                        .withLocalBatches(sites);
         List<BatchSpec> reference = trainSpecs(equal);
         List<BatchSpec> cut = trainSpecs(local);
         assertEquals(reference.size(), cut.size());
         for (long step = 1; step <= 3; step++) {
             long k = step;
             Set<Long> expected = new HashSet<>();
-            reference.stream().filter(s -> s.step == k).forEach(s -> Arrays.stream(s.seeds).forEach(expected::add));
+            reference.stream()
+                    .filter(s -> s.step == k)
+                    .forEach(s -> Arrays.stream(s.seeds).forEach(expected::add));
             Set<Long> got = new HashSet<>();
             for (BatchSpec s : cut.stream().filter(s -> s.step == k).toList()) {
                 assertTrue(s.seeds.length > 0, "every rank gets a batch");
                 Arrays.stream(s.seeds).forEach(got::add);
-                assertEquals(s.trainer, KeyGroupRangeAssignment.assignKeyToParallelOperator(s.batchId, 4, 2),
+                assertEquals(
+                        s.trainer,
+                        KeyGroupRangeAssignment.assignKeyToParallelOperator(s.batchId, 4, 2),
                         "batch " + s.batchId + " of rank " + s.trainer);
                 long own = Arrays.stream(s.seeds).filter(v -> sites.rankOf(v) == s.trainer).count();
-                assertTrue(own >= s.seeds.length - 1, "at most one seed moved to a rank without own seeds: " + s);
+                assertTrue(
+                        own >= s.seeds.length - 1,
+                        "at most one seed moved to a rank without own seeds: " + s);
             }
             assertEquals(expected, got, "step " + step + " trains on the same seeds");
         }
-        assertEquals(cut.stream().map(s -> s.batchId).distinct().count(), cut.size(), "batch ids stay unique");
+        assertEquals(
+                cut.stream().map(s -> s.batchId).distinct().count(),
+                cut.size(),
+                "batch ids stay unique");
     }
 
     private static List<BatchSpec> trainSpecs(SchedulerConfig config) throws Exception {
@@ -338,10 +389,14 @@ class SeedSchedulerTest {
             h.getOutput().clear();
             h.processElement2(new StreamRecord<>(new Credit(0, 1)));
             List<BatchSpec> again = specs(h);
-            assertEquals(List.of(2L, 3L, 4L), again.stream().map(b -> b.seq).toList(),
-                    "seqs 2 to 4 were acknowledged, the rank restored after seq 1; then " + unacked);
+            assertEquals(
+                    List.of(2L, 3L, 4L),
+                    again.stream().map(b -> b.seq).toList(),
+                    "seqs 2 to 4 were acknowledged, the rank restored after seq 1; then "
+                            + unacked);
             for (BatchSpec spec : again) {
-                BatchSpec first = before.stream().filter(b -> b.seq == spec.seq).findFirst().orElseThrow();
+                BatchSpec first =
+                        before.stream().filter(b -> b.seq == spec.seq).findFirst().orElseThrow();
                 assertEquals(1, spec.generation);
                 assertEquals(first.batchId, spec.batchId);
                 assertArrayEquals(first.seeds, spec.seeds);
@@ -356,10 +411,14 @@ class SeedSchedulerTest {
         }
     }
 
-    /** A rank that repeats its credit without progress past the stall limit gets its specs again. */
+    /**
+     * A rank that repeats its credit without progress past the stall limit gets its specs again.
+     */
     @Test
     void reissuesTheSpecsOfARankThatStalls() throws Exception {
-        try (var h = new TwoInputStreamOperatorTestHarness<>(new SeedScheduler(CONFIG).withStallReissue(0))) {
+        try (var h =
+                new TwoInputStreamOperatorTestHarness<>(
+                        new SeedScheduler(CONFIG).withStallReissue(0))) {
             h.open();
             announce(h);
             List<BatchSpec> first = specs(h);
@@ -375,11 +434,13 @@ class SeedSchedulerTest {
         }
     }
 
-    private static TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> harness() throws Exception {
+    private static TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> harness()
+            throws Exception {
         return new TwoInputStreamOperatorTestHarness<>(new SeedScheduler(CONFIG));
     }
 
-    private static void announce(TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> h) throws Exception {
+    private static void announce(TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> h)
+            throws Exception {
         for (long id : new long[] {21, 22, 23}) {
             h.processElement1(new StreamRecord<>(GraphEvent.seed(0, id, Split.VAL)));
         }
@@ -389,9 +450,14 @@ class SeedSchedulerTest {
         }
     }
 
-    /** Acknowledges batches one by one until everything issued is acknowledged; returns what was issued. */
-    private static List<BatchSpec> drain(TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> h,
-            long highestIssuedBefore) throws Exception {
+    /**
+     * Acknowledges batches one by one until everything issued is acknowledged; returns what was
+     * issued.
+     */
+    private static List<BatchSpec> drain(
+            TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> h,
+            long highestIssuedBefore)
+            throws Exception {
         long highest = highestIssuedBefore;
         for (long ack = 0; ; ack++) {
             h.processElement2(new StreamRecord<>(new Credit(0, ack)));
@@ -405,7 +471,8 @@ class SeedSchedulerTest {
         }
     }
 
-    private static List<BatchSpec> specs(TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> h) {
+    private static List<BatchSpec> specs(
+            TwoInputStreamOperatorTestHarness<GraphEvent, Credit, BatchSpec> h) {
         List<BatchSpec> out = new ArrayList<>();
         for (Object o : h.getOutput()) {
             if (o instanceof StreamRecord) {

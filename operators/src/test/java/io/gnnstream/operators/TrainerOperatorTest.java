@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gnnstream.operators.messages.Credit;
-import io.gnnstream.operators.messages.ReducedChunk;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
+import io.gnnstream.operators.messages.ReducedChunk;
 import io.gnnstream.operators.model.ModelConfig;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -29,10 +29,22 @@ import org.junit.jupiter.api.Timeout;
 class TrainerOperatorTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final TrainerConfig CONFIG = new TrainerConfig(
-            ModelConfig.builder().inFeatures(2).hidden(4).numClasses(2).numLayers(1)
-                    .dropout(0).learningRate(0.05).weightDecay(0).seed(3).build(),
-            1, 1, null, 60_000);
+    private static final TrainerConfig CONFIG =
+            new TrainerConfig(
+                    ModelConfig.builder()
+                            .inFeatures(2)
+                            .hidden(4)
+                            .numClasses(2)
+                            .numLayers(1)
+                            .dropout(0)
+                            .learningRate(0.05)
+                            .weightDecay(0)
+                            .seed(3)
+                            .build(),
+                    1,
+                    1,
+                    null,
+                    60_000);
 
     @Test
     void consumesBatchesInSequenceOrderAndCreditsEachOne() throws Exception {
@@ -65,7 +77,10 @@ class TrainerOperatorTest {
             List<JsonNode> lines = metrics(h);
             assertEquals(1, lines.size());
             assertEquals("eval", lines.get(0).path("type").asText());
-            assertEquals(4, lines.get(0).path("val_total").asLong() + lines.get(0).path("test_total").asLong());
+            assertEquals(
+                    4,
+                    lines.get(0).path("val_total").asLong()
+                            + lines.get(0).path("test_total").asLong());
             assertTrue(lines.get(0).path("final_round").asBoolean());
             assertEquals(1, lines.get(0).path("step").asLong());
         }
@@ -87,8 +102,12 @@ class TrainerOperatorTest {
             h.initializeState(snapshot);
             h.open();
             send(h, whole(train(1, 2)));
-            assertEquals(List.of(1L, 2L), credits(h), "the buffered batch 2 was restored and consumed after 1");
-            assertEquals(checksumAfterTwo, finalChecksum(h, 3), "same model as without the restore");
+            assertEquals(
+                    List.of(1L, 2L),
+                    credits(h),
+                    "the buffered batch 2 was restored and consumed after 1");
+            assertEquals(
+                    checksumAfterTwo, finalChecksum(h, 3), "same model as without the restore");
         }
     }
 
@@ -119,11 +138,15 @@ class TrainerOperatorTest {
             assertTrue(credits(h).isEmpty(), "part 1 is still missing");
             h.processElement1(new StreamRecord<>(parts.get(1)));
             awaitSteps(h);
-            assertEquals(List.of(0L), credits(h), "the restored head and part 0 completed the batch");
+            assertEquals(
+                    List.of(0L), credits(h), "the restored head and part 0 completed the batch");
             h.processElement1(new StreamRecord<>(parts.get(4)));
             awaitSteps(h);
             assertTrue(credits(h).isEmpty(), "a part of a consumed batch is ignored");
-            assertEquals(checksumUninterrupted, finalChecksum(h, 1), "same model as without the restore");
+            assertEquals(
+                    checksumUninterrupted,
+                    finalChecksum(h, 1),
+                    "same model as without the restore");
         }
     }
 
@@ -144,7 +167,8 @@ class TrainerOperatorTest {
         try (var h = new TwoInputStreamOperatorTestHarness<>(new TrainerOperator(withCache))) {
             h.open();
             List<MiniBatchPart> first = parts(train(0, 1), 2);
-            MiniBatchPart fillsRows01 = first.get(0).withCacheSlots(5L, new int[] {0, 1}, new int[0], new int[0]);
+            MiniBatchPart fillsRows01 =
+                    first.get(0).withCacheSlots(5L, new int[] {0, 1}, new int[0], new int[0]);
             MiniBatchPart namesLostSlots = cachedOnly(0, 1, new int[] {2, 3}, new int[] {6, 7});
             receive(h, List.of(first.get(2), fillsRows01, namesLostSlots));
             awaitSteps(h);
@@ -155,16 +179,22 @@ class TrainerOperatorTest {
             List<MiniBatchPart> again = parts(train(0, 1), 2);
             again.forEach(p -> p.attempt = later);
             MiniBatchPart namesRows01 = cachedOnly(later, 0, new int[] {0, 1}, new int[] {0, 1});
-            MiniBatchPart fillsRows23 = again.get(1).withCacheSlots(5L, new int[] {2, 3}, new int[0], new int[0]);
+            MiniBatchPart fillsRows23 =
+                    again.get(1).withCacheSlots(5L, new int[] {2, 3}, new int[0], new int[0]);
             receive(h, List.of(namesRows01, fillsRows23, again.get(2)));
             awaitSteps(h);
             assertEquals(List.of(0L), credits(h));
             assertEquals(1, operator(h).unresolvedFeatureParts());
-            assertEquals(reference, finalChecksum(h, 1), "same model as the batch sent without the cache");
+            assertEquals(
+                    reference,
+                    finalChecksum(h, 1),
+                    "same model as the batch sent without the cache");
         }
     }
 
-    /** Feature part {@code part} of batch 0 whose rows all come from the trainer's cache (epoch 5). */
+    /**
+     * Feature part {@code part} of batch 0 whose rows all come from the trainer's cache (epoch 5).
+     */
     private static MiniBatchPart cachedOnly(int attempt, int part, int[] rows, int[] slots) {
         return MiniBatchPart.features(0, 0, 0, attempt, part, new int[0], new int[0], new byte[0])
                 .withCacheSlots(5L, new int[0], rows, slots);
@@ -172,8 +202,8 @@ class TrainerOperatorTest {
 
     /**
      * A barrier during a model step: the step finishes before the barrier (its credit with it), no
-     * step starts until the snapshot, and the snapshot holds the model after the step and the
-     * batch that arrived meanwhile.
+     * step starts until the snapshot, and the snapshot holds the model after the step and the batch
+     * that arrived meanwhile.
      */
     @Test
     void checkpointDuringAStepHoldsTheModelAfterIt() throws Exception {
@@ -195,15 +225,24 @@ class TrainerOperatorTest {
             h.initializeState(snapshot);
             h.open();
             awaitSteps(h);
-            assertEquals(List.of(1L), credits(h), "the buffered batch 1 is trained on after the restore");
+            assertEquals(
+                    List.of(1L),
+                    credits(h),
+                    "the buffered batch 1 is trained on after the restore");
             send(h, whole(train(0, 1)));
-            assertTrue(credits(h).isEmpty(), "step 0 is in the restored model: its batch is a repeat");
-            assertEquals(checksumUninterrupted, finalChecksum(h, 2), "same model as without the restore");
+            assertTrue(
+                    credits(h).isEmpty(), "step 0 is in the restored model: its batch is a repeat");
+            assertEquals(
+                    checksumUninterrupted,
+                    finalChecksum(h, 2),
+                    "same model as without the restore");
         }
     }
 
     /** Runs a final evaluation round at {@code seq} and returns the reported parameter checksum. */
-    private static String finalChecksum(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h, long seq) throws Exception {
+    private static String finalChecksum(
+            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h, long seq)
+            throws Exception {
         MiniBatch e = eval(seq, MiniBatch.Kind.EVAL_TEST, 0);
         e.roundSize = 1;
         e.finalRound = true;
@@ -247,16 +286,30 @@ class TrainerOperatorTest {
             int first = part * rows;
             int last = Math.min(b.numNodes(), first + rows);
             int[] partRows = IntStream.range(first, last).toArray();
-            int[] partLabels = IntStream.range(first, last).map(r -> r < labels.length ? labels[r] : -1).toArray();
-            out.add(MiniBatchPart.features(b.batchId, b.seq, 0, 0, part, partRows, partLabels,
-                    bytes(Arrays.copyOfRange(features, first * b.featureDim, last * b.featureDim))));
+            int[] partLabels =
+                    IntStream.range(first, last)
+                            .map(r -> r < labels.length ? labels[r] : -1)
+                            .toArray();
+            out.add(
+                    MiniBatchPart.features(
+                            b.batchId,
+                            b.seq,
+                            0,
+                            0,
+                            part,
+                            partRows,
+                            partLabels,
+                            bytes(
+                                    Arrays.copyOfRange(
+                                            features, first * b.featureDim, last * b.featureDim))));
         }
         out.add(MiniBatchPart.head(b, 0, numParts));
         return out;
     }
 
     private static byte[] bytes(float[] values) {
-        ByteBuffer b = ByteBuffer.allocate(values.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b =
+                ByteBuffer.allocate(values.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
         b.asFloatBuffer().put(values);
         return b.array();
     }
@@ -265,26 +318,33 @@ class TrainerOperatorTest {
         return parts(b, b.numNodes());
     }
 
-    private static void send(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h, List<MiniBatchPart> parts)
+    private static void send(
+            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h,
+            List<MiniBatchPart> parts)
             throws Exception {
         receive(h, parts);
         awaitSteps(h);
     }
 
     /** Hands {@code parts} to the operator without waiting for the steps they start. */
-    private static void receive(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h, List<MiniBatchPart> parts)
+    private static void receive(
+            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h,
+            List<MiniBatchPart> parts)
             throws Exception {
         for (MiniBatchPart p : parts) {
             h.processElement1(new StreamRecord<>(p));
         }
     }
 
-    private static TrainerOperator operator(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) {
+    private static TrainerOperator operator(
+            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) {
         return (TrainerOperator) h.getOperator();
     }
 
     /** Runs the task's mailbox until the model steps started so far have been delivered. */
-    private static void awaitSteps(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) throws Exception {
+    private static void awaitSteps(
+            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h)
+            throws Exception {
         TaskMailbox mailbox = h.getTaskMailbox();
         while (operator(h).stepInFlight()) {
             mailbox.take(TaskMailbox.MIN_PRIORITY).run();
@@ -302,7 +362,8 @@ class TrainerOperatorTest {
         return b;
     }
 
-    private static List<Long> credits(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) {
+    private static List<Long> credits(
+            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) {
         List<Long> out = new ArrayList<>();
         for (Object o : h.getOutput()) {
             if (o instanceof StreamRecord) {
@@ -313,7 +374,9 @@ class TrainerOperatorTest {
         return out;
     }
 
-    private static List<JsonNode> metrics(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) throws Exception {
+    private static List<JsonNode> metrics(
+            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h)
+            throws Exception {
         List<JsonNode> out = new ArrayList<>();
         if (h.getSideOutput(TrainerOperator.METRICS) == null) {
             return out;

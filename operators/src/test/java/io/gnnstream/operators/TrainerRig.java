@@ -19,16 +19,27 @@ import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.TwoInputStreamOperatorTestHarness;
 
 /**
- * Trainer ranks and reducers in Flink's harnesses, wired by hand: one-layer training batches over an
- * eight-vertex graph, and the moves of the all-reduce loop (gradients to the reducer, sums back).
+ * Trainer ranks and reducers in Flink's harnesses, wired by hand: one-layer training batches over
+ * an eight-vertex graph, and the moves of the all-reduce loop (gradients to the reducer, sums
+ * back).
  */
 final class TrainerRig {
 
     static final int MAX_PARALLELISM = 8;
-    static final ModelConfig MODEL = ModelConfig.builder().inFeatures(3).hidden(5).numClasses(2)
-            .numLayers(1).dropout(0).learningRate(0.05).weightDecay(1e-3).seed(11).build();
+    static final ModelConfig MODEL =
+            ModelConfig.builder()
+                    .inFeatures(3)
+                    .hidden(5)
+                    .numClasses(2)
+                    .numLayers(1)
+                    .dropout(0)
+                    .learningRate(0.05)
+                    .weightDecay(1e-3)
+                    .seed(11)
+                    .build();
     private static final float[][] FEATURES = {
-        {1, 0, 2}, {0, 1, 1}, {2, 2, 0}, {0, 3, 1}, {1, 1, 1}, {3, 0, 0}, {0, 0, 2}, {1, 2, 3}};
+        {1, 0, 2}, {0, 1, 1}, {2, 2, 0}, {0, 3, 1}, {1, 1, 1}, {3, 0, 0}, {0, 0, 2}, {1, 2, 3}
+    };
     private static final int[] LABELS = {0, 1, 0, 1, 1, 0, 1, 0};
 
     private TrainerRig() {}
@@ -37,11 +48,15 @@ final class TrainerRig {
         return new TrainerConfig(MODEL, 1, 1, null, 60_000, true, 0, trainers, 1);
     }
 
-    /** Rank {@code rank} of {@code ranks}, restored from {@code state} (repartitioned) unless null, and open. */
-    static TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> rank(int rank, int ranks,
-            OperatorSubtaskState state) throws Exception {
-        var h = new TwoInputStreamOperatorTestHarness<>(new TrainerOperator(config(ranks)), MAX_PARALLELISM, ranks,
-                rank);
+    /**
+     * Rank {@code rank} of {@code ranks}, restored from {@code state} (repartitioned) unless null,
+     * and open.
+     */
+    static TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> rank(
+            int rank, int ranks, OperatorSubtaskState state) throws Exception {
+        var h =
+                new TwoInputStreamOperatorTestHarness<>(
+                        new TrainerOperator(config(ranks)), MAX_PARALLELISM, ranks, rank);
         h.getExecutionConfig().getSerializerConfig().setGenericTypes(false);
         if (state != null) {
             h.initializeState(state);
@@ -50,11 +65,18 @@ final class TrainerRig {
         return h;
     }
 
-    /** A reducer of {@code ranks} ranks (one subtask), restored from {@code state} unless null, and open. */
-    static OneInputStreamOperatorTestHarness<GradientChunk, ReducedChunk> reducer(int ranks,
-            OperatorSubtaskState state) throws Exception {
-        var h = new OneInputStreamOperatorTestHarness<>(
-                new GradientReducer(ranks, GradientReducer.DEFAULT_RETAINED_STEPS), MAX_PARALLELISM, 1, 0);
+    /**
+     * A reducer of {@code ranks} ranks (one subtask), restored from {@code state} unless null, and
+     * open.
+     */
+    static OneInputStreamOperatorTestHarness<GradientChunk, ReducedChunk> reducer(
+            int ranks, OperatorSubtaskState state) throws Exception {
+        var h =
+                new OneInputStreamOperatorTestHarness<>(
+                        new GradientReducer(ranks, GradientReducer.DEFAULT_RETAINED_STEPS),
+                        MAX_PARALLELISM,
+                        1,
+                        0);
         h.getExecutionConfig().getSerializerConfig().setGenericTypes(false);
         if (state != null) {
             h.initializeState(state);
@@ -65,8 +87,10 @@ final class TrainerRig {
 
     /** Moves the ranks' gradients through the reducer and the sums back to every rank. */
     @SafeVarargs
-    static void exchange(OneInputStreamOperatorTestHarness<GradientChunk, ReducedChunk> reducer,
-            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit>... ranks) throws Exception {
+    static void exchange(
+            OneInputStreamOperatorTestHarness<GradientChunk, ReducedChunk> reducer,
+            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit>... ranks)
+            throws Exception {
         List<GradientChunk> all = new ArrayList<>();
         for (var r : ranks) {
             all.addAll(gradients(r));
@@ -77,8 +101,10 @@ final class TrainerRig {
         }
     }
 
-    static List<ReducedChunk> reduce(OneInputStreamOperatorTestHarness<GradientChunk, ReducedChunk> reducer,
-            List<GradientChunk> chunks) throws Exception {
+    static List<ReducedChunk> reduce(
+            OneInputStreamOperatorTestHarness<GradientChunk, ReducedChunk> reducer,
+            List<GradientChunk> chunks)
+            throws Exception {
         reducer.getOutput().clear();
         for (GradientChunk c : chunks) {
             reducer.processElement(new StreamRecord<>(c));
@@ -92,8 +118,10 @@ final class TrainerRig {
         return out;
     }
 
-    static void deliver(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h,
-            List<ReducedChunk> sums) throws Exception {
+    static void deliver(
+            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h,
+            List<ReducedChunk> sums)
+            throws Exception {
         for (ReducedChunk s : sums) {
             h.processElement2(new StreamRecord<>(s));
         }
@@ -101,22 +129,25 @@ final class TrainerRig {
     }
 
     /** The gradient chunks (no heartbeats) the rank sent since the last call. */
-    static List<GradientChunk> gradients(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) {
+    static List<GradientChunk> gradients(
+            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) {
         var queue = h.getSideOutput(TrainerOperator.GRADIENTS);
         List<GradientChunk> out = new ArrayList<>();
         if (queue != null) {
-            queue.forEach(r -> {
-                if (!r.getValue().isHeartbeat()) {
-                    out.add(r.getValue());
-                }
-            });
+            queue.forEach(
+                    r -> {
+                        if (!r.getValue().isHeartbeat()) {
+                            out.add(r.getValue());
+                        }
+                    });
             queue.clear();
         }
         return out;
     }
 
     /** The credits (processed sequence numbers) the rank sent since the last call. */
-    static List<Long> credits(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) {
+    static List<Long> credits(
+            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) {
         List<Long> out = new ArrayList<>();
         for (Object o : h.getOutput()) {
             if (o instanceof StreamRecord<?> r && r.getValue() instanceof Credit c) {
@@ -127,17 +158,24 @@ final class TrainerRig {
         return out;
     }
 
-    static float[] params(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) {
+    static float[] params(
+            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) {
         return operator(h).parameters();
     }
 
-    static TrainerOperator operator(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) {
+    static TrainerOperator operator(
+            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h) {
         return (TrainerOperator) h.getOperator();
     }
 
-    /** Hands {@code parts} to the rank of {@code h} (the parts name it) and waits for the steps they start. */
-    static void send(TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h,
-            List<MiniBatchPart> parts) throws Exception {
+    /**
+     * Hands {@code parts} to the rank of {@code h} (the parts name it) and waits for the steps they
+     * start.
+     */
+    static void send(
+            TwoInputStreamOperatorTestHarness<MiniBatchPart, ReducedChunk, Credit> h,
+            List<MiniBatchPart> parts)
+            throws Exception {
         int rank = operator(h).getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         for (MiniBatchPart p : parts) {
             p.trainer = rank;
@@ -154,7 +192,9 @@ final class TrainerRig {
         }
     }
 
-    /** A one-layer training batch of {@code seeds}, each aggregating from the next vertex (mod 8). */
+    /**
+     * A one-layer training batch of {@code seeds}, each aggregating from the next vertex (mod 8).
+     */
     static List<MiniBatchPart> batch(long seq, long step, int[] seeds) {
         return batch(seq, MiniBatch.Kind.TRAIN, step, seeds);
     }
@@ -185,11 +225,20 @@ final class TrainerRig {
         b.indices = IntStream.range(n, 2 * n).toArray();
         b.indicesOffsets = new int[] {0};
         b.featureDim = 3;
-        ByteBuffer bytes = ByteBuffer.allocate(features.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer bytes =
+                ByteBuffer.allocate(features.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
         bytes.asFloatBuffer().put(features);
         List<MiniBatchPart> parts = new ArrayList<>();
-        parts.add(MiniBatchPart.features(b.batchId, b.seq, 0, 0, 0, IntStream.range(0, 2 * n).toArray(), labels,
-                bytes.array()));
+        parts.add(
+                MiniBatchPart.features(
+                        b.batchId,
+                        b.seq,
+                        0,
+                        0,
+                        0,
+                        IntStream.range(0, 2 * n).toArray(),
+                        labels,
+                        bytes.array()));
         parts.add(MiniBatchPart.head(b, 0, 1));
         return parts;
     }

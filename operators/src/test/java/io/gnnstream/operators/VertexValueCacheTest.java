@@ -88,12 +88,15 @@ class VertexValueCacheTest {
         cache.put(0, new byte[] {0});
         for (long v = 1; v < 1_000; v++) {
             cache.put(v, new byte[] {1});
-            assertArrayEquals(new byte[] {0}, cache.get(0), "hot entry evicted after " + v + " puts");
+            assertArrayEquals(
+                    new byte[] {0}, cache.get(0), "hot entry evicted after " + v + " puts");
         }
         assertTrue(cache.bytes() <= 8 * ONE_BYTE_ENTRY);
     }
 
-    /** Random operations against a plain map: a hit is never stale and the byte count stays exact. */
+    /**
+     * Random operations against a plain map: a hit is never stale and the byte count stays exact.
+     */
     @Test
     void neverReturnsAStaleValueAndKeepsItsByteCountExact() {
         SplittableRandom random = new SplittableRandom(11);
@@ -121,7 +124,9 @@ class VertexValueCacheTest {
                 default -> {
                     byte[] hit = cache.get(v);
                     if (hit != null) {
-                        assertTrue(hit == latest.get(v), "stale value for " + v + " after " + op + " operations");
+                        assertTrue(
+                                hit == latest.get(v),
+                                "stale value for " + v + " after " + op + " operations");
                     }
                 }
             }

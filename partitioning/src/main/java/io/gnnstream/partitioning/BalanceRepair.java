@@ -6,12 +6,12 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * Makes an assignment meet a balance bound and then improves its cut, locally on the driver.
- * Label propagation keeps the partitions near their capacity on average, not strictly under it,
- * and vertices without edges are not part of it. So: vertices without a partition go to the
- * least loaded ones; each partition above {@code floor(maxBalance x mean)} hands its vertices with
- * the best gain (neighbours in the target minus neighbours at home) to partitions below the bound;
- * then a few greedy passes move a vertex to the partition holding most of its neighbours when that
+ * Makes an assignment meet a balance bound and then improves its cut, locally on the driver. Label
+ * propagation keeps the partitions near their capacity on average, not strictly under it, and
+ * vertices without edges are not part of it. So: vertices without a partition go to the least
+ * loaded ones; each partition above {@code floor(maxBalance x mean)} hands its vertices with the
+ * best gain (neighbours in the target minus neighbours at home) to partitions below the bound; then
+ * a few greedy passes move a vertex to the partition holding most of its neighbours when that
  * partition is below the bound and holds more of them than its own, and swap pairs of vertices that
  * prefer each other's partition. Every move keeps the bound.
  */
@@ -30,7 +30,10 @@ final class BalanceRepair {
         this.partition = partition;
         this.partitions = partitions;
         int n = partition.length;
-        this.limit = Math.max((int) Math.ceil((double) n / partitions), (int) Math.floor(maxBalance * n / partitions));
+        this.limit =
+                Math.max(
+                        (int) Math.ceil((double) n / partitions),
+                        (int) Math.floor(maxBalance * n / partitions));
         this.loads = new int[partitions];
         for (int p : partition) {
             if (p >= 0) {
@@ -45,7 +48,10 @@ final class BalanceRepair {
         return moves;
     }
 
-    /** Places the unassigned vertices (partition -1), enforces the bound, refines; returns the assignment. */
+    /**
+     * Places the unassigned vertices (partition -1), enforces the bound, refines; returns the
+     * assignment.
+     */
     int[] run(int refinementPasses) {
         for (int v = 0; v < partition.length; v++) {
             if (partition[v] < 0) {
@@ -116,7 +122,10 @@ final class BalanceRepair {
         return swapped;
     }
 
-    /** The partition with most of the vertex's neighbours, whatever its load; counts left in {@link #counts}. */
+    /**
+     * The partition with most of the vertex's neighbours, whatever its load; counts left in {@link
+     * #counts}.
+     */
     private int preferred(int v) {
         for (int i = 0; i < g.degree(v); i++) {
             counts[partition[g.neighbour(v, i)]]++;
@@ -172,7 +181,8 @@ final class BalanceRepair {
                     int target = bestTarget(v);
                     int gain = counts[target] - counts[home];
                     clearCounts();
-                    // Highest gain first: sort ascending on the negated gain, vertex in the low bits.
+                    // Highest gain first: sort ascending on the negated gain, vertex in the low
+                    // bits.
                     candidates[size++] = (((long) Integer.MAX_VALUE - gain) << 32) | v;
                 }
             }
@@ -218,7 +228,9 @@ final class BalanceRepair {
             if (p == home || loads[p] >= limit) {
                 continue;
             }
-            if (best < 0 || counts[p] > counts[best] || counts[p] == counts[best] && loads[p] < loads[best]) {
+            if (best < 0
+                    || counts[p] > counts[best]
+                    || counts[p] == counts[best] && loads[p] < loads[best]) {
                 best = p;
             }
         }

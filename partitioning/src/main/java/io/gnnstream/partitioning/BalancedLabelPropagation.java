@@ -32,10 +32,10 @@ import org.apache.flink.util.Collector;
  * between two phases, as in Spinner: in the even ones a vertex whose best partition is another one
  * asks to move there (a demand aggregator counts the requests per partition); in the odd ones it
  * moves with probability {@code (capacity - load) / demand} of that partition, so that the
- * partitions do not overflow on average. The coin is
- * a hash of (seed, vertex, superstep), so a run is repeatable. Every vertex sends its label to all
- * neighbours and to itself every superstep (the self-message keeps vertices without neighbours'
- * changes active, so that the loads count every vertex).
+ * partitions do not overflow on average. The coin is a hash of (seed, vertex, superstep), so a run
+ * is repeatable. Every vertex sends its label to all neighbours and to itself every superstep (the
+ * self-message keeps vertices without neighbours' changes active, so that the loads count every
+ * vertex).
  */
 public final class BalancedLabelPropagation {
 
@@ -49,7 +49,8 @@ public final class BalancedLabelPropagation {
 
     public BalancedLabelPropagation(int partitions, int supersteps, double slack, long seed) {
         if (partitions < 1 || partitions > 1024) {
-            throw new IllegalArgumentException("--partitions must be in [1, 1024], got " + partitions);
+            throw new IllegalArgumentException(
+                    "--partitions must be in [1, 1024], got " + partitions);
         }
         if (supersteps < 1) {
             throw new IllegalArgumentException("--supersteps must be positive, got " + supersteps);
@@ -64,15 +65,19 @@ public final class BalancedLabelPropagation {
     }
 
     /**
-     * Runs the iteration on the edges of {@code edgesFile} (lines in the job's edge format; removals
-     * and unreadable lines are skipped) with {@code vertices} vertices that have edges; returns
-     * (vertex id, partition) of every vertex with an edge.
+     * Runs the iteration on the edges of {@code edgesFile} (lines in the job's edge format;
+     * removals and unreadable lines are skipped) with {@code vertices} vertices that have edges;
+     * returns (vertex id, partition) of every vertex with an edge.
      */
-    public List<Tuple2<Long, Integer>> run(ExecutionEnvironment env, Path edgesFile, long vertices) throws Exception {
-        DataSet<Tuple2<Long, Long>> edges = env.readTextFile(edgesFile.toAbsolutePath().toString())
-                .flatMap(new ParseEdges()).name("parse-edges");
-        Graph<Long, Integer, NullValue> graph = Graph.fromTuple2DataSet(edges, new InitialPartition(partitions), env)
-                .getUndirected();
+    public List<Tuple2<Long, Integer>> run(ExecutionEnvironment env, Path edgesFile, long vertices)
+            throws Exception {
+        DataSet<Tuple2<Long, Long>> edges =
+                env.readTextFile(edgesFile.toAbsolutePath().toString())
+                        .flatMap(new ParseEdges())
+                        .name("parse-edges");
+        Graph<Long, Integer, NullValue> graph =
+                Graph.fromTuple2DataSet(edges, new InitialPartition(partitions), env)
+                        .getUndirected();
         VertexCentricConfiguration config = new VertexCentricConfiguration();
         config.setName("balanced-label-propagation");
         for (int l = 0; l < partitions; l++) {
@@ -80,8 +85,9 @@ public final class BalancedLabelPropagation {
             config.registerAggregator(DEMAND + l, new LongSumAggregator());
         }
         double capacity = slack * vertices / partitions;
-        Graph<Long, Integer, NullValue> result = graph.runVertexCentricIteration(
-                new Propagate(partitions, capacity, seed), null, supersteps, config);
+        Graph<Long, Integer, NullValue> result =
+                graph.runVertexCentricIteration(
+                        new Propagate(partitions, capacity, seed), null, supersteps, config);
         return result.getVertices().map(new ToTuple()).name("assignment").collect();
     }
 
@@ -124,7 +130,8 @@ public final class BalancedLabelPropagation {
         }
     }
 
-    static final class ToTuple implements MapFunction<Vertex<Long, Integer>, Tuple2<Long, Integer>> {
+    static final class ToTuple
+            implements MapFunction<Vertex<Long, Integer>, Tuple2<Long, Integer>> {
         private static final long serialVersionUID = 1L;
 
         @Override
@@ -133,7 +140,10 @@ public final class BalancedLabelPropagation {
         }
     }
 
-    /** One superstep of a vertex (see the class comment). Messages: a neighbour's label, or {@code -1 - label} from itself. */
+    /**
+     * One superstep of a vertex (see the class comment). Messages: a neighbour's label, or {@code
+     * -1 - label} from itself.
+     */
     static final class Propagate extends ComputeFunction<Long, Integer, NullValue, Integer> {
         private static final long serialVersionUID = 1L;
         private final int partitions;
@@ -163,7 +173,8 @@ public final class BalancedLabelPropagation {
                 demandAggregators[l] = getIterationAggregator(DEMAND + l);
                 if (getSuperstepNumber() > 1) {
                     load[l] = this.<LongValue>getPreviousIterationAggregate(LOAD + l).getValue();
-                    demand[l] = this.<LongValue>getPreviousIterationAggregate(DEMAND + l).getValue();
+                    demand[l] =
+                            this.<LongValue>getPreviousIterationAggregate(DEMAND + l).getValue();
                 }
             }
         }
@@ -196,8 +207,8 @@ public final class BalancedLabelPropagation {
                 } else if (best != label) {
                     double room = capacity - load[best];
                     double p = room <= 0 ? 0 : Math.min(1.0, room / Math.max(1, demand[best]));
-                    double coin = (Mix.mix64(seed ^ Mix.mix64(vertex.getId() * 0x9E3779B97F4A7C15L + getSuperstepNumber()))
-                            >>> 11) * 0x1.0p-53;
+                    long key = vertex.getId() * 0x9E3779B97F4A7C15L + getSuperstepNumber();
+                    double coin = (Mix.mix64(seed ^ Mix.mix64(key)) >>> 11) * 0x1.0p-53;
                     if (coin < p) {
                         label = best;
                         setNewVertexValue(label);

@@ -51,7 +51,10 @@ public final class GraphEdges {
         }
     }
 
-    /** The edges of {@code edgesFile}, plus the vertices of {@code nodesFile} (may be null) that have no edge. */
+    /**
+     * The edges of {@code edgesFile}, plus the vertices of {@code nodesFile} (may be null) that
+     * have no edge.
+     */
     public static GraphEdges read(Path edgesFile, Path nodesFile) throws IOException {
         EdgeFormat format = new EdgeFormat();
         LongArrayList s = new LongArrayList();

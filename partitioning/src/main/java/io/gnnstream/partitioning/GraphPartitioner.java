@@ -11,9 +11,9 @@ import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.Configuration;
 
 /**
- * {@code bin/gnnstream partition}: the Gelly job ({@link BalancedLabelPropagation}) on a local Flink
- * environment, then {@link BalanceRepair} on the driver, scored against the job's hash partitioning
- * of the same graph.
+ * {@code bin/gnnstream partition}: the Gelly job ({@link BalancedLabelPropagation}) on a local
+ * Flink environment, then {@link BalanceRepair} on the driver, scored against the job's hash
+ * partitioning of the same graph.
  */
 public final class GraphPartitioner {
 
@@ -43,13 +43,17 @@ public final class GraphPartitioner {
 
     public GraphPartitioner parallelism(int parallelism) {
         if (parallelism < 1) {
-            throw new IllegalArgumentException("--parallelism must be positive, got " + parallelism);
+            throw new IllegalArgumentException(
+                    "--parallelism must be positive, got " + parallelism);
         }
         this.parallelism = parallelism;
         return this;
     }
 
-    /** Partitions the graph of {@code edgesFile} (and the vertices of {@code nodesFile}, may be null). */
+    /**
+     * Partitions the graph of {@code edgesFile} (and the vertices of {@code nodesFile}, may be
+     * null).
+     */
     public Result run(Path edgesFile, Path nodesFile) throws Exception {
         long started = System.nanoTime();
         GraphEdges g = GraphEdges.read(edgesFile, nodesFile);
@@ -62,8 +66,9 @@ public final class GraphPartitioner {
         ExecutionEnvironment env = ExecutionEnvironment.createLocalEnvironment(conf);
         env.setParallelism(parallelism);
         env.getConfig().disableGenericTypes();
-        List<Tuple2<Long, Integer>> labels = new BalancedLabelPropagation(partitions, supersteps, slack, seed)
-                .run(env, edgesFile, withEdges);
+        List<Tuple2<Long, Integer>> labels =
+                new BalancedLabelPropagation(partitions, supersteps, slack, seed)
+                        .run(env, edgesFile, withEdges);
         double gellySeconds = (System.nanoTime() - started) / 1e9;
 
         int[] partition = new int[g.vertexCount()];
@@ -82,10 +87,21 @@ public final class GraphPartitioner {
             map.put(g.id(v), partition[v]);
         }
         PartitionQuality result = PartitionQuality.of(g, partition, partitions);
-        PartitionQuality hash = PartitionQuality.of(g, PartitionQuality.assign(g, new HashPartitioner(partitions)),
-                partitions);
-        return new Result(new PartitionMap(partitions, map), result, hash, propagated, g.vertexCount(), g.edgeCount(),
-                g.rejected(), g.removals(), repair.moves(), gellySeconds, (System.nanoTime() - started) / 1e9);
+        PartitionQuality hash =
+                PartitionQuality.of(
+                        g, PartitionQuality.assign(g, new HashPartitioner(partitions)), partitions);
+        return new Result(
+                new PartitionMap(partitions, map),
+                result,
+                hash,
+                propagated,
+                g.vertexCount(),
+                g.edgeCount(),
+                g.rejected(),
+                g.removals(),
+                repair.moves(),
+                gellySeconds,
+                (System.nanoTime() - started) / 1e9);
     }
 
     /** A copy for scoring the propagation alone: vertices without edges in partition 0. */
@@ -98,7 +114,16 @@ public final class GraphPartitioner {
     }
 
     /** The assignment and its figures. */
-    public record Result(PartitionMap map, PartitionQuality quality, PartitionQuality hash, PartitionQuality propagated,
-            int vertices, int edges, long rejectedLines, long removalLines, int repairMoves, double gellySeconds,
+    public record Result(
+            PartitionMap map,
+            PartitionQuality quality,
+            PartitionQuality hash,
+            PartitionQuality propagated,
+            int vertices,
+            int edges,
+            long rejectedLines,
+            long removalLines,
+            int repairMoves,
+            double gellySeconds,
             double seconds) {}
 }

@@ -17,7 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class GraphPartitionerTest {
 
-    /** {@code k} cliques of {@code size} vertices (edges both ways), clique i linked to clique i+1 by one edge. */
+    /**
+     * {@code k} cliques of {@code size} vertices (edges both ways), clique i linked to clique i+1
+     * by one edge.
+     */
     private static List<String> ringOfCliques(int k, int size) {
         List<String> lines = new ArrayList<>();
         for (int c = 0; c < k; c++) {

@@ -26,21 +26,21 @@ import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerial
  * live in a <em>tail</em> value together with the degree ({@code [degree, n...]}); the slots before
  * it are full blocks ({@code block index -> long[BLOCK_SIZE]}). Most vertices have fewer than
  * {@code BLOCK_SIZE} in-neighbours, so an insert or a sample costs one read (and an insert one
- * write) of a single value. Above {@code BLOCK_SIZE} neighbours a reverse index
- * {@code neighbour -> slot} keeps the duplicate check and deletes O(1); below it the tail is
- * scanned instead, which is cheaper than an index lookup per edge. The index is built lazily, by
- * one scan, the first time a vertex needs it (a delete, or an insert of few neighbours into many),
- * and kept up to date from then on, marked by {@link #INDEXED} in the tail's header: a bulk load,
- * whose inserts check duplicates against a scan of the present neighbours, writes no index entry
- * at all (index writes would be a large share of the GraphStore's ingestion work), and the build
- * costs one write per neighbour already present, so inserts and deletes stay O(1) amortised.
+ * write) of a single value. Above {@code BLOCK_SIZE} neighbours a reverse index {@code neighbour ->
+ * slot} keeps the duplicate check and deletes O(1); below it the tail is scanned instead, which is
+ * cheaper than an index lookup per edge. The index is built lazily, by one scan, the first time a
+ * vertex needs it (a delete, or an insert of few neighbours into many), and kept up to date from
+ * then on, marked by {@link #INDEXED} in the tail's header: a bulk load, whose inserts check
+ * duplicates against a scan of the present neighbours, writes no index entry at all (index writes
+ * would be a large share of the GraphStore's ingestion work), and the build costs one write per
+ * neighbour already present, so inserts and deletes stay O(1) amortised.
  *
  * <p>Insert appends to the tail and moves a full tail into the blocks (O(1)); delete moves the last
  * neighbour into the freed slot (O(1)); uniform sampling of {@code k} neighbours without
  * replacement draws {@code k} distinct slots (Floyd's algorithm) and reads only the blocks holding
- * them, so a hub with millions of neighbours costs at most {@code k} block reads. Slot order depends
- * only on the order of updates for this vertex, which the loaders keep stable by keying edge
- * records by destination.
+ * them, so a hub with millions of neighbours costs at most {@code k} block reads. Slot order
+ * depends only on the order of updates for this vertex, which the loaders keep stable by keying
+ * edge records by destination.
  *
  * <p>Tail and blocks are stored as little-endian bytes and read in place: a sample of {@code k}
  * neighbours decodes {@code k} longs, not the whole tail or block (decoding whole {@code long[]}
@@ -68,12 +68,14 @@ public final class InAdjacency {
     /** Up to this many draws a linear scan beats hashing when checking for repeats. */
     private static final int SMALL_SAMPLE = 32;
 
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONGS =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     public static final ValueStateDescriptor<byte[]> TAIL =
             new ValueStateDescriptor<>("adj-tail", BytePrimitiveArraySerializer.INSTANCE);
     public static final MapStateDescriptor<Integer, byte[]> BLOCKS =
-            new MapStateDescriptor<>("adj-blocks", IntSerializer.INSTANCE, BytePrimitiveArraySerializer.INSTANCE);
+            new MapStateDescriptor<>(
+                    "adj-blocks", IntSerializer.INSTANCE, BytePrimitiveArraySerializer.INSTANCE);
     public static final MapStateDescriptor<Long, Integer> SLOTS =
             new MapStateDescriptor<>("adj-slots", LongSerializer.INSTANCE, IntSerializer.INSTANCE);
 
@@ -82,15 +84,22 @@ public final class InAdjacency {
     private final MapState<Long, Integer> slots;
     private long blocksRead;
 
-    private InAdjacency(ValueState<byte[]> tail, MapState<Integer, byte[]> blocks, MapState<Long, Integer> slots) {
+    private InAdjacency(
+            ValueState<byte[]> tail,
+            MapState<Integer, byte[]> blocks,
+            MapState<Long, Integer> slots) {
         this.tail = tail;
         this.blocks = blocks;
         this.slots = slots;
     }
 
-    /** The adjacency over the states {@link #TAIL}, {@link #BLOCKS} and {@link #SLOTS} of {@code store}. */
+    /**
+     * The adjacency over the states {@link #TAIL}, {@link #BLOCKS} and {@link #SLOTS} of {@code
+     * store}.
+     */
     public static InAdjacency of(KeyedStateStore store) {
-        return new InAdjacency(store.getState(TAIL), store.getMapState(BLOCKS), store.getMapState(SLOTS));
+        return new InAdjacency(
+                store.getState(TAIL), store.getMapState(BLOCKS), store.getMapState(SLOTS));
     }
 
     public int degree() throws Exception {
@@ -110,19 +119,26 @@ public final class InAdjacency {
      *
      * <p>When the vertex reaches more than {@link #BLOCK_SIZE} neighbours, the duplicate check
      * reads all present neighbours (the blocks in one prefix scan) into a set if it had at most
-     * {@code BLOCK_SIZE} or at most {@link #SCAN_PER_NEW_NEIGHBOUR} per new one, and otherwise looks
-     * each new neighbour up in the index, building the index first if the vertex has none.
+     * {@code BLOCK_SIZE} or at most {@link #SCAN_PER_NEW_NEIGHBOUR} per new one, and otherwise
+     * looks each new neighbour up in the index, building the index first if the vertex has none.
      */
     public int addAll(long[] neighbours) throws Exception {
         byte[] t = tail.value();
         int d = degreeOf(t);
         boolean indexed = isIndexed(t);
         int added = 0;
-        byte[] next = t == null ? new byte[(1 + Math.min(neighbours.length, BLOCK_SIZE)) * Long.BYTES]
-                : Arrays.copyOf(t, (1 + Math.min(count(t) - 1 + neighbours.length, BLOCK_SIZE)) * Long.BYTES);
+        byte[] next =
+                t == null
+                        ? new byte[(1 + Math.min(neighbours.length, BLOCK_SIZE)) * Long.BYTES]
+                        : Arrays.copyOf(
+                                t,
+                                (1 + Math.min(count(t) - 1 + neighbours.length, BLOCK_SIZE))
+                                        * Long.BYTES);
         int inTail = d - (d == 0 ? 0 : (d - 1) / BLOCK_SIZE * BLOCK_SIZE);
-        boolean scan = d + neighbours.length > BLOCK_SIZE
-                && (d <= BLOCK_SIZE || d <= (long) SCAN_PER_NEW_NEIGHBOUR * neighbours.length);
+        boolean scan =
+                d + neighbours.length > BLOCK_SIZE
+                        && (d <= BLOCK_SIZE
+                                || d <= (long) SCAN_PER_NEW_NEIGHBOUR * neighbours.length);
         LongHashSet present = scan ? presentNeighbours(t, d) : null;
         if (!scan && d > BLOCK_SIZE && !indexed) {
             buildIndex(t, d);
@@ -142,7 +158,9 @@ public final class InAdjacency {
                 continue;
             }
             if (inTail == BLOCK_SIZE) {
-                blocks.put(d / BLOCK_SIZE - 1, Arrays.copyOfRange(next, Long.BYTES, (1 + BLOCK_SIZE) * Long.BYTES));
+                blocks.put(
+                        d / BLOCK_SIZE - 1,
+                        Arrays.copyOfRange(next, Long.BYTES, (1 + BLOCK_SIZE) * Long.BYTES));
                 inTail = 0;
             }
             set(next, 1 + inTail, neighbour);
@@ -200,12 +218,17 @@ public final class InAdjacency {
         int inBlocks = d - (count(t) - 1);
         byte[] all = new byte[(1 + d) * Long.BYTES];
         for (Map.Entry<Integer, byte[]> block : blocks.entries()) {
-            System.arraycopy(block.getValue(), 0, all, (1 + block.getKey() * BLOCK_SIZE) * Long.BYTES,
+            System.arraycopy(
+                    block.getValue(),
+                    0,
+                    all,
+                    (1 + block.getKey() * BLOCK_SIZE) * Long.BYTES,
                     BLOCK_SIZE * Long.BYTES);
         }
         blocksRead += inBlocks / BLOCK_SIZE;
         System.arraycopy(t, 0, all, 0, Long.BYTES);
-        System.arraycopy(t, Long.BYTES, all, (1 + inBlocks) * Long.BYTES, (d - inBlocks) * Long.BYTES);
+        System.arraycopy(
+                t, Long.BYTES, all, (1 + inBlocks) * Long.BYTES, (d - inBlocks) * Long.BYTES);
         return all;
     }
 
@@ -298,15 +321,17 @@ public final class InAdjacency {
         return degreeOf(t) > flatDegree ? t : allNeighbours(t);
     }
 
-    /** Whether sampling from {@code tail} reads blocks, so needs its vertex to be the current key. */
+    /**
+     * Whether sampling from {@code tail} reads blocks, so needs its vertex to be the current key.
+     */
     public static boolean readsBlocks(byte[] tail) {
         return degreeOf(tail) > 0 && degreeOf(tail) > count(tail) - 1;
     }
 
     /**
-     * {@link #sample(int, SplittableRandom)} from a tail read earlier by {@link #tail(int)} (null or
-     * empty: no neighbours); blocks, if {@link #readsBlocks} says so, are read from the current key,
-     * which must then be the tail's vertex.
+     * {@link #sample(int, SplittableRandom)} from a tail read earlier by {@link #tail(int)} (null
+     * or empty: no neighbours); blocks, if {@link #readsBlocks} says so, are read from the current
+     * key, which must then be the tail's vertex.
      */
     public long[] sample(byte[] t, int fanout, SplittableRandom random) throws Exception {
         int d = degreeOf(t);
@@ -346,14 +371,17 @@ public final class InAdjacency {
         return out;
     }
 
-    /** Total number of full blocks read by this instance (the tail not counted), for tests and metrics. */
+    /**
+     * Total number of full blocks read by this instance (the tail not counted), for tests and
+     * metrics.
+     */
     public long blocksRead() {
         return blocksRead;
     }
 
     /**
-     * Floyd's algorithm: a uniformly random {@code k}-subset of {@code [0, n)} with exactly
-     * {@code k} draws, returned sorted.
+     * Floyd's algorithm: a uniformly random {@code k}-subset of {@code [0, n)} with exactly {@code
+     * k} draws, returned sorted.
      */
     public static int[] chooseSlots(int n, int k, SplittableRandom random) {
         int[] chosen = new int[k];
@@ -396,7 +424,9 @@ public final class InAdjacency {
         return t == null ? -1 : indexInTail(t, count(t) - 1, neighbour);
     }
 
-    /** Position of {@code neighbour} among the first {@code size} tail entries of {@code t}, or -1. */
+    /**
+     * Position of {@code neighbour} among the first {@code size} tail entries of {@code t}, or -1.
+     */
     private static int indexInTail(byte[] t, int size, long neighbour) {
         for (int i = size; i >= 1; i--) {
             if (get(t, i) == neighbour) {

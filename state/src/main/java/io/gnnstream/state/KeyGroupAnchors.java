@@ -3,14 +3,15 @@ package io.gnnstream.state;
 import org.apache.flink.util.MathUtils;
 
 /**
- * Hash codes that place logical partition {@code p} into Flink key group {@code p mod maxParallelism}.
+ * Hash codes that place logical partition {@code p} into Flink key group {@code p mod
+ * maxParallelism}.
  *
  * <p>Flink assigns a key to key group {@code murmurHash(key.hashCode()) % maxParallelism}. For each
- * partition we pick the smallest non-negative int whose murmur hash is {@code p} modulo
- * {@link #MAX_PARTITIONS}; because every admissible max parallelism is a power of two dividing
- * {@link #MAX_PARTITIONS}, partition {@code p} then lands in key group {@code p mod maxParallelism}
- * for all of them. A whole partition thus lives in one key group, and with {@code P ==
- * maxParallelism} partitions are spread over subtasks exactly like key groups.
+ * partition we pick the smallest non-negative int whose murmur hash is {@code p} modulo {@link
+ * #MAX_PARTITIONS}; because every admissible max parallelism is a power of two dividing {@link
+ * #MAX_PARTITIONS}, partition {@code p} then lands in key group {@code p mod maxParallelism} for
+ * all of them. A whole partition thus lives in one key group, and with {@code P == maxParallelism}
+ * partitions are spread over subtasks exactly like key groups.
  */
 public final class KeyGroupAnchors {
 

@@ -21,9 +21,14 @@ public final class LayerOutputRecord {
 
     private LayerOutputRecord() {}
 
-    /** Encodes {@code dim} outputs of {@code values} from {@code offset}, of {@code step}, with {@code label}. */
+    /**
+     * Encodes {@code dim} outputs of {@code values} from {@code offset}, of {@code step}, with
+     * {@code label}.
+     */
     public static byte[] encode(long step, int label, float[] values, int offset, int dim) {
-        ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES + dim * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b =
+                ByteBuffer.allocate(HEADER_BYTES + dim * Float.BYTES)
+                        .order(ByteOrder.LITTLE_ENDIAN);
         b.put(VERSION).putLong(step).putInt(label);
         b.asFloatBuffer().put(values, offset, dim);
         return b.array();
@@ -54,16 +59,25 @@ public final class LayerOutputRecord {
     /** The outputs decoded. */
     public static float[] values(byte[] record) {
         float[] v = new float[dim(record)];
-        ByteBuffer.wrap(record, HEADER_BYTES, record.length - HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN)
-                .asFloatBuffer().get(v);
+        ByteBuffer.wrap(record, HEADER_BYTES, record.length - HEADER_BYTES)
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .asFloatBuffer()
+                .get(v);
         return v;
     }
 
     private static void check(byte[] record) {
-        if (record.length < HEADER_BYTES || record[0] != VERSION
+        if (record.length < HEADER_BYTES
+                || record[0] != VERSION
                 || (record.length - HEADER_BYTES) % Float.BYTES != 0) {
-            throw new IllegalArgumentException("not a layer output record of version " + VERSION + " ("
-                    + record.length + " bytes, version " + (record.length > 0 ? record[0] : -1) + ")");
+            throw new IllegalArgumentException(
+                    "not a layer output record of version "
+                            + VERSION
+                            + " ("
+                            + record.length
+                            + " bytes, version "
+                            + (record.length > 0 ? record[0] : -1)
+                            + ")");
         }
     }
 }

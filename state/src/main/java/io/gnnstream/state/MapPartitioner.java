@@ -24,8 +24,11 @@ public final class MapPartitioner implements VertexPartitioner {
 
     public MapPartitioner(PartitionMap map, int numPartitions) {
         if (map.partitions() != numPartitions) {
-            throw new IllegalArgumentException("the partition map has " + map.partitions()
-                    + " partitions but the job has --partitions " + numPartitions);
+            throw new IllegalArgumentException(
+                    "the partition map has "
+                            + map.partitions()
+                            + " partitions but the job has --partitions "
+                            + numPartitions);
         }
         this.fallback = new HashPartitioner(numPartitions);
         this.vertices = map.vertices();
@@ -69,7 +72,12 @@ public final class MapPartitioner implements VertexPartitioner {
 
     @Override
     public String toString() {
-        return "MapPartitioner(" + numPartitions() + " partitions, " + vertices.length + " mapped vertices, fingerprint "
-                + Long.toHexString(fingerprint) + ")";
+        return "MapPartitioner("
+                + numPartitions()
+                + " partitions, "
+                + vertices.length
+                + " mapped vertices, fingerprint "
+                + Long.toHexString(fingerprint)
+                + ")";
     }
 }

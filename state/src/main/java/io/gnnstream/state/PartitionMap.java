@@ -13,9 +13,9 @@ import java.util.Arrays;
 
 /**
  * An assignment of vertices to the job's {@code P} logical partitions, as {@code bin/gnnstream
- * partition} writes it: a text file whose first line is {@value #HEADER} followed by
- * {@code partitions=P vertices=N}, then one {@code vertex,partition} line per vertex in ascending
- * vertex order.
+ * partition} writes it: a text file whose first line is {@value #HEADER} followed by {@code
+ * partitions=P vertices=N}, then one {@code vertex,partition} line per vertex in ascending vertex
+ * order.
  */
 public final class PartitionMap {
 
@@ -54,7 +54,8 @@ public final class PartitionMap {
 
     public void write(OutputStream out) throws IOException {
         long[] vertices = vertices();
-        BufferedWriter w = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 1 << 16);
+        BufferedWriter w =
+                new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 1 << 16);
         w.write(HEADER + " partitions=" + partitions + " vertices=" + vertices.length);
         w.newLine();
         for (long v : vertices) {
@@ -68,10 +69,12 @@ public final class PartitionMap {
 
     /** Reads a map; a malformed file is an {@link IOException} naming the line. */
     public static PartitionMap read(InputStream in) throws IOException {
-        BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), 1 << 16);
+        BufferedReader r =
+                new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), 1 << 16);
         String header = r.readLine();
         if (header == null || !header.startsWith(HEADER + " ")) {
-            throw new IOException("not a partition map (first line must start with '" + HEADER + "')");
+            throw new IOException(
+                    "not a partition map (first line must start with '" + HEADER + "')");
         }
         int partitions = -1;
         for (String field : header.substring(HEADER.length()).trim().split("\\s+")) {
@@ -94,11 +97,16 @@ public final class PartitionMap {
                 long vertex = Long.parseLong(line.substring(0, comma).trim());
                 int partition = Integer.parseInt(line.substring(comma + 1).trim());
                 if (vertex < 0 || partition < 0 || partition >= partitions) {
-                    throw new IOException("partition map line " + lineNo + ": vertex or partition out of range: " + line);
+                    throw new IOException(
+                            "partition map line "
+                                    + lineNo
+                                    + ": vertex or partition out of range: "
+                                    + line);
                 }
                 assignment.put(vertex, partition);
             } catch (RuntimeException e) {
-                throw new IOException("partition map line " + lineNo + " is not vertex,partition: " + line, e);
+                throw new IOException(
+                        "partition map line " + lineNo + " is not vertex,partition: " + line, e);
             }
         }
         return new PartitionMap(partitions, assignment);

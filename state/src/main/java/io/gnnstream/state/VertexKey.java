@@ -3,8 +3,8 @@ package io.gnnstream.state;
 /**
  * Key of all graph state: a vertex inside its logical partition.
  *
- * <p>The hash code depends on the partition only (see {@link KeyGroupAnchors}), so every vertex of a
- * partition shares one Flink key group and the partition moves as a unit on rescale. The vertex
+ * <p>The hash code depends on the partition only (see {@link KeyGroupAnchors}), so every vertex of
+ * a partition shares one Flink key group and the partition moves as a unit on rescale. The vertex
  * {@link #ANCHOR} addresses a partition as a whole; requests are keyed by it so that they reach the
  * subtask owning the partition.
  */

@@ -2,7 +2,9 @@ package io.gnnstream.state;
 
 import java.io.Serializable;
 
-/** Assigns every vertex to one of {@code P} logical partitions; must be a pure function of the id. */
+/**
+ * Assigns every vertex to one of {@code P} logical partitions; must be a pure function of the id.
+ */
 public interface VertexPartitioner extends Serializable {
 
     int numPartitions();
@@ -10,9 +12,9 @@ public interface VertexPartitioner extends Serializable {
     int partition(long vertex);
 
     /**
-     * Identifies the assignment: 0 for {@link HashPartitioner}, a hash of the map for a
-     * {@link MapPartitioner}. The graph state records it, so that a restore with another assignment
-     * fails instead of looking for vertices in the wrong partitions.
+     * Identifies the assignment: 0 for {@link HashPartitioner}, a hash of the map for a {@link
+     * MapPartitioner}. The graph state records it, so that a restore with another assignment fails
+     * instead of looking for vertices in the wrong partitions.
      */
     default long fingerprint() {
         return 0;

@@ -21,8 +21,10 @@ public final class VertexRecord {
 
     /** Layout version, checked on read so a future layout can be told apart. */
     public static final byte VERSION = 1;
+
     private static final int HEADER = 6;
-    private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle INT_LE =
+            MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
     private VertexRecord() {}
 
@@ -32,7 +34,8 @@ public final class VertexRecord {
     }
 
     public static byte[] encode(NodeUpdate node) {
-        ByteBuffer b = ByteBuffer.allocate(sizeOf(node.features.length)).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b =
+                ByteBuffer.allocate(sizeOf(node.features.length)).order(ByteOrder.LITTLE_ENDIAN);
         b.put(VERSION).put(node.split.code()).putInt(node.label);
         b.asFloatBuffer().put(node.features);
         return b.array();
@@ -57,7 +60,10 @@ public final class VertexRecord {
         return (record.length - HEADER) / 4;
     }
 
-    /** Copies the features, as little-endian float32 bytes, into {@code dst} starting at byte {@code offset}. */
+    /**
+     * Copies the features, as little-endian float32 bytes, into {@code dst} starting at byte {@code
+     * offset}.
+     */
     public static void copyFeatureBytes(byte[] record, byte[] dst, int offset) {
         check(record);
         System.arraycopy(record, HEADER, dst, offset, featureDim(record) * Float.BYTES);

@@ -8,7 +8,10 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** Statistics of the slot choice behind {@link InAdjacency#sample}; the RocksDB path is tested in operators. */
+/**
+ * Statistics of the slot choice behind {@link InAdjacency#sample}; the RocksDB path is tested in
+ * operators.
+ */
 class InAdjacencySamplingTest {
 
     @Test
@@ -30,7 +33,9 @@ class InAdjacencySamplingTest {
         }
     }
 
-    /** Every slot is chosen with probability k/n: chi-square over 50 slots, 49 degrees of freedom. */
+    /**
+     * Every slot is chosen with probability k/n: chi-square over 50 slots, 49 degrees of freedom.
+     */
     @Test
     void everySlotIsEquallyLikely() {
         int n = 50;
@@ -52,7 +57,10 @@ class InAdjacencySamplingTest {
         assertTrue(chi2 < 85.4, "chi-square " + chi2);
     }
 
-    /** Pairs are uniform too (a k-subset, not just uniform marginals): chi-square over all pairs of 8 slots. */
+    /**
+     * Pairs are uniform too (a k-subset, not just uniform marginals): chi-square over all pairs of
+     * 8 slots.
+     */
     @Test
     void everyPairIsEquallyLikely() {
         int n = 8;

@@ -22,7 +22,9 @@ class PartitionMapTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         new PartitionMap(4, a).write(out);
         String text = out.toString(StandardCharsets.UTF_8);
-        assertTrue(text.startsWith(PartitionMap.HEADER + " partitions=4 vertices=3\n1,0\n7,3\n"), text);
+        assertTrue(
+                text.startsWith(PartitionMap.HEADER + " partitions=4 vertices=3\n1,0\n7,3\n"),
+                text);
         PartitionMap read = PartitionMap.read(new ByteArrayInputStream(out.toByteArray()));
         assertEquals(4, read.partitions());
         assertEquals(3, read.size());

@@ -20,10 +20,13 @@ class VertexKeyTest {
         for (int maxParallelism : new int[] {1, 2, 8, 128, 1024, 32768}) {
             for (int p = 0; p < 4096; p += 7) {
                 VertexKey key = new VertexKey(p, 123_456_789L + p);
-                assertEquals(p % maxParallelism,
+                assertEquals(
+                        p % maxParallelism,
                         KeyGroupRangeAssignment.assignToKeyGroup(key, maxParallelism),
                         "partition " + p + ", max parallelism " + maxParallelism);
-                assertEquals(KeyGroupRangeAssignment.assignToKeyGroup(VertexKey.anchor(p), maxParallelism),
+                assertEquals(
+                        KeyGroupRangeAssignment.assignToKeyGroup(
+                                VertexKey.anchor(p), maxParallelism),
                         KeyGroupRangeAssignment.assignToKeyGroup(key, maxParallelism));
             }
         }
@@ -36,14 +39,20 @@ class VertexKeyTest {
         assertNotEquals(new VertexKey(3, 9), new VertexKey(4, 9));
         assertTrue(VertexKey.anchor(5).isAnchor());
         assertThrows(IllegalArgumentException.class, () -> new VertexKey(-1, 0));
-        assertThrows(IllegalArgumentException.class, () -> new VertexKey(KeyGroupAnchors.MAX_PARTITIONS, 0));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new VertexKey(KeyGroupAnchors.MAX_PARTITIONS, 0));
     }
 
     @Test
     void serializerRoundTripsAndHasFixedLength() throws Exception {
-        TypeSerializer<VertexKey> serializer = VertexKeyTypeInfo.INSTANCE.createSerializer(new org.apache.flink.api.common.serialization.SerializerConfigImpl());
+        TypeSerializer<VertexKey> serializer =
+                VertexKeyTypeInfo.INSTANCE.createSerializer(
+                        new org.apache.flink.api.common.serialization.SerializerConfigImpl());
         DataOutputSerializer out = new DataOutputSerializer(64);
-        VertexKey[] keys = {new VertexKey(0, 0), VertexKey.anchor(127), new VertexKey(32767, Long.MAX_VALUE)};
+        VertexKey[] keys = {
+            new VertexKey(0, 0), VertexKey.anchor(127), new VertexKey(32767, Long.MAX_VALUE)
+        };
         for (VertexKey k : keys) {
             serializer.serialize(k, out);
         }
@@ -56,13 +65,18 @@ class VertexKeyTest {
 
     @Test
     void serializerSnapshotRestoresACompatibleSerializer() throws Exception {
-        TypeSerializerSnapshot<VertexKey> snapshot = VertexKeySerializer.INSTANCE.snapshotConfiguration();
+        TypeSerializerSnapshot<VertexKey> snapshot =
+                VertexKeySerializer.INSTANCE.snapshotConfiguration();
         DataOutputSerializer out = new DataOutputSerializer(64);
         TypeSerializerSnapshot.writeVersionedSnapshot(out, snapshot);
-        TypeSerializerSnapshot<VertexKey> restored = TypeSerializerSnapshot.readVersionedSnapshot(
-                new DataInputDeserializer(out.getCopyOfBuffer()), getClass().getClassLoader());
+        TypeSerializerSnapshot<VertexKey> restored =
+                TypeSerializerSnapshot.readVersionedSnapshot(
+                        new DataInputDeserializer(out.getCopyOfBuffer()),
+                        getClass().getClassLoader());
         TypeSerializerSchemaCompatibility<VertexKey> compatibility =
-                VertexKeySerializer.INSTANCE.snapshotConfiguration().resolveSchemaCompatibility(restored);
+                VertexKeySerializer.INSTANCE
+                        .snapshotConfiguration()
+                        .resolveSchemaCompatibility(restored);
         assertTrue(compatibility.isCompatibleAsIs());
         assertEquals(VertexKeySerializer.INSTANCE, restored.restoreSerializer());
     }

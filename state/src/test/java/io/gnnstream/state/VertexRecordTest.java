@@ -25,17 +25,24 @@ class VertexRecordTest {
         float[] decoded = new float[6];
         ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(decoded);
         assertArrayEquals(new float[] {0, 0, 0.5f, -1.25f, Float.MIN_VALUE, 3e7f}, decoded);
-        assertEquals(NodeUpdate.NO_LABEL,
-                VertexRecord.label(VertexRecord.encode(new NodeUpdate(1, new float[0], NodeUpdate.NO_LABEL, Split.NONE))));
+        assertEquals(
+                NodeUpdate.NO_LABEL,
+                VertexRecord.label(
+                        VertexRecord.encode(
+                                new NodeUpdate(1, new float[0], NodeUpdate.NO_LABEL, Split.NONE))));
     }
 
     @Test
     void rejectsOtherLayouts() {
-        assertThrows(IllegalStateException.class, () -> VertexRecord.label(new byte[] {2, 0, 0, 0, 0, 0}));
+        assertThrows(
+                IllegalStateException.class,
+                () -> VertexRecord.label(new byte[] {2, 0, 0, 0, 0, 0}));
         assertThrows(IllegalStateException.class, () -> VertexRecord.label(new byte[2]));
     }
 
-    /** The split byte is the split's code, 0 to 3 in declaration order; other values are rejected. */
+    /**
+     * The split byte is the split's code, 0 to 3 in declaration order; other values are rejected.
+     */
     @Test
     void storesTheSplitAsItsCode() {
         for (Split split : Split.values()) {
@@ -45,7 +52,8 @@ class VertexRecordTest {
         }
         byte[] record = VertexRecord.encode(new NodeUpdate(1, new float[0], 0, Split.TRAIN));
         record[1] = 9;
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> VertexRecord.split(record));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> VertexRecord.split(record));
         assertTrue(e.getMessage().contains("unknown split code 9"), e.getMessage());
     }
 }

@@ -24,7 +24,8 @@ public final class Baseline {
 
     public Baseline(String name, double median, Map<String, Object> details) {
         if (!(median > 0) || !Double.isFinite(median)) {
-            throw new IllegalArgumentException("baseline median must be finite and > 0, got " + median);
+            throw new IllegalArgumentException(
+                    "baseline median must be finite and > 0, got " + median);
         }
         this.name = Objects.requireNonNull(name, "name");
         this.median = median;

@@ -3,11 +3,11 @@ package io.gnnstream.benchmarks.bench;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
-import org.apache.flink.configuration.MemorySize;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.apache.flink.configuration.MemorySize;
 
 /**
  * What the {@code bench} command line asked for. Overrides are null when not given, so each
@@ -20,20 +20,37 @@ import java.util.stream.Collectors;
  * @param features {@code --features}, or null for the benchmark's cases
  * @param steps {@code --steps}: measured iterations per repeat of step-based cases, or null
  * @param warmup {@code --warmup}: unmeasured iterations before them, or null
- * @param fanouts {@code --fanouts}: neighbours per layer of the sampling cases ({@code -1} = all), or null
+ * @param fanouts {@code --fanouts}: neighbours per layer of the sampling cases ({@code -1} = all),
+ *     or null
  * @param prefetch {@code --prefetch}: batches in flight per trainer in the sampling cases, or null
- * @param featureCache {@code --feature-cache}: the trainer's feature cache in the sampling cases, or null
+ * @param featureCache {@code --feature-cache}: the trainer's feature cache in the sampling cases,
+ *     or null
  * @param trainers {@code --trainers}: data-parallel trainer counts to run, or null
  * @param hidden {@code --hidden}: hidden sizes to run, or null
- * @param partitionMap {@code --partition-map}: sample, pipeline also run with this vertex-to-partition map, or null
- * @param halo {@code --halo}: sample, pipeline: the halo settings to run ({@code none}, {@code features}), or null
+ * @param partitionMap {@code --partition-map}: sample, pipeline also run with this
+ *     vertex-to-partition map, or null
+ * @param halo {@code --halo}: sample, pipeline: the halo settings to run ({@code none}, {@code
+ *     features}), or null
  * @param profile {@code --profile}: also print where the time went, where a benchmark can tell
  * @param log progress and profile output (the result table is printed separately)
  */
-public record BenchContext(Path dataset, SyntheticSpec synthetic, Integer repeat, List<Integer> threads,
-        List<Integer> features, Integer steps, Integer warmup, List<Integer> fanouts, Integer prefetch,
-        MemorySize featureCache, List<Integer> trainers, List<Integer> hidden, Path partitionMap, List<String> halo,
-        boolean profile, PrintStream log) {
+public record BenchContext(
+        Path dataset,
+        SyntheticSpec synthetic,
+        Integer repeat,
+        List<Integer> threads,
+        List<Integer> features,
+        Integer steps,
+        Integer warmup,
+        List<Integer> fanouts,
+        Integer prefetch,
+        MemorySize featureCache,
+        List<Integer> trainers,
+        List<Integer> hidden,
+        Path partitionMap,
+        List<String> halo,
+        boolean profile,
+        PrintStream log) {
 
     public BenchContext {
         if (dataset != null && synthetic != null) {
@@ -52,8 +69,11 @@ public record BenchContext(Path dataset, SyntheticSpec synthetic, Integer repeat
         if (fanouts != null) {
             for (Integer f : fanouts) {
                 if (f == null || (f != -1 && f < 1)) {
-                    throw new IllegalArgumentException("--fanouts entries must be >= 1 or -1 (all neighbours), got "
-                            + fanouts.stream().map(String::valueOf).collect(Collectors.joining(",")));
+                    throw new IllegalArgumentException(
+                            "--fanouts entries must be >= 1 or -1 (all neighbours), got "
+                                    + fanouts.stream()
+                                            .map(String::valueOf)
+                                            .collect(Collectors.joining(",")));
                 }
             }
         }
@@ -66,31 +86,83 @@ public record BenchContext(Path dataset, SyntheticSpec synthetic, Integer repeat
         if (halo != null) {
             for (String h : halo) {
                 if (!h.equals("none") && !h.equals("features")) {
-                    throw new IllegalArgumentException("--halo entries must be none or features, got " + h);
+                    throw new IllegalArgumentException(
+                            "--halo entries must be none or features, got " + h);
                 }
             }
         }
     }
 
     /** Without {@code --partition-map} and {@code --halo}. */
-    public BenchContext(Path dataset, SyntheticSpec synthetic, Integer repeat, List<Integer> threads,
-            List<Integer> features, Integer steps, Integer warmup, List<Integer> fanouts, Integer prefetch,
-            MemorySize featureCache, List<Integer> trainers, List<Integer> hidden, boolean profile, PrintStream log) {
-        this(dataset, synthetic, repeat, threads, features, steps, warmup, fanouts, prefetch, featureCache, trainers,
-                hidden, null, null, profile, log);
+    public BenchContext(
+            Path dataset,
+            SyntheticSpec synthetic,
+            Integer repeat,
+            List<Integer> threads,
+            List<Integer> features,
+            Integer steps,
+            Integer warmup,
+            List<Integer> fanouts,
+            Integer prefetch,
+            MemorySize featureCache,
+            List<Integer> trainers,
+            List<Integer> hidden,
+            boolean profile,
+            PrintStream log) {
+        this(
+                dataset,
+                synthetic,
+                repeat,
+                threads,
+                features,
+                steps,
+                warmup,
+                fanouts,
+                prefetch,
+                featureCache,
+                trainers,
+                hidden,
+                null,
+                null,
+                profile,
+                log);
     }
 
     /** Without {@code --trainers} and {@code --hidden}. */
-    public BenchContext(Path dataset, SyntheticSpec synthetic, Integer repeat, List<Integer> threads,
-            List<Integer> features, Integer steps, Integer warmup, List<Integer> fanouts, Integer prefetch,
-            MemorySize featureCache, boolean profile, PrintStream log) {
-        this(dataset, synthetic, repeat, threads, features, steps, warmup, fanouts, prefetch, featureCache, null, null,
-                profile, log);
+    public BenchContext(
+            Path dataset,
+            SyntheticSpec synthetic,
+            Integer repeat,
+            List<Integer> threads,
+            List<Integer> features,
+            Integer steps,
+            Integer warmup,
+            List<Integer> fanouts,
+            Integer prefetch,
+            MemorySize featureCache,
+            boolean profile,
+            PrintStream log) {
+        this(
+                dataset,
+                synthetic,
+                repeat,
+                threads,
+                features,
+                steps,
+                warmup,
+                fanouts,
+                prefetch,
+                featureCache,
+                null,
+                null,
+                profile,
+                log);
     }
 
     /** Defaults everywhere, logging to stdout. */
     public static BenchContext defaults() {
-        return new BenchContext(null, null, null, null, null, null, null, null, null, null, false, System.out);
+        return new BenchContext(
+                null, null, null, null, null, null, null, null, null, null, false, System.out);
     }
 
     public int repeatOr(int fallback) {

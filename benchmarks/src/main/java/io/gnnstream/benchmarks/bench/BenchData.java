@@ -15,9 +15,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The graph a streaming benchmark runs on, already produced into a local Kafka broker: the
- * {@code --dataset} folder, or a {@code --synthetic} graph generated once into
- * {@code work/bench/} and reused by later runs.
+ * The graph a streaming benchmark runs on, already produced into a local Kafka broker: the {@code
+ * --dataset} folder, or a {@code --synthetic} graph generated once into {@code work/bench/} and
+ * reused by later runs.
  */
 final class BenchData implements AutoCloseable {
 
@@ -35,14 +35,23 @@ final class BenchData implements AutoCloseable {
         this.broker = broker;
     }
 
-    static BenchData prepare(BenchContext context, SyntheticSpec fallback, int topicPartitions) throws Exception {
-        Path dir = context.dataset() != null ? context.dataset() : generated(
-                context.synthetic() != null ? context.synthetic() : fallback, context.log());
+    static BenchData prepare(BenchContext context, SyntheticSpec fallback, int topicPartitions)
+            throws Exception {
+        Path dir =
+                context.dataset() != null
+                        ? context.dataset()
+                        : generated(
+                                context.synthetic() != null ? context.synthetic() : fallback,
+                                context.log());
         DatasetInfo info = DatasetInfo.scan(dir);
-        LocalKafkaBroker broker = LocalKafkaBroker.builder()
-                .workDir(WORK.resolve("kafka-" + ProcessHandle.current().pid())).port(0).start();
+        LocalKafkaBroker broker =
+                LocalKafkaBroker.builder()
+                        .workDir(WORK.resolve("kafka-" + ProcessHandle.current().pid()))
+                        .port(0)
+                        .start();
         BenchData data = new BenchData(dir, info, broker);
-        KafkaTopics.ensure(broker.bootstrapServers(), topicPartitions, data.edgesTopic, data.nodesTopic);
+        KafkaTopics.ensure(
+                broker.bootstrapServers(), topicPartitions, data.edgesTopic, data.nodesTopic);
         context.log().println("Producing " + info + " into a local broker");
         new DatasetLoader(broker.bootstrapServers()).load(dir, data.edgesTopic, data.nodesTopic);
         return data;
@@ -59,14 +68,27 @@ final class BenchData implements AutoCloseable {
     }
 
     private static Path generated(SyntheticSpec spec, PrintStream log) throws Exception {
-        Path dir = WORK.resolve("synthetic-" + spec.nodes() + "-" + spec.degree() + "-" + spec.features() + "-"
-                + spec.classes());
+        Path dir =
+                WORK.resolve(
+                        "synthetic-"
+                                + spec.nodes()
+                                + "-"
+                                + spec.degree()
+                                + "-"
+                                + spec.features()
+                                + "-"
+                                + spec.classes());
         if (!Files.isRegularFile(dir.resolve("README.md"))) {
             log.println("Generating " + dir);
-            new SyntheticGraph(SyntheticGraphOptions.builder()
-                            .vertices(Math.toIntExact(spec.nodes())).avgDegree(spec.degree())
-                            .features(spec.features()).classes(spec.classes()).build())
-                    .overwrite(true).write(dir);
+            new SyntheticGraph(
+                            SyntheticGraphOptions.builder()
+                                    .vertices(Math.toIntExact(spec.nodes()))
+                                    .avgDegree(spec.degree())
+                                    .features(spec.features())
+                                    .classes(spec.classes())
+                                    .build())
+                    .overwrite(true)
+                    .write(dir);
         }
         return dir;
     }

@@ -22,9 +22,11 @@ import java.util.stream.Collectors;
 /** Prints results as an aligned table and writes or appends them to a JSON list. */
 public final class BenchReport {
 
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final ObjectMapper JSON =
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-    private static final Set<String> RIGHT_ALIGNED = Set.of("median", "min", "max", "base median", "ratio");
+    private static final Set<String> RIGHT_ALIGNED =
+            Set.of("median", "min", "max", "base median", "ratio");
 
     private BenchReport() {}
 
@@ -42,16 +44,22 @@ public final class BenchReport {
         List<String> varying = new ArrayList<>();
         Map<String, String> constant = new LinkedHashMap<>();
         for (String k : keys) {
-            Set<String> values = results.stream().map(r -> render(r.getParams().get(k))).collect(Collectors.toSet());
-            if (values.size() == 1 && results.stream().allMatch(r -> r.getParams().containsKey(k))) {
+            Set<String> values =
+                    results.stream()
+                            .map(r -> render(r.getParams().get(k)))
+                            .collect(Collectors.toSet());
+            if (values.size() == 1
+                    && results.stream().allMatch(r -> r.getParams().containsKey(k))) {
                 constant.put(k, values.iterator().next());
             } else {
                 varying.add(k);
             }
         }
         if (!constant.isEmpty()) {
-            out.println(constant.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
-                    .collect(Collectors.joining(" ")));
+            out.println(
+                    constant.entrySet().stream()
+                            .map(e -> e.getKey() + "=" + e.getValue())
+                            .collect(Collectors.joining(" ")));
         }
         List<String> header = new ArrayList<>(List.of("what"));
         header.addAll(varying);
@@ -64,9 +72,17 @@ public final class BenchReport {
                 row.add(render(r.getParams().get(k)));
             }
             Baseline b = r.getBaseline();
-            row.addAll(List.of(r.getUnit(), number(r.getMedian()), number(r.getMin()), number(r.getMax()),
-                    b == null ? "-" : b.getName(), b == null ? "-" : number(b.getMedian()),
-                    r.getRatio() == null ? "-" : String.format(Locale.ROOT, "%.2fx", r.getRatio())));
+            row.addAll(
+                    List.of(
+                            r.getUnit(),
+                            number(r.getMedian()),
+                            number(r.getMin()),
+                            number(r.getMax()),
+                            b == null ? "-" : b.getName(),
+                            b == null ? "-" : number(b.getMedian()),
+                            r.getRatio() == null
+                                    ? "-"
+                                    : String.format(Locale.ROOT, "%.2fx", r.getRatio())));
             rows.add(row);
         }
         int[] widths = new int[header.size()];
@@ -80,7 +96,8 @@ public final class BenchReport {
             for (int c = 0; c < row.size(); c++) {
                 String cell = row.get(c);
                 String pad = " ".repeat(widths[c] - cell.length());
-                line.append(c == 0 ? "" : "  ").append(RIGHT_ALIGNED.contains(header.get(c)) ? pad + cell : cell + pad);
+                line.append(c == 0 ? "" : "  ")
+                        .append(RIGHT_ALIGNED.contains(header.get(c)) ? pad + cell : cell + pad);
             }
             out.println(line.toString().stripTrailing());
         }
@@ -100,10 +117,12 @@ public final class BenchReport {
             try {
                 existing = JSON.readTree(file.toFile());
             } catch (IOException e) {
-                throw new IllegalArgumentException(file + " exists but is not JSON: " + e.getMessage());
+                throw new IllegalArgumentException(
+                        file + " exists but is not JSON: " + e.getMessage());
             }
             if (!existing.isArray()) {
-                throw new IllegalArgumentException(file + " exists but is not a JSON list; not appending to it");
+                throw new IllegalArgumentException(
+                        file + " exists but is not a JSON list; not appending to it");
             }
             list.addAll((ArrayNode) existing);
         }
@@ -118,7 +137,11 @@ public final class BenchReport {
         try {
             JSON.writeValue(tmp.toFile(), list);
             try {
-                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                Files.move(
+                        tmp,
+                        file,
+                        StandardCopyOption.REPLACE_EXISTING,
+                        StandardCopyOption.ATOMIC_MOVE);
             } catch (IOException e) {
                 Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
             }
@@ -145,7 +168,9 @@ public final class BenchReport {
             return list.stream().map(BenchReport::render).collect(Collectors.joining(","));
         }
         if (value instanceof int[] a) {
-            return java.util.Arrays.stream(a).mapToObj(String::valueOf).collect(Collectors.joining(","));
+            return java.util.Arrays.stream(a)
+                    .mapToObj(String::valueOf)
+                    .collect(Collectors.joining(","));
         }
         return Objects.toString(value, "-");
     }

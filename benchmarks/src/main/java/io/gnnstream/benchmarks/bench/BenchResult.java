@@ -9,11 +9,11 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * One benchmark case as written to the JSON list:
- * {@code {"what", "params": {...}, "unit", "median", "min", "max", "baseline": {"name", "median", ...}, "ratio"}}
- * where {@code ratio = median / baseline.median} ({@code baseline} and {@code ratio} are null when
- * there is nothing to compare with). {@code extra} entries (e.g. the machine load during the run)
- * become further top-level fields.
+ * One benchmark case as written to the JSON list: {@code {"what", "params": {...}, "unit",
+ * "median", "min", "max", "baseline": {"name", "median", ...}, "ratio"}} where {@code ratio =
+ * median / baseline.median} ({@code baseline} and {@code ratio} are null when there is nothing to
+ * compare with). {@code extra} entries (e.g. the machine load during the run) become further
+ * top-level fields.
  */
 @JsonPropertyOrder({"what", "params", "unit", "median", "min", "max", "baseline", "ratio"})
 @JsonInclude(JsonInclude.Include.ALWAYS)
@@ -26,7 +26,12 @@ public final class BenchResult {
     private final Baseline baseline;
     private final Map<String, Object> extra;
 
-    public BenchResult(String what, Map<String, Object> params, String unit, Stats stats, Baseline baseline,
+    public BenchResult(
+            String what,
+            Map<String, Object> params,
+            String unit,
+            Stats stats,
+            Baseline baseline,
             Map<String, Object> extra) {
         this.what = Objects.requireNonNull(what, "what");
         this.params = Collections.unmodifiableMap(new LinkedHashMap<>(params));
@@ -36,7 +41,8 @@ public final class BenchResult {
         this.extra = Collections.unmodifiableMap(new LinkedHashMap<>(extra));
     }
 
-    public BenchResult(String what, Map<String, Object> params, String unit, Stats stats, Baseline baseline) {
+    public BenchResult(
+            String what, Map<String, Object> params, String unit, Stats stats, Baseline baseline) {
         this(what, params, unit, stats, baseline, Map.of());
     }
 

@@ -8,13 +8,14 @@ import java.util.stream.Collectors;
 public final class Benchmarks {
 
     /** All benchmarks, in {@code --help} order. */
-    public static final List<Benchmark> ALL = List.of(
-            new IngestBenchmark(),
-            new SampleBenchmark(),
-            new TrainBenchmark(),
-            new PipelineBenchmark(),
-            new AllReduceBenchmark(),
-            new ScaleBenchmark());
+    public static final List<Benchmark> ALL =
+            List.of(
+                    new IngestBenchmark(),
+                    new SampleBenchmark(),
+                    new TrainBenchmark(),
+                    new PipelineBenchmark(),
+                    new AllReduceBenchmark(),
+                    new ScaleBenchmark());
 
     private Benchmarks() {}
 
@@ -22,10 +23,15 @@ public final class Benchmarks {
         return ALL.stream().filter(b -> b.name().equals(name)).findFirst();
     }
 
-    /** The benchmark called {@code name}, or an {@link IllegalArgumentException} naming the choices. */
+    /**
+     * The benchmark called {@code name}, or an {@link IllegalArgumentException} naming the choices.
+     */
     public static Benchmark require(String name) {
-        return find(name).orElseThrow(() -> new IllegalArgumentException(
-                "unknown benchmark '" + name + "'; available: " + names()));
+        return find(name)
+                .orElseThrow(
+                        () ->
+                                new IllegalArgumentException(
+                                        "unknown benchmark '" + name + "'; available: " + names()));
     }
 
     public static String names() {

@@ -6,17 +6,16 @@ import java.util.SplittableRandom;
 /**
  * A synthetic training {@link MiniBatch} with the shapes of neighbour sampling without
  * de-duplication (as in the PyTorch/PyG reference with {@code trim_to_layer}): every sampled
- * neighbour is a new node, so with 1024 seeds and fanouts 25, 10 there are 1,024 seeds, 26,624 nodes
- * within one hop and 282,624 input nodes.
+ * neighbour is a new node, so with 1024 seeds and fanouts 25, 10 there are 1,024 seeds, 26,624
+ * nodes within one hop and 282,624 input nodes.
  *
- * <p>Nodes discovered at hop {@code t} form tier {@code t}; each node of tier {@code t} has
- * {@code fanouts[t]} children in tier {@code t+1}. The hop-{@code h} block connects every node of
- * tiers {@code 0..h-1} (its destinations, the first {@code nodeCounts[h-1]} nodes, as
- * {@link MiniBatch} nests them) to its children, i.e. it holds all edges sampled up to hop
- * {@code h}: 25,600 edges for hop 1 and 25,600 + 256,000 = 281,600 for hop 2 in the example. Which
- * row of the next tier a child gets is a random permutation per tier, so neighbour rows are
- * gathered in random order; features are uniform in [-1, 1) and labels uniform, all drawn from
- * {@code seed}.
+ * <p>Nodes discovered at hop {@code t} form tier {@code t}; each node of tier {@code t} has {@code
+ * fanouts[t]} children in tier {@code t+1}. The hop-{@code h} block connects every node of tiers
+ * {@code 0..h-1} (its destinations, the first {@code nodeCounts[h-1]} nodes, as {@link MiniBatch}
+ * nests them) to its children, i.e. it holds all edges sampled up to hop {@code h}: 25,600 edges
+ * for hop 1 and 25,600 + 256,000 = 281,600 for hop 2 in the example. Which row of the next tier a
+ * child gets is a random permutation per tier, so neighbour rows are gathered in random order;
+ * features are uniform in [-1, 1) and labels uniform, all drawn from {@code seed}.
  */
 public final class FullExpansionBatch {
 
@@ -50,13 +49,16 @@ public final class FullExpansionBatch {
         return edges;
     }
 
-    public static MiniBatch build(int seeds, int[] fanouts, int featureDim, int classes, long seed) {
+    public static MiniBatch build(
+            int seeds, int[] fanouts, int featureDim, int classes, long seed) {
         if (seeds < 1 || fanouts.length < 1 || featureDim < 1 || classes < 2) {
-            throw new IllegalArgumentException("need seeds >= 1, a fanout, features >= 1 and classes >= 2");
+            throw new IllegalArgumentException(
+                    "need seeds >= 1, a fanout, features >= 1 and classes >= 2");
         }
         for (int f : fanouts) {
             if (f < 1) {
-                throw new IllegalArgumentException("fanouts must be >= 1 for full expansion, got " + f);
+                throw new IllegalArgumentException(
+                        "fanouts must be >= 1 for full expansion, got " + f);
             }
         }
         int layers = fanouts.length;
@@ -66,11 +68,13 @@ public final class FullExpansionBatch {
         for (long e : edges) {
             totalEdges += e;
         }
-        if (totalEdges > Integer.MAX_VALUE || (long) counts[layers] * featureDim > Integer.MAX_VALUE) {
+        if (totalEdges > Integer.MAX_VALUE
+                || (long) counts[layers] * featureDim > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("batch too large for int-indexed arrays");
         }
         SplittableRandom random = new SplittableRandom(seed);
-        // child[t][s]: node index of the s-th child slot of tier t+1 (slot = parent rank * fanout + k).
+        // child[t][s]: node index of the s-th child slot of tier t+1 (slot = parent rank * fanout +
+        // k).
         int[][] child = new int[layers][];
         for (int t = 0; t < layers; t++) {
             int first = counts[t];

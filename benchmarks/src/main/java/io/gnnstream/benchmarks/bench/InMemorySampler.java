@@ -12,10 +12,11 @@ import java.util.Arrays;
 import java.util.SplittableRandom;
 
 /**
- * Baseline of the sampling benchmark: the whole graph as in-neighbour CSR arrays and a dense feature
- * matrix in this JVM, sampled with the same semantics as the Flink loop (per hop, every node within
- * {@code h-1} hops draws up to {@code k} distinct in-neighbours; nodes are de-duplicated per layer;
- * features of all nodes are gathered into one row-major matrix). No Kafka, no Flink, no RocksDB.
+ * Baseline of the sampling benchmark: the whole graph as in-neighbour CSR arrays and a dense
+ * feature matrix in this JVM, sampled with the same semantics as the Flink loop (per hop, every
+ * node within {@code h-1} hops draws up to {@code k} distinct in-neighbours; nodes are
+ * de-duplicated per layer; features of all nodes are gathered into one row-major matrix). No Kafka,
+ * no Flink, no RocksDB.
  */
 public final class InMemorySampler {
 
@@ -27,7 +28,12 @@ public final class InMemorySampler {
     private final int[] stamp;
     private int epoch;
 
-    private InMemorySampler(int numNodes, int featureDim, int[] offsets, int[] neighbours, float[] features,
+    private InMemorySampler(
+            int numNodes,
+            int featureDim,
+            int[] offsets,
+            int[] neighbours,
+            float[] features,
             int[] trainSeeds) {
         this.featureDim = featureDim;
         this.offsets = offsets;
@@ -78,13 +84,19 @@ public final class InMemorySampler {
                 }
             }
         }
-        return new InMemorySampler(numNodes, featureDim, offsets, neighbours, features, Arrays.copyOf(train, numTrain));
+        return new InMemorySampler(
+                numNodes,
+                featureDim,
+                offsets,
+                neighbours,
+                features,
+                Arrays.copyOf(train, numTrain));
     }
 
     /**
-     * Samples the batch of {@code batchSize} training seeds starting at {@code batchIndex * batchSize}
-     * of a seeded permutation; returns the number of sampled block edges. The gathered feature matrix
-     * is returned through {@code sink} so the JIT cannot drop the gather.
+     * Samples the batch of {@code batchSize} training seeds starting at {@code batchIndex *
+     * batchSize} of a seeded permutation; returns the number of sampled block edges. The gathered
+     * feature matrix is returned through {@code sink} so the JIT cannot drop the gather.
      */
     public long sample(long batchIndex, int batchSize, int[] fanouts, float[][] sink) {
         epoch++;

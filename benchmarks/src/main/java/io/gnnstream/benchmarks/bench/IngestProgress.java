@@ -20,13 +20,13 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
  * What one ingest run's GraphStore did, seen from inside the job: how many edges it held over time
- * (for timing ingestion at steady state) and how large its state was at the end. The
- * {@link Collector} reads the store's {@link GraphStoreOperator#EVENTS}, chained to the store so an
- * event is seen when it is published. A subtask publishes the absolute number of edges in the state
- * of each of its partitions that changed (edges it still buffers are not counted), all at once every
- * stats interval, so each publication is an exact sample of that subtask's count; {@link SteadyRate#combine} turns the subtasks' samples into the
- * total. The MiniCluster runs in this JVM, so the collectors of a run share one instance through a
- * static registry keyed by the run id.
+ * (for timing ingestion at steady state) and how large its state was at the end. The {@link
+ * Collector} reads the store's {@link GraphStoreOperator#EVENTS}, chained to the store so an event
+ * is seen when it is published. A subtask publishes the absolute number of edges in the state of
+ * each of its partitions that changed (edges it still buffers are not counted), all at once every
+ * stats interval, so each publication is an exact sample of that subtask's count; {@link
+ * SteadyRate#combine} turns the subtasks' samples into the total. The MiniCluster runs in this JVM,
+ * so the collectors of a run share one instance through a static registry keyed by the run id.
  *
  * <p>The store does not publish after its input ended, so the moment the last collector's input
  * ends is a final sample with every edge of the topic: all records have reached the store's state
@@ -63,8 +63,8 @@ final class IngestProgress implements AutoCloseable {
     }
 
     /**
-     * Registers a run whose {@code subtasks} collectors will ingest {@code edges} edges in all, their
-     * stores publishing every {@code statsIntervalMs}.
+     * Registers a run whose {@code subtasks} collectors will ingest {@code edges} edges in all,
+     * their stores publishing every {@code statsIntervalMs}.
      */
     static IngestProgress register(String runId, int subtasks, long edges, long statsIntervalMs) {
         IngestProgress progress = new IngestProgress(runId, subtasks, edges, statsIntervalMs);
@@ -75,9 +75,9 @@ final class IngestProgress implements AutoCloseable {
     }
 
     /**
-     * Partition {@code partition} of {@code subtask} holds {@code edgesInState} edges in state. Events
-     * of one subtask less than half a stats interval apart belong to one publication, whose sample
-     * is the subtask's count after its last event.
+     * Partition {@code partition} of {@code subtask} holds {@code edgesInState} edges in state.
+     * Events of one subtask less than half a stats interval apart belong to one publication, whose
+     * sample is the subtask's count after its last event.
      */
     synchronized void stats(int subtask, int partition, long edgesInState) {
         Long previous = byPartition.put(partition, edgesInState);
@@ -113,7 +113,8 @@ final class IngestProgress implements AutoCloseable {
      */
     synchronized List<SteadyRate.Sample> samples() {
         if (end == null) {
-            throw new IllegalStateException(ended + " of " + subtasks + " subtasks read all of their input");
+            throw new IllegalStateException(
+                    ended + " of " + subtasks + " subtasks read all of their input");
         }
         return SteadyRate.combine(samples, end);
     }
@@ -125,7 +126,8 @@ final class IngestProgress implements AutoCloseable {
      */
     synchronized long checkpointBytes() {
         if (checkpointBytes < 0) {
-            throw new IllegalStateException("no checkpoint completed after all edges were in state");
+            throw new IllegalStateException(
+                    "no checkpoint completed after all edges were in state");
         }
         return checkpointBytes;
     }
@@ -140,20 +142,27 @@ final class IngestProgress implements AutoCloseable {
      * SST files and the checkpoint's own files (MANIFEST, OPTIONS, state meta data, and the Kafka
      * source's offsets, a few hundred bytes).
      *
-     * @throws IllegalStateException unless there is exactly one checkpoint, {@code chk-1}: with more,
-     *     {@code shared/} could still hold files only an earlier checkpoint used
+     * @throws IllegalStateException unless there is exactly one checkpoint, {@code chk-1}: with
+     *     more, {@code shared/} could still hold files only an earlier checkpoint used
      */
     static long checkpointBytes(Path jobCheckpoints) throws IOException {
         List<String> checkpoints;
         try (Stream<Path> dirs = Files.list(jobCheckpoints)) {
-            checkpoints = dirs.map(d -> d.getFileName().toString()).filter(n -> n.startsWith("chk-")).sorted()
-                    .toList();
+            checkpoints =
+                    dirs.map(d -> d.getFileName().toString())
+                            .filter(n -> n.startsWith("chk-"))
+                            .sorted()
+                            .toList();
         }
         if (!checkpoints.equals(List.of("chk-1"))) {
-            throw new IllegalStateException("expected the final checkpoint chk-1 alone in " + jobCheckpoints
-                    + ", found " + checkpoints);
+            throw new IllegalStateException(
+                    "expected the final checkpoint chk-1 alone in "
+                            + jobCheckpoints
+                            + ", found "
+                            + checkpoints);
         }
-        return Directories.bytesOf(jobCheckpoints, f -> !f.getFileName().toString().equals("_metadata"));
+        return Directories.bytesOf(
+                jobCheckpoints, f -> !f.getFileName().toString().equals("_metadata"));
     }
 
     private static IngestProgress of(String runId) {
@@ -164,7 +173,10 @@ final class IngestProgress implements AutoCloseable {
         return progress;
     }
 
-    /** Feeds the store's events and checkpoints of one subtask into the run's {@link IngestProgress}. */
+    /**
+     * Feeds the store's events and checkpoints of one subtask into the run's {@link
+     * IngestProgress}.
+     */
     static final class Collector extends AbstractStreamOperator<Void>
             implements OneInputStreamOperator<GraphEvent, Void>, BoundedOneInput {
 
@@ -174,7 +186,9 @@ final class IngestProgress implements AutoCloseable {
         private final String checkpointsDir;
         private transient IngestProgress progress;
 
-        /** {@code checkpointsDir}: the job's checkpoint directory, holding one folder per job id. */
+        /**
+         * {@code checkpointsDir}: the job's checkpoint directory, holding one folder per job id.
+         */
         Collector(String runId, Path checkpointsDir) {
             this.runId = runId;
             this.checkpointsDir = checkpointsDir.toString();
@@ -191,7 +205,9 @@ final class IngestProgress implements AutoCloseable {
         public void processElement(StreamRecord<GraphEvent> element) {
             GraphEvent event = element.getValue();
             if (event.kind == GraphEvent.Kind.STATS) {
-                progress.stats(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), event.partition,
+                progress.stats(
+                        getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                        event.partition,
                         event.edges);
             }
         }
@@ -205,7 +221,9 @@ final class IngestProgress implements AutoCloseable {
         public void notifyCheckpointComplete(long checkpointId) throws Exception {
             super.notifyCheckpointComplete(checkpointId);
             progress.checkpointCompleted(
-                    Path.of(checkpointsDir, getContainingTask().getEnvironment().getJobID().toString()));
+                    Path.of(
+                            checkpointsDir,
+                            getContainingTask().getEnvironment().getJobID().toString()));
         }
     }
 }

@@ -46,14 +46,14 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * The two sides of the ingest benchmark, on the same topic, both timed at steady state
- * ({@link SteadyRate}): edges/s of the real GraphStore writing RocksDB state (a bounded Kafka source,
- * the production parse function and operator), and edges/s of a plain {@link KafkaConsumer} that
- * reads and parses the same lines and does nothing else.
+ * The two sides of the ingest benchmark, on the same topic, both timed at steady state ({@link
+ * SteadyRate}): edges/s of the real GraphStore writing RocksDB state (a bounded Kafka source, the
+ * production parse function and operator), and edges/s of a plain {@link KafkaConsumer} that reads
+ * and parses the same lines and does nothing else.
  *
  * <p>The GraphStore run also measures memory. Peak RSS is this JVM's (MiniCluster, RocksDB, Kafka
- * clients); the broker is a child process and is sampled separately. The RocksDB size is that of the
- * job's final checkpoint, taken once every edge is in state: an incremental RocksDB checkpoint
+ * clients); the broker is a child process and is sampled separately. The RocksDB size is that of
+ * the job's final checkpoint, taken once every edge is in state: an incremental RocksDB checkpoint
  * flushes the memtables first (data still in a memtable is not on disk) and then copies the
  * databases' files as they are. RocksDB works in a fresh directory under the bench work directory,
  * deleted with the checkpoint after the run.
@@ -61,16 +61,20 @@ import org.apache.kafka.common.TopicPartition;
 final class IngestRates {
 
     /**
-     * How often the GraphStore publishes its sizes, i.e. the time resolution of the progress samples:
-     * a 10^5-edge graph is ingested in about 0.25 s, and at most 128 small events per interval cost
-     * the GraphStore about 1 % at this rate.
+     * How often the GraphStore publishes its sizes, i.e. the time resolution of the progress
+     * samples: a 10^5-edge graph is ingested in about 0.25 s, and at most 128 small events per
+     * interval cost the GraphStore about 1 % at this rate.
      */
     static final long STATS_INTERVAL_MS = 25;
 
     private static final Duration TIMEOUT = Duration.ofMinutes(30);
 
     /** What one GraphStore run measured. */
-    record GraphStoreRun(SteadyRate.Window rate, long rssBeforeBytes, long peakRssBytes, long brokerPeakRssBytes,
+    record GraphStoreRun(
+            SteadyRate.Window rate,
+            long rssBeforeBytes,
+            long peakRssBytes,
+            long brokerPeakRssBytes,
             long rocksDbBytes) {}
 
     private IngestRates() {}
@@ -88,34 +92,64 @@ final class IngestRates {
      * Runs the GraphStore once over the whole edges topic of {@code data}; with {@code halo}, the
      * edges between partitions also pass the replica router, whose pushes the GraphStore stores.
      */
-    static GraphStoreRun graphStore(BenchData data, int parallelism, int partitions, boolean halo) throws Exception {
+    static GraphStoreRun graphStore(BenchData data, int parallelism, int partitions, boolean halo)
+            throws Exception {
         String runId = "ingest-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
         Path runDir = BenchData.WORK.resolve(runId).toAbsolutePath();
         long edges = data.info.edges();
-        try (IngestProgress progress = IngestProgress.register(runId, parallelism, edges, STATS_INTERVAL_MS)) {
-            StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism,
-                    configuration(runDir));
+        try (IngestProgress progress =
+                IngestProgress.register(runId, parallelism, edges, STATS_INTERVAL_MS)) {
+            StreamExecutionEnvironment env =
+                    StreamExecutionEnvironment.createLocalEnvironment(
+                            parallelism, configuration(runDir));
             env.setMaxParallelism(partitions);
             HashPartitioner partitioner = new HashPartitioner(partitions);
-            DataStream<EdgeUpdate> edgeInput = env.fromSource(
-                            KafkaIO.edgeSourceBuilder(data.broker.bootstrapServers(), data.edgesTopic, runId,
-                                            OffsetsInitializer.earliest())
-                                    .setBounded(OffsetsInitializer.latest()).build(),
-                            WatermarkStrategy.noWatermarks(), "edges-source")
-                    .process(new ParseFunction<>(new EdgeFormat())).name("parse-edges");
-            SingleOutputStreamOperator<GraphStoreInput> bundles = TrainingJob.edgeBundles(edgeInput, partitioner,
-                    parallelism, halo);
-            DataStream<GraphStoreInput> input = !halo ? bundles : bundles.union(TrainingJob.replicaUpdates(
-                    bundles.getSideOutput(EdgeBundler.CUT_EDGES), null, partitioner, parallelism));
-            SingleOutputStreamOperator<SampleResponse> store = input
-                    .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)
-                    .transform("graph-store", SampleResponseSerializer.TYPE_INFO,
-                            new GraphStoreOperator(partitioner, new GraphStoreConfig(0L, data.info.featureDim(),
-                                    STATS_INTERVAL_MS, 0, 0, edgeBuffer(data.info.edges()), 0).withHalo(halo)))
-                    .uid("graph-store");
+            DataStream<EdgeUpdate> edgeInput =
+                    env.fromSource(
+                                    KafkaIO.edgeSourceBuilder(
+                                                    data.broker.bootstrapServers(),
+                                                    data.edgesTopic,
+                                                    runId,
+                                                    OffsetsInitializer.earliest())
+                                            .setBounded(OffsetsInitializer.latest())
+                                            .build(),
+                                    WatermarkStrategy.noWatermarks(),
+                                    "edges-source")
+                            .process(new ParseFunction<>(new EdgeFormat()))
+                            .name("parse-edges");
+            SingleOutputStreamOperator<GraphStoreInput> bundles =
+                    TrainingJob.edgeBundles(edgeInput, partitioner, parallelism, halo);
+            DataStream<GraphStoreInput> input =
+                    !halo
+                            ? bundles
+                            : bundles.union(
+                                    TrainingJob.replicaUpdates(
+                                            bundles.getSideOutput(EdgeBundler.CUT_EDGES),
+                                            null,
+                                            partitioner,
+                                            parallelism));
+            SingleOutputStreamOperator<SampleResponse> store =
+                    input.keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)
+                            .transform(
+                                    "graph-store",
+                                    SampleResponseSerializer.TYPE_INFO,
+                                    new GraphStoreOperator(
+                                            partitioner,
+                                            new GraphStoreConfig(
+                                                            0L,
+                                                            data.info.featureDim(),
+                                                            STATS_INTERVAL_MS,
+                                                            0,
+                                                            0,
+                                                            edgeBuffer(data.info.edges()),
+                                                            0)
+                                                    .withHalo(halo)))
+                            .uid("graph-store");
             store.sinkTo(new DiscardingSink<>());
             store.getSideOutput(GraphStoreOperator.EVENTS)
-                    .transform("ingest-progress", Types.VOID,
+                    .transform(
+                            "ingest-progress",
+                            Types.VOID,
                             new IngestProgress.Collector(runId, runDir.resolve("checkpoints")))
                     .uid("ingest-progress");
             long self = ProcessHandle.current().pid();
@@ -124,8 +158,12 @@ final class IngestRates {
             try (rss) {
                 runToEnd(env);
             }
-            return new GraphStoreRun(SteadyRate.between(progress.samples(), edges), rssBefore, rss.peakBytes(0),
-                    rss.peakBytes(1), progress.checkpointBytes());
+            return new GraphStoreRun(
+                    SteadyRate.between(progress.samples(), edges),
+                    rssBefore,
+                    rss.peakBytes(0),
+                    rss.peakBytes(1),
+                    progress.checkpointBytes());
         } finally {
             Directories.deleteRecursively(runDir);
         }
@@ -143,9 +181,9 @@ final class IngestRates {
 
     /**
      * Checkpointing, but no periodic checkpoint while edges arrive (interval and first delay of a
-     * day): the only checkpoint is the one Flink triggers as soon as the sink tasks have read all of
-     * their input, while the finished tasks still hold their state ({@link IngestProgress} measures
-     * it). Every file is written as a file, no state is inlined into {@code _metadata}.
+     * day): the only checkpoint is the one Flink triggers as soon as the sink tasks have read all
+     * of their input, while the finished tasks still hold their state ({@link IngestProgress}
+     * measures it). Every file is written as a file, no state is inlined into {@code _metadata}.
      */
     private static Configuration configuration(Path runDir) {
         Configuration conf = new Configuration();
@@ -156,7 +194,9 @@ final class IngestRates {
         conf.set(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS, Duration.ofDays(1));
         conf.set(CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH, true);
         conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
-        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, runDir.resolve("checkpoints").toUri().toString());
+        conf.set(
+                CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                runDir.resolve("checkpoints").toUri().toString());
         conf.set(CheckpointingOptions.FS_SMALL_FILE_THRESHOLD, MemorySize.ZERO);
         conf.set(PipelineOptions.GENERIC_TYPES, false);
         JobDefaults.tuneThroughput(conf);
@@ -165,15 +205,17 @@ final class IngestRates {
     }
 
     /** Edges per second of a plain consumer that reads and parses the topic from the beginning. */
-    static SteadyRate.Window plainConsumer(String bootstrap, String topic, long edges) throws InvalidRecordException {
+    static SteadyRate.Window plainConsumer(String bootstrap, String topic, long edges)
+            throws InvalidRecordException {
         EdgeFormat format = new EdgeFormat();
         List<SteadyRate.Sample> samples = new ArrayList<>();
         long read = 0;
         long checksum = 0;
         try (KafkaConsumer<String, String> consumer = KafkaIO.stringConsumer(bootstrap, 5000)) {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                    .map(i -> new TopicPartition(i.topic(), i.partition()))
-                    .collect(Collectors.toList());
+            List<TopicPartition> partitions =
+                    consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+                            .map(i -> new TopicPartition(i.topic(), i.partition()))
+                            .collect(Collectors.toList());
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
@@ -186,12 +228,14 @@ final class IngestRates {
             }
         }
         if (read != edges || checksum == Long.MIN_VALUE) {
-            throw new IllegalStateException("plain consumer read " + read + " records, expected " + edges);
+            throw new IllegalStateException(
+                    "plain consumer read " + read + " records, expected " + edges);
         }
         return SteadyRate.between(samples, edges);
     }
 
-    private static boolean reachedEnd(KafkaConsumer<String, String> consumer, Map<TopicPartition, Long> end) {
+    private static boolean reachedEnd(
+            KafkaConsumer<String, String> consumer, Map<TopicPartition, Long> end) {
         for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
             if (consumer.position(e.getKey()) < e.getValue()) {
                 return false;

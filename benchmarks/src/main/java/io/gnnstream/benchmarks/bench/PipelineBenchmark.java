@@ -13,8 +13,8 @@ import org.apache.flink.configuration.MemorySize;
  * {@code bench pipeline}: the full training job at steady state. The busy share is the fraction of
  * wall time the trainer computes instead of waiting for batches (its ratio is that share); the
  * end-to-end seeds/s is compared with the trainer's own seeds/s while busy on the same batches.
- * Fanouts 25,10 (a 2-layer model) unless {@code --fanouts}, whose length sets the layers;
- * {@code --prefetch} batches in flight.
+ * Fanouts 25,10 (a 2-layer model) unless {@code --fanouts}, whose length sets the layers; {@code
+ * --prefetch} batches in flight.
  */
 public final class PipelineBenchmark implements Benchmark {
 
@@ -28,7 +28,8 @@ public final class PipelineBenchmark implements Benchmark {
 
     @Override
     public String description() {
-        return "full job: trainer busy share and end-to-end seeds/s (GraphSAGE, hidden 256, batch 1024, fanouts 25,10)";
+        return "full job: trainer busy share and end-to-end seeds/s (GraphSAGE, hidden 256, batch"
+                + " 1024, fanouts 25,10)";
     }
 
     @Override
@@ -46,8 +47,20 @@ public final class PipelineBenchmark implements Benchmark {
                 List<Map<String, Object>> caseParams = new ArrayList<>();
                 for (PlacementCases.Case c : cases) {
                     context.log().println("parallelism " + parallelism + ", " + c.label());
-                    List<JsonNode> windows = StreamingRuns.steadyWindows(data, parallelism, true, HIDDEN, BATCH, fanouts,
-                            prefetch, featureCache, warmup, repeat, context.log(), c.settings());
+                    List<JsonNode> windows =
+                            StreamingRuns.steadyWindows(
+                                    data,
+                                    parallelism,
+                                    true,
+                                    HIDDEN,
+                                    BATCH,
+                                    fanouts,
+                                    prefetch,
+                                    featureCache,
+                                    warmup,
+                                    repeat,
+                                    context.log(),
+                                    c.settings());
                     runs.add(windows);
                     Map<String, Object> params = new LinkedHashMap<>(data.graphParams());
                     params.put("parallelism", parallelism);
@@ -66,12 +79,25 @@ public final class PipelineBenchmark implements Benchmark {
                     Map<String, Object> extra = new LinkedHashMap<>();
                     extra.put("target_busy", 0.85);
                     extra.put("env", env);
-                    results.add(new BenchResult(name(), params, "busy share", busy,
-                            new Baseline("trainer fully busy", 1.0), extra));
-                    results.add(new BenchResult(name(), params, "seeds/s",
-                            Stats.of(SampleBenchmark.field(windows, "seeds_per_s")),
-                            new Baseline("trainer seeds/s while busy (train figure on the same batches)",
-                                    trainer.median()), Map.of("env", env)));
+                    results.add(
+                            new BenchResult(
+                                    name(),
+                                    params,
+                                    "busy share",
+                                    busy,
+                                    new Baseline("trainer fully busy", 1.0),
+                                    extra));
+                    results.add(
+                            new BenchResult(
+                                    name(),
+                                    params,
+                                    "seeds/s",
+                                    Stats.of(SampleBenchmark.field(windows, "seeds_per_s")),
+                                    new Baseline(
+                                            "trainer seeds/s while busy (train figure on the same"
+                                                    + " batches)",
+                                            trainer.median()),
+                                    Map.of("env", env)));
                 }
                 if (cases.size() > 1) {
                     results.addAll(PlacementCases.traffic(name(), cases, runs, caseParams));

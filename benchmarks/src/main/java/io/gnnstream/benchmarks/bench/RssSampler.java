@@ -6,10 +6,10 @@ import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * The peak resident set size of some processes over a run: a daemon thread reads {@code VmRSS}
- * from {@code /proc/<pid>/status} every {@link #PERIOD_MS} ms and keeps each maximum. RSS counts
- * what the heap, RocksDB and network buffers really occupy, which no JVM memory bean reports; a
- * spike shorter than the period can be missed. Linux only.
+ * The peak resident set size of some processes over a run: a daemon thread reads {@code VmRSS} from
+ * {@code /proc/<pid>/status} every {@link #PERIOD_MS} ms and keeps each maximum. RSS counts what
+ * the heap, RocksDB and network buffers really occupy, which no JVM memory bean reports; a spike
+ * shorter than the period can be missed. Linux only.
  */
 final class RssSampler implements AutoCloseable {
 

@@ -11,9 +11,9 @@ import java.util.Map;
 import org.apache.flink.configuration.MemorySize;
 
 /**
- * {@code bench sample}: sampled edges/s and mini-batches/s of the Flink sampling loop (fanouts 25,10
- * or {@code --fanouts}, batch 1024, features fetched, {@code --prefetch} batches in flight; the
- * trainer only acknowledges) at steady state, against the {@link InMemorySampler} with the same
+ * {@code bench sample}: sampled edges/s and mini-batches/s of the Flink sampling loop (fanouts
+ * 25,10 or {@code --fanouts}, batch 1024, features fetched, {@code --prefetch} batches in flight;
+ * the trainer only acknowledges) at steady state, against the {@link InMemorySampler} with the same
  * fanouts over the same graph in the same JVM. The baseline is measured half before and half after
  * the streaming runs: measured once beforehand, its median moved by a factor of two between
  * invocations on the shared machine (the broker still settling, background compilation).
@@ -32,8 +32,8 @@ public final class SampleBenchmark implements Benchmark {
 
     @Override
     public String description() {
-        return "sampled edges/s and batches/s of the Flink sampling loop (fanouts 25,10, batch 1024) "
-                + "vs an in-memory CSR sampler";
+        return "sampled edges/s and batches/s of the Flink sampling loop (fanouts 25,10, batch"
+                + " 1024) vs an in-memory CSR sampler";
     }
 
     @Override
@@ -45,8 +45,9 @@ public final class SampleBenchmark implements Benchmark {
         int warmup = context.warmupOr(StreamingRuns.DEFAULT_WARMUP_WINDOWS);
         List<BenchResult> results = new ArrayList<>();
         try (BenchData data = BenchData.prepare(context, IngestBenchmark.DEFAULT_GRAPH, 2)) {
-            InMemorySampler csr = InMemorySampler.load(data.dir, Math.toIntExact(data.info.nodes()),
-                    data.info.featureDim());
+            InMemorySampler csr =
+                    InMemorySampler.load(
+                            data.dir, Math.toIntExact(data.info.nodes()), data.info.featureDim());
             int[] fanouts = fanoutList.stream().mapToInt(Integer::intValue).toArray();
             for (int b = 0; b < WARMUP_BATCHES; b++) {
                 csr.sample(b, BATCH, fanouts, new float[1][]);
@@ -60,14 +61,29 @@ public final class SampleBenchmark implements Benchmark {
             for (int parallelism : parallelisms) {
                 for (PlacementCases.Case c : cases) {
                     context.log().println("parallelism " + parallelism + ", " + c.label());
-                    runs.add(StreamingRuns.steadyWindows(data, parallelism, false, 16, BATCH, fanoutList, prefetch,
-                            featureCache, warmup, repeat, context.log(), c.settings()));
+                    runs.add(
+                            StreamingRuns.steadyWindows(
+                                    data,
+                                    parallelism,
+                                    false,
+                                    16,
+                                    BATCH,
+                                    fanoutList,
+                                    prefetch,
+                                    featureCache,
+                                    warmup,
+                                    repeat,
+                                    context.log(),
+                                    c.settings()));
                 }
             }
             measureBaseline(csr, fanouts, repeat, 2 * repeat, csrEdges, csrBatches);
-            context.log().printf("baseline batches/s: median %.0f before the streaming runs, %.0f after%n",
-                    Stats.of(Arrays.copyOfRange(csrBatches, 0, repeat)).median(),
-                    Stats.of(Arrays.copyOfRange(csrBatches, repeat, 2 * repeat)).median());
+            context.log()
+                    .printf(
+                            "baseline batches/s: median %.0f before the streaming runs, %.0f"
+                                    + " after%n",
+                            Stats.of(Arrays.copyOfRange(csrBatches, 0, repeat)).median(),
+                            Stats.of(Arrays.copyOfRange(csrBatches, repeat, 2 * repeat)).median());
             for (int i = 0; i < parallelisms.size(); i++) {
                 int parallelism = parallelisms.get(i);
                 List<Map<String, Object>> caseParams = new ArrayList<>();
@@ -81,19 +97,38 @@ public final class SampleBenchmark implements Benchmark {
                     params.put("batch_size", BATCH);
                     params.put("warmup_windows", warmup);
                     params.put("warmup_seconds", StreamingRuns.WARMUP_SECONDS);
-                    params = cases.size() > 1 ? PlacementCases.params(params, cases.get(k)) : params;
+                    params =
+                            cases.size() > 1 ? PlacementCases.params(params, cases.get(k)) : params;
                     caseParams.add(params);
                     Map<String, Object> extra = Map.of("env", BenchContext.environment());
-                    results.add(new BenchResult(name(), params, "sampled edges/s",
-                            Stats.of(field(windows, "sampled_edges_per_s")),
-                            new Baseline("in-memory CSR sampler + feature gather", Stats.of(csrEdges).median()), extra));
-                    results.add(new BenchResult(name(), params, "batches/s",
-                            Stats.of(field(windows, "batches_per_s")),
-                            new Baseline("in-memory CSR sampler + feature gather", Stats.of(csrBatches).median()), extra));
+                    results.add(
+                            new BenchResult(
+                                    name(),
+                                    params,
+                                    "sampled edges/s",
+                                    Stats.of(field(windows, "sampled_edges_per_s")),
+                                    new Baseline(
+                                            "in-memory CSR sampler + feature gather",
+                                            Stats.of(csrEdges).median()),
+                                    extra));
+                    results.add(
+                            new BenchResult(
+                                    name(),
+                                    params,
+                                    "batches/s",
+                                    Stats.of(field(windows, "batches_per_s")),
+                                    new Baseline(
+                                            "in-memory CSR sampler + feature gather",
+                                            Stats.of(csrBatches).median()),
+                                    extra));
                 }
                 if (cases.size() > 1) {
-                    results.addAll(PlacementCases.traffic(name(), cases,
-                            runs.subList(i * cases.size(), (i + 1) * cases.size()), caseParams));
+                    results.addAll(
+                            PlacementCases.traffic(
+                                    name(),
+                                    cases,
+                                    runs.subList(i * cases.size(), (i + 1) * cases.size()),
+                                    caseParams));
                 }
             }
         }
@@ -101,7 +136,12 @@ public final class SampleBenchmark implements Benchmark {
     }
 
     /** Repeats {@code from..to-1} of the baseline, {@link #BASELINE_BATCHES} batches each. */
-    private static void measureBaseline(InMemorySampler csr, int[] fanouts, int from, int to, double[] edgesPerS,
+    private static void measureBaseline(
+            InMemorySampler csr,
+            int[] fanouts,
+            int from,
+            int to,
+            double[] edgesPerS,
             double[] batchesPerS) {
         float[][] sink = new float[1][];
         for (int r = from; r < to; r++) {

@@ -18,14 +18,14 @@ import java.util.stream.Collectors;
 
 /**
  * {@code bench scale}: the products-size run end to end as a user runs it. A synthetic graph of
- * ogbn-products' size (2,449,029 vertices, average in-degree 25, 100 signed features, 47 classes;
- * 8 % train, 2 % validation, 90 % test) is generated once into {@code work/bench} and kept; then, per
+ * ogbn-products' size (2,449,029 vertices, average in-degree 25, 100 signed features, 47 classes; 8
+ * % train, 2 % validation, 90 % test) is generated once into {@code work/bench} and kept; then, per
  * trainer count T (at parallelism T), {@code demo} runs in a child JVM with the default heap
  * ({@link ScaleRun}): load into the local broker, ingestion, training with {@code --batch-size 1024
  * --fanouts 15,10 --hidden 256} for {@code --steps} steps (400) and the final evaluation round,
  * predictions of every vertex included (give {@code --fanouts 15,10} and {@code --hidden 256}: the
- * command line fills in the job's own defaults otherwise). Each figure of a run at T > 1 is compared with the
- * run at T = 1 of the same invocation.
+ * command line fills in the job's own defaults otherwise). Each figure of a run at T > 1 is
+ * compared with the run at T = 1 of the same invocation.
  */
 final class ScaleBenchmark implements Benchmark {
 
@@ -40,9 +40,10 @@ final class ScaleBenchmark implements Benchmark {
 
     @Override
     public String description() {
-        return "demo on a generated graph of ogbn-products' size (--synthetic to change it) at --trainers 1 and 2 "
-                + "(parallelism = trainers): load, ingestion, warm-up, steady seeds/s, epoch, inference round per "
-                + "layer, checkpoints, RocksDB on disk, peak RSS of job and broker, test accuracy";
+        return "demo on a generated graph of ogbn-products' size (--synthetic to change it) at"
+                + " --trainers 1 and 2 (parallelism = trainers): load, ingestion, warm-up,"
+                + " steady seeds/s, epoch, inference round per layer, checkpoints, RocksDB on"
+                + " disk, peak RSS of job and broker, test accuracy";
     }
 
     @Override
@@ -64,17 +65,41 @@ final class ScaleBenchmark implements Benchmark {
         for (int trainers : context.trainersOr(List.of(1, 2))) {
             Path dir = BenchData.WORK.resolve("scale-run-t" + trainers);
             io.gnnstream.jobs.internal.Directories.deleteRecursively(dir);
-            List<String> args = List.of("--dataset", data.toString(), "--work-dir", dir.resolve("demo").toString(),
-                    "--batch-size", "1024", "--fanouts", fanouts.stream().map(String::valueOf).collect(Collectors.joining(",")),
-                    "--hidden", Integer.toString(hidden), "--max-steps", Integer.toString(steps),
-                    "--eval-every", Integer.toString(steps), "--trainers", Integer.toString(trainers),
-                    "--parallelism", Integer.toString(trainers), "--metrics-out", dir.resolve("metrics.jsonl").toString());
+            List<String> args =
+                    List.of(
+                            "--dataset",
+                            data.toString(),
+                            "--work-dir",
+                            dir.resolve("demo").toString(),
+                            "--batch-size",
+                            "1024",
+                            "--fanouts",
+                            fanouts.stream().map(String::valueOf).collect(Collectors.joining(",")),
+                            "--hidden",
+                            Integer.toString(hidden),
+                            "--max-steps",
+                            Integer.toString(steps),
+                            "--eval-every",
+                            Integer.toString(steps),
+                            "--trainers",
+                            Integer.toString(trainers),
+                            "--parallelism",
+                            Integer.toString(trainers),
+                            "--metrics-out",
+                            dir.resolve("metrics.jsonl").toString());
             log.println("scale: demo " + String.join(" ", args));
             ScaleRun run = new ScaleRun(dir).run(args, RUN_TIMEOUT, log);
             if (run.exitCode != 0) {
                 String error = run.lastLine("error");
-                throw new IllegalStateException("demo at " + trainers + " trainers exited with " + run.exitCode
-                        + (error == null ? "" : ": " + error) + " (output in " + dir + ")");
+                throw new IllegalStateException(
+                        "demo at "
+                                + trainers
+                                + " trainers exited with "
+                                + run.exitCode
+                                + (error == null ? "" : ": " + error)
+                                + " (output in "
+                                + dir
+                                + ")");
             }
             Map<String, Double> figures = figures(run, info, dir.resolve("metrics.jsonl"));
             Map<String, Object> params = new LinkedHashMap<>();
@@ -87,11 +112,15 @@ final class ScaleBenchmark implements Benchmark {
             params.put("hidden", hidden);
             params.put("steps", steps);
             for (Map.Entry<String, Double> f : figures.entrySet()) {
-                Baseline base = baseline == null || !baseline.containsKey(f.getKey()) ? null
-                        : new Baseline("trainers 1", baseline.get(f.getKey()));
+                Baseline base =
+                        baseline == null || !baseline.containsKey(f.getKey())
+                                ? null
+                                : new Baseline("trainers 1", baseline.get(f.getKey()));
                 Map<String, Object> p = new LinkedHashMap<>(params);
                 p.put("figure", f.getKey());
-                results.add(new BenchResult("scale", p, unit(f.getKey()), Stats.of(f.getValue()), base));
+                results.add(
+                        new BenchResult(
+                                "scale", p, unit(f.getKey()), Stats.of(f.getValue()), base));
             }
             if (baseline == null) {
                 baseline = figures;
@@ -101,7 +130,8 @@ final class ScaleBenchmark implements Benchmark {
     }
 
     /** The run's figures, by name (the unit follows from the name's suffix). */
-    private static Map<String, Double> figures(ScaleRun run, DatasetInfo info, Path metrics) throws Exception {
+    private static Map<String, Double> figures(ScaleRun run, DatasetInfo info, Path metrics)
+            throws Exception {
         List<JsonNode> lines = new ArrayList<>();
         for (String line : Files.readAllLines(metrics)) {
             lines.add(JSON.readTree(line));
@@ -112,10 +142,18 @@ final class ScaleBenchmark implements Benchmark {
         double trainingStarts = run.secondsAt("Training starts");
         f.put("load_s", produced - run.secondsAt("Kafka broker on"));
         f.put("ingest_edges_per_s", info.edges() / (trainingStarts - submitted));
-        List<JsonNode> train = lines.stream().filter(l -> !l.has("val_acc") && !l.path("final").asBoolean(false)
-                && l.path("seeds_per_s").asDouble() > 0).collect(Collectors.toList());
-        List<Double> late = train.subList(train.size() / 2, train.size()).stream()
-                .map(l -> l.path("seeds_per_s").asDouble()).collect(Collectors.toList());
+        List<JsonNode> train =
+                lines.stream()
+                        .filter(
+                                l ->
+                                        !l.has("val_acc")
+                                                && !l.path("final").asBoolean(false)
+                                                && l.path("seeds_per_s").asDouble() > 0)
+                        .collect(Collectors.toList());
+        List<Double> late =
+                train.subList(train.size() / 2, train.size()).stream()
+                        .map(l -> l.path("seeds_per_s").asDouble())
+                        .collect(Collectors.toList());
         double steady = Stats.of(late).median();
         f.put("steady_seeds_per_s", steady);
         double warmup = Double.NaN;
@@ -143,7 +181,9 @@ final class ScaleBenchmark implements Benchmark {
         f.put("peak_rss_job_bytes", (double) run.peakRss);
         f.put("heap_committed_bytes", (double) run.heapCommitted);
         f.put("jvm_non_heap_bytes", (double) (run.jvmCommitted - run.heapCommitted));
-        f.put("native_outside_jvm_bytes", (double) Math.max(0, run.rssAtAccounting - run.jvmCommitted));
+        f.put(
+                "native_outside_jvm_bytes",
+                (double) Math.max(0, run.rssAtAccounting - run.jvmCommitted));
         f.put("peak_rss_broker_bytes", (double) run.peakBrokerRss);
         return f;
     }
@@ -161,15 +201,32 @@ final class ScaleBenchmark implements Benchmark {
         return figure.equals("warmup_steps") ? "steps" : "fraction";
     }
 
-    /** The graph, generated once per spec (8 % train, 2 % validation, 90 % test, as ogbn-products). */
+    /**
+     * The graph, generated once per spec (8 % train, 2 % validation, 90 % test, as ogbn-products).
+     */
     private static Path generated(SyntheticSpec spec, PrintStream log) throws Exception {
-        Path dir = BenchData.WORK.resolve("scale-" + spec.nodes() + "-" + spec.degree() + "-" + spec.features() + "-"
-                + spec.classes());
+        Path dir =
+                BenchData.WORK.resolve(
+                        "scale-"
+                                + spec.nodes()
+                                + "-"
+                                + spec.degree()
+                                + "-"
+                                + spec.features()
+                                + "-"
+                                + spec.classes());
         if (!Files.isRegularFile(dir.resolve("README.md"))) {
             log.println("Generating " + dir);
-            new SyntheticGraph(SyntheticGraphOptions.builder().vertices(Math.toIntExact(spec.nodes()))
-                    .avgDegree(spec.degree()).features(spec.features()).classes(spec.classes())
-                    .splits(0.08, 0.02, 0.9).build()).overwrite(true).write(dir);
+            new SyntheticGraph(
+                            SyntheticGraphOptions.builder()
+                                    .vertices(Math.toIntExact(spec.nodes()))
+                                    .avgDegree(spec.degree())
+                                    .features(spec.features())
+                                    .classes(spec.classes())
+                                    .splits(0.08, 0.02, 0.9)
+                                    .build())
+                    .overwrite(true)
+                    .write(dir);
         }
         return dir;
     }

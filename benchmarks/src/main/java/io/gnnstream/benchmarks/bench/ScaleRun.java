@@ -26,18 +26,20 @@ import java.util.stream.Stream;
  * One {@code demo} run of {@link ScaleBenchmark} in a child JVM, launched as {@code bin/gnnstream}
  * launches it (the parent's system properties and module openings, {@code -Xmx6g} and the parallel
  * collector), watched from outside: its output lines with the time they appeared, the peak RSS of
- * the JVM and of the broker it starts (sampled every second), the JVM's own accounting of its memory
- * at the largest RSS seen ({@code jcmd VM.native_memory}), the bytes the job's local files take on
- * disk (RocksDB's instances among them), and the job's checkpoint statistics from Flink's REST API.
- * The child's output is copied to {@code demo.log} in the run's folder.
+ * the JVM and of the broker it starts (sampled every second), the JVM's own accounting of its
+ * memory at the largest RSS seen ({@code jcmd VM.native_memory}), the bytes the job's local files
+ * take on disk (RocksDB's instances among them), and the job's checkpoint statistics from Flink's
+ * REST API. The child's output is copied to {@code demo.log} in the run's folder.
  */
 final class ScaleRun {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern BROKER = Pattern.compile("Kafka broker on \\S+ \\(pid (\\d+)\\)");
     private static final Pattern WEB_UI = Pattern.compile("Flink Web UI: (http://\\S+)");
-    private static final Pattern ROUND = Pattern.compile(
-            "Evaluation round of step (\\d+): ([\\d.]+) s \\((.*)\\), (\\d+) blocks over (\\d+) ranks");
+    private static final Pattern ROUND =
+            Pattern.compile(
+                    "Evaluation round of step (\\d+): ([\\d.]+) s \\((.*)\\), (\\d+) blocks over"
+                            + " (\\d+) ranks");
     private static final Pattern LAYER = Pattern.compile("layer (\\d+) ([\\d.]+) s");
 
     final Path dir;
@@ -45,8 +47,12 @@ final class ScaleRun {
     final List<Double> outputSeconds = new ArrayList<>();
     long peakRss;
     long peakBrokerRss;
-    /** At the largest RSS sampled with {@code jcmd}: committed heap and all the JVM accounts for. */
+
+    /**
+     * At the largest RSS sampled with {@code jcmd}: committed heap and all the JVM accounts for.
+     */
     long heapCommitted;
+
     long jvmCommitted;
     long rssAtAccounting;
     long peakLocalDiskBytes;
@@ -60,7 +66,10 @@ final class ScaleRun {
         this.dir = dir;
     }
 
-    /** Runs {@code demo} with {@code args}; returns when it ends (or after {@code timeout}, killing it). */
+    /**
+     * Runs {@code demo} with {@code args}; returns when it ends (or after {@code timeout}, killing
+     * it).
+     */
     ScaleRun run(List<String> args, Duration timeout, PrintStream log) throws Exception {
         Files.createDirectories(dir.resolve("tmp"));
         List<String> command = new ArrayList<>();
@@ -70,11 +79,17 @@ final class ScaleRun {
         command.add("-XX:NativeMemoryTracking=summary");
         command.add("-Djava.io.tmpdir=" + dir.resolve("tmp").toAbsolutePath());
         for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if ((a.startsWith("-D") && !a.startsWith("-Djava.io.tmpdir")) || a.startsWith("--add-opens")) {
+            if ((a.startsWith("-D") && !a.startsWith("-Djava.io.tmpdir"))
+                    || a.startsWith("--add-opens")) {
                 command.add(a);
             }
         }
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.gnnstream.cli.GnnstreamCli", "demo"));
+        command.addAll(
+                List.of(
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        "io.gnnstream.cli.GnnstreamCli",
+                        "demo"));
         command.addAll(args);
         Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
         long started = System.nanoTime();
@@ -102,7 +117,8 @@ final class ScaleRun {
                 }
                 if (now - lastCheckpointPoll > 5_000_000_000L) {
                     lastCheckpointPoll = now;
-                    peakLocalDiskBytes = Math.max(peakLocalDiskBytes, bytesUnder(dir.resolve("tmp")));
+                    peakLocalDiskBytes =
+                            Math.max(peakLocalDiskBytes, bytesUnder(dir.resolve("tmp")));
                     pollCheckpoints();
                 }
             }
@@ -120,9 +136,12 @@ final class ScaleRun {
     }
 
     private void read(Process child, long started, PrintStream log) {
-        try (BufferedReader in = new BufferedReader(
-                new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-                java.io.BufferedWriter copy = Files.newBufferedWriter(dir.resolve("demo.log"), StandardCharsets.UTF_8)) {
+        try (BufferedReader in =
+                        new BufferedReader(
+                                new InputStreamReader(
+                                        child.getInputStream(), StandardCharsets.UTF_8));
+                java.io.BufferedWriter copy =
+                        Files.newBufferedWriter(dir.resolve("demo.log"), StandardCharsets.UTF_8)) {
             for (String line = in.readLine(); line != null; line = in.readLine()) {
                 copy.write(line);
                 copy.newLine();
@@ -131,9 +150,14 @@ final class ScaleRun {
                     output.add(line);
                     outputSeconds.add((System.nanoTime() - started) / 1e9);
                 }
-                if (line.startsWith("step") || line.startsWith("final") || line.startsWith("Produced")
-                        || line.startsWith("gnnstream demo") || line.startsWith("error") || line.contains("Evaluation round")
-                        || line.contains("Training starts") || line.contains("OutOfMemory")) {
+                if (line.startsWith("step")
+                        || line.startsWith("final")
+                        || line.startsWith("Produced")
+                        || line.startsWith("gnnstream demo")
+                        || line.startsWith("error")
+                        || line.contains("Evaluation round")
+                        || line.contains("Training starts")
+                        || line.contains("OutOfMemory")) {
                     log.println("  " + line);
                 }
             }
@@ -142,7 +166,9 @@ final class ScaleRun {
         }
     }
 
-    /** Seconds from the start when the first output line containing {@code text} appeared, or NaN. */
+    /**
+     * Seconds from the start when the first output line containing {@code text} appeared, or NaN.
+     */
     double secondsAt(String text) {
         synchronized (output) {
             for (int i = 0; i < output.size(); i++) {
@@ -206,11 +232,22 @@ final class ScaleRun {
         }
     }
 
-    /** The JVM's accounting of its memory ({@code jcmd VM.native_memory summary}), kept for the largest RSS. */
+    /**
+     * The JVM's accounting of its memory ({@code jcmd VM.native_memory summary}), kept for the
+     * largest RSS.
+     */
     private void account(long pid, long rss) {
         try {
-            Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                    Long.toString(pid), "VM.native_memory", "summary", "scale=KB").redirectErrorStream(true).start();
+            Process jcmd =
+                    new ProcessBuilder(
+                                    Path.of(System.getProperty("java.home"), "bin", "jcmd")
+                                            .toString(),
+                                    Long.toString(pid),
+                                    "VM.native_memory",
+                                    "summary",
+                                    "scale=KB")
+                            .redirectErrorStream(true)
+                            .start();
             String text = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!jcmd.waitFor(30, TimeUnit.SECONDS)) {
                 jcmd.destroyForcibly();
@@ -249,14 +286,22 @@ final class ScaleRun {
                 if (!"RUNNING".equals(job.path("state").asText())) {
                     continue;
                 }
-                JsonNode stats = get(http, ui.group(1) + "/jobs/" + job.path("jid").asText() + "/checkpoints");
-                checkpoints = Math.max(checkpoints, stats.path("counts").path("completed").asLong());
+                JsonNode stats =
+                        get(
+                                http,
+                                ui.group(1) + "/jobs/" + job.path("jid").asText() + "/checkpoints");
+                checkpoints =
+                        Math.max(checkpoints, stats.path("counts").path("completed").asLong());
                 JsonNode latest = stats.path("latest").path("completed");
                 if (!latest.isMissingNode() && !latest.isNull()) {
-                    checkpointBytes = Math.max(checkpointBytes, latest.path("checkpointed_size").asLong());
-                    checkpointFullBytes = Math.max(checkpointFullBytes, latest.path("state_size").asLong());
-                    checkpointSeconds = Math.max(checkpointSeconds,
-                            latest.path("end_to_end_duration").asLong() / 1000.0);
+                    checkpointBytes =
+                            Math.max(checkpointBytes, latest.path("checkpointed_size").asLong());
+                    checkpointFullBytes =
+                            Math.max(checkpointFullBytes, latest.path("state_size").asLong());
+                    checkpointSeconds =
+                            Math.max(
+                                    checkpointSeconds,
+                                    latest.path("end_to_end_duration").asLong() / 1000.0);
                 }
             }
         } catch (IOException | InterruptedException | RuntimeException e) {
@@ -264,21 +309,29 @@ final class ScaleRun {
         }
     }
 
-    private static JsonNode get(HttpClient http, String url) throws IOException, InterruptedException {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5))
-                .build(), HttpResponse.BodyHandlers.ofString());
+    private static JsonNode get(HttpClient http, String url)
+            throws IOException, InterruptedException {
+        HttpResponse<String> r =
+                http.send(
+                        HttpRequest.newBuilder(URI.create(url))
+                                .timeout(Duration.ofSeconds(5))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         return JSON.readTree(r.body());
     }
 
     private static long bytesUnder(Path root) {
         try (Stream<Path> files = Files.walk(root)) {
-            return files.filter(Files::isRegularFile).mapToLong(p -> {
-                try {
-                    return Files.size(p);
-                } catch (IOException gone) {
-                    return 0;
-                }
-            }).sum();
+            return files.filter(Files::isRegularFile)
+                    .mapToLong(
+                            p -> {
+                                try {
+                                    return Files.size(p);
+                                } catch (IOException gone) {
+                                    return 0;
+                                }
+                            })
+                    .sum();
         } catch (IOException | java.io.UncheckedIOException e) {
             return 0;
         }

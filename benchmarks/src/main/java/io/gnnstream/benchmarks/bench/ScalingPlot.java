@@ -25,11 +25,11 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 /**
  * Draws how each benchmark figure grows with graph size from a results JSON list: one PNG per
  * (benchmark, unit) — rates, memory (MiB) and bytes/edge alike — with x = vertices (log scale), one
- * series per average degree and parallelism, the same-run baseline as a dashed series in its
- * colour (so that each series is read against its own baseline), plus a Markdown table of the same
- * points. Parameters that differ between the rows of one figure (e.g. fanouts, prefetch, or the
- * timing window of newer ingest rows) also split the series, so that different settings are never
- * drawn as one line.
+ * series per average degree and parallelism, the same-run baseline as a dashed series in its colour
+ * (so that each series is read against its own baseline), plus a Markdown table of the same points.
+ * Parameters that differ between the rows of one figure (e.g. fanouts, prefetch, or the timing
+ * window of newer ingest rows) also split the series, so that different settings are never drawn as
+ * one line.
  */
 public final class ScalingPlot {
 
@@ -38,7 +38,8 @@ public final class ScalingPlot {
      * benchmark's edge buffer is an eighth of the edges, at most the job's default), rather than a
      * setting.
      */
-    private static final Set<String> SIZE_PARAMS = Set.of("graph", "vertices", "edges", "parallelism", "edge_buffer");
+    private static final Set<String> SIZE_PARAMS =
+            Set.of("graph", "vertices", "edges", "parallelism", "edge_buffer");
 
     private record Point(double median, Double baseline) {}
 
@@ -49,19 +50,30 @@ public final class ScalingPlot {
         Map<String, List<JsonNode>> rowsByChart = new TreeMap<>();
         for (JsonNode r : new ObjectMapper().readTree(resultsJson.toFile())) {
             if (r.path("params").has("vertices")) {
-                rowsByChart.computeIfAbsent(r.path("what").asText() + " — " + r.path("unit").asText(),
-                        c -> new ArrayList<>()).add(r);
+                rowsByChart
+                        .computeIfAbsent(
+                                r.path("what").asText() + " — " + r.path("unit").asText(),
+                                c -> new ArrayList<>())
+                        .add(r);
             }
         }
         Files.createDirectories(outDir);
         List<Path> written = new ArrayList<>();
-        StringBuilder table = new StringBuilder("| figure | series | vertices | median | baseline | ratio |\n"
-                + "|---|---|---|---|---|---|\n");
+        StringBuilder table =
+                new StringBuilder(
+                        "| figure | series | vertices | median | baseline | ratio |\n"
+                                + "|---|---|---|---|---|---|\n");
         for (Map.Entry<String, List<JsonNode>> chart : rowsByChart.entrySet()) {
             Map<String, TreeMap<Long, Point>> series = series(chart.getValue());
             String unit = chart.getKey().substring(chart.getKey().indexOf('—') + 2);
-            XYChart xy = new XYChartBuilder().width(900).height(480 + 40 * series.size()).title(chart.getKey())
-                    .xAxisTitle("vertices").yAxisTitle(unit).build();
+            XYChart xy =
+                    new XYChartBuilder()
+                            .width(900)
+                            .height(480 + 40 * series.size())
+                            .title(chart.getKey())
+                            .xAxisTitle("vertices")
+                            .yAxisTitle(unit)
+                            .build();
             xy.getStyler().setXAxisLogarithmic(true).setYAxisLogarithmic(spansDecades(series));
             xy.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
             Color[] colors = xy.getStyler().getSeriesColors();
@@ -80,10 +92,19 @@ public final class ScalingPlot {
                         baseX.add(point.getKey().doubleValue());
                         base.add(p.baseline);
                     }
-                    table.append(String.format(Locale.ROOT, "| %s | %s | %,d | %s | %s | %s |%n", chart.getKey(),
-                            s.getKey(), point.getKey(), BenchReport.number(p.median),
-                            p.baseline == null ? "-" : BenchReport.number(p.baseline),
-                            p.baseline == null ? "-" : String.format(Locale.ROOT, "%.3f", p.median / p.baseline)));
+                    table.append(
+                            String.format(
+                                    Locale.ROOT,
+                                    "| %s | %s | %,d | %s | %s | %s |%n",
+                                    chart.getKey(),
+                                    s.getKey(),
+                                    point.getKey(),
+                                    BenchReport.number(p.median),
+                                    p.baseline == null ? "-" : BenchReport.number(p.baseline),
+                                    p.baseline == null
+                                            ? "-"
+                                            : String.format(
+                                                    Locale.ROOT, "%.3f", p.median / p.baseline)));
                 }
                 XYSeries measured = xy.addSeries(s.getKey(), x, y);
                 measured.setMarker(SeriesMarkers.CIRCLE);
@@ -108,9 +129,9 @@ public final class ScalingPlot {
     }
 
     /**
-     * Whether the y axis should be logarithmic: only when all values are positive and span more than
-     * a factor of 10, since a log axis labels powers of ten only and would show no label at all for,
-     * e.g., 250 to 900 MiB.
+     * Whether the y axis should be logarithmic: only when all values are positive and span more
+     * than a factor of 10, since a log axis labels powers of ten only and would show no label at
+     * all for, e.g., 250 to 900 MiB.
      */
     private static boolean spansDecades(Map<String, TreeMap<Long, Point>> series) {
         double min = Double.POSITIVE_INFINITY;
@@ -128,21 +149,33 @@ public final class ScalingPlot {
         return min > 0 && max / min > 10;
     }
 
-    /** The points of one figure by series label, then by vertices; a later row replaces an earlier one. */
+    /**
+     * The points of one figure by series label, then by vertices; a later row replaces an earlier
+     * one.
+     */
     private static Map<String, TreeMap<Long, Point>> series(List<JsonNode> rows) {
         Set<String> varying = varyingParams(rows);
         Map<String, TreeMap<Long, Point>> series = new TreeMap<>();
         for (JsonNode r : rows) {
             JsonNode params = r.path("params");
-            StringBuilder label = new StringBuilder(String.format(Locale.ROOT, "avg degree %.0f, parallelism %d",
-                    params.path("edges").asDouble() / params.path("vertices").asDouble(),
-                    params.path("parallelism").asInt(1)));
+            StringBuilder label =
+                    new StringBuilder(
+                            String.format(
+                                    Locale.ROOT,
+                                    "avg degree %.0f, parallelism %d",
+                                    params.path("edges").asDouble()
+                                            / params.path("vertices").asDouble(),
+                                    params.path("parallelism").asInt(1)));
             for (String key : varying) {
                 label.append(", ").append(key).append(' ').append(render(params.get(key)));
             }
             JsonNode baseline = r.path("baseline").path("median");
-            series.computeIfAbsent(label.toString(), s -> new TreeMap<>()).put(params.path("vertices").asLong(),
-                    new Point(r.path("median").asDouble(), baseline.isNumber() ? baseline.asDouble() : null));
+            series.computeIfAbsent(label.toString(), s -> new TreeMap<>())
+                    .put(
+                            params.path("vertices").asLong(),
+                            new Point(
+                                    r.path("median").asDouble(),
+                                    baseline.isNumber() ? baseline.asDouble() : null));
         }
         return series;
     }

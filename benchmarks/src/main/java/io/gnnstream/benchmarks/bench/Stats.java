@@ -9,7 +9,9 @@ import java.util.Collection;
  */
 public record Stats(double median, double min, double max, int count) {
 
-    /** @throws IllegalArgumentException if {@code samples} is empty or holds NaN or an infinity */
+    /**
+     * @throws IllegalArgumentException if {@code samples} is empty or holds NaN or an infinity
+     */
     public static Stats of(double... samples) {
         if (samples.length == 0) {
             throw new IllegalArgumentException("no samples");

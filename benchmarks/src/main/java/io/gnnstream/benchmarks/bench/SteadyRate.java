@@ -16,6 +16,7 @@ public final class SteadyRate {
 
     /** The fraction of the total where the timed window starts. */
     public static final double FROM = 0.1;
+
     /** The fraction of the total where the timed window ends. */
     public static final double TO = 0.9;
 
@@ -26,16 +27,21 @@ public final class SteadyRate {
     public record Window(double perSecond, Sample from, Sample to, int samples) {
 
         public String describe() {
-            return String.format(Locale.ROOT, "%,d -> %,d records in %.3f s, %d samples",
-                    from.count, to.count, (to.nanos - from.nanos) / 1e9, samples);
+            return String.format(
+                    Locale.ROOT,
+                    "%,d -> %,d records in %.3f s, %d samples",
+                    from.count,
+                    to.count,
+                    (to.nanos - from.nanos) / 1e9,
+                    samples);
         }
     }
 
     private SteadyRate() {}
 
     /**
-     * Records per second between the first sample with at least {@code FROM * total} records and the
-     * first with at least {@code TO * total}; {@code samples} must be in time order.
+     * Records per second between the first sample with at least {@code FROM * total} records and
+     * the first with at least {@code TO * total}; {@code samples} must be in time order.
      *
      * @throws IllegalStateException when the samples never reach {@code TO * total}, or when one
      *     sample (or one instant) covers the whole window, so that no rate can be measured
@@ -48,27 +54,39 @@ public final class SteadyRate {
         int to = firstAtLeast(samples, Math.ceil(TO * total));
         long reached = samples.isEmpty() ? 0 : samples.get(samples.size() - 1).count;
         if (to < 0) {
-            throw new IllegalStateException(String.format(Locale.ROOT,
-                    "progress samples reached only %,d of %,d records (%d samples); no %.0f %% crossing to time",
-                    reached, total, samples.size(), TO * 100));
+            throw new IllegalStateException(
+                    String.format(
+                            Locale.ROOT,
+                            "progress samples reached only %,d of %,d records (%d samples); no %.0f"
+                                    + " %% crossing to time",
+                            reached,
+                            total,
+                            samples.size(),
+                            TO * 100));
         }
         Sample a = samples.get(from);
         Sample b = samples.get(to);
         if (b.nanos <= a.nanos || b.count <= a.count) {
-            throw new IllegalStateException(String.format(Locale.ROOT,
-                    "too few progress samples: %.0f %% and %.0f %% of %,d records were crossed in the same sample "
-                            + "(%d samples in all); use a larger graph", FROM * 100, TO * 100, total,
-                    samples.size()));
+            throw new IllegalStateException(
+                    String.format(
+                            Locale.ROOT,
+                            "too few progress samples: %.0f %% and %.0f %% of %,d records were"
+                                + " crossed in the same sample (%d samples in all); use a larger"
+                                + " graph",
+                            FROM * 100,
+                            TO * 100,
+                            total,
+                            samples.size()));
         }
         double perSecond = (b.count - a.count) / ((b.nanos - a.nanos) / 1e9);
         return new Window(perSecond, a, b, to - from + 1);
     }
 
     /**
-     * The total of several counters that are each sampled exactly but at their own moments (one
-     * per subtask, e.g. publishing their sizes on their own timers): summing the latest value of
-     * each would count the others as they were up to one sampling period ago. So the total is taken
-     * at every sample time from the moment every counter has a sample on; each other counter is
+     * The total of several counters that are each sampled exactly but at their own moments (one per
+     * subtask, e.g. publishing their sizes on their own timers): summing the latest value of each
+     * would count the others as they were up to one sampling period ago. So the total is taken at
+     * every sample time from the moment every counter has a sample on; each other counter is
      * interpolated linearly between its two samples around that time, and after its last sample it
      * is held at that value: a counter is sampled for as long as it changes (the graph store
      * publishes a subtask's counts every interval while it receives edges), so a subtask that
@@ -97,8 +115,8 @@ public final class SteadyRate {
     }
 
     /**
-     * The counter at {@code t}, not before its first sample: exact at a sample, interpolated between
-     * two, its last value after the last.
+     * The counter at {@code t}, not before its first sample: exact at a sample, interpolated
+     * between two, its last value after the last.
      */
     private static double valueAt(List<Sample> counter, long t) {
         int lo = 0;

@@ -4,10 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.gnnstream.jobs.GraphOptions;
 import io.gnnstream.jobs.JobDefaults;
 import io.gnnstream.jobs.KafkaOptions;
-import io.gnnstream.jobs.TrainingJob;
 import io.gnnstream.jobs.ModelOptions;
 import io.gnnstream.jobs.RunOptions;
 import io.gnnstream.jobs.SamplingOptions;
+import io.gnnstream.jobs.TrainingJob;
 import io.gnnstream.jobs.TrainingRunner;
 import io.gnnstream.jobs.internal.Directories;
 import java.io.OutputStream;
@@ -24,8 +24,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
  * Runs the real training job on {@link BenchData} and collects the trainer's metrics windows once
- * the whole graph is ingested and a warm-up has passed (steady state: {@code warmupWindows}
- * windows and {@link #WARMUP_SECONDS} at least), stopping the job after {@code windows} of them.
+ * the whole graph is ingested and a warm-up has passed (steady state: {@code warmupWindows} windows
+ * and {@link #WARMUP_SECONDS} at least), stopping the job after {@code windows} of them.
  */
 final class StreamingRuns {
 
@@ -53,19 +53,64 @@ final class StreamingRuns {
     private StreamingRuns() {}
 
     /** One trainer on one ND4J/BLAS thread: the job {@code sample} and {@code pipeline} measure. */
-    static List<JsonNode> steadyWindows(BenchData data, int parallelism, boolean compute, int hidden, int batchSize,
-            List<Integer> fanouts, int prefetch, MemorySize featureCache, int warmupWindows, int windows,
-            PrintStream log) throws Exception {
-        return steadyWindows(data, parallelism, compute, hidden, batchSize, fanouts, prefetch, featureCache,
-                warmupWindows, windows, log, conf -> { });
+    static List<JsonNode> steadyWindows(
+            BenchData data,
+            int parallelism,
+            boolean compute,
+            int hidden,
+            int batchSize,
+            List<Integer> fanouts,
+            int prefetch,
+            MemorySize featureCache,
+            int warmupWindows,
+            int windows,
+            PrintStream log)
+            throws Exception {
+        return steadyWindows(
+                data,
+                parallelism,
+                compute,
+                hidden,
+                batchSize,
+                fanouts,
+                prefetch,
+                featureCache,
+                warmupWindows,
+                windows,
+                log,
+                conf -> {});
     }
 
     /** As above, with further job settings (a placement of {@link PlacementCases}). */
-    static List<JsonNode> steadyWindows(BenchData data, int parallelism, boolean compute, int hidden, int batchSize,
-            List<Integer> fanouts, int prefetch, MemorySize featureCache, int warmupWindows, int windows,
-            PrintStream log, Consumer<Configuration> settings) throws Exception {
-        return steadyWindows(data, parallelism, 1, 1, compute, hidden, batchSize, fanouts, prefetch, featureCache,
-                warmupWindows, windows, log, settings);
+    static List<JsonNode> steadyWindows(
+            BenchData data,
+            int parallelism,
+            boolean compute,
+            int hidden,
+            int batchSize,
+            List<Integer> fanouts,
+            int prefetch,
+            MemorySize featureCache,
+            int warmupWindows,
+            int windows,
+            PrintStream log,
+            Consumer<Configuration> settings)
+            throws Exception {
+        return steadyWindows(
+                data,
+                parallelism,
+                1,
+                1,
+                compute,
+                hidden,
+                batchSize,
+                fanouts,
+                prefetch,
+                featureCache,
+                warmupWindows,
+                windows,
+                log,
+                settings);
     }
 
     /**
@@ -75,19 +120,58 @@ final class StreamingRuns {
      * task slot keeps the managed memory it has at one trainer ({@code 1g / parallelism}): the
      * MiniCluster has {@code max(parallelism, trainers)} slots.
      */
-    static List<JsonNode> steadyWindows(BenchData data, int parallelism, int trainers, int trainerThreads,
-            boolean compute, int hidden, int batchSize, List<Integer> fanouts, int prefetch, MemorySize featureCache,
-            int warmupWindows, int windows, PrintStream log) throws Exception {
-        return steadyWindows(data, parallelism, trainers, trainerThreads, compute, hidden, batchSize, fanouts, prefetch,
-                featureCache, warmupWindows, windows, log, conf -> { });
+    static List<JsonNode> steadyWindows(
+            BenchData data,
+            int parallelism,
+            int trainers,
+            int trainerThreads,
+            boolean compute,
+            int hidden,
+            int batchSize,
+            List<Integer> fanouts,
+            int prefetch,
+            MemorySize featureCache,
+            int warmupWindows,
+            int windows,
+            PrintStream log)
+            throws Exception {
+        return steadyWindows(
+                data,
+                parallelism,
+                trainers,
+                trainerThreads,
+                compute,
+                hidden,
+                batchSize,
+                fanouts,
+                prefetch,
+                featureCache,
+                warmupWindows,
+                windows,
+                log,
+                conf -> {});
     }
 
-    private static List<JsonNode> steadyWindows(BenchData data, int parallelism, int trainers, int trainerThreads,
-            boolean compute, int hidden, int batchSize, List<Integer> fanouts, int prefetch, MemorySize featureCache,
-            int warmupWindows, int windows, PrintStream log, Consumer<Configuration> settings) throws Exception {
+    private static List<JsonNode> steadyWindows(
+            BenchData data,
+            int parallelism,
+            int trainers,
+            int trainerThreads,
+            boolean compute,
+            int hidden,
+            int batchSize,
+            List<Integer> fanouts,
+            int prefetch,
+            MemorySize featureCache,
+            int warmupWindows,
+            int windows,
+            PrintStream log,
+            Consumer<Configuration> settings)
+            throws Exception {
         String prefix = "bench-" + System.nanoTime();
         Path checkpoints = BenchData.WORK.resolve("checkpoints").resolve(prefix);
-        Configuration conf = JobDefaults.apply(new Configuration(), checkpoints, Duration.ofSeconds(30));
+        Configuration conf =
+                JobDefaults.apply(new Configuration(), checkpoints, Duration.ofSeconds(30));
         conf.set(KafkaOptions.BOOTSTRAP_SERVERS, data.broker.bootstrapServers());
         conf.set(KafkaOptions.EDGES_TOPIC, data.edgesTopic);
         conf.set(KafkaOptions.NODES_TOPIC, data.nodesTopic);
@@ -109,31 +193,38 @@ final class StreamingRuns {
         conf.set(RunOptions.PARALLELISM, parallelism);
         settings.accept(conf);
         int slots = Math.max(parallelism, conf.get(ModelOptions.TRAINERS));
-        conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE,
+        conf.set(
+                TaskManagerOptions.MANAGED_MEMORY_SIZE,
                 new MemorySize(MemorySize.parse("1g").getBytes() / parallelism * slots));
         TrainingJob.ensureOutputTopics(conf);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
         List<JsonNode> measured = new ArrayList<>();
         int[] unmeasured = {0};
         double[] steadySince = {Double.NaN};
         PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
         try {
-            new TrainingRunner(conf, quiet, null).run(env, Duration.ofMinutes(30), line -> {
-                log.println("  " + line);
-                if (line.path("edges_ingested").asLong() >= data.info.edges()
-                        && line.path("vertices").asLong() >= data.info.nodes()) {
-                    double elapsed = line.path("elapsed_s").asDouble();
-                    if (Double.isNaN(steadySince[0])) {
-                        steadySince[0] = elapsed;
-                    }
-                    if (unmeasured[0] < warmupWindows || elapsed - steadySince[0] < WARMUP_SECONDS) {
-                        unmeasured[0]++;
-                    } else {
-                        measured.add(line);
-                    }
-                }
-                return measured.size() >= windows;
-            });
+            new TrainingRunner(conf, quiet, null)
+                    .run(
+                            env,
+                            Duration.ofMinutes(30),
+                            line -> {
+                                log.println("  " + line);
+                                if (line.path("edges_ingested").asLong() >= data.info.edges()
+                                        && line.path("vertices").asLong() >= data.info.nodes()) {
+                                    double elapsed = line.path("elapsed_s").asDouble();
+                                    if (Double.isNaN(steadySince[0])) {
+                                        steadySince[0] = elapsed;
+                                    }
+                                    if (unmeasured[0] < warmupWindows
+                                            || elapsed - steadySince[0] < WARMUP_SECONDS) {
+                                        unmeasured[0]++;
+                                    } else {
+                                        measured.add(line);
+                                    }
+                                }
+                                return measured.size() >= windows;
+                            });
         } finally {
             Directories.deleteRecursively(checkpoints);
         }

@@ -1,15 +1,22 @@
 package io.gnnstream.benchmarks.bench;
 
 /**
- * {@code --synthetic N,D,F,C}: a generated graph of {@code N} nodes with average in-degree
- * {@code D}, {@code F} features and {@code C} classes.
+ * {@code --synthetic N,D,F,C}: a generated graph of {@code N} nodes with average in-degree {@code
+ * D}, {@code F} features and {@code C} classes.
  */
 public record SyntheticSpec(long nodes, int degree, int features, int classes) {
 
     public SyntheticSpec {
         if (nodes < 1 || degree < 0 || features < 1 || classes < 2) {
-            throw new IllegalArgumentException("--synthetic needs N >= 1, D >= 0, F >= 1, C >= 2, got "
-                    + nodes + "," + degree + "," + features + "," + classes);
+            throw new IllegalArgumentException(
+                    "--synthetic needs N >= 1, D >= 0, F >= 1, C >= 2, got "
+                            + nodes
+                            + ","
+                            + degree
+                            + ","
+                            + features
+                            + ","
+                            + classes);
         }
     }
 
@@ -17,13 +24,18 @@ public record SyntheticSpec(long nodes, int degree, int features, int classes) {
     public static SyntheticSpec parse(String text) {
         String[] parts = text.trim().split("\\s*,\\s*");
         if (parts.length != 4) {
-            throw new IllegalArgumentException("--synthetic expects N,D,F,C (4 numbers), got '" + text + "'");
+            throw new IllegalArgumentException(
+                    "--synthetic expects N,D,F,C (4 numbers), got '" + text + "'");
         }
         try {
-            return new SyntheticSpec(count(parts[0]), Integer.parseInt(parts[1]), Integer.parseInt(parts[2]),
+            return new SyntheticSpec(
+                    count(parts[0]),
+                    Integer.parseInt(parts[1]),
+                    Integer.parseInt(parts[2]),
                     Integer.parseInt(parts[3]));
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--synthetic expects N,D,F,C as numbers, got '" + text + "'");
+            throw new IllegalArgumentException(
+                    "--synthetic expects N,D,F,C as numbers, got '" + text + "'");
         }
     }
 

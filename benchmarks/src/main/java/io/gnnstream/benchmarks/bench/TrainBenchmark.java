@@ -34,16 +34,20 @@ public final class TrainBenchmark implements Benchmark {
     static final long BATCH_SEED = 20240601L;
 
     /*
-     * PyTorch 1.13 CPU (PyG SAGEConv mean, same shapes: 282,624 -> 26,624 -> 1,024 nodes, 281,600 and
-     * 25,600 edges, hidden 256, 10 classes, forward + backward + Adam), median seeds/s measured on this
-     * machine type (2-core AMD EPYC KVM guest) and quoted in the benchmark issue ("train" case).
+     * PyTorch 1.13 CPU (PyG SAGEConv mean, same shapes: 282,624 -> 26,624 -> 1,024 nodes,
+     * 281,600 and 25,600 edges, hidden 256, 10 classes, forward + backward + Adam), median seeds/s
+     * measured on this machine type (2-core AMD EPYC KVM guest) and quoted in the benchmark issue
+     * ("train" case).
      * Keys: feature dimension; index: ND4J/torch thread count - 1.
      */
-    static final Map<Integer, double[]> PYTORCH_SEEDS_PER_S = Map.of(
-            128, new double[] {2_900, 3_700},
-            602, new double[] {930, 1_500});
+    static final Map<Integer, double[]> PYTORCH_SEEDS_PER_S =
+            Map.of(
+                    128, new double[] {2_900, 3_700},
+                    602, new double[] {930, 1_500});
+
     /** The same with transparent huge pages at 2 threads: the best known figures, to beat. */
-    static final Map<Integer, Double> PYTORCH_HUGEPAGES_2T_SEEDS_PER_S = Map.of(128, 4_560.0, 602, 1_990.0);
+    static final Map<Integer, Double> PYTORCH_HUGEPAGES_2T_SEEDS_PER_S =
+            Map.of(128, 4_560.0, 602, 1_990.0);
 
     @Override
     public String name() {
@@ -72,7 +76,13 @@ public final class TrainBenchmark implements Benchmark {
             DatasetInfo info = DatasetInfo.scan(ctx.dataset());
             classes = info.numClasses();
             features = List.of(info.featureDim());
-            ctx.log().println("train: using F and C of " + ctx.dataset() + " (" + info + "); batches stay synthetic");
+            ctx.log()
+                    .println(
+                            "train: using F and C of "
+                                    + ctx.dataset()
+                                    + " ("
+                                    + info
+                                    + "); batches stay synthetic");
         }
         features = ctx.featuresOr(features);
         List<Integer> threads = ctx.threadsOr(DEFAULT_THREADS);
@@ -83,9 +93,14 @@ public final class TrainBenchmark implements Benchmark {
         for (int f : features) {
             long t0 = System.nanoTime();
             MiniBatch batch = FullExpansionBatch.build(SEEDS, FANOUTS, f, classes, BATCH_SEED);
-            ctx.log().printf(Locale.ROOT, "train: built batch F=%d (%s nodes, %s edges) in %.1f s%n", f,
-                    Arrays.toString(batch.nodeCounts), Arrays.toString(FullExpansionBatch.edgeCounts(SEEDS, FANOUTS)),
-                    (System.nanoTime() - t0) / 1e9);
+            ctx.log()
+                    .printf(
+                            Locale.ROOT,
+                            "train: built batch F=%d (%s nodes, %s edges) in %.1f s%n",
+                            f,
+                            Arrays.toString(batch.nodeCounts),
+                            Arrays.toString(FullExpansionBatch.edgeCounts(SEEDS, FANOUTS)),
+                            (System.nanoTime() - t0) / 1e9);
             for (int t : threads) {
                 results.add(runCase(ctx, batch, f, classes, t, repeats, steps, warmup));
             }
@@ -93,11 +108,26 @@ public final class TrainBenchmark implements Benchmark {
         return results;
     }
 
-    private BenchResult runCase(BenchContext ctx, MiniBatch batch, int f, int classes, int threads, int repeats,
-            int steps, int warmup) {
+    private BenchResult runCase(
+            BenchContext ctx,
+            MiniBatch batch,
+            int f,
+            int classes,
+            int threads,
+            int repeats,
+            int steps,
+            int warmup) {
         Nd4jThreads.configure(threads);
-        ModelConfig cfg = ModelConfig.builder().inFeatures(f).hidden(HIDDEN).numClasses(classes)
-                .numLayers(FANOUTS.length).dropout(0.5).learningRate(0.003).seed(1).build();
+        ModelConfig cfg =
+                ModelConfig.builder()
+                        .inFeatures(f)
+                        .hidden(HIDDEN)
+                        .numClasses(classes)
+                        .numLayers(FANOUTS.length)
+                        .dropout(0.5)
+                        .learningRate(0.003)
+                        .seed(1)
+                        .build();
         Map<String, Object> envBefore = BenchContext.environment();
         double[] seedsPerS = new double[repeats * steps];
         double[] seedsPerCpuS = new double[repeats * steps];
@@ -137,14 +167,17 @@ public final class TrainBenchmark implements Benchmark {
         params.put("hidden", HIDDEN);
         params.put("classes", classes);
         params.put("nodes", Arrays.stream(batch.nodeCounts).boxed().toList());
-        params.put("edges", Arrays.stream(FullExpansionBatch.edgeCounts(SEEDS, FANOUTS)).boxed().toList());
+        params.put(
+                "edges",
+                Arrays.stream(FullExpansionBatch.edgeCounts(SEEDS, FANOUTS)).boxed().toList());
         params.put("steps", steps);
         params.put("repeats", repeats);
         params.put("warmup", warmup);
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("step_ms_median", Math.round(1e5 * batch.numSeeds() / stats.median()) / 100.0);
         // CPU time of the whole JVM per step (all threads, including idle BLAS threads that spin).
-        extra.put("process_cpu_ms_median", Math.round(100 * Stats.of(processCpuMs).median()) / 100.0);
+        extra.put(
+                "process_cpu_ms_median", Math.round(100 * Stats.of(processCpuMs).median()) / 100.0);
         if (threads == 1) {
             // All work runs on the calling thread, so seeds per second of its CPU time is the
             // throughput free of interference from other processes on the cores.
@@ -156,11 +189,21 @@ public final class TrainBenchmark implements Benchmark {
             env.put("load_avg_1m_end", loadAfter);
         }
         extra.put("env", env);
-        BenchResult result = new BenchResult(name(), params, "seeds/s", stats, baseline(f, classes, threads), extra);
-        ctx.log().printf(Locale.ROOT,
-                "train: F=%d threads=%d: median %.0f seeds/s (%.1f ms/step, process CPU %.1f ms/step), min %.0f, max %.0f%n",
-                f, threads, stats.median(), 1e3 * batch.numSeeds() / stats.median(), Stats.of(processCpuMs).median(),
-                stats.min(), stats.max());
+        BenchResult result =
+                new BenchResult(
+                        name(), params, "seeds/s", stats, baseline(f, classes, threads), extra);
+        ctx.log()
+                .printf(
+                        Locale.ROOT,
+                        "train: F=%d threads=%d: median %.0f seeds/s (%.1f ms/step, process CPU"
+                                + " %.1f ms/step), min %.0f, max %.0f%n",
+                        f,
+                        threads,
+                        stats.median(),
+                        1e3 * batch.numSeeds() / stats.median(),
+                        Stats.of(processCpuMs).median(),
+                        stats.min(),
+                        stats.max());
         if (ctx.profile()) {
             printProfile(ctx, phases, phasesCpu, repeats * steps);
         }
@@ -168,14 +211,18 @@ public final class TrainBenchmark implements Benchmark {
     }
 
     private static long processCpuNanos() {
-        java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
-        return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : 0L;
+        java.lang.management.OperatingSystemMXBean os =
+                ManagementFactory.getOperatingSystemMXBean();
+        return os instanceof com.sun.management.OperatingSystemMXBean sun
+                ? sun.getProcessCpuTime()
+                : 0L;
     }
 
     private static void step(SageModel model, MiniBatch batch) {
         TrainResult r = model.trainStep(batch);
         if (!Double.isFinite(r.loss())) {
-            throw new IllegalStateException("training diverged: loss " + r.loss() + " at step " + model.step());
+            throw new IllegalStateException(
+                    "training diverged: loss " + r.loss() + " at step " + model.step());
         }
     }
 
@@ -191,14 +238,32 @@ public final class TrainBenchmark implements Benchmark {
         return new Baseline("pytorch-1.13-cpu-" + threads + "t", byThreads[threads - 1], details);
     }
 
-    private static void printProfile(BenchContext ctx, Map<String, Long> wall, Map<String, Long> cpu, int steps) {
+    private static void printProfile(
+            BenchContext ctx, Map<String, Long> wall, Map<String, Long> cpu, int steps) {
         long total = wall.values().stream().mapToLong(Long::longValue).sum();
         long totalCpu = cpu.values().stream().mapToLong(Long::longValue).sum();
-        ctx.log().printf(Locale.ROOT, "  profile over %d steps, ms/step: wall (share), CPU of the calling thread%n", steps);
+        ctx.log()
+                .printf(
+                        Locale.ROOT,
+                        "  profile over %d steps, ms/step: wall (share), CPU of the calling"
+                                + " thread%n",
+                        steps);
         for (Map.Entry<String, Long> e : wall.entrySet()) {
-            ctx.log().printf(Locale.ROOT, "    %-24s %8.2f (%4.1f%%) %8.2f%n", e.getKey(), e.getValue() / 1e6 / steps,
-                    100.0 * e.getValue() / Math.max(1, total), cpu.getOrDefault(e.getKey(), 0L) / 1e6 / steps);
+            ctx.log()
+                    .printf(
+                            Locale.ROOT,
+                            "    %-24s %8.2f (%4.1f%%) %8.2f%n",
+                            e.getKey(),
+                            e.getValue() / 1e6 / steps,
+                            100.0 * e.getValue() / Math.max(1, total),
+                            cpu.getOrDefault(e.getKey(), 0L) / 1e6 / steps);
         }
-        ctx.log().printf(Locale.ROOT, "    %-24s %8.2f         %8.2f%n", "total", total / 1e6 / steps, totalCpu / 1e6 / steps);
+        ctx.log()
+                .printf(
+                        Locale.ROOT,
+                        "    %-24s %8.2f         %8.2f%n",
+                        "total",
+                        total / 1e6 / steps,
+                        totalCpu / 1e6 / steps);
     }
 }

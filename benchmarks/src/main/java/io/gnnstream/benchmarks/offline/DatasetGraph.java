@@ -1,11 +1,11 @@
 package io.gnnstream.benchmarks.offline;
 
 import com.carrotsearch.hppc.LongIntHashMap;
-import io.gnnstream.connectors.RowNormalization;
 import io.gnnstream.connectors.DatasetInfo;
 import io.gnnstream.connectors.EdgeFormat;
 import io.gnnstream.connectors.InvalidRecordException;
 import io.gnnstream.connectors.NodeFormat;
+import io.gnnstream.connectors.RowNormalization;
 import io.gnnstream.operators.model.LayerwiseInference;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
@@ -17,9 +17,9 @@ import java.nio.file.Path;
 import java.util.Arrays;
 
 /**
- * A dataset folder held in memory: vertices numbered {@code 0..n-1} in the order of
- * {@code nodes.jsonl}, in-neighbours as CSR in the order of {@code edges.csv}, features parsed by
- * the job's own {@link NodeFormat} (so normalised exactly as the job normalises them), labels and
+ * A dataset folder held in memory: vertices numbered {@code 0..n-1} in the order of {@code
+ * nodes.jsonl}, in-neighbours as CSR in the order of {@code edges.csv}, features parsed by the
+ * job's own {@link NodeFormat} (so normalised exactly as the job normalises them), labels and
  * splits. Edges that name a vertex without a line in {@code nodes.jsonl} are skipped and counted.
  */
 public final class DatasetGraph {
@@ -34,8 +34,16 @@ public final class DatasetGraph {
     public final Split[] splits;
     public final long skippedEdges;
 
-    private DatasetGraph(long[] ids, int[] offsets, int[] neighbours, float[] features, int featureDim,
-            int numClasses, int[] labels, Split[] splits, long skippedEdges) {
+    private DatasetGraph(
+            long[] ids,
+            int[] offsets,
+            int[] neighbours,
+            float[] features,
+            int featureDim,
+            int numClasses,
+            int[] labels,
+            Split[] splits,
+            long skippedEdges) {
         this.ids = ids;
         this.offsets = offsets;
         this.neighbours = neighbours;
@@ -115,8 +123,16 @@ public final class DatasetGraph {
         for (int k = 0; k < numEdges; k++) {
             neighbours[fill[(int) edges[1][k]]++] = (int) edges[0][k];
         }
-        return new DatasetGraph(Arrays.copyOf(ids, count), degree, neighbours, Arrays.copyOf(features, count * f),
-                f, info.numClasses(), Arrays.copyOf(labels, count), Arrays.copyOf(splits, count), skipped);
+        return new DatasetGraph(
+                Arrays.copyOf(ids, count),
+                degree,
+                neighbours,
+                Arrays.copyOf(features, count * f),
+                f,
+                info.numClasses(),
+                Arrays.copyOf(labels, count),
+                Arrays.copyOf(splits, count),
+                skipped);
     }
 
     public int numVertices() {
@@ -130,15 +146,22 @@ public final class DatasetGraph {
 
     /** The vertex indices of one split, ascending. */
     public int[] split(Split split) {
-        return java.util.stream.IntStream.range(0, ids.length).filter(v -> splits[v] == split).toArray();
+        return java.util.stream.IntStream.range(0, ids.length)
+                .filter(v -> splits[v] == split)
+                .toArray();
     }
 
-    private static <T> T parse(io.gnnstream.connectors.RecordFormat<T> format, String line) throws IOException {
+    private static <T> T parse(io.gnnstream.connectors.RecordFormat<T> format, String line)
+            throws IOException {
         try {
             return format.parse(line);
         } catch (InvalidRecordException e) {
-            throw new IOException("bad line in dataset: " + e.getMessage() + ": "
-                    + line.substring(0, Math.min(80, line.length())), e);
+            throw new IOException(
+                    "bad line in dataset: "
+                            + e.getMessage()
+                            + ": "
+                            + line.substring(0, Math.min(80, line.length())),
+                    e);
         }
     }
 }

@@ -3,10 +3,10 @@ package io.gnnstream.benchmarks.offline;
 import io.gnnstream.connectors.RowNormalization;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.model.ClassProbabilities;
+import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.operators.model.LayerwiseInference;
 import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.operators.model.Nd4jThreads;
-import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.state.Mix;
 import io.gnnstream.state.records.Split;
 import java.nio.file.Path;
@@ -18,12 +18,13 @@ import java.util.SplittableRandom;
 
 /**
  * Trains the job's model on a dataset folder in this JVM, with the job's schedule (shuffled epochs
- * of the training vertices, cosine learning rate over the steps) and sampling semantics, and
- * scores it by layer-wise full-neighbour inference: a quick way to compare hyper-parameters on
- * validation accuracy before confirming them with {@code demo}. No Kafka, no Flink.
+ * of the training vertices, cosine learning rate over the steps) and sampling semantics, and scores
+ * it by layer-wise full-neighbour inference: a quick way to compare hyper-parameters on validation
+ * accuracy before confirming them with {@code demo}. No Kafka, no Flink.
  *
  * <pre>
- * java -cp ... io.gnnstream.benchmarks.offline.OfflineTraining --dataset DIR [--hidden 64] [--dropout 0.5]
+ * java -cp ... io.gnnstream.benchmarks.offline.OfflineTraining --dataset DIR \
+ *     [--hidden 64] [--dropout 0.5]
  *     [--lr 0.01] [--weight-decay 5e-4] [--batch-size 64] [--fanouts 25,10] [--steps 300]
  *     [--normalize auto|true|false] [--eval-every 50] [--seeds 1,2,3]
  * </pre>
@@ -33,7 +34,13 @@ public final class OfflineTraining {
     private OfflineTraining() {}
 
     /** Final and best-validation accuracies of one run. */
-    public record Result(double val, double test, double bestVal, double bestValTest, long bestStep, double seconds) {}
+    public record Result(
+            double val,
+            double test,
+            double bestVal,
+            double bestValTest,
+            long bestStep,
+            double seconds) {}
 
     public static void main(String[] args) throws Exception {
         Map<String, String> a = new HashMap<>();
@@ -41,30 +48,65 @@ public final class OfflineTraining {
             a.put(args[i].replaceFirst("^--", ""), args[i + 1]);
         }
         Nd4jThreads.configure(Integer.parseInt(a.getOrDefault("threads", "2")));
-        DatasetGraph g = DatasetGraph.load(Path.of(a.get("dataset")),
-                RowNormalization.valueOf(a.getOrDefault("normalize", "auto").toUpperCase(java.util.Locale.ROOT)));
-        int[] fanouts = Arrays.stream(a.getOrDefault("fanouts", "25,10").split(",")).mapToInt(Integer::parseInt).toArray();
+        DatasetGraph g =
+                DatasetGraph.load(
+                        Path.of(a.get("dataset")),
+                        RowNormalization.valueOf(
+                                a.getOrDefault("normalize", "auto")
+                                        .toUpperCase(java.util.Locale.ROOT)));
+        int[] fanouts =
+                Arrays.stream(a.getOrDefault("fanouts", "25,10").split(","))
+                        .mapToInt(Integer::parseInt)
+                        .toArray();
         int steps = Integer.parseInt(a.getOrDefault("steps", "300"));
         double sumTest = 0;
         String[] seeds = a.getOrDefault("seeds", "1,2,3").split(",");
         for (String s : seeds) {
-            ModelConfig cfg = ModelConfig.builder().inFeatures(g.featureDim).numClasses(g.numClasses)
-                    .modelType(io.gnnstream.operators.model.ModelType.parse(a.getOrDefault("model", "sage")))
-                    .numLayers(fanouts.length).hidden(Integer.parseInt(a.getOrDefault("hidden", "64")))
-                    .dropout(Double.parseDouble(a.getOrDefault("dropout", "0.5")))
-                    .learningRate(Double.parseDouble(a.getOrDefault("lr", "0.01")))
-                    .weightDecay(Double.parseDouble(a.getOrDefault("weight-decay", "5e-4")))
-                    .seed(Long.parseLong(s)).decaySteps(steps).build();
-            Result r = run(g, cfg, fanouts, Integer.parseInt(a.getOrDefault("batch-size", "64")), steps,
-                    Integer.parseInt(a.getOrDefault("eval-every", "50")));
+            ModelConfig cfg =
+                    ModelConfig.builder()
+                            .inFeatures(g.featureDim)
+                            .numClasses(g.numClasses)
+                            .modelType(
+                                    io.gnnstream.operators.model.ModelType.parse(
+                                            a.getOrDefault("model", "sage")))
+                            .numLayers(fanouts.length)
+                            .hidden(Integer.parseInt(a.getOrDefault("hidden", "64")))
+                            .dropout(Double.parseDouble(a.getOrDefault("dropout", "0.5")))
+                            .learningRate(Double.parseDouble(a.getOrDefault("lr", "0.01")))
+                            .weightDecay(Double.parseDouble(a.getOrDefault("weight-decay", "5e-4")))
+                            .seed(Long.parseLong(s))
+                            .decaySteps(steps)
+                            .build();
+            Result r =
+                    run(
+                            g,
+                            cfg,
+                            fanouts,
+                            Integer.parseInt(a.getOrDefault("batch-size", "64")),
+                            steps,
+                            Integer.parseInt(a.getOrDefault("eval-every", "50")));
             sumTest += r.test();
-            System.out.printf(Locale.ROOT, "seed %s: val %.4f test %.4f | best val %.4f at %d -> test %.4f | %.1f s%n",
-                    s, r.val(), r.test(), r.bestVal(), r.bestStep(), r.bestValTest(), r.seconds());
+            System.out.printf(
+                    Locale.ROOT,
+                    "seed %s: val %.4f test %.4f | best val %.4f at %d -> test %.4f | %.1f s%n",
+                    s,
+                    r.val(),
+                    r.test(),
+                    r.bestVal(),
+                    r.bestStep(),
+                    r.bestValTest(),
+                    r.seconds());
         }
         System.out.printf(Locale.ROOT, "mean test %.4f %s%n", sumTest / seeds.length, a);
     }
 
-    public static Result run(DatasetGraph g, ModelConfig cfg, int[] fanouts, int batchSize, int steps, int evalEvery) {
+    public static Result run(
+            DatasetGraph g,
+            ModelConfig cfg,
+            int[] fanouts,
+            int batchSize,
+            int steps,
+            int evalEvery) {
         long start = System.nanoTime();
         NeighbourSampler sampler = new NeighbourSampler(g, fanouts);
         int[] train = g.split(Split.TRAIN);
@@ -81,7 +123,8 @@ public final class OfflineTraining {
             for (int step = 1; step <= steps; step++) {
                 if (position >= order.length) {
                     order = train.clone();
-                    SplittableRandom r = new SplittableRandom(Mix.seed(cfg.seed(), 0x5EED, epoch++));
+                    SplittableRandom r =
+                            new SplittableRandom(Mix.seed(cfg.seed(), 0x5EED, epoch++));
                     for (int i = order.length - 1; i > 0; i--) {
                         int j = r.nextInt(i + 1);
                         int t = order[i];
@@ -91,12 +134,15 @@ public final class OfflineTraining {
                     position = 0;
                 }
                 int end = Math.min(order.length, position + batchSize);
-                MiniBatch b = sampler.sample(Arrays.copyOfRange(order, position, end),
-                        new SplittableRandom(Mix.seed(cfg.seed(), step)));
+                MiniBatch b =
+                        sampler.sample(
+                                Arrays.copyOfRange(order, position, end),
+                                new SplittableRandom(Mix.seed(cfg.seed(), step)));
                 position = end;
                 model.trainStep(b);
                 if (step == steps || (evalEvery > 0 && step % evalEvery == 0)) {
-                    float[] logits = LayerwiseInference.run(model, g.inferenceGraph(), 2048).logits();
+                    float[] logits =
+                            LayerwiseInference.run(model, g.inferenceGraph(), 2048).logits();
                     last[0] = accuracy(logits, g, val);
                     last[1] = accuracy(logits, g, test);
                     if (last[0] > bestVal) {
@@ -107,7 +153,8 @@ public final class OfflineTraining {
                 }
             }
         }
-        return new Result(last[0], last[1], bestVal, bestTest, bestStep, (System.nanoTime() - start) / 1e9);
+        return new Result(
+                last[0], last[1], bestVal, bestTest, bestStep, (System.nanoTime() - start) / 1e9);
     }
 
     private static double accuracy(float[] logits, DatasetGraph g, int[] vertices) {

@@ -30,7 +30,13 @@ class BenchReportTest {
         params.put("threads", threads);
         params.put("fanouts", List.of(25, 10));
         Baseline base = new Baseline("pytorch", 2000, Map.of("best_known", 4560.0));
-        return new BenchResult("train", params, "seeds/s", Stats.of(samples), base, Map.of("env", Map.of("cpus", 2)));
+        return new BenchResult(
+                "train",
+                params,
+                "seeds/s",
+                Stats.of(samples),
+                base,
+                Map.of("env", Map.of("cpus", 2)));
     }
 
     @Test
@@ -38,7 +44,18 @@ class BenchReportTest {
         JsonNode o = BenchReport.toJson(result(2, 3000, 5000, 4000));
         List<String> fields = new ArrayList<>();
         o.fieldNames().forEachRemaining(fields::add);
-        assertEquals(List.of("what", "params", "unit", "median", "min", "max", "baseline", "ratio", "env"), fields);
+        assertEquals(
+                List.of(
+                        "what",
+                        "params",
+                        "unit",
+                        "median",
+                        "min",
+                        "max",
+                        "baseline",
+                        "ratio",
+                        "env"),
+                fields);
         assertEquals("train", o.get("what").asText());
         assertEquals(128, o.get("params").get("features").asInt());
         assertEquals(2, o.get("params").get("threads").asInt());
@@ -55,7 +72,9 @@ class BenchReportTest {
 
     @Test
     void withoutBaselineBaselineAndRatioAreNull() {
-        BenchResult r = new BenchResult("ingest", Map.of("parallelism", 1), "records/s", Stats.of(1, 2), null);
+        BenchResult r =
+                new BenchResult(
+                        "ingest", Map.of("parallelism", 1), "records/s", Stats.of(1, 2), null);
         JsonNode o = BenchReport.toJson(r);
         assertTrue(o.has("baseline") && o.get("baseline").isNull());
         assertTrue(o.has("ratio") && o.get("ratio").isNull());
@@ -82,11 +101,15 @@ class BenchReportTest {
     void refusesToAppendToSomethingElse(@TempDir Path dir) throws Exception {
         Path object = dir.resolve("object.json");
         Files.writeString(object, "{\"a\": 1}");
-        assertThrows(IllegalArgumentException.class, () -> BenchReport.writeJson(object, List.of(result(1, 1))));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> BenchReport.writeJson(object, List.of(result(1, 1))));
         assertEquals("{\"a\": 1}", Files.readString(object), "the file is left alone");
         Path garbage = dir.resolve("garbage.json");
         Files.writeString(garbage, "not json [");
-        assertThrows(IllegalArgumentException.class, () -> BenchReport.writeJson(garbage, List.of(result(1, 1))));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> BenchReport.writeJson(garbage, List.of(result(1, 1))));
         Path empty = dir.resolve("empty.json");
         Files.writeString(empty, "");
         BenchReport.writeJson(empty, List.of(result(1, 1)));
@@ -96,7 +119,8 @@ class BenchReportTest {
     @Test
     void tableShowsConstantParamsOnceAndAlignsColumns() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        BenchReport.printTable(List.of(result(1, 2900, 3100, 3000), result(2, 12345.6)),
+        BenchReport.printTable(
+                List.of(result(1, 2900, 3100, 3000), result(2, 12345.6)),
                 new PrintStream(bytes, true, StandardCharsets.UTF_8));
         String[] lines = bytes.toString(StandardCharsets.UTF_8).split("\n");
         assertEquals("features=128 fanouts=25,10", lines[0]);

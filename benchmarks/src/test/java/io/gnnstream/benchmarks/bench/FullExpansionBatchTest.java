@@ -13,8 +13,12 @@ class FullExpansionBatchTest {
 
     @Test
     void referenceShapes() {
-        assertArrayEquals(new int[] {1_024, 26_624, 282_624}, FullExpansionBatch.nodeCounts(1024, new int[] {25, 10}));
-        assertArrayEquals(new long[] {25_600, 281_600}, FullExpansionBatch.edgeCounts(1024, new int[] {25, 10}));
+        assertArrayEquals(
+                new int[] {1_024, 26_624, 282_624},
+                FullExpansionBatch.nodeCounts(1024, new int[] {25, 10}));
+        assertArrayEquals(
+                new long[] {25_600, 281_600},
+                FullExpansionBatch.edgeCounts(1024, new int[] {25, 10}));
     }
 
     @Test
@@ -29,10 +33,15 @@ class FullExpansionBatchTest {
             int[] parents = new int[b.numNodes()];
             for (int i = 0; i < b.numDst(h); i++) {
                 int tier = i < seeds ? 0 : 1;
-                assertEquals(fanouts[tier], b.edgeEnd(h, i) - b.edgeStart(h, i), "degree of " + i + " in hop " + h);
+                assertEquals(
+                        fanouts[tier],
+                        b.edgeEnd(h, i) - b.edgeStart(h, i),
+                        "degree of " + i + " in hop " + h);
                 for (int k = b.edgeStart(h, i); k < b.edgeEnd(h, i); k++) {
                     int u = b.indices[k];
-                    assertTrue(u >= b.nodeCounts[tier] && u < b.nodeCounts[tier + 1], "child in the next tier");
+                    assertTrue(
+                            u >= b.nodeCounts[tier] && u < b.nodeCounts[tier + 1],
+                            "child in the next tier");
                     parents[u]++;
                 }
             }

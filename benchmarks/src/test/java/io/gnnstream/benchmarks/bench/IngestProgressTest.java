@@ -20,7 +20,10 @@ class IngestProgressTest {
             p.stats(0, 0, 30);
             p.inputEnded();
             List<SteadyRate.Sample> s = p.samples();
-            assertEquals(List.of(35L, 100L), counts(s), "one publication (within half an interval), then the end");
+            assertEquals(
+                    List.of(35L, 100L),
+                    counts(s),
+                    "one publication (within half an interval), then the end");
         }
     }
 
@@ -50,7 +53,8 @@ class IngestProgressTest {
     @Test
     void runIdsAreUniqueUntilClosed() {
         IngestProgress first = IngestProgress.register("test-id", 1, 1, 200);
-        assertThrows(IllegalStateException.class, () -> IngestProgress.register("test-id", 1, 1, 200));
+        assertThrows(
+                IllegalStateException.class, () -> IngestProgress.register("test-id", 1, 1, 200));
         first.close();
         IngestProgress.register("test-id", 1, 1, 200).close();
     }
@@ -72,7 +76,8 @@ class IngestProgressTest {
         try (IngestProgress p = IngestProgress.register("test-checkpoint", 2, 100, 200)) {
             p.inputEnded();
             p.checkpointCompleted(dir);
-            assertThrows(IllegalStateException.class, p::checkpointBytes, "one subtask still reads");
+            assertThrows(
+                    IllegalStateException.class, p::checkpointBytes, "one subtask still reads");
             p.inputEnded();
             p.checkpointCompleted(dir);
             write(dir.resolve("shared").resolve("later"), 50);
@@ -84,10 +89,16 @@ class IngestProgressTest {
     @Test
     void checkpointBytesNeedTheFinalCheckpointAlone(@TempDir Path dir) throws Exception {
         Files.createDirectories(dir.resolve("shared"));
-        assertThrows(IllegalStateException.class, () -> IngestProgress.checkpointBytes(dir), "no checkpoint");
+        assertThrows(
+                IllegalStateException.class,
+                () -> IngestProgress.checkpointBytes(dir),
+                "no checkpoint");
         write(dir.resolve("chk-1").resolve("_metadata"), 10);
         write(dir.resolve("chk-2").resolve("_metadata"), 10);
-        assertThrows(IllegalStateException.class, () -> IngestProgress.checkpointBytes(dir), "two checkpoints");
+        assertThrows(
+                IllegalStateException.class,
+                () -> IngestProgress.checkpointBytes(dir),
+                "two checkpoints");
     }
 
     private static void write(Path file, int bytes) throws Exception {

@@ -10,8 +10,16 @@ import org.junit.jupiter.api.Test;
 
 class RssSamplerTest {
 
-    private static final String STATUS = "Name:\tjava\nUmask:\t0022\nState:\tS (sleeping)\nVmPeak:\t 9876544 kB\n"
-            + "VmSize:\t 9812345 kB\nVmHWM:\t  612345 kB\nVmRSS:\t  523456 kB\nRssAnon:\t  500000 kB\nThreads:\t42\n";
+    private static final String STATUS =
+            "Name:\tjava\n"
+                    + "Umask:\t0022\n"
+                    + "State:\tS (sleeping)\n"
+                    + "VmPeak:\t 9876544 kB\n"
+                    + "VmSize:\t 9812345 kB\n"
+                    + "VmHWM:\t  612345 kB\n"
+                    + "VmRSS:\t  523456 kB\n"
+                    + "RssAnon:\t  500000 kB\n"
+                    + "Threads:\t42\n";
 
     @Test
     void readsTheVmRssLineInBytes() {
@@ -21,10 +29,15 @@ class RssSamplerTest {
 
     @Test
     void missingOrMalformedVmRssIsAnError() {
-        assertThrows(IllegalArgumentException.class, () -> RssSampler.vmRssBytes("Name:\tkthreadd\nThreads:\t1\n"));
-        assertThrows(IllegalArgumentException.class, () -> RssSampler.vmRssBytes("VmRSS:\t  12 MB\n"));
-        assertThrows(IllegalArgumentException.class, () -> RssSampler.vmRssBytes("VmRSS:\t  -3 kB\n"));
-        assertThrows(IllegalArgumentException.class, () -> RssSampler.vmRssBytes("VmRSS:\t  x kB\n"));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> RssSampler.vmRssBytes("Name:\tkthreadd\nThreads:\t1\n"));
+        assertThrows(
+                IllegalArgumentException.class, () -> RssSampler.vmRssBytes("VmRSS:\t  12 MB\n"));
+        assertThrows(
+                IllegalArgumentException.class, () -> RssSampler.vmRssBytes("VmRSS:\t  -3 kB\n"));
+        assertThrows(
+                IllegalArgumentException.class, () -> RssSampler.vmRssBytes("VmRSS:\t  x kB\n"));
         assertThrows(IllegalArgumentException.class, () -> RssSampler.vmRssBytes(""));
     }
 

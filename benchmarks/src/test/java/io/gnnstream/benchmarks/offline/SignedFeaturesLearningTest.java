@@ -22,22 +22,39 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(300)
 class SignedFeaturesLearningTest {
 
-    @TempDir
-    static Path dir;
+    @TempDir static Path dir;
     static DatasetGraph raw;
 
     @BeforeAll
     static void generate() throws Exception {
         Nd4jThreads.configure(2);
-        new SyntheticGraph(SyntheticGraphOptions.builder().vertices(4000).avgDegree(12).features(100).classes(20)
-                .seed(11).build()).progress(false).write(dir);
+        new SyntheticGraph(
+                        SyntheticGraphOptions.builder()
+                                .vertices(4000)
+                                .avgDegree(12)
+                                .features(100)
+                                .classes(20)
+                                .seed(11)
+                                .build())
+                .progress(false)
+                .write(dir);
         raw = DatasetGraph.load(dir, RowNormalization.FALSE);
     }
 
     private static OfflineTraining.Result train(RowNormalization normalization) throws Exception {
         DatasetGraph g = DatasetGraph.load(dir, normalization);
-        ModelConfig cfg = ModelConfig.builder().inFeatures(g.featureDim).numClasses(g.numClasses).numLayers(2)
-                .hidden(64).dropout(0.5).learningRate(0.01).weightDecay(5e-4).seed(1).decaySteps(150).build();
+        ModelConfig cfg =
+                ModelConfig.builder()
+                        .inFeatures(g.featureDim)
+                        .numClasses(g.numClasses)
+                        .numLayers(2)
+                        .hidden(64)
+                        .dropout(0.5)
+                        .learningRate(0.01)
+                        .weightDecay(5e-4)
+                        .seed(1)
+                        .decaySteps(150)
+                        .build();
         return OfflineTraining.run(g, cfg, new int[] {10, 10}, 64, 150, 0);
     }
 
@@ -50,9 +67,11 @@ class SignedFeaturesLearningTest {
         }
         OfflineTraining.Result learned = train(RowNormalization.AUTO);
         OfflineTraining.Result divided = train(RowNormalization.TRUE);
-        assertTrue(learned.test() >= 0.85, "auto on signed features: test accuracy " + learned.test());
-        assertTrue(learned.test() > divided.test() + 0.1, "auto " + learned.test() + " vs rows divided by their "
-                + "sums " + divided.test());
+        assertTrue(
+                learned.test() >= 0.85, "auto on signed features: test accuracy " + learned.test());
+        assertTrue(
+                learned.test() > divided.test() + 0.1,
+                "auto " + learned.test() + " vs rows divided by their " + "sums " + divided.test());
     }
 
     @Test

@@ -11,17 +11,29 @@ import java.util.HexFormat;
 
 /**
  * A buffered writer of ASCII text that formats integers and fixed-point decimals straight into
- * bytes. Generated datasets hold hundreds of millions of numbers; {@code String.format} or a
- * {@code Writer} with a charset encoder would dominate the run time. The SHA-256 of everything
- * written is computed on the way, for provenance.
+ * bytes. Generated datasets hold hundreds of millions of numbers; {@code String.format} or a {@code
+ * Writer} with a charset encoder would dominate the run time. The SHA-256 of everything written is
+ * computed on the way, for provenance.
  */
 public final class AsciiWriter implements Closeable {
 
     private static final int BUFFER = 1 << 20;
+
     /** Longest single append: a long with sign, or a fixed-point value with up to 9 decimals. */
     private static final int MAX_TOKEN = 48;
-    private static final long[] POW10 = {1L, 10L, 100L, 1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L,
-        100_000_000L, 1_000_000_000L};
+
+    private static final long[] POW10 = {
+        1L,
+        10L,
+        100L,
+        1_000L,
+        10_000L,
+        100_000L,
+        1_000_000L,
+        10_000_000L,
+        100_000_000L,
+        1_000_000_000L
+    };
 
     private final OutputStream out;
     private final MessageDigest digest;
@@ -43,7 +55,8 @@ public final class AsciiWriter implements Closeable {
     public AsciiWriter append(String ascii) throws IOException {
         int length = ascii.length();
         if (length > BUFFER) {
-            throw new IllegalArgumentException("string too long for one append: " + length + " chars");
+            throw new IllegalArgumentException(
+                    "string too long for one append: " + length + " chars");
         }
         if (pos + length > BUFFER) {
             flushBuffer();

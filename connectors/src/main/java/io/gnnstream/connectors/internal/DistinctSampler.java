@@ -16,12 +16,13 @@ public final class DistinctSampler {
     private int[] complement = new int[64];
 
     /**
-     * Draws {@code k} distinct values of {@code [0, m)}; they are the first {@code k} entries of the
-     * returned array, ascending, valid until the next call.
+     * Draws {@code k} distinct values of {@code [0, m)}; they are the first {@code k} entries of
+     * the returned array, ascending, valid until the next call.
      */
     public int[] sample(RandomGenerator rng, int k, int m) {
         if (k < 0 || k > m) {
-            throw new IllegalArgumentException("cannot draw " + k + " distinct values from [0, " + m + ")");
+            throw new IllegalArgumentException(
+                    "cannot draw " + k + " distinct values from [0, " + m + ")");
         }
         if (2L * k <= m) {
             return drawSorted(rng, k, m);

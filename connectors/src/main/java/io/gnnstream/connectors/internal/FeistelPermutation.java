@@ -3,9 +3,9 @@ package io.gnnstream.connectors.internal;
 /**
  * A keyed pseudo-random permutation of {@code [0, n)} with an O(1) inverse: a balanced Feistel
  * network on the smallest even number of bits that covers {@code n}, restricted to {@code [0, n)}
- * by cycle walking (Black and Rogaway, 2002). The domain is at most four times {@code n}, so a
- * call walks fewer than four steps on average. It lets the generator plant classes that look
- * random in the ids while "the k-th vertex of class c" stays computable without any lists.
+ * by cycle walking (Black and Rogaway, 2002). The domain is at most four times {@code n}, so a call
+ * walks fewer than four steps on average. It lets the generator plant classes that look random in
+ * the ids while "the k-th vertex of class c" stays computable without any lists.
  */
 public final class FeistelPermutation {
 

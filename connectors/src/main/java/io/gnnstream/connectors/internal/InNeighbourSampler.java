@@ -29,10 +29,10 @@ public final class InNeighbourSampler {
     }
 
     /**
-     * Draws {@code degree} distinct sources for the vertex at permutation position {@code position},
-     * each from its class with probability {@code sameClassProbability} (as far as the pools allow);
-     * they are the first {@code degree} entries of {@link #sources()}, ascending. Returns how many
-     * are in the destination's class.
+     * Draws {@code degree} distinct sources for the vertex at permutation position {@code
+     * position}, each from its class with probability {@code sameClassProbability} (as far as the
+     * pools allow); they are the first {@code degree} entries of {@link #sources()}, ascending.
+     * Returns how many are in the destination's class.
      */
     public int draw(SplittableRandom rng, long position, int degree, double sameClassProbability) {
         int label = (int) (position % numClasses);
@@ -60,7 +60,9 @@ public final class InNeighbourSampler {
         int others = numClasses - 1;
         for (int i = 0; i < other; i++) {
             int residue = picked[i] % others;
-            long otherPosition = (long) (picked[i] / others) * numClasses + (residue < label ? residue : residue + 1);
+            long otherPosition =
+                    (long) (picked[i] / others) * numClasses
+                            + (residue < label ? residue : residue + 1);
             sources[sameClass + i] = (int) classOrder.inverse(otherPosition);
         }
         Arrays.sort(sources, 0, degree);

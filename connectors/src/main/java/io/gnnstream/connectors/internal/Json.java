@@ -14,31 +14,37 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 
 /**
- * Shared Jackson configuration and message helpers for the input formats. {@code NaN} and
- * {@code Infinity} tokens are accepted by the parser so that formats can reject them with a
- * precise reason instead of a generic syntax error; duplicate keys are errors so that
- * {@code {"id":1,"id":2}} is never silently read as one of the two.
+ * Shared Jackson configuration and message helpers for the input formats. {@code NaN} and {@code
+ * Infinity} tokens are accepted by the parser so that formats can reject them with a precise reason
+ * instead of a generic syntax error; duplicate keys are errors so that {@code {"id":1,"id":2}} is
+ * never silently read as one of the two.
  */
 public final class Json {
 
-    public static final JsonFactory FACTORY = JsonFactory.builder()
-            .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .build();
+    public static final JsonFactory FACTORY =
+            JsonFactory.builder()
+                    .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+                    .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                    .build();
 
-    public static final ObjectMapper MAPPER = JsonMapper.builder(FACTORY)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .build();
+    public static final ObjectMapper MAPPER =
+            JsonMapper.builder(FACTORY)
+                    .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                    .build();
 
     private static final int MAX_QUOTED = 40;
 
     private Json() {}
 
-    /** Jackson's message without the source excerpt, plus the column, e.g. for a dead-letter reason. */
+    /**
+     * Jackson's message without the source excerpt, plus the column, e.g. for a dead-letter reason.
+     */
     public static String describe(JsonProcessingException e) {
         JsonLocation at = e.getLocation();
         String message = e.getOriginalMessage();
-        return at == null || at.getColumnNr() < 0 ? message : message + " (column " + at.getColumnNr() + ")";
+        return at == null || at.getColumnNr() < 0
+                ? message
+                : message + " (column " + at.getColumnNr() + ")";
     }
 
     /** Short rendering of a tree value for error messages. */
@@ -75,8 +81,9 @@ public final class Json {
                 boolean wanted = field.equals(p.currentName());
                 JsonToken value = p.nextToken();
                 if (wanted) {
-                    boolean isLong = value == JsonToken.VALUE_NUMBER_INT
-                            && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER;
+                    boolean isLong =
+                            value == JsonToken.VALUE_NUMBER_INT
+                                    && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER;
                     return isLong ? Math.max(-1, p.getLongValue()) : -1;
                 }
                 p.skipChildren();

@@ -9,7 +9,9 @@ public final class RejectSchemas {
 
     private RejectSchemas() {}
 
-    /** The source topic as UTF-8, so a dead-letter topic shared by several inputs can be filtered. */
+    /**
+     * The source topic as UTF-8, so a dead-letter topic shared by several inputs can be filtered.
+     */
     public static final class SourceTopicKey implements SerializationSchema<Reject> {
         private static final long serialVersionUID = 1L;
 

@@ -1,8 +1,8 @@
 package io.gnnstream.connectors.internal;
 
 /**
- * The SplitMix64 finaliser, used to derive independent per-vertex random values and seeds from
- * one generator seed, so that every vertex can be generated on its own, in any order.
+ * The SplitMix64 finaliser, used to derive independent per-vertex random values and seeds from one
+ * generator seed, so that every vertex can be generated on its own, in any order.
  */
 public final class SplitMix {
 

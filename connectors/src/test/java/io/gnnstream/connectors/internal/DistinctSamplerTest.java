@@ -13,14 +13,18 @@ class DistinctSamplerTest {
     void drawsSortedDistinctValuesInRangeOnBothPaths() {
         DistinctSampler sampler = new DistinctSampler();
         SplittableRandom rng = new SplittableRandom(3);
-        int[][] cases = {{0, 0}, {0, 5}, {1, 1}, {3, 10}, {5, 10}, {6, 10}, {10, 10}, {999, 1000}, {200, 100_000}};
+        int[][] cases = {
+            {0, 0}, {0, 5}, {1, 1}, {3, 10}, {5, 10}, {6, 10}, {10, 10}, {999, 1000}, {200, 100_000}
+        };
         for (int[] c : cases) {
             int k = c[0];
             int m = c[1];
             int[] sample = sampler.sample(rng, k, m);
             for (int i = 0; i < k; i++) {
                 assertTrue(sample[i] >= 0 && sample[i] < m, "in range");
-                assertTrue(i == 0 || sample[i] > sample[i - 1], "ascending and distinct for k=" + k + ", m=" + m);
+                assertTrue(
+                        i == 0 || sample[i] > sample[i - 1],
+                        "ascending and distinct for k=" + k + ", m=" + m);
             }
         }
     }
@@ -49,6 +53,8 @@ class DistinctSamplerTest {
     @Test
     void rejectsImpossibleRequests() {
         DistinctSampler sampler = new DistinctSampler();
-        assertThrows(IllegalArgumentException.class, () -> sampler.sample(new SplittableRandom(1), 4, 3));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> sampler.sample(new SplittableRandom(1), 4, 3));
     }
 }

@@ -15,29 +15,33 @@ public final class Directories {
     private Directories() {}
 
     /**
-     * Deletes {@code dir} and everything below it; a missing directory is fine, and so are files that
-     * vanish meanwhile (Flink discards a finished job's checkpoints asynchronously).
+     * Deletes {@code dir} and everything below it; a missing directory is fine, and so are files
+     * that vanish meanwhile (Flink discards a finished job's checkpoints asynchronously).
      */
     public static void deleteRecursively(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
         }
-        Files.walkFileTree(dir, new VanishingFilesVisitor() {
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
-                Files.deleteIfExists(file);
-                return FileVisitResult.CONTINUE;
-            }
+        Files.walkFileTree(
+                dir,
+                new VanishingFilesVisitor() {
+                    @Override
+                    public FileVisitResult visitFile(Path file, BasicFileAttributes attributes)
+                            throws IOException {
+                        Files.deleteIfExists(file);
+                        return FileVisitResult.CONTINUE;
+                    }
 
-            @Override
-            public FileVisitResult postVisitDirectory(Path directory, IOException e) throws IOException {
-                if (e != null && !(e instanceof NoSuchFileException)) {
-                    throw e;
-                }
-                Files.deleteIfExists(directory);
-                return FileVisitResult.CONTINUE;
-            }
-        });
+                    @Override
+                    public FileVisitResult postVisitDirectory(Path directory, IOException e)
+                            throws IOException {
+                        if (e != null && !(e instanceof NoSuchFileException)) {
+                            throw e;
+                        }
+                        Files.deleteIfExists(directory);
+                        return FileVisitResult.CONTINUE;
+                    }
+                });
     }
 
     /**
@@ -46,15 +50,17 @@ public final class Directories {
      */
     public static long bytesOf(Path dir, Predicate<Path> counted) throws IOException {
         long[] bytes = {0};
-        Files.walkFileTree(dir, new VanishingFilesVisitor() {
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-                if (attributes.isRegularFile() && counted.test(file)) {
-                    bytes[0] += attributes.size();
-                }
-                return FileVisitResult.CONTINUE;
-            }
-        });
+        Files.walkFileTree(
+                dir,
+                new VanishingFilesVisitor() {
+                    @Override
+                    public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+                        if (attributes.isRegularFile() && counted.test(file)) {
+                            bytes[0] += attributes.size();
+                        }
+                        return FileVisitResult.CONTINUE;
+                    }
+                });
         return bytes[0];
     }
 

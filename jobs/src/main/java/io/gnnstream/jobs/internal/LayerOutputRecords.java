@@ -21,24 +21,30 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The channel that carries inference rounds' layer outputs from the trainer ranks to the
- * GraphStore through a Kafka topic (docs/design.md, "Evaluation"): records are
- * {@link GraphStoreInput}s holding {@code LayerOutputs}, in {@link GraphStoreInputSerializer}'s
- * versioned format, keyed by the route they go to. The topic absorbs what the GraphStore has not
- * read yet, so a rank never waits for the GraphStore, which may itself be waiting to send the rank
- * feature parts; records left in the topic at a failure are read again after the restore (the
- * source's offsets are in the checkpoint), and writing an output twice stores the same row.
+ * The channel that carries inference rounds' layer outputs from the trainer ranks to the GraphStore
+ * through a Kafka topic (docs/design.md, "Evaluation"): records are {@link GraphStoreInput}s
+ * holding {@code LayerOutputs}, in {@link GraphStoreInputSerializer}'s versioned format, keyed by
+ * the route they go to. The topic absorbs what the GraphStore has not read yet, so a rank never
+ * waits for the GraphStore, which may itself be waiting to send the rank feature parts; records
+ * left in the topic at a failure are read again after the restore (the source's offsets are in the
+ * checkpoint), and writing an output twice stores the same row.
  */
 public final class LayerOutputRecords {
 
     private static final Logger LOG = LoggerFactory.getLogger(LayerOutputRecords.class);
 
     /**
-     * Configs of the topic: records are needed until the GraphStore has read them, seconds after they
-     * were written, so old segments go after a quarter of an hour.
+     * Configs of the topic: records are needed until the GraphStore has read them, seconds after
+     * they were written, so old segments go after a quarter of an hour.
      */
-    public static final Map<String, String> TOPIC_CONFIGS = Map.of("retention.ms", "900000", "segment.ms", "60000",
-            "segment.bytes", Integer.toString(64 << 20));
+    public static final Map<String, String> TOPIC_CONFIGS =
+            Map.of(
+                    "retention.ms",
+                    "900000",
+                    "segment.ms",
+                    "60000",
+                    "segment.bytes",
+                    Integer.toString(64 << 20));
 
     private LayerOutputRecords() {}
 
@@ -54,7 +60,8 @@ public final class LayerOutputRecords {
     }
 
     /** The GraphStore's side, from the earliest offsets of a fresh job. */
-    public static KafkaSource<GraphStoreInput> source(String bootstrapServers, String topic, String groupId) {
+    public static KafkaSource<GraphStoreInput> source(
+            String bootstrapServers, String topic, String groupId) {
         return KafkaSource.<GraphStoreInput>builder()
                 .setBootstrapServers(bootstrapServers)
                 .setTopics(topic)
@@ -75,18 +82,24 @@ public final class LayerOutputRecords {
         }
 
         @Override
-        public ProducerRecord<byte[], byte[]> serialize(GraphStoreInput input, KafkaSinkContext context, Long timestamp) {
+        public ProducerRecord<byte[], byte[]> serialize(
+                GraphStoreInput input, KafkaSinkContext context, Long timestamp) {
             if (input.outputs == null) {
                 throw new IllegalArgumentException("only layer outputs travel on " + topic);
             }
-            DataOutputSerializer out = new DataOutputSerializer(input.outputs.values.length * Float.BYTES + 256);
+            DataOutputSerializer out =
+                    new DataOutputSerializer(input.outputs.values.length * Float.BYTES + 256);
             try {
                 GraphStoreInputSerializer.INSTANCE.serialize(input, out);
             } catch (IOException e) {
                 throw new IllegalStateException("cannot serialize " + input.outputs, e);
             }
-            return new ProducerRecord<>(topic, null, timestamp,
-                    Integer.toString(input.outputs.route).getBytes(StandardCharsets.UTF_8), out.getCopyOfBuffer());
+            return new ProducerRecord<>(
+                    topic,
+                    null,
+                    timestamp,
+                    Integer.toString(input.outputs.route).getBytes(StandardCharsets.UTF_8),
+                    out.getCopyOfBuffer());
         }
     }
 
@@ -94,21 +107,30 @@ public final class LayerOutputRecords {
         private static final long serialVersionUID = 1L;
 
         @Override
-        public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<GraphStoreInput> out) {
+        public void deserialize(
+                ConsumerRecord<byte[], byte[]> record, Collector<GraphStoreInput> out) {
             try {
-                GraphStoreInput input = GraphStoreInputSerializer.INSTANCE.deserialize(
-                        new DataInputDeserializer(record.value()));
+                GraphStoreInput input =
+                        GraphStoreInputSerializer.INSTANCE.deserialize(
+                                new DataInputDeserializer(record.value()));
                 if (input.outputs != null) {
                     out.collect(input);
                     return;
                 }
             } catch (IOException | RuntimeException e) {
-                LOG.warn("skipped an unreadable record at offset {} of {}-{}: {}", record.offset(), record.topic(),
-                        record.partition(), e.toString());
+                LOG.warn(
+                        "skipped an unreadable record at offset {} of {}-{}: {}",
+                        record.offset(),
+                        record.topic(),
+                        record.partition(),
+                        e.toString());
                 return;
             }
-            LOG.warn("skipped a record at offset {} of {}-{} that holds no layer outputs", record.offset(),
-                    record.topic(), record.partition());
+            LOG.warn(
+                    "skipped a record at offset {} of {}-{} that holds no layer outputs",
+                    record.offset(),
+                    record.topic(),
+                    record.partition());
         }
 
         @Override

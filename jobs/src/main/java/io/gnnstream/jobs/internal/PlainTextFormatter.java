@@ -18,7 +18,11 @@ public final class PlainTextFormatter extends Formatter {
     }
 
     @Override
-    protected void formatText(StringBuilder out, String format, String[] elements, EnumSet<TextElement.TextStyle> styles) {
+    protected void formatText(
+            StringBuilder out,
+            String format,
+            String[] elements,
+            EnumSet<TextElement.TextStyle> styles) {
         out.append(String.format(format, (Object[]) elements));
     }
 

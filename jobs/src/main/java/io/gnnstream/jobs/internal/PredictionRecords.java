@@ -26,7 +26,11 @@ public final class PredictionRecords implements KafkaRecordSerializationSchema<P
 
     /** The JSON line of a prediction. */
     public static String toJson(Prediction p) {
-        ObjectNode line = JSON.createObjectNode().put("id", p.vertex).put("step", p.step).put("label", p.label);
+        ObjectNode line =
+                JSON.createObjectNode()
+                        .put("id", p.vertex)
+                        .put("step", p.step)
+                        .put("label", p.label);
         ArrayNode probs = line.putArray("probs");
         for (float v : p.probs) {
             probs.add(v);
@@ -41,8 +45,11 @@ public final class PredictionRecords implements KafkaRecordSerializationSchema<P
     }
 
     @Override
-    public ProducerRecord<byte[], byte[]> serialize(Prediction p, KafkaSinkContext context, Long timestamp) {
-        return new ProducerRecord<>(topic, Long.toString(p.vertex).getBytes(StandardCharsets.UTF_8),
+    public ProducerRecord<byte[], byte[]> serialize(
+            Prediction p, KafkaSinkContext context, Long timestamp) {
+        return new ProducerRecord<>(
+                topic,
+                Long.toString(p.vertex).getBytes(StandardCharsets.UTF_8),
                 toJson(p).getBytes(StandardCharsets.UTF_8));
     }
 }

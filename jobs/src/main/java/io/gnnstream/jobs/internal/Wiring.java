@@ -2,12 +2,12 @@ package io.gnnstream.jobs.internal;
 
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.GradientChunk;
-import io.gnnstream.operators.messages.MiniBatchPart;
-import io.gnnstream.operators.messages.Prediction;
-import io.gnnstream.operators.messages.PredictionBatch;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
+import io.gnnstream.operators.messages.MiniBatchPart;
+import io.gnnstream.operators.messages.Prediction;
+import io.gnnstream.operators.messages.PredictionBatch;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexPartitioner;
@@ -15,9 +15,9 @@ import io.gnnstream.state.records.NodeUpdate;
 import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.util.Collector;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.util.Collector;
 
 /** Key selectors and adapters that wire the topology; named classes keep their types explicit. */
 public final class Wiring {
@@ -47,7 +47,9 @@ public final class Wiring {
             if (input.outputs != null) {
                 return VertexKey.anchor(input.outputs.route);
             }
-            return input.replica != null ? input.replica.key() : VertexKey.anchor(input.requests[0].route);
+            return input.replica != null
+                    ? input.replica.key()
+                    : VertexKey.anchor(input.requests[0].route);
         }
     }
 
@@ -116,8 +118,8 @@ public final class Wiring {
 
     /**
      * Keys that reach chosen subtasks: {@code keyOf(i)} is the smallest non-negative integer that
-     * Flink's key-group assignment sends to subtask {@code i} of {@code parallelism} (at
-     * {@code maxParallelism}). Keyed edges route by it where a custom partitioner would do: Flink
+     * Flink's key-group assignment sends to subtask {@code i} of {@code parallelism} (at {@code
+     * maxParallelism}). Keyed edges route by it where a custom partitioner would do: Flink
      * checkpoints custom-partitioned edges aligned, and an aligned barrier that blocks a channel of
      * a loop deadlocks the loop.
      */
@@ -130,7 +132,9 @@ public final class Wiring {
             java.util.Arrays.fill(keys, -1);
             int found = 0;
             for (int k = 0; found < parallelism; k++) {
-                int subtask = KeyGroupRangeAssignment.assignKeyToParallelOperator(k, maxParallelism, parallelism);
+                int subtask =
+                        KeyGroupRangeAssignment.assignKeyToParallelOperator(
+                                k, maxParallelism, parallelism);
                 if (keys[subtask] < 0) {
                     keys[subtask] = k;
                     found++;
@@ -191,7 +195,9 @@ public final class Wiring {
         }
     }
 
-    /** Passes records on unchanged: changes a stream's parallelism where a feedback edge needs it. */
+    /**
+     * Passes records on unchanged: changes a stream's parallelism where a feedback edge needs it.
+     */
     public static final class Identity<T> implements MapFunction<T, T> {
         private static final long serialVersionUID = 1L;
 
@@ -202,7 +208,8 @@ public final class Wiring {
     }
 
     /** One prediction per vertex from the trainer's per-block records. */
-    public static final class SplitPredictions implements FlatMapFunction<PredictionBatch, Prediction> {
+    public static final class SplitPredictions
+            implements FlatMapFunction<PredictionBatch, Prediction> {
         private static final long serialVersionUID = 1L;
 
         @Override

@@ -33,8 +33,9 @@ import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestartStrategyOptions;
 
 /**
- * The run behind a committed migration savepoint ({@code src/test/resources/migration/savepoint-v<N>/}):
- * the graph, the job options and the file that records them. A committed savepoint directory holds
+ * The run behind a committed migration savepoint ({@code
+ * src/test/resources/migration/savepoint-v<N>/}): the graph, the job options and the file that
+ * records them. A committed savepoint directory holds
  *
  * <ul>
  *   <li>{@code dataset/}: the graph's {@code nodes.jsonl} and {@code edges.csv}, produced into the
@@ -54,16 +55,20 @@ public final class MigrationScenario {
     public static final String TOPIC_PARTITIONS = "topics.partitions";
     public static final String NODES = "dataset.nodes";
     public static final String EDGES = "dataset.edges";
+
     /** Per trainer rank, comma-separated: the optimizer updates its model state holds. */
     public static final String STEPS = "savepoint.steps";
+
     /** The step of the last metrics line the writer saw before it triggered the savepoint. */
     public static final String LAST_LINE_STEP = "savepoint.last-line-step";
+
     public static final String LAST_LINE_LOSS = "savepoint.last-line-loss";
     public static final String FIRST_LINE_LOSS = "run.first-line-loss";
     public static final String OPTION_PREFIX = "option.";
 
     /** Savepoint is triggered once a metrics line reports this step or a later one. */
     static final long SAVEPOINT_AFTER_STEP = 60;
+
     static final long MAX_STEPS = 120;
     static final int PARALLELISM_VALUE = 2;
     static final int TOPIC_PARTITIONS_VALUE = 2;
@@ -72,13 +77,19 @@ public final class MigrationScenario {
 
     /** The small synthetic graph a new savepoint is written with. */
     static SyntheticGraphOptions graph() {
-        return SyntheticGraphOptions.builder().vertices(300).avgDegree(5).features(16).classes(4)
-                .splits(0.4, 0.2, 0.3).seed(7).build();
+        return SyntheticGraphOptions.builder()
+                .vertices(300)
+                .avgDegree(5)
+                .features(16)
+                .classes(4)
+                .splits(0.4, 0.2, 0.3)
+                .seed(7)
+                .build();
     }
 
     /**
-     * The options a new savepoint is written with (the restoring test reads them back from
-     * {@value #PROPERTIES}): two trainer ranks, training once the whole graph is in.
+     * The options a new savepoint is written with (the restoring test reads them back from {@value
+     * #PROPERTIES}): two trainer ranks, training once the whole graph is in.
      */
     static Configuration options(DatasetInfo dataset) {
         Configuration conf = new Configuration();
@@ -108,7 +119,8 @@ public final class MigrationScenario {
      * The job's configuration: the recorded options, the broker, a checkpoint directory and no
      * restarts (a restore failure fails the job at once), with {@link JobDefaults}.
      */
-    public static Configuration jobConfiguration(Properties recorded, String bootstrapServers, Path checkpoints) {
+    public static Configuration jobConfiguration(
+            Properties recorded, String bootstrapServers, Path checkpoints) {
         Map<String, String> options = new TreeMap<>();
         for (String key : recorded.stringPropertyNames()) {
             if (key.startsWith(OPTION_PREFIX)) {
@@ -127,7 +139,8 @@ public final class MigrationScenario {
      * Creates the input topics with {@code partitions} partitions and the job's output topics, and
      * produces the dataset into the input topics in file order; returns the records produced.
      */
-    public static DatasetLoader.Result load(String bootstrapServers, Configuration conf, int partitions, Path dataset)
+    public static DatasetLoader.Result load(
+            String bootstrapServers, Configuration conf, int partitions, Path dataset)
             throws IOException {
         String edges = KafkaOptions.edgesTopic(conf);
         String nodes = KafkaOptions.nodesTopic(conf);
@@ -139,8 +152,11 @@ public final class MigrationScenario {
     /** The labels of the committed savepoints, in label order. */
     public static List<String> committedLabels() throws IOException {
         try (Stream<Path> dirs = Files.list(migrationRoot())) {
-            return dirs.map(d -> d.getFileName().toString()).filter(n -> n.startsWith("savepoint-v"))
-                    .map(n -> n.substring("savepoint-v".length())).sorted().collect(Collectors.toList());
+            return dirs.map(d -> d.getFileName().toString())
+                    .filter(n -> n.startsWith("savepoint-v"))
+                    .map(n -> n.substring("savepoint-v".length()))
+                    .sorted()
+                    .collect(Collectors.toList());
         }
     }
 
@@ -170,17 +186,23 @@ public final class MigrationScenario {
     }
 
     static void writeProperties(Path dir, Properties p, String comment) throws IOException {
-        try (Writer out = Files.newBufferedWriter(dir.resolve(PROPERTIES), StandardCharsets.ISO_8859_1)) {
+        try (Writer out =
+                Files.newBufferedWriter(dir.resolve(PROPERTIES), StandardCharsets.ISO_8859_1)) {
             // Sorted keys, so that a new savepoint's file diffs cleanly against an older one.
-            Properties sorted = new Properties() {
-                @Override
-                public synchronized java.util.Set<Map.Entry<Object, Object>> entrySet() {
-                    java.util.Set<Map.Entry<Object, Object>> entries = new java.util.TreeSet<>(
-                            (a, b) -> a.getKey().toString().compareTo(b.getKey().toString()));
-                    entries.addAll(super.entrySet());
-                    return entries;
-                }
-            };
+            Properties sorted =
+                    new Properties() {
+                        @Override
+                        public synchronized java.util.Set<Map.Entry<Object, Object>> entrySet() {
+                            java.util.Set<Map.Entry<Object, Object>> entries =
+                                    new java.util.TreeSet<>(
+                                            (a, b) ->
+                                                    a.getKey()
+                                                            .toString()
+                                                            .compareTo(b.getKey().toString()));
+                            entries.addAll(super.entrySet());
+                            return entries;
+                        }
+                    };
             sorted.putAll(p);
             sorted.store(out, comment);
         }
@@ -188,6 +210,9 @@ public final class MigrationScenario {
 
     /** The per-rank steps of {@value #STEPS}. */
     public static long[] steps(Properties p) {
-        return Arrays.stream(p.getProperty(STEPS).split(",")).map(String::trim).mapToLong(Long::parseLong).toArray();
+        return Arrays.stream(p.getProperty(STEPS).split(","))
+                .map(String::trim)
+                .mapToLong(Long::parseLong)
+                .toArray();
     }
 }

@@ -17,10 +17,10 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
  * Checks the serializer snapshots of state: none is Kryo's or Java serialization's, each
- * round-trips through {@link TypeSerializerSnapshot#writeVersionedSnapshot} and
- * {@link TypeSerializerSnapshot#readVersionedSnapshot} and restores a serializer, and each is
- * compatible with the serializer this build would use: a POJO's with the serializer of its class
- * today (generic types disabled, as in the job), any other with the serializer it restores. Nested
+ * round-trips through {@link TypeSerializerSnapshot#writeVersionedSnapshot} and {@link
+ * TypeSerializerSnapshot#readVersionedSnapshot} and restores a serializer, and each is compatible
+ * with the serializer this build would use: a POJO's with the serializer of its class today
+ * (generic types disabled, as in the job), any other with the serializer it restores. Nested
  * snapshots of composite serializers are checked the same way.
  */
 public final class StateAudit {
@@ -39,7 +39,8 @@ public final class StateAudit {
      * nothing is. With {@code asIs}, a POJO that needs a migration (fields added or removed) counts
      * as a problem too.
      */
-    public static List<String> problems(SavepointContents savepoint, boolean asIs) throws IOException {
+    public static List<String> problems(SavepointContents savepoint, boolean asIs)
+            throws IOException {
         List<String> problems = new ArrayList<>();
         for (SavepointContents.State state : savepoint.states()) {
             for (Map.Entry<String, TypeSerializerSnapshot<?>> e : state.serializers().entrySet()) {
@@ -50,7 +51,8 @@ public final class StateAudit {
     }
 
     /** Adds what is wrong with {@code snapshot} (and its nested snapshots) to {@code problems}. */
-    public static void check(String where, TypeSerializerSnapshot<?> snapshot, boolean asIs, List<String> problems) {
+    public static void check(
+            String where, TypeSerializerSnapshot<?> snapshot, boolean asIs, List<String> problems) {
         String type = snapshot.getClass().getName();
         if (type.contains("Kryo") || type.contains("JavaSerializer")) {
             problems.add(where + ": " + type + " is not a versioned, evolvable format");
@@ -64,7 +66,13 @@ public final class StateAudit {
             copy.restoreSerializer();
             TypeSerializerSchemaCompatibility<?> compatibility = compatibility(snapshot);
             if (compatibility.isIncompatible() || asIs && !compatibility.isCompatibleAsIs()) {
-                problems.add(where + ": " + type + " is " + compatibility + " with this build's serializer");
+                problems.add(
+                        where
+                                + ": "
+                                + type
+                                + " is "
+                                + compatibility
+                                + " with this build's serializer");
             }
         } catch (Exception | LinkageError e) {
             problems.add(where + ": " + type + " cannot be read or restored: " + e);
@@ -78,16 +86,21 @@ public final class StateAudit {
         }
     }
 
-    /** The snapshot written and read back as a checkpoint holds it (class name, version, contents). */
-    public static <T> TypeSerializerSnapshot<T> roundTrip(TypeSerializerSnapshot<T> snapshot) throws IOException {
+    /**
+     * The snapshot written and read back as a checkpoint holds it (class name, version, contents).
+     */
+    public static <T> TypeSerializerSnapshot<T> roundTrip(TypeSerializerSnapshot<T> snapshot)
+            throws IOException {
         DataOutputSerializer out = new DataOutputSerializer(256);
         TypeSerializerSnapshot.writeVersionedSnapshot(out, snapshot);
-        return TypeSerializerSnapshot.readVersionedSnapshot(new DataInputDeserializer(out.getCopyOfBuffer()),
+        return TypeSerializerSnapshot.readVersionedSnapshot(
+                new DataInputDeserializer(out.getCopyOfBuffer()),
                 StateAudit.class.getClassLoader());
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static TypeSerializerSchemaCompatibility<?> compatibility(TypeSerializerSnapshot snapshot) {
+    private static TypeSerializerSchemaCompatibility<?> compatibility(
+            TypeSerializerSnapshot snapshot) {
         TypeSerializer current;
         if (snapshot instanceof PojoSerializerSnapshot) {
             Class<?> type = snapshot.restoreSerializer().createInstance().getClass();

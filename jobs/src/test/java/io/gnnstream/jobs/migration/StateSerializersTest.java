@@ -47,29 +47,33 @@ import org.junit.jupiter.params.provider.MethodSource;
  * operator has a serializer with a versioned snapshot that a later build can read and evolve.
  *
  * <ul>
- *   <li>The POJO state types are Flink POJOs all the way down (no field falls back to
- *       {@link GenericTypeInfo}, i.e. Kryo), so {@code PojoSerializerSnapshot} covers them and lets
- *       fields be added and removed.
+ *   <li>The POJO state types are Flink POJOs all the way down (no field falls back to {@link
+ *       GenericTypeInfo}, i.e. Kryo), so {@code PojoSerializerSnapshot} covers them and lets fields
+ *       be added and removed.
  *   <li>The explicit serializers have {@link SimpleTypeSerializerSnapshot}s (their records carry a
  *       format version byte of their own).
  *   <li>Every state in every committed savepoint (operator, keyed and timer state, with key and
- *       namespace serializers) has a snapshot of neither Kryo nor Java serialization that this build
- *       reads and resolves as compatible.
+ *       namespace serializers) has a snapshot of neither Kryo nor Java serialization that this
+ *       build reads and resolves as compatible.
  * </ul>
  */
 class StateSerializersTest {
 
-    /** The types of the operators' POJO states ({@code TypeInformation.of} in their state descriptors). */
-    static final List<Class<?>> POJO_STATE_TYPES = List.of(
-            SchedulerState.class,
-            TrainerProgress.class,
-            ModelState.class,
-            PendingStep.class,
-            InferenceTableState.class,
-            BatchSpec.class,
-            GradientReducer.Entry.class,
-            MetricsMerger.State.class,
-            io.gnnstream.operators.TrainerReplica.class);
+    /**
+     * The types of the operators' POJO states ({@code TypeInformation.of} in their state
+     * descriptors).
+     */
+    static final List<Class<?>> POJO_STATE_TYPES =
+            List.of(
+                    SchedulerState.class,
+                    TrainerProgress.class,
+                    ModelState.class,
+                    PendingStep.class,
+                    InferenceTableState.class,
+                    BatchSpec.class,
+                    GradientReducer.Entry.class,
+                    MetricsMerger.State.class,
+                    io.gnnstream.operators.TrainerReplica.class);
 
     /** The explicit serializers of state and of the keys of keyed state. */
     static List<TypeSerializer<?>> explicitSerializers() {
@@ -82,14 +86,25 @@ class StateSerializersTest {
     }
 
     /** States each committed savepoint must hold: one or more of every operator with state. */
-    static final Set<String> EXPECTED_STATES = Set.of(
-            "scheduler",
-            "model", "progress", "buffered-batches", "partial-batches", "pending-step", "inference-tables",
-            "reducer-contributions", "reducer-sums",
-            "metrics-merger",
-            "batch-spec", "batch-attempt",
-            "vertex-attributes", "partition-stats", "adj-tail", "adj-blocks",
-            "SourceReaderState");
+    static final Set<String> EXPECTED_STATES =
+            Set.of(
+                    "scheduler",
+                    "model",
+                    "progress",
+                    "buffered-batches",
+                    "partial-batches",
+                    "pending-step",
+                    "inference-tables",
+                    "reducer-contributions",
+                    "reducer-sums",
+                    "metrics-merger",
+                    "batch-spec",
+                    "batch-attempt",
+                    "vertex-attributes",
+                    "partition-stats",
+                    "adj-tail",
+                    "adj-blocks",
+                    "SourceReaderState");
 
     static Stream<String> committedSavepoints() throws IOException {
         return MigrationScenario.committedLabels().stream();
@@ -112,7 +127,8 @@ class StateSerializersTest {
     void explicitSerializersHaveVersionedSimpleSnapshots() throws Exception {
         for (TypeSerializer<?> serializer : explicitSerializers()) {
             String name = serializer.getClass().getSimpleName();
-            assertInstanceOf(SimpleTypeSerializerSnapshot.class, serializer.snapshotConfiguration(), name);
+            assertInstanceOf(
+                    SimpleTypeSerializerSnapshot.class, serializer.snapshotConfiguration(), name);
             checkSnapshot(name, serializer);
             assertSame(serializer, serializer.snapshotConfiguration().restoreSerializer(), name);
         }
@@ -120,17 +136,31 @@ class StateSerializersTest {
 
     @ParameterizedTest(name = "savepoint-v{0}")
     @MethodSource("committedSavepoints")
-    void everyStateOfACommittedSavepointHasAVersionedCompatibleSerializer(String label) throws Exception {
+    void everyStateOfACommittedSavepointHasAVersionedCompatibleSerializer(String label)
+            throws Exception {
         Path dir = MigrationScenario.committed(label).resolve(MigrationScenario.SAVEPOINT);
         SavepointContents savepoint = SavepointContents.read(dir);
         List<SavepointContents.State> states = savepoint.states();
         for (SavepointContents.State s : states) {
-            System.out.println(s + " " + s.serializers().entrySet().stream()
-                    .map(e -> e.getKey() + "=" + e.getValue().getClass().getSimpleName())
-                    .collect(Collectors.joining(", ")));
+            System.out.println(
+                    s
+                            + " "
+                            + s.serializers().entrySet().stream()
+                                    .map(
+                                            e ->
+                                                    e.getKey()
+                                                            + "="
+                                                            + e.getValue()
+                                                                    .getClass()
+                                                                    .getSimpleName())
+                                    .collect(Collectors.joining(", ")));
         }
-        Set<String> names = states.stream().map(SavepointContents.State::name).collect(Collectors.toCollection(TreeSet::new));
-        assertTrue(names.containsAll(EXPECTED_STATES), "savepoint-v" + label + " holds only " + names);
+        Set<String> names =
+                states.stream()
+                        .map(SavepointContents.State::name)
+                        .collect(Collectors.toCollection(TreeSet::new));
+        assertTrue(
+                names.containsAll(EXPECTED_STATES), "savepoint-v" + label + " holds only " + names);
         List<String> problems = StateAudit.problems(savepoint, false);
         assertTrue(problems.isEmpty(), String.join("\n", problems));
     }
@@ -138,8 +168,11 @@ class StateSerializersTest {
     /** The audit itself: a Kryo snapshot and a POJO with a generic field are caught. */
     @Test
     void auditRejectsKryoAndGenericFields() {
-        TypeSerializer<?> kryo = new GenericTypeInfo<>(Object.class).createSerializer(new org.apache.flink.api.common.ExecutionConfig()
-                .getSerializerConfig());
+        TypeSerializer<?> kryo =
+                new GenericTypeInfo<>(Object.class)
+                        .createSerializer(
+                                new org.apache.flink.api.common.ExecutionConfig()
+                                        .getSerializerConfig());
         List<String> problems = new ArrayList<>();
         StateAudit.check("kryo", kryo.snapshotConfiguration(), false, problems);
         assertEquals(1, problems.size(), problems.toString());
@@ -161,7 +194,10 @@ class StateSerializersTest {
             found.add(path + ": " + info);
         } else if (info instanceof CompositeType<?> composite) {
             for (int i = 0; i < composite.getArity(); i++) {
-                String field = info instanceof PojoTypeInfo<?> pojo ? pojo.getPojoFieldAt(i).getField().getName() : "" + i;
+                String field =
+                        info instanceof PojoTypeInfo<?> pojo
+                                ? pojo.getPojoFieldAt(i).getField().getName()
+                                : "" + i;
                 genericParts(path + "." + field, composite.getTypeAt(i), found);
             }
         } else if (info instanceof ObjectArrayTypeInfo<?, ?> array) {
@@ -174,7 +210,8 @@ class StateSerializersTest {
         }
     }
 
-    private static void checkSnapshot(String name, TypeSerializer<?> serializer) throws IOException {
+    private static void checkSnapshot(String name, TypeSerializer<?> serializer)
+            throws IOException {
         TypeSerializerSnapshot<?> snapshot = serializer.snapshotConfiguration();
         List<String> problems = new ArrayList<>();
         StateAudit.check(name, snapshot, true, problems);

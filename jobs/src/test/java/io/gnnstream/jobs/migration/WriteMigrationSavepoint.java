@@ -3,7 +3,6 @@ package io.gnnstream.jobs.migration;
 import static io.gnnstream.jobs.migration.MigrationScenario.DATASET;
 import static io.gnnstream.jobs.migration.MigrationScenario.SAVEPOINT;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.gnnstream.connectors.DatasetInfo;
 import io.gnnstream.connectors.DatasetLoader;
 import io.gnnstream.connectors.LocalKafkaBroker;
@@ -36,10 +35,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.util.TestStreamEnvironment;
 
 /**
- * Writes a new committed migration savepoint, {@code jobs/src/test/resources/migration/savepoint-v<label>/},
- * which {@link SavepointMigrationITCase} then restores with every later build. Run it by hand, from
- * the repository root, only when the state format changes on purpose (older savepoints stay and
- * keep being tested):
+ * Writes a new committed migration savepoint, {@code
+ * jobs/src/test/resources/migration/savepoint-v<label>/}, which {@link SavepointMigrationITCase}
+ * then restores with every later build. Run it by hand, from the repository root, only when the
+ * state format changes on purpose (older savepoints stay and keep being tested):
  *
  * <pre>
  * mvn -B -o package -pl jobs -am -DskipTests dependency:build-classpath \
@@ -53,9 +52,9 @@ import org.apache.flink.streaming.util.TestStreamEnvironment;
  *     io.gnnstream.jobs.migration.WriteMigrationSavepoint 0.2
  * </pre>
  *
- * It writes a small synthetic graph ({@link MigrationScenario#graph()}), starts a local Kafka broker
- * and produces the graph into the input topics, runs the real topology ({@link TrainingJob}) with
- * two trainer ranks at parallelism 2 on a MiniCluster, triggers a canonical savepoint once a
+ * It writes a small synthetic graph ({@link MigrationScenario#graph()}), starts a local Kafka
+ * broker and produces the graph into the input topics, runs the real topology ({@link TrainingJob})
+ * with two trainer ranks at parallelism 2 on a MiniCluster, triggers a canonical savepoint once a
  * metrics line reports step {@value MigrationScenario#SAVEPOINT_AFTER_STEP} or later, cancels the
  * job (a job with iterations does not stop by itself), and moves the dataset, the savepoint and
  * {@value MigrationScenario#PROPERTIES} (options, totals, the ranks' steps read from the savepoint)
@@ -65,7 +64,10 @@ public final class WriteMigrationSavepoint {
 
     private WriteMigrationSavepoint() {}
 
-    /** Arguments: the new label (e.g. {@code 0.2}) and, optionally, the repository root (default: the working directory). */
+    /**
+     * Arguments: the new label (e.g. {@code 0.2}) and, optionally, the repository root (default:
+     * the working directory).
+     */
     public static void main(String[] args) {
         try {
             write(args);
@@ -84,22 +86,45 @@ public final class WriteMigrationSavepoint {
         }
         String label = args[0];
         Path root = (args.length > 1 ? Path.of(args[1]) : Path.of("")).toAbsolutePath();
-        Path target = root.resolve(Path.of("jobs", "src", "test", "resources", "migration", "savepoint-v" + label));
+        Path target =
+                root.resolve(
+                        Path.of(
+                                "jobs",
+                                "src",
+                                "test",
+                                "resources",
+                                "migration",
+                                "savepoint-v" + label));
         if (Files.exists(target)) {
-            throw new IllegalArgumentException(target + " exists: a committed savepoint is never rewritten, "
-                    + "choose a new label");
+            throw new IllegalArgumentException(
+                    target
+                            + " exists: a committed savepoint is never rewritten, "
+                            + "choose a new label");
         }
-        Path work = root.resolve(Path.of("jobs", "target", "migration-writer", label + "-" + System.currentTimeMillis()));
+        Path work =
+                root.resolve(
+                        Path.of(
+                                "jobs",
+                                "target",
+                                "migration-writer",
+                                label + "-" + System.currentTimeMillis()));
         Path staging = work.resolve("out");
         Files.createDirectories(staging);
 
-        new SyntheticGraph(MigrationScenario.graph()).progress(false).write(staging.resolve(DATASET));
+        new SyntheticGraph(MigrationScenario.graph())
+                .progress(false)
+                .write(staging.resolve(DATASET));
         DatasetInfo dataset = DatasetInfo.scan(staging.resolve(DATASET));
         Properties p = new Properties();
-        MigrationScenario.options(dataset).toMap()
+        MigrationScenario.options(dataset)
+                .toMap()
                 .forEach((k, v) -> p.setProperty(MigrationScenario.OPTION_PREFIX + k, v));
-        p.setProperty(MigrationScenario.PARALLELISM, Integer.toString(MigrationScenario.PARALLELISM_VALUE));
-        p.setProperty(MigrationScenario.TOPIC_PARTITIONS, Integer.toString(MigrationScenario.TOPIC_PARTITIONS_VALUE));
+        p.setProperty(
+                MigrationScenario.PARALLELISM,
+                Integer.toString(MigrationScenario.PARALLELISM_VALUE));
+        p.setProperty(
+                MigrationScenario.TOPIC_PARTITIONS,
+                Integer.toString(MigrationScenario.TOPIC_PARTITIONS_VALUE));
         p.setProperty(MigrationScenario.NODES, Long.toString(dataset.nodes()));
         p.setProperty(MigrationScenario.EDGES, Long.toString(dataset.edges()));
         p.setProperty("savepoint.label", label);
@@ -107,71 +132,112 @@ public final class WriteMigrationSavepoint {
         p.setProperty("flink.version", EnvironmentInformation.getVersion());
 
         String savepoint;
-        try (LocalKafkaBroker broker = LocalKafkaBroker.builder().workDir(work.resolve("kafka")).port(0).start()) {
-            Configuration conf = MigrationScenario.jobConfiguration(p, broker.bootstrapServers(), work.resolve("checkpoints"));
-            DatasetLoader.Result loaded = MigrationScenario.load(broker.bootstrapServers(), conf,
-                    MigrationScenario.TOPIC_PARTITIONS_VALUE, staging.resolve(DATASET));
+        try (LocalKafkaBroker broker =
+                LocalKafkaBroker.builder().workDir(work.resolve("kafka")).port(0).start()) {
+            Configuration conf =
+                    MigrationScenario.jobConfiguration(
+                            p, broker.bootstrapServers(), work.resolve("checkpoints"));
+            DatasetLoader.Result loaded =
+                    MigrationScenario.load(
+                            broker.bootstrapServers(),
+                            conf,
+                            MigrationScenario.TOPIC_PARTITIONS_VALUE,
+                            staging.resolve(DATASET));
             System.out.println("Produced " + loaded);
             savepoint = runUntilSavepoint(conf, work, p);
         }
 
         Path copy = staging.resolve(SAVEPOINT);
         copyTree(SavepointContents.localPath(savepoint), copy);
-        List<Long> steps = SavepointContents.read(copy).operatorStateValues("model").stream()
-                .map(m -> ((ModelState) m).step).collect(Collectors.toList());
+        List<Long> steps =
+                SavepointContents.read(copy).operatorStateValues("model").stream()
+                        .map(m -> ((ModelState) m).step)
+                        .collect(Collectors.toList());
         if (steps.size() != 2) {
-            throw new IllegalStateException("expected the model state of 2 trainer ranks, found " + steps);
+            throw new IllegalStateException(
+                    "expected the model state of 2 trainer ranks, found " + steps);
         }
-        p.setProperty(MigrationScenario.STEPS, steps.stream().map(String::valueOf).collect(Collectors.joining(",")));
-        MigrationScenario.writeProperties(staging, p, "Migration savepoint " + label
-                + " (written by io.gnnstream.jobs.migration.WriteMigrationSavepoint)");
+        p.setProperty(
+                MigrationScenario.STEPS,
+                steps.stream().map(String::valueOf).collect(Collectors.joining(",")));
+        MigrationScenario.writeProperties(
+                staging,
+                p,
+                "Migration savepoint "
+                        + label
+                        + " (written by io.gnnstream.jobs.migration.WriteMigrationSavepoint)");
 
         Files.createDirectories(target.getParent());
         Files.move(staging, target);
-        System.out.println("Wrote " + target + " (" + Directories.bytesOf(target, f -> true) + " bytes); ranks' steps "
-                + steps);
+        System.out.println(
+                "Wrote "
+                        + target
+                        + " ("
+                        + Directories.bytesOf(target, f -> true)
+                        + " bytes); ranks' steps "
+                        + steps);
         Directories.deleteRecursively(work);
     }
 
     /**
-     * Runs the job on a MiniCluster of its own until a training line of step
-     * {@value MigrationScenario#SAVEPOINT_AFTER_STEP} or later, triggers a canonical savepoint, then
-     * lets the runner cancel the job; records the metrics it saw and returns the savepoint's URI.
+     * Runs the job on a MiniCluster of its own until a training line of step {@value
+     * MigrationScenario#SAVEPOINT_AFTER_STEP} or later, triggers a canonical savepoint, then lets
+     * the runner cancel the job; records the metrics it saw and returns the savepoint's URI.
      */
-    private static String runUntilSavepoint(Configuration conf, Path work, Properties p) throws Exception {
+    private static String runUntilSavepoint(Configuration conf, Path work, Properties p)
+            throws Exception {
         int parallelism = MigrationScenario.PARALLELISM_VALUE;
         Configuration clusterConf = new Configuration();
         clusterConf.set(RestOptions.BIND_PORT, "0");
-        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
-                .setNumTaskManagers(1).setNumSlotsPerTaskManager(parallelism).setConfiguration(clusterConf)
-                .build());
+        MiniCluster cluster =
+                new MiniCluster(
+                        new MiniClusterConfiguration.Builder()
+                                .setNumTaskManagers(1)
+                                .setNumSlotsPerTaskManager(parallelism)
+                                .setConfiguration(clusterConf)
+                                .build());
         cluster.start();
         try {
             TestStreamEnvironment.setAsContext(cluster, parallelism);
-            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+            StreamExecutionEnvironment env =
+                    StreamExecutionEnvironment.getExecutionEnvironment(conf);
             env.setParallelism(parallelism);
             JobID[] job = new JobID[1];
             String[] savepoint = new String[1];
             String savepoints = work.resolve("savepoints").toAbsolutePath().toUri().toString();
-            new TrainingRunner(conf, new PrintStream(System.out, true, StandardCharsets.UTF_8), work.resolve("metrics.jsonl"))
+            new TrainingRunner(
+                            conf,
+                            new PrintStream(System.out, true, StandardCharsets.UTF_8),
+                            work.resolve("metrics.jsonl"))
                     .onSubmit(id -> job[0] = id)
-                    .run(env, Duration.ofMinutes(5), line -> {
-                        if (line.path("final").asBoolean(false)) {
-                            throw new IllegalStateException("training ended before the savepoint");
-                        }
-                        if (!(line.path("batches_per_s").asDouble() > 0)) {
-                            return false;
-                        }
-                        p.putIfAbsent(MigrationScenario.FIRST_LINE_LOSS, line.path("loss").asText());
-                        if (line.path("step").asLong() < MigrationScenario.SAVEPOINT_AFTER_STEP) {
-                            return false;
-                        }
-                        p.setProperty(MigrationScenario.LAST_LINE_STEP, line.path("step").asText());
-                        p.setProperty(MigrationScenario.LAST_LINE_LOSS, line.path("loss").asText());
-                        savepoint[0] = trigger(cluster, job[0], savepoints);
-                        System.out.println("Savepoint " + savepoint[0]);
-                        return true;
-                    });
+                    .run(
+                            env,
+                            Duration.ofMinutes(5),
+                            line -> {
+                                if (line.path("final").asBoolean(false)) {
+                                    throw new IllegalStateException(
+                                            "training ended before the savepoint");
+                                }
+                                if (!(line.path("batches_per_s").asDouble() > 0)) {
+                                    return false;
+                                }
+                                p.putIfAbsent(
+                                        MigrationScenario.FIRST_LINE_LOSS,
+                                        line.path("loss").asText());
+                                if (line.path("step").asLong()
+                                        < MigrationScenario.SAVEPOINT_AFTER_STEP) {
+                                    return false;
+                                }
+                                p.setProperty(
+                                        MigrationScenario.LAST_LINE_STEP,
+                                        line.path("step").asText());
+                                p.setProperty(
+                                        MigrationScenario.LAST_LINE_LOSS,
+                                        line.path("loss").asText());
+                                savepoint[0] = trigger(cluster, job[0], savepoints);
+                                System.out.println("Savepoint " + savepoint[0]);
+                                return true;
+                            });
             return savepoint[0];
         } finally {
             TestStreamEnvironment.unsetAsContext();
@@ -181,7 +247,8 @@ public final class WriteMigrationSavepoint {
 
     private static String trigger(MiniCluster cluster, JobID job, String dir) {
         try {
-            return cluster.triggerSavepoint(job, dir, false, SavepointFormatType.CANONICAL).get(3, TimeUnit.MINUTES);
+            return cluster.triggerSavepoint(job, dir, false, SavepointFormatType.CANONICAL)
+                    .get(3, TimeUnit.MINUTES);
         } catch (Exception e) {
             throw new IllegalStateException("savepoint failed: " + e, e);
         }
@@ -189,18 +256,19 @@ public final class WriteMigrationSavepoint {
 
     static void copyTree(Path from, Path to) throws IOException {
         try (Stream<Path> files = Files.walk(from)) {
-            files.forEach(f -> {
-                try {
-                    Path dest = to.resolve(from.relativize(f).toString());
-                    if (Files.isDirectory(f)) {
-                        Files.createDirectories(dest);
-                    } else {
-                        Files.copy(f, dest, StandardCopyOption.COPY_ATTRIBUTES);
-                    }
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
+            files.forEach(
+                    f -> {
+                        try {
+                            Path dest = to.resolve(from.relativize(f).toString());
+                            if (Files.isDirectory(f)) {
+                                Files.createDirectories(dest);
+                            } else {
+                                Files.copy(f, dest, StandardCopyOption.COPY_ATTRIBUTES);
+                            }
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    });
         }
     }
 }

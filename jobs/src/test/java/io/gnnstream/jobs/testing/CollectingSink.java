@@ -13,7 +13,8 @@ import org.apache.flink.api.connector.sink2.SinkWriter;
  */
 public final class CollectingSink<T> implements Sink<T> {
 
-    private static final Map<String, LinkedBlockingQueue<Object>> QUEUES = new ConcurrentHashMap<>();
+    private static final Map<String, LinkedBlockingQueue<Object>> QUEUES =
+            new ConcurrentHashMap<>();
 
     private final String name;
 

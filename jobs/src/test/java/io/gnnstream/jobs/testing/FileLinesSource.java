@@ -13,17 +13,20 @@ import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 
 /**
- * A bounded source of the lines of text files, as the Kafka sources would deliver them (one
- * {@link RawRecord} per line, the line number as its offset), so the job's topology runs without a
- * broker. The files are read when a reader opens, not shipped with the job graph.
+ * A bounded source of the lines of text files, as the Kafka sources would deliver them (one {@link
+ * RawRecord} per line, the line number as its offset), so the job's topology runs without a broker.
+ * The files are read when a reader opens, not shipped with the job graph.
  */
 public final class FileLinesSource {
 
     private FileLinesSource() {}
 
-    /** The lines of {@code files} in turn, then {@code extra} lines, under the topic name {@code topic}. */
-    public static DataGeneratorSource<RawRecord> of(String topic, List<Path> files, List<String> extra)
-            throws IOException {
+    /**
+     * The lines of {@code files} in turn, then {@code extra} lines, under the topic name {@code
+     * topic}.
+     */
+    public static DataGeneratorSource<RawRecord> of(
+            String topic, List<Path> files, List<String> extra) throws IOException {
         long count = extra.size();
         List<String> paths = new ArrayList<>();
         for (Path file : files) {
@@ -32,7 +35,9 @@ public final class FileLinesSource {
             }
             paths.add(file.toAbsolutePath().toString());
         }
-        return new DataGeneratorSource<>(new Lines(topic, paths, new ArrayList<>(extra)), count,
+        return new DataGeneratorSource<>(
+                new Lines(topic, paths, new ArrayList<>(extra)),
+                count,
                 TypeInformation.of(RawRecord.class));
     }
 

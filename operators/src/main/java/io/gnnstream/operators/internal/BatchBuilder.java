@@ -22,22 +22,21 @@ import java.util.Map;
  * <p>Hop {@code h} (1..L) samples the in-neighbours of every node within {@code h-1} hops and
  * fetches the features of the nodes first reached at hop {@code h-1}; a final fetch (hop L+1)
  * fetches the features of the nodes first reached at hop L. An inference block of layer 2 and up
- * fetches its sources' stored outputs of the layer before instead ({@link #layerInput}). A hop's requests go one per route (the
- * partitions one GraphStore subtask owns, named by the lowest of them), since every request costs a
- * record, a response and a feature part whatever its size. A hop
- * advances only when every route asked has answered; new nodes are numbered by walking
- * destinations in order and their sampled neighbours in order, so the result does not depend on
- * the order responses arrive.
- * Features never come back here: each request names the rows its feature vertices fill, and the
- * GraphStore sends them to the trainer as feature parts numbered in request order; the builder only
- * counts them for the batch's head. A route's vertices of one hop go out in requests of at most
- * {@code maxRequestVertices} vertices (numbered by {@link SampleRequest#part}), so that no single
- * request outgrows the loop's buffers. With halo replicas, a training batch's sampling requests
- * also name a neighbour part each: the GraphStore sends the features of the sampled neighbours it
- * holds locally to the trainer, addressed by vertex, and lists them in its response; a node first
- * reached at hop {@code h} and listed there is not fetched from its owner, and the head names the
- * rows filled that way. Duplicate or stale responses are ignored. No Flink types:
- * the operator owns timing and state.
+ * fetches its sources' stored outputs of the layer before instead ({@link #layerInput}). A hop's
+ * requests go one per route (the partitions one GraphStore subtask owns, named by the lowest of
+ * them), since every request costs a record, a response and a feature part whatever its size. A hop
+ * advances only when every route asked has answered; new nodes are numbered by walking destinations
+ * in order and their sampled neighbours in order, so the result does not depend on the order
+ * responses arrive. Features never come back here: each request names the rows its feature vertices
+ * fill, and the GraphStore sends them to the trainer as feature parts numbered in request order;
+ * the builder only counts them for the batch's head. A route's vertices of one hop go out in
+ * requests of at most {@code maxRequestVertices} vertices (numbered by {@link SampleRequest#part}),
+ * so that no single request outgrows the loop's buffers. With halo replicas, a training batch's
+ * sampling requests also name a neighbour part each: the GraphStore sends the features of the
+ * sampled neighbours it holds locally to the trainer, addressed by vertex, and lists them in its
+ * response; a node first reached at hop {@code h} and listed there is not fetched from its owner,
+ * and the head names the rows filled that way. Duplicate or stale responses are ignored. No Flink
+ * types: the operator owns timing and state.
  */
 public final class BatchBuilder {
 
@@ -45,8 +44,10 @@ public final class BatchBuilder {
     private final int[] fanouts;
     private final int featureDim;
     private int evalFanout = -1;
+
     /** See {@link #layerInput}: 0 for features. */
     private int layerInput;
+
     private int layerDim;
     private final VertexPartitioner partitioner;
     private final int[] routeOf;
@@ -56,8 +57,13 @@ public final class BatchBuilder {
 
     private long[] nodes;
     private int numNodes;
-    /** Vertex id to node number; a primitive map, since boxed lookups would be the assembler's main cost. */
+
+    /**
+     * Vertex id to node number; a primitive map, since boxed lookups would be the assembler's main
+     * cost.
+     */
     private final LongIntHashMap index;
+
     private final int[] nodeCounts;
     private final int[][] indptr;
     private final int[][] indices;
@@ -68,6 +74,7 @@ public final class BatchBuilder {
      * nodes whose features arrived that way ({@link #servedNodes}) are not fetched again.
      */
     private final boolean neighbourParts;
+
     private final LongHashSet servedThisHop = new LongHashSet();
     private final BitSet servedNodes = new BitSet();
 
@@ -76,6 +83,7 @@ public final class BatchBuilder {
     private long loopBytes;
     private long remoteLoopBytes;
     private int remoteLoopRequests;
+
     /** The route of the GraphStore subtask on the assembler's site; -1 when none is. */
     private int localRoute = -1;
 
@@ -91,23 +99,52 @@ public final class BatchBuilder {
      * {@code routeOf} maps each partition to its route, the lowest partition of the GraphStore
      * subtask owning it.
      */
-    public BatchBuilder(BatchSpec spec, int attempt, int[] fanouts, int featureDim, VertexPartitioner partitioner,
-            int[] routeOf, int maxRequestVertices, int expectedNodes) {
-        this(spec, attempt, fanouts, featureDim, partitioner, routeOf, maxRequestVertices, expectedNodes, false);
+    public BatchBuilder(
+            BatchSpec spec,
+            int attempt,
+            int[] fanouts,
+            int featureDim,
+            VertexPartitioner partitioner,
+            int[] routeOf,
+            int maxRequestVertices,
+            int expectedNodes) {
+        this(
+                spec,
+                attempt,
+                fanouts,
+                featureDim,
+                partitioner,
+                routeOf,
+                maxRequestVertices,
+                expectedNodes,
+                false);
     }
 
     /**
      * As above; with {@code halo}, a training batch takes the features of sampled neighbours from
      * the GraphStore subtasks that sampled them (see {@link SampleRequest#neighbourPart}).
      */
-    public BatchBuilder(BatchSpec spec, int attempt, int[] fanouts, int featureDim, VertexPartitioner partitioner,
-            int[] routeOf, int maxRequestVertices, int expectedNodes, boolean halo) {
+    public BatchBuilder(
+            BatchSpec spec,
+            int attempt,
+            int[] fanouts,
+            int featureDim,
+            VertexPartitioner partitioner,
+            int[] routeOf,
+            int maxRequestVertices,
+            int expectedNodes,
+            boolean halo) {
         if (maxRequestVertices < 1) {
-            throw new IllegalArgumentException("maxRequestVertices must be >= 1, got " + maxRequestVertices);
+            throw new IllegalArgumentException(
+                    "maxRequestVertices must be >= 1, got " + maxRequestVertices);
         }
         if (routeOf.length != partitioner.numPartitions()) {
-            throw new IllegalArgumentException("routeOf has " + routeOf.length + " entries for "
-                    + partitioner.numPartitions() + " partitions");
+            throw new IllegalArgumentException(
+                    "routeOf has "
+                            + routeOf.length
+                            + " entries for "
+                            + partitioner.numPartitions()
+                            + " partitions");
         }
         this.routeOf = routeOf;
         int capacity = Math.max(16, Math.max(expectedNodes, spec.seeds.length));
@@ -131,8 +168,8 @@ public final class BatchBuilder {
     }
 
     /**
-     * The route of the GraphStore subtask of the assembler's own index: requests to other routes and
-     * their responses count as remote ({@link MiniBatch#remoteLoopBytes}).
+     * The route of the GraphStore subtask of the assembler's own index: requests to other routes
+     * and their responses count as remote ({@link MiniBatch#remoteLoopBytes}).
      */
     public BatchBuilder localRoute(int route) {
         this.localRoute = route;
@@ -161,7 +198,10 @@ public final class BatchBuilder {
         return beginHop(1);
     }
 
-    /** Requests of the current hop whose answers are still missing (for retries; counted as sent again). */
+    /**
+     * Requests of the current hop whose answers are still missing (for retries; counted as sent
+     * again).
+     */
     public List<SampleRequest> pending() {
         List<SampleRequest> out = new ArrayList<>();
         for (Map.Entry<RequestKey, SampleRequest> e : outstanding.entrySet()) {
@@ -186,21 +226,33 @@ public final class BatchBuilder {
 
     /** The serialized size of a request (its share of a bundle). */
     static long requestBytes(SampleRequest r) {
-        return 3L * Long.BYTES + 8L * Integer.BYTES + (long) Long.BYTES * r.sampleVertices.length
-                + (long) (Long.BYTES + Integer.BYTES) * r.featureVertices.length + 3L * Integer.BYTES;
+        return 3L * Long.BYTES
+                + 8L * Integer.BYTES
+                + (long) Long.BYTES * r.sampleVertices.length
+                + (long) (Long.BYTES + Integer.BYTES) * r.featureVertices.length
+                + 3L * Integer.BYTES;
     }
 
     /** The serialized size of a response. */
     static long responseBytes(SampleResponse r) {
-        return 1 + Long.BYTES + 3L * Integer.BYTES + 4L * Integer.BYTES
+        return 1
+                + Long.BYTES
+                + 3L * Integer.BYTES
+                + 4L * Integer.BYTES
                 + (long) (Long.BYTES + Integer.BYTES) * r.sampleVertices.length
                 + (long) Long.BYTES * (r.neighbours.length + r.servedBits.length);
     }
 
-    /** Whether {@code request} is of the current hop and still unanswered (else sending it is useless). */
+    /**
+     * Whether {@code request} is of the current hop and still unanswered (else sending it is
+     * useless).
+     */
     public boolean awaits(SampleRequest request) {
         RequestKey key = new RequestKey(request.route, request.part);
-        return !complete && request.hop == hop && outstanding.containsKey(key) && !received.containsKey(key);
+        return !complete
+                && request.hop == hop
+                && outstanding.containsKey(key)
+                && !received.containsKey(key);
     }
 
     /**
@@ -209,7 +261,10 @@ public final class BatchBuilder {
      */
     public List<SampleRequest> accept(SampleResponse response) {
         RequestKey key = new RequestKey(response.route, response.part);
-        if (complete || response.hop != hop || !outstanding.containsKey(key) || received.containsKey(key)) {
+        if (complete
+                || response.hop != hop
+                || !outstanding.containsKey(key)
+                || received.containsKey(key)) {
             return List.of();
         }
         received.put(key, response);
@@ -250,7 +305,11 @@ public final class BatchBuilder {
         int fanout = next <= numLayers ? fanoutOf(next) : 0;
         for (int p = 0; p < sample.length; p++) {
             if (sample[p] != null || features[p] != null) {
-                split(next, p, fanout, sample[p] == null ? new int[0] : sample[p].toArray(),
+                split(
+                        next,
+                        p,
+                        fanout,
+                        sample[p] == null ? new int[0] : sample[p].toArray(),
                         features[p] == null ? new int[0] : features[p].toArray());
             }
         }
@@ -264,8 +323,8 @@ public final class BatchBuilder {
     }
 
     /**
-     * Adds the requests for one route's nodes of a hop (node numbers), at most
-     * {@code maxRequestVertices} each.
+     * Adds the requests for one route's nodes of a hop (node numbers), at most {@code
+     * maxRequestVertices} each.
      */
     private void split(int next, int route, int fanout, int[] sample, int[] features) {
         int si = 0;
@@ -274,9 +333,21 @@ public final class BatchBuilder {
         do {
             int ns = Math.min(maxRequestVertices, sample.length - si);
             int nf = Math.min(maxRequestVertices - ns, features.length - fi);
-            SampleRequest request = SampleRequest.sampleOnly(spec.batchId, spec.step, next, route, part, fanout,
-                    vertices(sample, si, si + ns));
-            request.withFeatures(spec.seq, spec.trainer, attempt, featureParts, vertices(features, fi, fi + nf),
+            SampleRequest request =
+                    SampleRequest.sampleOnly(
+                            spec.batchId,
+                            spec.step,
+                            next,
+                            route,
+                            part,
+                            fanout,
+                            vertices(sample, si, si + ns));
+            request.withFeatures(
+                    spec.seq,
+                    spec.trainer,
+                    attempt,
+                    featureParts,
+                    vertices(features, fi, fi + nf),
                     Arrays.copyOfRange(features, fi, fi + nf));
             request.layerInput = layerInput;
             request.layerDim = layerDim;
@@ -295,13 +366,18 @@ public final class BatchBuilder {
     }
 
     /**
-     * An inference block of layer {@code layer + 1}: its source rows are the sources' stored outputs
-     * of model layer {@code layer} ({@code dim} floats each), not their features.
+     * An inference block of layer {@code layer + 1}: its source rows are the sources' stored
+     * outputs of model layer {@code layer} ({@code dim} floats each), not their features.
      */
     public BatchBuilder layerInput(int layer, int dim) {
         if (spec.layer != layer + 1) {
-            throw new IllegalArgumentException("a block of layer " + spec.layer + " reads outputs of layer "
-                    + (spec.layer - 1) + ", not " + layer);
+            throw new IllegalArgumentException(
+                    "a block of layer "
+                            + spec.layer
+                            + " reads outputs of layer "
+                            + (spec.layer - 1)
+                            + ", not "
+                            + layer);
         }
         this.layerInput = layer;
         this.layerDim = dim;
@@ -309,8 +385,8 @@ public final class BatchBuilder {
     }
 
     /**
-     * Neighbours an inference or evaluation block samples per vertex ({@code -1}, the default: all);
-     * a vertex with more gets a uniform sample of that many.
+     * Neighbours an inference or evaluation block samples per vertex ({@code -1}, the default:
+     * all); a vertex with more gets a uniform sample of that many.
      */
     public BatchBuilder evalFanout(int fanout) {
         this.evalFanout = fanout;
@@ -374,7 +450,8 @@ public final class BatchBuilder {
      */
     public MiniBatchPart buildHead() {
         if (!complete) {
-            throw new IllegalStateException("batch " + spec.batchId + " is not complete (hop " + hop + ")");
+            throw new IllegalStateException(
+                    "batch " + spec.batchId + " is not complete (hop " + hop + ")");
         }
         MiniBatchPart head = MiniBatchPart.head(structure(), attempt, featureParts);
         head.servedRows = servedNodes.stream().toArray();
@@ -425,7 +502,10 @@ public final class BatchBuilder {
         return numNodes++;
     }
 
-    /** Node numbers {@code from..to-1}, except those in {@code skip}, by route (null where a route has none), in order. */
+    /**
+     * Node numbers {@code from..to-1}, except those in {@code skip}, by route (null where a route
+     * has none), in order.
+     */
     private IntList[] groupByRoute(int from, int to, BitSet skip) {
         IntList[] groups = new IntList[partitioner.numPartitions()];
         for (int i = from; i < to; i++) {

@@ -10,15 +10,15 @@ import java.util.List;
 /**
  * The replica router's record of the edges between partitions, per logical partition of their
  * source (see {@code ReplicaRouter}): an append-only log of operations, {@code (source, op)} pairs
- * with {@code op} as in {@code EdgeBundle#op}. An edge costs an append to a heap tail; the tails
- * go to keyed state as chunks ({@link #flush}), and a partition's chunks are replayed into its
- * current edges only when they are needed ({@link #compact}): to decide drops after removals, to
- * make replicas for new sites after a rescale, and to fold duplicates and removals once the log has
+ * with {@code op} as in {@code EdgeBundle#op}. An edge costs an append to a heap tail; the tails go
+ * to keyed state as chunks ({@link #flush}), and a partition's chunks are replayed into its current
+ * edges only when they are needed ({@link #compact}): to decide drops after removals, to make
+ * replicas for new sites after a rescale, and to fold duplicates and removals once the log has
  * grown past twice its last compacted size. A compaction writes the current edges back as one
  * chunk.
  *
- * <p>Chunk format, version 1: a version byte, an int count {@code n}, then {@code n} pairs of
- * longs (source, op), big-endian.
+ * <p>Chunk format, version 1: a version byte, an int count {@code n}, then {@code n} pairs of longs
+ * (source, op), big-endian.
  */
 public final class CutEdgeLog {
 
@@ -39,14 +39,20 @@ public final class CutEdgeLog {
     private static final byte VERSION = 1;
 
     private final LongList[] tails;
+
     /** Operations appended since the partition's last compaction (or restore). */
     private final long[] sinceCompaction;
+
     /** Edges the partition's last compaction left. */
     private final long[] compacted;
+
     private final int flushAt;
     private long tailSize;
 
-    /** A log over {@code partitions}; its tails go to state once they hold {@code flushAt} operations. */
+    /**
+     * A log over {@code partitions}; its tails go to state once they hold {@code flushAt}
+     * operations.
+     */
     public CutEdgeLog(int partitions, int flushAt) {
         if (flushAt < 1) {
             throw new IllegalArgumentException("flushAt must be >= 1, got " + flushAt);
@@ -79,7 +85,10 @@ public final class CutEdgeLog {
         return tails[partition] != null && tails[partition].size() > 0;
     }
 
-    /** Whether the partition's log grew past twice its last compacted size (and {@link #MIN_COMPACTION}). */
+    /**
+     * Whether the partition's log grew past twice its last compacted size (and {@link
+     * #MIN_COMPACTION}).
+     */
     public boolean grown(int partition) {
         return sinceCompaction[partition] > Math.max(MIN_COMPACTION, compacted[partition]);
     }

@@ -7,13 +7,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Throws once, for failure-injection tests: when the operator named in the spec counts its
- * {@code n}-th event on the named subtask, it fails, unless a marker file says an earlier attempt
- * of the job already did. The marker lives outside the job (a file), so the restored job, which
- * counts from its checkpoint again, does not fail a second time. Spec: {@code operator:subtask:n},
- * e.g. {@code trainer:1:30} (subtask 1 of the trainer fails at its 30th training step). With a
- * fourth field, {@code operator:subtask:n:always}, it fails at every attempt that reaches the event:
- * a failure that repeats after every restore, as a deterministic bug or an undersized heap would.
+ * Throws once, for failure-injection tests: when the operator named in the spec counts its {@code
+ * n}-th event on the named subtask, it fails, unless a marker file says an earlier attempt of the
+ * job already did. The marker lives outside the job (a file), so the restored job, which counts
+ * from its checkpoint again, does not fail a second time. Spec: {@code operator:subtask:n}, e.g.
+ * {@code trainer:1:30} (subtask 1 of the trainer fails at its 30th training step). With a fourth
+ * field, {@code operator:subtask:n:always}, it fails at every attempt that reaches the event: a
+ * failure that repeats after every restore, as a deterministic bug or an undersized heap would.
  */
 public final class FaultInjector implements Serializable {
 
@@ -45,20 +45,32 @@ public final class FaultInjector implements Serializable {
         String[] p = spec.split(":");
         boolean always = p.length == 4 && ALWAYS.equals(p[3]);
         if (!always && (p.length != 3 || marker == null)) {
-            throw new IllegalArgumentException("fault spec must be operator:subtask:n with a marker file, or "
-                    + "operator:subtask:n:always, got '" + spec + "'");
+            throw new IllegalArgumentException(
+                    "fault spec must be operator:subtask:n with a marker file, or "
+                            + "operator:subtask:n:always, got '"
+                            + spec
+                            + "'");
         }
-        return new FaultInjector(p[0], Integer.parseInt(p[1]), Long.parseLong(p[2]), always ? null : marker);
+        return new FaultInjector(
+                p[0], Integer.parseInt(p[1]), Long.parseLong(p[2]), always ? null : marker);
     }
 
     /** Throws if this is the event to fail at and no earlier attempt failed here. */
     public void check(String operatorName, int subtaskIndex, long count) {
-        if (operator == null || !operator.equals(operatorName) || subtask != subtaskIndex || count != at) {
+        if (operator == null
+                || !operator.equals(operatorName)
+                || subtask != subtaskIndex
+                || count != at) {
             return;
         }
         if (marker == null) {
-            throw new InjectedFailure(operatorName + " subtask " + subtaskIndex + " fails at event " + count
-                    + " (injected at every attempt)");
+            throw new InjectedFailure(
+                    operatorName
+                            + " subtask "
+                            + subtaskIndex
+                            + " fails at event "
+                            + count
+                            + " (injected at every attempt)");
         }
         Path file = Path.of(marker);
         try {
@@ -69,8 +81,13 @@ public final class FaultInjector implements Serializable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        throw new InjectedFailure(operatorName + " subtask " + subtaskIndex + " fails at event " + count
-                + " (injected once)");
+        throw new InjectedFailure(
+                operatorName
+                        + " subtask "
+                        + subtaskIndex
+                        + " fails at event "
+                        + count
+                        + " (injected once)");
     }
 
     /** The failure a {@link FaultInjector} throws. */

@@ -5,12 +5,12 @@ import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * A GraphStore subtask's record of what one trainer holds in the share of slots of its
- * {@link TrainerFeatureCache} that this subtask manages: which vertex's features and label sit in
- * which slot. The GraphStore decides every placement (the trainer only stores what a feature part
- * tells it to), so the two agree without messages of their own: a vertex found here is sent as a
- * slot reference instead of its features; one not found gets a slot, evicting by CLOCK, and is sent
- * with its features and the slot to keep them in.
+ * A GraphStore subtask's record of what one trainer holds in the share of slots of its {@link
+ * TrainerFeatureCache} that this subtask manages: which vertex's features and label sit in which
+ * slot. The GraphStore decides every placement (the trainer only stores what a feature part tells
+ * it to), so the two agree without messages of their own: a vertex found here is sent as a slot
+ * reference instead of its features; one not found gets a slot, evicting by CLOCK, and is sent with
+ * its features and the slot to keep them in.
  *
  * <p>Heap only and never checkpointed; {@link #epoch} names this incarnation, so that a trainer can
  * tell references it cannot resolve (parts sent before a restore, replayed from a checkpoint's
@@ -34,8 +34,14 @@ public final class FeatureCacheDirectory {
      */
     public FeatureCacheDirectory(int firstSlot, int slots, long epoch) {
         if (firstSlot < 0 || slots < 1 || epoch == 0) {
-            throw new IllegalArgumentException("directory of " + slots + " slots from " + firstSlot + ", epoch "
-                    + epoch + ": needs firstSlot >= 0, slots >= 1 and a non-zero epoch");
+            throw new IllegalArgumentException(
+                    "directory of "
+                            + slots
+                            + " slots from "
+                            + firstSlot
+                            + ", epoch "
+                            + epoch
+                            + ": needs firstSlot >= 0, slots >= 1 and a non-zero epoch");
         }
         this.firstSlot = firstSlot;
         this.epoch = epoch;
@@ -77,8 +83,8 @@ public final class FeatureCacheDirectory {
 
     /**
      * Gives {@code vertex} (not in the directory) a slot: a free one, or the first the clock hand
-     * finds unused since it last passed, whose vertex is evicted. The new entry starts unused, so it
-     * survives one sweep only if it is looked up again.
+     * finds unused since it last passed, whose vertex is evicted. The new entry starts unused, so
+     * it survives one sweep only if it is looked up again.
      */
     public int assign(long vertex) {
         int local;

@@ -28,11 +28,12 @@ public final class FeatureParts {
     /**
      * The feature part of the request's feature vertices, addressed by row (zero features and no
      * label for a vertex without attributes yet): slots of the trainer's cache ({@code cache}, null
-     * when off) for the vertices it holds, features for the others. All records are looked up first;
-     * the serializer copies the features out of them.
+     * when off) for the vertices it holds, features for the others. All records are looked up
+     * first; the serializer copies the features out of them.
      */
-    public static MiniBatchPart byRow(SampleRequest request, FeatureCacheDirectory cache, Lookup owned,
-            byte[] noAttributes) throws Exception {
+    public static MiniBatchPart byRow(
+            SampleRequest request, FeatureCacheDirectory cache, Lookup owned, byte[] noAttributes)
+            throws Exception {
         long[] vertices = request.featureVertices;
         int[] slots = new int[vertices.length];
         int numCached = 0;
@@ -62,19 +63,34 @@ public final class FeatureParts {
                 fillSlots[f++] = cache == null ? -1 : cache.assign(vertices[j]);
             }
         }
-        MiniBatchPart part = MiniBatchPart.featuresOfRecords(request.batchId, request.seq, request.trainer,
-                request.attempt, request.featurePart, rows, labels, records);
-        return cache == null ? part : part.withCacheSlots(cache.epoch(), fillSlots, cachedRows, cachedSlots);
+        MiniBatchPart part =
+                MiniBatchPart.featuresOfRecords(
+                        request.batchId,
+                        request.seq,
+                        request.trainer,
+                        request.attempt,
+                        request.featurePart,
+                        rows,
+                        labels,
+                        records);
+        return cache == null
+                ? part
+                : part.withCacheSlots(cache.epoch(), fillSlots, cachedRows, cachedSlots);
     }
 
     /**
      * The request's neighbour part: the features of the sampled neighbours that {@code local} holds
-     * (owned by the subtask, or a halo replica of its site; null for a vertex held nowhere there), addressed by vertex (as trainer-cache slots where the trainer holds them); marks them in
+     * (owned by the subtask, or a halo replica of its site; null for a vertex held nowhere there),
+     * addressed by vertex (as trainer-cache slots where the trainer holds them); marks them in
      * {@code response.servedBits}. A neighbour held nowhere is left to the assembler's fetch from
      * its owner.
      */
-    public static MiniBatchPart byVertex(SampleRequest request, SampleResponse response,
-            FeatureCacheDirectory cache, Lookup local) throws Exception {
+    public static MiniBatchPart byVertex(
+            SampleRequest request,
+            SampleResponse response,
+            FeatureCacheDirectory cache,
+            Lookup local)
+            throws Exception {
         long[] neighbours = response.neighbours;
         long[] bits = new long[(neighbours.length + 63) >>> 6];
         LongIntHashMap seen = new LongIntHashMap(neighbours.length);
@@ -112,8 +128,16 @@ public final class FeatureParts {
         for (int j = 0; j < recordArray.length; j++) {
             labels[j] = VertexRecord.label(recordArray[j]);
         }
-        MiniBatchPart part = MiniBatchPart.featuresOfVertices(request.batchId, request.seq, request.trainer,
-                request.attempt, request.neighbourPart, own.toArray(), labels, recordArray);
+        MiniBatchPart part =
+                MiniBatchPart.featuresOfVertices(
+                        request.batchId,
+                        request.seq,
+                        request.trainer,
+                        request.attempt,
+                        request.neighbourPart,
+                        own.toArray(),
+                        labels,
+                        recordArray);
         if (cache != null) {
             part.cacheEpoch = cache.epoch();
             part.fillSlots = fillSlots.toArray();

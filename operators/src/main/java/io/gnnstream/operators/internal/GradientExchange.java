@@ -15,11 +15,12 @@ import java.util.List;
  * record of the loop grows large. Chunk {@code c} goes to reducer {@code c mod R}, and a rank sends
  * them grouped by reducer (reducer 0's, then reducer 1's, ...): together with reducers that send a
  * step's sums only once their whole share is summed, this keeps the all-reduce loop free of
- * deadlock for any gradient size (see {@code GradientReducer}). The sum a reducer sends back covers all ranks; this rank divides
- * it by the total seed count, the same float operations on every rank, so replicas stay identical.
+ * deadlock for any gradient size (see {@code GradientReducer}). The sum a reducer sends back covers
+ * all ranks; this rank divides it by the total seed count, the same float operations on every rank,
+ * so replicas stay identical.
  *
- * <p>Chunks and sums name their all-reduce round, {@link RankLayout#round}: the step, and in layouts
- * after a restore at another trainer count the layout above it, so that no reducer mixes a
+ * <p>Chunks and sums name their all-reduce round, {@link RankLayout#round}: the step, and in
+ * layouts after a restore at another trainer count the layout above it, so that no reducer mixes a
  * contribution of an earlier layout (held in its state or replayed from a checkpoint) into a sum of
  * the current one.
  */
@@ -51,7 +52,8 @@ public final class GradientExchange {
         this.layout = layout;
         this.params = params;
         this.reducers = Math.max(1, reducers);
-        this.numChunks = Math.max(Math.max(1, reducers), (params + MAX_CHUNK_FLOATS - 1) / MAX_CHUNK_FLOATS);
+        this.numChunks =
+                Math.max(Math.max(1, reducers), (params + MAX_CHUNK_FLOATS - 1) / MAX_CHUNK_FLOATS);
         this.chunkFloats = (params + numChunks - 1) / numChunks;
     }
 
@@ -77,10 +79,12 @@ public final class GradientExchange {
     /** Starts the exchange of {@code step}'s gradient; returns the chunks to send. */
     public List<GradientChunk> begin(PendingStep step) {
         if (pending != null) {
-            throw new IllegalStateException("step " + pending.step + " is still waiting for its reduced gradient");
+            throw new IllegalStateException(
+                    "step " + pending.step + " is still waiting for its reduced gradient");
         }
         if (step.grad.length != params) {
-            throw new IllegalArgumentException("gradient of " + step.grad.length + " entries, model has " + params);
+            throw new IllegalArgumentException(
+                    "gradient of " + step.grad.length + " entries, model has " + params);
         }
         pending = step;
         sum = new float[params];
@@ -112,7 +116,8 @@ public final class GradientExchange {
         int to = Math.min(params, from + chunkFloats);
         float[] values = new float[to - from];
         System.arraycopy(pending.grad, from, values, 0, values.length);
-        return new GradientChunk(RankLayout.round(layout, pending.step), rank, c, numChunks, pending.seeds, values);
+        return new GradientChunk(
+                RankLayout.round(layout, pending.step), rank, c, numChunks, pending.seeds, values);
     }
 
     /**
@@ -121,12 +126,17 @@ public final class GradientExchange {
      * earlier layout) are ignored.
      */
     public float[] accept(ReducedChunk chunk) {
-        if (pending == null || chunk.step != RankLayout.round(layout, pending.step) || received[chunk.chunk]) {
+        if (pending == null
+                || chunk.step != RankLayout.round(layout, pending.step)
+                || received[chunk.chunk]) {
             return null;
         }
         if (chunk.numChunks != numChunks) {
-            throw new IllegalStateException("reduced chunk of a " + chunk.numChunks + "-chunk gradient, this rank cuts "
-                    + numChunks);
+            throw new IllegalStateException(
+                    "reduced chunk of a "
+                            + chunk.numChunks
+                            + "-chunk gradient, this rank cuts "
+                            + numChunks);
         }
         int from = chunk.chunk * chunkFloats;
         System.arraycopy(chunk.values, 0, sum, from, chunk.values.length);

@@ -22,9 +22,9 @@ import org.apache.flink.runtime.state.VoidNamespace;
  * (GraphStore subtask) holds of other sites' vertices, as the {@code ReplicaRouter} creates, pushes
  * and drops them. Keyed state under {@code VertexKey(holder, vertex)}, the holder being the first
  * partition of the site ({@link StoreSites#holderOf}), so replicas checkpoint with their site.
- * Union operator state records the parallelism they were made for: a restore at another one
- * drops them all, and the router makes them again for the new sites. Each method switches the
- * operator's current key (through {@code keys}); callers set their own key again afterwards.
+ * Union operator state records the parallelism they were made for: a restore at another one drops
+ * them all, and the router makes them again for the new sites. Each method switches the operator's
+ * current key (through {@code keys}); callers set their own key again afterwards.
  */
 public final class HaloReplicas {
 
@@ -33,6 +33,7 @@ public final class HaloReplicas {
 
     /** Replica value: {@link #ABSENT} or {@link #PRESENT} (byte), then the record when present. */
     private static final byte ABSENT = 1;
+
     private static final byte PRESENT = 2;
 
     /** What a replica read finds. */
@@ -59,16 +60,22 @@ public final class HaloReplicas {
      * The replicas of a GraphStore subtask at {@code parallelism}; drops those restored from a
      * snapshot at another parallelism (or without that record) ({@link #droppedAtRestore()}).
      */
-    public HaloReplicas(StateInitializationContext context, KeyedStateBackend<VertexKey> backend, int parallelism,
-            Consumer<VertexKey> keys) throws Exception {
+    public HaloReplicas(
+            StateInitializationContext context,
+            KeyedStateBackend<VertexKey> backend,
+            int parallelism,
+            Consumer<VertexKey> keys)
+            throws Exception {
         this.replicas = context.getKeyedStateStore().getState(REPLICAS);
         this.madeFor = context.getOperatorStateStore().getUnionListState(MADE_FOR);
         this.parallelism = parallelism;
         this.keys = keys;
-        this.droppedAtRestore = context.isRestored() && StoreSites.madeForAnother(madeFor.get(), parallelism);
+        this.droppedAtRestore =
+                context.isRestored() && StoreSites.madeForAnother(madeFor.get(), parallelism);
         if (droppedAtRestore) {
             List<VertexKey> held;
-            try (Stream<VertexKey> all = backend.getKeys(REPLICAS.getName(), VoidNamespace.INSTANCE)) {
+            try (Stream<VertexKey> all =
+                    backend.getKeys(REPLICAS.getName(), VoidNamespace.INSTANCE)) {
                 held = all.collect(Collectors.toList());
             }
             for (VertexKey key : held) {
@@ -117,10 +124,15 @@ public final class HaloReplicas {
         return value == null ? Status.NONE : value[0] == PRESENT ? Status.PRESENT : Status.ABSENT;
     }
 
-    /** The record the site of holder partition {@code holder} holds of {@code vertex}, or null unless {@link Status#PRESENT}. */
+    /**
+     * The record the site of holder partition {@code holder} holds of {@code vertex}, or null
+     * unless {@link Status#PRESENT}.
+     */
     public byte[] record(int holder, long vertex) throws Exception {
         keys.accept(new VertexKey(holder, vertex));
         byte[] value = replicas.value();
-        return value == null || value[0] != PRESENT ? null : Arrays.copyOfRange(value, 1, value.length);
+        return value == null || value[0] != PRESENT
+                ? null
+                : Arrays.copyOfRange(value, 1, value.length);
     }
 }

@@ -16,14 +16,14 @@ import java.util.Map;
 
 /**
  * A trainer rank's side of layer-wise evaluation (docs/design.md, "Evaluation"). An evaluation
- * round arrives as one-hop blocks ({@link MiniBatch#layer}), spread over the ranks. A block's source
- * rows come with it: the features for layer 1, the sources' outputs of layer {@code l-1} from the
- * GraphStore's layer-output store for layer {@code l}. A block of a hidden layer gives its
+ * round arrives as one-hop blocks ({@link MiniBatch#layer}), spread over the ranks. A block's
+ * source rows come with it: the features for layer 1, the sources' outputs of layer {@code l-1}
+ * from the GraphStore's layer-output store for layer {@code l}. A block of a hidden layer gives its
  * destinations' outputs as {@link LayerOutputs}, records per GraphStore subtask owning some of them
- * (small ones, which {@link LayerOutputSender} sends without blocking), which the GraphStore stores for the next
- * layer's blocks; a rank keeps nothing of a round between blocks. Blocks of the last layer are
- * scored (validation and test seeds with a label) and give a {@link PredictionBatch} of their
- * destinations, with their last hidden layer (their source rows) as embeddings when asked.
+ * (small ones, which {@link LayerOutputSender} sends without blocking), which the GraphStore stores
+ * for the next layer's blocks; a rank keeps nothing of a round between blocks. Blocks of the last
+ * layer are scored (validation and test seeds with a label) and give a {@link PredictionBatch} of
+ * their destinations, with their last hidden layer (their source rows) as embeddings when asked.
  */
 public final class InferenceRound {
 
@@ -34,30 +34,38 @@ public final class InferenceRound {
     private final StoreSites sites;
 
     /**
-     * What one block gave: its score, its predictions (null when there are none), and the outputs to
-     * store (empty for the last layer).
+     * What one block gave: its score, its predictions (null when there are none), and the outputs
+     * to store (empty for the last layer).
      */
-    public record Outcome(EvalResult eval, PredictionBatch predictions, List<LayerOutputs> outputs) {}
+    public record Outcome(
+            EvalResult eval, PredictionBatch predictions, List<LayerOutputs> outputs) {}
 
     /**
-     * @param partitioner the vertex assignment, with the GraphStore's {@code storeParallelism} naming
-     *     the subtask owning each vertex; null for a single GraphStore subtask
+     * @param partitioner the vertex assignment, with the GraphStore's {@code storeParallelism}
+     *     naming the subtask owning each vertex; null for a single GraphStore subtask
      */
-    public InferenceRound(ModelConfig config, boolean predictions, boolean embeddings, VertexPartitioner partitioner,
+    public InferenceRound(
+            ModelConfig config,
+            boolean predictions,
+            boolean embeddings,
+            VertexPartitioner partitioner,
             int storeParallelism) {
         this.config = config;
         this.predictions = predictions;
         this.embeddings = embeddings;
         this.partitioner = partitioner;
-        this.sites = partitioner == null ? null : new StoreSites(partitioner.numPartitions(), storeParallelism);
+        this.sites =
+                partitioner == null
+                        ? null
+                        : new StoreSites(partitioner.numPartitions(), storeParallelism);
     }
 
     /** Runs one block on {@code model}; on the trainer's step thread. */
     public Outcome compute(GnnModel model, MiniBatch block) {
         int layers = config.numLayers();
         if (block.layer < 1 || block.layer > layers) {
-            throw new IllegalArgumentException("block of layer " + block.layer + " for a model of " + layers
-                    + " layers");
+            throw new IllegalArgumentException(
+                    "block of layer " + block.layer + " for a model of " + layers + " layers");
         }
         int j = block.layer - 1;
         int nDst = block.numSeeds();
@@ -65,17 +73,28 @@ public final class InferenceRound {
             return new Outcome(new EvalResult(0, 0, 0, new int[0]), null, List.of());
         }
         if (block.featureDim != config.layerIn(j)) {
-            throw new IllegalArgumentException("block of layer " + block.layer + " has source rows of "
-                    + block.featureDim + " floats, the layer takes " + config.layerIn(j));
+            throw new IllegalArgumentException(
+                    "block of layer "
+                            + block.layer
+                            + " has source rows of "
+                            + block.featureDim
+                            + " floats, the layer takes "
+                            + config.layerIn(j));
         }
         float[] out = model.inferLayer(j, block, block.features);
         if (block.layer < layers) {
-            return new Outcome(new EvalResult(0, 0, 0, new int[0]), null, outputs(block, out, config.layerOut(j)));
+            return new Outcome(
+                    new EvalResult(0, 0, 0, new int[0]),
+                    null,
+                    outputs(block, out, config.layerOut(j)));
         }
         return score(block, out);
     }
 
-    /** The destinations' outputs, in records of {@link LayerOutputSender#RECORD_BYTES} per owning GraphStore subtask. */
+    /**
+     * The destinations' outputs, in records of {@link LayerOutputSender#RECORD_BYTES} per owning
+     * GraphStore subtask.
+     */
     private List<LayerOutputs> outputs(MiniBatch block, float[] out, int dim) {
         int nDst = block.numSeeds();
         Map<Integer, IntList> byRoute = new LinkedHashMap<>();
@@ -83,7 +102,8 @@ public final class InferenceRound {
             int route = sites == null ? 0 : sites.holderOf(partitioner.partition(block.nodeIds[i]));
             byRoute.computeIfAbsent(route, r -> new IntList()).add(i);
         }
-        int maxRows = Math.max(1, LayerOutputSender.RECORD_BYTES / (dim * Float.BYTES + Long.BYTES));
+        int maxRows =
+                Math.max(1, LayerOutputSender.RECORD_BYTES / (dim * Float.BYTES + Long.BYTES));
         List<LayerOutputs> records = new ArrayList<>();
         for (Map.Entry<Integer, IntList> e : byRoute.entrySet()) {
             int[] rows = e.getValue().toArray();
@@ -115,7 +135,8 @@ public final class InferenceRound {
     private Outcome score(MiniBatch block, float[] logits) {
         int classes = config.numClasses();
         int nDst = block.numSeeds();
-        boolean scored = block.kind == MiniBatch.Kind.EVAL_VAL || block.kind == MiniBatch.Kind.EVAL_TEST;
+        boolean scored =
+                block.kind == MiniBatch.Kind.EVAL_VAL || block.kind == MiniBatch.Kind.EVAL_TEST;
         int[] predicted = new int[nDst];
         double lossSum = 0;
         int correct = 0;
@@ -129,8 +150,10 @@ public final class InferenceRound {
                 lossSum += ClassProbabilities.loss(logits, i, classes, label);
             }
         }
-        return new Outcome(new EvalResult(lossSum, correct, labelled, predicted),
-                predictions ? predictions(block, logits, predicted) : null, List.of());
+        return new Outcome(
+                new EvalResult(lossSum, correct, labelled, predicted),
+                predictions ? predictions(block, logits, predicted) : null,
+                List.of());
     }
 
     private PredictionBatch predictions(MiniBatch block, float[] logits, int[] predicted) {
@@ -143,10 +166,16 @@ public final class InferenceRound {
         out.classes = classes;
         out.probs = new float[nDst * classes];
         for (int i = 0; i < nDst; i++) {
-            System.arraycopy(ClassProbabilities.softmax(logits, i, classes), 0, out.probs, i * classes, classes);
+            System.arraycopy(
+                    ClassProbabilities.softmax(logits, i, classes),
+                    0,
+                    out.probs,
+                    i * classes,
+                    classes);
         }
         if (embeddings) {
-            // The destinations come first among the block's sources: their rows are the last hidden layer
+            // The destinations come first among the block's sources: their rows are the last hidden
+            // layer
             // (the features for a one-layer model), the classifier's input.
             out.embeddingDim = block.featureDim;
             out.embeddings = Arrays.copyOf(block.features, nDst * block.featureDim);

@@ -1,9 +1,9 @@
 package io.gnnstream.operators.internal;
 
 /**
- * Checkpointed form of one layer's table of an evaluation round in progress at the trainer
- * ({@link InferenceRound}): the round's step, the model layer (1-based) whose outputs it holds,
- * and the rows by vertex. A Flink POJO of primitives and primitive arrays.
+ * Checkpointed form of one layer's table of an evaluation round in progress at the trainer ({@link
+ * InferenceRound}): the round's step, the model layer (1-based) whose outputs it holds, and the
+ * rows by vertex. A Flink POJO of primitives and primitive arrays.
  */
 public class InferenceTableState {
 

@@ -33,7 +33,10 @@ public final class LayerOutputSender {
      * @param writers the task's outputs, whose availability gates each record
      * @param onDrained runs on the task thread once the queue has emptied
      */
-    public LayerOutputSender(ResultPartitionWriter[] writers, MailboxExecutor mailbox, Consumer<LayerOutputs> emit,
+    public LayerOutputSender(
+            ResultPartitionWriter[] writers,
+            MailboxExecutor mailbox,
+            Consumer<LayerOutputs> emit,
             Runnable onDrained) {
         this.writers = writers;
         this.mailbox = mailbox;
@@ -64,10 +67,14 @@ public final class LayerOutputSender {
             CompletableFuture<?> blocked = unavailable();
             if (blocked != null) {
                 waiting = true;
-                blocked.thenRun(() -> mailbox.execute(() -> {
-                    waiting = false;
-                    drain();
-                }, "send layer outputs"));
+                blocked.thenRun(
+                        () ->
+                                mailbox.execute(
+                                        () -> {
+                                            waiting = false;
+                                            drain();
+                                        },
+                                        "send layer outputs"));
                 return;
             }
             emit.accept(queue.poll());
@@ -75,7 +82,9 @@ public final class LayerOutputSender {
         onDrained.run();
     }
 
-    /** The availability future of an output without buffers to spare, or null when all have some. */
+    /**
+     * The availability future of an output without buffers to spare, or null when all have some.
+     */
     private CompletableFuture<?> unavailable() {
         for (ResultPartitionWriter w : writers) {
             if (!w.isAvailable()) {

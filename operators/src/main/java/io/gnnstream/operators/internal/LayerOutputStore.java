@@ -17,14 +17,14 @@ import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 
 /**
  * The GraphStore's layer-output store (docs/design.md, "Evaluation"): per vertex and hidden model
- * layer {@code j}, keyed state {@code layer-output-j} holding the vertex's output of layer {@code j}
- * in the latest inference round ({@link LayerOutputRecord}: the round's step, the vertex's label,
- * the outputs), in RocksDB with the rest of the vertex's state, so it spills to disk, checkpoints
- * and rescales with the graph. A round overwrites the values of the previous one.
+ * layer {@code j}, keyed state {@code layer-output-j} holding the vertex's output of layer {@code
+ * j} in the latest inference round ({@link LayerOutputRecord}: the round's step, the vertex's
+ * label, the outputs), in RocksDB with the rest of the vertex's state, so it spills to disk,
+ * checkpoints and rescales with the graph. A round overwrites the values of the previous one.
  *
  * <p>Inference blocks of layer {@code j+1} read their source rows here ({@link #part}): a row
- * written by another round than the request's, or never written (a vertex without attributes at
- * the round's start), goes out as zeros without a label and is counted ({@link #missingRows}).
+ * written by another round than the request's, or never written (a vertex without attributes at the
+ * round's start), goes out as zeros without a label and is counted ({@link #missingRows}).
  */
 public final class LayerOutputStore {
 
@@ -41,7 +41,10 @@ public final class LayerOutputStore {
     private long missingRows;
     private long rowsWritten;
 
-    public LayerOutputStore(KeyedStateStore store, VertexPartitioner partitioner, Consumer<VertexKey> setCurrentKey) {
+    public LayerOutputStore(
+            KeyedStateStore store,
+            VertexPartitioner partitioner,
+            Consumer<VertexKey> setCurrentKey) {
         this.store = store;
         this.partitioner = partitioner;
         this.setCurrentKey = setCurrentKey;
@@ -50,11 +53,15 @@ public final class LayerOutputStore {
     /** The state of model layer {@code layer} (1-based), registered on first use. */
     private ValueState<byte[]> layer(int layer) {
         if (layer < 1) {
-            throw new IllegalArgumentException("layer outputs of layer " + layer + " (layers are 1-based)");
+            throw new IllegalArgumentException(
+                    "layer outputs of layer " + layer + " (layers are 1-based)");
         }
         while (layers.size() < layer) {
-            layers.add(store.getState(new ValueStateDescriptor<>("layer-output-" + (layers.size() + 1),
-                    PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO)));
+            layers.add(
+                    store.getState(
+                            new ValueStateDescriptor<>(
+                                    "layer-output-" + (layers.size() + 1),
+                                    PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO)));
         }
         return layers.get(layer - 1);
     }
@@ -66,14 +73,16 @@ public final class LayerOutputStore {
             long v = outputs.vertices[i];
             int label = labels.labelOf(v);
             setCurrentKey.accept(partitioner.keyOf(v));
-            state.update(LayerOutputRecord.encode(outputs.step, label, outputs.values, i * outputs.dim, outputs.dim));
+            state.update(
+                    LayerOutputRecord.encode(
+                            outputs.step, label, outputs.values, i * outputs.dim, outputs.dim));
         }
         rowsWritten += outputs.vertices.length;
     }
 
     /**
-     * The feature part answering {@code request} (whose {@link SampleRequest#layerInput} is set): the
-     * stored outputs of its feature vertices, written by the round of the request's step.
+     * The feature part answering {@code request} (whose {@link SampleRequest#layerInput} is set):
+     * the stored outputs of its feature vertices, written by the round of the request's step.
      */
     public MiniBatchPart part(SampleRequest request) throws Exception {
         ValueState<byte[]> state = layer(request.layerInput);
@@ -85,7 +94,8 @@ public final class LayerOutputStore {
         for (int j = 0; j < vertices.length; j++) {
             setCurrentKey.accept(partitioner.keyOf(vertices[j]));
             byte[] record = state.value();
-            if (record == null || LayerOutputRecord.step(record) != request.samplingKey
+            if (record == null
+                    || LayerOutputRecord.step(record) != request.samplingKey
                     || LayerOutputRecord.dim(record) != dim) {
                 labels[j] = MiniBatch.NO_LABEL;
                 missingRows++;
@@ -94,8 +104,16 @@ public final class LayerOutputStore {
                 LayerOutputRecord.copyValueBytes(record, bytes, j * rowBytes);
             }
         }
-        MiniBatchPart part = MiniBatchPart.features(request.batchId, request.seq, request.trainer, request.attempt,
-                request.featurePart, request.featureRows.clone(), labels, bytes);
+        MiniBatchPart part =
+                MiniBatchPart.features(
+                        request.batchId,
+                        request.seq,
+                        request.trainer,
+                        request.attempt,
+                        request.featurePart,
+                        request.featureRows.clone(),
+                        labels,
+                        bytes);
         part.rowDim = dim;
         return part;
     }

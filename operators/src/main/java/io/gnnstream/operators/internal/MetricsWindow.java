@@ -38,7 +38,14 @@ public final class MetricsWindow {
 
     /** A training step of {@code nanos} on {@code b}. */
     public void addStep(TrainResult r, MiniBatch b, long nanos) {
-        addStep(r.loss(), r.correct(), r.numSeeds(), sampledEdges(b), b.graphVertices, b.graphEdgesIngested, nanos);
+        addStep(
+                r.loss(),
+                r.correct(),
+                r.numSeeds(),
+                sampledEdges(b),
+                b.graphVertices,
+                b.graphEdgesIngested,
+                nanos);
         placement(b.graphReplicas, b.graphCutEdgesIngested);
     }
 
@@ -49,8 +56,14 @@ public final class MetricsWindow {
     }
 
     /** A training step of {@code nanos} with mean loss {@code loss} over {@code numSeeds} seeds. */
-    public void addStep(double loss, int correct, int numSeeds, long batchEdges, long graphVertices,
-            long graphEdgesIngested, long nanos) {
+    public void addStep(
+            double loss,
+            int correct,
+            int numSeeds,
+            long batchEdges,
+            long graphVertices,
+            long graphEdgesIngested,
+            long nanos) {
         busyNanos += nanos;
         seeds += numSeeds;
         this.correct += correct;
@@ -91,12 +104,31 @@ public final class MetricsWindow {
         busyNanos += nanos;
     }
 
-    /** The window's raw sums, for a rank line that {@code MetricsMerger} combines with other ranks'. */
+    /**
+     * The window's raw sums, for a rank line that {@code MetricsMerger} combines with other ranks'.
+     */
     public void writeRawTo(ObjectNode line, long nowNanos) {
-        RankLine.window(line, seeds, correct, lossSum, steps, busyNanos / 1e9,
-                Math.max(1e-9, (nowNanos - startNanos) / 1e9), sampledEdges, edgesIngested, vertices,
+        RankLine.window(
+                line,
+                seeds,
+                correct,
+                lossSum,
+                steps,
+                busyNanos / 1e9,
+                Math.max(1e-9, (nowNanos - startNanos) / 1e9),
+                sampledEdges,
+                edgesIngested,
+                vertices,
                 allReduceNanos / 1e9);
         RankLine.placement(line, replicas, cutEdgesIngested);
-        RankLine.traffic(line, trafficBatches, loopRequests, loopRequestVertices, loopBytes, featureBytes, remoteRequests, remoteBytes);
+        RankLine.traffic(
+                line,
+                trafficBatches,
+                loopRequests,
+                loopRequestVertices,
+                loopBytes,
+                featureBytes,
+                remoteRequests,
+                remoteBytes);
     }
 }

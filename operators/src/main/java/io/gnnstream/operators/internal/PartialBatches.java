@@ -23,16 +23,16 @@ import java.util.Map;
  * checkpoint's in-flight data) is dropped.
  *
  * <p>Each part is placed into the batch's feature matrix as it arrives, cached rows copied from the
- * {@link TrainerFeatureCache}: one copy per row, which matters because copying rows is most of
- * what the trainer does when it is not computing. Parts need not wait for the head, which comes
- * last (the assembler knows the batch's shape only after the last hop): the matrix grows to the
- * largest row placed, and the head only checks that every row came once. Parts addressed by vertex
- * wait for the head, which names their rows; their cached entries stay references to cache slots,
- * copied once into the matrix when the head comes, unless a fill is about to overwrite a slot they
- * name ({@link #beforeFills}), which copies every waiting cached entry out of the cache first. A
- * checkpoint stores the parts as received ({@link #parts}), rebuilt from the matrix. Matrices of batches trained on
- * come back through {@link #recycle}, so a new batch reuses one instead of having a fresh array of
- * tens of megabytes zeroed.
+ * {@link TrainerFeatureCache}: one copy per row, which matters because copying rows is most of what
+ * the trainer does when it is not computing. Parts need not wait for the head, which comes last
+ * (the assembler knows the batch's shape only after the last hop): the matrix grows to the largest
+ * row placed, and the head only checks that every row came once. Parts addressed by vertex wait for
+ * the head, which names their rows; their cached entries stay references to cache slots, copied
+ * once into the matrix when the head comes, unless a fill is about to overwrite a slot they name
+ * ({@link #beforeFills}), which copies every waiting cached entry out of the cache first. A
+ * checkpoint stores the parts as received ({@link #parts}), rebuilt from the matrix. Matrices of
+ * batches trained on come back through {@link #recycle}, so a new batch reuses one instead of
+ * having a fresh array of tens of megabytes zeroed.
  */
 public final class PartialBatches {
 
@@ -44,17 +44,20 @@ public final class PartialBatches {
 
     private final Map<Long, Pending> bySeq = new HashMap<>();
     private final ArrayDeque<float[]> pool = new ArrayDeque<>();
+
     /** Floats of the latest batches' matrices; their largest is the capacity of new matrices. */
     private final int[] recentLengths = new int[16];
+
     private int heads;
     private int typicalLength;
+
     /** Cache slots that waiting parts addressed by vertex name, with how many entries name each. */
     private final IntIntHashMap pinned = new IntIntHashMap();
 
     /**
-     * Takes a part whose cache references {@code cache} holds ({@link TrainerFeatureCache#holdsAll});
-     * returns its batch when this was the last part missing, otherwise null. The caller stores the
-     * part's cache fills afterwards.
+     * Takes a part whose cache references {@code cache} holds ({@link
+     * TrainerFeatureCache#holdsAll}); returns its batch when this was the last part missing,
+     * otherwise null. The caller stores the part's cache fills afterwards.
      */
     public MiniBatch accept(MiniBatchPart part, TrainerFeatureCache cache) {
         check(part);
@@ -76,7 +79,8 @@ public final class PartialBatches {
                 return null;
             }
             pending.head = part;
-            recentLengths[heads++ % recentLengths.length] = part.head.numNodes() * part.head.featureDim;
+            recentLengths[heads++ % recentLengths.length] =
+                    part.head.numNodes() * part.head.featureDim;
             typicalLength = Arrays.stream(recentLengths).max().getAsInt();
             pending.checkRows();
             if (!pending.byVertex.isEmpty()) {
@@ -153,8 +157,8 @@ public final class PartialBatches {
     }
 
     /**
-     * Every part of the incomplete batches, as received (cache references resolved from
-     * {@code cache}; a part addressed by vertex that was placed comes back addressed by the rows it
+     * Every part of the incomplete batches, as received (cache references resolved from {@code
+     * cache}; a part addressed by vertex that was placed comes back addressed by the rows it
      * filled).
      */
     public List<MiniBatchPart> parts(TrainerFeatureCache cache) {
@@ -178,7 +182,10 @@ public final class PartialBatches {
         return head.numNodes();
     }
 
-    /** A part addressed by vertex with its cached entries' features and labels copied out of the cache. */
+    /**
+     * A part addressed by vertex with its cached entries' features and labels copied out of the
+     * cache.
+     */
     private static MiniBatchPart withCachedEntries(MiniBatchPart p, TrainerFeatureCache cache) {
         int own = p.vertices.length;
         int cached = p.cachedVertices.length;
@@ -197,17 +204,33 @@ public final class PartialBatches {
             out.put((own + j) * dim, row);
             labels[own + j] = cache.label(p.cachedSlots[j]);
         }
-        MiniBatchPart whole = MiniBatchPart.features(p.batchId, p.seq, p.trainer, p.attempt, p.part, new int[0],
-                labels, features);
+        MiniBatchPart whole =
+                MiniBatchPart.features(
+                        p.batchId,
+                        p.seq,
+                        p.trainer,
+                        p.attempt,
+                        p.part,
+                        new int[0],
+                        labels,
+                        features);
         whole.vertices = vertices;
         return whole;
     }
 
     /** The serialized size of a feature part as it arrived. */
     static long bytes(MiniBatchPart p) {
-        long arrays = (long) Integer.BYTES * (p.rows.length + p.labels.length + p.fillSlots.length + p.cachedRows.length
-                + p.cachedSlots.length)
-                + (p.vertices == null ? 0 : (long) Long.BYTES * (p.vertices.length + p.cachedVertices.length));
+        long arrays =
+                (long) Integer.BYTES
+                                * (p.rows.length
+                                        + p.labels.length
+                                        + p.fillSlots.length
+                                        + p.cachedRows.length
+                                        + p.cachedSlots.length)
+                        + (p.vertices == null
+                                ? 0
+                                : (long) Long.BYTES
+                                        * (p.vertices.length + p.cachedVertices.length));
         return 48 + arrays + (p.features == null ? 0 : p.features.length);
     }
 
@@ -228,14 +251,24 @@ public final class PartialBatches {
     }
 
     private static void check(MiniBatchPart part) {
-        if (part.isHead() ? part.head == null || part.numParts < 0 || part.servedRows == null
-                : part.part < 0 || part.rows == null || part.labels == null || part.features == null
-                        || part.cachedRows == null || part.cachedSlots == null
-                        || part.labels.length != (part.byVertex() ? part.vertices.length : part.rows.length)
-                        || (part.byVertex() && (part.rows.length > 0 || part.cachedRows.length > 0
-                                || part.cachedVertices == null || part.cachedVertices.length != part.cachedSlots.length))
+        if (part.isHead()
+                ? part.head == null || part.numParts < 0 || part.servedRows == null
+                : part.part < 0
+                        || part.rows == null
+                        || part.labels == null
+                        || part.features == null
+                        || part.cachedRows == null
+                        || part.cachedSlots == null
+                        || part.labels.length
+                                != (part.byVertex() ? part.vertices.length : part.rows.length)
+                        || (part.byVertex()
+                                && (part.rows.length > 0
+                                        || part.cachedRows.length > 0
+                                        || part.cachedVertices == null
+                                        || part.cachedVertices.length != part.cachedSlots.length))
                         || part.cachedEntries() != part.cachedSlots.length) {
-            throw new IllegalArgumentException("malformed part " + part.part + " of batch " + part.batchId);
+            throw new IllegalArgumentException(
+                    "malformed part " + part.part + " of batch " + part.batchId);
         }
     }
 
@@ -252,11 +285,20 @@ public final class PartialBatches {
         final BitSet filled = new BitSet();
         final List<MiniBatchPart> placed = new ArrayList<>();
         long featureBytes;
-        /** Of {@link #featureBytes}, those sent by a GraphStore subtask of another index than the rank. */
+
+        /**
+         * Of {@link #featureBytes}, those sent by a GraphStore subtask of another index than the
+         * rank.
+         */
         long remoteFeatureBytes;
+
         /** Parts addressed by vertex that arrived before the head. */
         final List<MiniBatchPart> byVertex = new ArrayList<>();
-        /** The head's served rows by vertex, built when the first part addressed by vertex is resolved. */
+
+        /**
+         * The head's served rows by vertex, built when the first part addressed by vertex is
+         * resolved.
+         */
         LongIntHashMap servedRowOf;
 
         Pending(int attempt) {
@@ -270,22 +312,37 @@ public final class PartialBatches {
         }
 
         /**
-         * A part addressed by vertex as a part addressed by row: the entries of the head's served rows
-         * not filled yet (a vertex that several subtasks sampled comes in several parts, and one
-         * that is not a served row, a seed or a node first reached by another way, comes by row).
+         * A part addressed by vertex as a part addressed by row: the entries of the head's served
+         * rows not filled yet (a vertex that several subtasks sampled comes in several parts, and
+         * one that is not a served row, a seed or a node first reached by another way, comes by
+         * row).
          */
         MiniBatchPart resolve(MiniBatchPart p, int featureDim) {
             if (p.features.length != p.vertices.length * featureDim * Float.BYTES) {
-                throw new IllegalArgumentException("part " + p.part + " of batch " + p.batchId + " has "
-                        + p.features.length + " feature bytes for " + p.vertices.length + " vertices of " + featureDim);
+                throw new IllegalArgumentException(
+                        "part "
+                                + p.part
+                                + " of batch "
+                                + p.batchId
+                                + " has "
+                                + p.features.length
+                                + " feature bytes for "
+                                + p.vertices.length
+                                + " vertices of "
+                                + featureDim);
             }
             if (servedRowOf == null) {
                 servedRowOf = new LongIntHashMap(head.servedRows.length);
                 long[] ids = head.head.nodeIds;
                 for (int row : head.servedRows) {
                     if (row < 0 || row >= ids.length) {
-                        throw new IllegalArgumentException("batch " + head.batchId + " serves row " + row + " of "
-                                + ids.length);
+                        throw new IllegalArgumentException(
+                                "batch "
+                                        + head.batchId
+                                        + " serves row "
+                                        + row
+                                        + " of "
+                                        + ids.length);
                     }
                     servedRowOf.put(ids[row], row);
                 }
@@ -314,18 +371,27 @@ public final class PartialBatches {
             }
             byte[] features = new byte[entries.size() * rowBytes];
             for (int k = 0; k < entries.size(); k++) {
-                System.arraycopy(p.features, entries.get(k) * rowBytes, features, k * rowBytes, rowBytes);
+                System.arraycopy(
+                        p.features, entries.get(k) * rowBytes, features, k * rowBytes, rowBytes);
             }
-            MiniBatchPart byRow = MiniBatchPart.features(p.batchId, p.seq, p.trainer, p.attempt, p.part,
-                    rows.toArray(), labels.toArray(), features);
+            MiniBatchPart byRow =
+                    MiniBatchPart.features(
+                            p.batchId,
+                            p.seq,
+                            p.trainer,
+                            p.attempt,
+                            p.part,
+                            rows.toArray(),
+                            labels.toArray(),
+                            features);
             byRow.cachedRows = cachedRows.toArray();
             byRow.cachedSlots = cachedSlots.toArray();
             return byRow;
         }
 
         /**
-         * Per vertex, the head's served row for it if that row is neither filled nor in
-         * {@code taken} (which then takes it), else -1.
+         * Per vertex, the head's served row for it if that row is neither filled nor in {@code
+         * taken} (which then takes it), else -1.
          */
         private int[] unfilledRows(long[] vertices, BitSet taken) {
             int[] rows = new int[vertices.length];
@@ -339,14 +405,27 @@ public final class PartialBatches {
             return rows;
         }
 
-        /** Writes a part's rows into the matrix: its own from its bytes, its cached ones from the cache. */
+        /**
+         * Writes a part's rows into the matrix: its own from its bytes, its cached ones from the
+         * cache.
+         */
         void place(MiniBatchPart p, TrainerFeatureCache cache) {
-            // Layer outputs (inference blocks of later layers) come with their width and never by cache slot.
+            // Layer outputs (inference blocks of later layers) come with their width and never by
+            // cache slot.
             dim = p.rowDim > 0 ? p.rowDim : cache.featureDim();
             int own = p.rows.length;
             if (p.features.length != own * dim * Float.BYTES) {
-                throw new IllegalArgumentException("part " + p.part + " of batch " + p.batchId + " has "
-                        + p.features.length + " feature bytes for " + own + " rows of " + dim);
+                throw new IllegalArgumentException(
+                        "part "
+                                + p.part
+                                + " of batch "
+                                + p.batchId
+                                + " has "
+                                + p.features.length
+                                + " feature bytes for "
+                                + own
+                                + " rows of "
+                                + dim);
             }
             int cached = p.cachedRows.length;
             int[] rows = Arrays.copyOf(p.rows, own + cached);
@@ -363,12 +442,22 @@ public final class PartialBatches {
             long need = (long) (maxRow + 1) * dim;
             if (need > matrix.length) {
                 if (need > MAX_FLOATS) {
-                    throw new IllegalArgumentException("part " + p.part + " of batch " + p.batchId + " fills row "
-                            + maxRow + ", beyond the largest feature matrix");
+                    throw new IllegalArgumentException(
+                            "part "
+                                    + p.part
+                                    + " of batch "
+                                    + p.batchId
+                                    + " fills row "
+                                    + maxRow
+                                    + ", beyond the largest feature matrix");
                 }
-                matrix = Arrays.copyOf(matrix, (int) Math.min(MAX_FLOATS, Math.max(need, matrix.length * 3L / 2)));
+                matrix =
+                        Arrays.copyOf(
+                                matrix,
+                                (int) Math.min(MAX_FLOATS, Math.max(need, matrix.length * 3L / 2)));
             }
-            FloatBuffer bytes = ByteBuffer.wrap(p.features).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+            FloatBuffer bytes =
+                    ByteBuffer.wrap(p.features).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
             for (int j = 0; j < own; j++) {
                 bytes.get(j * dim, matrix, rows[j] * dim, dim);
             }
@@ -376,14 +465,22 @@ public final class PartialBatches {
                 cache.copyRow(p.cachedSlots[j], matrix, rows[own + j] * dim);
             }
             parts.set(p.part);
-            placed.add(MiniBatchPart.features(p.batchId, p.seq, p.trainer, p.attempt, p.part, rows, labels, null));
+            placed.add(
+                    MiniBatchPart.features(
+                            p.batchId, p.seq, p.trainer, p.attempt, p.part, rows, labels, null));
         }
 
         private void fill(MiniBatchPart p, int row) {
             int limit = head != null ? head.head.numNodes() : Integer.MAX_VALUE;
             if (row < 0 || row >= limit || filled.get(row)) {
-                throw new IllegalArgumentException("part " + p.part + " of batch " + p.batchId + " fills row " + row
-                        + (row >= 0 && row < limit ? " again" : ", outside the batch"));
+                throw new IllegalArgumentException(
+                        "part "
+                                + p.part
+                                + " of batch "
+                                + p.batchId
+                                + " fills row "
+                                + row
+                                + (row >= 0 && row < limit ? " again" : ", outside the batch"));
             }
             filled.set(row);
         }
@@ -392,8 +489,13 @@ public final class PartialBatches {
         void checkRows() {
             int numNodes = featureRows(head.head);
             if (filled.length() > numNodes) {
-                throw new IllegalArgumentException("batch " + head.batchId + " of " + numNodes + " rows got row "
-                        + (filled.length() - 1));
+                throw new IllegalArgumentException(
+                        "batch "
+                                + head.batchId
+                                + " of "
+                                + numNodes
+                                + " rows got row "
+                                + (filled.length() - 1));
             }
         }
 
@@ -401,8 +503,14 @@ public final class PartialBatches {
             MiniBatch shape = head.head;
             int rowsFilled = filled.cardinality();
             if (rowsFilled != featureRows(shape)) {
-                throw new IllegalArgumentException("batch " + shape.batchId + " has features for " + rowsFilled
-                        + " of " + featureRows(shape) + " rows");
+                throw new IllegalArgumentException(
+                        "batch "
+                                + shape.batchId
+                                + " has features for "
+                                + rowsFilled
+                                + " of "
+                                + featureRows(shape)
+                                + " rows");
             }
             int[] labels = new int[shape.numSeeds()];
             for (MiniBatchPart p : placed) {
@@ -428,8 +536,10 @@ public final class PartialBatches {
             for (int j = 0; j < p.rows.length; j++) {
                 out.put(j * dim, matrix, p.rows[j] * dim, dim);
             }
-            MiniBatchPart part = MiniBatchPart.features(p.batchId, p.seq, p.trainer, p.attempt, p.part, p.rows,
-                    p.labels, bytes);
+            MiniBatchPart part =
+                    MiniBatchPart.features(
+                            p.batchId, p.seq, p.trainer, p.attempt, p.part, p.rows, p.labels,
+                            bytes);
             part.rowDim = dim;
             return part;
         }

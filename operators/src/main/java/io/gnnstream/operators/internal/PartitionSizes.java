@@ -26,30 +26,43 @@ public final class PartitionSizes {
     public static final int VERTICES = 0;
     public static final int EDGES = 1;
     public static final int EDGES_INGESTED = 2;
+
     /** The partitioner's fingerprint (absent, i.e. hash, in older state). */
     public static final int ASSIGNMENT = 3;
+
     /** Halo replicas the partition's key holds (absent, i.e. none, in older state). */
     public static final int REPLICAS = 4;
-    /** Added edges whose source lives in another partition (absent, i.e. not counted, in older state). */
+
+    /**
+     * Added edges whose source lives in another partition (absent, i.e. not counted, in older
+     * state).
+     */
     public static final int CUT_EDGES_INGESTED = 5;
+
     private static final int LENGTH = CUT_EDGES_INGESTED + 1;
 
     private final ValueState<long[]> state;
     private final Consumer<VertexKey> keys;
     private final long fingerprint;
+
     /** Per partition (indexed by it, null until first used). */
     private final long[][] sizes;
+
     private final BitSet unpublished = new BitSet();
     private final BitSet unflushed = new BitSet();
 
-    public PartitionSizes(KeyedStateStore store, Consumer<VertexKey> keys, int partitions, long fingerprint) {
+    public PartitionSizes(
+            KeyedStateStore store, Consumer<VertexKey> keys, int partitions, long fingerprint) {
         this.state = store.getState(STATE);
         this.keys = keys;
         this.fingerprint = fingerprint;
         this.sizes = new long[partitions][];
     }
 
-    /** The figures of {@code current}'s partition, to change in place; {@code current} is the key afterwards. */
+    /**
+     * The figures of {@code current}'s partition, to change in place; {@code current} is the key
+     * afterwards.
+     */
     public long[] of(VertexKey current) throws Exception {
         int partition = current.partition();
         long[] s = sizes[partition];
@@ -90,9 +103,14 @@ public final class PartitionSizes {
     private long[] checked(int partition, long[] stored) {
         long[] s = Arrays.copyOf(stored, Math.max(stored.length, LENGTH));
         if (s[ASSIGNMENT] != fingerprint) {
-            throw new IllegalStateException("partition " + partition + " was built with vertex assignment "
-                    + Long.toHexString(s[ASSIGNMENT]) + " (0 = hash) but this job assigns by "
-                    + Long.toHexString(fingerprint) + ": resume with the --partition-map the job was started with");
+            throw new IllegalStateException(
+                    "partition "
+                            + partition
+                            + " was built with vertex assignment "
+                            + Long.toHexString(s[ASSIGNMENT])
+                            + " (0 = hash) but this job assigns by "
+                            + Long.toHexString(fingerprint)
+                            + ": resume with the --partition-map the job was started with");
         }
         return s;
     }
@@ -139,7 +157,14 @@ public final class PartitionSizes {
     public void publish(Consumer<GraphEvent> events) {
         for (int p = unpublished.nextSetBit(0); p >= 0; p = unpublished.nextSetBit(p + 1)) {
             long[] s = sizes[p];
-            events.accept(GraphEvent.stats(p, s[VERTICES], s[EDGES], s[EDGES_INGESTED], s[REPLICAS], s[CUT_EDGES_INGESTED]));
+            events.accept(
+                    GraphEvent.stats(
+                            p,
+                            s[VERTICES],
+                            s[EDGES],
+                            s[EDGES_INGESTED],
+                            s[REPLICAS],
+                            s[CUT_EDGES_INGESTED]));
         }
         unpublished.clear();
     }

@@ -16,12 +16,18 @@ public class PendingStep {
     public long sampledEdges;
     public long graphVertices;
     public long graphEdgesIngested;
+
     /** The batch's {@code graphReplicas} and {@code graphCutEdgesIngested} (0 in older state). */
     public long graphReplicas;
+
     public long graphCutEdgesIngested;
     public int roundSize;
-    /** Last-pass blocks of the round the step starts for this rank ({@code BatchSpec.roundShare}). */
+
+    /**
+     * Last-pass blocks of the round the step starts for this rank ({@code BatchSpec.roundShare}).
+     */
     public int roundShare;
+
     public boolean finalRound;
     public long computeNanos;
 

@@ -13,8 +13,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * RankLine.window(line, seeds, correct, lossSum, steps, busyS, wallS, sampledEdges, edgesIngested,
  *         vertices, allreduceS);
  * // an evaluation round: RankLine.eval(...) instead of train(...), plus
- * RankLine.evalTotals(line, valCorrect, valTotal, valLossSum, testCorrect, testTotal, testLossSum, finalRound,
- *         evalS, firstStepS);
+ * RankLine.evalTotals(line, valCorrect, valTotal, valLossSum, testCorrect, testTotal, testLossSum,
+ *         finalRound, evalS, firstStepS);
  * emit(line.toString());
  * }</pre>
  */
@@ -25,8 +25,10 @@ public final class RankLine {
     public static final String TYPE = "type";
     public static final String STEP = "step";
     public static final String ELAPSED_S = "elapsed_s";
+
     /** Hex string of the rank's 64-bit parameter hash ({@link Long#toHexString}). */
     public static final String CHECKSUM = "checksum";
+
     public static final String SEEDS = "seeds";
     public static final String CORRECT = "correct";
     public static final String LOSS_SUM = "loss_sum";
@@ -37,17 +39,29 @@ public final class RankLine {
     public static final String EDGES_INGESTED = "edges_ingested";
     public static final String VERTICES = "vertices";
     public static final String ALLREDUCE_S = "allreduce_s";
-    /** The graph's halo replicas and ingested edges between partitions, as of the window's last step. */
+
+    /**
+     * The graph's halo replicas and ingested edges between partitions, as of the window's last
+     * step.
+     */
     public static final String REPLICAS = "replicas";
+
     public static final String CUT_EDGES_INGESTED = "cut_edges_ingested";
+
     /** Training batches completed in the window, and the sampling-loop traffic of building them. */
     public static final String TRAFFIC_BATCHES = "traffic_batches";
+
     public static final String LOOP_REQUESTS = "loop_requests";
     public static final String LOOP_REQUEST_VERTICES = "loop_request_vertices";
     public static final String LOOP_BYTES = "loop_bytes";
     public static final String FEATURE_BYTES = "feature_bytes";
-    /** Of the loop and feature bytes, those that left a site (see {@code MiniBatch#remoteLoopBytes}). */
+
+    /**
+     * Of the loop and feature bytes, those that left a site (see {@code
+     * MiniBatch#remoteLoopBytes}).
+     */
     public static final String REMOTE_BYTES = "remote_bytes";
+
     public static final String REMOTE_REQUESTS = "remote_requests";
 
     public static final String VAL_CORRECT = "val_correct";
@@ -57,10 +71,15 @@ public final class RankLine {
     public static final String TEST_TOTAL = "test_total";
     public static final String TEST_LOSS_SUM = "test_loss_sum";
     public static final String FINAL_ROUND = "final_round";
-    /** Seconds this rank has spent in evaluation rounds so far (from a round's start to its end). */
+
+    /**
+     * Seconds this rank has spent in evaluation rounds so far (from a round's start to its end).
+     */
     public static final String EVAL_S = "eval_s";
+
     /** Seconds from this rank's start to its first training step. */
     public static final String FIRST_STEP_S = "first_step_s";
+
     /**
      * True on an evaluation line that no other rank's line joins: the round of the step the ranks
      * restored after a restore at another trainer count, which rank 0 runs again while the other
@@ -70,25 +89,41 @@ public final class RankLine {
 
     /** Values of {@link #TYPE}. */
     public static final String TRAIN = "train";
+
     public static final String EVAL = "eval";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private RankLine() {}
 
-    /** The head of a training line of rank {@code rank} of {@code ranks} after step {@code step}. */
+    /**
+     * The head of a training line of rank {@code rank} of {@code ranks} after step {@code step}.
+     */
     public static ObjectNode train(int rank, int ranks, long step, double elapsedS, long checksum) {
         return head(TRAIN, rank, ranks, step, elapsedS, checksum);
     }
 
-    /** The head of an evaluation line (the round following step {@code step}); add {@link #evalTotals}. */
+    /**
+     * The head of an evaluation line (the round following step {@code step}); add {@link
+     * #evalTotals}.
+     */
     public static ObjectNode eval(int rank, int ranks, long step, double elapsedS, long checksum) {
         return head(EVAL, rank, ranks, step, elapsedS, checksum);
     }
 
     /** The training window since the rank's previous line; returns {@code line}. */
-    public static ObjectNode window(ObjectNode line, long seeds, long correct, double lossSum, int steps,
-            double busyS, double wallS, long sampledEdges, long edgesIngested, long vertices, double allreduceS) {
+    public static ObjectNode window(
+            ObjectNode line,
+            long seeds,
+            long correct,
+            double lossSum,
+            int steps,
+            double busyS,
+            double wallS,
+            long sampledEdges,
+            long edgesIngested,
+            long vertices,
+            double allreduceS) {
         line.put(SEEDS, seeds);
         line.put(CORRECT, correct);
         line.put(LOSS_SUM, lossSum);
@@ -109,9 +144,19 @@ public final class RankLine {
         return line;
     }
 
-    /** The sampling-loop traffic of the training batches completed in the window; returns {@code line}. */
-    public static ObjectNode traffic(ObjectNode line, long batches, long requests, long requestVertices, long loopBytes,
-            long featureBytes, long remoteRequests, long remoteBytes) {
+    /**
+     * The sampling-loop traffic of the training batches completed in the window; returns {@code
+     * line}.
+     */
+    public static ObjectNode traffic(
+            ObjectNode line,
+            long batches,
+            long requests,
+            long requestVertices,
+            long loopBytes,
+            long featureBytes,
+            long remoteRequests,
+            long remoteBytes) {
         line.put(TRAFFIC_BATCHES, batches);
         line.put(LOOP_REQUESTS, requests);
         line.put(LOOP_REQUEST_VERTICES, requestVertices);
@@ -122,9 +167,20 @@ public final class RankLine {
         return line;
     }
 
-    /** This rank's share of an evaluation round (loss sums over seeds, not means); returns {@code line}. */
-    public static ObjectNode evalTotals(ObjectNode line, long valCorrect, long valTotal, double valLossSum,
-            long testCorrect, long testTotal, double testLossSum, boolean finalRound, double evalS,
+    /**
+     * This rank's share of an evaluation round (loss sums over seeds, not means); returns {@code
+     * line}.
+     */
+    public static ObjectNode evalTotals(
+            ObjectNode line,
+            long valCorrect,
+            long valTotal,
+            double valLossSum,
+            long testCorrect,
+            long testTotal,
+            double testLossSum,
+            boolean finalRound,
+            double evalS,
             double firstStepS) {
         line.put(EVAL_S, evalS);
         line.put(FIRST_STEP_S, firstStepS);
@@ -138,7 +194,8 @@ public final class RankLine {
         return line;
     }
 
-    private static ObjectNode head(String type, int rank, int ranks, long step, double elapsedS, long checksum) {
+    private static ObjectNode head(
+            String type, int rank, int ranks, long step, double elapsedS, long checksum) {
         ObjectNode line = JSON.createObjectNode();
         line.put(RANK, rank);
         line.put(RANKS, ranks);

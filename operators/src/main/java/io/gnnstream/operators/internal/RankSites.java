@@ -27,13 +27,21 @@ public final class RankSites implements Serializable {
     private final VertexPartitioner partitioner;
     private final int storeParallelism;
     private final int trainers;
+
     /** Per logical partition: the rank it belongs to. */
     private final int[] rankOfPartition;
 
     public RankSites(VertexPartitioner partitioner, int storeParallelism, int trainers) {
-        if (storeParallelism < 1 || storeParallelism > partitioner.numPartitions() || trainers < 1) {
-            throw new IllegalArgumentException("need 1 <= storeParallelism <= " + partitioner.numPartitions()
-                    + " and trainers >= 1, got " + storeParallelism + " and " + trainers);
+        if (storeParallelism < 1
+                || storeParallelism > partitioner.numPartitions()
+                || trainers < 1) {
+            throw new IllegalArgumentException(
+                    "need 1 <= storeParallelism <= "
+                            + partitioner.numPartitions()
+                            + " and trainers >= 1, got "
+                            + storeParallelism
+                            + " and "
+                            + trainers);
         }
         this.partitioner = partitioner;
         this.storeParallelism = storeParallelism;
@@ -57,8 +65,9 @@ public final class RankSites implements Serializable {
 
     /**
      * Cuts {@code seeds} (a step's, in epoch order; at least one per rank) by owner, keeping their
-     * order. A rank that owns none of them takes the last seed of the largest slice (the lowest rank
-     * of those), so that every rank has a batch to compute its share of the step's gradient from.
+     * order. A rank that owns none of them takes the last seed of the largest slice (the lowest
+     * rank of those), so that every rank has a batch to compute its share of the step's gradient
+     * from.
      */
     public long[][] split(long[] seeds) {
         if (seeds.length < trainers) {
@@ -97,7 +106,8 @@ public final class RankSites implements Serializable {
     public long batchIdFor(int rank, long from) {
         int subtask = rank % storeParallelism;
         long id = from;
-        while (KeyGroupRangeAssignment.assignKeyToParallelOperator(id, partitioner.numPartitions(), storeParallelism)
+        while (KeyGroupRangeAssignment.assignKeyToParallelOperator(
+                        id, partitioner.numPartitions(), storeParallelism)
                 != subtask) {
             id++;
         }

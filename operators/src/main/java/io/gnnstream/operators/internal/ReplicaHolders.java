@@ -20,10 +20,13 @@ public final class ReplicaHolders {
     private static final byte VERSION = 1;
 
     private final int words;
+
     /** Per partition, each vertex's first word (record and sites 0 to 62), in one probe. */
     private final LongLongHashMap[] first;
+
     /** Per partition, each vertex's further words, only with more than 63 sites. */
     private final LongObjectHashMap<long[]>[] rest;
+
     private final boolean[] dirty;
 
     @SuppressWarnings("unchecked")
@@ -176,7 +179,8 @@ public final class ReplicaHolders {
         if (map == null || map.isEmpty()) {
             return null;
         }
-        ByteBuffer out = ByteBuffer.allocate(1 + 2 * Integer.BYTES + map.size() * (1 + words) * Long.BYTES);
+        ByteBuffer out =
+                ByteBuffer.allocate(1 + 2 * Integer.BYTES + map.size() * (1 + words) * Long.BYTES);
         out.put(VERSION).putInt(words).putInt(map.size());
         for (LongLongCursor c : map) {
             out.putLong(c.key).putLong(c.value);

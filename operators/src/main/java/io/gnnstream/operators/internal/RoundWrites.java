@@ -9,8 +9,8 @@ import java.util.Arrays;
  * The scheduler's record of an evaluation round's layer-output writes (docs/design.md,
  * "Evaluation"): each block of a hidden layer's pass is stored by the GraphStore in one record per
  * GraphStore subtask owning some of its destinations, and each record is acknowledged with its part
- * number and the block's number of parts. A block is written once every part has been
- * acknowledged; a repeated acknowledgement (a block computed again after a restore) counts once.
+ * number and the block's number of parts. A block is written once every part has been acknowledged;
+ * a repeated acknowledgement (a block computed again after a restore) counts once.
  */
 public final class RoundWrites {
 
@@ -35,7 +35,8 @@ public final class RoundWrites {
      */
     public boolean ack(int roundIndex, int part, int parts) {
         if (part < 0 || parts < 1 || part >= parts || parts > 0xFFFF) {
-            throw new IllegalArgumentException("part " + part + " of " + parts + " of block " + roundIndex);
+            throw new IllegalArgumentException(
+                    "part " + part + " of " + parts + " of block " + roundIndex);
         }
         if (!acks.add(key(roundIndex, part, parts))) {
             return false;

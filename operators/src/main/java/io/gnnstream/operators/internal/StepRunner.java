@@ -32,14 +32,17 @@ public final class StepRunner<T> implements AutoCloseable {
     private final ThrowingConsumer<T, Exception> onDone;
     private CompletableFuture<T> inFlight;
 
-    public StepRunner(String threadName, MailboxExecutor mailbox, ThrowingConsumer<T, Exception> onDone) {
+    public StepRunner(
+            String threadName, MailboxExecutor mailbox, ThrowingConsumer<T, Exception> onDone) {
         this.mailbox = mailbox;
         this.onDone = onDone;
-        this.thread = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, threadName);
-            t.setDaemon(true);
-            return t;
-        });
+        this.thread =
+                Executors.newSingleThreadExecutor(
+                        r -> {
+                            Thread t = new Thread(r, threadName);
+                            t.setDaemon(true);
+                            return t;
+                        });
     }
 
     /** True while a step runs or its outcome has not been delivered yet. */
@@ -54,21 +57,24 @@ public final class StepRunner<T> implements AutoCloseable {
         }
         CompletableFuture<T> future = new CompletableFuture<>();
         inFlight = future;
-        thread.execute(() -> {
-            try {
-                future.complete(step.call());
-            } catch (Throwable t) {
-                future.completeExceptionally(t);
-            }
-            try {
-                mailbox.execute(() -> deliver(future), "step done");
-            } catch (RejectedExecutionException closing) {
-                // The task is shutting down: nobody is left to take the outcome.
-            }
-        });
+        thread.execute(
+                () -> {
+                    try {
+                        future.complete(step.call());
+                    } catch (Throwable t) {
+                        future.completeExceptionally(t);
+                    }
+                    try {
+                        mailbox.execute(() -> deliver(future), "step done");
+                    } catch (RejectedExecutionException closing) {
+                        // The task is shutting down: nobody is left to take the outcome.
+                    }
+                });
     }
 
-    /** Waits for the step in flight, if any, and delivers its outcome on the calling (task) thread. */
+    /**
+     * Waits for the step in flight, if any, and delivers its outcome on the calling (task) thread.
+     */
     public void await() throws Exception {
         if (inFlight != null) {
             deliver(inFlight);
@@ -92,7 +98,10 @@ public final class StepRunner<T> implements AutoCloseable {
         onDone.accept(outcome);
     }
 
-    /** Stops the step thread after the step in flight, which may use resources the caller frees next. */
+    /**
+     * Stops the step thread after the step in flight, which may use resources the caller frees
+     * next.
+     */
     @Override
     public void close() throws InterruptedException {
         thread.shutdown();

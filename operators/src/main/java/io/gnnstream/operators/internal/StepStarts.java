@@ -6,18 +6,19 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The scheduler's record of where each issued training step began in the epoch order, for the
- * steps that not every rank has acknowledged and the last acknowledged ones (which a restored rank
- * can still be behind). A restore at another trainer count continues with
- * the step after the one the ranks restored; the scheduler rewinds its epoch position to where that
- * step began and cuts the next steps for the new number of ranks (docs/design.md, "Checkpoints and
- * restore", "Another trainer count"). The orders of earlier epochs in which such a step began are
- * kept as well. Entries are ascending by step; the checkpointed forms are {@link StepStart} and
- * {@link EpochOrder}.
+ * The scheduler's record of where each issued training step began in the epoch order, for the steps
+ * that not every rank has acknowledged and the last acknowledged ones (which a restored rank can
+ * still be behind). A restore at another trainer count continues with the step after the one the
+ * ranks restored; the scheduler rewinds its epoch position to where that step began and cuts the
+ * next steps for the new number of ranks (docs/design.md, "Checkpoints and restore", "Another
+ * trainer count"). The orders of earlier epochs in which such a step began are kept as well.
+ * Entries are ascending by step; the checkpointed forms are {@link StepStart} and {@link
+ * EpochOrder}.
  */
 public final class StepStarts {
 
     private final List<StepStart> starts = new ArrayList<>();
+
     /** Orders of epochs other than the current one, by epoch counter. */
     private final Map<Long, long[]> orders = new HashMap<>();
 
@@ -38,20 +39,24 @@ public final class StepStarts {
     /** Step {@code step} begins at {@code position} of the epoch whose counter is {@code epoch}. */
     public void record(long step, long epoch, int position) {
         if (!starts.isEmpty() && starts.get(starts.size() - 1).step >= step) {
-            throw new IllegalStateException("step " + step + " recorded after step "
-                    + starts.get(starts.size() - 1).step);
+            throw new IllegalStateException(
+                    "step " + step + " recorded after step " + starts.get(starts.size() - 1).step);
         }
         starts.add(new StepStart(step, epoch, position));
     }
 
-    /** The epoch of counter {@code epoch} ends: its order is kept while a recorded step began in it. */
+    /**
+     * The epoch of counter {@code epoch} ends: its order is kept while a recorded step began in it.
+     */
     public void epochEnds(long epoch, long[] order) {
         if (order != null) {
             orders.put(epoch, order);
         }
     }
 
-    /** Forgets the steps before {@code step} (every rank applied them) and the orders no step needs. */
+    /**
+     * Forgets the steps before {@code step} (every rank applied them) and the orders no step needs.
+     */
     public void dropBefore(long step) {
         int n = 0;
         while (n < starts.size() && starts.get(n).step < step) {
@@ -103,8 +108,8 @@ public final class StepStarts {
     }
 
     /**
-     * Where a training step began: the scheduler's epoch counter (the number of epochs begun so far)
-     * and position in that epoch's order, before the step took its seeds. A Flink POJO.
+     * Where a training step began: the scheduler's epoch counter (the number of epochs begun so
+     * far) and position in that epoch's order, before the step took its seeds. A Flink POJO.
      */
     public static class StepStart {
         public long step;

@@ -18,17 +18,22 @@ public final class StoreSites implements Serializable {
 
     public StoreSites(int partitions, int parallelism) {
         if (parallelism < 1 || parallelism > partitions) {
-            throw new IllegalArgumentException("need 1 <= parallelism <= " + partitions + ", got " + parallelism);
+            throw new IllegalArgumentException(
+                    "need 1 <= parallelism <= " + partitions + ", got " + parallelism);
         }
         this.parallelism = parallelism;
         this.siteOfPartition = new int[partitions];
         for (int p = 0; p < partitions; p++) {
-            siteOfPartition[p] = KeyGroupRangeAssignment.computeOperatorIndexForKeyGroup(partitions, parallelism, p);
+            siteOfPartition[p] =
+                    KeyGroupRangeAssignment.computeOperatorIndexForKeyGroup(
+                            partitions, parallelism, p);
         }
         this.holderOfSite = new int[parallelism];
         for (int s = 0; s < parallelism; s++) {
-            holderOfSite[s] = KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(partitions, parallelism, s)
-                    .getStartKeyGroup();
+            holderOfSite[s] =
+                    KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
+                                    partitions, parallelism, s)
+                            .getStartKeyGroup();
         }
     }
 
@@ -47,7 +52,10 @@ public final class StoreSites implements Serializable {
         return holderOfSite[siteOfPartition[partition]];
     }
 
-    /** The first partition of {@code site}'s range: the key of its halo replicas and its requests' route. */
+    /**
+     * The first partition of {@code site}'s range: the key of its halo replicas and its requests'
+     * route.
+     */
     public int holderOfSite(int site) {
         return holderOfSite[site];
     }

@@ -9,12 +9,12 @@ import java.nio.FloatBuffer;
  * A trainer's cache of vertex features and labels in numbered slots, filled and referenced by the
  * feature parts the GraphStore sends it (each GraphStore subtask manages a share of the slots with
  * a {@link FeatureCacheDirectory}). Features of the vertices sampled again and again then cross the
- * network once, not once per batch: without the cache, moving them is most of the GraphStore's
- * work per batch (docs/design.md, "Feature paths and caches").
+ * network once, not once per batch: without the cache, moving them is most of the GraphStore's work
+ * per batch (docs/design.md, "Feature paths and caches").
  *
- * <p>A part's references must be read ({@link #copyRow}, {@link #label}) before its fills
- * are stored ({@link #storeFills}), since the GraphStore may have evicted a referenced vertex for
- * one filled by the same part. Each slot remembers the epoch of the directory that filled it; a
+ * <p>A part's references must be read ({@link #copyRow}, {@link #label}) before its fills are
+ * stored ({@link #storeFills}), since the GraphStore may have evicted a referenced vertex for one
+ * filled by the same part. Each slot remembers the epoch of the directory that filled it; a
  * reference to a slot filled under another epoch (or never filled in this incarnation of the
  * trainer: the cache is not checkpointed) cannot be resolved ({@link #holdsAll}), and such a part
  * is dropped. That happens only to parts sent before a restore and replayed from the checkpoint's
@@ -37,7 +37,8 @@ public final class TrainerFeatureCache {
 
     public TrainerFeatureCache(int slots, int featureDim) {
         if (slots < 0 || featureDim < 1) {
-            throw new IllegalArgumentException("cache of " + slots + " slots of " + featureDim + " features");
+            throw new IllegalArgumentException(
+                    "cache of " + slots + " slots of " + featureDim + " features");
         }
         this.dim = featureDim;
         this.slotsPerPage = Math.max(1, PAGE_FLOATS / featureDim);
@@ -55,19 +56,26 @@ public final class TrainerFeatureCache {
     }
 
     /**
-     * True when every slot a feature part references holds features of the part's epoch (always
-     * for heads and parts without references); throws when the part is not well formed.
+     * True when every slot a feature part references holds features of the part's epoch (always for
+     * heads and parts without references); throws when the part is not well formed.
      */
     public boolean holdsAll(MiniBatchPart part) {
         if (part.isHead() || part.cacheEpoch == MiniBatchPart.NO_CACHE) {
             return true;
         }
-        if (part.rows == null || part.labels == null || part.features == null || part.fillSlots == null
-                || part.cachedRows == null || part.cachedSlots == null || part.cachedVertices == null
-                || part.labels.length != part.ownEntries() || part.fillSlots.length != part.ownEntries()
+        if (part.rows == null
+                || part.labels == null
+                || part.features == null
+                || part.fillSlots == null
+                || part.cachedRows == null
+                || part.cachedSlots == null
+                || part.cachedVertices == null
+                || part.labels.length != part.ownEntries()
+                || part.fillSlots.length != part.ownEntries()
                 || part.cachedSlots.length != part.cachedEntries()
                 || part.features.length != part.ownEntries() * dim * Float.BYTES) {
-            throw new IllegalArgumentException("malformed cached part " + part.part + " of batch " + part.batchId);
+            throw new IllegalArgumentException(
+                    "malformed cached part " + part.part + " of batch " + part.batchId);
         }
         for (int slot : part.cachedSlots) {
             if (slot < 0 || slot >= epochs.length || epochs[slot] != part.cacheEpoch) {
@@ -77,7 +85,10 @@ public final class TrainerFeatureCache {
         return true;
     }
 
-    /** Copies the features of a slot {@link #holdsAll} vouched for into {@code dst} at {@code offset}. */
+    /**
+     * Copies the features of a slot {@link #holdsAll} vouched for into {@code dst} at {@code
+     * offset}.
+     */
     public void copyRow(int slot, float[] dst, int offset) {
         System.arraycopy(pages[slot / slotsPerPage], (slot % slotsPerPage) * dim, dst, offset, dim);
     }
@@ -86,19 +97,26 @@ public final class TrainerFeatureCache {
         return labels[slot];
     }
 
-    /** Stores the rows a feature part brings for the slots it names, whether or not the part is used. */
+    /**
+     * Stores the rows a feature part brings for the slots it names, whether or not the part is
+     * used.
+     */
     public void storeFills(MiniBatchPart part) {
         if (part.isHead() || part.cacheEpoch == MiniBatchPart.NO_CACHE) {
             return;
         }
-        FloatBuffer in = ByteBuffer.wrap(part.features).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+        FloatBuffer in =
+                ByteBuffer.wrap(part.features).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
         int[] fills = part.fillSlots;
         for (int j = 0; j < fills.length; j++) {
             int slot = fills[j];
             if (slot >= 0 && slot < epochs.length) {
                 int page = slot / slotsPerPage;
                 if (pages[page] == null) {
-                    pages[page] = new float[Math.min(slotsPerPage, epochs.length - page * slotsPerPage) * dim];
+                    pages[page] =
+                            new float
+                                    [Math.min(slotsPerPage, epochs.length - page * slotsPerPage)
+                                            * dim];
                 }
                 in.get(j * dim, pages[page], (slot % slotsPerPage) * dim, dim);
                 labels[slot] = part.labels[j];

@@ -1,9 +1,9 @@
 package io.gnnstream.operators.messages;
 
 /**
- * One trainer rank's contribution to one chunk of the gradient of one training step: the gradient of
- * the rank's summed loss (its mean-loss gradient times {@link #seeds}) over the parameter range of
- * chunk {@link #chunk}. Chunks are routed to the reducer subtask {@code chunk % reducers}; a
+ * One trainer rank's contribution to one chunk of the gradient of one training step: the gradient
+ * of the rank's summed loss (its mean-loss gradient times {@link #seeds}) over the parameter range
+ * of chunk {@link #chunk}. Chunks are routed to the reducer subtask {@code chunk % reducers}; a
  * contribution may be sent again (after a restore), so reducers treat (step, chunk, rank) as its
  * identity.
  */
@@ -15,11 +15,14 @@ public class GradientChunk {
      * ({@code RankLayout#round}).
      */
     public long step;
+
     public int rank;
     public int chunk;
     public int numChunks;
+
     /** Labelled seeds of the rank's batch: the weight of this contribution in the global mean. */
     public int seeds;
+
     public float[] values;
 
     public GradientChunk() {}
@@ -34,8 +37,9 @@ public class GradientChunk {
     }
 
     /**
-     * A heartbeat of {@code rank}: no gradient (step -1); reducers echo it as a {@link ReducedChunk}
-     * of step -1, which ranks ignore. It keeps records moving on the all-reduce loop's feedback edge.
+     * A heartbeat of {@code rank}: no gradient (step -1); reducers echo it as a {@link
+     * ReducedChunk} of step -1, which ranks ignore. It keeps records moving on the all-reduce
+     * loop's feedback edge.
      */
     public static GradientChunk heartbeat(int rank) {
         return new GradientChunk(-1, rank, rank, 0, 0, new float[0]);
@@ -47,7 +51,16 @@ public class GradientChunk {
 
     @Override
     public String toString() {
-        return "GradientChunk(step=" + step + ", rank=" + rank + ", chunk=" + chunk + "/" + numChunks + ", seeds="
-                + seeds + ")";
+        return "GradientChunk(step="
+                + step
+                + ", rank="
+                + rank
+                + ", chunk="
+                + chunk
+                + "/"
+                + numChunks
+                + ", seeds="
+                + seeds
+                + ")";
     }
 }

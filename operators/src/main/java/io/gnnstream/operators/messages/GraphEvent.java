@@ -13,8 +13,8 @@ public class GraphEvent {
         /** A vertex entered (or left) a split: {@link #vertex}, {@link #split}. */
         SEED,
         /**
-         * The current size of one partition: {@link #vertices}, {@link #edges}, {@link #edgesIngested},
-         * {@link #replicas}, {@link #cutEdgesIngested}.
+         * The current size of one partition: {@link #vertices}, {@link #edges}, {@link
+         * #edgesIngested}, {@link #replicas}, {@link #cutEdgesIngested}.
          */
         STATS,
         /**
@@ -31,12 +31,19 @@ public class GraphEvent {
     public long vertices;
     public long edges;
     public long edgesIngested;
+
     /** Halo replicas the partition holds. */
     public long replicas;
-    /** Added edges into the partition whose source lives in another partition (of {@link #edgesIngested}). */
+
+    /**
+     * Added edges into the partition whose source lives in another partition (of {@link
+     * #edgesIngested}).
+     */
     public long cutEdgesIngested;
+
     /** {@link Kind#LAYER_WRITTEN}: which block's outputs were stored. */
     public long step;
+
     public int layer;
     public int roundIndex;
     public int part;
@@ -78,8 +85,15 @@ public class GraphEvent {
         return e;
     }
 
-    /** As above, with the partition's halo replicas and its ingested edges from other partitions. */
-    public static GraphEvent stats(int partition, long vertices, long edges, long edgesIngested, long replicas,
+    /**
+     * As above, with the partition's halo replicas and its ingested edges from other partitions.
+     */
+    public static GraphEvent stats(
+            int partition,
+            long vertices,
+            long edges,
+            long edgesIngested,
+            long replicas,
             long cutEdgesIngested) {
         GraphEvent e = stats(partition, vertices, edges, edgesIngested);
         e.replicas = replicas;

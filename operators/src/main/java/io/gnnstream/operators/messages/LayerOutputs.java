@@ -13,17 +13,23 @@ package io.gnnstream.operators.messages;
 public class LayerOutputs {
 
     public long step;
+
     /** The model layer (1-based) whose outputs these are. */
     public int layer;
+
     /** The block's index in its round. */
     public int roundIndex;
+
     /** This record's number among the block's records, and their count. */
     public int part;
+
     public int parts;
     public int route;
     public long[] vertices;
+
     /** Outputs per vertex. */
     public int dim;
+
     /** {@code vertices.length x dim} outputs, row-major. */
     public float[] values;
 
@@ -31,7 +37,20 @@ public class LayerOutputs {
 
     @Override
     public String toString() {
-        return "LayerOutputs(step=" + step + ", layer=" + layer + ", block=" + roundIndex + ", part=" + part + "/"
-                + parts + ", route=" + route + ", rows=" + (vertices == null ? 0 : vertices.length) + ")";
+        return "LayerOutputs(step="
+                + step
+                + ", layer="
+                + layer
+                + ", block="
+                + roundIndex
+                + ", part="
+                + part
+                + "/"
+                + parts
+                + ", route="
+                + route
+                + ", rows="
+                + (vertices == null ? 0 : vertices.length)
+                + ")";
     }
 }

@@ -5,15 +5,14 @@ package io.gnnstream.operators.messages;
  *
  * <p>Nodes are listed once, nested by depth: the first {@code nodeCounts[0]} are the seeds, the
  * first {@code nodeCounts[d]} are all nodes within {@code d} hops, and {@code nodeCounts[L]} is the
- * total. Hop {@code h} (1..L) has an edge block whose destinations are the first
- * {@code nodeCounts[h-1]} nodes and whose sources index into the first {@code nodeCounts[h]} nodes,
- * stored as CSR: for destination {@code i}, sources are
- * {@code indices[indicesOffsets[h-1] + indptr[indptrOffsets[h-1] + i] ...
- * indices[indicesOffsets[h-1] + indptr[indptrOffsets[h-1] + i + 1] - 1]}. Model layer 0 (input
- * side) uses hop {@code L}; the last model layer uses hop 1. Features are row-major,
- * {@code nodeCounts[L] x featureDim}, at the start of an array that may be longer (the trainer
- * reuses them). A Flink POJO with primitive arrays only (never INDArray), so
- * it crosses the network without Kryo; it has no Flink imports so the model can use it directly.
+ * total. Hop {@code h} (1..L) has an edge block whose destinations are the first {@code
+ * nodeCounts[h-1]} nodes and whose sources index into the first {@code nodeCounts[h]} nodes, stored
+ * as CSR: for destination {@code i}, sources are {@code indices[indicesOffsets[h-1] +
+ * indptr[indptrOffsets[h-1] + i] ... indices[indicesOffsets[h-1] + indptr[indptrOffsets[h-1] + i +
+ * 1] - 1]}. Model layer 0 (input side) uses hop {@code L}; the last model layer uses hop 1.
+ * Features are row-major, {@code nodeCounts[L] x featureDim}, at the start of an array that may be
+ * longer (the trainer reuses them). A Flink POJO with primitive arrays only (never INDArray), so it
+ * crosses the network without Kryo; it has no Flink imports so the model can use it directly.
  */
 public class MiniBatch {
 
@@ -26,7 +25,9 @@ public class MiniBatch {
         TRAIN(0),
         EVAL_VAL(1),
         EVAL_TEST(2),
-        /** A block of layer-wise inference whose destinations are not scored (see {@link #layer}). */
+        /**
+         * A block of layer-wise inference whose destinations are not scored (see {@link #layer}).
+         */
         INFER(3);
 
         private static final Kind[] BY_CODE = new Kind[values().length];
@@ -55,35 +56,52 @@ public class MiniBatch {
          */
         public static Kind ofCode(int code) {
             if (code < 0 || code >= BY_CODE.length) {
-                throw new IllegalArgumentException("unknown MiniBatch kind code " + code + ", expected 0 to "
-                        + (BY_CODE.length - 1));
+                throw new IllegalArgumentException(
+                        "unknown MiniBatch kind code "
+                                + code
+                                + ", expected 0 to "
+                                + (BY_CODE.length - 1));
             }
             return BY_CODE[code];
         }
     }
 
-    /** Label of a seed whose vertex had no label when sampled; it is left out of loss and accuracy. */
+    /**
+     * Label of a seed whose vertex had no label when sampled; it is left out of loss and accuracy.
+     */
     public static final int NO_LABEL = -1;
 
     public long batchId;
+
     /** Position in the trainer's input sequence; the trainer consumes batches in this order. */
     public long seq;
+
     public int trainer;
+
     /** {@link Kind#TRAIN} unless set otherwise. */
     public Kind kind = Kind.TRAIN;
+
     /** For training batches the step they produce; for evaluation the step they evaluate. */
     public long step;
+
     /** Evaluation rounds: index of this batch in its round and the round's batch count. */
     public int roundIndex;
+
     public int roundSize;
     public boolean finalRound;
+
     /**
      * {@code 0}: a sampled batch through every model layer. {@code l >= 1}: a one-hop block of
      * layer-wise inference over all in-neighbours, computing model layer {@code l} (1-based) of its
-     * destinations from layer {@code l-1}'s outputs of its sources (the features for {@code l = 1}).
+     * destinations from layer {@code l-1}'s outputs of its sources (the features for {@code l =
+     * 1}).
      */
     public int layer;
-    /** As {@link BatchSpec#roundShare}: last-pass blocks of the round this training step starts for its rank. */
+
+    /**
+     * As {@link BatchSpec#roundShare}: last-pass blocks of the round this training step starts for
+     * its rank.
+     */
     public int roundShare;
 
     public int numLayers;
@@ -95,33 +113,46 @@ public class MiniBatch {
     public int[] indicesOffsets;
     public int featureDim;
     public float[] features;
+
     /** One per seed, in {@code [0, classes)} or {@link #NO_LABEL}. */
     public int[] labels;
 
     /** Graph size seen by the scheduler when the batch was issued (for progress reports). */
     public long graphVertices;
+
     public long graphEdgesIngested;
+
     /** Halo replicas and ingested edges between partitions, seen likewise. */
     public long graphReplicas;
+
     public long graphCutEdgesIngested;
+
     /**
      * Traffic of building the batch on the sampling loop, counted by its assembler: request records
      * (retries included), the vertex entries they name, and the bytes of the requests and their
      * responses.
      */
     public int loopRequests;
+
     public long loopRequestVertices;
     public long loopBytes;
+
     /** Bytes of the feature parts the trainer received for the batch (set by the trainer). */
     public long featureBytes;
+
     /**
      * The share of {@link #loopBytes} exchanged with a GraphStore subtask of another index than the
      * assembler's, and of {@link #featureBytes} sent by a GraphStore subtask of another index than
      * the trainer's rank: the bytes that leave a site (docs/design.md, "Traffic per batch").
      */
     public long remoteLoopBytes;
+
     public long remoteFeatureBytes;
-    /** Of {@link #loopRequests}, those to a GraphStore subtask of another index than the assembler's. */
+
+    /**
+     * Of {@link #loopRequests}, those to a GraphStore subtask of another index than the
+     * assembler's.
+     */
     public int remoteLoopRequests;
 
     public MiniBatch() {}
@@ -163,8 +194,8 @@ public class MiniBatch {
     }
 
     /**
-     * Sets the CSR arrays of every hop from per-hop arrays ({@code indptr[h-1]}, {@code indices[h-1]}
-     * for hop {@code h}), concatenated with their offsets.
+     * Sets the CSR arrays of every hop from per-hop arrays ({@code indptr[h-1]}, {@code
+     * indices[h-1]} for hop {@code h}), concatenated with their offsets.
      */
     public void setBlocks(int[][] hopIndptr, int[][] hopIndices) {
         int hops = hopIndptr.length;

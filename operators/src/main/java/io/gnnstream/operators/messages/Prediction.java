@@ -8,10 +8,13 @@ package io.gnnstream.operators.messages;
 public class Prediction {
 
     public long vertex;
+
     /** The training step whose model produced it. */
     public long step;
+
     public int label;
     public float[] probs;
+
     /** The last hidden layer, or null. */
     public float[] embedding;
 

@@ -10,13 +10,18 @@ public class PredictionBatch {
 
     /** The training step whose model produced it. */
     public long step;
+
     public long[] vertices;
     public int[] labels;
+
     /** Row-major, {@code vertices.length x classes}. */
     public float[] probs;
+
     public int classes;
+
     /** Row-major, {@code vertices.length x embeddingDim}, or null. */
     public float[] embeddings;
+
     public int embeddingDim;
 
     public PredictionBatch() {}
@@ -30,8 +35,11 @@ public class PredictionBatch {
         Prediction[] out = new Prediction[vertices.length];
         for (int i = 0; i < out.length; i++) {
             float[] p = java.util.Arrays.copyOfRange(probs, i * classes, (i + 1) * classes);
-            float[] e = embeddings == null ? null
-                    : java.util.Arrays.copyOfRange(embeddings, i * embeddingDim, (i + 1) * embeddingDim);
+            float[] e =
+                    embeddings == null
+                            ? null
+                            : java.util.Arrays.copyOfRange(
+                                    embeddings, i * embeddingDim, (i + 1) * embeddingDim);
             out[i] = new Prediction(vertices[i], step, labels[i], p, e);
         }
         return out;

@@ -2,18 +2,21 @@ package io.gnnstream.operators.messages;
 
 /**
  * The sum over all trainer ranks, in rank order, of one gradient chunk of one training step, and
- * the sum of their seed counts. Travels to every trainer on the all-reduce loop's feedback edge;
- * it may arrive more than once (a reducer re-sends a completed sum when a contribution comes
- * again), and trainers apply a step's update once.
+ * the sum of their seed counts. Travels to every trainer on the all-reduce loop's feedback edge; it
+ * may arrive more than once (a reducer re-sends a completed sum when a contribution comes again),
+ * and trainers apply a step's update once.
  */
 public class ReducedChunk {
 
     /** The all-reduce round of the contributions ({@link GradientChunk#step}). */
     public long step;
+
     public int chunk;
     public int numChunks;
+
     /** Labelled seeds of all ranks' batches of this step. */
     public int seeds;
+
     public float[] values;
 
     public ReducedChunk() {}
@@ -28,6 +31,14 @@ public class ReducedChunk {
 
     @Override
     public String toString() {
-        return "ReducedChunk(step=" + step + ", chunk=" + chunk + "/" + numChunks + ", seeds=" + seeds + ")";
+        return "ReducedChunk(step="
+                + step
+                + ", chunk="
+                + chunk
+                + "/"
+                + numChunks
+                + ", seeds="
+                + seeds
+                + ")";
     }
 }

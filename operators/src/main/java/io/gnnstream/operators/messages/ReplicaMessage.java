@@ -6,8 +6,8 @@ import io.gnnstream.state.VertexKey;
  * A change of one halo replica, from the {@code ReplicaRouter} to the GraphStore subtask owning the
  * holding partition (see docs/design.md, "Halo replicas"): {@link Kind#CREATE} makes the replica of
  * {@link #vertex} in partition {@link #holder} with the vertex's attribute record (null while the
- * vertex has none), {@link Kind#PUSH} replaces its record, {@link Kind#DROP} removes it. Keyed by the replica's key,
- * {@code VertexKey(holder, vertex)}.
+ * vertex has none), {@link Kind#PUSH} replaces its record, {@link Kind#DROP} removes it. Keyed by
+ * the replica's key, {@code VertexKey(holder, vertex)}.
  */
 public class ReplicaMessage {
 
@@ -28,11 +28,17 @@ public class ReplicaMessage {
     }
 
     public Kind kind;
+
     /** The replicated vertex. */
     public long vertex;
+
     /** The partition that holds the replica. */
     public int holder;
-    /** {@link Kind#CREATE}, {@link Kind#PUSH}: the vertex's attribute record, or null while it has none. */
+
+    /**
+     * {@link Kind#CREATE}, {@link Kind#PUSH}: the vertex's attribute record, or null while it has
+     * none.
+     */
     public byte[] record;
 
     public ReplicaMessage() {}
@@ -65,6 +71,12 @@ public class ReplicaMessage {
 
     @Override
     public String toString() {
-        return kind + "(" + vertex + " @ " + holder + (record == null ? "" : ", " + record.length + " bytes") + ")";
+        return kind
+                + "("
+                + vertex
+                + " @ "
+                + holder
+                + (record == null ? "" : ", " + record.length + " bytes")
+                + ")";
     }
 }

@@ -2,12 +2,12 @@ package io.gnnstream.operators.messages;
 
 /**
  * One hop of one batch for one route, the partitions one GraphStore subtask owns, named by the
- * lowest of them in {@link #route} (which keys the request to that subtask): sample
- * {@code fanout} in-neighbours of each {@code sampleVertices} entry ({@code -1} = all) and send the
- * attributes of each {@code featureVertices} entry to the batch's trainer, as feature part
- * {@code featurePart} of the batch's {@code attempt}, for rows {@code featureRows}. A route's
- * vertices of one hop may be split over several requests, numbered by {@code part}. Travels on the
- * sampling loop's feedback edge.
+ * lowest of them in {@link #route} (which keys the request to that subtask): sample {@code fanout}
+ * in-neighbours of each {@code sampleVertices} entry ({@code -1} = all) and send the attributes of
+ * each {@code featureVertices} entry to the batch's trainer, as feature part {@code featurePart} of
+ * the batch's {@code attempt}, for rows {@code featureRows}. A route's vertices of one hop may be
+ * split over several requests, numbered by {@code part}. Travels on the sampling loop's feedback
+ * edge.
  */
 public class SampleRequest {
 
@@ -15,48 +15,64 @@ public class SampleRequest {
     public static final int NO_FEATURES = -1;
 
     public long batchId;
+
     /**
      * Seeds the neighbour sampling together with hop and vertex: the batch's training step, so that
      * a vertex sampled in one step gets the same neighbours whichever trainer rank's batch asked.
      */
     public long samplingKey;
+
     /** The batch's position in its trainer's input sequence (see {@link MiniBatch#seq}). */
     public long seq;
+
     public int trainer;
     public int attempt;
     public int hop;
+
     /**
-     * The route: the lowest partition the receiving GraphStore subtask owns. The request is keyed by
-     * that partition's anchor, so it reaches that subtask; all its vertices are in partitions that
-     * subtask owns.
+     * The route: the lowest partition the receiving GraphStore subtask owns. The request is keyed
+     * by that partition's anchor, so it reaches that subtask; all its vertices are in partitions
+     * that subtask owns.
      */
     public int route;
+
     public int part;
     public int fanout;
     public long[] sampleVertices;
     public long[] featureVertices;
+
     /** Feature part number within the batch's attempt, or {@link #NO_FEATURES}. */
     public int featurePart;
+
     /** Row (node number) in the batch of each feature vertex. */
     public int[] featureRows;
+
     /**
      * With halo replicas: the feature part number under which the GraphStore sends the features of
-     * the sampled neighbours it reads locally, addressed by vertex (see
-     * {@link SampleResponse#served}); {@link #NO_FEATURES} for none.
+     * the sampled neighbours it reads locally, addressed by vertex (see {@link
+     * SampleResponse#served}); {@link #NO_FEATURES} for none.
      */
     public int neighbourPart = NO_FEATURES;
+
     /**
      * {@code 0}: the feature vertices' attributes. {@code j >= 1}: their outputs of model layer
-     * {@code j} from the layer-output store, written by the inference round of step
-     * {@link #samplingKey}, {@link #layerDim} floats each (an inference block of layer {@code j+1}).
+     * {@code j} from the layer-output store, written by the inference round of step {@link
+     * #samplingKey}, {@link #layerDim} floats each (an inference block of layer {@code j+1}).
      */
     public int layerInput;
+
     public int layerDim;
 
     public SampleRequest() {}
 
     /** A request without feature vertices. */
-    public static SampleRequest sampleOnly(long batchId, long samplingKey, int hop, int route, int part, int fanout,
+    public static SampleRequest sampleOnly(
+            long batchId,
+            long samplingKey,
+            int hop,
+            int route,
+            int part,
+            int fanout,
             long[] sampleVertices) {
         SampleRequest r = new SampleRequest();
         r.batchId = batchId;
@@ -72,7 +88,10 @@ public class SampleRequest {
         return r;
     }
 
-    /** A request that asks nothing (batch -1): keeps records moving on the sampling loop's feedback edge. */
+    /**
+     * A request that asks nothing (batch -1): keeps records moving on the sampling loop's feedback
+     * edge.
+     */
     public static SampleRequest heartbeat(int route) {
         return sampleOnly(-1, -1, 0, route, 0, 0, new long[0]);
     }
@@ -82,10 +101,11 @@ public class SampleRequest {
     }
 
     /** Sets where the features go: batch position, trainer, attempt, part number and rows. */
-    public SampleRequest withFeatures(long seq, int trainer, int attempt, int featurePart, long[] vertices,
-            int[] rows) {
+    public SampleRequest withFeatures(
+            long seq, int trainer, int attempt, int featurePart, long[] vertices, int[] rows) {
         if (vertices.length != rows.length) {
-            throw new IllegalArgumentException(vertices.length + " feature vertices but " + rows.length + " rows");
+            throw new IllegalArgumentException(
+                    vertices.length + " feature vertices but " + rows.length + " rows");
         }
         this.seq = seq;
         this.trainer = trainer;

@@ -22,7 +22,10 @@ final class Adam {
         this.v = new float[size];
     }
 
-    /** Applies one update with learning rate {@code lr} to {@code params} in place; {@code grad} is not modified. */
+    /**
+     * Applies one update with learning rate {@code lr} to {@code params} in place; {@code grad} is
+     * not modified.
+     */
     void update(float[] params, float[] grad, double lr) {
         step++;
         double bc1 = 1.0 - Math.pow(BETA1, step);

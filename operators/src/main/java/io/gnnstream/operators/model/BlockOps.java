@@ -6,10 +6,10 @@ import java.util.Arrays;
 
 /**
  * The sparse half of a SAGE layer, as tight loops over heap arrays. A layer's dense input row for
- * destination {@code i} is {@code [drop(h_i) | mean_u drop(h_u) | 1]}, so one gemm against
- * {@code [W_root; W_neigh; b]} (exactly the flat parameter layout) gives the layer output, and one
- * gemm gives all three weight gradients. Rows move to and from native memory as one bulk copy
- * each instead of per-element INDArray access.
+ * destination {@code i} is {@code [drop(h_i) | mean_u drop(h_u) | 1]}, so one gemm against {@code
+ * [W_root; W_neigh; b]} (exactly the flat parameter layout) gives the layer output, and one gemm
+ * gives all three weight gradients. Rows move to and from native memory as one bulk copy each
+ * instead of per-element INDArray access.
  *
  * <p>Every method works on a part of its output ({@code [from, to)} of destination rows, elements
  * or columns) so that a {@link LoopPool} can spread it over threads; each output element is
@@ -26,10 +26,11 @@ final class BlockOps {
 
     /**
      * Writes rows {@code [from, to)} of {@code src} ({@code in} floats each) times their dropout
-     * multipliers into {@code out}: the same products {@link #buildInput} forms on the fly, once per
-     * row. {@code scale} needs {@code in} floats.
+     * multipliers into {@code out}: the same products {@link #buildInput} forms on the fly, once
+     * per row. {@code scale} needs {@code in} floats.
      */
-    static void applyDropout(float[] src, int in, Dropout drop, float[] out, int from, int to, float[] scale) {
+    static void applyDropout(
+            float[] src, int in, Dropout drop, float[] out, int from, int to, float[] scale) {
         for (int i = from; i < to; i++) {
             int base = i * in;
             drop.fillScales(base, in, scale);
@@ -41,18 +42,27 @@ final class BlockOps {
 
     /**
      * Writes the input rows {@code [from, to)} of the layer using hop {@code hop} into {@code out}
-     * (row width {@code 2*in+1}). {@code src} holds the layer's source rows ({@code in} floats each);
-     * {@code drop} (nullable) is applied on the fly so dropped copies of {@code src} are never
-     * materialized. Destinations without sampled neighbours get a zero mean. {@code row} needs
-     * {@code 2*in+1} floats, {@code scale} {@code SCALE_ROWS * in}.
+     * (row width {@code 2*in+1}). {@code src} holds the layer's source rows ({@code in} floats
+     * each); {@code drop} (nullable) is applied on the fly so dropped copies of {@code src} are
+     * never materialized. Destinations without sampled neighbours get a zero mean. {@code row}
+     * needs {@code 2*in+1} floats, {@code scale} {@code SCALE_ROWS * in}.
      *
      * <p>Neighbour rows are summed four at a time: rows are gathered in random order, and four
      * independent streams let the memory system fetch them in parallel (about twice as fast as one
      * at a time). Each element still adds its neighbours one by one in edge order, so the result is
      * bit-identical to a one-row-at-a-time loop.
      */
-    static void buildInput(float[] src, int in, MiniBatch b, int hop, Dropout drop, FloatBuffer out,
-            int from, int to, float[] row, float[] scale) {
+    static void buildInput(
+            float[] src,
+            int in,
+            MiniBatch b,
+            int hop,
+            Dropout drop,
+            FloatBuffer out,
+            int from,
+            int to,
+            float[] row,
+            float[] scale) {
         int width = 2 * in + 1;
         int[] indices = b.indices;
         for (int i = from; i < to; i++) {
@@ -124,13 +134,20 @@ final class BlockOps {
 
     /**
      * Gradient w.r.t. the layer's (dropped) source rows from the gradient {@code dx} of its input
-     * rows, for columns {@code [c0, c1)}: the root part goes to row {@code i}, the neighbour part is
-     * shared equally among the sampled neighbours. Adds into {@code dSrc} (rows of {@code in}),
+     * rows, for columns {@code [c0, c1)}: the root part goes to row {@code i}, the neighbour part
+     * is shared equally among the sampled neighbours. Adds into {@code dSrc} (rows of {@code in}),
      * whose columns {@code [c0, c1)} of the first {@code numSrc} rows must be zero; the
-     * contributions to every element arrive in destination order, as in a sequential pass.
-     * {@code row} needs {@code 2 * (c1 - c0)} floats.
+     * contributions to every element arrive in destination order, as in a sequential pass. {@code
+     * row} needs {@code 2 * (c1 - c0)} floats.
      */
-    static void scatterInputGrad(FloatBuffer dx, int in, MiniBatch b, int hop, float[] dSrc, int c0, int c1,
+    static void scatterInputGrad(
+            FloatBuffer dx,
+            int in,
+            MiniBatch b,
+            int hop,
+            float[] dSrc,
+            int c0,
+            int c1,
             float[] row) {
         int nDst = b.numDst(hop);
         int width = 2 * in + 1;
@@ -161,7 +178,10 @@ final class BlockOps {
         }
     }
 
-    /** Reads elements {@code [from, to)} of a layer output from native memory and applies ReLU into {@code act}. */
+    /**
+     * Reads elements {@code [from, to)} of a layer output from native memory and applies ReLU into
+     * {@code act}.
+     */
     static void reluFrom(FloatBuffer z, float[] act, int from, int to) {
         z.get(from, act, from, to - from);
         for (int k = from; k < to; k++) {
@@ -171,16 +191,23 @@ final class BlockOps {
 
     /**
      * Turns elements {@code [from, to)} of the gradient w.r.t. dropped activations into the
-     * gradient w.r.t. the pre-ReLU output, in place, and copies them to {@code out}: multiply by the
-     * (recomputed) dropout mask and by the ReLU derivative. The derivative is applied branch-free as
-     * a bit mask (activations are {@code +0.0} or positive, so their bit pattern is positive exactly
-     * when active) because active/inactive is close to a coin flip.
+     * gradient w.r.t. the pre-ReLU output, in place, and copies them to {@code out}: multiply by
+     * the (recomputed) dropout mask and by the ReLU derivative. The derivative is applied
+     * branch-free as a bit mask (activations are {@code +0.0} or positive, so their bit pattern is
+     * positive exactly when active) because active/inactive is close to a coin flip.
      */
-    static void reluDropoutBackward(float[] grad, float[] act, int from, int to, Dropout drop, float[] scale,
+    static void reluDropoutBackward(
+            float[] grad,
+            float[] act,
+            int from,
+            int to,
+            Dropout drop,
+            float[] scale,
             FloatBuffer out) {
         if (drop == null) {
             for (int k = from; k < to; k++) {
-                grad[k] = Float.intBitsToFloat(Float.floatToRawIntBits(grad[k]) & activeMask(act[k]));
+                grad[k] =
+                        Float.intBitsToFloat(Float.floatToRawIntBits(grad[k]) & activeMask(act[k]));
             }
         } else {
             for (int start = from; start < to; start += scale.length) {
@@ -188,7 +215,9 @@ final class BlockOps {
                 drop.fillScales(start, len, scale);
                 for (int k = 0; k < len; k++) {
                     float g = grad[start + k] * scale[k];
-                    grad[start + k] = Float.intBitsToFloat(Float.floatToRawIntBits(g) & activeMask(act[start + k]));
+                    grad[start + k] =
+                            Float.intBitsToFloat(
+                                    Float.floatToRawIntBits(g) & activeMask(act[start + k]));
                 }
             }
         }

@@ -2,16 +2,16 @@ package io.gnnstream.operators.model;
 
 /**
  * Counter-based dropout mask. Whether element {@code e} of a layer's input is kept depends only on
- * (seed, step, layer, e), so replicas and restored models draw identical masks without carrying
- * RNG state, the backward pass recomputes the mask instead of storing it, and any thread can
- * compute any part of it.
+ * (seed, step, layer, e), so replicas and restored models draw identical masks without carrying RNG
+ * state, the backward pass recomputes the mask instead of storing it, and any thread can compute
+ * any part of it.
  *
  * <p>Each element has a 16-bit uniform {@code U} and is dropped iff {@code U < round(p * 65536)},
- * so the drop probability is quantized to 1/65536. The uniforms of the 64 elements of word
- * {@code w = e / 64} are bit-sliced: hash {@code j} of word {@code w} holds bit {@code 15 - j} of
- * all 64 uniforms, and the comparison runs from the most significant bit down, stopping as soon
- * as every element is decided or the threshold has no further one bits. For {@code p = 0.5} that
- * is a single 64-bit hash per 64 elements; any {@code p} needs about 8 on average (at most 16).
+ * so the drop probability is quantized to 1/65536. The uniforms of the 64 elements of word {@code w
+ * = e / 64} are bit-sliced: hash {@code j} of word {@code w} holds bit {@code 15 - j} of all 64
+ * uniforms, and the comparison runs from the most significant bit down, stopping as soon as every
+ * element is decided or the threshold has no further one bits. For {@code p = 0.5} that is a single
+ * 64-bit hash per 64 elements; any {@code p} needs about 8 on average (at most 16).
  */
 final class Dropout {
 
@@ -20,6 +20,7 @@ final class Dropout {
     private final long key;
     private final int threshold;
     private final float scale;
+
     /** {@code byteScales[8 * b + k]}: the multiplier of bit {@code k} of mask byte {@code b}. */
     private final float[] byteScales = new float[256 * 8];
 
@@ -71,7 +72,9 @@ final class Dropout {
         return kept | undecided;
     }
 
-    /** Writes the multiplier (0 or 1/(1-p)) of elements {@code first .. first+len-1} to {@code out}. */
+    /**
+     * Writes the multiplier (0 or 1/(1-p)) of elements {@code first .. first+len-1} to {@code out}.
+     */
     void fillScales(long first, int len, float[] out) {
         fillScales(first, len, out, 0);
     }
@@ -110,7 +113,10 @@ final class Dropout {
         }
     }
 
-    /** Multiplier of element {@code e} from its word's keep bits, branch-free (keep/drop is a coin flip). */
+    /**
+     * Multiplier of element {@code e} from its word's keep bits, branch-free (keep/drop is a coin
+     * flip).
+     */
     private float single(long bits, long e) {
         int keep = -(int) ((bits >>> (e & 63)) & 1L);
         return Float.intBitsToFloat(Float.floatToRawIntBits(scale) & keep);

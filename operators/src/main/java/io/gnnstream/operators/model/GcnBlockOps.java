@@ -5,13 +5,13 @@ import java.nio.FloatBuffer;
 
 /**
  * The sparse half of a {@link GcnModel} layer, as tight loops over heap arrays. A layer's dense
- * input row for destination {@code i} with sampled in-neighbours {@code N(i)} is
- * {@code [(drop(h_i) + sum_u drop(h_u)) / (|N(i)| + 1) | 1]}, so one gemm against {@code [W; b]}
- * (exactly the flat parameter layout) gives the layer output, and one gemm gives both gradients.
+ * input row for destination {@code i} with sampled in-neighbours {@code N(i)} is {@code [(drop(h_i)
+ * + sum_u drop(h_u)) / (|N(i)| + 1) | 1]}, so one gemm against {@code [W; b]} (exactly the flat
+ * parameter layout) gives the layer output, and one gemm gives both gradients.
  *
  * <p>As in {@link BlockOps}, every method works on a part of its output ({@code [from, to)} of
- * destination rows, or columns {@code [c0, c1)}) with the same operations in the same order whatever
- * the part, so results do not depend on the number of threads of a {@link LoopPool}.
+ * destination rows, or columns {@code [c0, c1)}) with the same operations in the same order
+ * whatever the part, so results do not depend on the number of threads of a {@link LoopPool}.
  */
 final class GcnBlockOps {
 
@@ -20,14 +20,23 @@ final class GcnBlockOps {
     /**
      * Writes the input rows {@code [from, to)} of the layer using hop {@code hop} into {@code out}
      * (row width {@code in+1}). {@code src} holds the layer's source rows ({@code in} floats each;
-     * destination {@code i} is source row {@code i}); {@code drop} (nullable) is applied on the fly.
-     * Each element sums the destination's own value, then its neighbours' in edge order, then
+     * destination {@code i} is source row {@code i}); {@code drop} (nullable) is applied on the
+     * fly. Each element sums the destination's own value, then its neighbours' in edge order, then
      * multiplies by {@code 1f / (|N(i)| + 1)}. {@code row} needs {@code in+1} floats, {@code scale}
      * {@code BlockOps.SCALE_ROWS * in}. Neighbour rows are summed four at a time (four independent
      * memory streams), which adds in the same order as one at a time.
      */
-    static void buildInput(float[] src, int in, MiniBatch b, int hop, Dropout drop, FloatBuffer out,
-            int from, int to, float[] row, float[] scale) {
+    static void buildInput(
+            float[] src,
+            int in,
+            MiniBatch b,
+            int hop,
+            Dropout drop,
+            FloatBuffer out,
+            int from,
+            int to,
+            float[] row,
+            float[] scale) {
         int width = in + 1;
         int[] indices = b.indices;
         for (int i = from; i < to; i++) {
@@ -102,10 +111,17 @@ final class GcnBlockOps {
      * scaled by {@code 1f / (|N(i)| + 1)}, goes to row {@code i} and to each sampled neighbour.
      * Adds into {@code dSrc} (rows of {@code in}), whose columns {@code [c0, c1)} of the first
      * {@code numSrc} rows must be zero; the contributions to every element arrive in destination
-     * order (own row first, then edge order), as in a sequential pass. {@code row} needs
-     * {@code c1 - c0} floats.
+     * order (own row first, then edge order), as in a sequential pass. {@code row} needs {@code c1
+     * - c0} floats.
      */
-    static void scatterInputGrad(FloatBuffer dx, int in, MiniBatch b, int hop, float[] dSrc, int c0, int c1,
+    static void scatterInputGrad(
+            FloatBuffer dx,
+            int in,
+            MiniBatch b,
+            int hop,
+            float[] dSrc,
+            int c0,
+            int c1,
             float[] row) {
         int nDst = b.numDst(hop);
         int width = in + 1;

@@ -20,25 +20,26 @@ import org.nd4j.linalg.factory.Nd4j;
  * <p>that is, a self-loop plus <em>mean</em> normalisation over the sampled neighbourhood, as DGL's
  * {@code GraphConv(norm="right")} on the block with a self-loop added to every destination. It is
  * not the symmetric normalisation {@code 1 / sqrt((d_u + 1)(d_v + 1))} of the GCN paper: that needs
- * the degree of every source vertex, which a sampled block does not carry (it holds only the sampled
- * in-edges of its destinations), and a source's degree within the block would depend on which
- * other seeds share the batch. The mean needs only the destination's own sampled in-edges, so the
- * same layer applies to sampled training batches, full-neighbour evaluation blocks and
+ * the degree of every source vertex, which a sampled block does not carry (it holds only the
+ * sampled in-edges of its destinations), and a source's degree within the block would depend on
+ * which other seeds share the batch. The mean needs only the destination's own sampled in-edges, so
+ * the same layer applies to sampled training batches, full-neighbour evaluation blocks and
  * layer-wise inference alike.
  *
  * <p>ReLU between layers, dropout on every layer's input during training (counter-based masks,
- * {@link Dropout#of}), softmax cross-entropy over the labelled seeds and {@link Adam} with
- * {@link ModelConfig#learningRateAt}, exactly as in {@link SageModel}. Parameters per layer are
- * {@code layers.j.lin.weight [in, out]} and {@code layers.j.bias [out]}, Glorot-uniform weights
- * and zero biases drawn from {@link ModelConfig#seed()}. They live in one heap vector whose
- * per-layer slice {@code [W; b]} is mirrored into native memory for gemm. The sparse Java loops
- * ({@link GcnBlockOps}) run on a {@link LoopPool} with results that do not depend on the thread
- * count, so replicas fed the same batches stay bit-identical. Not thread-safe.
+ * {@link Dropout#of}), softmax cross-entropy over the labelled seeds and {@link Adam} with {@link
+ * ModelConfig#learningRateAt}, exactly as in {@link SageModel}. Parameters per layer are {@code
+ * layers.j.lin.weight [in, out]} and {@code layers.j.bias [out]}, Glorot-uniform weights and zero
+ * biases drawn from {@link ModelConfig#seed()}. They live in one heap vector whose per-layer slice
+ * {@code [W; b]} is mirrored into native memory for gemm. The sparse Java loops ({@link
+ * GcnBlockOps}) run on a {@link LoopPool} with results that do not depend on the thread count, so
+ * replicas fed the same batches stay bit-identical. Not thread-safe.
  */
 public final class GcnModel implements GnnModel {
 
     /** Destination rows per chunk of the aggregation. */
     private static final int ROW_GRAIN = 64;
+
     /** Elements per chunk of element-wise loops. */
     private static final int ELEMENT_GRAIN = 1 << 16;
 
@@ -67,7 +68,8 @@ public final class GcnModel implements GnnModel {
      */
     public GcnModel(ModelConfig config) {
         if (config.modelType() != ModelType.GCN) {
-            throw new IllegalArgumentException("GcnModel needs a config of type gcn, got " + config.modelType().id());
+            throw new IllegalArgumentException(
+                    "GcnModel needs a config of type gcn, got " + config.modelType().id());
         }
         this.config = config;
         this.numLayers = config.numLayers();
@@ -102,8 +104,11 @@ public final class GcnModel implements GnnModel {
         List<ParamInfo> infos = model.parameters();
         for (float[][] part : new float[][][] {state.params, state.adamM, state.adamV}) {
             if (part == null || part.length != infos.size()) {
-                throw new IllegalArgumentException("state must hold " + infos.size()
-                        + " tensors per part, got " + (part == null ? "null" : part.length));
+                throw new IllegalArgumentException(
+                        "state must hold "
+                                + infos.size()
+                                + " tensors per part, got "
+                                + (part == null ? "null" : part.length));
             }
         }
         for (int t = 0; t < infos.size(); t++) {
@@ -143,7 +148,8 @@ public final class GcnModel implements GnnModel {
         BatchValidator.validate(batch, config, true);
         timer.mark("validate");
         forward(batch, true);
-        SoftmaxLoss.Stats stats = SoftmaxLoss.compute(logits, batch, config.numClasses(), true, null);
+        SoftmaxLoss.Stats stats =
+                SoftmaxLoss.compute(logits, batch, config.numClasses(), true, null);
         float[] grad = new float[params.length];
         int last = numLayers - 1;
         outputs[last].shape(batch.numSeeds(), config.numClasses());
@@ -161,27 +167,47 @@ public final class GcnModel implements GnnModel {
             timer.mark("gemm_weight_grad", j);
             if (j > 0) {
                 // Layer j-1's output gradient; the input layer needs none (features are constants).
-                Nd4j.gemm(dz, weights[j].shape(in + 1, out), inputGrad.shape(nDst, in + 1), false, true, 1.0, 0.0);
+                Nd4j.gemm(
+                        dz,
+                        weights[j].shape(in + 1, out),
+                        inputGrad.shape(nDst, in + 1),
+                        false,
+                        true,
+                        1.0,
+                        0.0);
                 timer.mark("gemm_input_grad", j);
                 int nSrc = batch.numSrc(hop);
                 sourceGrad = grow(sourceGrad, nSrc * in);
                 float[] dSrc = sourceGrad;
                 FloatBuffer dxBuf = inputGrad.floats();
                 LoopPool pool = loops.pool();
-                pool.forEach(nSrc * in, ELEMENT_GRAIN, (from, to, w) -> Arrays.fill(dSrc, from, to, 0f));
-                pool.forEach(in, ModelLoops.columnGrain(in, pool.threads()), (c0, c1, w) ->
-                        GcnBlockOps.scatterInputGrad(dxBuf, in, batch, hop, dSrc, c0, c1, loops.row(w)));
+                pool.forEach(
+                        nSrc * in, ELEMENT_GRAIN, (from, to, w) -> Arrays.fill(dSrc, from, to, 0f));
+                pool.forEach(
+                        in,
+                        ModelLoops.columnGrain(in, pool.threads()),
+                        (c0, c1, w) ->
+                                GcnBlockOps.scatterInputGrad(
+                                        dxBuf, in, batch, hop, dSrc, c0, c1, loops.row(w)));
                 timer.mark("scatter", j);
                 outputs[j - 1].shape(nSrc, in);
                 FloatBuffer dzBuf = outputs[j - 1].floats();
                 float[] act = activations[j - 1];
                 Dropout drop = dropout(j, true);
-                pool.forEach(nSrc * in, ELEMENT_GRAIN, (from, to, w) ->
-                        BlockOps.reluDropoutBackward(dSrc, act, from, to, drop, loops.scale(w), dzBuf));
+                pool.forEach(
+                        nSrc * in,
+                        ELEMENT_GRAIN,
+                        (from, to, w) ->
+                                BlockOps.reluDropoutBackward(
+                                        dSrc, act, from, to, drop, loops.scale(w), dzBuf));
                 timer.mark("activation_backward", j - 1);
             }
         }
-        return new Gradients(grad, stats.lossSum() / Math.max(1, stats.labelled()), stats.correct(), stats.labelled());
+        return new Gradients(
+                grad,
+                stats.lossSum() / Math.max(1, stats.labelled()),
+                stats.correct(),
+                stats.labelled());
     }
 
     @Override
@@ -202,7 +228,8 @@ public final class GcnModel implements GnnModel {
         BatchValidator.validate(batch, config, false);
         forward(batch, false);
         int[] predictions = new int[batch.numSeeds()];
-        SoftmaxLoss.Stats stats = SoftmaxLoss.compute(logits, batch, config.numClasses(), false, predictions);
+        SoftmaxLoss.Stats stats =
+                SoftmaxLoss.compute(logits, batch, config.numClasses(), false, predictions);
         return new EvalResult(stats.lossSum(), stats.correct(), stats.labelled(), predictions);
     }
 
@@ -213,7 +240,8 @@ public final class GcnModel implements GnnModel {
     @Override
     public float[] inferLayer(int layer, MiniBatch block, float[] input) {
         if (layer < 0 || layer >= numLayers) {
-            throw new IllegalArgumentException("layer must be in [0, " + numLayers + "), got " + layer);
+            throw new IllegalArgumentException(
+                    "layer must be in [0, " + numLayers + "), got " + layer);
         }
         int in = config.layerIn(layer);
         int out = config.layerOut(layer);
@@ -226,14 +254,30 @@ public final class GcnModel implements GnnModel {
         INDArray x = inputs[layer].shape(nDst, in + 1);
         FloatBuffer xBuf = inputs[layer].floats();
         LoopPool pool = loops.pool();
-        pool.forEach(nDst, ROW_GRAIN, (from, to, w) ->
-                GcnBlockOps.buildInput(input, in, block, 1, null, xBuf, from, to, loops.row(w), loops.scale(w)));
+        pool.forEach(
+                nDst,
+                ROW_GRAIN,
+                (from, to, w) ->
+                        GcnBlockOps.buildInput(
+                                input,
+                                in,
+                                block,
+                                1,
+                                null,
+                                xBuf,
+                                from,
+                                to,
+                                loops.row(w),
+                                loops.scale(w)));
         INDArray z = outputs[layer].shape(nDst, out);
         Nd4j.gemm(x, weights[layer].shape(in + 1, out), z, false, false, 1.0, 0.0);
         float[] result = new float[nDst * out];
         FloatBuffer zBuf = outputs[layer].floats();
         if (layer < numLayers - 1) {
-            pool.forEach(nDst * out, ELEMENT_GRAIN, (from, to, w) -> BlockOps.reluFrom(zBuf, result, from, to));
+            pool.forEach(
+                    nDst * out,
+                    ELEMENT_GRAIN,
+                    (from, to, w) -> BlockOps.reluFrom(zBuf, result, from, to));
         } else {
             zBuf.get(0, result, 0, nDst * out);
         }
@@ -251,8 +295,11 @@ public final class GcnModel implements GnnModel {
             boolean weight = t % 2 == 0;
             int offset = tensorOffset(t);
             int size = weight ? in * out : out;
-            list.add(new ParamInfo("layers." + j + (weight ? ".lin.weight" : ".bias"),
-                    weight ? new int[] {in, out} : new int[] {out}, Arrays.copyOfRange(params, offset, offset + size)));
+            list.add(
+                    new ParamInfo(
+                            "layers." + j + (weight ? ".lin.weight" : ".bias"),
+                            weight ? new int[] {in, out} : new int[] {out},
+                            Arrays.copyOfRange(params, offset, offset + size)));
         }
         return list;
     }
@@ -359,8 +406,21 @@ public final class GcnModel implements GnnModel {
             FloatBuffer xBuf = inputs[j].floats();
             Dropout drop = dropout(j, training);
             LoopPool pool = loops.pool();
-            pool.forEach(nDst, ROW_GRAIN, (from, to, w) ->
-                    GcnBlockOps.buildInput(src, in, batch, hop, drop, xBuf, from, to, loops.row(w), loops.scale(w)));
+            pool.forEach(
+                    nDst,
+                    ROW_GRAIN,
+                    (from, to, w) ->
+                            GcnBlockOps.buildInput(
+                                    src,
+                                    in,
+                                    batch,
+                                    hop,
+                                    drop,
+                                    xBuf,
+                                    from,
+                                    to,
+                                    loops.row(w),
+                                    loops.scale(w)));
             timer.mark("build_input", j);
             INDArray z = outputs[j].shape(nDst, out);
             Nd4j.gemm(x, weights[j].shape(in + 1, out), z, false, false, 1.0, 0.0);
@@ -369,7 +429,10 @@ public final class GcnModel implements GnnModel {
                 activations[j] = grow(activations[j], nDst * out);
                 float[] act = activations[j];
                 FloatBuffer zBuf = outputs[j].floats();
-                pool.forEach(nDst * out, ELEMENT_GRAIN, (from, to, w) -> BlockOps.reluFrom(zBuf, act, from, to));
+                pool.forEach(
+                        nDst * out,
+                        ELEMENT_GRAIN,
+                        (from, to, w) -> BlockOps.reluFrom(zBuf, act, from, to));
             } else {
                 logits = grow(logits, nDst * out);
                 outputs[j].floats().get(0, logits, 0, nDst * out);
@@ -390,14 +453,21 @@ public final class GcnModel implements GnnModel {
 
     private static void copyTensor(float[] from, float[] to, int offset, int size, String name) {
         if (from == null || from.length != size) {
-            throw new IllegalArgumentException("state tensor " + name + " must have " + size
-                    + " entries, got " + (from == null ? "null" : from.length));
+            throw new IllegalArgumentException(
+                    "state tensor "
+                            + name
+                            + " must have "
+                            + size
+                            + " entries, got "
+                            + (from == null ? "null" : from.length));
         }
         System.arraycopy(from, 0, to, offset, size);
     }
 
     private static float[] grow(float[] buffer, int size) {
-        return buffer.length >= size ? buffer : new float[Math.max(size, buffer.length + buffer.length / 4)];
+        return buffer.length >= size
+                ? buffer
+                : new float[Math.max(size, buffer.length + buffer.length / 4)];
     }
 
     private static NativeMatrix[] matrices(int n) {

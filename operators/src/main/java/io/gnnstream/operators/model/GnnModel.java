@@ -8,14 +8,12 @@ import java.util.Map;
  * A trainable GNN over {@link MiniBatch} blocks: model layer {@code j} of {@code L} consumes hop
  * {@code L - j}. Implementations ({@link SageModel}, {@link GcnModel}) keep their parameters in one
  * flat vector ({@link #parameterVector()}, tensors in {@link #parameters()} order), train with the
- * same loss, dropout masks and Adam update, and are deterministic: replicas fed the same batches stay
- * bit-identical whatever the number of loop threads. Not thread-safe.
+ * same loss, dropout masks and Adam update, and are deterministic: replicas fed the same batches
+ * stay bit-identical whatever the number of loop threads. Not thread-safe.
  */
 public interface GnnModel extends AutoCloseable {
 
-    /**
-     * A freshly initialized model of the type {@link ModelConfig#modelType()} names.
-     */
+    /** A freshly initialized model of the type {@link ModelConfig#modelType()} names. */
     static GnnModel create(ModelConfig config) {
         return switch (config.modelType()) {
             case SAGE -> new SageModel(config);
@@ -24,8 +22,8 @@ public interface GnnModel extends AutoCloseable {
     }
 
     /**
-     * Rebuilds a model of the type {@link ModelConfig#modelType()} names from a {@link #snapshot()};
-     * training then continues bit-identically.
+     * Rebuilds a model of the type {@link ModelConfig#modelType()} names from a {@link
+     * #snapshot()}; training then continues bit-identically.
      *
      * @throws IllegalArgumentException if {@code state} does not hold this model's tensors
      */
@@ -46,8 +44,8 @@ public interface GnnModel extends AutoCloseable {
 
     /**
      * Gradient of the mean training loss over the labelled seeds (with this step's dropout masks)
-     * without changing the model; combine with other replicas' gradients and pass to
-     * {@link #applyGradients}.
+     * without changing the model; combine with other replicas' gradients and pass to {@link
+     * #applyGradients}.
      */
     Gradients computeGradients(MiniBatch batch);
 
@@ -90,7 +88,10 @@ public interface GnnModel extends AutoCloseable {
     /** As {@link #phaseNanos()}, but CPU time of the calling thread. */
     Map<String, Long> phaseCpuNanos();
 
-    /** Releases native buffers and loop threads now; the model stays usable and reallocates them on demand. */
+    /**
+     * Releases native buffers and loop threads now; the model stays usable and reallocates them on
+     * demand.
+     */
     @Override
     void close();
 }

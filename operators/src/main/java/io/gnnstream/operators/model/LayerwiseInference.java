@@ -5,11 +5,11 @@ import io.gnnstream.operators.messages.MiniBatch;
 import java.util.Arrays;
 
 /**
- * Layer-wise full-neighbour inference over a whole graph held in memory (PyG's
- * {@code SAGE.inference} with a one-hop {@code NeighborLoader(num_neighbors=[-1])}): layer 1 for
- * every vertex, then layer 2 from those embeddings, and so on, in chunks of destination vertices.
- * It runs the same {@link SageModel#inferLayer} on the same one-hop blocks as the job's
- * evaluation rounds, so an exported model scores a dataset offline as the job did.
+ * Layer-wise full-neighbour inference over a whole graph held in memory (PyG's {@code
+ * SAGE.inference} with a one-hop {@code NeighborLoader(num_neighbors=[-1])}): layer 1 for every
+ * vertex, then layer 2 from those embeddings, and so on, in chunks of destination vertices. It runs
+ * the same {@link SageModel#inferLayer} on the same one-hop blocks as the job's evaluation rounds,
+ * so an exported model scores a dataset offline as the job did.
  */
 public final class LayerwiseInference {
 
@@ -17,39 +17,55 @@ public final class LayerwiseInference {
 
     /**
      * A graph as in-neighbour CSR over vertex indices {@code 0..n-1}: the in-neighbours of vertex
-     * {@code v} are {@code neighbours[offsets[v] .. offsets[v+1]-1]}; {@code features} is
-     * row-major {@code n x featureDim}.
+     * {@code v} are {@code neighbours[offsets[v] .. offsets[v+1]-1]}; {@code features} is row-major
+     * {@code n x featureDim}.
      */
-    public record Graph(int numVertices, int[] offsets, int[] neighbours, float[] features, int featureDim) {
+    public record Graph(
+            int numVertices, int[] offsets, int[] neighbours, float[] features, int featureDim) {
         public Graph {
-            if (offsets.length != numVertices + 1 || features.length != (long) numVertices * featureDim) {
-                throw new IllegalArgumentException("graph arrays do not match " + numVertices + " vertices of "
-                        + featureDim + " features");
+            if (offsets.length != numVertices + 1
+                    || features.length != (long) numVertices * featureDim) {
+                throw new IllegalArgumentException(
+                        "graph arrays do not match "
+                                + numVertices
+                                + " vertices of "
+                                + featureDim
+                                + " features");
             }
         }
     }
 
-    /** The output of every layer: {@code layers[j]} is {@code n x layerOut(j)}, the last the logits. */
+    /**
+     * The output of every layer: {@code layers[j]} is {@code n x layerOut(j)}, the last the logits.
+     */
     public record Outputs(float[][] layers, int numClasses) {
         public float[] logits() {
             return layers[layers.length - 1];
         }
 
-        /** The last hidden layer (the input of the classifier layer); the features for one layer. */
+        /**
+         * The last hidden layer (the input of the classifier layer); the features for one layer.
+         */
         public float[] lastHidden(float[] features) {
             return layers.length == 1 ? features : layers[layers.length - 2];
         }
     }
 
-    /** Runs every layer of {@code model} over {@code graph}, {@code chunk} destination vertices at a time. */
+    /**
+     * Runs every layer of {@code model} over {@code graph}, {@code chunk} destination vertices at a
+     * time.
+     */
     public static Outputs run(GnnModel model, Graph graph, int chunk) {
         if (chunk < 1) {
             throw new IllegalArgumentException("chunk must be >= 1, got " + chunk);
         }
         ModelConfig config = model.config();
         if (config.inFeatures() != graph.featureDim()) {
-            throw new IllegalArgumentException("model takes " + config.inFeatures() + " features, graph has "
-                    + graph.featureDim());
+            throw new IllegalArgumentException(
+                    "model takes "
+                            + config.inFeatures()
+                            + " features, graph has "
+                            + graph.featureDim());
         }
         int n = graph.numVertices();
         float[][] layers = new float[config.numLayers()][];

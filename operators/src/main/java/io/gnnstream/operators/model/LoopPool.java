@@ -20,7 +20,10 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class LoopPool implements AutoCloseable {
 
-    /** Work on indices {@code [from, to)}; {@code worker} in {@code [0, threads)} selects scratch buffers. */
+    /**
+     * Work on indices {@code [from, to)}; {@code worker} in {@code [0, threads)} selects scratch
+     * buffers.
+     */
     interface Body {
         void run(int from, int to, int worker);
     }
@@ -40,12 +43,24 @@ final class LoopPool implements AutoCloseable {
         } else {
             int id = POOLS.incrementAndGet();
             AtomicInteger n = new AtomicInteger();
-            helpers = new ThreadPoolExecutor(threads - 1, threads - 1, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                    r -> {
-                        Thread t = new Thread(r, "gnnstream-model-" + id + "-loop-" + n.incrementAndGet());
-                        t.setDaemon(true);
-                        return t;
-                    });
+            helpers =
+                    new ThreadPoolExecutor(
+                            threads - 1,
+                            threads - 1,
+                            60,
+                            TimeUnit.SECONDS,
+                            new LinkedBlockingQueue<>(),
+                            r -> {
+                                Thread t =
+                                        new Thread(
+                                                r,
+                                                "gnnstream-model-"
+                                                        + id
+                                                        + "-loop-"
+                                                        + n.incrementAndGet());
+                                t.setDaemon(true);
+                                return t;
+                            });
             helpers.allowCoreThreadTimeOut(true);
         }
     }
@@ -54,7 +69,10 @@ final class LoopPool implements AutoCloseable {
         return threads;
     }
 
-    /** Runs {@code body} over {@code [0, n)} in chunks of {@code grain} indices and returns when all are done. */
+    /**
+     * Runs {@code body} over {@code [0, n)} in chunks of {@code grain} indices and returns when all
+     * are done.
+     */
     void forEach(int n, int chunk, Body body) {
         if (n <= 0) {
             return;

@@ -26,22 +26,55 @@ public final class ModelConfig implements Serializable {
     private final long decaySteps;
 
     /** A GraphSAGE configuration with a constant learning rate. */
-    public ModelConfig(int inFeatures, int hidden, int numClasses, int numLayers, double dropout,
-            double learningRate, double weightDecay, long seed) {
-        this(inFeatures, hidden, numClasses, numLayers, dropout, learningRate, weightDecay, seed, 0L);
+    public ModelConfig(
+            int inFeatures,
+            int hidden,
+            int numClasses,
+            int numLayers,
+            double dropout,
+            double learningRate,
+            double weightDecay,
+            long seed) {
+        this(
+                inFeatures,
+                hidden,
+                numClasses,
+                numLayers,
+                dropout,
+                learningRate,
+                weightDecay,
+                seed,
+                0L);
     }
 
     /**
      * A GraphSAGE configuration.
      *
-     * @param decaySteps {@code > 0}: the learning rate follows a cosine from {@code learningRate} down
-     *     to zero over this many steps (and stays there); {@code 0}: constant
+     * @param decaySteps {@code > 0}: the learning rate follows a cosine from {@code learningRate}
+     *     down to zero over this many steps (and stays there); {@code 0}: constant
      * @throws IllegalArgumentException if a value is out of range (see {@link Builder}).
      */
-    public ModelConfig(int inFeatures, int hidden, int numClasses, int numLayers, double dropout,
-            double learningRate, double weightDecay, long seed, long decaySteps) {
-        this(ModelType.SAGE, inFeatures, hidden, numClasses, numLayers, dropout, learningRate, weightDecay,
-                seed, decaySteps);
+    public ModelConfig(
+            int inFeatures,
+            int hidden,
+            int numClasses,
+            int numLayers,
+            double dropout,
+            double learningRate,
+            double weightDecay,
+            long seed,
+            long decaySteps) {
+        this(
+                ModelType.SAGE,
+                inFeatures,
+                hidden,
+                numClasses,
+                numLayers,
+                dropout,
+                learningRate,
+                weightDecay,
+                seed,
+                decaySteps);
     }
 
     /**
@@ -50,17 +83,28 @@ public final class ModelConfig implements Serializable {
      *
      * @throws IllegalArgumentException if {@code modelType} is null or a value is out of range
      */
-    public ModelConfig(ModelType modelType, int inFeatures, int hidden, int numClasses, int numLayers,
-            double dropout, double learningRate, double weightDecay, long seed, long decaySteps) {
+    public ModelConfig(
+            ModelType modelType,
+            int inFeatures,
+            int hidden,
+            int numClasses,
+            int numLayers,
+            double dropout,
+            double learningRate,
+            double weightDecay,
+            long seed,
+            long decaySteps) {
         require(modelType != null, "modelType must not be null");
         require(inFeatures >= 1, "inFeatures must be >= 1, got " + inFeatures);
         require(hidden >= 1, "hidden must be >= 1, got " + hidden);
         require(numClasses >= 2, "numClasses must be >= 2, got " + numClasses);
         require(numLayers >= 1, "numLayers must be >= 1, got " + numLayers);
         require(dropout >= 0.0 && dropout < 1.0, "dropout must be in [0, 1), got " + dropout);
-        require(learningRate > 0.0 && Double.isFinite(learningRate),
+        require(
+                learningRate > 0.0 && Double.isFinite(learningRate),
                 "learningRate must be finite and > 0, got " + learningRate);
-        require(weightDecay >= 0.0 && Double.isFinite(weightDecay),
+        require(
+                weightDecay >= 0.0 && Double.isFinite(weightDecay),
                 "weightDecay must be finite and >= 0, got " + weightDecay);
         require(decaySteps >= 0, "decaySteps must be >= 0, got " + decaySteps);
         this.modelType = modelType;
@@ -185,17 +229,31 @@ public final class ModelConfig implements Serializable {
             return false;
         }
         ModelConfig c = (ModelConfig) o;
-        return modelType == c.modelType && inFeatures == c.inFeatures && hidden == c.hidden && numClasses == c.numClasses
-                && numLayers == c.numLayers && Double.compare(dropout, c.dropout) == 0
+        return modelType == c.modelType
+                && inFeatures == c.inFeatures
+                && hidden == c.hidden
+                && numClasses == c.numClasses
+                && numLayers == c.numLayers
+                && Double.compare(dropout, c.dropout) == 0
                 && Double.compare(learningRate, c.learningRate) == 0
                 && decaySteps == c.decaySteps
-                && Double.compare(weightDecay, c.weightDecay) == 0 && seed == c.seed;
+                && Double.compare(weightDecay, c.weightDecay) == 0
+                && seed == c.seed;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(modelType, decaySteps, inFeatures, hidden, numClasses, numLayers, dropout, learningRate,
-                weightDecay, seed);
+        return Objects.hash(
+                modelType,
+                decaySteps,
+                inFeatures,
+                hidden,
+                numClasses,
+                numLayers,
+                dropout,
+                learningRate,
+                weightDecay,
+                seed);
     }
 
     @Override
@@ -205,8 +263,19 @@ public final class ModelConfig implements Serializable {
 
     /** Configs serialized before the type existed deserialize with a null type; they mean SAGE. */
     private Object readResolve() {
-        return modelType != null ? this : new ModelConfig(ModelType.SAGE, inFeatures, hidden, numClasses,
-                numLayers, dropout, learningRate, weightDecay, seed, decaySteps);
+        return modelType != null
+                ? this
+                : new ModelConfig(
+                        ModelType.SAGE,
+                        inFeatures,
+                        hidden,
+                        numClasses,
+                        numLayers,
+                        dropout,
+                        learningRate,
+                        weightDecay,
+                        seed,
+                        decaySteps);
     }
 
     private static void require(boolean ok, String message) {
@@ -216,8 +285,8 @@ public final class ModelConfig implements Serializable {
     }
 
     /**
-     * Builder; {@code inFeatures} and {@code numClasses} must be set, the rest default to
-     * SAGE, hidden 256, 2 layers, dropout 0.5, learning rate 0.003, no weight decay, seed 0.
+     * Builder; {@code inFeatures} and {@code numClasses} must be set, the rest default to SAGE,
+     * hidden 256, 2 layers, dropout 0.5, learning rate 0.003, no weight decay, seed 0.
      */
     public static final class Builder {
         private ModelType modelType = ModelType.SAGE;
@@ -284,8 +353,17 @@ public final class ModelConfig implements Serializable {
         }
 
         public ModelConfig build() {
-            return new ModelConfig(modelType, inFeatures, hidden, numClasses, numLayers, dropout,
-                    learningRate, weightDecay, seed, decaySteps);
+            return new ModelConfig(
+                    modelType,
+                    inFeatures,
+                    hidden,
+                    numClasses,
+                    numLayers,
+                    dropout,
+                    learningRate,
+                    weightDecay,
+                    seed,
+                    decaySteps);
         }
     }
 }

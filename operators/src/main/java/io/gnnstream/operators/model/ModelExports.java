@@ -39,29 +39,40 @@ public final class ModelExports {
     public static GnnModel load(Path dir) throws IOException {
         Path manifestPath = dir.resolve(NpyExport.MANIFEST);
         if (!Files.isRegularFile(manifestPath)) {
-            throw new IOException("no " + NpyExport.MANIFEST + " in " + dir + " (not a complete model export)");
+            throw new IOException(
+                    "no " + NpyExport.MANIFEST + " in " + dir + " (not a complete model export)");
         }
         JsonNode manifest;
         try {
             manifest = new ObjectMapper().readTree(manifestPath.toFile());
         } catch (JsonProcessingException e) {
-            throw new IOException("corrupt manifest " + manifestPath + ": " + e.getOriginalMessage(), e);
+            throw new IOException(
+                    "corrupt manifest " + manifestPath + ": " + e.getOriginalMessage(), e);
         }
         if (manifest == null || !manifest.isObject()) {
             throw new IOException("corrupt manifest " + manifestPath + ": not a JSON object");
         }
         ModelConfig config = config(manifest, manifestPath);
         JsonNode stepNode = manifest.path("step");
-        long step = stepNode.isIntegralNumber() && stepNode.canConvertToLong() ? stepNode.asLong() : -1;
+        long step =
+                stepNode.isIntegralNumber() && stepNode.canConvertToLong() ? stepNode.asLong() : -1;
         if (step < 0) {
-            throw new IOException(manifestPath + ": step must be an integer >= 0, got " + manifest.get("step"));
+            throw new IOException(
+                    manifestPath + ": step must be an integer >= 0, got " + manifest.get("step"));
         }
         List<ParamInfo> expected = GnnModel.create(config).parameters();
         JsonNode tensors = manifest.path("parameters");
         if (!tensors.isArray() || tensors.size() != expected.size()) {
-            throw new IOException(manifestPath + ": a " + config.modelType().id() + " model of " + config.numLayers()
-                    + " layers has " + expected.size() + " tensors, the manifest lists "
-                    + (tensors.isArray() ? tensors.size() : "none"));
+            throw new IOException(
+                    manifestPath
+                            + ": a "
+                            + config.modelType().id()
+                            + " model of "
+                            + config.numLayers()
+                            + " layers has "
+                            + expected.size()
+                            + " tensors, the manifest lists "
+                            + (tensors.isArray() ? tensors.size() : "none"));
         }
         ModelState state = new ModelState();
         state.step = step;
@@ -73,16 +84,35 @@ public final class ModelExports {
             JsonNode entry = tensors.get(t);
             String name = entry.path("name").asText();
             if (!want.name().equals(name)) {
-                throw new IOException(manifestPath + ": tensor " + t + " must be " + want.name() + ", got '" + name + "'");
+                throw new IOException(
+                        manifestPath
+                                + ": tensor "
+                                + t
+                                + " must be "
+                                + want.name()
+                                + ", got '"
+                                + name
+                                + "'");
             }
             if (!entry.path("dtype").asText("<f4").equals("<f4")) {
-                throw new IOException(manifestPath + ": tensor " + name + " has dtype " + entry.get("dtype")
-                        + ", only <f4 is supported");
+                throw new IOException(
+                        manifestPath
+                                + ": tensor "
+                                + name
+                                + " has dtype "
+                                + entry.get("dtype")
+                                + ", only <f4 is supported");
             }
             int[] listed = shape(entry.path("shape"));
             if (!Arrays.equals(want.shape(), listed)) {
-                throw new IOException(manifestPath + ": tensor " + name + " must have shape "
-                        + Arrays.toString(want.shape()) + ", the manifest lists " + Arrays.toString(listed));
+                throw new IOException(
+                        manifestPath
+                                + ": tensor "
+                                + name
+                                + " must have shape "
+                                + Arrays.toString(want.shape())
+                                + ", the manifest lists "
+                                + Arrays.toString(listed));
             }
             state.params[t] = readNpy(tensorFile(dir, entry, name), want.shape());
             state.adamM[t] = new float[want.values().length];
@@ -90,10 +120,17 @@ public final class ModelExports {
         }
         GnnModel model = GnnModel.restore(config, state);
         JsonNode checksum = manifest.get("checksum");
-        if (checksum != null && checksum.canConvertToLong() && checksum.asLong() != model.checksum()) {
+        if (checksum != null
+                && checksum.canConvertToLong()
+                && checksum.asLong() != model.checksum()) {
             model.close();
-            throw new IOException(dir + ": the parameters do not match the manifest's checksum " + checksum.asLong()
-                    + " (got " + model.checksum() + "); a tensor file is corrupt or from another export");
+            throw new IOException(
+                    dir
+                            + ": the parameters do not match the manifest's checksum "
+                            + checksum.asLong()
+                            + " (got "
+                            + model.checksum()
+                            + "); a tensor file is corrupt or from another export");
         }
         return model;
     }
@@ -107,20 +144,38 @@ public final class ModelExports {
         } else if (NpyExport.FORMAT.equals(format)) {
             type = parseType(manifest.path("model").asText(null), path);
         } else {
-            throw new IOException(path + ": unsupported format " + (format == null ? "(none)" : "'" + format + "'")
-                    + ", expected " + NpyExport.FORMAT + " or " + NpyExport.FORMAT_SAGE_V1);
+            throw new IOException(
+                    path
+                            + ": unsupported format "
+                            + (format == null ? "(none)" : "'" + format + "'")
+                            + ", expected "
+                            + NpyExport.FORMAT
+                            + " or "
+                            + NpyExport.FORMAT_SAGE_V1);
         }
         JsonNode c = manifest.path("config");
         if (!c.isObject()) {
             throw new IOException(path + ": no config object");
         }
         if (c.has("model") && parseType(c.get("model").asText(null), path) != type) {
-            throw new IOException(path + ": config model " + c.get("model") + " contradicts model type " + type.id());
+            throw new IOException(
+                    path
+                            + ": config model "
+                            + c.get("model")
+                            + " contradicts model type "
+                            + type.id());
         }
         try {
-            return new ModelConfig(type, intField(c, "inFeatures", path), intField(c, "hidden", path),
-                    intField(c, "numClasses", path), intField(c, "numLayers", path), number(c, "dropout", path),
-                    number(c, "learningRate", path), number(c, "weightDecay", path), longField(c, "seed", path),
+            return new ModelConfig(
+                    type,
+                    intField(c, "inFeatures", path),
+                    intField(c, "hidden", path),
+                    intField(c, "numClasses", path),
+                    intField(c, "numLayers", path),
+                    number(c, "dropout", path),
+                    number(c, "learningRate", path),
+                    number(c, "weightDecay", path),
+                    longField(c, "seed", path),
                     c.has("decaySteps") ? longField(c, "decaySteps", path) : 0L);
         } catch (IllegalArgumentException e) {
             throw new IOException(path + ": invalid config: " + e.getMessage(), e);
@@ -180,14 +235,15 @@ public final class ModelExports {
         Path base = dir.toAbsolutePath().normalize();
         Path path = base.resolve(file).normalize();
         if (!path.startsWith(base) || path.equals(base)) {
-            throw new IOException("tensor " + name + " names file '" + file + "' outside the export " + dir);
+            throw new IOException(
+                    "tensor " + name + " names file '" + file + "' outside the export " + dir);
         }
         return path;
     }
 
     /**
-     * The values of a {@code .npy} file (version 1.0 to 3.0, {@code <f4}, C order) of shape
-     * {@code shape}.
+     * The values of a {@code .npy} file (version 1.0 to 3.0, {@code <f4}, C order) of shape {@code
+     * shape}.
      *
      * @throws IOException if the file is missing, not a {@code .npy} file, or of another dtype,
      *     order, shape or size
@@ -213,8 +269,12 @@ public final class ModelExports {
         if (headerStart + headerLen > bytes.length) {
             throw new IOException(file + " is truncated inside its header");
         }
-        String header = new String(bytes, headerStart, (int) headerLen,
-                major == 3 ? StandardCharsets.UTF_8 : StandardCharsets.ISO_8859_1);
+        String header =
+                new String(
+                        bytes,
+                        headerStart,
+                        (int) headerLen,
+                        major == 3 ? StandardCharsets.UTF_8 : StandardCharsets.ISO_8859_1);
         Matcher descr = DESCR.matcher(header);
         Matcher fortran = FORTRAN.matcher(header);
         Matcher dims = SHAPE.matcher(header);
@@ -227,10 +287,19 @@ public final class ModelExports {
         if (fortran.group(1).equals("True")) {
             throw new IOException(file + " is in Fortran order, expected C order");
         }
-        int[] found = Arrays.stream(dims.group(1).split(",")).map(String::trim).filter(s -> !s.isEmpty())
-                .mapToInt(ModelExports::dimension).toArray();
+        int[] found =
+                Arrays.stream(dims.group(1).split(","))
+                        .map(String::trim)
+                        .filter(s -> !s.isEmpty())
+                        .mapToInt(ModelExports::dimension)
+                        .toArray();
         if (!Arrays.equals(found, shape)) {
-            throw new IOException(file + " has shape " + Arrays.toString(found) + ", expected " + Arrays.toString(shape));
+            throw new IOException(
+                    file
+                            + " has shape "
+                            + Arrays.toString(found)
+                            + ", expected "
+                            + Arrays.toString(shape));
         }
         long count = 1;
         for (int d : shape) {
@@ -238,8 +307,15 @@ public final class ModelExports {
         }
         long dataLen = bytes.length - headerStart - headerLen;
         if (dataLen != 4 * count) {
-            throw new IOException(file + " holds " + dataLen + " data bytes, shape " + Arrays.toString(shape)
-                    + " needs " + 4 * count + (dataLen < 4 * count ? " (truncated)" : ""));
+            throw new IOException(
+                    file
+                            + " holds "
+                            + dataLen
+                            + " data bytes, shape "
+                            + Arrays.toString(shape)
+                            + " needs "
+                            + 4 * count
+                            + (dataLen < 4 * count ? " (truncated)" : ""));
         }
         float[] values = new float[(int) count];
         in.position((int) (headerStart + headerLen));

@@ -20,8 +20,8 @@ final class ModelLoops implements AutoCloseable {
     }
 
     /**
-     * Runs the loops on {@code threads} threads; {@code 0} (the default) follows
-     * {@link Nd4jThreads#configured()}.
+     * Runs the loops on {@code threads} threads; {@code 0} (the default) follows {@link
+     * Nd4jThreads#configured()}.
      */
     void setThreads(int threads) {
         if (threads < 0) {
@@ -30,7 +30,9 @@ final class ModelLoops implements AutoCloseable {
         this.threads = threads;
     }
 
-    /** The pool for the current setting; {@link #row} and {@link #scale} serve each of its workers. */
+    /**
+     * The pool for the current setting; {@link #row} and {@link #scale} serve each of its workers.
+     */
     LoopPool pool() {
         int n = threads > 0 ? threads : Nd4jThreads.configured();
         if (pool == null || pool.threads() != n) {

@@ -1,14 +1,15 @@
 package io.gnnstream.operators.model;
 
 /**
- * Complete training state of a {@link SageModel}: parameters and Adam moments per tensor, in
- * {@link SageModel#parameters()} order. A plain POJO of primitive arrays so Flink serializes it
- * with its POJO serializer (no Kryo, no INDArray) in checkpoints.
+ * Complete training state of a {@link SageModel}: parameters and Adam moments per tensor, in {@link
+ * SageModel#parameters()} order. A plain POJO of primitive arrays so Flink serializes it with its
+ * POJO serializer (no Kryo, no INDArray) in checkpoints.
  */
 public class ModelState {
 
     /** Number of optimizer updates applied so far. */
     public long step;
+
     public float[][] params;
     public float[][] adamM;
     public float[][] adamV;

@@ -12,9 +12,13 @@ public enum ModelType {
     /** {@link SageModel}: GraphSAGE with mean aggregation and a separate root weight. */
     SAGE("sage", "GraphSAGE-mean (PyG SAGEConv aggr=mean, root_weight=True)"),
 
-    /** {@link GcnModel}: GCN with a self-loop and mean normalisation over the sampled neighbourhood. */
-    GCN("gcn", "GCN with self-loop and mean normalisation over the sampled in-neighbours "
-            + "(DGL GraphConv norm=right on the block with a self-loop per destination)");
+    /**
+     * {@link GcnModel}: GCN with a self-loop and mean normalisation over the sampled neighbourhood.
+     */
+    GCN(
+            "gcn",
+            "GCN with self-loop and mean normalisation over the sampled in-neighbours "
+                    + "(DGL GraphConv norm=right on the block with a self-loop per destination)");
 
     private final String id;
     private final String description;
@@ -49,7 +53,9 @@ public enum ModelType {
                 }
             }
         }
-        throw new IllegalArgumentException("unknown model type " + (name == null ? "null" : "'" + name + "'")
-                + ", expected one of: sage, gcn");
+        throw new IllegalArgumentException(
+                "unknown model type "
+                        + (name == null ? "null" : "'" + name + "'")
+                        + ", expected one of: sage, gcn");
     }
 }

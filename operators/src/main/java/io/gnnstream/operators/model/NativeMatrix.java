@@ -16,26 +16,40 @@ final class NativeMatrix {
     private FloatBuffer floats;
     private INDArray view;
 
-    /** A {@code rows x cols} C-order matrix over the start of the buffer; contents are undefined. */
+    /**
+     * A {@code rows x cols} C-order matrix over the start of the buffer; contents are undefined.
+     */
     INDArray shape(int rows, int cols) {
         long need = (long) rows * cols;
         if (storage == null || storage.length() < need) {
             if (storage != null) {
                 storage.close();
             }
-            long capacity = storage == null ? need : Math.max(need, storage.length() + storage.length() / 4);
+            long capacity =
+                    storage == null
+                            ? need
+                            : Math.max(need, storage.length() + storage.length() / 4);
             storage = Nd4j.createUninitialized(DataType.FLOAT, Math.max(1, capacity));
             floats = storage.data().asNioFloat();
             view = null;
         }
         if (view == null || view.rows() != rows || view.columns() != cols) {
-            view = Nd4j.create(storage.data(), new long[] {rows, cols}, new long[] {cols, 1}, 0, 'c',
-                    DataType.FLOAT);
+            view =
+                    Nd4j.create(
+                            storage.data(),
+                            new long[] {rows, cols},
+                            new long[] {cols, 1},
+                            0,
+                            'c',
+                            DataType.FLOAT);
         }
         return view;
     }
 
-    /** Frees the native memory now instead of at garbage collection; a later {@link #shape} reallocates. */
+    /**
+     * Frees the native memory now instead of at garbage collection; a later {@link #shape}
+     * reallocates.
+     */
     void release() {
         if (storage != null) {
             storage.close();

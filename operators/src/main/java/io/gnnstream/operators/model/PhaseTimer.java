@@ -9,8 +9,8 @@ import java.util.Map;
  * Accounting of training steps by phase, for profiling: wall-clock time and the CPU time of the
  * calling thread (which, with one thread, is the step's work free of interference from other
  * processes). {@link #mark} charges the time since the previous mark to a named phase (optionally
- * per model layer); a disabled timer costs one branch per mark. Phases are listed in the order
- * they first ran.
+ * per model layer); a disabled timer costs one branch per mark. Phases are listed in the order they
+ * first ran.
  */
 final class PhaseTimer {
 

@@ -13,21 +13,22 @@ import org.nd4j.linalg.factory.Nd4j;
 /**
  * GraphSAGE with mean aggregation, equivalent to stacked PyG {@code SAGEConv(aggr="mean",
  * root_weight=True)} layers: {@code z = h_dst W_root + mean(h_nbrs) W_neigh + b}, ReLU between
- * layers, dropout on every layer's input during training, softmax cross-entropy over the seeds
- * and Adam. Model layer {@code j} consumes hop {@code L - j} of a {@link MiniBatch}.
+ * layers, dropout on every layer's input during training, softmax cross-entropy over the seeds and
+ * Adam. Model layer {@code j} consumes hop {@code L - j} of a {@link MiniBatch}.
  *
  * <p>Parameters live in one heap vector (master copy for Adam, snapshots and all-reduce) whose
  * per-layer slice {@code [W_root; W_neigh; b]} is mirrored into native memory for gemm. All
- * arithmetic is deterministic, so replicas fed the same batches stay bit-identical. The sparse
- * Java loops run on {@link Nd4jThreads#configured()} threads (a {@link LoopPool}) with results that
- * do not depend on the thread count. Not thread-safe; native and heap buffers are reused across
- * steps and only grow, and {@link #close()} frees the native ones and the loop threads promptly
- * (e.g. from an operator's close).
+ * arithmetic is deterministic, so replicas fed the same batches stay bit-identical. The sparse Java
+ * loops run on {@link Nd4jThreads#configured()} threads (a {@link LoopPool}) with results that do
+ * not depend on the thread count. Not thread-safe; native and heap buffers are reused across steps
+ * and only grow, and {@link #close()} frees the native ones and the loop threads promptly (e.g.
+ * from an operator's close).
  */
 public final class SageModel implements GnnModel {
 
     /** Destination rows per chunk of the aggregation. */
     private static final int ROW_GRAIN = 64;
+
     /** Elements per chunk of element-wise loops. */
     private static final int ELEMENT_GRAIN = 1 << 16;
 
@@ -45,8 +46,10 @@ public final class SageModel implements GnnModel {
     private final float[][] activations;
     private float[] sourceGrad = new float[0];
     private float[] logits = new float[0];
+
     /** A layer's input rows with the step's dropout mask applied (training only). */
     private float[] dropped = new float[0];
+
     private final int maxIn;
     private float[][] rows = new float[0][];
     private float[][] scales = new float[0][];
@@ -82,8 +85,11 @@ public final class SageModel implements GnnModel {
         List<ParamInfo> infos = model.parameters();
         for (float[][] part : new float[][][] {state.params, state.adamM, state.adamV}) {
             if (part == null || part.length != infos.size()) {
-                throw new IllegalArgumentException("state must hold " + infos.size()
-                        + " tensors per part, got " + (part == null ? "null" : part.length));
+                throw new IllegalArgumentException(
+                        "state must hold "
+                                + infos.size()
+                                + " tensors per part, got "
+                                + (part == null ? "null" : part.length));
             }
         }
         for (int t = 0; t < infos.size(); t++) {
@@ -129,7 +135,8 @@ public final class SageModel implements GnnModel {
         BatchValidator.validate(batch, config, true);
         timer.mark("validate");
         forward(batch, true);
-        SoftmaxLoss.Stats stats = SoftmaxLoss.compute(logits, batch, config.numClasses(), true, null);
+        SoftmaxLoss.Stats stats =
+                SoftmaxLoss.compute(logits, batch, config.numClasses(), true, null);
         float[] grad = new float[params.length];
         int last = numLayers - 1;
         outputs[last].shape(batch.numSeeds(), config.numClasses());
@@ -148,27 +155,47 @@ public final class SageModel implements GnnModel {
             if (j > 0) {
                 // Layer j-1's output gradient; the input layer needs none (features are constants).
                 INDArray dx = inputGrad.shape(nDst, 2 * in + 1);
-                Nd4j.gemm(dz, weights[j].shape(2 * in + 1, config.layerOut(j)), dx, false, true, 1.0, 0.0);
+                Nd4j.gemm(
+                        dz,
+                        weights[j].shape(2 * in + 1, config.layerOut(j)),
+                        dx,
+                        false,
+                        true,
+                        1.0,
+                        0.0);
                 timer.mark("gemm_input_grad", j);
                 int nSrc = batch.numSrc(hop);
                 sourceGrad = grow(sourceGrad, nSrc * in);
                 float[] dSrc = sourceGrad;
                 FloatBuffer dxBuf = inputGrad.floats();
                 LoopPool loops = pool();
-                loops.forEach(nSrc * in, ELEMENT_GRAIN, (from, to, w) -> Arrays.fill(dSrc, from, to, 0f));
-                loops.forEach(in, columnGrain(in, loops.threads()), (c0, c1, w) ->
-                        BlockOps.scatterInputGrad(dxBuf, in, batch, hop, dSrc, c0, c1, rows[w]));
+                loops.forEach(
+                        nSrc * in, ELEMENT_GRAIN, (from, to, w) -> Arrays.fill(dSrc, from, to, 0f));
+                loops.forEach(
+                        in,
+                        columnGrain(in, loops.threads()),
+                        (c0, c1, w) ->
+                                BlockOps.scatterInputGrad(
+                                        dxBuf, in, batch, hop, dSrc, c0, c1, rows[w]));
                 timer.mark("scatter", j);
                 outputs[j - 1].shape(nSrc, in);
                 FloatBuffer dzBuf = outputs[j - 1].floats();
                 float[] act = activations[j - 1];
                 Dropout drop = dropout(j, true);
-                loops.forEach(nSrc * in, ELEMENT_GRAIN, (from, to, w) ->
-                        BlockOps.reluDropoutBackward(dSrc, act, from, to, drop, scales[w], dzBuf));
+                loops.forEach(
+                        nSrc * in,
+                        ELEMENT_GRAIN,
+                        (from, to, w) ->
+                                BlockOps.reluDropoutBackward(
+                                        dSrc, act, from, to, drop, scales[w], dzBuf));
                 timer.mark("activation_backward", j - 1);
             }
         }
-        return new Gradients(grad, stats.lossSum() / Math.max(1, stats.labelled()), stats.correct(), stats.labelled());
+        return new Gradients(
+                grad,
+                stats.lossSum() / Math.max(1, stats.labelled()),
+                stats.correct(),
+                stats.labelled());
     }
 
     /** One Adam step with {@code flatGrad} (in {@link #parameterVector()} layout). */
@@ -185,8 +212,8 @@ public final class SageModel implements GnnModel {
     }
 
     /**
-     * Turns per-phase accounting of {@link #computeGradients}, {@link #applyGradients} and
-     * {@link #evaluate} on or off (off by default; on costs a few clock reads per step) and clears it.
+     * Turns per-phase accounting of {@link #computeGradients}, {@link #applyGradients} and {@link
+     * #evaluate} on or off (off by default; on costs a few clock reads per step) and clears it.
      */
     @Override
     public void setPhaseTiming(boolean on) {
@@ -196,8 +223,8 @@ public final class SageModel implements GnnModel {
 
     /**
      * Wall-clock nanoseconds spent per phase since {@link #setPhaseTiming} turned timing on, in
-     * execution order; names end in the model layer where a phase runs per layer (e.g.
-     * {@code build_input.0}).
+     * execution order; names end in the model layer where a phase runs per layer (e.g. {@code
+     * build_input.0}).
      */
     @Override
     public Map<String, Long> phaseNanos() {
@@ -205,8 +232,8 @@ public final class SageModel implements GnnModel {
     }
 
     /**
-     * As {@link #phaseNanos()}, but CPU time of the calling thread: with one thread (see
-     * {@link Nd4jThreads}) all work runs there, so this is the step's cost free of other processes.
+     * As {@link #phaseNanos()}, but CPU time of the calling thread: with one thread (see {@link
+     * Nd4jThreads}) all work runs there, so this is the step's cost free of other processes.
      */
     @Override
     public Map<String, Long> phaseCpuNanos() {
@@ -220,7 +247,8 @@ public final class SageModel implements GnnModel {
         BatchValidator.validate(batch, config, false);
         forward(batch, false);
         int[] predictions = new int[batch.numSeeds()];
-        SoftmaxLoss.Stats stats = SoftmaxLoss.compute(logits, batch, config.numClasses(), false, predictions);
+        SoftmaxLoss.Stats stats =
+                SoftmaxLoss.compute(logits, batch, config.numClasses(), false, predictions);
         return new EvalResult(stats.lossSum(), stats.correct(), stats.labelled(), predictions);
     }
 
@@ -232,8 +260,12 @@ public final class SageModel implements GnnModel {
             int j = t / 3;
             int in = config.layerIn(j);
             int out = config.layerOut(j);
-            String name = "layers." + j + (t % 3 == 0 ? ".lin_root.weight"
-                    : t % 3 == 1 ? ".lin_neigh.weight" : ".bias");
+            String name =
+                    "layers."
+                            + j
+                            + (t % 3 == 0
+                                    ? ".lin_root.weight"
+                                    : t % 3 == 1 ? ".lin_neigh.weight" : ".bias");
             int[] shape = t % 3 == 2 ? new int[] {out} : new int[] {in, out};
             int size = t % 3 == 2 ? out : in * out;
             int offset = tensorOffset(t);
@@ -297,7 +329,9 @@ public final class SageModel implements GnnModel {
         loopThreads = threads;
     }
 
-    /** The loop pool for the current thread setting, with scratch buffers for each of its threads. */
+    /**
+     * The loop pool for the current thread setting, with scratch buffers for each of its threads.
+     */
     private LoopPool pool() {
         int threads = loopThreads > 0 ? loopThreads : Nd4jThreads.configured();
         if (pool == null || pool.threads() != threads) {
@@ -346,18 +380,19 @@ public final class SageModel implements GnnModel {
     }
 
     /**
-     * One layer of layer-wise full-neighbour inference (PyG's {@code SAGE.inference}): the output of
-     * model layer {@code layer} (0-based) for the destinations of the one-hop {@code block}, whose
-     * source rows (block node order, {@code layerIn(layer)} floats each) are given in {@code input}.
-     * Hidden layers return their ReLU activations, the last layer its logits; no dropout. Row
-     * {@code i} of the result ({@code layerOut(layer)} floats) belongs to destination {@code i}.
-     * Applied layer by layer to every vertex over all its in-neighbours, this gives exactly the
+     * One layer of layer-wise full-neighbour inference (PyG's {@code SAGE.inference}): the output
+     * of model layer {@code layer} (0-based) for the destinations of the one-hop {@code block},
+     * whose source rows (block node order, {@code layerIn(layer)} floats each) are given in {@code
+     * input}. Hidden layers return their ReLU activations, the last layer its logits; no dropout.
+     * Row {@code i} of the result ({@code layerOut(layer)} floats) belongs to destination {@code
+     * i}. Applied layer by layer to every vertex over all its in-neighbours, this gives exactly the
      * model's output on full neighbourhoods, each vertex's layer embedding computed once.
      */
     @Override
     public float[] inferLayer(int layer, MiniBatch block, float[] input) {
         if (layer < 0 || layer >= numLayers) {
-            throw new IllegalArgumentException("layer must be in [0, " + numLayers + "), got " + layer);
+            throw new IllegalArgumentException(
+                    "layer must be in [0, " + numLayers + "), got " + layer);
         }
         int in = config.layerIn(layer);
         int out = config.layerOut(layer);
@@ -367,14 +402,21 @@ public final class SageModel implements GnnModel {
         INDArray x = inputs[layer].shape(nDst, 2 * in + 1);
         FloatBuffer xBuf = inputs[layer].floats();
         LoopPool loops = pool();
-        loops.forEach(nDst, ROW_GRAIN, (from, to, w) ->
-                BlockOps.buildInput(input, in, block, 1, null, xBuf, from, to, rows[w], scales[w]));
+        loops.forEach(
+                nDst,
+                ROW_GRAIN,
+                (from, to, w) ->
+                        BlockOps.buildInput(
+                                input, in, block, 1, null, xBuf, from, to, rows[w], scales[w]));
         INDArray z = outputs[layer].shape(nDst, out);
         Nd4j.gemm(x, weights[layer].shape(2 * in + 1, out), z, false, false, 1.0, 0.0);
         float[] result = new float[nDst * out];
         FloatBuffer zBuf = outputs[layer].floats();
         if (layer < numLayers - 1) {
-            loops.forEach(nDst * out, ELEMENT_GRAIN, (from, to, w) -> BlockOps.reluFrom(zBuf, result, from, to));
+            loops.forEach(
+                    nDst * out,
+                    ELEMENT_GRAIN,
+                    (from, to, w) -> BlockOps.reluFrom(zBuf, result, from, to));
         } else {
             zBuf.get(0, result, 0, nDst * out);
         }
@@ -411,13 +453,21 @@ public final class SageModel implements GnnModel {
                 dropped = grow(dropped, nSrc * in);
                 float[] masked = dropped;
                 float[] from0 = layerInput;
-                loops.forEach(nSrc, ROW_GRAIN, (from, to, w) ->
-                        BlockOps.applyDropout(from0, in, drop, masked, from, to, scales[w]));
+                loops.forEach(
+                        nSrc,
+                        ROW_GRAIN,
+                        (from, to, w) ->
+                                BlockOps.applyDropout(
+                                        from0, in, drop, masked, from, to, scales[w]));
                 timer.mark("dropout", j);
             }
             float[] src = drop != null ? dropped : layerInput;
-            loops.forEach(nDst, ROW_GRAIN, (from, to, w) ->
-                    BlockOps.buildInput(src, in, batch, hop, null, xBuf, from, to, rows[w], scales[w]));
+            loops.forEach(
+                    nDst,
+                    ROW_GRAIN,
+                    (from, to, w) ->
+                            BlockOps.buildInput(
+                                    src, in, batch, hop, null, xBuf, from, to, rows[w], scales[w]));
             timer.mark("build_input", j);
             INDArray z = outputs[j].shape(nDst, out);
             Nd4j.gemm(x, weights[j].shape(2 * in + 1, out), z, false, false, 1.0, 0.0);
@@ -426,7 +476,10 @@ public final class SageModel implements GnnModel {
                 activations[j] = grow(activations[j], nDst * out);
                 float[] act = activations[j];
                 FloatBuffer zBuf = outputs[j].floats();
-                loops.forEach(nDst * out, ELEMENT_GRAIN, (from, to, w) -> BlockOps.reluFrom(zBuf, act, from, to));
+                loops.forEach(
+                        nDst * out,
+                        ELEMENT_GRAIN,
+                        (from, to, w) -> BlockOps.reluFrom(zBuf, act, from, to));
             } else {
                 logits = grow(logits, nDst * out);
                 outputs[j].floats().get(0, logits, 0, nDst * out);
@@ -460,14 +513,21 @@ public final class SageModel implements GnnModel {
 
     private void copyTensor(float[] from, float[] to, int offset, int size, String name) {
         if (from == null || from.length != size) {
-            throw new IllegalArgumentException("state tensor " + name + " must have " + size
-                    + " entries, got " + (from == null ? "null" : from.length));
+            throw new IllegalArgumentException(
+                    "state tensor "
+                            + name
+                            + " must have "
+                            + size
+                            + " entries, got "
+                            + (from == null ? "null" : from.length));
         }
         System.arraycopy(from, 0, to, offset, size);
     }
 
     private static float[] grow(float[] buffer, int size) {
-        return buffer.length >= size ? buffer : new float[Math.max(size, buffer.length + buffer.length / 4)];
+        return buffer.length >= size
+                ? buffer
+                : new float[Math.max(size, buffer.length + buffer.length / 4)];
     }
 
     private static NativeMatrix[] matrices(int n) {

@@ -5,8 +5,8 @@ import java.util.Arrays;
 
 /**
  * Softmax cross-entropy over a batch's labelled seeds, computed in double from float logits (the
- * loss of both models). Seeds labelled {@link MiniBatch#NO_LABEL} are
- * ignored, like PyTorch's {@code ignore_index}.
+ * loss of both models). Seeds labelled {@link MiniBatch#NO_LABEL} are ignored, like PyTorch's
+ * {@code ignore_index}.
  */
 final class SoftmaxLoss {
 
@@ -21,7 +21,8 @@ final class SoftmaxLoss {
      * seeds (zero rows for unlabelled ones); if {@code predictions} is given, fills the arg-max
      * classes (ties resolve to the lowest class).
      */
-    static Stats compute(float[] logits, MiniBatch batch, int classes, boolean gradient, int[] predictions) {
+    static Stats compute(
+            float[] logits, MiniBatch batch, int classes, boolean gradient, int[] predictions) {
         int seeds = batch.numSeeds();
         int labelled = 0;
         for (int i = 0; i < seeds; i++) {

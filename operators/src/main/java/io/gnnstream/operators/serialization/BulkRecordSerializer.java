@@ -23,12 +23,16 @@ abstract class BulkRecordSerializer<T> extends TypeSerializerSingleton<T> {
 
     abstract T readFields(DataInputView in) throws IOException;
 
-    /** The version this serializer writes: {@link #FORMAT_VERSION}, or higher for a later layout. */
+    /**
+     * The version this serializer writes: {@link #FORMAT_VERSION}, or higher for a later layout.
+     */
     byte formatVersion() {
         return FORMAT_VERSION;
     }
 
-    /** Reads a record of {@code version} (from {@link #FORMAT_VERSION} to {@link #formatVersion()}). */
+    /**
+     * Reads a record of {@code version} (from {@link #FORMAT_VERSION} to {@link #formatVersion()}).
+     */
     T readFields(DataInputView in, byte version) throws IOException {
         return readFields(in);
     }
@@ -53,7 +57,8 @@ abstract class BulkRecordSerializer<T> extends TypeSerializerSingleton<T> {
     public T deserialize(DataInputView source) throws IOException {
         byte version = source.readByte();
         if (version < FORMAT_VERSION || version > formatVersion()) {
-            throw new IOException(getClass().getSimpleName() + " cannot read format version " + version);
+            throw new IOException(
+                    getClass().getSimpleName() + " cannot read format version " + version);
         }
         return readFields(source, version);
     }

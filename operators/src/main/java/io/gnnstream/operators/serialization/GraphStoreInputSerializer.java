@@ -2,8 +2,8 @@ package io.gnnstream.operators.serialization;
 
 import io.gnnstream.operators.messages.EdgeBundle;
 import io.gnnstream.operators.messages.GraphStoreInput;
-import io.gnnstream.operators.messages.LayerOutputs;
 import io.gnnstream.operators.messages.GraphUpdate;
+import io.gnnstream.operators.messages.LayerOutputs;
 import io.gnnstream.operators.messages.ReplicaMessage;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.state.records.EdgeUpdate;
@@ -21,10 +21,9 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * Explicit serializer of {@link GraphStoreInput}: a {@link Tag} byte for the kind (edge, node,
  * request bundle, replica message, edge bundle, layer outputs; a single request, tag 2, is still
- * read), then that
- * kind's fields, arrays in bulk.
- * Every edge of the input stream and every sample request crosses the network as this record, so
- * it avoids the reflective POJO serializer of the nested union, which is slow on this path.
+ * read), then that kind's fields, arrays in bulk. Every edge of the input stream and every sample
+ * request crosses the network as this record, so it avoids the reflective POJO serializer of the
+ * nested union, which is slow on this path.
  */
 public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphStoreInput> {
 
@@ -62,16 +61,25 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
 
         static Tag ofCode(byte code) throws IOException {
             if (code < 0 || code >= BY_CODE.length) {
-                throw new IOException("unknown GraphStoreInput kind " + code + ", expected 0 to " + (BY_CODE.length - 1));
+                throw new IOException(
+                        "unknown GraphStoreInput kind "
+                                + code
+                                + ", expected 0 to "
+                                + (BY_CODE.length - 1));
             }
             return BY_CODE[code];
         }
     }
 
-    /** Format 4: requests carry their sampling key; format 3 requests are read with their batch id as the key. */
+    /**
+     * Format 4: requests carry their sampling key; format 3 requests are read with their batch id
+     * as the key.
+     */
     static final byte WITH_SAMPLING_KEY = 4;
+
     /** Format 5: requests carry their neighbour part; older ones are read without. */
     static final byte WITH_NEIGHBOUR_PART = 5;
+
     /** Format 6: requests carry their layer input and its width; older ones ask for features. */
     static final byte WITH_LAYER_INPUT = 6;
 
@@ -172,10 +180,22 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
             case REPLICA -> GraphStoreInput.of(readReplica(in));
             case EDGES -> GraphStoreInput.of(readEdges(in));
             case LAYER_OUTPUTS -> GraphStoreInput.of(readOutputs(in));
-            case EDGE -> GraphStoreInput.of(GraphUpdate.of(
-                    new EdgeUpdate(in.readLong(), in.readLong(), in.readBoolean(), in.readLong())));
-            case NODE -> GraphStoreInput.of(GraphUpdate.of(
-                    new NodeUpdate(in.readLong(), BulkArrays.readFloats(in), in.readInt(), split(in.readByte()))));
+            case EDGE ->
+                    GraphStoreInput.of(
+                            GraphUpdate.of(
+                                    new EdgeUpdate(
+                                            in.readLong(),
+                                            in.readLong(),
+                                            in.readBoolean(),
+                                            in.readLong())));
+            case NODE ->
+                    GraphStoreInput.of(
+                            GraphUpdate.of(
+                                    new NodeUpdate(
+                                            in.readLong(),
+                                            BulkArrays.readFloats(in),
+                                            in.readInt(),
+                                            split(in.readByte()))));
         };
     }
 
@@ -197,7 +217,9 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         long[] sources = BulkArrays.readLongs(in);
         long[] ops = BulkArrays.readLongs(in);
         if (sources == null || ops == null || sources.length != ops.length) {
-            throw new IOException("corrupt GraphStoreInput record: an edge bundle's sources and operations differ in length");
+            throw new IOException(
+                    "corrupt GraphStoreInput record: an edge bundle's sources and operations differ"
+                            + " in length");
         }
         return new EdgeBundle(route, sources, ops);
     }
@@ -213,9 +235,14 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         o.dim = in.readInt();
         o.vertices = BulkArrays.readLongs(in);
         o.values = BulkArrays.readFloats(in);
-        if (o.vertices == null || o.values == null || (long) o.vertices.length * o.dim != o.values.length) {
-            throw new IOException("corrupt GraphStoreInput record: layer outputs of " + o.dim + " per row do not fill "
-                    + "their values");
+        if (o.vertices == null
+                || o.values == null
+                || (long) o.vertices.length * o.dim != o.values.length) {
+            throw new IOException(
+                    "corrupt GraphStoreInput record: layer outputs of "
+                            + o.dim
+                            + " per row do not fill "
+                            + "their values");
         }
         return o;
     }
@@ -257,7 +284,8 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
     }
 
     /** Versioned snapshot; the record format carries its own version byte as well. */
-    public static final class GraphStoreInputSerializerSnapshot extends SimpleTypeSerializerSnapshot<GraphStoreInput> {
+    public static final class GraphStoreInputSerializerSnapshot
+            extends SimpleTypeSerializerSnapshot<GraphStoreInput> {
         public GraphStoreInputSerializerSnapshot() {
             super(() -> INSTANCE);
         }

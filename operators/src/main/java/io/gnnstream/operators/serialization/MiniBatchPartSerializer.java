@@ -12,11 +12,11 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Explicit serializer of {@link MiniBatchPart}: the part's identity, the head if any, its rows, then
- * (since format 4) its cache slots, (since format 5) its vertices and the head's served rows, and
- * (since format 6) its sender, (since format 7) its row width. Reads formats 3 to 6 as well, so checkpointed parts of those formats
- * restore. A head inside a part is written without a version byte of its own, in the
- * {@link MiniBatchSerializer} format of the same number as the part's.
+ * Explicit serializer of {@link MiniBatchPart}: the part's identity, the head if any, its rows,
+ * then (since format 4) its cache slots, (since format 5) its vertices and the head's served rows,
+ * and (since format 6) its sender, (since format 7) its row width. Reads formats 3 to 6 as well, so
+ * checkpointed parts of those formats restore. A head inside a part is written without a version
+ * byte of its own, in the {@link MiniBatchSerializer} format of the same number as the part's.
  */
 public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatchPart> {
 
@@ -70,14 +70,20 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
         out.writeInt(p.rowDim);
     }
 
-    /** The records' features in the layout of {@link BulkArrays#writeBytes}: length, then the rows. */
-    private static void writeFeaturesOfRecords(byte[][] records, DataOutputView out) throws IOException {
+    /**
+     * The records' features in the layout of {@link BulkArrays#writeBytes}: length, then the rows.
+     */
+    private static void writeFeaturesOfRecords(byte[][] records, DataOutputView out)
+            throws IOException {
         int rowBytes = records.length == 0 ? 0 : VertexRecord.featureDim(records[0]) * Float.BYTES;
         out.writeInt(records.length * rowBytes);
         for (byte[] record : records) {
             if (VertexRecord.featureDim(record) * Float.BYTES != rowBytes) {
-                throw new IllegalStateException("feature records of different dimensions in one part: "
-                        + VertexRecord.featureDim(record) + " and " + rowBytes / Float.BYTES);
+                throw new IllegalStateException(
+                        "feature records of different dimensions in one part: "
+                                + VertexRecord.featureDim(record)
+                                + " and "
+                                + rowBytes / Float.BYTES);
             }
             VertexRecord.writeFeatureBytes(record, out);
         }
@@ -136,7 +142,8 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
     }
 
     /** Versioned snapshot; the record format carries its own version byte as well. */
-    public static final class MiniBatchPartSerializerSnapshot extends SimpleTypeSerializerSnapshot<MiniBatchPart> {
+    public static final class MiniBatchPartSerializerSnapshot
+            extends SimpleTypeSerializerSnapshot<MiniBatchPart> {
         public MiniBatchPartSerializerSnapshot() {
             super(() -> INSTANCE);
         }

@@ -11,9 +11,9 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Explicit serializer of {@link MiniBatch}: scalar fields (the kind as its
- * {@link MiniBatch.Kind#code()}), then every array in bulk, then (format 4) the layer of a
- * layer-wise inference block; format 3 records, which have none, read as sampled batches.
+ * Explicit serializer of {@link MiniBatch}: scalar fields (the kind as its {@link
+ * MiniBatch.Kind#code()}), then every array in bulk, then (format 4) the layer of a layer-wise
+ * inference block; format 3 records, which have none, read as sampled batches.
  */
 public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
 
@@ -21,17 +21,23 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
 
     public static final MiniBatchSerializer INSTANCE = new MiniBatchSerializer();
 
-    public static final TypeInformation<MiniBatch> TYPE_INFO = new SerializerTypeInfo<>(MiniBatch.class, INSTANCE);
+    public static final TypeInformation<MiniBatch> TYPE_INFO =
+            new SerializerTypeInfo<>(MiniBatch.class, INSTANCE);
 
     /** The first format with {@link MiniBatch#layer}. */
     static final byte WITH_LAYER = 4;
-    /** The first format with the batch's loop traffic ({@link MiniBatch#loopRequests} and after). */
+
+    /**
+     * The first format with the batch's loop traffic ({@link MiniBatch#loopRequests} and after).
+     */
     static final byte WITH_TRAFFIC = 5;
+
     /**
      * The first format with the remote share of the traffic ({@link MiniBatch#remoteLoopBytes}) and
      * the graph's replicas and cut edges ({@link MiniBatch#graphReplicas}).
      */
     static final byte WITH_REMOTE_TRAFFIC = 6;
+
     /** The first format with {@link MiniBatch#roundShare}. */
     static final byte WITH_ROUND_SHARE = 7;
 
@@ -66,8 +72,10 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
         BulkArrays.writeInts(b.indices, out);
         BulkArrays.writeInts(b.indicesOffsets, out);
         // The trainer reuses feature arrays, so one may be longer than the batch's rows.
-        BulkArrays.writeFloats(b.features,
-                b.features == null ? -1 : Math.min(b.features.length, b.numNodes() * b.featureDim), out);
+        BulkArrays.writeFloats(
+                b.features,
+                b.features == null ? -1 : Math.min(b.features.length, b.numNodes() * b.featureDim),
+                out);
         BulkArrays.writeInts(b.labels, out);
         out.writeInt(b.layer);
         out.writeInt(b.loopRequests);
@@ -144,7 +152,8 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
     }
 
     /** Versioned snapshot; the record format carries its own version byte as well. */
-    public static final class MiniBatchSerializerSnapshot extends SimpleTypeSerializerSnapshot<MiniBatch> {
+    public static final class MiniBatchSerializerSnapshot
+            extends SimpleTypeSerializerSnapshot<MiniBatch> {
         public MiniBatchSerializerSnapshot() {
             super(() -> INSTANCE);
         }

@@ -74,7 +74,8 @@ public final class SampleResponseSerializer extends BulkRecordSerializer<SampleR
     }
 
     /** Versioned snapshot; the record format carries its own version byte as well. */
-    public static final class SampleResponseSerializerSnapshot extends SimpleTypeSerializerSnapshot<SampleResponse> {
+    public static final class SampleResponseSerializerSnapshot
+            extends SimpleTypeSerializerSnapshot<SampleResponse> {
         public SampleResponseSerializerSnapshot() {
             super(() -> INSTANCE);
         }

@@ -13,9 +13,9 @@ import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.HashPartitioner;
 import io.gnnstream.state.VertexPartitioner;
-import java.util.ArrayDeque;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -28,21 +28,31 @@ import org.junit.jupiter.api.Test;
 class BatchBuilderTest {
 
     /** A path-plus-star graph: in-neighbours of each vertex, in slot order. */
-    private static final Map<Long, long[]> IN = Map.of(
-            0L, new long[] {1, 2},
-            1L, new long[] {0, 3},
-            2L, new long[] {0},
-            3L, new long[] {1, 4},
-            4L, new long[] {3});
+    private static final Map<Long, long[]> IN =
+            Map.of(
+                    0L, new long[] {1, 2},
+                    1L, new long[] {0, 3},
+                    2L, new long[] {0},
+                    3L, new long[] {1, 4},
+                    4L, new long[] {3});
 
     private static final int DIM = 2;
     private static final TrainerFeatureCache NO_CACHE = new TrainerFeatureCache(0, DIM);
     private final VertexPartitioner partitioner = new HashPartitioner(4);
-    /** Each partition's route: by default each its own, as with one GraphStore subtask per partition. */
+
+    /**
+     * Each partition's route: by default each its own, as with one GraphStore subtask per
+     * partition.
+     */
     private int[] routes = {0, 1, 2, 3};
+
     /** The assembler's own route ({@link BatchBuilder#localRoute}); -1: none. */
     private int localRoute = -1;
-    /** With halo replicas: the sampled neighbours a GraphStore serves in its neighbour part (null: halo off). */
+
+    /**
+     * With halo replicas: the sampled neighbours a GraphStore serves in its neighbour part (null:
+     * halo off).
+     */
     private java.util.function.LongPredicate served;
 
     /**
@@ -58,14 +68,18 @@ class BatchBuilderTest {
         int[] fanouts = {-1, -1};
         Sent plain = send(spec, 0, fanouts, null, 100);
         MiniBatch expected = join(plain);
-        for (java.util.function.LongPredicate serve : List.<java.util.function.LongPredicate>of(v -> v % 2 == 0,
-                v -> true, v -> false)) {
+        for (java.util.function.LongPredicate serve :
+                List.<java.util.function.LongPredicate>of(v -> v % 2 == 0, v -> true, v -> false)) {
             served = serve;
             Sent halo = send(spec, 0, fanouts, new Random(3), 100);
             assertSameStructureAndFeatures(expected, join(halo));
-            long plainEntries = plain.requests.stream().mapToLong(r -> r.featureVertices.length).sum();
-            long haloEntries = halo.requests.stream().mapToLong(r -> r.featureVertices.length).sum();
-            assertTrue(haloEntries <= plainEntries, haloEntries + " feature entries vs " + plainEntries);
+            long plainEntries =
+                    plain.requests.stream().mapToLong(r -> r.featureVertices.length).sum();
+            long haloEntries =
+                    halo.requests.stream().mapToLong(r -> r.featureVertices.length).sum();
+            assertTrue(
+                    haloEntries <= plainEntries,
+                    haloEntries + " feature entries vs " + plainEntries);
             if (serve.test(1) && serve.test(3)) {
                 assertEquals(1, haloEntries, "only the seed is fetched by row");
                 assertTrue(halo.requests.stream().allMatch(r -> r.hop <= 2), "no final round");
@@ -126,7 +140,9 @@ class BatchBuilderTest {
         assertEquals(2, b2.layer);
         assertEquals(40f, b2.features[4 * DIM], "a row for every node");
         List<SampleRequest> requests = send(second, 0, new int[] {2, 2}, null, 100).requests();
-        assertTrue(requests.stream().allMatch(r -> r.layerInput == 1 && r.layerDim == DIM), "stored outputs of layer 1");
+        assertTrue(
+                requests.stream().allMatch(r -> r.layerInput == 1 && r.layerDim == DIM),
+                "stored outputs of layer 1");
         assertEquals(5, requests.stream().mapToInt(r -> r.featureVertices.length).sum());
     }
 
@@ -134,7 +150,8 @@ class BatchBuilderTest {
     void resultDoesNotDependOnResponseOrderOrDuplicates() {
         MiniBatch reference = run(spec(0L, 4L), new int[] {-1, -1}, null);
         for (int seed = 0; seed < 20; seed++) {
-            assertSameStructureAndFeatures(reference, run(spec(0L, 4L), new int[] {-1, -1}, new Random(seed)));
+            assertSameStructureAndFeatures(
+                    reference, run(spec(0L, 4L), new int[] {-1, -1}, new Random(seed)));
         }
     }
 
@@ -148,18 +165,25 @@ class BatchBuilderTest {
         }
     }
 
-    /** Two GraphStore subtasks owning partitions 0-1 and 2-3: one request per subtask and hop, the same batch. */
+    /**
+     * Two GraphStore subtasks owning partitions 0-1 and 2-3: one request per subtask and hop, the
+     * same batch.
+     */
     @Test
     void requestsGoOnePerRouteAndBuildTheSameBatch() {
         MiniBatch perPartition = run(spec(0L, 4L, 2L), new int[] {-1, -1}, null, 100);
         routes = new int[] {0, 0, 2, 2};
         Sent sent = send(spec(0L, 4L, 2L), 0, new int[] {-1, -1}, null, 100);
-        assertTrue(sent.requests.stream().allMatch(r -> r.route == 0 || r.route == 2), "routes only");
+        assertTrue(
+                sent.requests.stream().allMatch(r -> r.route == 0 || r.route == 2), "routes only");
         for (int hop = 1; hop <= 3; hop++) {
             int h = hop;
-            assertTrue(sent.requests.stream().filter(r -> r.hop == h).count() <= 2, "one request per route in hop " + h);
+            assertTrue(
+                    sent.requests.stream().filter(r -> r.hop == h).count() <= 2,
+                    "one request per route in hop " + h);
         }
-        assertSameStructureAndFeatures(perPartition, run(spec(0L, 4L, 2L), new int[] {-1, -1}, new Random(3), 100));
+        assertSameStructureAndFeatures(
+                perPartition, run(spec(0L, 4L, 2L), new int[] {-1, -1}, new Random(3), 100));
     }
 
     /** Loop bytes exchanged with another route than the assembler's own count as remote. */
@@ -167,21 +191,34 @@ class BatchBuilderTest {
     void remoteLoopBytesAreThoseOfOtherRoutes() {
         routes = new int[] {0, 0, 2, 2};
         MiniBatch nowhere = send(spec(0L, 4L, 2L), 0, new int[] {-1, -1}, null, 100).head.head;
-        assertEquals(nowhere.loopBytes, nowhere.remoteLoopBytes, "no local route: everything is remote");
+        assertEquals(
+                nowhere.loopBytes, nowhere.remoteLoopBytes, "no local route: everything is remote");
         localRoute = 0;
         MiniBatch atZero = send(spec(0L, 4L, 2L), 0, new int[] {-1, -1}, null, 100).head.head;
         localRoute = 2;
         MiniBatch atTwo = send(spec(0L, 4L, 2L), 0, new int[] {-1, -1}, null, 100).head.head;
         assertTrue(atZero.remoteLoopBytes > 0 && atTwo.remoteLoopBytes > 0);
-        assertEquals(nowhere.loopBytes, atZero.remoteLoopBytes + atTwo.remoteLoopBytes,
+        assertEquals(
+                nowhere.loopBytes,
+                atZero.remoteLoopBytes + atTwo.remoteLoopBytes,
                 "each exchange is remote for exactly one of the two sites");
         assertEquals(nowhere.loopRequests, atZero.remoteLoopRequests + atTwo.remoteLoopRequests);
     }
 
     @Test
     void rejectsRoutesNotCoveringEveryPartition() {
-        assertThrows(IllegalArgumentException.class,
-                () -> new BatchBuilder(spec(0L), 0, new int[] {5}, DIM, partitioner, new int[] {0, 0}, 100, 0));
+        assertThrows(
+                IllegalArgumentException.class,
+                () ->
+                        new BatchBuilder(
+                                spec(0L),
+                                0,
+                                new int[] {5},
+                                DIM,
+                                partitioner,
+                                new int[] {0, 0},
+                                100,
+                                0));
     }
 
     private static void assertSameStructureAndFeatures(MiniBatch expected, MiniBatch actual) {
@@ -191,7 +228,9 @@ class BatchBuilderTest {
         assertArrayEquals(features(expected), features(actual));
     }
 
-    /** Head and feature parts join in any order; repeats and an earlier attempt's parts are dropped. */
+    /**
+     * Head and feature parts join in any order; repeats and an earlier attempt's parts are dropped.
+     */
     @Test
     void partsJoinInAnyOrderAndEarlierAttemptsAreDropped() {
         Sent first = send(spec(0L, 4L), 0, new int[] {-1, -1}, null, 1);
@@ -201,13 +240,17 @@ class BatchBuilderTest {
             stale.features = bytes(new float[stale.rows.length * DIM]);
         }
         PartialBatches partials = new PartialBatches();
-        assertNull(partials.accept(first.features.get(0), NO_CACHE), "a part is placed before its head");
+        assertNull(
+                partials.accept(first.features.get(0), NO_CACHE),
+                "a part is placed before its head");
         List<MiniBatchPart> current = new ArrayList<>(second.features);
         Collections.reverse(current);
         assertNull(partials.accept(current.get(0), NO_CACHE));
         assertNull(partials.accept(current.get(0), NO_CACHE), "a repeated part is ignored");
         assertNull(partials.accept(second.head, NO_CACHE), "the head waits for the rest");
-        assertNull(partials.accept(first.features.get(1), NO_CACHE), "a part of an attempt before the latest is ignored");
+        assertNull(
+                partials.accept(first.features.get(1), NO_CACHE),
+                "a part of an attempt before the latest is ignored");
         assertNull(partials.accept(first.head, NO_CACHE), "so is an older head");
         MiniBatch b = null;
         for (MiniBatchPart p : current.subList(1, current.size())) {
@@ -226,12 +269,14 @@ class BatchBuilderTest {
         part.rows[0] = 0;
         assertThrows(IllegalArgumentException.class, () -> acceptAll(sent), "a row filled twice");
         part.rows[0] = 99;
-        assertThrows(IllegalArgumentException.class, () -> acceptAll(sent), "a row outside the batch");
+        assertThrows(
+                IllegalArgumentException.class, () -> acceptAll(sent), "a row outside the batch");
     }
 
     @Test
     void batchWithoutSeedsCompletesAtOnce() {
-        BatchBuilder builder = new BatchBuilder(spec(), 0, new int[] {5}, DIM, partitioner, routes, 100, 0);
+        BatchBuilder builder =
+                new BatchBuilder(spec(), 0, new int[] {5}, DIM, partitioner, routes, 100, 0);
         assertTrue(builder.start().isEmpty());
         assertTrue(builder.isComplete());
         MiniBatchPart head = builder.buildHead();
@@ -247,7 +292,10 @@ class BatchBuilderTest {
         return s;
     }
 
-    /** Answers requests like the GraphStore would, in random order and with duplicates when random != null. */
+    /**
+     * Answers requests like the GraphStore would, in random order and with duplicates when random
+     * != null.
+     */
     private MiniBatch run(BatchSpec spec, int[] fanouts, Random random) {
         return run(spec, fanouts, random, 100);
     }
@@ -270,13 +318,28 @@ class BatchBuilderTest {
         throw new AssertionError("the batch never completed");
     }
 
-    /** What the assembler (head) and the GraphStore (feature parts, with repeats) send the trainer. */
-    private record Sent(MiniBatchPart head, List<MiniBatchPart> features, List<SampleRequest> requests) {}
+    /**
+     * What the assembler (head) and the GraphStore (feature parts, with repeats) send the trainer.
+     */
+    private record Sent(
+            MiniBatchPart head, List<MiniBatchPart> features, List<SampleRequest> requests) {}
 
-    private Sent send(BatchSpec spec, int attempt, int[] fanouts, Random random, int maxRequestVertices) {
-        // A size hint below and above the batch's size: the tests comparing these batches show it changes nothing.
-        BatchBuilder builder = new BatchBuilder(spec, attempt, fanouts, DIM, partitioner, routes, maxRequestVertices,
-                2 * maxRequestVertices, served != null).localRoute(localRoute);
+    private Sent send(
+            BatchSpec spec, int attempt, int[] fanouts, Random random, int maxRequestVertices) {
+        // A size hint below and above the batch's size: the tests comparing these batches show it
+        // changes nothing.
+        BatchBuilder builder =
+                new BatchBuilder(
+                                spec,
+                                attempt,
+                                fanouts,
+                                DIM,
+                                partitioner,
+                                routes,
+                                maxRequestVertices,
+                                2 * maxRequestVertices,
+                                served != null)
+                        .localRoute(localRoute);
         if (spec.layer >= 2) {
             builder.layerInput(spec.layer - 1, DIM);
         }
@@ -288,11 +351,15 @@ class BatchBuilderTest {
             queue.clear();
             List<SampleResponse> responses = new ArrayList<>();
             for (SampleRequest r : round) {
-                assertTrue(r.sampleVertices.length + r.featureVertices.length <= maxRequestVertices,
+                assertTrue(
+                        r.sampleVertices.length + r.featureVertices.length <= maxRequestVertices,
                         "request larger than " + maxRequestVertices + " vertices");
                 assertEquals(attempt, r.attempt);
                 for (long v : concat(r.sampleVertices, r.featureVertices)) {
-                    assertEquals(r.route, routes[partitioner.partition(v)], "vertex " + v + " outside the request's route");
+                    assertEquals(
+                            r.route,
+                            routes[partitioner.partition(v)],
+                            "vertex " + v + " outside the request's route");
                 }
                 requests.add(r);
                 int copies = random != null && random.nextBoolean() ? 2 : 1;
@@ -309,8 +376,13 @@ class BatchBuilderTest {
                                 response.servedBits[i / 64] |= 1L << i;
                             }
                         }
-                        features.add(featuresOfVertices(r,
-                                Arrays.stream(response.neighbours).distinct().filter(served).toArray()));
+                        features.add(
+                                featuresOfVertices(
+                                        r,
+                                        Arrays.stream(response.neighbours)
+                                                .distinct()
+                                                .filter(served)
+                                                .toArray()));
                     }
                 }
             }
@@ -348,7 +420,10 @@ class BatchBuilderTest {
         return s;
     }
 
-    /** The GraphStore's feature part for a request: vertex v has features {@code [10 v, ..., 1]} and label v mod 3. */
+    /**
+     * The GraphStore's feature part for a request: vertex v has features {@code [10 v, ..., 1]} and
+     * label v mod 3.
+     */
     private static MiniBatchPart featuresOf(SampleRequest r) {
         float[] features = new float[r.featureVertices.length * DIM];
         int[] labels = new int[r.featureVertices.length];
@@ -357,11 +432,21 @@ class BatchBuilderTest {
             features[j * DIM + DIM - 1] = 1f;
             labels[j] = (int) r.featureVertices[j] % 3;
         }
-        return MiniBatchPart.features(r.batchId, r.seq, r.trainer, r.attempt, r.featurePart, r.featureRows.clone(),
-                labels, bytes(features));
+        return MiniBatchPart.features(
+                r.batchId,
+                r.seq,
+                r.trainer,
+                r.attempt,
+                r.featurePart,
+                r.featureRows.clone(),
+                labels,
+                bytes(features));
     }
 
-    /** The GraphStore's neighbour part: the features and labels of {@code vertices}, as {@link #featuresOf}. */
+    /**
+     * The GraphStore's neighbour part: the features and labels of {@code vertices}, as {@link
+     * #featuresOf}.
+     */
     private static MiniBatchPart featuresOfVertices(SampleRequest r, long[] vertices) {
         float[] features = new float[vertices.length * DIM];
         int[] labels = new int[vertices.length];
@@ -370,8 +455,16 @@ class BatchBuilderTest {
             features[j * DIM + DIM - 1] = 1f;
             labels[j] = (int) vertices[j] % 3;
         }
-        MiniBatchPart p = MiniBatchPart.features(r.batchId, r.seq, r.trainer, r.attempt, r.neighbourPart, new int[0],
-                labels, bytes(features));
+        MiniBatchPart p =
+                MiniBatchPart.features(
+                        r.batchId,
+                        r.seq,
+                        r.trainer,
+                        r.attempt,
+                        r.neighbourPart,
+                        new int[0],
+                        labels,
+                        bytes(features));
         p.vertices = vertices;
         return p;
     }
@@ -396,7 +489,8 @@ class BatchBuilderTest {
     }
 
     private static byte[] bytes(float[] values) {
-        ByteBuffer b = ByteBuffer.allocate(values.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b =
+                ByteBuffer.allocate(values.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
         b.asFloatBuffer().put(values);
         return b.array();
     }

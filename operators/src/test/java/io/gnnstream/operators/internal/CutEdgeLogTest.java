@@ -18,22 +18,24 @@ class CutEdgeLogTest {
 
     /** Chunks in a map, as keyed list state holds them. */
     private final Map<Integer, List<byte[]>> stored = new HashMap<>();
-    private final CutEdgeLog.Chunks chunks = new CutEdgeLog.Chunks() {
-        @Override
-        public Iterable<byte[]> read(int partition) {
-            return stored.getOrDefault(partition, List.of());
-        }
 
-        @Override
-        public void append(int partition, byte[] chunk) {
-            stored.computeIfAbsent(partition, p -> new ArrayList<>()).add(chunk);
-        }
+    private final CutEdgeLog.Chunks chunks =
+            new CutEdgeLog.Chunks() {
+                @Override
+                public Iterable<byte[]> read(int partition) {
+                    return stored.getOrDefault(partition, List.of());
+                }
 
-        @Override
-        public void replace(int partition, List<byte[]> replacement) {
-            stored.put(partition, new ArrayList<>(replacement));
-        }
-    };
+                @Override
+                public void append(int partition, byte[] chunk) {
+                    stored.computeIfAbsent(partition, p -> new ArrayList<>()).add(chunk);
+                }
+
+                @Override
+                public void replace(int partition, List<byte[]> replacement) {
+                    stored.put(partition, new ArrayList<>(replacement));
+                }
+            };
 
     private static long add(long v) {
         return v;
@@ -71,14 +73,20 @@ class CutEdgeLogTest {
         assertTrue(log.hasTail(1));
 
         LongObjectHashMap<LongHashSet> edges = log.compact(1, chunks);
-        assertEquals(Set.of(0L, 21L), out(edges, 10), "a duplicate counts once, a removal of an absent edge is ignored");
+        assertEquals(
+                Set.of(0L, 21L),
+                out(edges, 10),
+                "a duplicate counts once, a removal of an absent edge is ignored");
         assertEquals(Set.of(20L), out(edges, 11), "operations apply in their order");
         assertFalse(log.hasTail(1));
         assertEquals(1, stored.get(1).size(), "one chunk in place of the log");
         assertEquals(Set.of(40L), out(log.compact(2, chunks), 30), "partitions are apart");
 
         CutEdgeLog restored = new CutEdgeLog(4, 1000);
-        assertEquals(out(edges, 10), out(restored.compact(1, chunks), 10), "the compacted chunk replays the same");
+        assertEquals(
+                out(edges, 10),
+                out(restored.compact(1, chunks), 10),
+                "the compacted chunk replays the same");
     }
 
     @Test

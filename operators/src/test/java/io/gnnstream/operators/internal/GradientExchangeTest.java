@@ -11,7 +11,10 @@ import org.junit.jupiter.api.Test;
 
 class GradientExchangeTest {
 
-    /** Chunks leave grouped by reducer (chunk c goes to reducer c mod R), and the sums make the mean. */
+    /**
+     * Chunks leave grouped by reducer (chunk c goes to reducer c mod R), and the sums make the
+     * mean.
+     */
     @Test
     void sendsChunksGroupedByReducerAndAveragesTheSums() {
         int params = 5 * GradientExchange.MAX_CHUNK_FLOATS;
@@ -25,7 +28,8 @@ class GradientExchangeTest {
             step.grad[i] = i % 7;
         }
         List<GradientChunk> chunks = exchange.begin(step);
-        assertArrayEquals(new int[] {0, 2, 4, 1, 3}, chunks.stream().mapToInt(c -> c.chunk).toArray());
+        assertArrayEquals(
+                new int[] {0, 2, 4, 1, 3}, chunks.stream().mapToInt(c -> c.chunk).toArray());
         float[] mean = null;
         for (GradientChunk c : chunks) {
             assertEquals(1, c.rank);

@@ -24,10 +24,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A rank's side of a layer-wise round, fed the one-hop blocks the scheduler and assembler would send
- * (layer by layer, chunks of destinations), with a later layer's source rows read from the outputs
- * the earlier layer's blocks handed to the GraphStore (by another rank, holding nothing of the
- * round), gives exactly the model's full-neighbour output of {@link LayerwiseInference} and a
+ * A rank's side of a layer-wise round, fed the one-hop blocks the scheduler and assembler would
+ * send (layer by layer, chunks of destinations), with a later layer's source rows read from the
+ * outputs the earlier layer's blocks handed to the GraphStore (by another rank, holding nothing of
+ * the round), gives exactly the model's full-neighbour output of {@link LayerwiseInference} and a
  * prediction per vertex.
  */
 class InferenceRoundTest {
@@ -51,8 +51,17 @@ class InferenceRoundTest {
         for (int i = 0; i < x.length; i++) {
             x[i] = (float) r.nextGaussian();
         }
-        ModelConfig cfg = ModelConfig.builder().modelType(type).inFeatures(F).hidden(5).numClasses(CLASSES)
-                .numLayers(2).dropout(0.5).learningRate(0.01).seed(3).build();
+        ModelConfig cfg =
+                ModelConfig.builder()
+                        .modelType(type)
+                        .inFeatures(F)
+                        .hidden(5)
+                        .numClasses(CLASSES)
+                        .numLayers(2)
+                        .dropout(0.5)
+                        .learningRate(0.01)
+                        .seed(3)
+                        .build();
         HashPartitioner partitioner = new HashPartitioner(8);
         StoreSites sites = new StoreSites(8, 2);
         try (GnnModel model = GnnModel.create(cfg)) {
@@ -63,15 +72,27 @@ class InferenceRoundTest {
             float[] stored = new float[N * 5];
             int records = 0;
             for (int from = 0; from < N; from += 16) {
-                InferenceRound.Outcome out = round.compute(model,
-                        block(nbrs, x, F, 1, from, Math.min(N, from + 16), MiniBatch.Kind.INFER));
+                InferenceRound.Outcome out =
+                        round.compute(
+                                model,
+                                block(
+                                        nbrs,
+                                        x,
+                                        F,
+                                        1,
+                                        from,
+                                        Math.min(N, from + 16),
+                                        MiniBatch.Kind.INFER));
                 assertNull(out.predictions());
                 for (LayerOutputs o : out.outputs()) {
                     assertEquals(out.outputs().size(), o.parts);
                     assertEquals(1, o.layer);
                     assertEquals(from / 16, o.roundIndex);
                     for (int i = 0; i < o.vertices.length; i++) {
-                        assertEquals(o.route, sites.holderOf(partitioner.partition(o.vertices[i])), "owner");
+                        assertEquals(
+                                o.route,
+                                sites.holderOf(partitioner.partition(o.vertices[i])),
+                                "owner");
                         System.arraycopy(o.values, i * 5, stored, (int) o.vertices[i] * 5, 5);
                     }
                     records++;
@@ -79,29 +100,51 @@ class InferenceRoundTest {
             }
             int expectedRecords = 0;
             for (int from = 0; from < N; from += 16) {
-                expectedRecords += (int) java.util.stream.LongStream.range(from, Math.min(N, from + 16))
-                        .map(v -> sites.holderOf(partitioner.partition(v))).distinct().count();
+                expectedRecords +=
+                        (int)
+                                java.util.stream.LongStream.range(from, Math.min(N, from + 16))
+                                        .map(v -> sites.holderOf(partitioner.partition(v)))
+                                        .distinct()
+                                        .count();
             }
             assertEquals(expectedRecords, records, "a record per block and GraphStore subtask");
             // Pass 2 on another rank (it holds nothing of the round): source rows from the store.
             InferenceRound other = new InferenceRound(cfg, true, true, partitioner, 2);
             Map<Long, float[]> probs = new HashMap<>();
             for (int from = 0; from < N; from += 16) {
-                InferenceRound.Outcome out = other.compute(model,
-                        block(nbrs, stored, 5, 2, from, Math.min(N, from + 16), MiniBatch.Kind.EVAL_TEST));
+                InferenceRound.Outcome out =
+                        other.compute(
+                                model,
+                                block(
+                                        nbrs,
+                                        stored,
+                                        5,
+                                        2,
+                                        from,
+                                        Math.min(N, from + 16),
+                                        MiniBatch.Kind.EVAL_TEST));
                 assertEquals(List.of(), out.outputs());
                 PredictionBatch p = out.predictions();
                 assertEquals(5, p.embeddingDim);
                 for (int i = 0; i < p.size(); i++) {
-                    probs.put(p.vertices[i], Arrays.copyOfRange(p.probs, i * CLASSES, (i + 1) * CLASSES));
-                    assertEquals(ClassProbabilities.argmax(expected, (int) p.vertices[i], CLASSES), p.labels[i]);
-                    assertArrayEquals(Arrays.copyOfRange(stored, (int) p.vertices[i] * 5, (int) p.vertices[i] * 5 + 5),
+                    probs.put(
+                            p.vertices[i],
+                            Arrays.copyOfRange(p.probs, i * CLASSES, (i + 1) * CLASSES));
+                    assertEquals(
+                            ClassProbabilities.argmax(expected, (int) p.vertices[i], CLASSES),
+                            p.labels[i]);
+                    assertArrayEquals(
+                            Arrays.copyOfRange(
+                                    stored, (int) p.vertices[i] * 5, (int) p.vertices[i] * 5 + 5),
                             Arrays.copyOfRange(p.embeddings, i * 5, i * 5 + 5));
                 }
             }
             assertEquals(N, probs.size());
             for (int v = 0; v < N; v++) {
-                assertArrayEquals(ClassProbabilities.softmax(expected, v, CLASSES), probs.get((long) v), 1e-6f);
+                assertArrayEquals(
+                        ClassProbabilities.softmax(expected, v, CLASSES),
+                        probs.get((long) v),
+                        1e-6f);
             }
         }
     }
@@ -112,19 +155,34 @@ class InferenceRoundTest {
         int[][] nbrs = {{1}, {0, 2}, {1}};
         float[] x = new float[3 * F];
         Arrays.fill(x, 0.5f);
-        ModelConfig cfg = ModelConfig.builder().modelType(type).inFeatures(F).hidden(4).numClasses(CLASSES)
-                .numLayers(2).dropout(0).learningRate(0.01).seed(3).build();
+        ModelConfig cfg =
+                ModelConfig.builder()
+                        .modelType(type)
+                        .inFeatures(F)
+                        .hidden(4)
+                        .numClasses(CLASSES)
+                        .numLayers(2)
+                        .dropout(0)
+                        .learningRate(0.01)
+                        .seed(3)
+                        .build();
         try (GnnModel model = GnnModel.create(cfg)) {
             InferenceRound round = new InferenceRound(cfg, false, false, null, 1);
-            InferenceRound.Outcome written = round.compute(model, block(nbrs, x, F, 1, 0, 3, MiniBatch.Kind.INFER));
+            InferenceRound.Outcome written =
+                    round.compute(model, block(nbrs, x, F, 1, 0, 3, MiniBatch.Kind.INFER));
             assertEquals(1, written.outputs().size(), "one GraphStore subtask: one record");
             assertEquals(0, written.outputs().get(0).route);
-            InferenceRound.Outcome out = round.compute(model,
-                    block(nbrs, new float[3 * 4], 4, 2, 0, 3, MiniBatch.Kind.EVAL_VAL));
+            InferenceRound.Outcome out =
+                    round.compute(
+                            model,
+                            block(nbrs, new float[3 * 4], 4, 2, 0, 3, MiniBatch.Kind.EVAL_VAL));
             assertNull(out.predictions());
             assertEquals(3, out.eval().numSeeds());
-            assertThrows(IllegalArgumentException.class,
-                    () -> round.compute(model, block(nbrs, x, F, 2, 0, 3, MiniBatch.Kind.EVAL_VAL)));
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () ->
+                            round.compute(
+                                    model, block(nbrs, x, F, 2, 0, 3, MiniBatch.Kind.EVAL_VAL)));
         }
     }
 
@@ -140,9 +198,12 @@ class InferenceRoundTest {
         return new LayerwiseInference.Graph(nbrs.length, offsets, flat, x, F);
     }
 
-    /** A one-hop block of destinations {@code from..to-1} over all in-neighbours, as the assembler builds it. */
-    private static MiniBatch block(int[][] nbrs, float[] x, int dim, int layer, int from, int to,
-            MiniBatch.Kind kind) {
+    /**
+     * A one-hop block of destinations {@code from..to-1} over all in-neighbours, as the assembler
+     * builds it.
+     */
+    private static MiniBatch block(
+            int[][] nbrs, float[] x, int dim, int layer, int from, int to, MiniBatch.Kind kind) {
         List<Integer> nodes = new ArrayList<>();
         Map<Integer, Integer> pos = new HashMap<>();
         for (int v = from; v < to; v++) {
@@ -153,10 +214,13 @@ class InferenceRoundTest {
         int[] indptr = new int[to - from + 1];
         for (int v = from; v < to; v++) {
             for (int u : nbrs[v]) {
-                indices.add(pos.computeIfAbsent(u, k -> {
-                    nodes.add(k);
-                    return nodes.size() - 1;
-                }));
+                indices.add(
+                        pos.computeIfAbsent(
+                                u,
+                                k -> {
+                                    nodes.add(k);
+                                    return nodes.size() - 1;
+                                }));
             }
             indptr[v - from + 1] = indices.size();
         }

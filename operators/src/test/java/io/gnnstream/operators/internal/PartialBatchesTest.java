@@ -34,19 +34,27 @@ class PartialBatchesTest {
     void cachedRowsArePlacedAsTheyWereWhenThePartArrived() {
         TrainerFeatureCache cache = new TrainerFeatureCache(4, DIM);
         PartialBatches partials = new PartialBatches();
-        MiniBatchPart fill = part(0, 0, 0, new int[] {0, 1, 2, 3}).withCacheSlots(EPOCH, new int[] {0, 1, 2, 3},
-                new int[0], new int[0]);
+        MiniBatchPart fill =
+                part(0, 0, 0, new int[] {0, 1, 2, 3})
+                        .withCacheSlots(EPOCH, new int[] {0, 1, 2, 3}, new int[0], new int[0]);
         assertNull(accept(partials, cache, head(0, 1)));
         assertNotNull(accept(partials, cache, fill));
 
         assertNull(accept(partials, cache, head(1, 2)));
-        MiniBatchPart refillsSlot1 = part(1, 1, 0, new int[] {3}).withCacheSlots(EPOCH, new int[] {1},
-                new int[] {0, 2}, new int[] {2, 1});
+        MiniBatchPart refillsSlot1 =
+                part(1, 1, 0, new int[] {3})
+                        .withCacheSlots(EPOCH, new int[] {1}, new int[] {0, 2}, new int[] {2, 1});
         assertNull(accept(partials, cache, refillsSlot1));
-        MiniBatch b = accept(partials, cache, part(1, 1, 1, new int[0]).withCacheSlots(EPOCH, new int[0],
-                new int[] {1}, new int[] {1}));
+        MiniBatch b =
+                accept(
+                        partials,
+                        cache,
+                        part(1, 1, 1, new int[0])
+                                .withCacheSlots(EPOCH, new int[0], new int[] {1}, new int[] {1}));
         assertNotNull(b);
-        assertArrayEquals(matrix(row(0, 2), row(1, 3), row(0, 1), row(1, 3)), Arrays.copyOf(b.features, 4 * DIM));
+        assertArrayEquals(
+                matrix(row(0, 2), row(1, 3), row(0, 1), row(1, 3)),
+                Arrays.copyOf(b.features, 4 * DIM));
         assertArrayEquals(new int[] {2}, b.labels, "the seed's label came from the cache");
         assertEquals(0, partials.size());
     }
@@ -70,8 +78,14 @@ class PartialBatchesTest {
         assertNull(accept(partials, cache, remote));
         MiniBatch b = accept(partials, cache, unknown);
         assertNotNull(b);
-        assertEquals(PartialBatches.bytes(remote), b.remoteFeatureBytes, "rank 0 received one part from subtask 1");
-        assertEquals(PartialBatches.bytes(local) + PartialBatches.bytes(remote) + PartialBatches.bytes(unknown),
+        assertEquals(
+                PartialBatches.bytes(remote),
+                b.remoteFeatureBytes,
+                "rank 0 received one part from subtask 1");
+        assertEquals(
+                PartialBatches.bytes(local)
+                        + PartialBatches.bytes(remote)
+                        + PartialBatches.bytes(unknown),
                 b.featureBytes);
     }
 
@@ -80,14 +94,19 @@ class PartialBatchesTest {
         TrainerFeatureCache cache = new TrainerFeatureCache(4, DIM);
         PartialBatches partials = new PartialBatches();
         accept(partials, cache, head(0, 1));
-        accept(partials, cache, part(0, 0, 0, new int[] {0, 1, 2, 3}).withCacheSlots(EPOCH, new int[] {0, 1, 2, 3},
-                new int[0], new int[0]));
-        MiniBatchPart cachedLater = part(1, 1, 1, new int[0]).withCacheSlots(EPOCH, new int[0],
-                new int[] {1, 2}, new int[] {1, 2});
+        accept(
+                partials,
+                cache,
+                part(0, 0, 0, new int[] {0, 1, 2, 3})
+                        .withCacheSlots(EPOCH, new int[] {0, 1, 2, 3}, new int[0], new int[0]));
+        MiniBatchPart cachedLater =
+                part(1, 1, 1, new int[0])
+                        .withCacheSlots(EPOCH, new int[0], new int[] {1, 2}, new int[] {1, 2});
         assertNull(accept(partials, cache, cachedLater), "a part before its head is placed");
         assertNull(accept(partials, cache, head(1, 3)));
-        MiniBatchPart placed = part(1, 1, 0, new int[] {0}).withCacheSlots(EPOCH, new int[] {-1},
-                new int[] {3}, new int[] {3});
+        MiniBatchPart placed =
+                part(1, 1, 0, new int[] {0})
+                        .withCacheSlots(EPOCH, new int[] {-1}, new int[] {3}, new int[] {3});
         assertNull(accept(partials, cache, placed));
         List<MiniBatchPart> checkpoint = partials.parts(cache);
         assertEquals(3, checkpoint.size(), "the head and both parts, placed");
@@ -103,7 +122,9 @@ class PartialBatchesTest {
         assertNull(b, "part 2 is missing");
         b = restored.accept(part(1, 1, 2, new int[] {}), empty);
         assertNotNull(b);
-        assertArrayEquals(matrix(row(1, 0), row(0, 1), row(0, 2), row(0, 3)), Arrays.copyOf(b.features, 4 * DIM));
+        assertArrayEquals(
+                matrix(row(1, 0), row(0, 1), row(0, 2), row(0, 3)),
+                Arrays.copyOf(b.features, 4 * DIM));
         assertArrayEquals(new int[] {0}, b.labels);
     }
 
@@ -112,7 +133,9 @@ class PartialBatchesTest {
     void headRejectsRowsOutsideItsBatch() {
         TrainerFeatureCache cache = new TrainerFeatureCache(0, DIM);
         PartialBatches partials = new PartialBatches();
-        assertNull(accept(partials, cache, part(0, 0, 0, new int[] {0, 7})), "no bound before the head");
+        assertNull(
+                accept(partials, cache, part(0, 0, 0, new int[] {0, 7})),
+                "no bound before the head");
         assertThrows(IllegalArgumentException.class, () -> partials.accept(head(0, 2), cache));
     }
 
@@ -153,7 +176,9 @@ class PartialBatchesTest {
         assertNull(accept(partials, cache, part(5, 5, 0, new int[] {0, 3})));
         MiniBatch b = accept(partials, cache, byVertex(5, 2, new long[] {11, 12}, ids));
         assertNotNull(b, "every row filled once, every part in");
-        assertArrayEquals(matrix(row(5, 0), row(5, 1), row(5, 2), row(5, 3)), Arrays.copyOf(b.features, 4 * DIM));
+        assertArrayEquals(
+                matrix(row(5, 0), row(5, 1), row(5, 2), row(5, 3)),
+                Arrays.copyOf(b.features, 4 * DIM));
         assertArrayEquals(new int[] {0}, b.labels);
     }
 
@@ -167,8 +192,11 @@ class PartialBatchesTest {
         PartialBatches partials = new PartialBatches();
         // Batch 0 leaves row 2 of batch 0 in slot 0.
         accept(partials, cache, head(0, 1));
-        accept(partials, cache, part(0, 0, 0, new int[] {0, 1, 2, 3}).withCacheSlots(EPOCH, new int[] {-1, -1, 0, -1},
-                new int[0], new int[0]));
+        accept(
+                partials,
+                cache,
+                part(0, 0, 0, new int[] {0, 1, 2, 3})
+                        .withCacheSlots(EPOCH, new int[] {-1, -1, 0, -1}, new int[0], new int[0]));
         long[] ids = {10, 11, 12, 13};
         MiniBatchPart byVertex = byVertex(5, 1, new long[0], ids);
         byVertex.cacheEpoch = EPOCH;
@@ -176,14 +204,21 @@ class PartialBatchesTest {
         byVertex.cachedSlots = new int[] {0};
         assertNull(accept(partials, cache, byVertex));
         // Batch 5's row part refills slot 0 before the head arrives.
-        assertNull(accept(partials, cache, part(5, 5, 0, new int[] {0, 1, 3}).withCacheSlots(EPOCH, new int[] {0, -1, -1},
-                new int[0], new int[0])));
+        assertNull(
+                accept(
+                        partials,
+                        cache,
+                        part(5, 5, 0, new int[] {0, 1, 3})
+                                .withCacheSlots(
+                                        EPOCH, new int[] {0, -1, -1}, new int[0], new int[0])));
         MiniBatchPart head = head(5, 2);
         head.head.nodeIds = ids;
         head.servedRows = new int[] {2};
         MiniBatch b = accept(partials, cache, head);
         assertNotNull(b);
-        assertArrayEquals(matrix(row(5, 0), row(5, 1), row(0, 2), row(5, 3)), Arrays.copyOf(b.features, 4 * DIM));
+        assertArrayEquals(
+                matrix(row(5, 0), row(5, 1), row(0, 2), row(5, 3)),
+                Arrays.copyOf(b.features, 4 * DIM));
     }
 
     /**
@@ -196,8 +231,11 @@ class PartialBatchesTest {
         PartialBatches partials = new PartialBatches();
         // Batch 0 leaves its rows 1 and 2 in slots 3 and 2.
         accept(partials, cache, head(0, 1));
-        accept(partials, cache, part(0, 0, 0, new int[] {0, 1, 2, 3}).withCacheSlots(EPOCH, new int[] {-1, 3, 2, -1},
-                new int[0], new int[0]));
+        accept(
+                partials,
+                cache,
+                part(0, 0, 0, new int[] {0, 1, 2, 3})
+                        .withCacheSlots(EPOCH, new int[] {-1, 3, 2, -1}, new int[0], new int[0]));
         long[] ids = {10, 11, 12, 13};
         MiniBatchPart byVertex = byVertex(5, 1, new long[] {13}, ids);
         byVertex.cacheEpoch = EPOCH;
@@ -207,7 +245,8 @@ class PartialBatchesTest {
         assertNull(accept(partials, cache, byVertex));
         List<MiniBatchPart> checkpoint = partials.parts(cache);
         assertEquals(1, checkpoint.size());
-        assertEquals(0, checkpoint.get(0).cachedEntries(), "the checkpoint holds features, not slots");
+        assertEquals(
+                0, checkpoint.get(0).cachedEntries(), "the checkpoint holds features, not slots");
         assertArrayEquals(new long[] {13, 12, 11, 99}, checkpoint.get(0).vertices);
 
         assertNull(accept(partials, cache, part(5, 5, 0, new int[] {0})));
@@ -216,7 +255,9 @@ class PartialBatchesTest {
         head.servedRows = new int[] {1, 2, 3};
         MiniBatch b = accept(partials, cache, head);
         assertNotNull(b);
-        assertArrayEquals(matrix(row(5, 0), row(0, 1), row(0, 2), row(5, 3)), Arrays.copyOf(b.features, 4 * DIM));
+        assertArrayEquals(
+                matrix(row(5, 0), row(0, 1), row(0, 2), row(5, 3)),
+                Arrays.copyOf(b.features, 4 * DIM));
 
         PartialBatches restored = new PartialBatches();
         TrainerFeatureCache empty = new TrainerFeatureCache(4, DIM);
@@ -227,16 +268,22 @@ class PartialBatchesTest {
         assertArrayEquals(b.features, Arrays.copyOf(again.features, b.features.length));
     }
 
-    /** Part {@code part} of batch {@code seq} addressed by vertex, rows' features as {@link #row} of their index in {@code ids}. */
+    /**
+     * Part {@code part} of batch {@code seq} addressed by vertex, rows' features as {@link #row} of
+     * their index in {@code ids}.
+     */
     private static MiniBatchPart byVertex(long seq, int part, long[] vertices, long[] ids) {
-        ByteBuffer bytes = ByteBuffer.allocate(vertices.length * DIM * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer bytes =
+                ByteBuffer.allocate(vertices.length * DIM * Float.BYTES)
+                        .order(ByteOrder.LITTLE_ENDIAN);
         int[] labels = new int[vertices.length];
         for (int j = 0; j < vertices.length; j++) {
             int r = Arrays.stream(ids).boxed().toList().indexOf(vertices[j]);
             bytes.asFloatBuffer().put(j * DIM, r < 0 ? new float[] {-1, -1} : row(seq, r));
             labels[j] = Math.max(0, r) % 3;
         }
-        MiniBatchPart p = MiniBatchPart.features(seq, seq, 0, 0, part, new int[0], labels, bytes.array());
+        MiniBatchPart p =
+                MiniBatchPart.features(seq, seq, 0, 0, part, new int[0], labels, bytes.array());
         p.vertices = vertices;
         return p;
     }
@@ -250,7 +297,8 @@ class PartialBatchesTest {
         return m;
     }
 
-    private static MiniBatch accept(PartialBatches partials, TrainerFeatureCache cache, MiniBatchPart part) {
+    private static MiniBatch accept(
+            PartialBatches partials, TrainerFeatureCache cache, MiniBatchPart part) {
         assertTrue(cache.holdsAll(part));
         MiniBatch b = partials.accept(part, cache);
         partials.beforeFills(part, cache);
@@ -269,9 +317,13 @@ class PartialBatchesTest {
         return MiniBatchPart.head(b, 0, numParts);
     }
 
-    /** Feature part {@code part} of batch {@code seq} bringing the features and labels of {@code rows}. */
+    /**
+     * Feature part {@code part} of batch {@code seq} bringing the features and labels of {@code
+     * rows}.
+     */
     private static MiniBatchPart part(long seq, long featuresOf, int part, int[] rows) {
-        ByteBuffer bytes = ByteBuffer.allocate(rows.length * DIM * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer bytes =
+                ByteBuffer.allocate(rows.length * DIM * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
         int[] labels = new int[rows.length];
         for (int j = 0; j < rows.length; j++) {
             bytes.asFloatBuffer().put(j * DIM, row(featuresOf, rows[j]));

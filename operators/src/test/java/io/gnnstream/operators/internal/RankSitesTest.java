@@ -20,10 +20,13 @@ class RankSitesTest {
         RankSites sites = new RankSites(PARTITIONER, 4, 2);
         assertTrue(sites.applies());
         for (long v = 0; v < 200; v++) {
-            int subtask = KeyGroupRangeAssignment.computeOperatorIndexForKeyGroup(16, 4, PARTITIONER.partition(v));
+            int subtask =
+                    KeyGroupRangeAssignment.computeOperatorIndexForKeyGroup(
+                            16, 4, PARTITIONER.partition(v));
             assertEquals(subtask % 2, sites.rankOf(v), "vertex " + v);
         }
-        assertFalse(new RankSites(PARTITIONER, 2, 3).applies(), "a rank without a GraphStore subtask");
+        assertFalse(
+                new RankSites(PARTITIONER, 2, 3).applies(), "a rank without a GraphStore subtask");
     }
 
     @Test
@@ -40,10 +43,12 @@ class RankSitesTest {
         }
         assertEquals(40, slices[0].length + slices[1].length);
 
-        long[] ofRankZero = LongStream.range(0, 400).filter(v -> sites.rankOf(v) == 0).limit(5).toArray();
+        long[] ofRankZero =
+                LongStream.range(0, 400).filter(v -> sites.rankOf(v) == 0).limit(5).toArray();
         long[][] lopsided = sites.split(ofRankZero);
         assertArrayEquals(Arrays.copyOf(ofRankZero, 4), lopsided[0]);
-        assertArrayEquals(new long[] {ofRankZero[4]}, lopsided[1], "the last seed of the largest slice");
+        assertArrayEquals(
+                new long[] {ofRankZero[4]}, lopsided[1], "the last seed of the largest slice");
     }
 
     @Test

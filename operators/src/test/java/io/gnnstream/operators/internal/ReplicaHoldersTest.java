@@ -10,7 +10,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class ReplicaHoldersTest {
 
-    /** With few sites every bit is in one word; with more than 63 sites some are in further words. */
+    /**
+     * With few sites every bit is in one word; with more than 63 sites some are in further words.
+     */
     @ParameterizedTest
     @ValueSource(ints = {2, 63, 64, 200})
     void holdReleaseRecordAndRestore(int sites) {
@@ -40,7 +42,8 @@ class ReplicaHoldersTest {
         assertTrue(same.hasRecord(1, 8));
         ReplicaHolders other = new ReplicaHolders(4, 3);
         other.restore(1, stored, true);
-        assertArrayEquals(new int[0], other.sites(1, 7), "another parallelism keeps the records only");
+        assertArrayEquals(
+                new int[0], other.sites(1, 7), "another parallelism keeps the records only");
         assertTrue(other.hasRecord(1, 8));
 
         holders.markRecord(1, 7);

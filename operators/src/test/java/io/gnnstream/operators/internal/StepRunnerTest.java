@@ -25,7 +25,9 @@ class StepRunnerTest {
     private final List<Thread> deliveredOn = new ArrayList<>();
 
     private StepRunner<String> runner() {
-        return new StepRunner<>("test-steps", new MailboxExecutorImpl(mailbox, 0, StreamTaskActionExecutor.IMMEDIATE),
+        return new StepRunner<>(
+                "test-steps",
+                new MailboxExecutorImpl(mailbox, 0, StreamTaskActionExecutor.IMMEDIATE),
                 outcome -> {
                     delivered.add(outcome);
                     deliveredOn.add(Thread.currentThread());
@@ -36,10 +38,11 @@ class StepRunnerTest {
     void runsTheStepOnItsOwnThreadAndDeliversOnTheMailboxThread() throws Exception {
         try (StepRunner<String> steps = runner()) {
             Thread[] stepThread = new Thread[1];
-            steps.submit(() -> {
-                stepThread[0] = Thread.currentThread();
-                return "a";
-            });
+            steps.submit(
+                    () -> {
+                        stepThread[0] = Thread.currentThread();
+                        return "a";
+                    });
             assertTrue(steps.busy());
             mailbox.take(TaskMailbox.MIN_PRIORITY).run();
             assertFalse(steps.busy());
@@ -53,26 +56,29 @@ class StepRunnerTest {
     void awaitDeliversOnceAndTheLaterMailIsANoOp() throws Exception {
         try (StepRunner<String> steps = runner()) {
             CountDownLatch release = new CountDownLatch(1);
-            steps.submit(() -> {
-                release.await();
-                return "a";
-            });
+            steps.submit(
+                    () -> {
+                        release.await();
+                        return "a";
+                    });
             release.countDown();
             steps.await();
             assertEquals(List.of("a"), delivered);
             steps.submit(() -> "b");
             mailbox.take(TaskMailbox.MIN_PRIORITY).run();
             mailbox.take(TaskMailbox.MIN_PRIORITY).run();
-            assertEquals(List.of("a", "b"), delivered, "the first step's mail delivered nothing twice");
+            assertEquals(
+                    List.of("a", "b"), delivered, "the first step's mail delivered nothing twice");
         }
     }
 
     @Test
     void aFailedStepFailsOnTheTaskThread() throws Exception {
         try (StepRunner<String> steps = runner()) {
-            steps.submit(() -> {
-                throw new IllegalStateException("diverged");
-            });
+            steps.submit(
+                    () -> {
+                        throw new IllegalStateException("diverged");
+                    });
             IllegalStateException e = assertThrows(IllegalStateException.class, steps::await);
             assertEquals("diverged", e.getMessage());
             assertTrue(delivered.isEmpty());

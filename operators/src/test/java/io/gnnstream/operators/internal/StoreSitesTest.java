@@ -26,7 +26,8 @@ class StoreSitesTest {
     void replicasAreMadeAgainUnlessEveryOldSubtaskRecordsTheSameParallelism() {
         assertFalse(StoreSites.madeForAnother(List.of(2, 2), 2));
         assertTrue(StoreSites.madeForAnother(List.of(2, 2), 3));
-        assertTrue(StoreSites.madeForAnother(List.of(2, -1), 2), "one old subtask had not made them");
+        assertTrue(
+                StoreSites.madeForAnother(List.of(2, -1), 2), "one old subtask had not made them");
         assertTrue(StoreSites.madeForAnother(List.of(), 2), "state without the record");
     }
 }

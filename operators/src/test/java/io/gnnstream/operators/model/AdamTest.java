@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** Adam against the textbook form of torch.optim.Adam (L2 decay, bias-corrected moments), in double. */
+/**
+ * Adam against the textbook form of torch.optim.Adam (L2 decay, bias-corrected moments), in double.
+ */
 class AdamTest {
 
     @Test

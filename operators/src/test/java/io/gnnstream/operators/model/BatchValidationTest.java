@@ -11,12 +11,16 @@ import org.junit.jupiter.api.Test;
 /** Malformed batches fail loudly before any state changes instead of reading wrong rows. */
 class BatchValidationTest {
 
-    private static final ModelConfig CONFIG = ModelConfig.builder().inFeatures(4).hidden(5)
-            .numClasses(3).numLayers(2).build();
+    private static final ModelConfig CONFIG =
+            ModelConfig.builder().inFeatures(4).hidden(5).numClasses(3).numLayers(2).build();
 
     private static MiniBatch batch() {
-        return TestGraphs.sample(TestGraphs.random(30, 4, 3, 3, 4, 1), new int[] {1, 2, 3},
-                new int[] {2, 2}, true, 1);
+        return TestGraphs.sample(
+                TestGraphs.random(30, 4, 3, 3, 4, 1),
+                new int[] {1, 2, 3},
+                new int[] {2, 2},
+                true,
+                1);
     }
 
     private static void rejects(Consumer<MiniBatch> corrupt, String messagePart) {
@@ -24,7 +28,8 @@ class BatchValidationTest {
         long checksum = model.checksum();
         MiniBatch b = batch();
         corrupt.accept(b);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> model.trainStep(b));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> model.trainStep(b));
         assertTrue(e.getMessage().contains(messagePart), e.getMessage());
         assertEquals(checksum, model.checksum());
         assertEquals(0, model.step());

@@ -14,9 +14,17 @@ import org.junit.jupiter.api.Test;
 /** Replicas and restored models must stay bit-identical to uninterrupted training. */
 class DeterminismTest {
 
-    private static final ModelConfig CONFIG = ModelConfig.builder().inFeatures(12).hidden(16)
-            .numClasses(4).numLayers(2).dropout(0.5).learningRate(0.01).weightDecay(5e-4).seed(17)
-            .build();
+    private static final ModelConfig CONFIG =
+            ModelConfig.builder()
+                    .inFeatures(12)
+                    .hidden(16)
+                    .numClasses(4)
+                    .numLayers(2)
+                    .dropout(0.5)
+                    .learningRate(0.01)
+                    .weightDecay(5e-4)
+                    .seed(17)
+                    .build();
 
     private static List<MiniBatch> batches(int count) {
         TestGraphs.Graph g = TestGraphs.random(300, 12, 4, 8, 5, 1);
@@ -49,8 +57,15 @@ class DeterminismTest {
     void checksumReflectsSeedAndTraining() {
         SageModel a = new SageModel(CONFIG);
         long initial = a.checksum();
-        SageModel other = new SageModel(ModelConfig.builder().inFeatures(12).hidden(16)
-                .numClasses(4).numLayers(2).seed(18).build());
+        SageModel other =
+                new SageModel(
+                        ModelConfig.builder()
+                                .inFeatures(12)
+                                .hidden(16)
+                                .numClasses(4)
+                                .numLayers(2)
+                                .seed(18)
+                                .build());
         assertNotEquals(initial, other.checksum());
         a.trainStep(batches(1).get(0));
         assertNotEquals(initial, a.checksum());
@@ -70,7 +85,8 @@ class DeterminismTest {
         SageModel restored = SageModel.restore(CONFIG, state);
         assertEquals(4, restored.step());
         for (int i = 4; i < batches.size(); i++) {
-            assertEquals(uninterrupted.trainStep(batches.get(i)), restored.trainStep(batches.get(i)));
+            assertEquals(
+                    uninterrupted.trainStep(batches.get(i)), restored.trainStep(batches.get(i)));
         }
         assertEquals(uninterrupted.checksum(), restored.checksum());
         ModelState u = uninterrupted.snapshot();
@@ -81,7 +97,8 @@ class DeterminismTest {
             assertArrayEquals(u.adamM[t], r.adamM[t]);
             assertArrayEquals(u.adamV[t], r.adamV[t]);
         }
-        assertArrayEquals(uninterrupted.evaluate(batches.get(0)).predictions(),
+        assertArrayEquals(
+                uninterrupted.evaluate(batches.get(0)).predictions(),
                 restored.evaluate(batches.get(0)).predictions());
     }
 
@@ -93,8 +110,9 @@ class DeterminismTest {
         state.params[0][0] += 1f;
         assertEquals(before, model.checksum());
         state.adamV[2] = new float[3];
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> SageModel.restore(CONFIG, state));
+        IllegalArgumentException e =
+                assertThrows(
+                        IllegalArgumentException.class, () -> SageModel.restore(CONFIG, state));
         assertTrue(e.getMessage().contains("layers.0.bias"), e.getMessage());
     }
 

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 class DropoutTest {
 
@@ -68,7 +68,9 @@ class DropoutTest {
         assertNotEquals(0, mismatches(a, fill(Dropout.of(1, 2, 1, 0.5), n)));
     }
 
-    /** Neighbouring elements and words are uncorrelated: pairs agree about half the time at p = 0.5. */
+    /**
+     * Neighbouring elements and words are uncorrelated: pairs agree about half the time at p = 0.5.
+     */
     @Test
     void adjacentElementsAreIndependent() {
         int n = 1 << 18;

@@ -14,9 +14,19 @@ import org.junit.jupiter.api.Test;
 /** GCN replicas and restored models stay bit-identical to uninterrupted training. */
 class GcnDeterminismTest {
 
-    private static final ModelConfig CONFIG = ModelConfig.builder().modelType(ModelType.GCN).inFeatures(12)
-            .hidden(16).numClasses(4).numLayers(2).dropout(0.5).learningRate(0.01).weightDecay(5e-4).seed(17)
-            .decaySteps(20).build();
+    private static final ModelConfig CONFIG =
+            ModelConfig.builder()
+                    .modelType(ModelType.GCN)
+                    .inFeatures(12)
+                    .hidden(16)
+                    .numClasses(4)
+                    .numLayers(2)
+                    .dropout(0.5)
+                    .learningRate(0.01)
+                    .weightDecay(5e-4)
+                    .seed(17)
+                    .decaySteps(20)
+                    .build();
 
     private static List<MiniBatch> batches(int count) {
         TestGraphs.Graph g = TestGraphs.random(300, 12, 4, 8, 5, 1);
@@ -32,7 +42,8 @@ class GcnDeterminismTest {
     @Test
     void replicasWithSameSeedStayBitIdentical() {
         List<MiniBatch> batches = batches(8);
-        try (GnnModel a = GnnModel.create(CONFIG); GnnModel b = GnnModel.create(CONFIG)) {
+        try (GnnModel a = GnnModel.create(CONFIG);
+                GnnModel b = GnnModel.create(CONFIG)) {
             assertEquals(a.checksum(), b.checksum());
             for (MiniBatch batch : batches) {
                 TrainResult ra = a.trainStep(batch);
@@ -49,11 +60,28 @@ class GcnDeterminismTest {
     void checksumReflectsSeedTypeAndTraining() {
         GcnModel a = new GcnModel(CONFIG);
         long initial = a.checksum();
-        GcnModel other = new GcnModel(ModelConfig.builder().modelType(ModelType.GCN).inFeatures(12).hidden(16)
-                .numClasses(4).numLayers(2).seed(18).build());
+        GcnModel other =
+                new GcnModel(
+                        ModelConfig.builder()
+                                .modelType(ModelType.GCN)
+                                .inFeatures(12)
+                                .hidden(16)
+                                .numClasses(4)
+                                .numLayers(2)
+                                .seed(18)
+                                .build());
         assertNotEquals(initial, other.checksum());
-        assertNotEquals(initial, new SageModel(ModelConfig.builder().inFeatures(12).hidden(16).numClasses(4)
-                .numLayers(2).seed(17).build()).checksum());
+        assertNotEquals(
+                initial,
+                new SageModel(
+                                ModelConfig.builder()
+                                        .inFeatures(12)
+                                        .hidden(16)
+                                        .numClasses(4)
+                                        .numLayers(2)
+                                        .seed(17)
+                                        .build())
+                        .checksum());
         a.trainStep(batches(1).get(0));
         assertNotEquals(initial, a.checksum());
     }
@@ -73,7 +101,8 @@ class GcnDeterminismTest {
         assertTrue(restored instanceof GcnModel);
         assertEquals(4, restored.step());
         for (int i = 4; i < batches.size(); i++) {
-            assertEquals(uninterrupted.trainStep(batches.get(i)), restored.trainStep(batches.get(i)));
+            assertEquals(
+                    uninterrupted.trainStep(batches.get(i)), restored.trainStep(batches.get(i)));
         }
         assertEquals(uninterrupted.checksum(), restored.checksum());
         ModelState u = uninterrupted.snapshot();
@@ -84,7 +113,8 @@ class GcnDeterminismTest {
             assertArrayEquals(u.adamM[t], r.adamM[t]);
             assertArrayEquals(u.adamV[t], r.adamV[t]);
         }
-        assertArrayEquals(uninterrupted.evaluate(batches.get(0)).predictions(),
+        assertArrayEquals(
+                uninterrupted.evaluate(batches.get(0)).predictions(),
                 restored.evaluate(batches.get(0)).predictions());
     }
 
@@ -97,8 +127,8 @@ class GcnDeterminismTest {
         state.params[0][0] += 1f;
         assertEquals(before, model.checksum());
         state.adamV[1] = new float[3];
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> GcnModel.restore(CONFIG, state));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> GcnModel.restore(CONFIG, state));
         assertTrue(e.getMessage().contains("layers.0.bias"), e.getMessage());
     }
 
@@ -139,7 +169,8 @@ class GcnDeterminismTest {
         try (GcnModel model = new GcnModel(CONFIG)) {
             model.setPhaseTiming(true);
             model.trainStep(batches(1).get(0));
-            assertTrue(model.phaseNanos().containsKey("build_input.0"), model.phaseNanos().toString());
+            assertTrue(
+                    model.phaseNanos().containsKey("build_input.0"), model.phaseNanos().toString());
             assertTrue(model.phaseCpuNanos().containsKey("adam"), model.phaseCpuNanos().toString());
             model.setPhaseTiming(false);
             assertTrue(model.phaseNanos().isEmpty());

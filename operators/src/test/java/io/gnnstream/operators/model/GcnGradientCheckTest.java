@@ -11,18 +11,29 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** GCN forward pass and gradients against an independent reference and central finite differences. */
+/**
+ * GCN forward pass and gradients against an independent reference and central finite differences.
+ */
 class GcnGradientCheckTest {
 
     private static ModelConfig config(int layers, double dropout) {
-        return ModelConfig.builder().modelType(ModelType.GCN).inFeatures(5).hidden(6).numClasses(3)
-                .numLayers(layers).dropout(dropout).learningRate(0.01).seed(42).build();
+        return ModelConfig.builder()
+                .modelType(ModelType.GCN)
+                .inFeatures(5)
+                .hidden(6)
+                .numClasses(3)
+                .numLayers(layers)
+                .dropout(dropout)
+                .learningRate(0.01)
+                .seed(42)
+                .build();
     }
 
     /** Tiny graph where every third node has no in-neighbours; optionally some seeds unlabelled. */
     private static MiniBatch batch(int layers, boolean dedup, boolean unlabelled) {
         TestGraphs.Graph g = TestGraphs.random(40, 5, 3, 4, 3, 7);
-        int[] fanouts = layers == 1 ? new int[] {3} : layers == 2 ? new int[] {3, 2} : new int[] {2, 2, 2};
+        int[] fanouts =
+                layers == 1 ? new int[] {3} : layers == 2 ? new int[] {3, 2} : new int[] {2, 2, 2};
         MiniBatch b = TestGraphs.sample(g, new int[] {0, 1, 2, 4, 5, 9}, fanouts, dedup, 11);
         if (unlabelled) {
             b.labels[1] = MiniBatch.NO_LABEL;
@@ -62,13 +73,20 @@ class GcnGradientCheckTest {
         for (float w : params.get(0).values()) {
             assertTrue(Math.abs(w) <= limit && w != 0f, "Glorot-uniform weight " + w);
         }
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> new GcnModel(ModelConfig.builder().inFeatures(5).numClasses(3).build()));
     }
 
     @ParameterizedTest(name = "layers={0} dropout={1} dedup={2} unlabelled={3}")
-    @CsvSource({"1,0.0,true,false", "2,0.0,true,false", "2,0.0,false,false", "2,0.4,true,false",
-            "3,0.3,true,false", "2,0.3,true,true"})
+    @CsvSource({
+        "1,0.0,true,false",
+        "2,0.0,true,false",
+        "2,0.0,false,false",
+        "2,0.4,true,false",
+        "3,0.3,true,false",
+        "2,0.3,true,true"
+    })
     void forwardMatchesReference(int layers, double dropout, boolean dedup, boolean unlabelled) {
         ModelConfig cfg = config(layers, dropout);
         try (GcnModel model = new GcnModel(cfg)) {
@@ -76,7 +94,8 @@ class GcnGradientCheckTest {
             double[] p = toDouble(model.parameterVector());
             double expectedEval = ReferenceGcn.loss(cfg, p, b, 0, false);
             EvalResult eval = model.evaluate(b);
-            assertEquals(expectedEval, eval.lossSum() / eval.numSeeds(), 1e-5 * Math.abs(expectedEval));
+            assertEquals(
+                    expectedEval, eval.lossSum() / eval.numSeeds(), 1e-5 * Math.abs(expectedEval));
             double[][] logits = ReferenceGcn.logits(cfg, p, b, 0, false);
             for (int i = 0; i < b.numSeeds(); i++) {
                 int best = 0;
@@ -86,18 +105,31 @@ class GcnGradientCheckTest {
                 assertEquals(best, eval.predictions()[i], "prediction of seed " + i);
             }
             double expectedTrain = ReferenceGcn.loss(cfg, p, b, 0, true);
-            assertEquals(expectedTrain, model.computeGradients(b).loss(), 1e-5 * Math.abs(expectedTrain));
+            assertEquals(
+                    expectedTrain,
+                    model.computeGradients(b).loss(),
+                    1e-5 * Math.abs(expectedTrain));
             if (dropout > 0) {
-                assertTrue(Math.abs(expectedTrain - expectedEval) > 1e-3, "dropout must change the loss");
+                assertTrue(
+                        Math.abs(expectedTrain - expectedEval) > 1e-3,
+                        "dropout must change the loss");
             }
         }
     }
 
     /** Analytic gradients vs central differences of the double-precision reference, per tensor. */
     @ParameterizedTest(name = "layers={0} dropout={1} dedup={2} unlabelled={3}")
-    @CsvSource({"1,0.0,true,false", "2,0.0,true,false", "2,0.0,false,false", "2,0.4,true,false",
-            "3,0.3,true,false", "3,0.0,false,false", "2,0.3,true,true"})
-    void gradientsMatchReferenceFiniteDifferences(int layers, double dropout, boolean dedup, boolean unlabelled) {
+    @CsvSource({
+        "1,0.0,true,false",
+        "2,0.0,true,false",
+        "2,0.0,false,false",
+        "2,0.4,true,false",
+        "3,0.3,true,false",
+        "3,0.0,false,false",
+        "2,0.3,true,true"
+    })
+    void gradientsMatchReferenceFiniteDifferences(
+            int layers, double dropout, boolean dedup, boolean unlabelled) {
         ModelConfig cfg = config(layers, dropout);
         try (GcnModel model = new GcnModel(cfg)) {
             MiniBatch b = batch(layers, dedup, unlabelled);
@@ -152,8 +184,8 @@ class GcnGradientCheckTest {
     }
 
     /** Per tensor: max |analytic - numeric| <= atol + rtol * max |numeric|. */
-    private static void assertTensorsClose(List<ParamInfo> tensors, float[] grad, double[] fd,
-            double rtol, double atol) {
+    private static void assertTensorsClose(
+            List<ParamInfo> tensors, float[] grad, double[] fd, double rtol, double atol) {
         int offset = 0;
         for (ParamInfo t : tensors) {
             double maxErr = 0;
@@ -163,7 +195,8 @@ class GcnGradientCheckTest {
                 maxRef = Math.max(maxRef, Math.abs(fd[k]));
             }
             assertTrue(maxRef > 1e-4, t.name() + " gradient is trivially zero");
-            assertTrue(maxErr <= atol + rtol * maxRef,
+            assertTrue(
+                    maxErr <= atol + rtol * maxRef,
                     t.name() + ": max error " + maxErr + " vs max |gradient| " + maxRef);
             offset += t.values().length;
         }

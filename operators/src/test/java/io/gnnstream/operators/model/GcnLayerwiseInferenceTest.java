@@ -15,8 +15,16 @@ class GcnLayerwiseInferenceTest {
     private static final int F = 5;
 
     private static ModelConfig config(int layers) {
-        return ModelConfig.builder().modelType(ModelType.GCN).inFeatures(F).hidden(6).numClasses(3)
-                .numLayers(layers).dropout(0.5).learningRate(0.01).seed(9).build();
+        return ModelConfig.builder()
+                .modelType(ModelType.GCN)
+                .inFeatures(F)
+                .hidden(6)
+                .numClasses(3)
+                .numLayers(layers)
+                .dropout(0.5)
+                .learningRate(0.01)
+                .seed(9)
+                .build();
     }
 
     private static float[] randomParams(int n) {
@@ -36,14 +44,18 @@ class GcnLayerwiseInferenceTest {
         try (GnnModel model = GnnModel.create(cfg)) {
             float[] params = randomParams(cfg.numParameters());
             model.setParameterVector(params);
-            LayerwiseInference.Outputs outputs = LayerwiseInference.run(model, LayerwiseInferenceTest.graph(g), chunk);
+            LayerwiseInference.Outputs outputs =
+                    LayerwiseInference.run(model, LayerwiseInferenceTest.graph(g), chunk);
             double[][][] expected = dense(cfg, params, g);
             for (int j = 0; j < layers; j++) {
                 int out = cfg.layerOut(j);
                 float[] got = outputs.layers()[j];
                 for (int v = 0; v < N; v++) {
                     for (int c = 0; c < out; c++) {
-                        assertEquals(expected[j][v][c], got[v * out + c], 1e-5,
+                        assertEquals(
+                                expected[j][v][c],
+                                got[v * out + c],
+                                1e-5,
                                 "layer " + j + " vertex " + v + " column " + c);
                     }
                 }
@@ -66,7 +78,9 @@ class GcnLayerwiseInferenceTest {
         }
     }
 
-    /** Every layer over the whole graph: {@code act((H_v + sum_{u->v} H_u) / (deg(v) + 1) W + b)}. */
+    /**
+     * Every layer over the whole graph: {@code act((H_v + sum_{u->v} H_u) / (deg(v) + 1) W + b)}.
+     */
     private static double[][][] dense(ModelConfig cfg, float[] params, TestGraphs.Graph g) {
         int n = g.inNbrs().length;
         double[][] h = new double[n][F];

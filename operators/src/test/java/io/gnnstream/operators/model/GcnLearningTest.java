@@ -16,12 +16,22 @@ class GcnLearningTest {
         // Feature noise of 2.5x the centroid scale makes single nodes ambiguous; averaging the
         // mostly same-class neighbourhood is what makes the classes separable.
         TestGraphs.Graph g = TestGraphs.planted(n, 16, classes, 10, 0.9, 2.5, 3);
-        ModelConfig cfg = ModelConfig.builder().modelType(ModelType.GCN).inFeatures(16).hidden(32)
-                .numClasses(classes).numLayers(2).dropout(0.2).learningRate(0.01).weightDecay(1e-4).seed(5)
-                .build();
+        ModelConfig cfg =
+                ModelConfig.builder()
+                        .modelType(ModelType.GCN)
+                        .inFeatures(16)
+                        .hidden(32)
+                        .numClasses(classes)
+                        .numLayers(2)
+                        .dropout(0.2)
+                        .learningRate(0.01)
+                        .weightDecay(1e-4)
+                        .seed(5)
+                        .build();
         try (GnnModel model = GnnModel.create(cfg)) {
             int[] fanouts = {10, 5};
-            MiniBatch test = TestGraphs.sample(g, TestGraphs.seeds(1, 4, 300, n), fanouts, true, 99);
+            MiniBatch test =
+                    TestGraphs.sample(g, TestGraphs.seeds(1, 4, 300, n), fanouts, true, 99);
             double before = accuracy(model.evaluate(test));
             for (int step = 0; step < 150; step++) {
                 int[] seeds = TestGraphs.seeds(0, 2, 600, n);
@@ -31,7 +41,8 @@ class GcnLearningTest {
             }
             double after = accuracy(model.evaluate(test));
             assertTrue(after > 0.9, "test accuracy " + after + " (before training " + before + ")");
-            assertTrue(before < 0.5, "untrained accuracy " + before + " should be near chance 0.25");
+            assertTrue(
+                    before < 0.5, "untrained accuracy " + before + " should be near chance 0.25");
         }
     }
 

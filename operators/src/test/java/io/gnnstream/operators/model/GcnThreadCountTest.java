@@ -11,13 +11,25 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** GCN training, evaluation and layer-wise inference are bit-identical whatever the number of threads. */
+/**
+ * GCN training, evaluation and layer-wise inference are bit-identical whatever the number of
+ * threads.
+ */
 @Timeout(120)
 class GcnThreadCountTest {
 
-    private static final ModelConfig CONFIG = ModelConfig.builder().modelType(ModelType.GCN).inFeatures(37)
-            .hidden(48).numClasses(5).numLayers(2).dropout(0.4).learningRate(0.01).weightDecay(1e-4).seed(23)
-            .build();
+    private static final ModelConfig CONFIG =
+            ModelConfig.builder()
+                    .modelType(ModelType.GCN)
+                    .inFeatures(37)
+                    .hidden(48)
+                    .numClasses(5)
+                    .numLayers(2)
+                    .dropout(0.4)
+                    .learningRate(0.01)
+                    .weightDecay(1e-4)
+                    .seed(23)
+                    .build();
 
     @AfterEach
     void resetThreads() {
@@ -34,7 +46,11 @@ class GcnThreadCountTest {
         return list;
     }
 
-    private record Run(long[] checksums, List<TrainResult> results, int[] predictions, double evalLoss,
+    private record Run(
+            long[] checksums,
+            List<TrainResult> results,
+            int[] predictions,
+            double evalLoss,
             float[] logits) {}
 
     private static Run train(TestGraphs.Graph g, List<MiniBatch> batches, int loopThreads) {
@@ -47,7 +63,8 @@ class GcnThreadCountTest {
                 sums[i] = model.checksum();
             }
             EvalResult eval = model.evaluate(batches.get(0));
-            float[] logits = LayerwiseInference.run(model, LayerwiseInferenceTest.graph(g), 1000).logits();
+            float[] logits =
+                    LayerwiseInference.run(model, LayerwiseInferenceTest.graph(g), 1000).logits();
             return new Run(sums, results, eval.predictions(), eval.lossSum(), logits);
         }
     }
@@ -64,7 +81,8 @@ class GcnThreadCountTest {
             assertEquals(one.results(), many.results());
             assertArrayEquals(one.predictions(), many.predictions());
             assertEquals(one.evalLoss(), many.evalLoss());
-            assertArrayEquals(one.logits(), many.logits(), "layer-wise inference on " + threads + " threads");
+            assertArrayEquals(
+                    one.logits(), many.logits(), "layer-wise inference on " + threads + " threads");
         }
     }
 

@@ -14,14 +14,22 @@ import org.junit.jupiter.params.provider.CsvSource;
 class GradientCheckTest {
 
     private static ModelConfig config(int layers, double dropout) {
-        return ModelConfig.builder().inFeatures(5).hidden(6).numClasses(3).numLayers(layers)
-                .dropout(dropout).learningRate(0.01).seed(42).build();
+        return ModelConfig.builder()
+                .inFeatures(5)
+                .hidden(6)
+                .numClasses(3)
+                .numLayers(layers)
+                .dropout(dropout)
+                .learningRate(0.01)
+                .seed(42)
+                .build();
     }
 
     /** Tiny graph where every third node has no in-neighbours, sampled with deduplication. */
     private static MiniBatch batch(int layers, boolean dedup) {
         TestGraphs.Graph g = TestGraphs.random(40, 5, 3, 4, 3, 7);
-        int[] fanouts = layers == 1 ? new int[] {3} : layers == 2 ? new int[] {3, 2} : new int[] {2, 2, 2};
+        int[] fanouts =
+                layers == 1 ? new int[] {3} : layers == 2 ? new int[] {3, 2} : new int[] {2, 2, 2};
         return TestGraphs.sample(g, new int[] {0, 1, 2, 4, 5, 9}, fanouts, dedup, 11);
     }
 
@@ -52,9 +60,11 @@ class GradientCheckTest {
             assertEquals(best, eval.predictions()[i], "prediction of seed " + i);
         }
         double expectedTrain = ReferenceSage.loss(cfg, p, b, 0, true);
-        assertEquals(expectedTrain, model.computeGradients(b).loss(), 1e-5 * Math.abs(expectedTrain));
+        assertEquals(
+                expectedTrain, model.computeGradients(b).loss(), 1e-5 * Math.abs(expectedTrain));
         if (dropout > 0) {
-            assertTrue(Math.abs(expectedTrain - expectedEval) > 1e-3, "dropout must change the loss");
+            assertTrue(
+                    Math.abs(expectedTrain - expectedEval) > 1e-3, "dropout must change the loss");
         }
     }
 
@@ -113,8 +123,8 @@ class GradientCheckTest {
     }
 
     /** Per tensor: max |analytic - numeric| <= atol + rtol * max |numeric|. */
-    private static void assertTensorsClose(List<ParamInfo> tensors, float[] grad, double[] fd,
-            double rtol, double atol) {
+    private static void assertTensorsClose(
+            List<ParamInfo> tensors, float[] grad, double[] fd, double rtol, double atol) {
         int offset = 0;
         for (ParamInfo t : tensors) {
             double maxErr = 0;
@@ -124,7 +134,8 @@ class GradientCheckTest {
                 maxRef = Math.max(maxRef, Math.abs(fd[k]));
             }
             assertTrue(maxRef > 1e-4, t.name() + " gradient is trivially zero");
-            assertTrue(maxErr <= atol + rtol * maxRef,
+            assertTrue(
+                    maxErr <= atol + rtol * maxRef,
                     t.name() + ": max error " + maxErr + " vs max |gradient| " + maxRef);
             offset += t.values().length;
         }

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 /** Layer-wise full-neighbour inference against a dense double-precision reference. */
 class LayerwiseInferenceTest {
@@ -18,8 +18,16 @@ class LayerwiseInferenceTest {
     @CsvSource({"1,7", "2,7", "2,60", "3,13"})
     void matchesDenseReference(int layers, int chunk) {
         TestGraphs.Graph g = TestGraphs.random(N, F, 3, 6, 5, 3);
-        ModelConfig cfg = ModelConfig.builder().inFeatures(F).hidden(6).numClasses(3).numLayers(layers)
-                .dropout(0.5).learningRate(0.01).seed(9).build();
+        ModelConfig cfg =
+                ModelConfig.builder()
+                        .inFeatures(F)
+                        .hidden(6)
+                        .numClasses(3)
+                        .numLayers(layers)
+                        .dropout(0.5)
+                        .learningRate(0.01)
+                        .seed(9)
+                        .build();
         try (SageModel model = new SageModel(cfg)) {
             float[] params = new float[cfg.numParameters()];
             SplittableRandom random = new SplittableRandom(5);
@@ -32,7 +40,8 @@ class LayerwiseInferenceTest {
             float[] logits = outputs.logits();
             for (int v = 0; v < N; v++) {
                 for (int c = 0; c < 3; c++) {
-                    assertEquals(expected[v][c], logits[v * 3 + c], 1e-5, "vertex " + v + " class " + c);
+                    assertEquals(
+                            expected[v][c], logits[v * 3 + c], 1e-5, "vertex " + v + " class " + c);
                 }
             }
         }
@@ -41,10 +50,20 @@ class LayerwiseInferenceTest {
     @Test
     void rejectsAGraphOfAnotherFeatureWidth() {
         TestGraphs.Graph g = TestGraphs.random(N, F, 3, 6, 5, 3);
-        ModelConfig cfg = ModelConfig.builder().inFeatures(F + 1).hidden(6).numClasses(3).numLayers(2)
-                .dropout(0).learningRate(0.01).seed(9).build();
+        ModelConfig cfg =
+                ModelConfig.builder()
+                        .inFeatures(F + 1)
+                        .hidden(6)
+                        .numClasses(3)
+                        .numLayers(2)
+                        .dropout(0)
+                        .learningRate(0.01)
+                        .seed(9)
+                        .build();
         try (SageModel model = new SageModel(cfg)) {
-            assertThrows(IllegalArgumentException.class, () -> LayerwiseInference.run(model, graph(g), 8));
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> LayerwiseInference.run(model, graph(g), 8));
         }
     }
 
@@ -61,7 +80,10 @@ class LayerwiseInferenceTest {
         return new LayerwiseInference.Graph(n, offsets, neighbours, g.features(), g.featureDim());
     }
 
-    /** Every layer as dense matrices over the whole graph: {@code relu(H W_root + mean_nbrs(H) W_neigh + b)}. */
+    /**
+     * Every layer as dense matrices over the whole graph: {@code relu(H W_root + mean_nbrs(H)
+     * W_neigh + b)}.
+     */
     private static double[][] dense(ModelConfig cfg, float[] params, TestGraphs.Graph g) {
         int n = g.inNbrs().length;
         double[][] h = new double[n][F];
@@ -90,7 +112,9 @@ class LayerwiseInferenceTest {
                 for (int o = 0; o < out; o++) {
                     double z = params[bias + o];
                     for (int c = 0; c < in; c++) {
-                        z += h[v][c] * params[root + c * out + o] + mean[c] * params[neigh + c * out + o];
+                        z +=
+                                h[v][c] * params[root + c * out + o]
+                                        + mean[c] * params[neigh + c * out + o];
                     }
                     next[v][o] = j < cfg.numLayers() - 1 ? Math.max(0, z) : z;
                 }

@@ -16,8 +16,17 @@ class LearningTest {
         // Feature noise of 2.5x the centroid scale makes single nodes ambiguous; averaging the
         // mostly same-class neighbourhood is what makes the classes separable.
         TestGraphs.Graph g = TestGraphs.planted(n, 16, classes, 10, 0.9, 2.5, 3);
-        ModelConfig cfg = ModelConfig.builder().inFeatures(16).hidden(32).numClasses(classes)
-                .numLayers(2).dropout(0.2).learningRate(0.01).weightDecay(1e-4).seed(5).build();
+        ModelConfig cfg =
+                ModelConfig.builder()
+                        .inFeatures(16)
+                        .hidden(32)
+                        .numClasses(classes)
+                        .numLayers(2)
+                        .dropout(0.2)
+                        .learningRate(0.01)
+                        .weightDecay(1e-4)
+                        .seed(5)
+                        .build();
         SageModel model = new SageModel(cfg);
         int[] fanouts = {10, 5};
         MiniBatch test = TestGraphs.sample(g, TestGraphs.seeds(1, 4, 300, n), fanouts, true, 99);

@@ -18,8 +18,8 @@ class ModelConfigTest {
     }
 
     private static void rejects(UnaryOperator<ModelConfig.Builder> change, String field) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> change.apply(valid()).build());
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> change.apply(valid()).build());
         assertTrue(e.getMessage().startsWith(field), e.getMessage());
     }
 
@@ -48,19 +48,27 @@ class ModelConfigTest {
         try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
             out.writeObject(c);
         }
-        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+        try (ObjectInputStream in =
+                new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
             assertEquals(c, in.readObject());
         }
     }
 
     @Test
     void cosineScheduleDecaysToZeroAndStays() {
-        ModelConfig c = ModelConfig.builder().inFeatures(2).numClasses(2).learningRate(0.01).decaySteps(100).build();
+        ModelConfig c =
+                ModelConfig.builder()
+                        .inFeatures(2)
+                        .numClasses(2)
+                        .learningRate(0.01)
+                        .decaySteps(100)
+                        .build();
         assertEquals(0.01, c.learningRateAt(0), 1e-12);
         assertEquals(0.005, c.learningRateAt(50), 1e-12);
         assertEquals(0.0, c.learningRateAt(100), 1e-12);
         assertEquals(0.0, c.learningRateAt(1000), 1e-12);
-        ModelConfig constant = ModelConfig.builder().inFeatures(2).numClasses(2).learningRate(0.01).build();
+        ModelConfig constant =
+                ModelConfig.builder().inFeatures(2).numClasses(2).learningRate(0.01).build();
         assertEquals(0.01, constant.learningRateAt(12345), 1e-12);
     }
 }

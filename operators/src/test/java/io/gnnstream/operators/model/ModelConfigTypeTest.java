@@ -20,8 +20,11 @@ class ModelConfigTypeTest {
         assertEquals(ModelType.SAGE, ModelType.parse("SAGE"));
         assertEquals(ModelType.GCN, ModelType.parse(" Gcn "));
         for (String bad : new String[] {"gat", "", "graphsage"}) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ModelType.parse(bad));
-            assertTrue(e.getMessage().contains("'" + bad + "'") && e.getMessage().contains("sage, gcn"),
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> ModelType.parse(bad));
+            assertTrue(
+                    e.getMessage().contains("'" + bad + "'")
+                            && e.getMessage().contains("sage, gcn"),
                     e.getMessage());
         }
         assertThrows(IllegalArgumentException.class, () -> ModelType.parse(null));
@@ -30,19 +33,36 @@ class ModelConfigTypeTest {
 
     @Test
     void defaultIsSageAndOldConstructorsMeanSage() {
-        assertEquals(ModelType.SAGE, ModelConfig.builder().inFeatures(4).numClasses(2).build().modelType());
+        assertEquals(
+                ModelType.SAGE,
+                ModelConfig.builder().inFeatures(4).numClasses(2).build().modelType());
         assertEquals(ModelType.SAGE, new ModelConfig(4, 8, 2, 2, 0.5, 0.01, 0.0, 1L).modelType());
-        assertEquals(ModelType.SAGE, new ModelConfig(4, 8, 2, 2, 0.5, 0.01, 0.0, 1L, 10L).modelType());
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> ModelConfig.builder().modelType(null).inFeatures(4).numClasses(2).build());
+        assertEquals(
+                ModelType.SAGE, new ModelConfig(4, 8, 2, 2, 0.5, 0.01, 0.0, 1L, 10L).modelType());
+        IllegalArgumentException e =
+                assertThrows(
+                        IllegalArgumentException.class,
+                        () ->
+                                ModelConfig.builder()
+                                        .modelType(null)
+                                        .inFeatures(4)
+                                        .numClasses(2)
+                                        .build());
         assertTrue(e.getMessage().startsWith("modelType"), e.getMessage());
     }
 
     @Test
     void parameterCountsDependOnTheType() {
-        ModelConfig sage = ModelConfig.builder().inFeatures(8).hidden(5).numClasses(3).numLayers(3).build();
-        ModelConfig gcn = ModelConfig.builder().modelType(ModelType.GCN).inFeatures(8).hidden(5).numClasses(3)
-                .numLayers(3).build();
+        ModelConfig sage =
+                ModelConfig.builder().inFeatures(8).hidden(5).numClasses(3).numLayers(3).build();
+        ModelConfig gcn =
+                ModelConfig.builder()
+                        .modelType(ModelType.GCN)
+                        .inFeatures(8)
+                        .hidden(5)
+                        .numClasses(3)
+                        .numLayers(3)
+                        .build();
         assertEquals((2 * 8 + 1) * 5 + (2 * 5 + 1) * 5 + (2 * 5 + 1) * 3, sage.numParameters());
         assertEquals(8 * 5 + 5, gcn.layerParameters(0));
         assertEquals(8 * 5 + 5 + 5 * 5 + 5 + 5 * 3 + 3, gcn.numParameters());
@@ -53,10 +73,23 @@ class ModelConfigTypeTest {
     @Test
     void typeTakesPartInEqualityMapAndSerialization() throws Exception {
         ModelConfig sage = ModelConfig.builder().inFeatures(8).numClasses(3).seed(4).build();
-        ModelConfig gcn = ModelConfig.builder().modelType(ModelType.GCN).inFeatures(8).numClasses(3).seed(4).build();
+        ModelConfig gcn =
+                ModelConfig.builder()
+                        .modelType(ModelType.GCN)
+                        .inFeatures(8)
+                        .numClasses(3)
+                        .seed(4)
+                        .build();
         assertNotEquals(sage, gcn);
         assertNotEquals(sage.hashCode(), gcn.hashCode());
-        assertEquals(gcn, ModelConfig.builder().modelType(ModelType.GCN).inFeatures(8).numClasses(3).seed(4).build());
+        assertEquals(
+                gcn,
+                ModelConfig.builder()
+                        .modelType(ModelType.GCN)
+                        .inFeatures(8)
+                        .numClasses(3)
+                        .seed(4)
+                        .build());
         assertEquals("sage", sage.toMap().get("model"));
         assertEquals("gcn", gcn.toMap().get("model"));
         assertTrue(gcn.toString().contains("model=gcn"), gcn.toString());
@@ -64,7 +97,8 @@ class ModelConfigTypeTest {
         try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
             out.writeObject(gcn);
         }
-        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+        try (ObjectInputStream in =
+                new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
             ModelConfig back = (ModelConfig) in.readObject();
             assertEquals(gcn, back);
             assertEquals(ModelType.GCN, back.modelType());

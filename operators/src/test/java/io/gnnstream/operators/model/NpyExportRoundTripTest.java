@@ -15,10 +15,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
 
 /** {@link NpyExport} followed by {@link ModelExports#load} gives the same model, for both types. */
 class NpyExportRoundTripTest {
@@ -26,8 +26,17 @@ class NpyExportRoundTripTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private static ModelConfig config(ModelType type) {
-        return ModelConfig.builder().modelType(type).inFeatures(7).hidden(9).numClasses(3).numLayers(2)
-                .dropout(0.3).weightDecay(1e-4).seed(3).decaySteps(50).build();
+        return ModelConfig.builder()
+                .modelType(type)
+                .inFeatures(7)
+                .hidden(9)
+                .numClasses(3)
+                .numLayers(2)
+                .dropout(0.3)
+                .weightDecay(1e-4)
+                .seed(3)
+                .decaySteps(50)
+                .build();
     }
 
     private static TestGraphs.Graph graph() {
@@ -38,7 +47,9 @@ class NpyExportRoundTripTest {
     private static GnnModel exported(ModelType type, Path dir) throws IOException {
         GnnModel model = GnnModel.create(config(type));
         for (int s = 0; s < 2; s++) {
-            model.trainStep(TestGraphs.sample(graph(), new int[] {1, 2, 3, 5 + s}, new int[] {3, 3}, true, 4 + s));
+            model.trainStep(
+                    TestGraphs.sample(
+                            graph(), new int[] {1, 2, 3, 5 + s}, new int[] {3, 3}, true, 4 + s));
         }
         NpyExport.export(model, dir, Map.of("rank", 0));
         return model;
@@ -47,7 +58,8 @@ class NpyExportRoundTripTest {
     @ParameterizedTest
     @EnumSource(ModelType.class)
     void loadGivesTheExportedModel(ModelType type, @TempDir Path dir) throws Exception {
-        try (GnnModel model = exported(type, dir); GnnModel loaded = ModelExports.load(dir)) {
+        try (GnnModel model = exported(type, dir);
+                GnnModel loaded = ModelExports.load(dir)) {
             JsonNode manifest = JSON.readTree(dir.resolve(NpyExport.MANIFEST).toFile());
             assertEquals("gnnstream-npy/2", manifest.get("format").asText());
             assertEquals(type.id(), manifest.get("model").asText());
@@ -68,8 +80,10 @@ class NpyExportRoundTripTest {
             for (int j = 0; j < a.layers().length; j++) {
                 assertArrayEquals(a.layers()[j], b.layers()[j], "inferLayer output of layer " + j);
             }
-            MiniBatch batch = TestGraphs.sample(graph(), new int[] {4, 8, 9}, new int[] {3, 2}, true, 1);
-            assertArrayEquals(model.evaluate(batch).predictions(), loaded.evaluate(batch).predictions());
+            MiniBatch batch =
+                    TestGraphs.sample(graph(), new int[] {4, 8, 9}, new int[] {3, 2}, true, 1);
+            assertArrayEquals(
+                    model.evaluate(batch).predictions(), loaded.evaluate(batch).predictions());
             assertEquals(model.evaluate(batch).lossSum(), loaded.evaluate(batch).lossSum());
         }
     }
@@ -77,7 +91,8 @@ class NpyExportRoundTripTest {
     @Test
     void readsTheSageFormatOfVersionOne(@TempDir Path dir) throws Exception {
         try (GnnModel model = exported(ModelType.SAGE, dir)) {
-            ObjectNode manifest = (ObjectNode) JSON.readTree(dir.resolve(NpyExport.MANIFEST).toFile());
+            ObjectNode manifest =
+                    (ObjectNode) JSON.readTree(dir.resolve(NpyExport.MANIFEST).toFile());
             manifest.put("format", "gnnstream-sage-npy/1");
             manifest.put("model", "GraphSAGE-mean (PyG SAGEConv aggr=mean, root_weight=True)");
             manifest.remove("description");
@@ -102,8 +117,11 @@ class NpyExportRoundTripTest {
         assertFails(dir, "layers.1.lin.weight.npy", "truncated");
         Files.write(weight, NpyExport.encode(new int[] {3, 9}, new float[27]));
         assertFails(dir, "layers.1.lin.weight.npy", "shape [3, 9], expected [9, 3]");
-        Files.write(weight, new String(good, StandardCharsets.ISO_8859_1).replace("<f4", "<f8")
-                .getBytes(StandardCharsets.ISO_8859_1));
+        Files.write(
+                weight,
+                new String(good, StandardCharsets.ISO_8859_1)
+                        .replace("<f4", "<f8")
+                        .getBytes(StandardCharsets.ISO_8859_1));
         assertFails(dir, "layers.1.lin.weight.npy", "dtype <f8");
         Files.write(weight, "not numpy".getBytes(StandardCharsets.US_ASCII));
         assertFails(dir, "layers.1.lin.weight.npy", "bad magic");
@@ -118,8 +136,11 @@ class NpyExportRoundTripTest {
 
         Path manifest = dir.resolve(NpyExport.MANIFEST);
         String text = Files.readString(manifest);
-        Files.writeString(manifest, text.replace("\"model\" : \"gcn\",\n  \"description\"",
-                "\"model\" : \"gat\",\n  \"description\""));
+        Files.writeString(
+                manifest,
+                text.replace(
+                        "\"model\" : \"gcn\",\n  \"description\"",
+                        "\"model\" : \"gat\",\n  \"description\""));
         assertFails(dir, "unknown model type 'gat'");
         Files.writeString(manifest, text.replace("\"hidden\" : 9", "\"hidden\" : 8"));
         assertFails(dir, "layers.0.lin.weight", "[7, 8]");

@@ -21,18 +21,32 @@ import org.junit.jupiter.api.io.TempDir;
 /** Reads the export back with an independent .npy parser and checks the manifest. */
 class NpyExportTest {
 
-    private static final Pattern HEADER = Pattern.compile(
-            "\\{'descr': '<f4', 'fortran_order': False, 'shape': \\(([0-9, ]*)\\), \\} *\n");
+    private static final Pattern HEADER =
+            Pattern.compile(
+                    "\\{'descr': '<f4', 'fortran_order': False, 'shape': \\(([0-9, ]*)\\), \\}"
+                            + " *\n");
 
     @Test
     void parametersRoundTripThroughNpyAndManifest(@TempDir Path dir) throws Exception {
-        ModelConfig cfg = ModelConfig.builder().inFeatures(7).hidden(9).numClasses(3).numLayers(2)
-                .seed(3).build();
+        ModelConfig cfg =
+                ModelConfig.builder()
+                        .inFeatures(7)
+                        .hidden(9)
+                        .numClasses(3)
+                        .numLayers(2)
+                        .seed(3)
+                        .build();
         SageModel model = new SageModel(cfg);
-        model.trainStep(TestGraphs.sample(TestGraphs.random(50, 7, 3, 4, 4, 2),
-                new int[] {1, 2, 3, 5}, new int[] {3, 3}, true, 4));
-        Path manifestPath = NpyExport.export(model, dir.resolve("out"),
-                Map.of("dataset", "planted", "epoch", 3));
+        model.trainStep(
+                TestGraphs.sample(
+                        TestGraphs.random(50, 7, 3, 4, 4, 2),
+                        new int[] {1, 2, 3, 5},
+                        new int[] {3, 3},
+                        true,
+                        4));
+        Path manifestPath =
+                NpyExport.export(
+                        model, dir.resolve("out"), Map.of("dataset", "planted", "epoch", 3));
 
         JsonNode manifest = new ObjectMapper().readTree(manifestPath.toFile());
         assertEquals(NpyExport.FORMAT, manifest.get("format").asText());
@@ -57,7 +71,8 @@ class NpyExportTest {
                 shape[d] = entry.get("shape").get(d).asInt();
             }
             assertArrayEquals(p.shape(), shape, p.name());
-            byte[] bytes = Files.readAllBytes(dir.resolve("out").resolve(entry.get("file").asText()));
+            byte[] bytes =
+                    Files.readAllBytes(dir.resolve("out").resolve(entry.get("file").asText()));
             assertArrayEquals(p.values(), readNpy(bytes, p.shape()), p.name());
         }
         assertEquals("layers.0.lin_root.weight", params.get(0).name());

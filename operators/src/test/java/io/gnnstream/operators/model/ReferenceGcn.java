@@ -3,15 +3,18 @@ package io.gnnstream.operators.model;
 import io.gnnstream.operators.messages.MiniBatch;
 
 /**
- * Straightforward double-precision GCN forward pass written from the definition
- * {@code z_v = (h_v + sum_{u in N(v)} h_u) / (|N(v)| + 1) W + b} over each hop's sampled in-edges,
- * independent of the model's fused layout; ground truth for forward and gradient checks.
+ * Straightforward double-precision GCN forward pass written from the definition {@code z_v = (h_v +
+ * sum_{u in N(v)} h_u) / (|N(v)| + 1) W + b} over each hop's sampled in-edges, independent of the
+ * model's fused layout; ground truth for forward and gradient checks.
  */
 final class ReferenceGcn {
 
     private ReferenceGcn() {}
 
-    /** Mean cross-entropy over the labelled seeds; dropout masks as the model draws them at {@code step}. */
+    /**
+     * Mean cross-entropy over the labelled seeds; dropout masks as the model draws them at {@code
+     * step}.
+     */
     static double loss(ModelConfig cfg, double[] params, MiniBatch b, long step, boolean training) {
         double[][] logits = logits(cfg, params, b, step, training);
         double sum = 0;
@@ -34,7 +37,8 @@ final class ReferenceGcn {
         return sum / Math.max(1, labelled);
     }
 
-    static double[][] logits(ModelConfig cfg, double[] params, MiniBatch b, long step, boolean training) {
+    static double[][] logits(
+            ModelConfig cfg, double[] params, MiniBatch b, long step, boolean training) {
         int layers = cfg.numLayers();
         double[][] h = new double[b.numNodes()][b.featureDim];
         for (int v = 0; v < b.numNodes(); v++) {

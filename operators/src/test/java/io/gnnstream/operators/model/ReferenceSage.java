@@ -28,7 +28,8 @@ final class ReferenceSage {
         return sum / b.numSeeds();
     }
 
-    static double[][] logits(ModelConfig cfg, double[] params, MiniBatch b, long step, boolean training) {
+    static double[][] logits(
+            ModelConfig cfg, double[] params, MiniBatch b, long step, boolean training) {
         int layers = cfg.numLayers();
         double[][] h = new double[b.numNodes()][b.featureDim];
         for (int v = 0; v < b.numNodes(); v++) {
@@ -71,7 +72,9 @@ final class ReferenceSage {
                 for (int o = 0; o < out; o++) {
                     double acc = params[bias + o];
                     for (int c = 0; c < in; c++) {
-                        acc += x[i][c] * params[root + c * out + o] + mean[c] * params[neigh + c * out + o];
+                        acc +=
+                                x[i][c] * params[root + c * out + o]
+                                        + mean[c] * params[neigh + c * out + o];
                     }
                     z[i][o] = j < layers - 1 ? Math.max(acc, 0.0) : acc;
                 }

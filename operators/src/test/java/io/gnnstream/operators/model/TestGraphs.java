@@ -15,8 +15,11 @@ final class TestGraphs {
     /** A graph: {@code inNbrs[v]} are v's in-neighbours; features are row-major N x F. */
     record Graph(int[][] inNbrs, float[] features, int featureDim, int[] labels) {}
 
-    /** Random graph with Gaussian features; nodes {@code v % isolatedEvery == 0} have no in-edges. */
-    static Graph random(int n, int featureDim, int classes, int maxDegree, int isolatedEvery, long seed) {
+    /**
+     * Random graph with Gaussian features; nodes {@code v % isolatedEvery == 0} have no in-edges.
+     */
+    static Graph random(
+            int n, int featureDim, int classes, int maxDegree, int isolatedEvery, long seed) {
         Random r = new Random(seed);
         int[][] nbrs = new int[n][];
         for (int v = 0; v < n; v++) {
@@ -41,8 +44,8 @@ final class TestGraphs {
      * Planted partition: features are the class centroid plus Gaussian noise of std {@code noise};
      * each in-edge stays within the class with probability {@code pIn}.
      */
-    static Graph planted(int n, int featureDim, int classes, int degree, double pIn, double noise,
-            long seed) {
+    static Graph planted(
+            int n, int featureDim, int classes, int degree, double pIn, double noise, long seed) {
         Random r = new Random(seed);
         float[][] centroids = new float[classes][featureDim];
         for (float[] c : centroids) {
@@ -63,19 +66,21 @@ final class TestGraphs {
         float[] x = new float[n * featureDim];
         for (int v = 0; v < n; v++) {
             for (int k = 0; k < degree; k++) {
-                List<Integer> pool = byClass.get(r.nextDouble() < pIn ? labels[v] : r.nextInt(classes));
+                List<Integer> pool =
+                        byClass.get(r.nextDouble() < pIn ? labels[v] : r.nextInt(classes));
                 nbrs[v][k] = pool.get(r.nextInt(pool.size()));
             }
             for (int f = 0; f < featureDim; f++) {
-                x[v * featureDim + f] = centroids[labels[v]][f] + (float) (noise * r.nextGaussian());
+                x[v * featureDim + f] =
+                        centroids[labels[v]][f] + (float) (noise * r.nextGaussian());
             }
         }
         return new Graph(nbrs, x, featureDim, labels);
     }
 
     /**
-     * Samples up to {@code fanouts[h-1]} in-neighbours per destination for hops 1..L (hop 1 next
-     * to the seeds) into the block layout; with {@code dedup} a node appears once, otherwise every
+     * Samples up to {@code fanouts[h-1]} in-neighbours per destination for hops 1..L (hop 1 next to
+     * the seeds) into the block layout; with {@code dedup} a node appears once, otherwise every
      * sampled neighbour becomes a new row (full expansion).
      */
     static MiniBatch sample(Graph g, int[] seeds, int[] fanouts, boolean dedup, long seed) {
@@ -128,8 +133,12 @@ final class TestGraphs {
         b.featureDim = g.featureDim();
         b.features = new float[nodes.size() * g.featureDim()];
         for (int i = 0; i < nodes.size(); i++) {
-            System.arraycopy(g.features(), nodes.get(i) * g.featureDim(), b.features,
-                    i * g.featureDim(), g.featureDim());
+            System.arraycopy(
+                    g.features(),
+                    nodes.get(i) * g.featureDim(),
+                    b.features,
+                    i * g.featureDim(),
+                    g.featureDim());
         }
         b.labels = new int[seeds.length];
         for (int i = 0; i < seeds.length; i++) {

@@ -15,9 +15,17 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class ThreadCountTest {
 
-    private static final ModelConfig CONFIG = ModelConfig.builder().inFeatures(37).hidden(48)
-            .numClasses(5).numLayers(2).dropout(0.4).learningRate(0.01).weightDecay(1e-4).seed(23)
-            .build();
+    private static final ModelConfig CONFIG =
+            ModelConfig.builder()
+                    .inFeatures(37)
+                    .hidden(48)
+                    .numClasses(5)
+                    .numLayers(2)
+                    .dropout(0.4)
+                    .learningRate(0.01)
+                    .weightDecay(1e-4)
+                    .seed(23)
+                    .build();
 
     @AfterEach
     void resetThreads() {
@@ -35,7 +43,8 @@ class ThreadCountTest {
         return list;
     }
 
-    private record Run(long[] checksums, List<TrainResult> results, int[] predictions, double evalLoss) {}
+    private record Run(
+            long[] checksums, List<TrainResult> results, int[] predictions, double evalLoss) {}
 
     private static Run train(List<MiniBatch> batches, int loopThreads) {
         try (SageModel model = new SageModel(CONFIG)) {
@@ -66,9 +75,10 @@ class ThreadCountTest {
     }
 
     /**
-     * With BLAS on two threads (the trainer's setting for {@code --trainer-threads 2}) the Java loops
-     * still change nothing. (OpenBLAS itself is deterministic per thread count but not across
-     * thread counts, so replicas must use equal {@code --trainer-threads}; see {@link Nd4jThreads}.)
+     * With BLAS on two threads (the trainer's setting for {@code --trainer-threads 2}) the Java
+     * loops still change nothing. (OpenBLAS itself is deterministic per thread count but not across
+     * thread counts, so replicas must use equal {@code --trainer-threads}; see {@link
+     * Nd4jThreads}.)
      */
     @Test
     void loopThreadsChangeNothingUnderTwoBlasThreads() {

@@ -6,11 +6,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.gnnstream.operators.messages.MiniBatch;
 import org.junit.jupiter.api.Test;
 
-/** A seed without a label is left out of loss, accuracy and gradient, as if it were not in the batch. */
+/**
+ * A seed without a label is left out of loss, accuracy and gradient, as if it were not in the
+ * batch.
+ */
 class UnlabelledSeedsTest {
 
-    private static final ModelConfig CONFIG = ModelConfig.builder()
-            .inFeatures(2).hidden(3).numClasses(2).numLayers(1).dropout(0).seed(5).build();
+    private static final ModelConfig CONFIG =
+            ModelConfig.builder()
+                    .inFeatures(2)
+                    .hidden(3)
+                    .numClasses(2)
+                    .numLayers(1)
+                    .dropout(0)
+                    .seed(5)
+                    .build();
 
     @Test
     void unlabelledSeedDoesNotContribute() {
@@ -38,7 +48,8 @@ class UnlabelledSeedsTest {
         only.features = new float[] {1, 0, 0.5f, 0.5f};
         only.labels = new int[] {1};
 
-        try (SageModel a = new SageModel(CONFIG); SageModel b = new SageModel(CONFIG)) {
+        try (SageModel a = new SageModel(CONFIG);
+                SageModel b = new SageModel(CONFIG)) {
             Gradients ga = a.computeGradients(both);
             Gradients gb = b.computeGradients(only);
             assertEquals(1, ga.numSeeds());

@@ -4,8 +4,8 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * Attributes of a vertex (features, label, split); a later update replaces an earlier one.
- * {@link #NO_LABEL} marks an unlabelled vertex. A Flink POJO, serialized without Kryo.
+ * Attributes of a vertex (features, label, split); a later update replaces an earlier one. {@link
+ * #NO_LABEL} marks an unlabelled vertex. A Flink POJO, serialized without Kryo.
  */
 public class NodeUpdate {
 
@@ -31,7 +31,10 @@ public class NodeUpdate {
             return false;
         }
         NodeUpdate n = (NodeUpdate) o;
-        return id == n.id && label == n.label && split == n.split && Arrays.equals(features, n.features);
+        return id == n.id
+                && label == n.label
+                && split == n.split
+                && Arrays.equals(features, n.features);
     }
 
     @Override
@@ -41,7 +44,14 @@ public class NodeUpdate {
 
     @Override
     public String toString() {
-        return "NodeUpdate(" + id + ", label=" + label + ", split=" + split + ", dim="
-                + (features == null ? 0 : features.length) + ")";
+        return "NodeUpdate("
+                + id
+                + ", label="
+                + label
+                + ", split="
+                + split
+                + ", dim="
+                + (features == null ? 0 : features.length)
+                + ")";
     }
 }

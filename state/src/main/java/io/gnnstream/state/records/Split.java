@@ -38,7 +38,8 @@ public enum Split {
      */
     public static Split ofCode(int code) {
         if (code < 0 || code >= BY_CODE.length) {
-            throw new IllegalArgumentException("unknown split code " + code + ", expected 0 to " + (BY_CODE.length - 1));
+            throw new IllegalArgumentException(
+                    "unknown split code " + code + ", expected 0 to " + (BY_CODE.length - 1));
         }
         return BY_CODE[code];
     }

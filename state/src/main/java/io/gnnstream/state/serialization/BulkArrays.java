@@ -9,8 +9,7 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * Primitive arrays written as length + little-endian bytes in bulk. Flink's array serializers move
  * one element per call through the data view, a main cost for batches of megabytes of features;
- * bulk copies through a byte buffer are several times faster. A null
- * array is written as length -1.
+ * bulk copies through a byte buffer are several times faster. A null array is written as length -1.
  */
 public final class BulkArrays {
 
@@ -22,14 +21,25 @@ public final class BulkArrays {
         writeFloats(values, values == null ? -1 : values.length, out);
     }
 
-    /** Writes the first {@code length} elements of {@code values}, read back as an array of that length. */
-    public static void writeFloats(float[] values, int length, DataOutputView out) throws IOException {
+    /**
+     * Writes the first {@code length} elements of {@code values}, read back as an array of that
+     * length.
+     */
+    public static void writeFloats(float[] values, int length, DataOutputView out)
+            throws IOException {
         if (length > (values == null ? -1 : values.length)) {
-            throw new IllegalArgumentException("writing " + length + " floats of "
-                    + (values == null ? "none" : values.length));
+            throw new IllegalArgumentException(
+                    "writing "
+                            + length
+                            + " floats of "
+                            + (values == null ? "none" : values.length));
         }
         if (writeLength(values == null ? -1 : length, out)) {
-            write(length, Float.BYTES, (chunk, from, n) -> chunk.asFloatBuffer().put(values, from, n), out);
+            write(
+                    length,
+                    Float.BYTES,
+                    (chunk, from, n) -> chunk.asFloatBuffer().put(values, from, n),
+                    out);
         }
     }
 
@@ -39,13 +49,21 @@ public final class BulkArrays {
             return null;
         }
         float[] values = new float[length];
-        read(length, Float.BYTES, (chunk, from, n) -> chunk.asFloatBuffer().get(values, from, n), in);
+        read(
+                length,
+                Float.BYTES,
+                (chunk, from, n) -> chunk.asFloatBuffer().get(values, from, n),
+                in);
         return values;
     }
 
     public static void writeInts(int[] values, DataOutputView out) throws IOException {
         if (writeLength(values == null ? -1 : values.length, out)) {
-            write(values.length, Integer.BYTES, (chunk, from, n) -> chunk.asIntBuffer().put(values, from, n), out);
+            write(
+                    values.length,
+                    Integer.BYTES,
+                    (chunk, from, n) -> chunk.asIntBuffer().put(values, from, n),
+                    out);
         }
     }
 
@@ -55,13 +73,21 @@ public final class BulkArrays {
             return null;
         }
         int[] values = new int[length];
-        read(length, Integer.BYTES, (chunk, from, n) -> chunk.asIntBuffer().get(values, from, n), in);
+        read(
+                length,
+                Integer.BYTES,
+                (chunk, from, n) -> chunk.asIntBuffer().get(values, from, n),
+                in);
         return values;
     }
 
     public static void writeLongs(long[] values, DataOutputView out) throws IOException {
         if (writeLength(values == null ? -1 : values.length, out)) {
-            write(values.length, Long.BYTES, (chunk, from, n) -> chunk.asLongBuffer().put(values, from, n), out);
+            write(
+                    values.length,
+                    Long.BYTES,
+                    (chunk, from, n) -> chunk.asLongBuffer().put(values, from, n),
+                    out);
         }
     }
 
@@ -101,9 +127,11 @@ public final class BulkArrays {
         return length >= 0;
     }
 
-    private static void write(int length, int width, ChunkCopy fill, DataOutputView out) throws IOException {
-        ByteBuffer chunk = ByteBuffer.allocate(Math.min(CHUNK, Math.max(width, length * width)))
-                .order(ByteOrder.LITTLE_ENDIAN);
+    private static void write(int length, int width, ChunkCopy fill, DataOutputView out)
+            throws IOException {
+        ByteBuffer chunk =
+                ByteBuffer.allocate(Math.min(CHUNK, Math.max(width, length * width)))
+                        .order(ByteOrder.LITTLE_ENDIAN);
         int perChunk = chunk.capacity() / width;
         for (int from = 0; from < length; from += perChunk) {
             int n = Math.min(perChunk, length - from);
@@ -113,9 +141,11 @@ public final class BulkArrays {
         }
     }
 
-    private static void read(int length, int width, ChunkCopy drain, DataInputView in) throws IOException {
-        ByteBuffer chunk = ByteBuffer.allocate(Math.min(CHUNK, Math.max(width, length * width)))
-                .order(ByteOrder.LITTLE_ENDIAN);
+    private static void read(int length, int width, ChunkCopy drain, DataInputView in)
+            throws IOException {
+        ByteBuffer chunk =
+                ByteBuffer.allocate(Math.min(CHUNK, Math.max(width, length * width)))
+                        .order(ByteOrder.LITTLE_ENDIAN);
         int perChunk = chunk.capacity() / width;
         for (int from = 0; from < length; from += perChunk) {
             int n = Math.min(perChunk, length - from);

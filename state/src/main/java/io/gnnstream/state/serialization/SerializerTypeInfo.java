@@ -19,7 +19,10 @@ public final class SerializerTypeInfo<T> extends TypeInformation<T> {
         this(type, serializer, false);
     }
 
-    /** @param keyType whether values may be used as keys (they need a value-based hashCode and equals) */
+    /**
+     * @param keyType whether values may be used as keys (they need a value-based hashCode and
+     *     equals)
+     */
     public SerializerTypeInfo(Class<T> type, TypeSerializer<T> serializer, boolean keyType) {
         this.type = type;
         this.serializer = serializer;
