@@ -1,8 +1,8 @@
 package io.gnnstream.operators.model;
 
 /**
- * Complete training state of a {@link SageModel}: parameters and Adam moments per tensor, in {@link
- * SageModel#parameters()} order. A plain POJO of primitive arrays so Flink serializes it with its
+ * Complete training state of a {@link GnnModel}: parameters and Adam moments per tensor, in {@link
+ * GnnModel#parameters()} order. A plain POJO of primitive arrays so Flink serializes it with its
  * POJO serializer (no Kryo, no INDArray) in checkpoints.
  */
 public class ModelState {
