@@ -1,0 +1,498 @@
+package io.gnnstream.operators.schedule;
+
+import io.gnnstream.operators.SchedulerConfig;
+import io.gnnstream.operators.SchedulerState;
+import io.gnnstream.operators.internal.RankLayout;
+import io.gnnstream.operators.messages.BatchSpec;
+import io.gnnstream.operators.messages.Credit;
+import io.gnnstream.operators.messages.GraphEvent;
+import io.gnnstream.operators.messages.MiniBatch;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The scheduler role of the batch protocol (docs/design.md, "Glossary" and "SeedScheduler"), free
+ * of Flink: it takes graph events and credits, emits batch specs, and is snapshotted to and
+ * restored from a {@link SchedulerState}. Its jobs are split into the seed sets ({@link SeedSets}),
+ * the epoch cursor ({@link EpochCursor}), the round plan ({@link RoundPlan}) and the credit ledger
+ * ({@link CreditLedger}); this class holds the rules that join them: what is issued next, what a
+ * credit acknowledges, what a restore issues again. {@code SeedScheduler} feeds it records; the
+ * simulation test feeds it in memory. Not thread-safe; time comes from a clock.
+ */
+public final class Schedule {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Schedule.class);
+
+    /**
+     * Blocks of an evaluation round a rank may have unacknowledged: a block holds all its
+     * destinations' in-neighbours (tens of thousands of rows), so a rank holds at most this many
+     * besides its training batches' worth.
+     */
+    public static final int ROUND_PREFETCH = 2;
+
+    private final SchedulerConfig config;
+    private final Consumer<BatchSpec> out;
+    private final LongSupplier clock;
+    private final long stallNanos;
+    private final boolean restored;
+
+    private final SeedSets seeds;
+    private final EpochCursor cursor;
+    private final RoundPlan round;
+    private final CreditLedger ledger;
+    private final long[] partitionVertices;
+    private final long[] partitionEdgesIngested;
+    private final long[] partitionReplicas;
+    private final long[] partitionCutEdgesIngested;
+
+    /** Per rank: when its acknowledged progress last advanced (or its specs were re-issued). */
+    private final long[] progressNanos;
+
+    /** When a write of the round was last acknowledged (or its unwritten blocks re-issued). */
+    private long writeProgressNanos;
+
+    /** Per pass of the round in progress: when its first block was issued; 0: not seen. */
+    private long[] passStartNanos;
+
+    private boolean startLogged;
+
+    /**
+     * A schedule from {@code state} (a restore; a new generation), or a fresh one when it is null.
+     * Specs go to {@code out}; a rank or a round without progress for {@code stallNanos} of {@code
+     * clock} has its specs issued again.
+     */
+    public Schedule(
+            SchedulerConfig config,
+            SchedulerState state,
+            Consumer<BatchSpec> out,
+            LongSupplier clock,
+            long stallNanos) {
+        this.config = config;
+        this.out = out;
+        this.clock = clock;
+        this.stallNanos = stallNanos;
+        this.restored = state != null;
+        SchedulerState s = state != null ? state : fresh(config);
+        this.seeds = SeedSets.load(s);
+        this.cursor = EpochCursor.load(config.seed, s);
+        this.round = RoundPlan.load(config, s);
+        this.ledger =
+                restored
+                        ? CreditLedger.restore(config.prefetch, s)
+                        : CreditLedger.fresh(config.prefetch, config.trainers);
+        this.partitionVertices = s.partitionVertices;
+        this.partitionEdgesIngested = s.partitionEdgesIngested;
+        this.partitionReplicas =
+                s.partitionReplicas != null ? s.partitionReplicas : new long[config.numPartitions];
+        this.partitionCutEdgesIngested =
+                s.partitionCutEdgesIngested != null
+                        ? s.partitionCutEdgesIngested
+                        : new long[config.numPartitions];
+        this.writeProgressNanos = clock.getAsLong();
+        if (ledger.ranks() != config.trainers) {
+            beginLayout(s);
+        }
+        this.progressNanos = new long[config.trainers];
+        Arrays.fill(progressNanos, clock.getAsLong());
+    }
+
+    private static SchedulerState fresh(SchedulerConfig config) {
+        SchedulerState s = new SchedulerState();
+        s.trainSeeds = new long[0];
+        s.valSeeds = new long[0];
+        s.testSeeds = new long[0];
+        s.otherSeeds = new long[0];
+        s.partitionVertices = new long[config.numPartitions];
+        s.partitionEdgesIngested = new long[config.numPartitions];
+        return s;
+    }
+
+    /** A restored schedule issues its unacknowledged specs and unstored round blocks again. */
+    public void start() {
+        if (restored && !ledger.awaitingRestoredStep()) {
+            ledger.reissueAll().forEach(out);
+            reissueUnwritten();
+        }
+    }
+
+    /** The state to checkpoint (a new object; the schedule keeps working on its own). */
+    public SchedulerState snapshot() {
+        SchedulerState s = new SchedulerState();
+        seeds.store(s);
+        cursor.store(s);
+        round.store(s);
+        ledger.store(s);
+        s.partitionVertices = partitionVertices.clone();
+        s.partitionEdgesIngested = partitionEdgesIngested.clone();
+        s.partitionReplicas = partitionReplicas.clone();
+        s.partitionCutEdgesIngested = partitionCutEdgesIngested.clone();
+        return s;
+    }
+
+    /** A seed announcement, graph statistics or an acknowledged layer-output write. */
+    public void onGraphEvent(GraphEvent e) {
+        if (e.kind == GraphEvent.Kind.LAYER_WRITTEN) {
+            if (round.written(e.step, e.roundIndex, e.part, e.parts)) {
+                writeProgressNanos = clock.getAsLong();
+            }
+        } else if (e.kind == GraphEvent.Kind.STATS) {
+            partitionVertices[e.partition] = e.vertices;
+            partitionEdgesIngested[e.partition] = e.edgesIngested;
+            partitionReplicas[e.partition] = e.replicas;
+            partitionCutEdgesIngested[e.partition] = e.cutEdgesIngested;
+        } else {
+            seeds.assign(e.vertex, e.split);
+        }
+        issue();
+    }
+
+    /** A rank's absolute progress: every spec up to {@code processedSeq} is done. */
+    public void onCredit(Credit credit) {
+        if (credit.processedSeq < RankLayout.seqBase(ledger.layout()) - 1) {
+            return; // a credit of an earlier layout's rank
+        }
+        int rank = credit.trainer;
+        if (rank < 0 || rank >= config.trainers) {
+            throw new IllegalStateException(
+                    "credit from trainer " + rank + " of " + config.trainers);
+        }
+        if (ledger.awaitingRestoredStep()) {
+            continueAt(RankLayout.restoredStep(ledger.layout(), credit.processedSeq), rank);
+            issue();
+            return;
+        }
+        if (credit.processedSeq < ledger.acked(rank)) {
+            rewind(rank, credit.processedSeq);
+        }
+        long now = clock.getAsLong();
+        if (credit.processedSeq > ledger.acked(rank)) {
+            progressNanos[rank] = now;
+        } else {
+            reissueIfStalled(rank, now);
+            if (now - writeProgressNanos >= stallNanos) {
+                reissueUnwritten();
+            }
+        }
+        List<BatchSpec> done = ledger.acknowledge(rank, credit.processedSeq);
+        if (!done.isEmpty()) {
+            cursor.dropStartsBefore(ledger.firstTrainingStep(cursor.steps() + 1));
+            logRoundIfComplete(done);
+        }
+        issue();
+    }
+
+    /** Training steps cut so far. */
+    public long steps() {
+        return cursor.steps();
+    }
+
+    private void rewind(int rank, long processedSeq) {
+        long[] missing = new long[1];
+        long wasAcked = ledger.acked(rank);
+        List<BatchSpec> again = ledger.rewind(rank, processedSeq, missing);
+        LOG.info(
+                "Rank {} restored at seq {}, behind the acknowledged seq {}: {} batches are issued"
+                        + " again{}",
+                rank,
+                processedSeq,
+                wasAcked,
+                again.size(),
+                missing[0] > 0 ? " (" + missing[0] + " no longer known)" : "");
+        again.forEach(out);
+        progressNanos[rank] = clock.getAsLong();
+    }
+
+    private void beginLayout(SchedulerState s) {
+        if (s.stepStarts == null) {
+            throw new IllegalStateException(
+                    "the schedule was checkpointed for "
+                            + ledger.ranks()
+                            + " trainers by a version that cannot restore it for another number;"
+                            + " restore it with "
+                            + ledger.ranks()
+                            + " trainers");
+        }
+        LOG.info(
+                "The schedule of {} trainer ranks continues with {}: waiting for a rank to announce"
+                        + " the step it restored ({} steps issued)",
+                ledger.ranks(),
+                config.trainers,
+                cursor.steps());
+        ledger.beginLayout(config.trainers);
+    }
+
+    /**
+     * The ranks of a new layout restored step {@code k}: the schedule continues with step {@code
+     * k+1} from where it began, for this layout's ranks, after a round of step k issued again
+     * unless the old ranks acknowledged all of it. Specs of the old layout are dropped.
+     */
+    private void continueAt(long k, int announcer) {
+        if (k < 0 || k > cursor.steps()) {
+            throw new IllegalStateException(
+                    "rank "
+                            + announcer
+                            + " restored step "
+                            + k
+                            + ", but the schedule issued "
+                            + cursor.steps()
+                            + " steps");
+        }
+        boolean roundOfK = false;
+        boolean finalRoundOfK = false;
+        for (BatchSpec spec : ledger.unacked()) {
+            if (spec.kind != MiniBatch.Kind.TRAIN && spec.step == k) {
+                roundOfK = true;
+                finalRoundOfK |= spec.finalRound;
+            }
+        }
+        cursor.continueAfter(k);
+        if (round.step() == k && (roundOfK || round.pending())) {
+            round.restartOnRankZero();
+        } else if (roundOfK) {
+            beginRound(k, finalRoundOfK);
+            round.allOnRankZero();
+        } else {
+            round.cancel();
+        }
+        ledger.continueAt(k);
+        Arrays.fill(progressNanos, clock.getAsLong());
+        LOG.info(
+                "Rank {} restored step {}: the schedule continues with step {} for {} ranks{}",
+                announcer,
+                k,
+                k + 1,
+                config.trainers,
+                round.pending() ? ", after the evaluation round of step " + k : "");
+    }
+
+    /**
+     * A rank that repeats its credit without progress for the stall limit while specs of it are
+     * unacknowledged has lost a batch for good (e.g. a feature part it had to drop after a
+     * restore): its unacknowledged specs are issued again, of a new generation.
+     */
+    private void reissueIfStalled(int rank, long now) {
+        if (now - progressNanos[rank] < stallNanos) {
+            return;
+        }
+        progressNanos[rank] = now;
+        List<BatchSpec> again = ledger.reissue(rank);
+        again.forEach(out);
+        if (!again.isEmpty()) {
+            LOG.warn(
+                    "rank {} made no progress for {} s past seq {}: its unacknowledged batches are"
+                            + " issued again",
+                    rank,
+                    stallNanos / 1_000_000_000L,
+                    ledger.acked(rank));
+        }
+    }
+
+    /**
+     * Issues evaluation blocks and training steps in schedule order while their ranks have credit:
+     * a block needs its rank's, a training step (a batch for every rank) every rank's.
+     */
+    private void issue() {
+        if (ledger.awaitingRestoredStep()) {
+            return;
+        }
+        while (true) {
+            if (round.pending()) {
+                int i = round.next();
+                if (!round.ready(i)) {
+                    return;
+                }
+                int rank = round.rankOf(i);
+                if (!ledger.hasCredit(rank) || ledger.roundBlocksInFlight(rank) >= ROUND_PREFETCH) {
+                    return;
+                }
+                notePassStart(round.passOf(i));
+                emit(round.take(), rank);
+                continue;
+            }
+            for (int r = 0; r < config.trainers; r++) {
+                if (!ledger.hasCredit(r)) {
+                    return;
+                }
+            }
+            BatchSpec[] step = nextTrainingStep();
+            if (step == null) {
+                return;
+            }
+            for (int r = 0; r < step.length; r++) {
+                emit(step[r], r);
+            }
+        }
+    }
+
+    private void emit(BatchSpec spec, int rank) {
+        long batchId =
+                config.sites() != null && spec.kind == MiniBatch.Kind.TRAIN
+                        ? config.sites().batchIdFor(rank, ledger.nextBatchId())
+                        : -1;
+        spec.graphVertices = Arrays.stream(partitionVertices).sum();
+        spec.graphEdgesIngested = Arrays.stream(partitionEdgesIngested).sum();
+        spec.graphReplicas = Arrays.stream(partitionReplicas).sum();
+        spec.graphCutEdgesIngested = Arrays.stream(partitionCutEdgesIngested).sum();
+        ledger.issue(spec, rank, batchId);
+        out.accept(spec);
+    }
+
+    /**
+     * The next training step: the next {@code trainers x batchSize} seeds of the epoch's order,
+     * split evenly over the ranks in rank order (rank r takes the r-th slice, like {@code
+     * train_idx.split(...)[rank]}), or with local batches by owner; an epoch's last step takes what
+     * is left, and a remainder smaller than the number of ranks is skipped (it would leave a rank
+     * without seeds). Null when no step may start.
+     */
+    private BatchSpec[] nextTrainingStep() {
+        boolean stepsLeft = config.maxSteps <= 0 || cursor.steps() < config.maxSteps;
+        if (!stepsLeft
+                || seeds.trainCount() == 0
+                || seeds.trainCount() < config.minTrainSeeds
+                || !graphLoaded()) {
+            return null;
+        }
+        long[] slice =
+                cursor.next(config.batchSize * config.trainers, config.trainers, seeds::train);
+        if (slice == null) {
+            return null;
+        }
+        long step = cursor.steps();
+        boolean last = config.maxSteps > 0 && step == config.maxSteps;
+        boolean evaluate =
+                last
+                        || (config.evalEvery > 0 && step % config.evalEvery == 0)
+                        || (config.predictEvery > 0 && step % config.predictEvery == 0);
+        if (evaluate) {
+            beginRound(step, last);
+        }
+        BatchSpec[] specs = new BatchSpec[config.trainers];
+        long[][] local = config.sites() == null ? null : config.sites().split(slice);
+        int n = slice.length;
+        for (int r = 0; r < config.trainers; r++) {
+            BatchSpec spec = new BatchSpec();
+            spec.kind = MiniBatch.Kind.TRAIN;
+            int from = (int) ((long) n * r / config.trainers);
+            int to = (int) ((long) n * (r + 1) / config.trainers);
+            spec.seeds = local != null ? local[r] : Arrays.copyOfRange(slice, from, to);
+            spec.step = step;
+            if (evaluate) {
+                spec.roundSize = round.size();
+                spec.roundShare = round.lastPassShare(r);
+                spec.finalRound = last;
+            }
+            specs[r] = spec;
+        }
+        return specs;
+    }
+
+    /** The graph has reached the size training waits for (the deterministic mode's hold). */
+    private boolean graphLoaded() {
+        long vertices = Arrays.stream(partitionVertices).sum();
+        long edges = Arrays.stream(partitionEdgesIngested).sum();
+        boolean loaded = vertices >= config.minVertices && edges >= config.minEdges;
+        if (loaded && cursor.steps() == 0 && !startLogged) {
+            startLogged = true;
+            LOG.info(
+                    "Training starts: {} vertices, {} edges ingested, {} training vertices",
+                    vertices,
+                    edges,
+                    seeds.trainCount());
+        }
+        return loaded;
+    }
+
+    private void beginRound(long step, boolean last) {
+        round.begin(step, last, seeds);
+        writeProgressNanos = clock.getAsLong();
+    }
+
+    /**
+     * Issues again, of a new generation and with new sequence numbers, the blocks of the round's
+     * current hidden-layer pass that their rank has acknowledged but whose outputs the GraphStore
+     * has not acknowledged storing: after a restore (outputs travel on an edge that is in no
+     * checkpoint), or when no write has been acknowledged for the stall limit. The model has not
+     * changed since (the round precedes the next step on every rank), so the outputs are the same.
+     */
+    private void reissueUnwritten() {
+        writeProgressNanos = clock.getAsLong();
+        Set<Integer> pending = ledger.unackedBlocks(round.step());
+        int again = 0;
+        int pass = 0;
+        for (int i : round.unwritten()) {
+            if (!pending.contains(i)) {
+                if (again++ == 0) {
+                    ledger.nextGeneration();
+                }
+                pass = round.passOf(i);
+                emit(round.block(i), round.rankOf(i));
+            }
+        }
+        if (again > 0) {
+            LOG.info(
+                    "{} blocks of layer {} of the round of step {} have no stored outputs: issued"
+                            + " again",
+                    again,
+                    pass,
+                    round.step());
+        }
+    }
+
+    private void notePassStart(int pass) {
+        if (passStartNanos == null || passStartNanos.length != config.numLayers + 1) {
+            passStartNanos = new long[config.numLayers + 1];
+        }
+        if (passStartNanos[pass - 1] == 0) {
+            passStartNanos[pass - 1] = clock.getAsLong();
+        }
+    }
+
+    /**
+     * Logs how long the round took, per layer, once its last block is acknowledged (a pass ends
+     * where the next begins; the last one with the acknowledgement).
+     */
+    private void logRoundIfComplete(List<BatchSpec> done) {
+        if (passStartNanos == null
+                || passStartNanos[0] == 0
+                || round.pending()
+                || done.stream().noneMatch(this::ofRound)
+                || Arrays.stream(ledger.unacked()).anyMatch(this::ofRound)) {
+            return;
+        }
+        long end = clock.getAsLong();
+        passStartNanos[config.numLayers] = end;
+        StringBuilder layers = new StringBuilder();
+        for (int l = 0; l < config.numLayers; l++) {
+            long to = passStartNanos[l + 1] != 0 ? passStartNanos[l + 1] : end;
+            layers.append(l == 0 ? "" : ", ")
+                    .append(
+                            String.format(
+                                    Locale.ROOT,
+                                    "layer %d %.1f s",
+                                    l + 1,
+                                    (to - passStartNanos[l]) / 1e9));
+        }
+        LOG.info(
+                String.format(
+                        Locale.ROOT,
+                        "Evaluation round of step %d: %.1f s (%s), %d blocks over %d ranks, %d"
+                                + " vertices",
+                        round.step(),
+                        (end - passStartNanos[0]) / 1e9,
+                        layers,
+                        round.size(),
+                        round.onRankZero() ? 1 : config.trainers,
+                        round.vertices()));
+        passStartNanos = null;
+    }
+
+    private boolean ofRound(BatchSpec spec) {
+        return spec.kind != MiniBatch.Kind.TRAIN && spec.step == round.step();
+    }
+}
