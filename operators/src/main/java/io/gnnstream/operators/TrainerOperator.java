@@ -25,12 +25,11 @@ import io.gnnstream.operators.model.Gradients;
 import io.gnnstream.operators.model.Nd4jThreads;
 import io.gnnstream.operators.model.NpyExport;
 import io.gnnstream.operators.model.TrainResult;
+import io.gnnstream.operators.schedule.TrainerRank;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -161,7 +160,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
 
     private transient GnnModel model;
     private transient TrainerProgress progress;
-    private transient TreeMap<Long, MiniBatch> buffered;
+    private transient TrainerRank sequence;
     private transient PartialBatches partials;
     private transient TrainerFeatureCache featureCache;
     private transient Counter unresolvedParts;
@@ -174,9 +173,6 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private transient boolean holdSteps;
 
     private transient int rank;
-
-    /** Restored at another trainer count: the first credit announces the restored step. */
-    private transient boolean announce;
 
     private transient Counter foreignParts;
 
@@ -202,8 +198,6 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                 checkpoint.restore(rank, config.trainers, config.model, context.isRestored());
         model = restored.model();
         progress = restored.progress();
-        announce = !restored.own();
-        buffered = new TreeMap<>();
         partials = new PartialBatches();
         featureCache = new TrainerFeatureCache(config.featureCacheSlots, config.model.inFeatures());
         exchange =
@@ -216,10 +210,13 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                         config.embeddings,
                         config.partitioner(),
                         config.storeParallelism());
+        sequence =
+                new TrainerRank(
+                        rank,
+                        progress,
+                        restored.own() ? checkpoint.buffered() : List.of(),
+                        !restored.own());
         if (restored.own()) {
-            for (MiniBatch b : checkpoint.buffered()) {
-                buffered.put(b.seq, b);
-            }
             for (MiniBatchPart p : checkpoint.partials()) {
                 partials.accept(p, featureCache);
             }
@@ -264,8 +261,9 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                         this::startNextStep);
         exchangeActiveAt = getProcessingTimeService().getCurrentProcessingTime();
         sendGradient(exchange.chunks());
-        if (announce) {
-            output.collect(new StreamRecord<>(new Credit(rank, progress.nextSeq - 1)));
+        Credit announcement = sequence.startCredit();
+        if (announcement != null) {
+            output.collect(new StreamRecord<>(announcement));
         }
         startNextStep();
         scheduleCreditResend();
@@ -291,7 +289,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         pauseSteps();
         checkpoint.snapshot(
                 new TrainerReplica(rank, config.trainers, model.snapshot(), progress),
-                new ArrayList<>(buffered.values()),
+                sequence.waiting(),
                 partials.parts(featureCache),
                 exchange.pending());
         resumeSteps();
@@ -363,7 +361,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             if (batch.isTraining()) {
                 window.addTraffic(batch);
             }
-            buffered.put(batch.seq, batch);
+            sequence.buffer(batch);
             startNextStep();
         }
     }
@@ -394,25 +392,20 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
      * waits for its reduced gradient.
      */
     private boolean alreadyHave(long seq) {
-        return seq < progress.nextSeq
-                || buffered.containsKey(seq)
-                || (steps.busy() || exchange.pending() != null) && seq == progress.nextSeq;
+        return sequence.alreadyHave(seq, steps.busy() || exchange.pending() != null);
     }
 
     /**
      * Starts the model step of the next batch in sequence, if it is here and no step is running.
      */
     private void startNextStep() {
-        if (holdSteps
-                || steps.busy()
-                || exchange.pending() != null
-                || !layerOutputs.isEmpty()
-                || buffered.isEmpty()
-                || buffered.firstKey() != progress.nextSeq) {
+        if (holdSteps || steps.busy() || exchange.pending() != null || !layerOutputs.isEmpty()) {
             return;
         }
-        MiniBatch batch = buffered.pollFirstEntry().getValue();
-        steps.submit(() -> compute(batch));
+        MiniBatch batch = sequence.takeNext();
+        if (batch != null) {
+            steps.submit(() -> compute(batch));
+        }
     }
 
     /**
@@ -557,7 +550,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         if (progress.firstStepNanos == 0) {
             progress.firstStepNanos = Math.max(1, System.nanoTime() - startNanos);
         }
-        progress.appliedStep = step;
+        sequence.applied(step);
         if (roundSize > 0) {
             roundStartNanos = System.nanoTime();
             progress.resetRound(step);
@@ -579,8 +572,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     }
 
     private void finishBatch(long seq) {
-        progress.nextSeq = seq + 1;
-        output.collect(new StreamRecord<>(new Credit(rank, seq)));
+        output.collect(new StreamRecord<>(sequence.finish(seq)));
         startNextStep();
     }
 
@@ -759,8 +751,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                         t -> {
                             if (System.nanoTime() - lastInputNanos
                                     >= config.creditResendMs * 1_000_000L) {
-                                output.collect(
-                                        new StreamRecord<>(new Credit(rank, progress.nextSeq - 1)));
+                                output.collect(new StreamRecord<>(sequence.current()));
                             }
                             scheduleCreditResend();
                         });

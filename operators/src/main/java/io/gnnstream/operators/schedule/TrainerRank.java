@@ -1,0 +1,96 @@
+package io.gnnstream.operators.schedule;
+
+import io.gnnstream.operators.TrainerProgress;
+import io.gnnstream.operators.messages.Credit;
+import io.gnnstream.operators.messages.MiniBatch;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+
+/**
+ * The sequencing rules of a trainer rank (docs/design.md, "Glossary" and "Trainer"), free of Flink:
+ * whole batches wait until their {@code seq} is next, so the sequence of updates is the scheduler's
+ * whatever the timing; a batch the rank has trained, holds or is working on is ignored when it
+ * comes again (a re-issue); each finished batch is acknowledged by a {@link Credit} with the rank's
+ * absolute progress. A rank restored at another trainer count announces the step it restored in its
+ * first credit. {@code TrainerOperator} runs the model steps and feeds this class; the simulation
+ * test feeds it in memory. Not thread-safe.
+ */
+public final class TrainerRank {
+
+    private final int rank;
+    private final TrainerProgress progress;
+    private final TreeMap<Long, MiniBatch> buffered = new TreeMap<>();
+    private final boolean announce;
+
+    /**
+     * Rank {@code rank} at {@code progress} with the whole batches {@code buffered} waiting; {@code
+     * announce}: restored at another trainer count.
+     */
+    public TrainerRank(
+            int rank, TrainerProgress progress, Iterable<MiniBatch> buffered, boolean announce) {
+        this.rank = rank;
+        this.progress = progress;
+        this.announce = announce;
+        for (MiniBatch b : buffered) {
+            this.buffered.put(b.seq, b);
+        }
+    }
+
+    public int rank() {
+        return rank;
+    }
+
+    public TrainerProgress progress() {
+        return progress;
+    }
+
+    /** The credit to send when the rank starts: the restored step's announcement, or none. */
+    public Credit startCredit() {
+        return announce ? current() : null;
+    }
+
+    /** The rank's absolute progress as a credit (sent again while the rank is idle). */
+    public Credit current() {
+        return new Credit(rank, progress.nextSeq - 1);
+    }
+
+    /**
+     * True when the batch of {@code seq} was trained on, is buffered, or is the next one while a
+     * step is {@code active} (computing, or waiting for its reduced gradient).
+     */
+    public boolean alreadyHave(long seq, boolean active) {
+        return seq < progress.nextSeq
+                || buffered.containsKey(seq)
+                || active && seq == progress.nextSeq;
+    }
+
+    /** A whole batch waits for its turn. */
+    public void buffer(MiniBatch batch) {
+        buffered.put(batch.seq, batch);
+    }
+
+    /** The next batch in sequence, taken out, or null when it is not here. */
+    public MiniBatch takeNext() {
+        if (buffered.isEmpty() || buffered.firstKey() != progress.nextSeq) {
+            return null;
+        }
+        return buffered.pollFirstEntry().getValue();
+    }
+
+    /** The batches waiting, in sequence order (for a snapshot). */
+    public List<MiniBatch> waiting() {
+        return new ArrayList<>(buffered.values());
+    }
+
+    /** The update of training step {@code step} is applied. */
+    public void applied(long step) {
+        progress.appliedStep = step;
+    }
+
+    /** The batch of {@code seq} is done: the credit that acknowledges it. */
+    public Credit finish(long seq) {
+        progress.nextSeq = seq + 1;
+        return new Credit(rank, seq);
+    }
+}
