@@ -3,11 +3,8 @@ package io.gnnstream.operators;
 import io.gnnstream.operators.internal.FaultInjector;
 import io.gnnstream.operators.messages.GradientChunk;
 import io.gnnstream.operators.messages.ReducedChunk;
-import java.util.ArrayList;
-import java.util.HashMap;
+import io.gnnstream.operators.schedule.GradientSums;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -21,7 +18,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sums the gradient chunks of the data-parallel trainer ranks (the reduce half of the all-reduce).
+ * Sums the gradient chunks of the data-parallel trainer ranks (the reduce half of the all-reduce):
+ * the Flink adapter of the reducer role, {@link GradientSums}, which holds the rules below.
  *
  * <p>Input: {@link GradientChunk}s, routed to subtask {@code chunk % parallelism}; a contribution
  * is identified by (step, chunk, rank). The reducer holds the contributions of each (step, chunk)
@@ -86,32 +84,24 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
     static final ListStateDescriptor<Entry> SUMS =
             new ListStateDescriptor<>("reducer-sums", TypeInformation.of(Entry.class));
 
+    /**
+     * Completed sums kept per chunk: the newest and the one before (ranks are at most a step
+     * apart).
+     */
+    public static final int DEFAULT_RETAINED_STEPS = 2;
+
     private final int ranks;
     private final int retainedSteps;
 
     private transient ListState<Entry> contributionState;
     private transient ListState<Entry> sumState;
-
-    /** Per chunk: held contributions and completed sums, by step. */
-    private transient Map<Integer, ChunkState> chunks;
+    private transient GradientSums sums;
 
     private transient Counter resentSums;
     private transient Counter staleContributions;
     private transient Counter duplicateContributions;
     private transient Counter foreignContributions;
     private transient long foreignRestored;
-
-    /** Per step: the chunks of this subtask's share whose sum is complete. */
-    private transient TreeMap<Long, Integer> completedPerStep;
-
-    private transient int subtasks;
-    private transient int index;
-
-    /**
-     * Completed sums kept per chunk: the newest and the one before (ranks are at most a step
-     * apart).
-     */
-    public static final int DEFAULT_RETAINED_STEPS = 2;
 
     private FaultInjector faults = FaultInjector.NONE;
     private transient long contributions;
@@ -143,35 +133,13 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
         super.initializeState(context);
         contributionState = context.getOperatorStateStore().getUnionListState(CONTRIBUTIONS);
         sumState = context.getOperatorStateStore().getUnionListState(SUMS);
-        chunks = new HashMap<>();
-        completedPerStep = new TreeMap<>();
-        subtasks = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
-        index = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-        for (Entry e : sumState.get()) {
-            if (e.chunk % subtasks == index) {
-                chunk(e.chunk)
-                        .sums
-                        .put(
-                                e.step,
-                                new ReducedChunk(e.step, e.chunk, e.numChunks, e.seeds, e.values));
-                completedPerStep.merge(e.step, 1, Integer::sum);
-            }
-        }
-        for (Entry e : contributionState.get()) {
-            if (e.chunk % subtasks == index) {
-                GradientChunk g =
-                        new GradientChunk(e.step, e.rank, e.chunk, e.numChunks, e.seeds, e.values);
-                if (foreign(g)) {
-                    foreignRestored++;
-                    continue;
-                }
-                validate(g);
-                ChunkState c = chunk(e.chunk);
-                if (!c.sums.containsKey(e.step) && !c.isStale(e.step)) {
-                    c.held.computeIfAbsent(e.step, s -> new GradientChunk[ranks])[e.rank] = g;
-                }
-            }
-        }
+        sums =
+                new GradientSums(
+                        ranks,
+                        retainedSteps,
+                        getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
+                        getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+        foreignRestored = sums.restore(sumState.get(), contributionState.get());
     }
 
     @Override
@@ -187,210 +155,54 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
-        List<Entry> contributions = new ArrayList<>();
-        List<Entry> sums = new ArrayList<>();
-        for (ChunkState c : chunks.values()) {
-            for (GradientChunk[] byRank : c.held.values()) {
-                for (GradientChunk g : byRank) {
-                    if (g != null) {
-                        contributions.add(
-                                new Entry(g.step, g.chunk, g.numChunks, g.rank, g.seeds, g.values));
-                    }
-                }
-            }
-            for (ReducedChunk r : c.sums.values()) {
-                sums.add(new Entry(r.step, r.chunk, r.numChunks, -1, r.seeds, r.values));
-            }
-        }
-        contributionState.update(contributions);
-        sumState.update(sums);
+        contributionState.update(sums.contributions());
+        sumState.update(sums.sums());
     }
 
     @Override
     public void processElement(StreamRecord<GradientChunk> element) {
-        if (element.getValue().isHeartbeat()) {
-            GradientChunk beat = element.getValue();
+        GradientChunk g = element.getValue();
+        if (g.isHeartbeat()) {
             output.collect(
-                    new StreamRecord<>(
-                            new ReducedChunk(beat.step, beat.chunk, 0, 0, new float[0])));
+                    new StreamRecord<>(new ReducedChunk(g.step, g.chunk, 0, 0, new float[0])));
             return;
         }
         faults.check(
                 "gradient-reducer",
                 getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
                 ++contributions);
-        GradientChunk g = element.getValue();
-        if (foreign(g)) {
-            if (foreignContributions.getCount() == 0) {
-                LOG.warn(
-                        "Dropping {}: the reducer sums {} ranks (a contribution of a rank before a"
-                                + " restore at another trainer count)",
-                        g,
-                        ranks);
-            }
-            foreignContributions.inc();
-            return;
+        // The job's operators never change a record they are handed (see JobDefaults' object
+        // reuse), so an emitted sum stays as it was for a later re-send.
+        for (ReducedChunk sum : sums.accept(g)) {
+            output.collect(new StreamRecord<>(sum));
         }
-        validate(g);
-        ChunkState c = chunk(g.chunk);
-        ReducedChunk done = c.sums.get(g.step);
-        if (done != null) {
-            checkLength(g, done.values.length, "its completed sum");
-            if (g.chunk % subtasks != index || stepComplete(g.step, g.numChunks)) {
-                resentSums.inc();
-                emit(done);
-            } else {
-                duplicateContributions.inc();
-            }
-            return;
-        }
-        if (c.isStale(g.step)) {
-            staleContributions.inc();
-            return;
-        }
-        GradientChunk[] byRank = c.held.computeIfAbsent(g.step, s -> new GradientChunk[ranks]);
-        if (byRank[g.rank] != null) {
-            duplicateContributions.inc();
-            return;
-        }
-        int count = 0;
-        for (GradientChunk other : byRank) {
-            if (other != null) {
-                checkLength(g, other.values.length, "rank " + other.rank + "'s contribution");
-                count++;
-            }
-        }
-        byRank[g.rank] = g;
-        if (count + 1 < ranks) {
-            return;
-        }
-        c.held.remove(g.step);
-        ReducedChunk sum = sumInRankOrder(byRank);
-        c.sums.put(g.step, sum);
-        boolean ofShare = g.chunk % subtasks == index;
-        if (ofShare) {
-            completedPerStep.merge(g.step, 1, Integer::sum);
-        }
-        boolean stepDone = ofShare && stepComplete(g.step, g.numChunks);
-        long evictUpTo = c.sums.lastKey() - retainedSteps;
-        c.sums.headMap(evictUpTo, true).clear();
-        completedPerStep.headMap(completedPerStep.lastKey() - retainedSteps, true).clear();
-        Map<Long, GradientChunk[]> staleHeld = c.held.headMap(evictUpTo, true);
-        for (GradientChunk[] stale : staleHeld.values()) {
-            for (GradientChunk s : stale) {
-                if (s != null) {
-                    staleContributions.inc();
+        staleContributions.inc(sums.lastEvicted());
+        switch (sums.lastOutcome()) {
+            case RESENT -> resentSums.inc();
+            case DUPLICATE -> duplicateContributions.inc();
+            case STALE -> staleContributions.inc();
+            case FOREIGN -> {
+                if (foreignContributions.getCount() == 0) {
+                    LOG.warn(
+                            "Dropping {}: the reducer sums {} ranks (a contribution of a rank"
+                                    + " before a restore at another trainer count)",
+                            g,
+                            ranks);
                 }
+                foreignContributions.inc();
             }
+            default -> {}
         }
-        staleHeld.clear();
-        if (!ofShare) {
-            emit(sum); // not routed here by the job's chunk routing; sent at once
-        } else if (stepDone) {
-            for (int chunk = index; chunk < g.numChunks; chunk += subtasks) {
-                ChunkState share = chunks.get(chunk);
-                ReducedChunk s = share == null ? null : share.sums.get(g.step);
-                if (s != null) {
-                    emit(s);
-                }
-            }
-        }
-    }
-
-    /**
-     * Whether every chunk of this subtask's share of {@code step} (of {@code numChunks}) is summed.
-     */
-    private boolean stepComplete(long step, int numChunks) {
-        int share = numChunks <= index ? 0 : (numChunks - 1 - index) / subtasks + 1;
-        return completedPerStep.getOrDefault(step, 0) >= share;
-    }
-
-    /**
-     * {@code v0 + v1 + ... + v(T-1)} accumulated left to right in float, from a copy of rank 0's.
-     */
-    private static ReducedChunk sumInRankOrder(GradientChunk[] byRank) {
-        float[] values = byRank[0].values.clone();
-        int seeds = byRank[0].seeds;
-        for (int r = 1; r < byRank.length; r++) {
-            float[] v = byRank[r].values;
-            for (int i = 0; i < values.length; i++) {
-                values[i] += v[i];
-            }
-            seeds += byRank[r].seeds;
-        }
-        GradientChunk first = byRank[0];
-        return new ReducedChunk(first.step, first.chunk, first.numChunks, seeds, values);
-    }
-
-    /**
-     * Emits the held sum itself: the job's operators never change a record they are handed (see
-     * {@code JobDefaults}' object reuse), so the sum stays as it was for a later re-send.
-     */
-    private void emit(ReducedChunk sum) {
-        output.collect(new StreamRecord<>(sum));
-    }
-
-    /**
-     * A contribution of a rank beyond this reducer's count: of a layout before a restore at fewer
-     * ranks.
-     */
-    private boolean foreign(GradientChunk g) {
-        return g.rank >= ranks;
-    }
-
-    private void validate(GradientChunk g) {
-        if (g.rank < 0) {
-            throw new IllegalStateException("gradient contribution " + g + " from rank " + g.rank);
-        }
-        if (g.chunk < 0 || g.chunk >= g.numChunks) {
-            throw new IllegalStateException(
-                    "gradient contribution "
-                            + g
-                            + " has chunk "
-                            + g.chunk
-                            + " outside 0.."
-                            + (g.numChunks - 1));
-        }
-        if (g.values == null) {
-            throw new IllegalStateException("gradient contribution " + g + " has no values");
-        }
-    }
-
-    private static void checkLength(GradientChunk g, int expected, String what) {
-        if (g.values.length != expected) {
-            throw new IllegalStateException(
-                    "gradient contribution "
-                            + g
-                            + " has "
-                            + g.values.length
-                            + " values but "
-                            + what
-                            + " for the same step and chunk has "
-                            + expected);
-        }
-    }
-
-    private ChunkState chunk(int chunk) {
-        return chunks.computeIfAbsent(chunk, c -> new ChunkState());
     }
 
     /** Held contributions, for tests. */
     int heldContributions() {
-        int n = 0;
-        for (ChunkState c : chunks.values()) {
-            for (GradientChunk[] byRank : c.held.values()) {
-                for (GradientChunk g : byRank) {
-                    n += g == null ? 0 : 1;
-                }
-            }
-        }
-        return n;
+        return sums.heldContributions();
     }
 
     /** The steps whose sum this reducer holds for {@code chunk}, ascending, for tests. */
     List<Long> completedSteps(int chunk) {
-        ChunkState c = chunks.get(chunk);
-        return c == null ? List.of() : new ArrayList<>(c.sums.keySet());
+        return sums.completedSteps(chunk);
     }
 
     long resentSums() {
@@ -407,21 +219,6 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
 
     long foreignContributions() {
         return foreignContributions.getCount();
-    }
-
-    /** What the reducer holds for one chunk. */
-    private final class ChunkState {
-        final TreeMap<Long, GradientChunk[]> held = new TreeMap<>();
-
-        /**
-         * The latest completed sum is always among these (eviction keeps retainedSteps of them).
-         */
-        final TreeMap<Long, ReducedChunk> sums = new TreeMap<>();
-
-        /** No rank can still need {@code step}: a sum at least retainedSteps later is complete. */
-        boolean isStale(long step) {
-            return !sums.isEmpty() && sums.lastKey() - step >= retainedSteps;
-        }
     }
 
     /**
