@@ -95,6 +95,9 @@ public final class JobDefaults {
                 CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE,
                 CheckpointingMode.EXACTLY_ONCE);
         conf.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
+        // One checkpoint at a time: the scheduler keeps every acknowledgement since its last
+        // snapshot for a restored rank whose snapshot came before it (docs/design.md, "Glossary").
+        conf.set(CheckpointingOptions.MAX_CONCURRENT_CHECKPOINTS, 1);
         conf.set(CheckpointingOptions.FORCE_UNALIGNED, true);
         conf.set(ExecutionCheckpointingOptions.FORCE_CHECKPOINTING, true);
         conf.set(

@@ -13,9 +13,14 @@ import java.util.Set;
 
 /**
  * Per rank: the specs issued and not yet acknowledged, the sequence numbers issued and
- * acknowledged, and the last {@code prefetch} specs acknowledged (a restored rank may report less
- * progress than that, and then gets them again). Specs are numbered per rank from the layout's
- * first sequence number ({@link RankLayout}); each re-issue carries a new generation.
+ * acknowledged, and the specs acknowledged recently: every one since the last snapshot, and at
+ * least the last {@code prefetch} of each rank. A restored rank may report less progress than the
+ * acknowledgements restored with it, and then gets those specs again: its snapshot of a checkpoint
+ * can come before the scheduler's by any number of batches (the credits travel on a feedback edge,
+ * which carries no barriers), but not before the scheduler's snapshot of the previous checkpoint
+ * (one checkpoint at a time), so everything acknowledged since then is kept. Specs are numbered per
+ * rank from the layout's first sequence number ({@link RankLayout}); each re-issue carries a new
+ * generation.
  */
 final class CreditLedger {
 
@@ -58,7 +63,11 @@ final class CreditLedger {
         return ledger;
     }
 
-    void store(SchedulerState s) {
+    /**
+     * Writes the ledger to {@code s}; with {@code snapshot}, a checkpoint's, after which only the
+     * last {@code prefetch} acknowledged specs of each rank are kept.
+     */
+    void store(SchedulerState s, boolean snapshot) {
         s.issuedSeqs = issued;
         s.ackedSeqs = acked;
         s.unacked = unacked;
@@ -67,6 +76,9 @@ final class CreditLedger {
         s.layout = layout;
         s.awaitingRestoredStep = awaitingRestoredStep;
         s.nextBatchId = nextBatchId;
+        if (snapshot) {
+            recentlyAcked = lastPerRank(recentlyAcked);
+        }
     }
 
     /** Ranks the ledger numbers specs for. */
@@ -161,7 +173,11 @@ final class CreditLedger {
         }
         if (kept < unacked.length) {
             unacked = Arrays.copyOf(unacked, kept);
-            keepRecentlyAcked(done);
+            BatchSpec[] all = Arrays.copyOf(recentlyAcked, recentlyAcked.length + done.size());
+            for (int i = 0; i < done.size(); i++) {
+                all[recentlyAcked.length + i] = done.get(i);
+            }
+            recentlyAcked = all;
         }
         return done;
     }
@@ -262,12 +278,9 @@ final class CreditLedger {
         awaitingRestoredStep = false;
     }
 
-    /**
-     * Adds {@code done} to the recently acknowledged, keeping the last {@code prefetch} per rank.
-     */
-    private void keepRecentlyAcked(List<BatchSpec> done) {
-        List<BatchSpec> all = new ArrayList<>(Arrays.asList(recentlyAcked));
-        all.addAll(done);
+    /** Of {@code specs} (in acknowledgement order), the last {@code prefetch} of each rank. */
+    private BatchSpec[] lastPerRank(BatchSpec[] specs) {
+        List<BatchSpec> all = Arrays.asList(specs);
         int[] left = new int[issued.length];
         Arrays.fill(left, prefetch);
         List<BatchSpec> kept = new ArrayList<>();
@@ -277,6 +290,6 @@ final class CreditLedger {
                 kept.add(0, spec);
             }
         }
-        recentlyAcked = kept.toArray(new BatchSpec[0]);
+        return kept.toArray(new BatchSpec[0]);
     }
 }

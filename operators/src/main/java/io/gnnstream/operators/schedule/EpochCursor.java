@@ -59,7 +59,7 @@ final class EpochCursor {
         int startPosition = position;
         if (order == null || order.length - position < minimum) {
             starts.epochEnds(epoch, order);
-            order = shuffled(train.get(), new SplittableRandom(Mix.seed(seed, 0x5EED, epoch++)));
+            order = order(seed, epoch++, train.get());
             position = 0;
             if (order.length < minimum) {
                 return null;
@@ -109,6 +109,11 @@ final class EpochCursor {
         }
         steps = k;
         starts.clear();
+    }
+
+    /** Epoch {@code epoch}'s order: {@code train} (sorted) shuffled in place, returned. */
+    static long[] order(long seed, long epoch, long[] train) {
+        return shuffled(train, new SplittableRandom(Mix.seed(seed, 0x5EED, epoch)));
     }
 
     private static long[] shuffled(long[] values, SplittableRandom random) {

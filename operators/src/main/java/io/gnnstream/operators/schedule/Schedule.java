@@ -121,13 +121,26 @@ public final class Schedule {
         }
     }
 
-    /** The state to checkpoint (a new object; the schedule keeps working on its own). */
+    /**
+     * The state to checkpoint (a new object; the schedule keeps working on its own). Call it once
+     * per snapshot: it starts a new period of acknowledgements kept for a rewind ({@link
+     * CreditLedger}).
+     */
     public SchedulerState snapshot() {
+        return state(true);
+    }
+
+    /** The state as {@link #snapshot()} would give it, without starting a new period (tests). */
+    SchedulerState view() {
+        return state(false);
+    }
+
+    private SchedulerState state(boolean snapshot) {
         SchedulerState s = new SchedulerState();
         seeds.store(s);
         cursor.store(s);
         round.store(s);
-        ledger.store(s);
+        ledger.store(s, snapshot);
         s.partitionVertices = partitionVertices.clone();
         s.partitionEdgesIngested = partitionEdgesIngested.clone();
         s.partitionReplicas = partitionReplicas.clone();

@@ -1,0 +1,145 @@
+package io.gnnstream.operators.schedule;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.gnnstream.operators.SchedulerConfig;
+import io.gnnstream.operators.schedule.ProtocolSimulator.RankModel;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Seeded runs of the batch protocol's roles wired in memory ({@link ProtocolSimulator}): records
+ * delayed and reordered, checkpoints with Flink's unaligned semantics, restores from the last
+ * completed one at any point (feedback records lost, channel state replayed), at other trainer
+ * counts. Each run must end with every step trained exactly once, on the seeds the schedule cut for
+ * it, with identical replicas, and every block of the final round scored. A failing run names its
+ * seed, which replays it exactly.
+ */
+class ProtocolSimulationTest {
+
+    private static final int VERTICES = 60;
+
+    private static SchedulerConfig config(int trainers) {
+        // 4 partitions, batch 3 per rank, eval blocks of 16, 12 steps, a round every 5 steps,
+        // prefetch 2, 2 layers: rounds with a hidden-layer pass and a scored pass.
+        return new SchedulerConfig(4, 3, 16, 12, 5, 2, 1, 11L, trainers, VERTICES, 0, 2, 0, false);
+    }
+
+    @Test
+    @Timeout(60)
+    void failureFreeRunsAgreeAtEveryTrainerCount() {
+        for (int t = 1; t <= 3; t++) {
+            for (long seed = 0; seed < 50; seed++) {
+                check(seed, t, 0, 0, new int[] {t});
+            }
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void restoresAtTheSameTrainerCount() {
+        int restores = 0;
+        for (int t = 1; t <= 3; t++) {
+            for (long seed = 0; seed < 400; seed++) {
+                restores += check(seed, t, 0.02, 0.004, new int[] {t}).restores;
+            }
+        }
+        assertTrue(restores > 1000, "restores: " + restores);
+    }
+
+    @Test
+    @Timeout(120)
+    void restoresAtOtherTrainerCounts() {
+        int rescales = 0;
+        for (long seed = 0; seed < 1200; seed++) {
+            rescales += check(seed, 2, 0.02, 0.004, new int[] {1, 2, 3}).rescales;
+        }
+        assertTrue(rescales > 1000, "restores at another trainer count: " + rescales);
+    }
+
+    private static ProtocolSimulator check(
+            long seed, int trainers, double checkpoints, double failures, int[] counts) {
+        ProtocolSimulator sim = new ProtocolSimulator(config(trainers), seed, VERTICES);
+        String run = "seed " + seed + ", " + trainers + " ranks";
+        boolean finished;
+        try {
+            finished = sim.run(200_000, checkpoints, failures, 4, counts);
+        } catch (RuntimeException | AssertionError e) {
+            throw new AssertionError(run + ": " + e + "\n" + tail(sim), e);
+        }
+        if (!finished) {
+            fail(
+                    run
+                            + ": stalled ("
+                            + sim.restores
+                            + " restores)\n"
+                            + tail(sim)
+                            + "\n"
+                            + sim.state());
+        }
+        List<RankModel> models = sim.models();
+        RankModel first = models.get(0);
+        for (RankModel m : models) {
+            assertEquals(first.hash, m.hash, run + ": replicas differ");
+            assertEquals(first.log.size(), m.log.size(), run + ": replicas applied other steps");
+            for (int i = 0; i < m.log.size(); i++) {
+                assertTrue(
+                        Arrays.equals(first.log.get(i), m.log.get(i)), run + ": replicas differ");
+            }
+        }
+        assertEquals(12, first.log.size(), run + ": steps applied");
+        checkSeeds(sim, first, run);
+        return sim;
+    }
+
+    /**
+     * Every step's seeds are the next slice of the epochs' shuffled orders: nothing trained twice,
+     * nothing skipped but an epoch's remainder too small for the ranks.
+     */
+    private static void checkSeeds(ProtocolSimulator sim, RankModel model, String run) {
+        long[] train = sim.trainSeeds().clone();
+        Arrays.sort(train);
+        long epoch = 0;
+        long[] order = EpochCursor.order(11L, epoch, train.clone());
+        int position = 0;
+        for (int s = 0; s < model.log.size(); s++) {
+            float[] entry = model.log.get(s);
+            assertEquals(s + 1, (long) entry[0], run + ": step order");
+            List<Long> seeds = new ArrayList<>();
+            for (int v = 1; v < entry.length; v++) {
+                for (int k = 0; k < entry[v]; k++) {
+                    seeds.add((long) (v - 1));
+                }
+            }
+            if (order.length - position < seeds.size()) {
+                order = EpochCursor.order(11L, ++epoch, train.clone());
+                position = 0;
+            }
+            long[] expected =
+                    Arrays.copyOfRange(
+                            order, position, Math.min(order.length, position + seeds.size()));
+            Arrays.sort(expected);
+            long[] got = seeds.stream().mapToLong(Long::longValue).toArray();
+            assertTrue(
+                    Arrays.equals(expected, got),
+                    run
+                            + ": step "
+                            + (s + 1)
+                            + " trained "
+                            + Arrays.toString(got)
+                            + ", the schedule's slice is "
+                            + Arrays.toString(expected));
+            position += seeds.size();
+        }
+    }
+
+    private static String tail(ProtocolSimulator sim) {
+        List<String> t = sim.trace();
+        return String.join("\n", t.subList(Math.max(0, t.size() - 12), t.size()));
+    }
+}
