@@ -1,86 +1,37 @@
 package io.gnnstream.operators.model;
 
-import io.gnnstream.operators.messages.MiniBatch;
-
 /**
- * Straightforward double-precision GraphSAGE-mean forward pass written from the PyG definition,
- * independent of the model's fused layout; used as ground truth for forward and gradient checks.
+ * GraphSAGE-mean from the PyG definition {@code z_v = h_v W_root + mean_{u in N(v)} h_u W_neigh +
+ * b} (a mean of zero rows for a vertex without in-neighbours).
  */
-final class ReferenceSage {
+final class ReferenceSage implements ReferenceModel {
 
-    private ReferenceSage() {}
-
-    /** Mean cross-entropy over the seeds; dropout masks as the model draws them at {@code step}. */
-    static double loss(ModelConfig cfg, double[] params, MiniBatch b, long step, boolean training) {
-        double[][] logits = logits(cfg, params, b, step, training);
-        double sum = 0;
-        for (int i = 0; i < b.numSeeds(); i++) {
-            double max = Double.NEGATIVE_INFINITY;
-            for (double l : logits[i]) {
-                max = Math.max(max, l);
-            }
-            double s = 0;
-            for (double l : logits[i]) {
-                s += Math.exp(l - max);
-            }
-            sum += max + Math.log(s) - logits[i][b.labels[i]];
-        }
-        return sum / b.numSeeds();
+    /** Per layer: {@code W_root [in, out]}, {@code W_neigh [in, out]}, {@code b [out]}. */
+    @Override
+    public int layerSize(int in, int out) {
+        return (2 * in + 1) * out;
     }
 
-    static double[][] logits(
-            ModelConfig cfg, double[] params, MiniBatch b, long step, boolean training) {
-        int layers = cfg.numLayers();
-        double[][] h = new double[b.numNodes()][b.featureDim];
-        for (int v = 0; v < b.numNodes(); v++) {
-            for (int c = 0; c < b.featureDim; c++) {
-                h[v][c] = b.features[v * b.featureDim + c];
+    @Override
+    public double[] layer(
+            double[] params, int offset, int in, int out, double[] self, double[][] nbrs) {
+        int root = offset;
+        int neigh = root + in * out;
+        int bias = neigh + in * out;
+        double[] mean = new double[in];
+        for (double[] u : nbrs) {
+            for (int c = 0; c < in; c++) {
+                mean[c] += u[c] / nbrs.length;
             }
         }
-        int offset = 0;
-        for (int j = 0; j < layers; j++) {
-            int hop = layers - j;
-            int in = cfg.layerIn(j);
-            int out = cfg.layerOut(j);
-            int root = offset;
-            int neigh = root + in * out;
-            int bias = neigh + in * out;
-            offset = bias + out;
-            Dropout drop = training ? Dropout.of(cfg.seed(), step, j, cfg.dropout()) : null;
-            float[] scale = new float[1];
-            double[][] x = new double[b.numSrc(hop)][in];
-            for (int u = 0; u < x.length; u++) {
-                for (int c = 0; c < in; c++) {
-                    double s = 1.0;
-                    if (drop != null) {
-                        drop.fillScales((long) u * in + c, 1, scale);
-                        s = scale[0];
-                    }
-                    x[u][c] = h[u][c] * s;
-                }
+        double[] z = new double[out];
+        for (int o = 0; o < out; o++) {
+            double acc = params[bias + o];
+            for (int c = 0; c < in; c++) {
+                acc += self[c] * params[root + c * out + o] + mean[c] * params[neigh + c * out + o];
             }
-            double[][] z = new double[b.numDst(hop)][out];
-            for (int i = 0; i < z.length; i++) {
-                double[] mean = new double[in];
-                int start = b.edgeStart(hop, i);
-                int end = b.edgeEnd(hop, i);
-                for (int k = start; k < end; k++) {
-                    for (int c = 0; c < in; c++) {
-                        mean[c] += x[b.indices[k]][c] / (end - start);
-                    }
-                }
-                for (int o = 0; o < out; o++) {
-                    double acc = params[bias + o];
-                    for (int c = 0; c < in; c++) {
-                        acc +=
-                                x[i][c] * params[root + c * out + o]
-                                        + mean[c] * params[neigh + c * out + o];
-                    }
-                    z[i][o] = j < layers - 1 ? Math.max(acc, 0.0) : acc;
-                }
-            }
-            h = z;
+            z[o] = acc;
         }
-        return h;
+        return z;
     }
 }

@@ -8,33 +8,41 @@ import io.gnnstream.operators.messages.MiniBatch;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
-/** Training and evaluation are bit-identical whatever the number of threads. */
+/**
+ * Every model type's training, evaluation and layer-wise inference are bit-identical whatever the
+ * number of threads.
+ */
 @Timeout(120)
 class ThreadCountTest {
 
-    private static final ModelConfig CONFIG =
-            ModelConfig.builder()
-                    .inFeatures(37)
-                    .hidden(48)
-                    .numClasses(5)
-                    .numLayers(2)
-                    .dropout(0.4)
-                    .learningRate(0.01)
-                    .weightDecay(1e-4)
-                    .seed(23)
-                    .build();
+    private static ModelConfig config(ModelCase c) {
+        return c.config()
+                .inFeatures(37)
+                .hidden(48)
+                .numClasses(5)
+                .numLayers(2)
+                .dropout(0.4)
+                .learningRate(0.01)
+                .weightDecay(1e-4)
+                .seed(23)
+                .build();
+    }
 
     @AfterEach
     void resetThreads() {
         Nd4jThreads.configure(1);
     }
 
+    private static TestGraphs.Graph graph() {
+        return TestGraphs.random(3000, 37, 5, 12, 7, 4);
+    }
+
     /** Batches large enough that every parallel loop is split into many chunks. */
-    private static List<MiniBatch> batches() {
-        TestGraphs.Graph g = TestGraphs.random(3000, 37, 5, 12, 7, 4);
+    private static List<MiniBatch> batches(TestGraphs.Graph g) {
         List<MiniBatch> list = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             int[] seeds = TestGraphs.seeds(i, 5, 300 + 50 * i, 3000);
@@ -44,11 +52,16 @@ class ThreadCountTest {
     }
 
     private record Run(
-            long[] checksums, List<TrainResult> results, int[] predictions, double evalLoss) {}
+            long[] checksums,
+            List<TrainResult> results,
+            int[] predictions,
+            double evalLoss,
+            float[] logits) {}
 
-    private static Run train(List<MiniBatch> batches, int loopThreads) {
-        try (SageModel model = new SageModel(CONFIG)) {
-            model.setLoopThreads(loopThreads);
+    private static Run train(
+            ModelCase c, TestGraphs.Graph g, List<MiniBatch> batches, int loopThreads) {
+        try (GnnModel model = GnnModel.create(config(c))) {
+            ModelCase.setLoopThreads(model, loopThreads);
             long[] sums = new long[batches.size()];
             List<TrainResult> results = new ArrayList<>();
             for (int i = 0; i < batches.size(); i++) {
@@ -56,21 +69,27 @@ class ThreadCountTest {
                 sums[i] = model.checksum();
             }
             EvalResult eval = model.evaluate(batches.get(0));
-            return new Run(sums, results, eval.predictions(), eval.lossSum());
+            float[] logits =
+                    LayerwiseInference.run(model, LayerwiseInferenceTest.graph(g), 1000).logits();
+            return new Run(sums, results, eval.predictions(), eval.lossSum(), logits);
         }
     }
 
-    @Test
-    void javaLoopsGiveIdenticalResultsOnOneTwoAndThreeThreads() {
-        List<MiniBatch> batches = batches();
+    @ParameterizedTest(name = "{0}")
+    @MethodSource(ModelCase.ALL)
+    void javaLoopsGiveIdenticalResultsOnOneTwoAndThreeThreads(ModelCase c) {
+        TestGraphs.Graph g = graph();
+        List<MiniBatch> batches = batches(g);
         assertTrue(batches.get(0).numDst(2) > 64 * 4, "the aggregation must span several chunks");
-        Run one = train(batches, 1);
+        Run one = train(c, g, batches, 1);
         for (int threads : new int[] {2, 3}) {
-            Run many = train(batches, threads);
+            Run many = train(c, g, batches, threads);
             assertArrayEquals(one.checksums(), many.checksums(), threads + " threads");
             assertEquals(one.results(), many.results());
             assertArrayEquals(one.predictions(), many.predictions());
             assertEquals(one.evalLoss(), many.evalLoss());
+            assertArrayEquals(
+                    one.logits(), many.logits(), "layer-wise inference on " + threads + " threads");
         }
     }
 
@@ -80,15 +99,18 @@ class ThreadCountTest {
      * thread counts, so replicas must use equal {@code --trainer-threads}; see {@link
      * Nd4jThreads}.)
      */
-    @Test
-    void loopThreadsChangeNothingUnderTwoBlasThreads() {
-        List<MiniBatch> batches = batches();
+    @ParameterizedTest(name = "{0}")
+    @MethodSource(ModelCase.ALL)
+    void loopThreadsChangeNothingUnderTwoBlasThreads(ModelCase c) {
+        TestGraphs.Graph g = graph();
+        List<MiniBatch> batches = batches(g);
         Nd4jThreads.configure(2);
         assertEquals(2, Nd4jThreads.configured());
-        Run followingNd4j = train(batches, 0);
-        Run single = train(batches, 1);
+        Run followingNd4j = train(c, g, batches, 0);
+        Run single = train(c, g, batches, 1);
         assertArrayEquals(single.checksums(), followingNd4j.checksums());
         assertEquals(single.results(), followingNd4j.results());
         assertArrayEquals(single.predictions(), followingNd4j.predictions());
+        assertArrayEquals(single.logits(), followingNd4j.logits());
     }
 }
