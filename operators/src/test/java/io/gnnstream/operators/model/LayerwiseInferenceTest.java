@@ -86,13 +86,9 @@ class LayerwiseInferenceTest {
         }
     }
 
-    /**
-     * A block with no destinations (an empty chunk of a round) gives an empty result. GCN only for
-     * now: {@code SageModel.inferLayer} has no guard for an empty block and fails in {@code
-     * Nd4j.gemm} ("C array should NOT be a view"); widen to all types once it has one.
-     */
+    /** A block with no destinations (an empty chunk of a round) gives an empty result. */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = ModelType.class, names = "GCN")
+    @EnumSource(ModelType.class)
     void emptyBlockGivesNoRows(ModelType type) {
         try (GnnModel model = GnnModel.create(config(ModelCase.of(type), F, 2))) {
             MiniBatch b = new MiniBatch();
