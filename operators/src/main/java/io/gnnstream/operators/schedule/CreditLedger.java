@@ -13,14 +13,15 @@ import java.util.Set;
 
 /**
  * Per rank: the specs issued and not yet acknowledged, the sequence numbers issued and
- * acknowledged, and the specs acknowledged recently: every one since the last snapshot, and at
- * least the last {@code prefetch} of each rank. A restored rank may report less progress than the
- * acknowledgements restored with it, and then gets those specs again: its snapshot of a checkpoint
- * can come before the scheduler's by any number of batches (the credits travel on a feedback edge,
- * which carries no barriers), but not before the scheduler's snapshot of the previous checkpoint
- * (one checkpoint at a time), so everything acknowledged since then is kept. Specs are numbered per
- * rank from the layout's first sequence number ({@link RankLayout}); each re-issue carries a new
- * generation.
+ * acknowledged, and the specs acknowledged but perhaps not trained by the rank as a restore will
+ * find it. A restored rank may report less progress than the acknowledgements restored with it, and
+ * then gets those specs again: its snapshot of a checkpoint can come before the scheduler's by any
+ * number of batches (credits travel on a feedback edge, which carries no barriers), but not before
+ * the scheduler's snapshot of the previous checkpoint (one checkpoint at a time), and a rank never
+ * goes back on the progress it reported since the scheduler started. So a snapshot keeps every
+ * acknowledged spec above the progress the rank had reported at the snapshot before; until a
+ * restored rank reports, that is everything restored. Specs are numbered per rank from the layout's
+ * first sequence number ({@link RankLayout}); each re-issue carries a new generation.
  */
 final class CreditLedger {
 
@@ -34,6 +35,9 @@ final class CreditLedger {
     private boolean awaitingRestoredStep;
     private long nextBatchId;
 
+    /** Per rank: the highest progress it reported to this instance (not state). */
+    private long[] reported;
+
     private CreditLedger(int prefetch, SchedulerState s) {
         this.prefetch = prefetch;
         this.issued = s.issuedSeqs;
@@ -44,6 +48,18 @@ final class CreditLedger {
         this.layout = s.layout;
         this.awaitingRestoredStep = s.awaitingRestoredStep;
         this.nextBatchId = s.nextBatchId;
+        this.reported = unreported(issued.length);
+    }
+
+    private static long[] unreported(int ranks) {
+        long[] r = new long[ranks];
+        Arrays.fill(r, Long.MIN_VALUE);
+        return r;
+    }
+
+    /** {@code rank} reports its progress: every spec up to {@code processedSeq} is done. */
+    void reported(int rank, long processedSeq) {
+        reported[rank] = Math.max(reported[rank], processedSeq);
     }
 
     /** A ledger for {@code trainers} ranks with nothing issued. */
@@ -65,7 +81,7 @@ final class CreditLedger {
 
     /**
      * Writes the ledger to {@code s}; with {@code snapshot}, a checkpoint's, after which only the
-     * last {@code prefetch} acknowledged specs of each rank are kept.
+     * acknowledged specs above each rank's reported progress are kept (for the next snapshot).
      */
     void store(SchedulerState s, boolean snapshot) {
         s.issuedSeqs = issued;
@@ -77,7 +93,13 @@ final class CreditLedger {
         s.awaitingRestoredStep = awaitingRestoredStep;
         s.nextBatchId = nextBatchId;
         if (snapshot) {
-            recentlyAcked = lastPerRank(recentlyAcked);
+            recentlyAcked =
+                    Arrays.stream(recentlyAcked)
+                            .filter(
+                                    spec ->
+                                            spec.trainer >= reported.length
+                                                    || spec.seq > reported[spec.trainer])
+                            .toArray(BatchSpec[]::new);
         }
     }
 
@@ -261,6 +283,7 @@ final class CreditLedger {
         awaitingRestoredStep = true;
         issued = new long[trainers];
         acked = new long[trainers];
+        reported = unreported(trainers);
         Arrays.fill(issued, RankLayout.seqBase(layout));
         Arrays.fill(acked, RankLayout.seqBase(layout) - 1);
     }
@@ -276,20 +299,5 @@ final class CreditLedger {
         Arrays.fill(issued, first);
         Arrays.fill(acked, first - 1);
         awaitingRestoredStep = false;
-    }
-
-    /** Of {@code specs} (in acknowledgement order), the last {@code prefetch} of each rank. */
-    private BatchSpec[] lastPerRank(BatchSpec[] specs) {
-        List<BatchSpec> all = Arrays.asList(specs);
-        int[] left = new int[issued.length];
-        Arrays.fill(left, prefetch);
-        List<BatchSpec> kept = new ArrayList<>();
-        for (int i = all.size() - 1; i >= 0; i--) {
-            BatchSpec spec = all.get(i);
-            if (spec.trainer < left.length && left[spec.trainer]-- > 0) {
-                kept.add(0, spec);
-            }
-        }
-        return kept.toArray(new BatchSpec[0]);
     }
 }

@@ -175,6 +175,7 @@ public final class Schedule {
             throw new IllegalStateException(
                     "credit from trainer " + rank + " of " + config.trainers);
         }
+        ledger.reported(rank, credit.processedSeq);
         if (ledger.awaitingRestoredStep()) {
             continueAt(RankLayout.restoredStep(ledger.layout(), credit.processedSeq), rank);
             issue();

@@ -6,6 +6,7 @@ import io.gnnstream.operators.SchedulerState;
 import io.gnnstream.operators.TrainerProgress;
 import io.gnnstream.operators.TrainerReplica;
 import io.gnnstream.operators.internal.GradientExchange;
+import io.gnnstream.operators.internal.PartitionSizes;
 import io.gnnstream.operators.internal.PendingStep;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.Credit;
@@ -14,6 +15,7 @@ import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.ReducedChunk;
 import io.gnnstream.operators.model.ModelState;
+import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.records.Split;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -33,8 +35,10 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
  * schedule: the real {@link Schedule}, {@link TrainerRank}s with their {@link GradientExchange}s
  * and a {@link GradientSums} reducer, joined by FIFO channels whose records the simulator delivers
  * in random order across channels. The GraphStore and the assembler are reduced to what the
- * protocol sees of them: a spec becomes its whole batch at its rank by way of a request on a
- * feedback edge; a hidden layer's outputs are acknowledged as written to the scheduler.
+ * protocol sees of them: the GraphStore ingests the vertices one by one, announces each as a seed
+ * and publishes its partitions' sizes ({@link PartitionSizes}, on a timer) to the scheduler; a spec
+ * becomes its whole batch at its rank by way of a request on a feedback edge; a hidden layer's
+ * outputs are acknowledged as written to the scheduler.
  *
  * <p>Checkpoints follow Flink's unaligned checkpoints: a role snapshots when the first barrier
  * reaches it (from the source, from an iteration head at any time, or before it takes a record sent
@@ -110,8 +114,13 @@ final class ProtocolSimulator {
     private final long[] test;
     private final List<String> trace = new ArrayList<>();
 
+    private static final int PARTITIONS = 4;
+
     private int trainers;
     private long now;
+    private int ingested;
+    private MemoryValueStore stored;
+    private PartitionSizes sizes;
     private Schedule schedule;
     private Rank[] ranks;
     private GradientSums reducer;
@@ -135,9 +144,11 @@ final class ProtocolSimulator {
     int rescales;
 
     private final int params;
+    private final int vertices;
 
     ProtocolSimulator(SchedulerConfig config, long seed, int vertices) {
         this.params = vertices;
+        this.vertices = vertices;
         this.base = config;
         this.random = new SplittableRandom(seed);
         List<Long> t = new ArrayList<>();
@@ -231,11 +242,23 @@ final class ProtocolSimulator {
             if (inProgress && random.nextInt(4) == 0 && barrierFromHead()) {
                 continue;
             }
+            if (ingested < vertices && random.nextInt(3) == 0) {
+                ingest();
+                continue;
+            }
+            if (random.nextInt(20) == 0) {
+                publishSizes();
+                continue;
+            }
             List<Channel> ready = new ArrayList<>();
             for (Channel c : channels.values()) {
                 if (!c.queue.isEmpty()) {
                     ready.add(c);
                 }
+            }
+            if (ready.isEmpty() && ingested < vertices) {
+                ingest();
+                continue;
             }
             if (ready.isEmpty()) {
                 if (++quiet > 12) {
@@ -316,6 +339,9 @@ final class ProtocolSimulator {
         reducer = new GradientSums(trainers, GradientReducer.DEFAULT_RETAINED_STEPS, 1, 0);
         ranks = new Rank[trainers];
         if (from == null) {
+            ingested = 0;
+            stored = new MemoryValueStore(new HashMap<>());
+            sizes = new PartitionSizes(stored, stored::key, PARTITIONS, 0L);
             for (int r = 0; r < trainers; r++) {
                 ranks[r] =
                         new Rank(
@@ -323,16 +349,6 @@ final class ProtocolSimulator {
                                 new GradientExchange(r, params, 1, 0),
                                 new RankModel());
             }
-            for (long v : train) {
-                send(0, "events", GraphEvent.seed(0, v, Split.TRAIN));
-            }
-            for (long v : val) {
-                send(0, "events", GraphEvent.seed(0, v, Split.VAL));
-            }
-            for (long v : test) {
-                send(0, "events", GraphEvent.seed(0, v, Split.TEST));
-            }
-            send(0, "events", GraphEvent.stats(0, train.length + val.length + test.length, 0, 0));
         } else {
             restoreRoles(from, restoredTrainers);
         }
@@ -352,6 +368,19 @@ final class ProtocolSimulator {
 
     @SuppressWarnings("unchecked")
     private void restoreRoles(Snap[] from, int oldTrainers) {
+        Object[] store = (Object[]) from[0].state;
+        ingested = (Integer) store[0];
+        @SuppressWarnings("unchecked")
+        Map<VertexKey, long[]> values = (Map<VertexKey, long[]>) store[1];
+        stored = new MemoryValueStore(new HashMap<>(values));
+        sizes = new PartitionSizes(stored, stored::key, PARTITIONS, 0L);
+        boolean[] owned = new boolean[PARTITIONS];
+        Arrays.fill(owned, true);
+        try {
+            sizes.loadStored(owned);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
         List<GradientReducer.Entry>[] red = (List<GradientReducer.Entry>[]) from[3].state;
         reducer.restore(red[0], red[1]);
         List<TrainerReplica> replicas = new ArrayList<>();
@@ -399,8 +428,13 @@ final class ProtocolSimulator {
         }
     }
 
+    boolean verbose;
+
     private void deliver(Channel c) {
         Msg m = c.queue.peek();
+        if (verbose) {
+            trace.add("  " + c.name + " <- " + describe(m.payload) + " (epoch " + m.epoch + ")");
+        }
         int role = c.to;
         if (inProgress && !c.feedback && m.epoch >= checkpoint && epochs[role] < checkpoint) {
             snapshot(role); // the barrier precedes this record
@@ -560,6 +594,7 @@ final class ProtocolSimulator {
 
     private void timers() {
         now += STALL_NANOS + 1;
+        publishSizes();
         for (int r = 0; r < trainers; r++) {
             Rank rank = ranks[r];
             send(4 + r, "credits", rank.seq.current());
@@ -569,6 +604,52 @@ final class ProtocolSimulator {
                 }
             }
         }
+    }
+
+    private static String describe(Object p) {
+        if (p instanceof BatchSpec b) {
+            return "spec seq "
+                    + b.seq
+                    + " step "
+                    + b.step
+                    + " L"
+                    + b.layer
+                    + "#"
+                    + b.roundIndex
+                    + " g"
+                    + b.generation;
+        }
+        if (p instanceof MiniBatch b) {
+            return "batch seq " + b.seq + " step " + b.step + " L" + b.layer;
+        }
+        if (p instanceof Credit c) {
+            return "credit " + c.trainer + ":" + c.processedSeq;
+        }
+        if (p instanceof GraphEvent e) {
+            return "event "
+                    + e.kind
+                    + (e.kind == GraphEvent.Kind.LAYER_WRITTEN ? " #" + e.roundIndex : "");
+        }
+        return p.getClass().getSimpleName();
+    }
+
+    /** The GraphStore takes the next vertex of its input and announces it. */
+    private void ingest() {
+        long v = ingested++;
+        int partition = (int) (v % PARTITIONS);
+        try {
+            sizes.of(new VertexKey(partition, v))[PartitionSizes.VERTICES]++;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        sizes.touched(partition);
+        Split split = v % 5 == 3 ? Split.VAL : v % 5 == 4 ? Split.TEST : Split.TRAIN;
+        send(0, "events", GraphEvent.seed(partition, v, split));
+    }
+
+    /** The GraphStore's statistics timer. */
+    private void publishSizes() {
+        sizes.publish(e -> send(0, "events", e));
     }
 
     // ---- checkpoints --------------------------------------------------------------------------
@@ -597,11 +678,22 @@ final class ProtocolSimulator {
     }
 
     private void snapshot(int role) {
+        if (verbose) {
+            trace.add("  snapshot of role " + role + " for checkpoint " + checkpoint);
+        }
         Snap snap = new Snap();
         snaps[role] = snap;
         epochs[role] = checkpoint;
         switch (role) {
-            case 0, 1 -> snap.state = null;
+            case 0 -> {
+                try {
+                    sizes.flush();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                snap.state = new Object[] {ingested, stored.copy()};
+            }
+            case 1 -> snap.state = null;
             case 2 -> snap.state = copy(schedule.snapshot());
             case 3 -> snap.state = new List<?>[] {reducer.sums(), reducer.contributions()};
             default -> {
