@@ -1,7 +1,7 @@
 package io.gnnstream.cli;
 
 import io.gnnstream.connectors.BrokerException;
-import io.gnnstream.connectors.DatasetException;
+import io.gnnstream.tools.DatasetException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 

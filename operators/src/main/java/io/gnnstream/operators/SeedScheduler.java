@@ -1,7 +1,6 @@
 package io.gnnstream.operators;
 
 import io.gnnstream.operators.internal.RankLayout;
-import io.gnnstream.operators.internal.RankSites;
 import io.gnnstream.operators.internal.RoundWrites;
 import io.gnnstream.operators.internal.StepStarts;
 import io.gnnstream.operators.messages.BatchSpec;

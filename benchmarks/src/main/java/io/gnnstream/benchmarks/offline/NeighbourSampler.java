@@ -3,6 +3,7 @@ package io.gnnstream.benchmarks.offline;
 import com.carrotsearch.hppc.IntIntHashMap;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.state.InAdjacency;
+import io.gnnstream.tools.DatasetGraph;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 
