@@ -17,8 +17,6 @@ import picocli.CommandLine.Command;
             LoadCommand.class,
             KafkaCommand.class,
             GenerateCommand.class,
-            BenchCommand.class,
-            PlotCommand.class,
             PredictCommand.class,
             ClusterCommand.class,
             SubmitCommand.class,
@@ -40,11 +38,15 @@ public final class GnnstreamCli implements Runnable {
     }
 
     /**
-     * The configured command line; errors in user input print a message and usage, never a stack
-     * trace.
+     * The configured command line, with {@code more} commands besides its own (the benchmarks' main
+     * adds {@code bench} and {@code plot}); errors in user input print a message and usage, never a
+     * stack trace.
      */
-    public static CommandLine commandLine() {
+    public static CommandLine commandLine(Object... more) {
         CommandLine cli = new CommandLine(new GnnstreamCli());
+        for (Object command : more) {
+            cli.addSubcommand(command);
+        }
         cli.setDefaultValueProvider(new OptionDefaults());
         cli.setExecutionExceptionHandler(
                 (e, commandLine, parseResult) -> {

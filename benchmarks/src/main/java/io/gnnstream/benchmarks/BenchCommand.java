@@ -1,4 +1,4 @@
-package io.gnnstream.cli;
+package io.gnnstream.benchmarks;
 
 import io.gnnstream.benchmarks.bench.BenchContext;
 import io.gnnstream.benchmarks.bench.BenchReport;
@@ -6,6 +6,7 @@ import io.gnnstream.benchmarks.bench.BenchResult;
 import io.gnnstream.benchmarks.bench.Benchmark;
 import io.gnnstream.benchmarks.bench.Benchmarks;
 import io.gnnstream.benchmarks.bench.SyntheticSpec;
+import io.gnnstream.cli.MemorySizeConverter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;

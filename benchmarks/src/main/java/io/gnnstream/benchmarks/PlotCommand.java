@@ -1,4 +1,4 @@
-package io.gnnstream.cli;
+package io.gnnstream.benchmarks;
 
 import io.gnnstream.benchmarks.bench.ScalingPlot;
 import java.nio.file.Files;

@@ -1,9 +1,8 @@
-package io.gnnstream.benchmarks.offline;
+package io.gnnstream.tools;
 
 import com.carrotsearch.hppc.IntIntHashMap;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.state.InAdjacency;
-import io.gnnstream.tools.DatasetGraph;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 

@@ -1,4 +1,4 @@
-package io.gnnstream.cli;
+package io.gnnstream.benchmarks;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -28,7 +28,7 @@ class BenchCommandTest {
     private record Run(int exit, String out, String err) {}
 
     private static Run run(String... args) {
-        CommandLine cli = GnnstreamCli.commandLine();
+        CommandLine cli = BenchMain.commandLine();
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         cli.setOut(new PrintWriter(out, true));
@@ -38,8 +38,18 @@ class BenchCommandTest {
     }
 
     private static BenchContext context(String... args) {
-        CommandLine.ParseResult parsed = GnnstreamCli.commandLine().parseArgs(args).subcommand();
+        CommandLine.ParseResult parsed = BenchMain.commandLine().parseArgs(args).subcommand();
         return ((BenchCommand) parsed.commandSpec().userObject()).context();
+    }
+
+    /** The usage that {@code bin/gnnstream} prints lists the benchmark commands with the others. */
+    @Test
+    void usageListsTheBenchmarkCommands() {
+        Run r = run("--help");
+        assertEquals(0, r.exit());
+        for (String command : List.of("demo", "train", "predict", "bench", "plot")) {
+            assertTrue(r.out().contains("  " + command + " "), r.out());
+        }
     }
 
     @Test
@@ -102,18 +112,18 @@ class BenchCommandTest {
     @Test
     void fanoutsAndPrefetchParseAndDefaultToTheJobOptions() {
         CommandLine.ParseResult given =
-                GnnstreamCli.commandLine()
+                BenchMain.commandLine()
                         .parseArgs("bench", "sample", "--fanouts", "15,10,5", "--prefetch", "8")
                         .subcommand();
         assertEquals(List.of(15, 10, 5), given.matchedOptionValue("--fanouts", null));
         assertEquals(8, (int) given.matchedOptionValue("--prefetch", null));
         CommandLine.ParseResult all =
-                GnnstreamCli.commandLine()
+                BenchMain.commandLine()
                         .parseArgs("bench", "sample", "--fanouts", "-1,10")
                         .subcommand();
         assertEquals(List.of(-1, 10), all.matchedOptionValue("--fanouts", null));
         CommandLine.ParseResult none =
-                GnnstreamCli.commandLine().parseArgs("bench", "sample").subcommand();
+                BenchMain.commandLine().parseArgs("bench", "sample").subcommand();
         assertEquals(List.of(10, 10), none.commandSpec().findOption("--fanouts").getValue());
         assertEquals(
                 SamplingOptions.PREFETCH.defaultValue(),
