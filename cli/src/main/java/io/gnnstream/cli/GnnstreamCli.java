@@ -45,7 +45,9 @@ public final class GnnstreamCli implements Runnable {
     public static CommandLine commandLine(Object... more) {
         CommandLine cli = new CommandLine(new GnnstreamCli());
         for (Object command : more) {
-            cli.addSubcommand(command);
+            // A CommandLine of its own applies the command's model transformer, as picocli does
+            // for the annotated subcommands.
+            cli.addSubcommand(new CommandLine(command));
         }
         cli.setDefaultValueProvider(new OptionDefaults());
         cli.setExecutionExceptionHandler(
