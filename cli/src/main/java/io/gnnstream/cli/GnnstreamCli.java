@@ -5,7 +5,10 @@ import io.gnnstream.tools.DatasetException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** Entry point of {@code bin/gnnstream}. */
+/**
+ * Entry point of {@code bin/gnnstream} for every command but {@code bench} and {@code plot}, which
+ * the benchmarks module's {@code BenchMain} adds to this command line.
+ */
 @Command(
         name = "gnnstream",
         mixinStandardHelpOptions = true,
