@@ -1,10 +1,7 @@
 package io.gnnstream.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.gnnstream.connectors.DatasetInfo;
-import io.gnnstream.connectors.DatasetLoader;
 import io.gnnstream.connectors.KafkaTopics;
-import io.gnnstream.connectors.LocalKafkaBroker;
 import io.gnnstream.jobs.DensityDefaults;
 import io.gnnstream.jobs.GraphOptions;
 import io.gnnstream.jobs.KafkaOptions;
@@ -15,8 +12,11 @@ import io.gnnstream.jobs.RunOptions;
 import io.gnnstream.jobs.SamplingOptions;
 import io.gnnstream.jobs.TrainingJob;
 import io.gnnstream.jobs.TrainingRunner;
-import io.gnnstream.jobs.internal.Directories;
 import io.gnnstream.state.records.Split;
+import io.gnnstream.tools.DatasetInfo;
+import io.gnnstream.tools.DatasetLoader;
+import io.gnnstream.tools.Directories;
+import io.gnnstream.tools.LocalKafkaBroker;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,8 +1,8 @@
 package io.gnnstream.cli;
 
-import io.gnnstream.connectors.SyntheticGraph;
-import io.gnnstream.connectors.SyntheticGraphOptions;
-import io.gnnstream.connectors.SyntheticGraphStats;
+import io.gnnstream.tools.SyntheticGraph;
+import io.gnnstream.tools.SyntheticGraphOptions;
+import io.gnnstream.tools.SyntheticGraphStats;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;

@@ -1,11 +1,14 @@
 package io.gnnstream.cli;
 
 import io.gnnstream.connectors.BrokerException;
-import io.gnnstream.connectors.DatasetException;
+import io.gnnstream.tools.DatasetException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** Entry point of {@code bin/gnnstream}. */
+/**
+ * Entry point of {@code bin/gnnstream} for every command but {@code bench} and {@code plot}, which
+ * the benchmarks module's {@code BenchMain} adds to this command line.
+ */
 @Command(
         name = "gnnstream",
         mixinStandardHelpOptions = true,
@@ -17,8 +20,6 @@ import picocli.CommandLine.Command;
             LoadCommand.class,
             KafkaCommand.class,
             GenerateCommand.class,
-            BenchCommand.class,
-            PlotCommand.class,
             PredictCommand.class,
             ClusterCommand.class,
             SubmitCommand.class,
@@ -40,11 +41,17 @@ public final class GnnstreamCli implements Runnable {
     }
 
     /**
-     * The configured command line; errors in user input print a message and usage, never a stack
-     * trace.
+     * The configured command line, with {@code more} commands besides its own (the benchmarks' main
+     * adds {@code bench} and {@code plot}); errors in user input print a message and usage, never a
+     * stack trace.
      */
-    public static CommandLine commandLine() {
+    public static CommandLine commandLine(Object... more) {
         CommandLine cli = new CommandLine(new GnnstreamCli());
+        for (Object command : more) {
+            // A CommandLine of its own applies the command's model transformer, as picocli does
+            // for the annotated subcommands.
+            cli.addSubcommand(new CommandLine(command));
+        }
         cli.setDefaultValueProvider(new OptionDefaults());
         cli.setExecutionExceptionHandler(
                 (e, commandLine, parseResult) -> {

@@ -1,6 +1,6 @@
 package io.gnnstream.cli;
 
-import io.gnnstream.connectors.LocalKafkaBroker;
+import io.gnnstream.tools.LocalKafkaBroker;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;

@@ -2,9 +2,9 @@ package io.gnnstream.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.gnnstream.connectors.DatasetInfo;
 import io.gnnstream.partitioning.GraphPartitioner;
 import io.gnnstream.partitioning.PartitionQuality;
+import io.gnnstream.tools.DatasetInfo;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

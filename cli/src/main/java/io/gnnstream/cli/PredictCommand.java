@@ -1,8 +1,7 @@
 package io.gnnstream.cli;
 
-import io.gnnstream.benchmarks.offline.DatasetGraph;
 import io.gnnstream.connectors.RowNormalization;
-import io.gnnstream.jobs.internal.PredictionRecords;
+import io.gnnstream.jobs.PredictionRecords;
 import io.gnnstream.operators.messages.Prediction;
 import io.gnnstream.operators.model.ClassProbabilities;
 import io.gnnstream.operators.model.GnnModel;
@@ -10,6 +9,7 @@ import io.gnnstream.operators.model.LayerwiseInference;
 import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.operators.model.ModelExports;
 import io.gnnstream.state.records.Split;
+import io.gnnstream.tools.DatasetGraph;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gnnstream.connectors.SyntheticGraph;
-import io.gnnstream.connectors.SyntheticGraphOptions;
+import io.gnnstream.tools.SyntheticGraph;
+import io.gnnstream.tools.SyntheticGraphOptions;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -3,8 +3,8 @@ package io.gnnstream.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gnnstream.connectors.DatasetInfo;
-import io.gnnstream.connectors.SyntheticGraphOptions;
+import io.gnnstream.tools.DatasetInfo;
+import io.gnnstream.tools.SyntheticGraphOptions;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gnnstream.jobs.internal.Directories;
+import io.gnnstream.tools.Directories;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gnnstream.jobs.internal.Directories;
 import io.gnnstream.state.PartitionMap;
+import io.gnnstream.tools.Directories;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

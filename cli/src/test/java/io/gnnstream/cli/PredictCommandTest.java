@@ -6,14 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gnnstream.benchmarks.offline.DatasetGraph;
-import io.gnnstream.benchmarks.offline.NeighbourSampler;
 import io.gnnstream.operators.model.ClassProbabilities;
 import io.gnnstream.operators.model.LayerwiseInference;
 import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.operators.model.NpyExport;
 import io.gnnstream.operators.model.SageModel;
 import io.gnnstream.state.records.Split;
+import io.gnnstream.tools.DatasetGraph;
+import io.gnnstream.tools.NeighbourSampler;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

@@ -3,6 +3,7 @@ package io.gnnstream.connectors;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.gnnstream.connectors.internal.Json;
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
@@ -44,6 +45,34 @@ public final class NodeFormat implements RecordFormat<NodeUpdate> {
         this.featureDim = featureDim;
         this.numClasses = numClasses;
         this.rowNormalize = java.util.Objects.requireNonNull(rowNormalize, "rowNormalize");
+    }
+
+    /**
+     * The id of a node record, read without decoding its features; -1 when the line is not a JSON
+     * object with a non-negative integer {@code id} ({@link #parse} says what is wrong with it).
+     */
+    public static long idOf(String line) {
+        return Json.topLevelId(line, "id");
+    }
+
+    /**
+     * The length of a node record's {@code features} array, to build the format of a dataset from
+     * one of its lines.
+     *
+     * @throws InvalidRecordException if the line is not JSON or its features are not a non-empty
+     *     array
+     */
+    public static int featureCountOf(String line) throws InvalidRecordException {
+        JsonNode features;
+        try {
+            features = Json.MAPPER.readTree(line).path("features");
+        } catch (JsonProcessingException e) {
+            throw new InvalidRecordException("unparseable JSON: " + Json.describe(e));
+        }
+        if (!features.isArray() || features.isEmpty()) {
+            throw new InvalidRecordException("'features' must be a non-empty array");
+        }
+        return features.size();
     }
 
     public int featureDim() {

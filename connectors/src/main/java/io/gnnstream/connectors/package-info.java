@@ -1,6 +1,5 @@
 /**
- * Kafka and dataset plumbing: the jobs' Kafka sources and sinks, record formats and their parsing
- * with dead-lettering of bad records, topic administration, a local single-node broker, and dataset
- * folders (scanning, loading into topics, generating synthetic graphs).
+ * Kafka plumbing of the job: its Kafka sources and sinks, record formats and their parsing with
+ * dead-lettering of bad records, and topic administration.
  */
 package io.gnnstream.connectors;

@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.gnnstream.connectors.DatasetInfo;
-import io.gnnstream.connectors.DatasetLoader;
 import io.gnnstream.connectors.KafkaTopics;
-import io.gnnstream.connectors.LocalKafkaBroker;
-import io.gnnstream.jobs.internal.Directories;
+import io.gnnstream.tools.DatasetInfo;
+import io.gnnstream.tools.DatasetLoader;
+import io.gnnstream.tools.Directories;
+import io.gnnstream.tools.LocalKafkaBroker;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gnnstream.connectors.DatasetInfo;
-import io.gnnstream.connectors.DatasetLoader;
 import io.gnnstream.connectors.KafkaTopics;
-import io.gnnstream.connectors.LocalKafkaBroker;
 import io.gnnstream.connectors.ParseFunction;
-import io.gnnstream.jobs.internal.Directories;
+import io.gnnstream.tools.DatasetInfo;
+import io.gnnstream.tools.DatasetLoader;
+import io.gnnstream.tools.Directories;
+import io.gnnstream.tools.LocalKafkaBroker;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -30,6 +30,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongUnaryOperator;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -42,6 +43,7 @@ import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -132,19 +134,21 @@ class TrainingJobITCase {
         assertEquals(cut, counterSum(result, "cutEdgesIngested"));
         // One halo replica per GraphStore subtask and source of the other subtask with an edge into
         // it.
-        io.gnnstream.operators.internal.StoreSites sites =
-                new io.gnnstream.operators.internal.StoreSites(
-                        conf.get(GraphOptions.PARTITIONS), 2);
+        // Logical partition p is key group p; Flink assigns key groups to the 2 subtasks.
+        int partitions = conf.get(GraphOptions.PARTITIONS);
+        LongUnaryOperator site =
+                v ->
+                        KeyGroupRangeAssignment.computeOperatorIndexForKeyGroup(
+                                partitions, 2, hash.partition(v));
         long replicas =
                 Files.readAllLines(CORA.resolve("edges.csv")).stream()
                         .filter(l -> !l.isBlank())
                         .map(l -> l.split(","))
                         .filter(
                                 e ->
-                                        sites.siteOf(hash.partition(Long.parseLong(e[0])))
-                                                != sites.siteOf(
-                                                        hash.partition(Long.parseLong(e[1]))))
-                        .map(e -> sites.siteOf(hash.partition(Long.parseLong(e[1]))) + ":" + e[0])
+                                        site.applyAsLong(Long.parseLong(e[0]))
+                                                != site.applyAsLong(Long.parseLong(e[1])))
+                        .map(e -> site.applyAsLong(Long.parseLong(e[1])) + ":" + e[0])
                         .distinct()
                         .count();
         assertTrue(replicas > 1000, replicas + " replicas");

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gnnstream.connectors.DatasetInfo;
 import io.gnnstream.connectors.Reject;
 import io.gnnstream.jobs.testing.CollectingSink;
 import io.gnnstream.jobs.testing.FileLinesSource;
 import io.gnnstream.operators.messages.Prediction;
+import io.gnnstream.tools.DatasetInfo;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

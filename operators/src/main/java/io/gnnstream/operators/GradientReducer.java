@@ -1,6 +1,5 @@
 package io.gnnstream.operators;
 
-import io.gnnstream.operators.internal.FaultInjector;
 import io.gnnstream.operators.messages.GradientChunk;
 import io.gnnstream.operators.messages.ReducedChunk;
 import io.gnnstream.operators.schedule.GradientSums;

@@ -1,6 +1,5 @@
 package io.gnnstream.operators;
 
-import io.gnnstream.operators.internal.FaultInjector;
 import io.gnnstream.operators.internal.FeatureCacheDirectory;
 import io.gnnstream.operators.internal.FeatureParts;
 import io.gnnstream.operators.internal.HaloReplicas;

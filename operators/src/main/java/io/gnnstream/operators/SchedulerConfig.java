@@ -1,6 +1,5 @@
 package io.gnnstream.operators;
 
-import io.gnnstream.operators.internal.RankSites;
 import java.io.Serializable;
 
 /** Settings of the {@link SeedScheduler}; validated by the job options. */

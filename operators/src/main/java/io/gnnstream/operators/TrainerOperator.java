@@ -1,7 +1,6 @@
 package io.gnnstream.operators;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.gnnstream.operators.internal.FaultInjector;
 import io.gnnstream.operators.internal.GradientExchange;
 import io.gnnstream.operators.internal.InferenceRound;
 import io.gnnstream.operators.internal.LayerOutputSender;

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gnnstream.operators.internal.InferenceTableState;
+import io.gnnstream.operators.internal.PendingStep;
 import io.gnnstream.operators.internal.StepStarts;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.Credit;
@@ -42,8 +44,9 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every record and state type crosses Flink as a POJO (never Kryo, which the jobs disable), and
- * survives a serialization round trip: re-serializing the copy gives the same bytes.
+ * Every record and state type crosses Flink as a POJO (never Kryo, which the jobs disable),
+ * survives a serialization round trip (re-serializing the copy gives the same bytes), and has a
+ * serializer snapshot that reads back as compatible.
  */
 class MessageTypesTest {
 
@@ -267,6 +270,19 @@ class MessageTypesTest {
                 first,
                 serialize(serializer, serializer.copy(value)),
                 value.getClass() + " copy differs");
+        DataOutputSerializer snapshotBytes = new DataOutputSerializer(256);
+        TypeSerializerSnapshot.writeVersionedSnapshot(
+                snapshotBytes, serializer.snapshotConfiguration());
+        TypeSerializerSnapshot<T> restored =
+                TypeSerializerSnapshot.readVersionedSnapshot(
+                        new DataInputDeserializer(snapshotBytes.getCopyOfBuffer()),
+                        MessageTypesTest.class.getClassLoader());
+        assertTrue(
+                serializer
+                        .snapshotConfiguration()
+                        .resolveSchemaCompatibility(restored)
+                        .isCompatibleAsIs(),
+                value.getClass() + " snapshot is not compatible as is");
     }
 
     private static <T> byte[] serialize(TypeSerializer<T> serializer, T value) throws Exception {
@@ -334,6 +350,22 @@ class MessageTypesTest {
         progress.layoutStep = 8;
         progress.appliedStep = 9;
 
+        PendingStep pending = new PendingStep();
+        pending.step = 9;
+        pending.seq = 4;
+        pending.seeds = 64;
+        pending.grad = new float[] {0.5f, -1f};
+        pending.loss = 1.25;
+        pending.roundShare = 2;
+        pending.finalRound = true;
+
+        InferenceTableState table = new InferenceTableState();
+        table.step = 150;
+        table.layer = 1;
+        table.dim = 2;
+        table.ids = new long[] {3, 5};
+        table.values = new float[] {1, 2, 3, 4};
+
         return List.of(
                 GraphStoreInput.of(GraphUpdate.of(EdgeUpdate.add(1, 2))),
                 GraphStoreInput.of(SampleRequest.sampleOnly(1, 7, 1, 0, 0, -1, new long[] {1})),
@@ -383,6 +415,8 @@ class MessageTypesTest {
                 model,
                 scheduler,
                 progress,
+                pending,
+                table,
                 new TrainerReplica(1, 2, model, progress));
     }
 

@@ -4,7 +4,7 @@ import com.carrotsearch.hppc.LongArrayList;
 import com.carrotsearch.hppc.LongIntHashMap;
 import io.gnnstream.connectors.EdgeFormat;
 import io.gnnstream.connectors.InvalidRecordException;
-import io.gnnstream.connectors.internal.Json;
+import io.gnnstream.connectors.NodeFormat;
 import io.gnnstream.state.records.EdgeUpdate;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -85,7 +85,7 @@ public final class GraphEdges {
         if (nodesFile != null) {
             try (BufferedReader r = Files.newBufferedReader(nodesFile, StandardCharsets.UTF_8)) {
                 for (String line = r.readLine(); line != null; line = r.readLine()) {
-                    long id = line.isBlank() ? -1 : Json.topLevelId(line, "id");
+                    long id = line.isBlank() ? -1 : NodeFormat.idOf(line);
                     if (id >= 0) {
                         vertices.add(id);
                     }

@@ -1,12 +1,12 @@
 package io.gnnstream.benchmarks.bench;
 
-import io.gnnstream.connectors.DatasetInfo;
-import io.gnnstream.connectors.DatasetLoader;
 import io.gnnstream.connectors.KafkaTopics;
-import io.gnnstream.connectors.LocalKafkaBroker;
-import io.gnnstream.connectors.SyntheticGraph;
-import io.gnnstream.connectors.SyntheticGraphOptions;
-import io.gnnstream.jobs.internal.Directories;
+import io.gnnstream.tools.DatasetInfo;
+import io.gnnstream.tools.DatasetLoader;
+import io.gnnstream.tools.Directories;
+import io.gnnstream.tools.LocalKafkaBroker;
+import io.gnnstream.tools.SyntheticGraph;
+import io.gnnstream.tools.SyntheticGraphOptions;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;

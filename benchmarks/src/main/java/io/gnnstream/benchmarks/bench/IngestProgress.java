@@ -1,8 +1,8 @@
 package io.gnnstream.benchmarks.bench;
 
-import io.gnnstream.jobs.internal.Directories;
 import io.gnnstream.operators.GraphStoreOperator;
 import io.gnnstream.operators.messages.GraphEvent;
+import io.gnnstream.tools.Directories;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,10 +2,10 @@ package io.gnnstream.benchmarks.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gnnstream.connectors.DatasetInfo;
-import io.gnnstream.connectors.SyntheticGraph;
-import io.gnnstream.connectors.SyntheticGraphOptions;
 import io.gnnstream.state.records.Split;
+import io.gnnstream.tools.DatasetInfo;
+import io.gnnstream.tools.SyntheticGraph;
+import io.gnnstream.tools.SyntheticGraphOptions;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -64,7 +64,7 @@ final class ScaleBenchmark implements Benchmark {
         Map<String, Double> baseline = null;
         for (int trainers : context.trainersOr(List.of(1, 2))) {
             Path dir = BenchData.WORK.resolve("scale-run-t" + trainers);
-            io.gnnstream.jobs.internal.Directories.deleteRecursively(dir);
+            io.gnnstream.tools.Directories.deleteRecursively(dir);
             List<String> args =
                     List.of(
                             "--dataset",

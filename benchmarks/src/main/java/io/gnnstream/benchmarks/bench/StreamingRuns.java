@@ -9,7 +9,7 @@ import io.gnnstream.jobs.RunOptions;
 import io.gnnstream.jobs.SamplingOptions;
 import io.gnnstream.jobs.TrainingJob;
 import io.gnnstream.jobs.TrainingRunner;
-import io.gnnstream.jobs.internal.Directories;
+import io.gnnstream.tools.Directories;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;

@@ -1,11 +1,11 @@
 package io.gnnstream.benchmarks.bench;
 
-import io.gnnstream.connectors.DatasetInfo;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.operators.model.Nd4jThreads;
 import io.gnnstream.operators.model.SageModel;
 import io.gnnstream.operators.model.TrainResult;
+import io.gnnstream.tools.DatasetInfo;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;

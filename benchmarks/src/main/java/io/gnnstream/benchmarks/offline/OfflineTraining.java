@@ -9,6 +9,8 @@ import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.operators.model.Nd4jThreads;
 import io.gnnstream.state.Mix;
 import io.gnnstream.state.records.Split;
+import io.gnnstream.tools.DatasetGraph;
+import io.gnnstream.tools.NeighbourSampler;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;

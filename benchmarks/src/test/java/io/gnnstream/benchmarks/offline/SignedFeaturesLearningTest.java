@@ -4,10 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.connectors.RowNormalization;
-import io.gnnstream.connectors.SyntheticGraph;
-import io.gnnstream.connectors.SyntheticGraphOptions;
 import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.operators.model.Nd4jThreads;
+import io.gnnstream.tools.DatasetGraph;
+import io.gnnstream.tools.SyntheticGraph;
+import io.gnnstream.tools.SyntheticGraphOptions;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -1,9 +1,6 @@
 package io.gnnstream.jobs.migration;
 
-import io.gnnstream.connectors.DatasetInfo;
-import io.gnnstream.connectors.DatasetLoader;
 import io.gnnstream.connectors.KafkaTopics;
-import io.gnnstream.connectors.SyntheticGraphOptions;
 import io.gnnstream.jobs.GraphOptions;
 import io.gnnstream.jobs.JobDefaults;
 import io.gnnstream.jobs.KafkaOptions;
@@ -12,6 +9,9 @@ import io.gnnstream.jobs.RunOptions;
 import io.gnnstream.jobs.SamplingOptions;
 import io.gnnstream.jobs.TrainingJob;
 import io.gnnstream.state.records.Split;
+import io.gnnstream.tools.DatasetInfo;
+import io.gnnstream.tools.DatasetLoader;
+import io.gnnstream.tools.SyntheticGraphOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Writer;

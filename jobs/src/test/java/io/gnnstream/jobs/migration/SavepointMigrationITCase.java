@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.gnnstream.connectors.DatasetLoader;
-import io.gnnstream.connectors.LocalKafkaBroker;
 import io.gnnstream.jobs.ModelOptions;
 import io.gnnstream.jobs.SamplingOptions;
 import io.gnnstream.jobs.TrainingRunner;
+import io.gnnstream.tools.DatasetLoader;
+import io.gnnstream.tools.LocalKafkaBroker;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -11,8 +11,6 @@ import io.gnnstream.operators.GradientReducer;
 import io.gnnstream.operators.MetricsMerger;
 import io.gnnstream.operators.SchedulerState;
 import io.gnnstream.operators.TrainerProgress;
-import io.gnnstream.operators.internal.InferenceTableState;
-import io.gnnstream.operators.internal.PendingStep;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.model.ModelState;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
@@ -60,16 +58,16 @@ import org.junit.jupiter.params.provider.MethodSource;
 class StateSerializersTest {
 
     /**
-     * The types of the operators' POJO states ({@code TypeInformation.of} in their state
-     * descriptors).
+     * The public types of the operators' POJO states ({@code TypeInformation.of} in their state
+     * descriptors); the trainer's pending step and inference tables, classes of the operators
+     * module's own, are checked as POJOs there ({@code MessageTypesTest}), and as snapshots in the
+     * committed savepoints here.
      */
     static final List<Class<?>> POJO_STATE_TYPES =
             List.of(
                     SchedulerState.class,
                     TrainerProgress.class,
                     ModelState.class,
-                    PendingStep.class,
-                    InferenceTableState.class,
                     BatchSpec.class,
                     GradientReducer.Entry.class,
                     MetricsMerger.State.class,
