@@ -189,7 +189,17 @@ class BenchCommandTest {
             assertTrue(o.get("median").asDouble() > 0);
             assertTrue(o.get("min").asDouble() <= o.get("median").asDouble());
             assertTrue(o.get("max").asDouble() >= o.get("median").asDouble());
-            assertTrue(o.get("baseline").isNull(), "no PyTorch figure for F=8");
+            // PyTorch on the same batch where a Python with torch is installed, else none.
+            JsonNode base = o.get("baseline");
+            if (!base.isNull()) {
+                assertTrue(base.get("name").asText().startsWith("pytorch-"), base.toString());
+                assertTrue(base.get("same_run").asBoolean(), base.toString());
+                assertTrue(base.get("median").asDouble() > 0, base.toString());
+                assertEquals(
+                        o.get("median").asDouble() / base.get("median").asDouble(),
+                        o.get("ratio").asDouble(),
+                        1e-9);
+            }
         }
     }
 }

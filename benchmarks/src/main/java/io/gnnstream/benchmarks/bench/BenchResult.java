@@ -84,6 +84,11 @@ public final class BenchResult {
         return extra;
     }
 
+    /** This result compared with {@code baseline} (null: none). */
+    public BenchResult withBaseline(Baseline baseline) {
+        return new BenchResult(what, params, unit, stats, baseline, extra);
+    }
+
     /** The sample statistics (not a JSON field of its own). */
     public Stats stats() {
         return stats;

@@ -8,6 +8,8 @@ import io.gnnstream.operators.model.TrainResult;
 import io.gnnstream.tools.DatasetInfo;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -19,7 +21,9 @@ import java.util.Map;
  * Trainer throughput in seeds/s on pre-built mini-batches: GraphSAGE-mean, 2 layers, hidden 256,
  * 1024 seeds, fanouts 25, 10 with full expansion ({@link FullExpansionBatch}), forward + backward +
  * Adam only. Each case warms up, then times every step; median/min/max are over all measured steps.
- * Cases: ND4J threads 1 and 2 x features 128 and 602 (10 classes), compared with PyTorch.
+ * Cases: ND4J threads 1 and 2 x features 128 and 602 (10 classes). Each case is compared with plain
+ * PyTorch on the same batch, shapes, thread count and step counts, run in the same invocation
+ * ({@link TorchPeer}); without a Python that imports torch a case has no baseline.
  */
 public final class TrainBenchmark implements Benchmark {
 
@@ -33,22 +37,6 @@ public final class TrainBenchmark implements Benchmark {
     static final int DEFAULT_WARMUP = 5;
     static final long BATCH_SEED = 20240601L;
 
-    /*
-     * PyTorch 1.13 CPU (PyG SAGEConv mean, same shapes: 282,624 -> 26,624 -> 1,024 nodes,
-     * 281,600 and 25,600 edges, hidden 256, 10 classes, forward + backward + Adam), median seeds/s
-     * measured on this machine type (2-core AMD EPYC KVM guest) and quoted in the benchmark issue
-     * ("train" case).
-     * Keys: feature dimension; index: ND4J/torch thread count - 1.
-     */
-    static final Map<Integer, double[]> PYTORCH_SEEDS_PER_S =
-            Map.of(
-                    128, new double[] {2_900, 3_700},
-                    602, new double[] {930, 1_500});
-
-    /** The same with transparent huge pages at 2 threads: the best known figures, to beat. */
-    static final Map<Integer, Double> PYTORCH_HUGEPAGES_2T_SEEDS_PER_S =
-            Map.of(128, 4_560.0, 602, 1_990.0);
-
     @Override
     public String name() {
         return "train";
@@ -56,7 +44,7 @@ public final class TrainBenchmark implements Benchmark {
 
     @Override
     public String description() {
-        return "trainer seeds/s on pre-built mini-batches vs PyTorch 1.13";
+        return "trainer seeds/s on pre-built mini-batches vs plain PyTorch, same run";
     }
 
     /** One repeat is {@code --steps} (default 50) measured steps. */
@@ -90,6 +78,10 @@ public final class TrainBenchmark implements Benchmark {
         int steps = ctx.stepsOr(DEFAULT_STEPS);
         int warmup = ctx.warmupOr(DEFAULT_WARMUP);
         List<BenchResult> results = new ArrayList<>();
+        TorchPeer peer =
+                TorchPeer.find(
+                        Path.of(System.getProperty("gnnstream.home", ".")).toAbsolutePath(),
+                        ctx.log());
         for (int f : features) {
             long t0 = System.nanoTime();
             MiniBatch batch = FullExpansionBatch.build(SEEDS, FANOUTS, f, classes, BATCH_SEED);
@@ -101,11 +93,57 @@ public final class TrainBenchmark implements Benchmark {
                             Arrays.toString(batch.nodeCounts),
                             Arrays.toString(FullExpansionBatch.edgeCounts(SEEDS, FANOUTS)),
                             (System.nanoTime() - t0) / 1e9);
-            for (int t : threads) {
-                results.add(runCase(ctx, batch, f, classes, t, repeats, steps, warmup));
+            Path batchFile = peer == null ? null : Files.createTempFile("gnnstream-batch", ".bin");
+            try {
+                if (peer != null) {
+                    TorchPeer.write(batch, classes, batchFile);
+                }
+                for (int t : threads) {
+                    BenchResult ours = runCase(ctx, batch, f, classes, t, repeats, steps, warmup);
+                    Baseline base =
+                            peer == null
+                                    ? null
+                                    : peerBaseline(
+                                            ctx, peer, batchFile, f, t, repeats * steps, warmup);
+                    results.add(ours.withBaseline(base));
+                }
+            } finally {
+                if (batchFile != null) {
+                    Files.deleteIfExists(batchFile);
+                }
             }
         }
         return results;
+    }
+
+    /** The peer's median seeds/s on the same batch, threads and step counts. */
+    private static Baseline peerBaseline(
+            BenchContext ctx,
+            TorchPeer peer,
+            Path batchFile,
+            int f,
+            int threads,
+            int steps,
+            int warmup)
+            throws Exception {
+        Stats stats = Stats.of(peer.run(batchFile, threads, steps, warmup));
+        ctx.log()
+                .printf(
+                        Locale.ROOT,
+                        "train: F=%d threads=%d: %s median %.0f seeds/s, min %.0f, max %.0f (same"
+                                + " run)%n",
+                        f,
+                        threads,
+                        peer.name(threads),
+                        stats.median(),
+                        stats.min(),
+                        stats.max());
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("same_run", true);
+        details.put("min", stats.min());
+        details.put("max", stats.max());
+        details.put("script", "docs/benchmarks/torch_sage.py");
+        return new Baseline(peer.name(threads), stats.median(), details);
     }
 
     private BenchResult runCase(
@@ -189,9 +227,7 @@ public final class TrainBenchmark implements Benchmark {
             env.put("load_avg_1m_end", loadAfter);
         }
         extra.put("env", env);
-        BenchResult result =
-                new BenchResult(
-                        name(), params, "seeds/s", stats, baseline(f, classes, threads), extra);
+        BenchResult result = new BenchResult(name(), params, "seeds/s", stats, null, extra);
         ctx.log()
                 .printf(
                         Locale.ROOT,
@@ -224,18 +260,6 @@ public final class TrainBenchmark implements Benchmark {
             throw new IllegalStateException(
                     "training diverged: loss " + r.loss() + " at step " + model.step());
         }
-    }
-
-    /** The PyTorch figure with the same thread count, when there is one for these shapes. */
-    static Baseline baseline(int features, int classes, int threads) {
-        double[] byThreads = PYTORCH_SEEDS_PER_S.get(features);
-        if (byThreads == null || classes != DEFAULT_CLASSES || threads > byThreads.length) {
-            return null;
-        }
-        Map<String, Object> details = new LinkedHashMap<>();
-        details.put("best_known", PYTORCH_HUGEPAGES_2T_SEEDS_PER_S.get(features));
-        details.put("best_known_name", "pytorch-1.13-cpu-2t-hugepages");
-        return new Baseline("pytorch-1.13-cpu-" + threads + "t", byThreads[threads - 1], details);
     }
 
     private static void printProfile(

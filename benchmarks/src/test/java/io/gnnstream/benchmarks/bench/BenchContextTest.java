@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.gnnstream.operators.model.ModelConfig;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** What the {@code bench} command hands its benchmarks: context, graph specs, baselines. */
@@ -155,13 +156,12 @@ class BenchContextTest {
     }
 
     @Test
-    void baselinesMatchTheThreadCount() {
-        Baseline one = TrainBenchmark.baseline(128, 10, 1);
-        Baseline two = TrainBenchmark.baseline(602, 10, 2);
-        assertEquals(2_900, one.getMedian());
-        assertEquals(1_500, two.getMedian());
-        assertEquals(1_990.0, two.details().get("best_known"));
-        assertEquals(null, TrainBenchmark.baseline(602, 10, 4));
-        assertEquals(null, TrainBenchmark.baseline(602, 7, 1));
+    void aResultTakesItsBaselineOfTheSameRun() {
+        BenchResult ours =
+                new BenchResult("train", Map.of("threads", 1), "seeds/s", Stats.of(4, 6), null);
+        BenchResult compared = ours.withBaseline(new Baseline("pytorch-1.13-cpu-1t", 2.5));
+        assertEquals(null, ours.getRatio());
+        assertEquals(2.0, compared.getRatio());
+        assertEquals(ours.getParams(), compared.getParams());
     }
 }

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Plain-PyTorch GraphSAGE (mean) training step on a batch exported by `bench train`.
+
+The peer that `bin/gnnstream bench train` runs in the same invocation: the same batch (its CSR
+blocks, features and labels, written by the benchmark), the same model (2 layers of
+h_dst W_root + mean(h_nbrs) W_neigh + b, ReLU and dropout 0.5 between layers and on the input,
+softmax cross-entropy over the seeds, Adam with lr 0.003), forward + backward + update per step.
+Prints one JSON object: seeds/s per measured step and the torch version. Needs only torch (Debian:
+python3-torch); no PyG.
+
+Batch file (little-endian): int32 L, F, C; int32 nodeCounts[L+1]; per hop h = 1..L: int32 nnz,
+int32 indptr[nodeCounts[h-1] + 1], int32 indices[nnz]; int32 labels[nodeCounts[0]];
+float32 features[nodeCounts[L] * F].
+"""
+import argparse
+import json
+import sys
+import time
+
+import numpy as np
+import torch
+
+
+def read_batch(path):
+    raw = open(path, "rb").read()
+    pos = 0
+
+    def ints(n):
+        nonlocal pos
+        a = np.frombuffer(raw, dtype="<i4", count=n, offset=pos)
+        pos += 4 * n
+        return a
+
+    layers, features, classes = (int(x) for x in ints(3))
+    counts = [int(x) for x in ints(layers + 1)]
+    hops = []
+    for h in range(1, layers + 1):
+        nnz = int(ints(1)[0])
+        indptr = ints(counts[h - 1] + 1)
+        indices = ints(nnz)
+        dst = np.repeat(np.arange(counts[h - 1], dtype=np.int64), np.diff(indptr))
+        deg = np.diff(indptr).astype(np.float32)
+        hops.append(
+            (
+                torch.from_numpy(dst),
+                torch.from_numpy(indices.astype(np.int64)),
+                torch.from_numpy(np.maximum(deg, 1.0)).unsqueeze(1),
+            )
+        )
+    labels = torch.from_numpy(ints(counts[0]).astype(np.int64))
+    x = np.frombuffer(raw, dtype="<f4", count=counts[layers] * features, offset=pos)
+    x = torch.from_numpy(x.copy()).view(counts[layers], features)
+    return layers, features, classes, counts, hops, labels, x
+
+
+class Sage(torch.nn.Module):
+    def __init__(self, dims):
+        super().__init__()
+        self.root = torch.nn.ModuleList(
+            torch.nn.Linear(a, b, bias=True) for a, b in zip(dims, dims[1:])
+        )
+        self.neigh = torch.nn.ModuleList(
+            torch.nn.Linear(a, b, bias=False) for a, b in zip(dims, dims[1:])
+        )
+
+    def forward(self, x, counts, hops):
+        h = x
+        layers = len(self.root)
+        for j in range(layers):
+            hop = layers - j
+            dst, src, deg = hops[hop - 1]
+            n_dst = counts[hop - 1]
+            h = torch.nn.functional.dropout(h, 0.5, self.training)
+            agg = torch.zeros(n_dst, h.shape[1]).index_add_(0, dst, h.index_select(0, src))
+            h = self.root[j](h[:n_dst]) + self.neigh[j](agg / deg)
+            if j < layers - 1:
+                h = torch.relu(h)
+        return h
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--batch", required=True)
+    p.add_argument("--hidden", type=int, default=256)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--steps", type=int, default=50)
+    p.add_argument("--warmup", type=int, default=5)
+    a = p.parse_args()
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(1)
+    layers, features, classes, counts, hops, labels, x = read_batch(a.batch)
+    dims = [features] + [a.hidden] * (layers - 1) + [classes]
+    model = Sage(dims)
+    opt = torch.optim.Adam(model.parameters(), lr=0.003)
+    model.train()
+    rates = []
+    for i in range(a.warmup + a.steps):
+        start = time.perf_counter()
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x, counts, hops), labels)
+        loss.backward()
+        opt.step()
+        wall = time.perf_counter() - start
+        if i >= a.warmup:
+            rates.append(counts[0] / wall)
+    json.dump({"torch": torch.__version__, "threads": a.threads, "seeds_per_s": rates}, sys.stdout)
+    print()
+
+
+if __name__ == "__main__":
+    main()
