@@ -8,6 +8,7 @@ import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.operators.schedule.BatchAttempts;
 import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.state.InAdjacency;
 import io.gnnstream.state.VertexPartitioner;
@@ -280,19 +281,15 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
     @Override
     public void processElement1(StreamRecord<BatchSpec> element) throws Exception {
         BatchSpec spec = element.getValue();
-        if (inProgress.containsKey(spec.batchId)) {
-            return;
-        }
-        BatchSpec restored = specs.value();
-        if (restored != null) {
-            if (spec.generation > restored.generation) {
-                restart(spec);
+        switch (BatchAttempts.onSpec(spec, inProgress.containsKey(spec.batchId), specs.value())) {
+            case RESTART -> restart(spec);
+            case START -> {
+                specs.update(spec);
+                start(spec, BatchAttempts.first(spec));
+                timers.registerProcessingTimeTimer(VoidNamespace.INSTANCE, now() + timeoutMs);
             }
-            return;
+            default -> {}
         }
-        specs.update(spec);
-        start(spec, firstAttempt(spec));
-        timers.registerProcessingTimeTimer(VoidNamespace.INSTANCE, now() + timeoutMs);
     }
 
     @Override
@@ -314,13 +311,19 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
     @Override
     public void onProcessingTime(InternalTimer<Long, VoidNamespace> timer) throws Exception {
         BatchSpec spec = specs.value();
-        if (spec == null) {
+        InProgress batch = spec == null ? null : inProgress.get(spec.batchId);
+        BatchAttempts.OnTimer action =
+                BatchAttempts.onTimer(
+                        spec,
+                        batch != null,
+                        batch == null ? 0 : now() - batch.lastProgress,
+                        timeoutMs);
+        if (action == BatchAttempts.OnTimer.NONE && spec == null) {
             return;
         }
-        InProgress batch = inProgress.get(spec.batchId);
-        if (batch == null) {
+        if (action == BatchAttempts.OnTimer.RESTART) {
             restart(spec);
-        } else if (now() - batch.lastProgress >= timeoutMs) {
+        } else if (action == BatchAttempts.OnTimer.RESEND) {
             retries.inc();
             for (SampleRequest lost : batch.builder.pending()) {
                 release(new RequestId(lost.batchId, lost.hop, lost.route, lost.part));
@@ -342,19 +345,10 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
      */
     private void restart(BatchSpec spec) throws Exception {
         retries.inc();
-        Integer previous = attempts.value();
-        int attempt = Math.max(previous == null ? 0 : previous + 1, firstAttempt(spec) + 1);
+        int attempt = BatchAttempts.next(attempts.value(), spec);
         specs.update(spec);
         attempts.update(attempt);
         start(spec, attempt);
-    }
-
-    /**
-     * Attempts of a spec issued again after a restore are numbered above those of its earlier
-     * generations (up to 65,535 retries per generation).
-     */
-    private static int firstAttempt(BatchSpec spec) {
-        return spec.generation << 16;
     }
 
     private void start(BatchSpec spec, int attempt) throws Exception {
