@@ -38,15 +38,17 @@ def read_batch(path):
         nnz = int(ints(1)[0])
         indptr = ints(counts[h - 1] + 1)
         indices = ints(nnz)
-        dst = np.repeat(np.arange(counts[h - 1], dtype=np.int64), np.diff(indptr))
-        deg = np.diff(indptr).astype(np.float32)
-        hops.append(
-            (
-                torch.from_numpy(dst),
-                torch.from_numpy(indices.astype(np.int64)),
-                torch.from_numpy(np.maximum(deg, 1.0)).unsqueeze(1),
-            )
-        )
+        deg = np.diff(indptr)
+        dst = np.repeat(np.arange(counts[h - 1], dtype=np.int64), deg)
+        # The mean over each destination's sampled in-neighbours as a sparse matrix (the
+        # neighbourhood mean of PyG's SAGEConv), so one sparse-dense product aggregates a hop.
+        weights = np.repeat(1.0 / np.maximum(deg, 1), deg).astype(np.float32)
+        mean = torch.sparse_coo_tensor(
+            torch.from_numpy(np.stack([dst, indices.astype(np.int64)])),
+            torch.from_numpy(weights),
+            (counts[h - 1], counts[h]),
+        ).coalesce()
+        hops.append(mean)
     labels = torch.from_numpy(ints(counts[0]).astype(np.int64))
     x = np.frombuffer(raw, dtype="<f4", count=counts[layers] * features, offset=pos)
     x = torch.from_numpy(x.copy()).view(counts[layers], features)
@@ -68,11 +70,10 @@ class Sage(torch.nn.Module):
         layers = len(self.root)
         for j in range(layers):
             hop = layers - j
-            dst, src, deg = hops[hop - 1]
+            mean = hops[hop - 1]
             n_dst = counts[hop - 1]
             h = torch.nn.functional.dropout(h, 0.5, self.training)
-            agg = torch.zeros(n_dst, h.shape[1]).index_add_(0, dst, h.index_select(0, src))
-            h = self.root[j](h[:n_dst]) + self.neigh[j](agg / deg)
+            h = self.root[j](h[:n_dst]) + self.neigh[j](torch.sparse.mm(mean, h))
             if j < layers - 1:
                 h = torch.relu(h)
         return h
