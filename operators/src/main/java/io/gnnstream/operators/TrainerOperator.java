@@ -1,7 +1,6 @@
 package io.gnnstream.operators;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.gnnstream.operators.internal.GradientExchange;
 import io.gnnstream.operators.internal.InferenceRound;
 import io.gnnstream.operators.internal.LayerOutputSender;
 import io.gnnstream.operators.internal.MetricsWindow;
@@ -24,6 +23,7 @@ import io.gnnstream.operators.model.Gradients;
 import io.gnnstream.operators.model.Nd4jThreads;
 import io.gnnstream.operators.model.NpyExport;
 import io.gnnstream.operators.model.TrainResult;
+import io.gnnstream.operators.schedule.GradientExchange;
 import io.gnnstream.operators.schedule.TrainerRank;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import java.nio.file.Path;
@@ -552,9 +552,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         sequence.applied(step);
         if (roundSize > 0) {
             roundStartNanos = System.nanoTime();
-            progress.resetRound(step);
-            progress.roundShare = roundShare;
-            if (roundShare == 0) {
+            if (sequence.roundBegins(step, roundShare)) {
                 roundComplete(step, finalRound);
             }
         } else if (step % Math.max(1, config.logEvery) == 0) {
@@ -617,9 +615,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     }
 
     private void evaluated(MiniBatch batch, EvalResult r) throws Exception {
-        if (progress.roundStep != batch.step) {
-            progress.resetRound(batch.step);
-        }
+        sequence.inRound(batch.step);
         if (r != null) {
             if (batch.kind == MiniBatch.Kind.EVAL_VAL) {
                 progress.valCorrect += r.correct();
@@ -631,12 +627,9 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                 progress.testLoss += r.lossSum();
             }
         }
-        if (batch.layer == 0 || batch.layer == config.model.numLayers()) {
-            progress.roundSeen++;
-            progress.roundShare = batch.roundShare > 0 ? batch.roundShare : progress.roundShare;
-            if (progress.roundSeen == progress.roundShare) {
-                roundComplete(batch.step, batch.finalRound);
-            }
+        boolean scored = batch.layer == 0 || batch.layer == config.model.numLayers();
+        if (scored && sequence.scored(batch.roundShare)) {
+            roundComplete(batch.step, batch.finalRound);
         }
     }
 

@@ -45,7 +45,8 @@ public class TrainerProgress {
 
     public TrainerProgress() {}
 
-    void resetRound(long step) {
+    /** Starts the counts of the round of {@code step}. */
+    public void resetRound(long step) {
         roundStep = step;
         roundSeen = 0;
         valCorrect = 0;

@@ -88,6 +88,33 @@ public final class TrainerRank {
         progress.appliedStep = step;
     }
 
+    /**
+     * Training step {@code step} starts a round in which this rank scores {@code share} blocks of
+     * the last pass; true if that is none, so its share is complete at once.
+     */
+    public boolean roundBegins(long step, int share) {
+        progress.resetRound(step);
+        progress.roundShare = share;
+        return share == 0;
+    }
+
+    /** A block of the round of {@code step} is done: its counts go to that round. */
+    public void inRound(long step) {
+        if (progress.roundStep != step) {
+            progress.resetRound(step);
+        }
+    }
+
+    /**
+     * A block of the last pass was scored ({@code share}: the rank's share as the block states it,
+     * 0 if it does not); true when that completes the rank's share of the round.
+     */
+    public boolean scored(int share) {
+        progress.roundSeen++;
+        progress.roundShare = share > 0 ? share : progress.roundShare;
+        return progress.roundSeen == progress.roundShare;
+    }
+
     /** The batch of {@code seq} is done: the credit that acknowledges it. */
     public Credit finish(long seq) {
         progress.nextSeq = seq + 1;

@@ -5,7 +5,6 @@ import io.gnnstream.operators.SchedulerConfig;
 import io.gnnstream.operators.SchedulerState;
 import io.gnnstream.operators.TrainerProgress;
 import io.gnnstream.operators.TrainerReplica;
-import io.gnnstream.operators.internal.GradientExchange;
 import io.gnnstream.operators.internal.PartitionSizes;
 import io.gnnstream.operators.internal.PendingStep;
 import io.gnnstream.operators.messages.BatchSpec;

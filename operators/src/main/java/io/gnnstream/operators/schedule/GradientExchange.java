@@ -1,5 +1,7 @@
-package io.gnnstream.operators.internal;
+package io.gnnstream.operators.schedule;
 
+import io.gnnstream.operators.internal.PendingStep;
+import io.gnnstream.operators.internal.RankLayout;
 import io.gnnstream.operators.messages.GradientChunk;
 import io.gnnstream.operators.messages.ReducedChunk;
 import java.util.ArrayList;

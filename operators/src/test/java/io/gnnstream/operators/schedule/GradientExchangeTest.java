@@ -1,9 +1,10 @@
-package io.gnnstream.operators.internal;
+package io.gnnstream.operators.schedule;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.gnnstream.operators.internal.PendingStep;
 import io.gnnstream.operators.messages.GradientChunk;
 import io.gnnstream.operators.messages.ReducedChunk;
 import java.util.List;
