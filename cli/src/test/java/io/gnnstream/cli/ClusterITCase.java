@@ -81,8 +81,11 @@ class ClusterITCase {
                         "2",
                         "--slots",
                         "2",
+                        // About 1.4 GiB of heap each: after the kill, one TaskManager runs the
+                        // whole job (both ranks, the GraphStores, every Kafka client), which ran
+                        // out of the ~600 MiB heap of 2500m.
                         "--taskmanager-memory",
-                        "2500m"));
+                        "3500m"));
         cluster = ClusterState.read(CLUSTER).orElseThrow();
         assertEquals(3, cluster.pids().size());
         succeeds(cli("cluster", "status", "--dir", CLUSTER.toString()));
