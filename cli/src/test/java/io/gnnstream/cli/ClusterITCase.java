@@ -82,8 +82,8 @@ class ClusterITCase {
                         "--slots",
                         "2",
                         // About 1.4 GiB of heap each: after the kill, one TaskManager runs the
-                        // whole job (both ranks, the GraphStores, every Kafka client), which ran
-                        // out of the ~600 MiB heap of 2500m.
+                        // whole job (both ranks, the GraphStores, every Kafka client), which needs
+                        // more than the ~600 MiB heap of 2500m.
                         "--taskmanager-memory",
                         "3500m"));
         cluster = ClusterState.read(CLUSTER).orElseThrow();
