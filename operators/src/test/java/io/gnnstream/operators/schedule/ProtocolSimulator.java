@@ -551,13 +551,13 @@ final class ProtocolSimulator {
                 send(4 + r, "outputs", b);
             } else {
                 scored.computeIfAbsent(b.step, s -> new HashSet<>()).add(b.roundIndex);
-                lastPassBlocks.put(b.step, b.roundSize - (base.numLayers - 1) * perPass(b));
+                lastPassBlocks.put(b.step, b.roundSize - (base.numLayers - 1) * perPass());
             }
             send(4 + r, "credits", rank.seq.finish(b.seq));
         }
     }
 
-    private int perPass(MiniBatch last) {
+    private int perPass() {
         int vertices = train.length + val.length + test.length;
         return (vertices + base.evalBatchSize - 1) / base.evalBatchSize;
     }
@@ -748,17 +748,12 @@ final class ProtocolSimulator {
                         + " ranks");
         if (completed == 0) {
             trainers = newTrainers;
-            scoredReset();
             start(null, 0);
             return;
         }
         rescales += from != newTrainers ? 1 : 0;
         trainers = newTrainers;
         start(completedSnaps, from);
-    }
-
-    private void scoredReset() {
-        // A fresh start runs every round again; earlier output stays (at least once).
     }
 
     private void send(int fromRole, String channel, Object payload) {
