@@ -9,15 +9,13 @@ import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.operators.schedule.BatchAttempts;
+import io.gnnstream.operators.schedule.RequestWindow;
 import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.state.InAdjacency;
 import io.gnnstream.state.VertexPartitioner;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -44,27 +42,14 @@ import org.apache.flink.util.OutputTag;
  * #BATCHES}: the head (structure) of each finished mini-batch for its trainer, which joins it with
  * the feature parts the GraphStore sent it directly ({@link GraphStoreOperator#FEATURES}).
  *
- * <p>Requests leave through a window: the unanswered ones name at most {@code
- * maxOutstandingVertices} vertices (at least one request is always allowed); the rest wait in a
- * heap queue. The loop is a cycle of bounded network buffers (assembler, feedback edge, GraphStore,
- * back to the assembler): a whole hop of a large batch emitted at once could fill it, and with the
- * assembler blocked on its requests and the GraphStore blocked on its responses the loop would
- * deadlock. With a small window the requests in flight always fit, so the assembler keeps consuming
- * responses (docs/design.md, "Sampling loop and flow control").
+ * <p>Requests leave through a {@link RequestWindow} of at most {@code maxOutstandingVertices}
+ * vertices (docs/design.md, "Sampling loop and flow control").
  *
- * <p>Checkpoint protocol: only the spec and the attempt number of an unfinished batch are keyed
- * state; its partial subgraph is heap-only. Requests in flight on the feedback edge are not part of
- * a checkpoint, so every batch has a processing-time timer: if it made no progress for {@code
- * timeoutMs}, the missing requests of the current hop are sent again (the trainer ignores feature
- * parts it already has), and a batch whose partial state was lost in a restore is started again
- * from hop 1 as a new attempt: the graph may have changed since, so the new attempt's subgraph may
- * differ and the trainer drops the feature parts of earlier attempts. Sampling is seeded per
- * (batch, hop, vertex), so a re-run on the same graph produces the same batch, and late duplicates
- * are ignored by the builder. The scheduler issues the unacknowledged specs again after a restore,
- * as a new generation, and each is sampled again from hop 1 as it arrives, whether this operator
- * had started it before (its partial subgraph was lost with the heap) or not, so a resumed job does
- * not wait for the restored timers to expire (docs/design.md, "Checkpoints and restore",
- * "BatchAssembler").
+ * <p>Checkpoints: only the spec and the attempt number of an unfinished batch are keyed state, its
+ * partial subgraph is heap-only; every batch has a processing-time timer, and {@link BatchAttempts}
+ * decides what a spec or a timer does (a restored batch is sampled again from hop 1 as a new
+ * attempt, a stalled one sends its pending requests again; docs/design.md, "Glossary" and
+ * "Checkpoints and restore", "BatchAssembler").
  */
 public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
         implements TwoInputStreamOperator<BatchSpec, SampleResponse, GraphStoreInput>,
@@ -106,9 +91,7 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
     private transient ValueState<Integer> attempts;
     private transient InternalTimerService<VoidNamespace> timers;
     private transient Map<Long, InProgress> inProgress;
-    private transient ArrayDeque<SampleRequest> queued;
-    private transient Map<RequestId, Integer> outstanding;
-    private transient long outstandingVertices;
+    private transient RequestWindow window;
     private transient Counter retries;
     private transient Counter completed;
 
@@ -237,9 +220,7 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
         specs = context.getKeyedStateStore().getState(SPEC);
         attempts = context.getKeyedStateStore().getState(ATTEMPT);
         inProgress = new HashMap<>();
-        queued = new ArrayDeque<>();
-        outstanding = new HashMap<>();
-        outstandingVertices = 0;
+        window = new RequestWindow(maxOutstandingVertices);
     }
 
     @Override
@@ -295,12 +276,12 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
     @Override
     public void processElement2(StreamRecord<SampleResponse> element) throws Exception {
         SampleResponse response = element.getValue();
-        release(new RequestId(response.batchId, response.hop, response.route, response.part));
+        window.answered(response);
         InProgress batch = inProgress.get(response.batchId);
         if (batch != null) {
             List<SampleRequest> next = batch.builder.accept(response);
             batch.lastProgress = now();
-            queued.addAll(next);
+            window.enqueue(next);
             if (batch.builder.isComplete()) {
                 finish(batch);
             }
@@ -325,10 +306,7 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
             restart(spec);
         } else if (action == BatchAttempts.OnTimer.RESEND) {
             retries.inc();
-            for (SampleRequest lost : batch.builder.pending()) {
-                release(new RequestId(lost.batchId, lost.hop, lost.route, lost.part));
-                queued.add(lost);
-            }
+            window.resend(batch.builder.pending());
             pump();
             batch.lastProgress = now();
         }
@@ -383,7 +361,7 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
         InProgress batch =
                 new InProgress(builder.localRoute(localRoute).evalFanout(evalFanout), now());
         inProgress.put(spec.batchId, batch);
-        queued.addAll(batch.builder.start());
+        window.enqueue(batch.builder.start());
         if (batch.builder.isComplete()) {
             finish(batch);
         }
@@ -405,28 +383,14 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
         completed.inc();
     }
 
-    /**
-     * Sends queued requests while the window has room, one bundle per GraphStore subtask; drops
-     * those no batch waits for any more.
-     */
+    /** Sends the queued requests that fit into the window, one bundle per GraphStore subtask. */
     private void pump() {
-        Map<Integer, List<SampleRequest>> bundles = new TreeMap<>();
-        while (!queued.isEmpty()) {
-            SampleRequest r = queued.peek();
-            int weight = r.sampleVertices.length + r.featureVertices.length;
-            if (!outstanding.isEmpty() && outstandingVertices + weight > maxOutstandingVertices) {
-                break;
-            }
-            queued.poll();
-            InProgress batch = inProgress.get(r.batchId);
-            RequestId id = new RequestId(r.batchId, r.hop, r.route, r.part);
-            if (batch != null && batch.builder.awaits(r) && !outstanding.containsKey(id)) {
-                outstanding.put(id, weight);
-                outstandingVertices += weight;
-                bundles.computeIfAbsent(r.route, route -> new ArrayList<>()).add(r);
-            }
-        }
-        for (List<SampleRequest> bundle : bundles.values()) {
+        for (List<SampleRequest> bundle :
+                window.take(
+                        r -> {
+                            InProgress batch = inProgress.get(r.batchId);
+                            return batch != null && batch.builder.awaits(r);
+                        })) {
             output.collect(
                     new StreamRecord<>(GraphStoreInput.of(bundle.toArray(new SampleRequest[0]))));
         }
@@ -461,16 +425,6 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
         }
         return fanout;
     }
-
-    private void release(RequestId id) {
-        Integer weight = outstanding.remove(id);
-        if (weight != null) {
-            outstandingVertices -= weight;
-        }
-    }
-
-    /** Identity of a request, to match its response. */
-    private record RequestId(long batchId, int hop, int route, int part) {}
 
     private long now() {
         return getProcessingTimeService().getCurrentProcessingTime();

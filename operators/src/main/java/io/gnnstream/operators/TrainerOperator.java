@@ -7,6 +7,7 @@ import io.gnnstream.operators.internal.MetricsWindow;
 import io.gnnstream.operators.internal.PartialBatches;
 import io.gnnstream.operators.internal.PendingStep;
 import io.gnnstream.operators.internal.RankLine;
+import io.gnnstream.operators.internal.ReplicaSteps;
 import io.gnnstream.operators.internal.StepRunner;
 import io.gnnstream.operators.internal.TrainerFeatureCache;
 import io.gnnstream.operators.messages.Credit;
@@ -19,10 +20,8 @@ import io.gnnstream.operators.messages.PredictionBatch;
 import io.gnnstream.operators.messages.ReducedChunk;
 import io.gnnstream.operators.model.EvalResult;
 import io.gnnstream.operators.model.GnnModel;
-import io.gnnstream.operators.model.Gradients;
 import io.gnnstream.operators.model.Nd4jThreads;
 import io.gnnstream.operators.model.NpyExport;
-import io.gnnstream.operators.model.TrainResult;
 import io.gnnstream.operators.schedule.GradientExchange;
 import io.gnnstream.operators.schedule.TrainerRank;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
@@ -43,62 +42,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One trainer rank: trains its replica of the model on the rank's mini-batches, strictly in
- * sequence order, and keeps it identical to the other ranks' by an all-reduce of gradients.
+ * One trainer rank (docs/design.md, "Glossary", "Trainer", "Checkpoints and restore" and
+ * "All-reduce"): the Flink adapter of the rank's roles. It feeds {@link TrainerRank} (sequencing,
+ * credits, round shares) and {@link GradientExchange} (the rank side of the all-reduce) with the
+ * records, timers and snapshots of the task, and runs their decisions' model work on a step thread
+ * of its own ({@link ReplicaSteps} on a {@link StepRunner}), one step at a time, so the task thread
+ * keeps taking in batch parts while the model computes.
  *
- * <p>Batches arrive as {@link MiniBatchPart}s: the head from the assembler and the feature parts
- * straight from the GraphStore subtasks, in any order, and are joined by {@link PartialBatches},
- * which copies the rows a part names by cache slot from the {@link TrainerFeatureCache}; then the
- * cache stores the rows the part brings. A part naming slots the cache does not hold (sent before a
- * restore) is dropped and counted, and its batch comes again. Once whole, batches are buffered
- * until their {@code seq} is next, so the sequence of updates is the scheduler's, whatever the
- * timing. Training batches update the model. Evaluation rounds are layer-wise inference with the
- * model of the step they follow, spread over the ranks: one-hop blocks in layer order ({@link
- * InferenceRound}); a hidden layer's outputs go to the GraphStore's layer-output store ({@link
- * #LAYER_OUTPUTS}), where the next layer's blocks read them; blocks of the last layer are scored
- * and give the predictions of their vertices ({@link #PREDICTIONS}, one record per block), and when
- * the rank's share of them is done ({@code roundShare}) its metrics line with validation and test
- * counts is emitted. After every batch a {@link Credit} (absolute progress) goes back to the
- * scheduler through the feedback edge; it is re-sent while the trainer is idle, because credits in
- * flight are not part of a checkpoint.
+ * <p>Input 1: {@link MiniBatchPart}s (heads from the assembler, feature parts from the GraphStore),
+ * joined into whole batches by {@link PartialBatches} with the {@link TrainerFeatureCache}. Input
+ * 2: the reducers' sums ({@link ReducedChunk}) on the all-reduce's feedback edge. Main output: the
+ * {@link Credit}s of loop 2. Side outputs: gradient chunks ({@link #GRADIENTS}) with a heartbeat
+ * every {@link #HEARTBEAT_MS}, a round's hidden-layer outputs ({@link #LAYER_OUTPUTS}), predictions
+ * ({@link #PREDICTIONS}, one record per block) and per-rank metrics lines ({@link #METRICS}) that
+ * {@link MetricsMerger} combines.
  *
- * <p>Model steps run on a thread of their own ({@link StepRunner}), one at a time, so the task
- * thread keeps taking in the parts of the next batches while the model computes and the sampling
- * loop is never blocked by the trainer; everything else (bookkeeping, state, output) stays on the
- * task thread. A checkpoint lets the step in flight finish before its barrier goes downstream (at
- * most one step of delay), so the step's credit and metrics line precede the barrier, and snapshots
- * the model after it; no step runs between the barrier and the snapshot.
- *
- * <p>Checkpointed: every rank's {@link TrainerReplica} (model and optimizer state, progress
- * bookkeeping) in union list state ({@link TrainerCheckpoint}), and per rank the tables of an
- * evaluation round in progress, the pending step, the buffered batches and the parts of incomplete
- * ones (a checkpoint can fall between the parts of a batch: those before it are state, those after
- * it are in flight or are sent again). At the checkpoint's trainer count each rank restores its
- * own; at another count every rank starts from the replica of the furthest step any old rank
- * applied, drops the rest, numbers its batches in a new layout ({@code RankLayout}) and announces
- * that step to the scheduler in its first credit (docs/design.md, "Checkpoints and restore",
- * "Another trainer count"). Parts addressed to another rank (of a rank that no longer exists) are
- * dropped. Metrics lines (JSON) leave through side output {@link #METRICS}.
- *
- * <p>All-reduce (more than one rank): a training step computes the gradient of the rank's summed
- * loss and sends it in chunks ({@link #GRADIENTS}) to the {@link GradientReducer}s, which sum the
- * ranks' chunks in rank order and send every rank the sums through the third iteration's feedback
- * edge (input 2). When all chunks of the step are in, the rank divides by the step's total seed
- * count and applies the same Adam update as every other rank, so replicas stay bit-identical; only
- * then does the step count as done (credit, next batch). A single rank applies its own gradient.
- *
- * <p>The protocol survives the loss of the feedback edge's records at a failure, without ever
- * waiting for the feedback in a checkpoint (the feedback arrives on this task's own thread): the
- * step waiting for its reduced gradient ({@link PendingStep}, with its gradient) is part of the
- * checkpoint, and a restored rank sends that gradient again. Reducers drop contributions they hold
- * and answer contributions of a step they have summed with the sum again; a rank ignores reduced
- * chunks of any step but its pending one. Ranks are never more than one step apart (a step's sum
- * needs every rank's gradient, which a rank computes only after applying the previous step), so
- * every rank restored from one checkpoint reaches the same step with the same parameters.
- *
- * <p>Metrics leave as per-rank lines ({@link #METRICS}: raw sums, the parameter checksum) that
- * {@link MetricsMerger} combines into one line per step. See docs/design.md, "Trainer" and
- * "Checkpoints and restore", "Trainer".
+ * <p>Checkpoints: the step in flight finishes before the barrier goes downstream, so its credit and
+ * metrics line precede the barrier and the snapshot holds the model after it. The snapshot ({@link
+ * TrainerCheckpoint}) holds every rank's {@link TrainerReplica} in union list state and per rank
+ * its buffered batches, the parts of incomplete ones and the step waiting for its reduced gradient
+ * ({@link PendingStep}, sent again after a restore). Timers re-send the credit while the rank is
+ * idle and the gradient while its sums are missing, since neither survives on a feedback edge.
  */
 public class TrainerOperator extends AbstractStreamOperator<Credit>
         implements TwoInputStreamOperator<MiniBatchPart, ReducedChunk, Credit> {
@@ -143,7 +107,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private FaultInjector faults = FaultInjector.NONE;
 
     private transient TrainerCheckpoint checkpoint;
-    private transient InferenceRound inference;
+    private transient ReplicaSteps work;
     private transient Counter layerRowsSent;
     private transient LayerOutputSender layerOutputs;
     private transient long roundStartNanos;
@@ -166,7 +130,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private transient long startNanos;
     private transient long lastInputNanos;
     private transient MetricsWindow window;
-    private transient StepRunner<StepOutcome> steps;
+    private transient StepRunner<ReplicaSteps.Outcome> steps;
 
     /** Set while the operator needs the model at rest (a checkpoint, an export): no step starts. */
     private transient boolean holdSteps;
@@ -202,13 +166,19 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         exchange =
                 new GradientExchange(
                         rank, config.model.numParameters(), config.reducers, progress.layout);
-        inference =
-                new InferenceRound(
-                        config.model,
-                        config.predictions,
-                        config.embeddings,
-                        config.partitioner(),
-                        config.storeParallelism());
+        work =
+                new ReplicaSteps(
+                        model,
+                        config.model.numParameters(),
+                        new InferenceRound(
+                                config.model,
+                                config.predictions,
+                                config.embeddings,
+                                config.partitioner(),
+                                config.storeParallelism()),
+                        rank,
+                        config.trainers,
+                        config.compute);
         sequence =
                 new TrainerRank(
                         rank,
@@ -335,10 +305,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     public void processElement1(StreamRecord<MiniBatchPart> element) throws Exception {
         lastInputNanos = System.nanoTime();
         MiniBatchPart part = element.getValue();
-        if (part.trainer != rank) {
-            // Of a rank that no longer exists, for a batch begun before a restore at fewer ranks:
-            // its
-            // cache slots are another directory's.
+        TrainerRank.Arrival arrival =
+                sequence.arrival(part.address(), steps.busy() || exchange.pending() != null);
+        if (arrival == TrainerRank.Arrival.FOREIGN) {
+            // Its cache slots are another directory's.
             foreignParts.inc();
             return;
         }
@@ -346,12 +316,11 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         if (!featureCache.holdsAll(part)) {
             unresolvedParts.inc();
             LOG.warn(
-                    "rank {} dropped a feature part of batch {} (seq {}): it names cache slots this"
-                            + " rank does not hold",
+                    "rank {} dropped a feature part of {}: it names cache slots this rank does not"
+                            + " hold",
                     rank,
-                    part.batchId,
-                    part.seq);
-        } else if (!alreadyHave(part.seq)) {
+                    part.address());
+        } else if (arrival == TrainerRank.Arrival.WANTED) {
             batch = partials.accept(part, featureCache);
         }
         partials.beforeFills(part, featureCache);
@@ -376,22 +345,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         if (mean != null) {
             PendingStep step = exchange.pending();
             window.addAllReduce(System.nanoTime() - exchangeStartNanos);
-            steps.submit(
-                    () -> {
-                        long begin = System.nanoTime();
-                        model.applyGradients(mean);
-                        return new StepOutcome(
-                                null, step, null, null, null, System.nanoTime() - begin);
-                    });
+            steps.submit(() -> work.apply(step, mean));
         }
-    }
-
-    /**
-     * True when the batch of {@code seq} was trained on, is buffered, is in the step running or
-     * waits for its reduced gradient.
-     */
-    private boolean alreadyHave(long seq) {
-        return sequence.alreadyHave(seq, steps.busy() || exchange.pending() != null);
     }
 
     /**
@@ -403,108 +358,25 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         }
         MiniBatch batch = sequence.takeNext();
         if (batch != null) {
-            steps.submit(() -> compute(batch));
+            steps.submit(() -> work.compute(batch));
         }
-    }
-
-    /**
-     * The model work of one batch; runs on the step thread and touches nothing but the model.
-     * Running out of heap fails the task with what the rank was doing, so that the job's failure
-     * names it.
-     */
-    private StepOutcome compute(MiniBatch batch) {
-        try {
-            return computeStep(batch);
-        } catch (OutOfMemoryError e) {
-            throw new IllegalStateException(
-                    "trainer rank "
-                            + rank
-                            + " ran out of heap in "
-                            + (batch.layer > 0
-                                    ? "the evaluation round of step "
-                                            + batch.step
-                                            + " (layer "
-                                            + batch.layer
-                                            + ")"
-                                    : "training step " + batch.step)
-                            + ": "
-                            + e.getMessage(),
-                    e);
-        }
-    }
-
-    private StepOutcome computeStep(MiniBatch batch) {
-        long begin = System.nanoTime();
-        TrainResult train = null;
-        EvalResult eval = null;
-        PendingStep pending = null;
-        InferenceRound.Outcome inferred = null;
-        if (batch.layer > 0 && config.compute) {
-            inferred = inference.compute(model, batch);
-            eval = inferred.eval();
-        } else if (batch.isTraining() && config.trainers > 1) {
-            pending = gradientStep(batch);
-        } else if (batch.isTraining()) {
-            train =
-                    config.compute
-                            ? model.trainStep(batch)
-                            : new TrainResult(0, 0, batch.numSeeds());
-        } else if (batch.numSeeds() > 0 && config.compute) {
-            eval = model.evaluate(batch);
-        }
-        long nanos = System.nanoTime() - begin;
-        if (pending != null) {
-            pending.computeNanos = nanos;
-        }
-        return new StepOutcome(batch, pending, train, eval, inferred, nanos);
-    }
-
-    /**
-     * The gradient of the batch's summed loss, ready for the all-reduce; runs on the step thread.
-     */
-    private PendingStep gradientStep(MiniBatch batch) {
-        PendingStep p = new PendingStep();
-        if (config.compute && batch.numSeeds() > 0) {
-            Gradients g = model.computeGradients(batch);
-            p.grad = g.grad();
-            float weight = g.numSeeds();
-            for (int i = 0; i < p.grad.length; i++) {
-                p.grad[i] *= weight;
-            }
-            p.seeds = g.numSeeds();
-            p.loss = g.loss();
-            p.correct = g.correct();
-        } else {
-            p.grad = new float[config.model.numParameters()];
-        }
-        p.step = batch.step;
-        p.seq = batch.seq;
-        p.sampledEdges = MetricsWindow.sampledEdges(batch);
-        p.graphVertices = batch.graphVertices;
-        p.graphEdgesIngested = batch.graphEdgesIngested;
-        p.graphReplicas = batch.graphReplicas;
-        p.graphCutEdgesIngested = batch.graphCutEdgesIngested;
-        p.roundSize = batch.roundSize;
-        p.roundShare = batch.roundShare;
-        p.finalRound = batch.finalRound;
-        return p;
     }
 
     /** Bookkeeping and output of a finished step, on the task thread; then the next step. */
-    private void onStepDone(StepOutcome done) throws Exception {
-        MiniBatch batch = done.batch;
-        if (batch != null && done.pending != null) {
+    private void onStepDone(ReplicaSteps.Outcome done) throws Exception {
+        MiniBatch batch = done.batch();
+        if (batch != null && done.pending() != null) {
             // Gradient computed: send it and wait for the sums; the batch's matrices are free
             // again.
             partials.recycle(batch.features);
             exchangeStartNanos = System.nanoTime();
             exchangeActiveAt = getProcessingTimeService().getCurrentProcessingTime();
-            sendGradient(exchange.begin(done.pending));
+            sendGradient(exchange.begin(done.pending()));
             return;
         }
-        if (done.pending != null) {
+        if (done.pending() != null) {
             // Reduced update applied.
-            PendingStep p = done.pending;
+            PendingStep p = done.pending();
             exchange.complete();
             window.addStep(
                     p.loss,
@@ -513,31 +385,31 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                     p.sampledEdges,
                     p.graphVertices,
                     p.graphEdgesIngested,
-                    p.computeNanos + done.nanos);
+                    p.computeNanos + done.nanos());
             window.placement(p.graphReplicas, p.graphCutEdgesIngested);
             stepDone(p.seq, p.step, p.roundSize, p.roundShare, p.finalRound);
             return;
         }
         if (batch.isTraining()) {
-            window.addStep(done.train, batch, done.nanos);
+            window.addStep(done.train(), batch, done.nanos());
         } else {
-            window.addBusy(done.nanos);
-            roundComputeNanos += done.nanos;
+            window.addBusy(done.nanos());
+            roundComputeNanos += done.nanos();
         }
         partials.recycle(batch.features);
         if (batch.isTraining()) {
             stepDone(batch.seq, batch.step, batch.roundSize, batch.roundShare, batch.finalRound);
         } else {
-            if (done.inferred != null) {
-                for (LayerOutputs outputs : done.inferred.outputs()) {
+            if (done.inferred() != null) {
+                for (LayerOutputs outputs : done.inferred().outputs()) {
                     layerRowsSent.inc(outputs.vertices.length);
                 }
-                layerOutputs.send(done.inferred.outputs());
-                if (done.inferred.predictions() != null) {
-                    output.collect(PREDICTIONS, new StreamRecord<>(done.inferred.predictions()));
+                layerOutputs.send(done.inferred().outputs());
+                if (done.inferred().predictions() != null) {
+                    output.collect(PREDICTIONS, new StreamRecord<>(done.inferred().predictions()));
                 }
             }
-            evaluated(batch, done.eval);
+            evaluated(batch, done.eval());
             finishBatch(batch.seq);
         }
     }
@@ -615,20 +487,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     }
 
     private void evaluated(MiniBatch batch, EvalResult r) throws Exception {
-        sequence.inRound(batch.step);
-        if (r != null) {
-            if (batch.kind == MiniBatch.Kind.EVAL_VAL) {
-                progress.valCorrect += r.correct();
-                progress.valTotal += r.numSeeds();
-                progress.valLoss += r.lossSum();
-            } else {
-                progress.testCorrect += r.correct();
-                progress.testTotal += r.numSeeds();
-                progress.testLoss += r.lossSum();
-            }
-        }
         boolean scored = batch.layer == 0 || batch.layer == config.model.numLayers();
-        if (scored && sequence.scored(batch.roundShare)) {
+        if (sequence.evaluated(batch, r, scored)) {
             roundComplete(batch.step, batch.finalRound);
         }
     }
@@ -645,27 +505,20 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                 roundComputeNanos / 1_000_000);
         roundComputeNanos = 0;
         ObjectNode line =
-                rankLine(
-                        RankLine.eval(
-                                rank, config.trainers, step, elapsedSeconds(), model.checksum()));
-        if (progress.layout > 0 && step == progress.layoutStep) {
-            // The round of the restored step, issued again after a restore at another trainer
-            // count:
-            // the other ranks reported this step before the restore.
+                RankLine.evalTotals(
+                        rankLine(
+                                RankLine.eval(
+                                        rank,
+                                        config.trainers,
+                                        step,
+                                        elapsedSeconds(),
+                                        model.checksum())),
+                        progress,
+                        finalRound);
+        if (sequence.alone(step)) {
             line.put(RankLine.ALONE, true);
         }
-        emit(
-                RankLine.evalTotals(
-                        line,
-                        progress.valCorrect,
-                        progress.valTotal,
-                        progress.valLoss,
-                        progress.testCorrect,
-                        progress.testTotal,
-                        progress.testLoss,
-                        finalRound,
-                        progress.evalNanos / 1e9,
-                        progress.firstStepNanos / 1e9));
+        emit(line);
         if (finalRound && !progress.finished) {
             progress.finished = true;
             exportModel(true);
@@ -752,21 +605,4 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private double elapsedSeconds() {
         return (System.nanoTime() - startNanos) / 1e9;
     }
-
-    private static double ratio(double a, double b) {
-        return b == 0 ? 0.0 : a / b;
-    }
-
-    /**
-     * What a step hands back to the task thread: a batch with the model's result for it (with a
-     * pending step when its gradient waits for the all-reduce), or, without a batch, the pending
-     * step whose reduced update was applied.
-     */
-    private record StepOutcome(
-            MiniBatch batch,
-            PendingStep pending,
-            TrainResult train,
-            EvalResult eval,
-            InferenceRound.Outcome inferred,
-            long nanos) {}
 }

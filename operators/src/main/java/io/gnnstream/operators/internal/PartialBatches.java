@@ -4,6 +4,7 @@ import com.carrotsearch.hppc.IntIntHashMap;
 import com.carrotsearch.hppc.LongIntHashMap;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
+import io.gnnstream.operators.schedule.BatchAttempts;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
@@ -62,7 +63,9 @@ public final class PartialBatches {
     public MiniBatch accept(MiniBatchPart part, TrainerFeatureCache cache) {
         check(part);
         Pending pending = bySeq.get(part.seq);
-        if (pending == null || pending.attempt < part.attempt) {
+        BatchAttempts.OnPart action =
+                BatchAttempts.onPart(pending == null ? null : pending.attempt, part.attempt);
+        if (action == BatchAttempts.OnPart.BEGIN) {
             if (pending != null) {
                 recycle(pending.matrix);
                 for (MiniBatchPart waiting : pending.byVertex) {
@@ -71,7 +74,7 @@ public final class PartialBatches {
             }
             pending = new Pending(part.attempt);
             bySeq.put(part.seq, pending);
-        } else if (pending.attempt > part.attempt) {
+        } else if (action == BatchAttempts.OnPart.DROP) {
             return null;
         }
         if (part.isHead()) {

@@ -2,6 +2,7 @@ package io.gnnstream.operators.internal;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gnnstream.operators.TrainerProgress;
 
 /**
  * The per-rank metrics line a trainer rank writes for {@code MetricsMerger}: the field names, and
@@ -192,6 +193,22 @@ public final class RankLine {
         line.put(TEST_LOSS_SUM, testLossSum);
         line.put(FINAL_ROUND, finalRound);
         return line;
+    }
+
+    /** The evaluation totals of {@code progress}'s round; returns {@code line}. */
+    public static ObjectNode evalTotals(
+            ObjectNode line, TrainerProgress progress, boolean finalRound) {
+        return evalTotals(
+                line,
+                progress.valCorrect,
+                progress.valTotal,
+                progress.valLoss,
+                progress.testCorrect,
+                progress.testTotal,
+                progress.testLoss,
+                finalRound,
+                progress.evalNanos / 1e9,
+                progress.firstStepNanos / 1e9);
     }
 
     private static ObjectNode head(

@@ -62,4 +62,9 @@ public class BatchSpec {
                 + (seeds == null ? 0 : seeds.length)
                 + ")";
     }
+
+    /** The batch this record belongs to. */
+    public BatchAddress address() {
+        return new BatchAddress(trainer, seq, batchId);
+    }
 }

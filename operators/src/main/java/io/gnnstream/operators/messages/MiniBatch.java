@@ -253,4 +253,9 @@ public class MiniBatch {
         b.graphCutEdgesIngested = graphCutEdgesIngested;
         return b;
     }
+
+    /** The batch this record belongs to. */
+    public BatchAddress address() {
+        return new BatchAddress(trainer, seq, batchId);
+    }
 }

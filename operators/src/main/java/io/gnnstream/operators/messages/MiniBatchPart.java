@@ -236,4 +236,9 @@ public class MiniBatchPart {
     public boolean isHead() {
         return part == HEAD;
     }
+
+    /** The batch this record belongs to. */
+    public BatchAddress address() {
+        return new BatchAddress(trainer, seq, batchId);
+    }
 }

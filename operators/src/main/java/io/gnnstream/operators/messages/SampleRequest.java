@@ -115,4 +115,9 @@ public class SampleRequest {
         this.featureRows = rows;
         return this;
     }
+
+    /** The batch this record belongs to. */
+    public BatchAddress address() {
+        return new BatchAddress(trainer, seq, batchId);
+    }
 }

@@ -34,6 +34,16 @@ public final class BatchAttempts {
         RESEND
     }
 
+    /** What a trainer does with a part of a batch it is joining. */
+    public enum OnPart {
+        /** The first part seen, or one of a later attempt: join it, dropping any earlier one. */
+        BEGIN,
+        /** A part of the attempt being joined. */
+        JOIN,
+        /** A part of an earlier attempt (restored, or replayed from a checkpoint): dropped. */
+        DROP
+    }
+
     private BatchAttempts() {}
 
     /**
@@ -73,5 +83,16 @@ public final class BatchAttempts {
     /** The attempt after {@code previous} (null: none yet) for {@code spec}. */
     public static int next(Integer previous, BatchSpec spec) {
         return Math.max(previous == null ? 0 : previous + 1, first(spec) + 1);
+    }
+
+    /**
+     * A part of attempt {@code attempt} arrives for a batch whose parts of attempt {@code joining}
+     * are being joined (null: none yet).
+     */
+    public static OnPart onPart(Integer joining, int attempt) {
+        if (joining == null || joining < attempt) {
+            return OnPart.BEGIN;
+        }
+        return joining > attempt ? OnPart.DROP : OnPart.JOIN;
     }
 }

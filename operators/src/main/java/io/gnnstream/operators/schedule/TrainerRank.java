@@ -1,8 +1,10 @@
 package io.gnnstream.operators.schedule;
 
 import io.gnnstream.operators.TrainerProgress;
+import io.gnnstream.operators.messages.BatchAddress;
 import io.gnnstream.operators.messages.Credit;
 import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.model.EvalResult;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
@@ -65,6 +67,27 @@ public final class TrainerRank {
                 || active && seq == progress.nextSeq;
     }
 
+    /** What a rank does with a record of a batch that arrives. */
+    public enum Arrival {
+        /** Addressed to another rank (of a layout that no longer exists): dropped. */
+        FOREIGN,
+        /** A batch the rank has trained, holds or is working on (a re-issue): not joined again. */
+        HELD,
+        /** A batch the rank waits for. */
+        WANTED
+    }
+
+    /**
+     * What the rank does with a record of the batch at {@code address}; {@code active}: a step is
+     * computing or waiting for its reduced gradient.
+     */
+    public Arrival arrival(BatchAddress address, boolean active) {
+        if (address.rank() != rank) {
+            return Arrival.FOREIGN;
+        }
+        return alreadyHave(address.seq(), active) ? Arrival.HELD : Arrival.WANTED;
+    }
+
     /** A whole batch waits for its turn. */
     public void buffer(MiniBatch batch) {
         buffered.put(batch.seq, batch);
@@ -98,21 +121,40 @@ public final class TrainerRank {
         return share == 0;
     }
 
-    /** A block of the round of {@code step} is done: its counts go to that round. */
-    public void inRound(long step) {
-        if (progress.roundStep != step) {
-            progress.resetRound(step);
+    /**
+     * An evaluation batch or round block is done with result {@code r} (null: nothing scored): its
+     * counts go to the round of its step; true when it is a scored block ({@code scored}: of the
+     * last pass, or a sampled evaluation batch) that completes the rank's share of the round.
+     */
+    public boolean evaluated(MiniBatch batch, EvalResult r, boolean scored) {
+        if (progress.roundStep != batch.step) {
+            progress.resetRound(batch.step);
         }
+        if (r != null) {
+            if (batch.kind == MiniBatch.Kind.EVAL_VAL) {
+                progress.valCorrect += r.correct();
+                progress.valTotal += r.numSeeds();
+                progress.valLoss += r.lossSum();
+            } else {
+                progress.testCorrect += r.correct();
+                progress.testTotal += r.numSeeds();
+                progress.testLoss += r.lossSum();
+            }
+        }
+        if (!scored) {
+            return false;
+        }
+        progress.roundSeen++;
+        progress.roundShare = batch.roundShare > 0 ? batch.roundShare : progress.roundShare;
+        return progress.roundSeen == progress.roundShare;
     }
 
     /**
-     * A block of the last pass was scored ({@code share}: the rank's share as the block states it,
-     * 0 if it does not); true when that completes the rank's share of the round.
+     * True when the round of {@code step} is the restored step's, issued again after a restore at
+     * another trainer count: the other ranks reported it before the restore.
      */
-    public boolean scored(int share) {
-        progress.roundSeen++;
-        progress.roundShare = share > 0 ? share : progress.roundShare;
-        return progress.roundSeen == progress.roundShare;
+    public boolean alone(long step) {
+        return progress.layout > 0 && step == progress.layoutStep;
     }
 
     /** The batch of {@code seq} is done: the credit that acknowledges it. */

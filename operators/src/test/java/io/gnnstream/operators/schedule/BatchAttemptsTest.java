@@ -41,4 +41,12 @@ class BatchAttemptsTest {
         assertTrue(b > a1 + 500 && b > BatchAttempts.first(spec(1)), "attempt " + b);
         assertEquals(BatchAttempts.first(spec(2)) + 1, BatchAttempts.next(b, spec(2)));
     }
+
+    @Test
+    void aTrainerJoinsTheLatestAttemptAndDropsEarlierOnes() {
+        assertEquals(BatchAttempts.OnPart.BEGIN, BatchAttempts.onPart(null, 3));
+        assertEquals(BatchAttempts.OnPart.BEGIN, BatchAttempts.onPart(2, 3));
+        assertEquals(BatchAttempts.OnPart.JOIN, BatchAttempts.onPart(3, 3));
+        assertEquals(BatchAttempts.OnPart.DROP, BatchAttempts.onPart(4, 3));
+    }
 }
