@@ -10,7 +10,6 @@ import io.gnnstream.operators.messages.MiniBatch;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -21,9 +20,10 @@ import org.slf4j.LoggerFactory;
  * of Flink: it takes graph events and credits, emits batch specs, and is snapshotted to and
  * restored from a {@link SchedulerState}. Its jobs are split into the seed sets ({@link SeedSets}),
  * the epoch cursor ({@link EpochCursor}), the round plan ({@link RoundPlan}) and the credit ledger
- * ({@link CreditLedger}); this class holds the rules that join them: what is issued next, what a
- * credit acknowledges, what a restore issues again. {@code SeedScheduler} feeds it records; the
- * simulation test feeds it in memory. Not thread-safe; time comes from a clock.
+ * ({@link CreditLedger}); what is issued again after a restore or a stall is {@link Recovery}'s.
+ * This class holds the rules that join them: what is issued next and what a credit acknowledges.
+ * {@code SeedScheduler} feeds it records; the simulation test feeds it in memory. Not thread-safe;
+ * time comes from a clock.
  */
 public final class Schedule {
 
@@ -39,7 +39,6 @@ public final class Schedule {
     private final SchedulerConfig config;
     private final Consumer<BatchSpec> out;
     private final LongSupplier clock;
-    private final long stallNanos;
     private final boolean restored;
 
     private final SeedSets seeds;
@@ -50,12 +49,7 @@ public final class Schedule {
     private final long[] partitionEdgesIngested;
     private final long[] partitionReplicas;
     private final long[] partitionCutEdgesIngested;
-
-    /** Per rank: when its acknowledged progress last advanced (or its specs were re-issued). */
-    private final long[] progressNanos;
-
-    /** When a write of the round was last acknowledged (or its unwritten blocks re-issued). */
-    private long writeProgressNanos;
+    private final Recovery recovery;
 
     /** Per pass of the round in progress: when its first block was issued; 0: not seen. */
     private long[] passStartNanos;
@@ -76,7 +70,6 @@ public final class Schedule {
         this.config = config;
         this.out = out;
         this.clock = clock;
-        this.stallNanos = stallNanos;
         this.restored = state != null;
         SchedulerState s = state != null ? state : fresh(config);
         this.seeds = SeedSets.load(s);
@@ -94,12 +87,12 @@ public final class Schedule {
                 s.partitionCutEdgesIngested != null
                         ? s.partitionCutEdgesIngested
                         : new long[config.numPartitions];
-        this.writeProgressNanos = clock.getAsLong();
+        this.recovery =
+                new Recovery(
+                        config, out, clock, stallNanos, seeds, cursor, round, ledger, this::emit);
         if (ledger.ranks() != config.trainers) {
-            beginLayout(s);
+            recovery.beginLayout(s);
         }
-        this.progressNanos = new long[config.trainers];
-        Arrays.fill(progressNanos, clock.getAsLong());
     }
 
     private static SchedulerState fresh(SchedulerConfig config) {
@@ -115,9 +108,8 @@ public final class Schedule {
 
     /** A restored schedule issues its unacknowledged specs and unstored round blocks again. */
     public void start() {
-        if (restored && !ledger.awaitingRestoredStep()) {
-            ledger.reissueAll().forEach(out);
-            reissueUnwritten();
+        if (restored) {
+            recovery.restarted();
         }
     }
 
@@ -152,7 +144,7 @@ public final class Schedule {
     public void onGraphEvent(GraphEvent e) {
         if (e.kind == GraphEvent.Kind.LAYER_WRITTEN) {
             if (round.written(e.step, e.roundIndex, e.part, e.parts)) {
-                writeProgressNanos = clock.getAsLong();
+                recovery.written();
             }
         } else if (e.kind == GraphEvent.Kind.STATS) {
             partitionVertices[e.partition] = e.vertices;
@@ -177,22 +169,12 @@ public final class Schedule {
         }
         ledger.reported(rank, credit.processedSeq);
         if (ledger.awaitingRestoredStep()) {
-            continueAt(RankLayout.restoredStep(ledger.layout(), credit.processedSeq), rank);
+            recovery.continueAt(
+                    RankLayout.restoredStep(ledger.layout(), credit.processedSeq), rank);
             issue();
             return;
         }
-        if (credit.processedSeq < ledger.acked(rank)) {
-            rewind(rank, credit.processedSeq);
-        }
-        long now = clock.getAsLong();
-        if (credit.processedSeq > ledger.acked(rank)) {
-            progressNanos[rank] = now;
-        } else {
-            reissueIfStalled(rank, now);
-            if (now - writeProgressNanos >= stallNanos) {
-                reissueUnwritten();
-            }
-        }
+        recovery.credited(rank, credit.processedSeq);
         List<BatchSpec> done = ledger.acknowledge(rank, credit.processedSeq);
         if (!done.isEmpty()) {
             cursor.dropStartsBefore(ledger.firstTrainingStep(cursor.steps() + 1));
@@ -204,107 +186,6 @@ public final class Schedule {
     /** Training steps cut so far. */
     public long steps() {
         return cursor.steps();
-    }
-
-    private void rewind(int rank, long processedSeq) {
-        long[] missing = new long[1];
-        long wasAcked = ledger.acked(rank);
-        List<BatchSpec> again = ledger.rewind(rank, processedSeq, missing);
-        LOG.info(
-                "Rank {} restored at seq {}, behind the acknowledged seq {}: {} batches are issued"
-                        + " again{}",
-                rank,
-                processedSeq,
-                wasAcked,
-                again.size(),
-                missing[0] > 0 ? " (" + missing[0] + " no longer known)" : "");
-        again.forEach(out);
-        progressNanos[rank] = clock.getAsLong();
-    }
-
-    private void beginLayout(SchedulerState s) {
-        if (s.stepStarts == null) {
-            throw new IllegalStateException(
-                    "the schedule was checkpointed for "
-                            + ledger.ranks()
-                            + " trainers by a version that cannot restore it for another number;"
-                            + " restore it with "
-                            + ledger.ranks()
-                            + " trainers");
-        }
-        LOG.info(
-                "The schedule of {} trainer ranks continues with {}: waiting for a rank to announce"
-                        + " the step it restored ({} steps issued)",
-                ledger.ranks(),
-                config.trainers,
-                cursor.steps());
-        ledger.beginLayout(config.trainers);
-    }
-
-    /**
-     * The ranks of a new layout restored step {@code k}: the schedule continues with step {@code
-     * k+1} from where it began, for this layout's ranks, after a round of step k issued again
-     * unless the old ranks acknowledged all of it. Specs of the old layout are dropped.
-     */
-    private void continueAt(long k, int announcer) {
-        if (k < 0 || k > cursor.steps()) {
-            throw new IllegalStateException(
-                    "rank "
-                            + announcer
-                            + " restored step "
-                            + k
-                            + ", but the schedule issued "
-                            + cursor.steps()
-                            + " steps");
-        }
-        boolean roundOfK = false;
-        boolean finalRoundOfK = false;
-        for (BatchSpec spec : ledger.unacked()) {
-            if (spec.kind != MiniBatch.Kind.TRAIN && spec.step == k) {
-                roundOfK = true;
-                finalRoundOfK |= spec.finalRound;
-            }
-        }
-        cursor.continueAfter(k);
-        if (round.step() == k && (roundOfK || round.pending())) {
-            round.restartOnRankZero();
-        } else if (roundOfK) {
-            beginRound(k, finalRoundOfK);
-            round.allOnRankZero();
-        } else {
-            round.cancel();
-        }
-        ledger.continueAt(k);
-        Arrays.fill(progressNanos, clock.getAsLong());
-        LOG.info(
-                "Rank {} restored step {}: the schedule continues with step {} for {} ranks{}",
-                announcer,
-                k,
-                k + 1,
-                config.trainers,
-                round.pending() ? ", after the evaluation round of step " + k : "");
-    }
-
-    /**
-     * A rank that repeats its credit without progress for the stall limit while specs of it are
-     * unacknowledged has lost a batch for good (e.g. a feature part it had to drop after a
-     * restore): its unacknowledged specs are issued again, of a new generation.
-     */
-    private void reissueIfStalled(int rank, long now) {
-        if (now - progressNanos[rank] < stallNanos) {
-            return;
-        }
-        progressNanos[rank] = now;
-        List<BatchSpec> again = ledger.reissue(rank);
-        again.forEach(out);
-        if (!again.isEmpty()) {
-            LOG.warn(
-                    "rank {} made no progress for {} s past seq {}: its unacknowledged batches are"
-                            + " issued again",
-                    rank,
-                    stallNanos / 1_000_000_000L,
-                    ledger.acked(rank));
-        }
     }
 
     /**
@@ -384,7 +265,7 @@ public final class Schedule {
                         || (config.evalEvery > 0 && step % config.evalEvery == 0)
                         || (config.predictEvery > 0 && step % config.predictEvery == 0);
         if (evaluate) {
-            beginRound(step, last);
+            recovery.beginRound(step, last);
         }
         BatchSpec[] specs = new BatchSpec[config.trainers];
         long[][] local = config.sites() == null ? null : config.sites().split(slice);
@@ -420,42 +301,6 @@ public final class Schedule {
                     seeds.trainCount());
         }
         return loaded;
-    }
-
-    private void beginRound(long step, boolean last) {
-        round.begin(step, last, seeds);
-        writeProgressNanos = clock.getAsLong();
-    }
-
-    /**
-     * Issues again, of a new generation and with new sequence numbers, the blocks of the round's
-     * current hidden-layer pass that their rank has acknowledged but whose outputs the GraphStore
-     * has not acknowledged storing: after a restore (outputs travel on an edge that is in no
-     * checkpoint), or when no write has been acknowledged for the stall limit. The model has not
-     * changed since (the round precedes the next step on every rank), so the outputs are the same.
-     */
-    private void reissueUnwritten() {
-        writeProgressNanos = clock.getAsLong();
-        Set<Integer> pending = ledger.unackedBlocks(round.step());
-        int again = 0;
-        int pass = 0;
-        for (int i : round.unwritten()) {
-            if (!pending.contains(i)) {
-                if (again++ == 0) {
-                    ledger.nextGeneration();
-                }
-                pass = round.passOf(i);
-                emit(round.block(i), round.rankOf(i));
-            }
-        }
-        if (again > 0) {
-            LOG.info(
-                    "{} blocks of layer {} of the round of step {} have no stored outputs: issued"
-                            + " again",
-                    again,
-                    pass,
-                    round.step());
-        }
     }
 
     private void notePassStart(int pass) {

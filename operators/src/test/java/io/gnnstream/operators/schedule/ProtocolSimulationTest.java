@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.gnnstream.operators.SchedulerConfig;
-import io.gnnstream.operators.schedule.ProtocolSimulator.RankModel;
+import io.gnnstream.operators.schedule.SimRank.RankModel;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -1,0 +1,334 @@
+package io.gnnstream.operators.schedule;
+
+import io.gnnstream.operators.SchedulerState;
+import io.gnnstream.operators.messages.BatchSpec;
+import io.gnnstream.operators.messages.Credit;
+import io.gnnstream.operators.messages.GraphEvent;
+import io.gnnstream.operators.messages.MiniBatch;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.function.IntFunction;
+import org.apache.flink.api.common.ExecutionConfig;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+
+/**
+ * The FIFO channels of a {@link ProtocolSimulator} run, the records they carry, and the cut of its
+ * checkpoints across them, as Flink's unaligned checkpoints make it: a role snapshots when the
+ * first barrier reaches it (from the source, from an iteration head at any time, or before it takes
+ * a record sent after its sender's snapshot), and records its sender sent before the barrier but it
+ * takes after its snapshot are the checkpoint's channel state; feedback channels carry none. Roles:
+ * 0 store, 1 assembler, 2 scheduler, 3 reducer, 4.. ranks.
+ */
+final class SimChannels {
+
+    /**
+     * A record on a channel: its payload, its sender's checkpoint count when sent, and the last
+     * checkpoint whose channel state holds it.
+     */
+    static final class Msg {
+        final Object payload;
+        final int epoch;
+        int recorded = -1;
+
+        Msg(Object payload, int epoch) {
+            this.payload = payload;
+            this.epoch = epoch;
+        }
+    }
+
+    static final class Channel {
+        final String name;
+        final boolean feedback;
+        final int to; // role index
+        final ArrayDeque<Msg> queue = new ArrayDeque<>();
+
+        Channel(String name, boolean feedback, int to) {
+            this.name = name;
+            this.feedback = feedback;
+            this.to = to;
+        }
+    }
+
+    /** One role's part of a checkpoint. */
+    static final class Snap {
+        Object state;
+        final List<Object[]> channelState = new ArrayList<>(); // {channel name, payload}
+    }
+
+    private final List<String> trace;
+
+    /** A role's state for its snapshot, taken when the barrier reaches it. */
+    private final IntFunction<Object> roleState;
+
+    private final Map<String, Channel> channels = new HashMap<>();
+    private int trainers;
+
+    /** Per role: the checkpoints it has snapshotted. */
+    private int[] epochs;
+
+    private int checkpoint; // the checkpoint in progress, or the last one
+    private boolean inProgress;
+    private Snap[] snaps;
+    private int completed; // last completed checkpoint, 0: none
+    private Snap[] completedSnaps;
+    private int completedTrainers;
+
+    boolean verbose;
+
+    SimChannels(List<String> trace, IntFunction<Object> roleState) {
+        this.trace = trace;
+        this.roleState = roleState;
+    }
+
+    /** New, empty channels between the roles of a run with {@code trainers} ranks. */
+    void wire(int trainers) {
+        this.trainers = trainers;
+        channels.clear();
+        epochs = new int[4 + trainers];
+        Arrays.fill(epochs, completed);
+        channel("events", false, 2);
+        channel("specs", false, 1);
+        channel("requests", true, 0);
+        channel("credits", true, 2);
+        channel("gradients", false, 3);
+        channel("outputs", false, 0);
+        for (int r = 0; r < trainers; r++) {
+            channel("batches-" + r, false, 4 + r);
+            channel("sums-" + r, true, 4 + r);
+        }
+    }
+
+    private void channel(String name, boolean feedback, int to) {
+        channels.put(name, new Channel(name, feedback, to));
+    }
+
+    void send(int fromRole, String channel, Object payload) {
+        Channel c = channels.get(channel);
+        c.queue.add(new Msg(payload, epochs[fromRole]));
+    }
+
+    /** The channels with records, in name order. */
+    List<Channel> ready() {
+        List<Channel> ready = new ArrayList<>();
+        for (Channel c : channels.values()) {
+            if (!c.queue.isEmpty()) {
+                ready.add(c);
+            }
+        }
+        ready.sort((a, b) -> a.name.compareTo(b.name));
+        return ready;
+    }
+
+    /**
+     * The next record of {@code c}, taken by its role: which snapshots first if the record was sent
+     * after its sender's barrier, and records it as channel state if it was sent before.
+     */
+    Object take(Channel c) {
+        Msg m = c.queue.peek();
+        if (verbose) {
+            trace.add("  " + c.name + " <- " + describe(m.payload) + " (epoch " + m.epoch + ")");
+        }
+        int role = c.to;
+        if (inProgress && !c.feedback && m.epoch >= checkpoint && epochs[role] < checkpoint) {
+            snapshot(role); // the barrier precedes this record
+        }
+        c.queue.poll();
+        if (inProgress
+                && !c.feedback
+                && m.epoch < checkpoint
+                && epochs[role] == checkpoint
+                && m.recorded != checkpoint) {
+            snaps[role].channelState.add(new Object[] {c.name, m.payload});
+        }
+        return m.payload;
+    }
+
+    boolean inProgress() {
+        return inProgress;
+    }
+
+    int completed() {
+        return completed;
+    }
+
+    Snap[] completedSnaps() {
+        return completedSnaps;
+    }
+
+    int completedTrainers() {
+        return completedTrainers;
+    }
+
+    /** The source snapshots for a new checkpoint. */
+    void trigger() {
+        checkpoint = Math.max(checkpoint, completed) + 1;
+        inProgress = true;
+        snaps = new Snap[4 + trainers];
+        snapshot(0); // the source
+        trace.add("checkpoint " + checkpoint + " triggered");
+    }
+
+    /** A barrier from an iteration head reaches a role that has not snapshotted yet. */
+    boolean barrierFromHead(SplittableRandom random) {
+        List<Integer> open = new ArrayList<>();
+        for (int role = 0; role < epochs.length; role++) {
+            if (epochs[role] < checkpoint) {
+                open.add(role);
+            }
+        }
+        if (open.isEmpty()) {
+            return false;
+        }
+        snapshot(open.get(random.nextInt(open.size())));
+        return true;
+    }
+
+    private void snapshot(int role) {
+        if (verbose) {
+            trace.add("  snapshot of role " + role + " for checkpoint " + checkpoint);
+        }
+        Snap snap = new Snap();
+        snaps[role] = snap;
+        epochs[role] = checkpoint;
+        snap.state = roleState.apply(role);
+        // Records sent before their sender's barrier, still queued: channel state.
+        for (Channel c : channels.values()) {
+            if (c.to == role && !c.feedback) {
+                for (Msg m : c.queue) {
+                    if (m.epoch < checkpoint) {
+                        // Pre-barrier records still to come are added when taken (see take).
+                        snap.channelState.add(new Object[] {c.name, m.payload});
+                        m.recorded = checkpoint;
+                    }
+                }
+            }
+        }
+        boolean all = true;
+        for (int e : epochs) {
+            all &= e >= checkpoint;
+        }
+        if (all) {
+            completed = checkpoint;
+            completedSnaps = snaps;
+            completedTrainers = trainers;
+            inProgress = false;
+            trace.add("checkpoint " + checkpoint + " completed");
+        }
+    }
+
+    /** A failure: the checkpoint in progress, if any, is abandoned. */
+    void abort() {
+        inProgress = false;
+    }
+
+    /** Channel state: replayed on ordinary edges; a rank's goes to the rank of its index. */
+    void replay(Snap[] from) {
+        for (int role = 0; role < from.length; role++) {
+            for (Object[] cs : from[role].channelState) {
+                Channel c = channels.get((String) cs[0]);
+                if (c != null) {
+                    c.queue.add(new Msg(cs[1], completed - 1));
+                }
+            }
+        }
+    }
+
+    /** The whole batch a request for {@code spec} becomes at its rank. */
+    static MiniBatch batchOf(BatchSpec spec) {
+        MiniBatch b = new MiniBatch();
+        b.seq = spec.seq;
+        b.trainer = spec.trainer;
+        b.step = spec.step;
+        b.kind = spec.kind;
+        b.layer = spec.layer;
+        b.roundIndex = spec.roundIndex;
+        b.roundSize = spec.roundSize;
+        b.roundShare = spec.roundShare;
+        b.finalRound = spec.finalRound;
+        b.nodeIds = spec.seeds;
+        return b;
+    }
+
+    /** The acknowledgement that the outputs of {@code block}, a hidden layer's, are stored. */
+    static GraphEvent writtenOf(MiniBatch block) {
+        GraphEvent written = new GraphEvent();
+        written.kind = GraphEvent.Kind.LAYER_WRITTEN;
+        written.step = block.step;
+        written.layer = block.layer;
+        written.roundIndex = block.roundIndex;
+        written.part = 0;
+        written.parts = 1;
+        return written;
+    }
+
+    /** The scheduler's state, for a failure's message. */
+    static String describe(SchedulerState s) {
+        StringBuilder b = new StringBuilder();
+        b.append("scheduler: steps ")
+                .append(s.trainSteps)
+                .append(", layout ")
+                .append(s.layout)
+                .append(s.awaitingRestoredStep ? " (awaiting)" : "")
+                .append(", issued ")
+                .append(Arrays.toString(s.issuedSeqs))
+                .append(", acked ")
+                .append(Arrays.toString(s.ackedSeqs))
+                .append(", round of step ")
+                .append(s.roundStep)
+                .append(" at ")
+                .append(s.roundNext)
+                .append('/')
+                .append(s.roundSize)
+                .append(", unacked ");
+        for (BatchSpec spec : s.unacked) {
+            b.append(spec.trainer).append(':').append(spec.seq).append('/').append(spec.step);
+            b.append(spec.layer > 0 ? "L" + spec.layer + "#" + spec.roundIndex : "").append(' ');
+        }
+        return b.toString();
+    }
+
+    private static String describe(Object p) {
+        if (p instanceof BatchSpec b) {
+            return "spec seq "
+                    + b.seq
+                    + " step "
+                    + b.step
+                    + " L"
+                    + b.layer
+                    + "#"
+                    + b.roundIndex
+                    + " g"
+                    + b.generation;
+        }
+        if (p instanceof MiniBatch b) {
+            return "batch seq " + b.seq + " step " + b.step + " L" + b.layer;
+        }
+        if (p instanceof Credit c) {
+            return "credit " + c.trainer + ":" + c.processedSeq;
+        }
+        if (p instanceof GraphEvent e) {
+            return "event "
+                    + e.kind
+                    + (e.kind == GraphEvent.Kind.LAYER_WRITTEN ? " #" + e.roundIndex : "");
+        }
+        return p.getClass().getSimpleName();
+    }
+
+    private static final ExecutionConfig EXECUTION = new ExecutionConfig();
+
+    /** A deep copy by the value's Flink serializer, as a channel or a snapshot makes it. */
+    @SuppressWarnings("unchecked")
+    static <T> T copy(T value) {
+        TypeSerializer<T> s =
+                (TypeSerializer<T>)
+                        TypeInformation.of(value.getClass())
+                                .createSerializer(EXECUTION.getSerializerConfig());
+        return s.copy(value);
+    }
+}
