@@ -44,4 +44,19 @@ public final class PredictionOptions {
                                     "Predictions also carry the last hidden layer (the classifier's"
                                             + " input) as \"embedding\"."),
                     OptionCheck.any());
+
+    public static final ConfigOption<Boolean> STORE_HIDDEN_ROWS =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.store-hidden-rows")
+                            .booleanType()
+                            .defaultValue(false)
+                            .withDescription(
+                                    "Evaluation rounds keep every hidden layer's outputs in the"
+                                        + " GraphStore's layer-output store. Off: where the next"
+                                        + " layer's projections of a hidden layer are narrower (its"
+                                        + " output width times 2 for sage, 1 for gcn), the store"
+                                        + " keeps those, which the next layer reads in place of the"
+                                        + " hidden rows (the same result, fewer bytes per vertex)."
+                                        + " --emit-embeddings implies it."),
+                    OptionCheck.any());
 }

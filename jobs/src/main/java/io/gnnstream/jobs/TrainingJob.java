@@ -626,10 +626,11 @@ public final class TrainingJob {
 
     /** Output widths of the model's hidden layers, which inference rounds store and read back. */
     private int[] hiddenWidths() {
-        ModelConfig model = trainerConfig().model;
+        TrainerConfig trainer = trainerConfig();
+        ModelConfig model = trainer.model;
         int[] widths = new int[model.numLayers() - 1];
         for (int j = 0; j < widths.length; j++) {
-            widths[j] = model.layerOut(j);
+            widths[j] = model.roundRowWidth(j + 1, trainer.keepsHiddenRows());
         }
         return widths;
     }
@@ -674,17 +675,18 @@ public final class TrainingJob {
                                         : 0L)
                         .build();
         return new TrainerConfig(
-                model,
-                conf.get(ModelOptions.LOG_EVERY),
-                conf.get(ModelOptions.TRAINER_THREADS),
-                conf.getOptional(ModelOptions.MODEL_OUT).orElse(null),
-                conf.get(ModelOptions.CREDIT_RESEND_MS),
-                conf.get(ModelOptions.COMPUTE),
-                featureCacheSlots(),
-                conf.get(ModelOptions.TRAINERS),
-                reducers(conf),
-                predicting,
-                conf.get(PredictionOptions.EMIT_EMBEDDINGS));
+                        model,
+                        conf.get(ModelOptions.LOG_EVERY),
+                        conf.get(ModelOptions.TRAINER_THREADS),
+                        conf.getOptional(ModelOptions.MODEL_OUT).orElse(null),
+                        conf.get(ModelOptions.CREDIT_RESEND_MS),
+                        conf.get(ModelOptions.COMPUTE),
+                        featureCacheSlots(),
+                        conf.get(ModelOptions.TRAINERS),
+                        reducers(conf),
+                        predicting,
+                        conf.get(PredictionOptions.EMIT_EMBEDDINGS))
+                .withHiddenRows(conf.get(PredictionOptions.STORE_HIDDEN_ROWS));
     }
 
     /** Slots of the trainer's feature cache; the GraphStore and the trainer must agree on them. */

@@ -183,9 +183,10 @@ public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
     }
 
     /**
-     * The output widths of the model's hidden layers ({@code widths[j-1]} for layer {@code j}):
-     * inference blocks of layer {@code j+1} ask the GraphStore for their sources' stored outputs of
-     * layer {@code j}, in requests small enough for rows of that width.
+     * The widths of the rows an inference round stores for the layers after the first ({@code
+     * widths[j-1]} for layer {@code j+1}, see {@code ModelConfig.roundRowWidth}): blocks of layer
+     * {@code j+1} ask the GraphStore for their sources' stored rows of layer {@code j}, in requests
+     * small enough for rows of that width.
      */
     public BatchAssembler withLayerWidths(int... widths) {
         this.layerWidths = widths.clone();

@@ -47,6 +47,9 @@ public final class TrainerConfig implements Serializable {
 
     private int storeParallelism = 1;
 
+    /** Inference rounds store hidden layers' outputs, never the next layer's projections. */
+    private boolean hiddenRows;
+
     public TrainerConfig(
             ModelConfig model, int logEvery, int threads, String modelOut, long creditResendMs) {
         this(model, logEvery, threads, modelOut, creditResendMs, true, 0);
@@ -137,6 +140,20 @@ public final class TrainerConfig implements Serializable {
     }
 
     /** See {@link #withStore}; null for a single GraphStore subtask. */
+    /**
+     * Inference rounds store every hidden layer's outputs in the layer-output store, not the next
+     * layer's projections of them ({@code ModelConfig.projectsRoundInput}); returns this.
+     */
+    public TrainerConfig withHiddenRows(boolean on) {
+        this.hiddenRows = on;
+        return this;
+    }
+
+    /** Whether rounds store hidden rows: asked for, or needed for embeddings. */
+    public boolean keepsHiddenRows() {
+        return hiddenRows || embeddings;
+    }
+
     public VertexPartitioner partitioner() {
         return partitioner;
     }

@@ -174,6 +174,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                                 config.model,
                                 config.predictions,
                                 config.embeddings,
+                                config.keepsHiddenRows(),
                                 config.partitioner(),
                                 config.storeParallelism()),
                         rank,

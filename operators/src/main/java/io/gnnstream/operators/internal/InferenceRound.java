@@ -19,17 +19,20 @@ import java.util.Map;
  * round arrives as one-hop blocks ({@link MiniBatch#layer}), spread over the ranks. A block's
  * source rows come with it: the features for layer 1, the sources' outputs of layer {@code l-1}
  * from the GraphStore's layer-output store for layer {@code l}. A block of a hidden layer gives its
- * destinations' outputs as {@link LayerOutputs}, records per GraphStore subtask owning some of them
- * (small ones, which {@link LayerOutputSender} sends without blocking), which the GraphStore stores
- * for the next layer's blocks; a rank keeps nothing of a round between blocks. Blocks of the last
- * layer are scored (validation and test seeds with a label) and give a {@link PredictionBatch} of
- * their destinations, with their last hidden layer (their source rows) as embeddings when asked.
+ * destinations' rows for the next layer as {@link LayerOutputs} (their outputs, or the next layer's
+ * projections of them where those are narrower: {@link ModelConfig#projectsRoundInput}), records
+ * per GraphStore subtask owning some of them (small ones, which {@link LayerOutputSender} sends
+ * without blocking), which the GraphStore stores for the next layer's blocks; a rank keeps nothing
+ * of a round between blocks. Blocks of the last layer are scored (validation and test seeds with a
+ * label) and give a {@link PredictionBatch} of their destinations, with their last hidden layer
+ * (their source rows) as embeddings when asked.
  */
 public final class InferenceRound {
 
     private final ModelConfig config;
     private final boolean predictions;
     private final boolean embeddings;
+    private final boolean keepHidden;
     private final VertexPartitioner partitioner;
     private final StoreSites sites;
 
@@ -41,6 +44,8 @@ public final class InferenceRound {
             EvalResult eval, PredictionBatch predictions, List<LayerOutputs> outputs) {}
 
     /**
+     * @param keepHidden store hidden layers' outputs, never projections (true with {@code
+     *     embeddings}, which read the last hidden layer)
      * @param partitioner the vertex assignment, with the GraphStore's {@code storeParallelism}
      *     naming the subtask owning each vertex; null for a single GraphStore subtask
      */
@@ -48,11 +53,13 @@ public final class InferenceRound {
             ModelConfig config,
             boolean predictions,
             boolean embeddings,
+            boolean keepHidden,
             VertexPartitioner partitioner,
             int storeParallelism) {
         this.config = config;
         this.predictions = predictions;
         this.embeddings = embeddings;
+        this.keepHidden = keepHidden || embeddings;
         this.partitioner = partitioner;
         this.sites =
                 partitioner == null
@@ -72,21 +79,30 @@ public final class InferenceRound {
         if (nDst == 0) {
             return new Outcome(new EvalResult(0, 0, 0, new int[0]), null, List.of());
         }
-        if (block.featureDim != config.layerIn(j)) {
+        boolean projected = config.projectsRoundInput(j, keepHidden);
+        int width = j == 0 ? config.inFeatures() : config.roundRowWidth(j, keepHidden);
+        if (block.featureDim != width) {
             throw new IllegalArgumentException(
                     "block of layer "
                             + block.layer
                             + " has source rows of "
                             + block.featureDim
-                            + " floats, the layer takes "
-                            + config.layerIn(j));
+                            + " floats, the layer reads "
+                            + width);
         }
-        float[] out = model.inferLayer(j, block, block.features);
+        float[] out =
+                projected
+                        ? model.inferProjected(j, block, block.features)
+                        : model.inferLayer(j, block, block.features);
         if (block.layer < layers) {
+            float[] rows = out;
+            if (config.projectsRoundInput(j + 1, keepHidden)) {
+                rows = model.project(j + 1, out, nDst);
+            }
             return new Outcome(
                     new EvalResult(0, 0, 0, new int[0]),
                     null,
-                    outputs(block, out, config.layerOut(j)));
+                    outputs(block, rows, config.roundRowWidth(j + 1, keepHidden)));
         }
         return score(block, out);
     }

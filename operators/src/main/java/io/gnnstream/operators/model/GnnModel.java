@@ -64,6 +64,22 @@ public interface GnnModel extends AutoCloseable {
      */
     float[] inferLayer(int layer, MiniBatch block, float[] input);
 
+    /**
+     * What model layer {@code layer} reads of {@code rows} rows {@code h} of its input ({@code
+     * layerIn(layer)} floats each) in place of the rows themselves: their products with each of the
+     * layer's weight blocks, without the bias ({@link ModelConfig#roundRowWidth} floats per row).
+     * Since the layer's aggregations are linear, {@link #inferProjected} on these rows gives what
+     * {@link #inferLayer} gives on {@code h} (up to rounding), while a narrow layer reads far fewer
+     * floats per source.
+     */
+    float[] project(int layer, float[] h, int rows);
+
+    /**
+     * {@link #inferLayer} on a block whose source rows are {@link #project}ions of the layer's
+     * input rows.
+     */
+    float[] inferProjected(int layer, MiniBatch block, float[] rows);
+
     /** The parameter tensors in a fixed order, with copies of their values. */
     List<ParamInfo> parameters();
 

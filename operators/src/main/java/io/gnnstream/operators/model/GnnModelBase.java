@@ -44,6 +44,10 @@ abstract class GnnModelBase implements GnnModel {
     private final NativeMatrix[] outputs;
     private final NativeMatrix[] weightGrads;
     private final NativeMatrix inputGrad = new NativeMatrix();
+    private final NativeMatrix projection = new NativeMatrix();
+    private final NativeMatrix projectionIn = new NativeMatrix();
+    private final NativeMatrix projectionOut = new NativeMatrix();
+    private final NativeMatrix selector = new NativeMatrix();
     private final float[][] activations;
     private float[] sourceGrad = new float[0];
     private float[] logits = new float[0];
@@ -211,22 +215,98 @@ abstract class GnnModelBase implements GnnModel {
      */
     @Override
     public final float[] inferLayer(int layer, MiniBatch block, float[] input) {
+        checkLayer(layer);
+        uploadWeights();
+        return infer(
+                layer,
+                block,
+                input,
+                config.layerIn(layer),
+                weights[layer].shape(inputWidth(layer), config.layerOut(layer)));
+    }
+
+    @Override
+    public final float[] project(int layer, float[] h, int rows) {
+        checkLayer(layer);
+        int in = config.layerIn(layer);
+        int out = config.layerOut(layer);
+        int width = blocks * out;
+        if (h.length < (long) rows * in) {
+            throw new IllegalArgumentException(
+                    "projection input must hold rows x " + in + " floats");
+        }
+        float[] result = new float[rows * width];
+        if (rows == 0) {
+            return result;
+        }
+        // [W_0 | W_1 | ...]: row r of every weight block side by side.
+        projection.shape(in, width);
+        FloatBuffer w = projection.floats();
+        int offset = params.layerOffset(layer);
+        for (int b = 0; b < blocks; b++) {
+            for (int r = 0; r < in; r++) {
+                w.put(r * width + b * out, params.values, offset + (b * in + r) * out, out);
+            }
+        }
+        INDArray x = projectionIn.shape(rows, in);
+        projectionIn.floats().put(0, h, 0, rows * in);
+        INDArray z = projectionOut.shape(rows, width);
+        Nd4j.gemm(x, projection.shape(in, width), z, false, false, 1.0, 0.0);
+        projectionOut.floats().get(0, result, 0, rows * width);
+        return result;
+    }
+
+    @Override
+    public final float[] inferProjected(int layer, MiniBatch block, float[] rows) {
+        checkLayer(layer);
+        int in = config.layerIn(layer);
+        int out = config.layerOut(layer);
+        int width = blocks * out;
+        // The dense input row over projected rows holds, per aggregation b, all blocks of the
+        // aggregated projections; block b of aggregation b is the layer's term b. Selecting those
+        // and adding the bias is a gemm with a 0/1 matrix above the bias row.
+        int selectorRows = blocks * width + 1;
+        selector.shape(selectorRows, out);
+        FloatBuffer sel = selector.floats();
+        for (int k = 0; k < selectorRows * out; k++) {
+            sel.put(k, 0f);
+        }
+        for (int b = 0; b < blocks; b++) {
+            for (int c = 0; c < out; c++) {
+                sel.put((b * width + b * out + c) * out + c, 1f);
+            }
+        }
+        sel.put(
+                (selectorRows - 1) * out,
+                params.values,
+                params.layerOffset(layer) + blocks * in * out,
+                out);
+        return infer(layer, block, rows, width, selector.shape(selectorRows, out));
+    }
+
+    private void checkLayer(int layer) {
         if (layer < 0 || layer >= numLayers) {
             throw new IllegalArgumentException(
                     "layer must be in [0, " + numLayers + "), got " + layer);
         }
-        int in = config.layerIn(layer);
+    }
+
+    /**
+     * Layer {@code layer}'s output for the destinations of {@code block} from source rows of {@code
+     * in} floats, with {@code w} the weights of their dense input rows.
+     */
+    private float[] infer(int layer, MiniBatch block, float[] input, int in, INDArray w) {
         int out = config.layerOut(layer);
         BatchValidator.validateBlock(block, in, input);
         int nDst = block.numDst(1);
         if (nDst == 0) {
             return new float[0];
         }
-        uploadWeights();
-        INDArray x = inputs[layer].shape(nDst, inputWidth(layer));
+        int width = blocks * in + 1;
+        INDArray x = inputs[layer].shape(nDst, width);
         buildInput(layer, input, in, block, 1, null, inputs[layer].floats());
         INDArray z = outputs[layer].shape(nDst, out);
-        Nd4j.gemm(x, weights[layer].shape(inputWidth(layer), out), z, false, false, 1.0, 0.0);
+        Nd4j.gemm(x, w, z, false, false, 1.0, 0.0);
         float[] result = new float[nDst * out];
         FloatBuffer zBuf = outputs[layer].floats();
         if (layer < numLayers - 1) {
@@ -234,7 +314,7 @@ abstract class GnnModelBase implements GnnModel {
                     .forEach(
                             nDst * out,
                             ELEMENT_GRAIN,
-                            (from, to, w) -> BlockOps.reluFrom(zBuf, result, from, to));
+                            (from, to, wk) -> BlockOps.reluFrom(zBuf, result, from, to));
         } else {
             zBuf.get(0, result, 0, nDst * out);
         }
@@ -312,6 +392,10 @@ abstract class GnnModelBase implements GnnModel {
             }
         }
         inputGrad.release();
+        projection.release();
+        projectionIn.release();
+        projectionOut.release();
+        selector.release();
         weightsStale = true;
         loops.close();
     }

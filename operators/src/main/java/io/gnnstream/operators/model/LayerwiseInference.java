@@ -8,8 +8,9 @@ import java.util.Arrays;
  * Layer-wise full-neighbour inference over a whole graph held in memory (PyG's {@code
  * SAGE.inference} with a one-hop {@code NeighborLoader(num_neighbors=[-1])}): layer 1 for every
  * vertex, then layer 2 from those embeddings, and so on, in chunks of destination vertices. It runs
- * the same {@link SageModel#inferLayer} on the same one-hop blocks as the job's evaluation rounds,
- * so an exported model scores a dataset offline as the job did.
+ * the same {@link GnnModel#inferLayer} (or {@link GnnModel#inferProjected} on projected rows, see
+ * {@link ModelConfig#projectsRoundInput}) on the same one-hop blocks as the job's evaluation
+ * rounds, so an exported model scores a dataset offline as the job did.
  */
 public final class LayerwiseInference {
 
@@ -74,8 +75,10 @@ public final class LayerwiseInference {
         Arrays.fill(stamp, -1);
         int mark = 0;
         for (int j = 0; j < config.numLayers(); j++) {
-            int in = config.layerIn(j);
+            boolean projected = config.projectsRoundInput(j, false);
+            int in = j == 0 ? config.inFeatures() : config.roundRowWidth(j, false);
             int out = config.layerOut(j);
+            float[] source = projected ? model.project(j, input, n) : input;
             float[] output = new float[n * out];
             for (int from = 0; from < n; from += chunk) {
                 int to = Math.min(n, from + chunk);
@@ -83,9 +86,12 @@ public final class LayerwiseInference {
                 MiniBatch block = block(graph, from, to, nodes);
                 float[] rows = new float[block.numSrc(1) * in];
                 for (int i = 0; i < block.numSrc(1); i++) {
-                    System.arraycopy(input, nodes[i] * in, rows, i * in, in);
+                    System.arraycopy(source, nodes[i] * in, rows, i * in, in);
                 }
-                float[] result = model.inferLayer(j, block, rows);
+                float[] result =
+                        projected
+                                ? model.inferProjected(j, block, rows)
+                                : model.inferLayer(j, block, rows);
                 System.arraycopy(result, 0, output, from * out, (to - from) * out);
             }
             layers[j] = output;

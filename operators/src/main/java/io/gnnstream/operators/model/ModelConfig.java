@@ -188,8 +188,35 @@ public final class ModelConfig implements Serializable {
      * neighbour weights ({@code (2 in + 1) out}) and, for GCN, one weight ({@code (in + 1) out}).
      */
     public int layerParameters(int layer) {
-        int weights = modelType == ModelType.GCN ? 1 : 2;
-        return (weights * layerIn(layer) + 1) * layerOut(layer);
+        return (weightBlocks() * layerIn(layer) + 1) * layerOut(layer);
+    }
+
+    /**
+     * Whether the rows an inference round stores for model layer {@code layer} ({@code >= 1}) to
+     * read are the layer's projections of its input ({@link GnnModel#project}) rather than the
+     * previous layer's outputs: when they are narrower and {@code keepHidden} (hidden rows wanted,
+     * e.g. for embeddings) is off.
+     */
+    public boolean projectsRoundInput(int layer, boolean keepHidden) {
+        if (layer < 1 || layer >= numLayers || keepHidden) {
+            return false;
+        }
+        return weightBlocks() * layerOut(layer) < layerIn(layer);
+    }
+
+    /**
+     * Floats per vertex of the rows an inference round stores for model layer {@code layer} ({@code
+     * >= 1}) to read (see {@link #projectsRoundInput}).
+     */
+    public int roundRowWidth(int layer, boolean keepHidden) {
+        return projectsRoundInput(layer, keepHidden)
+                ? weightBlocks() * layerOut(layer)
+                : layerIn(layer);
+    }
+
+    /** Weight blocks per layer: root and neighbour for SAGE, one for GCN. */
+    private int weightBlocks() {
+        return modelType == ModelType.GCN ? 1 : 2;
     }
 
     /** Trainable parameters of the whole model (the length of its parameter vector). */

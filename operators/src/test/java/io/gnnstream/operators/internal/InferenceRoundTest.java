@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
@@ -36,9 +37,15 @@ class InferenceRoundTest {
     private static final int F = 6;
     private static final int CLASSES = 3;
 
-    @ParameterizedTest
-    @EnumSource(ModelType.class)
-    void matchesWholeGraphInferenceThroughTheStoredLayerOutputs(ModelType type) {
+    /**
+     * With embeddings the store keeps the hidden rows; without them and a hidden layer of 8 both
+     * types store the last layer's narrower projections.
+     */
+    @ParameterizedTest(name = "{0} embeddings={1}")
+    @CsvSource({"SAGE,true", "GCN,true", "SAGE,false", "GCN,false"})
+    void matchesWholeGraphInferenceThroughTheStoredLayerOutputs(
+            ModelType type, boolean embeddings) {
+        int hidden = embeddings ? 5 : 8;
         Random r = new Random(4);
         int[][] nbrs = new int[N][];
         for (int v = 0; v < N; v++) {
@@ -55,7 +62,7 @@ class InferenceRoundTest {
                 ModelConfig.builder()
                         .modelType(type)
                         .inFeatures(F)
-                        .hidden(5)
+                        .hidden(hidden)
                         .numClasses(CLASSES)
                         .numLayers(2)
                         .dropout(0.5)
@@ -66,10 +73,12 @@ class InferenceRoundTest {
         StoreSites sites = new StoreSites(8, 2);
         try (GnnModel model = GnnModel.create(cfg)) {
             float[] expected = LayerwiseInference.run(model, graph(nbrs, x), 8).logits();
+            int width = cfg.roundRowWidth(1, embeddings);
+            assertEquals(embeddings ? hidden : (type == ModelType.SAGE ? 2 : 1) * CLASSES, width);
 
             // Pass 1 on one rank: the outputs leave as records per owning GraphStore subtask.
-            InferenceRound round = new InferenceRound(cfg, true, true, partitioner, 2);
-            float[] stored = new float[N * 5];
+            InferenceRound round = new InferenceRound(cfg, true, embeddings, false, partitioner, 2);
+            float[] stored = new float[N * width];
             int records = 0;
             for (int from = 0; from < N; from += 16) {
                 InferenceRound.Outcome out =
@@ -93,7 +102,8 @@ class InferenceRoundTest {
                                 o.route,
                                 sites.holderOf(partitioner.partition(o.vertices[i])),
                                 "owner");
-                        System.arraycopy(o.values, i * 5, stored, (int) o.vertices[i] * 5, 5);
+                        System.arraycopy(
+                                o.values, i * width, stored, (int) o.vertices[i] * width, width);
                     }
                     records++;
                 }
@@ -109,7 +119,7 @@ class InferenceRoundTest {
             }
             assertEquals(expectedRecords, records, "a record per block and GraphStore subtask");
             // Pass 2 on another rank (it holds nothing of the round): source rows from the store.
-            InferenceRound other = new InferenceRound(cfg, true, true, partitioner, 2);
+            InferenceRound other = new InferenceRound(cfg, true, embeddings, false, partitioner, 2);
             Map<Long, float[]> probs = new HashMap<>();
             for (int from = 0; from < N; from += 16) {
                 InferenceRound.Outcome out =
@@ -118,14 +128,14 @@ class InferenceRoundTest {
                                 block(
                                         nbrs,
                                         stored,
-                                        5,
+                                        width,
                                         2,
                                         from,
                                         Math.min(N, from + 16),
                                         MiniBatch.Kind.EVAL_TEST));
                 assertEquals(List.of(), out.outputs());
                 PredictionBatch p = out.predictions();
-                assertEquals(5, p.embeddingDim);
+                assertEquals(embeddings ? hidden : 0, p.embeddingDim);
                 for (int i = 0; i < p.size(); i++) {
                     probs.put(
                             p.vertices[i],
@@ -133,10 +143,14 @@ class InferenceRoundTest {
                     assertEquals(
                             ClassProbabilities.argmax(expected, (int) p.vertices[i], CLASSES),
                             p.labels[i]);
-                    assertArrayEquals(
-                            Arrays.copyOfRange(
-                                    stored, (int) p.vertices[i] * 5, (int) p.vertices[i] * 5 + 5),
-                            Arrays.copyOfRange(p.embeddings, i * 5, i * 5 + 5));
+                    if (embeddings) {
+                        assertArrayEquals(
+                                Arrays.copyOfRange(
+                                        stored,
+                                        (int) p.vertices[i] * width,
+                                        (int) p.vertices[i] * width + width),
+                                Arrays.copyOfRange(p.embeddings, i * width, i * width + width));
+                    }
                 }
             }
             assertEquals(N, probs.size());
@@ -167,7 +181,7 @@ class InferenceRoundTest {
                         .seed(3)
                         .build();
         try (GnnModel model = GnnModel.create(cfg)) {
-            InferenceRound round = new InferenceRound(cfg, false, false, null, 1);
+            InferenceRound round = new InferenceRound(cfg, false, false, false, null, 1);
             InferenceRound.Outcome written =
                     round.compute(model, block(nbrs, x, F, 1, 0, 3, MiniBatch.Kind.INFER));
             assertEquals(1, written.outputs().size(), "one GraphStore subtask: one record");
@@ -175,7 +189,14 @@ class InferenceRoundTest {
             InferenceRound.Outcome out =
                     round.compute(
                             model,
-                            block(nbrs, new float[3 * 4], 4, 2, 0, 3, MiniBatch.Kind.EVAL_VAL));
+                            block(
+                                    nbrs,
+                                    new float[3 * cfg.roundRowWidth(1, false)],
+                                    cfg.roundRowWidth(1, false),
+                                    2,
+                                    0,
+                                    3,
+                                    MiniBatch.Kind.EVAL_VAL));
             assertNull(out.predictions());
             assertEquals(3, out.eval().numSeeds());
             assertThrows(

@@ -1,8 +1,10 @@
 package io.gnnstream.operators.model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.messages.MiniBatch;
 import java.util.SplittableRandom;
@@ -19,9 +21,13 @@ class LayerwiseInferenceTest {
     private static final int F = 5;
 
     private static ModelConfig config(ModelCase c, int inFeatures, int layers) {
+        return config(c, inFeatures, layers, 6);
+    }
+
+    private static ModelConfig config(ModelCase c, int inFeatures, int layers, int hidden) {
         return c.config()
                 .inFeatures(inFeatures)
-                .hidden(6)
+                .hidden(hidden)
                 .numClasses(3)
                 .numLayers(layers)
                 .dropout(0.5)
@@ -39,20 +45,25 @@ class LayerwiseInferenceTest {
         return params;
     }
 
-    /** Layers, destinations per chunk. */
+    /**
+     * Layers, destinations per chunk, hidden width (16: the layers after the first read projected
+     * rows, see {@link ModelConfig#projectsRoundInput}).
+     */
     private static Stream<Arguments> cases() {
         return ModelCase.crossed(
-                new Object[] {1, 7},
-                new Object[] {2, 7},
-                new Object[] {2, 60},
-                new Object[] {3, 13});
+                new Object[] {1, 7, 6},
+                new Object[] {2, 7, 6},
+                new Object[] {2, 60, 6},
+                new Object[] {3, 13, 6},
+                new Object[] {2, 7, 16},
+                new Object[] {3, 13, 16});
     }
 
-    @ParameterizedTest(name = "{0} layers={1} chunk={2}")
+    @ParameterizedTest(name = "{0} layers={1} chunk={2} hidden={3}")
     @MethodSource("cases")
-    void matchesDenseReference(ModelCase c, int layers, int chunk) {
+    void matchesDenseReference(ModelCase c, int layers, int chunk, int hidden) {
         TestGraphs.Graph g = TestGraphs.random(N, F, 3, 6, 5, 3);
-        ModelConfig cfg = config(c, F, layers);
+        ModelConfig cfg = config(c, F, layers, hidden);
         try (GnnModel model = GnnModel.create(cfg)) {
             float[] params = randomParams(cfg.numParameters());
             model.setParameterVector(params);
@@ -100,6 +111,52 @@ class LayerwiseInferenceTest {
             b.indicesOffsets = new int[] {0};
             assertEquals(0, model.inferLayer(1, b, new float[0]).length);
         }
+    }
+
+    /**
+     * Projecting a layer's input rows and aggregating the projections gives the layer's output on
+     * the rows; the whole-graph round, which reads projections, gives the same logits.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource(ModelCase.ALL)
+    void projectedRowsGiveTheLayerOutput(ModelCase c) {
+        TestGraphs.Graph g = TestGraphs.random(N, F, 3, 6, 5, 3);
+        ModelConfig cfg = config(c, F, 2, 16);
+        assertTrue(cfg.projectsRoundInput(1, false));
+        assertFalse(cfg.projectsRoundInput(1, true), "embeddings keep the hidden rows");
+        assertFalse(cfg.projectsRoundInput(0, false), "features are never projected");
+        try (GnnModel model = GnnModel.create(cfg)) {
+            model.setParameterVector(randomParams(cfg.numParameters()));
+            LayerwiseInference.Outputs round = LayerwiseInference.run(model, graph(g), 60);
+            float[] hidden = round.layers()[0];
+            float[] projected = model.project(1, hidden, N);
+            assertEquals(N * cfg.roundRowWidth(1, false), projected.length);
+            MiniBatch block = wholeGraph(graph(g));
+            float[] direct = model.inferLayer(1, block, hidden);
+            float[] viaProjection = model.inferProjected(1, block, projected);
+            assertEquals(direct.length, round.logits().length);
+            for (int i = 0; i < direct.length; i++) {
+                assertEquals(direct[i], viaProjection[i], 1e-5, "logit " + i);
+                assertEquals(direct[i], round.logits()[i], 1e-5, "round logit " + i);
+            }
+        }
+    }
+
+    /** One block whose destinations and sources are every vertex, in order. */
+    private static MiniBatch wholeGraph(LayerwiseInference.Graph g) {
+        int n = g.numVertices();
+        MiniBatch b = new MiniBatch();
+        b.numLayers = 1;
+        b.nodeCounts = new int[] {n, n};
+        b.nodeIds = new long[n];
+        for (int i = 0; i < n; i++) {
+            b.nodeIds[i] = i;
+        }
+        b.indptr = g.offsets().clone();
+        b.indptrOffsets = new int[] {0};
+        b.indices = g.neighbours().clone();
+        b.indicesOffsets = new int[] {0};
+        return b;
     }
 
     static LayerwiseInference.Graph graph(TestGraphs.Graph g) {
