@@ -146,6 +146,20 @@ public final class GraphOptions {
                                         + " as it fills; 0 turns the cache off."),
                     OptionCheck.any());
 
+    public static final ConfigOption<MemorySize> LAYER_ROW_CACHE =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.graph.layer-row-cache")
+                            .memoryType()
+                            .defaultValue(MemorySize.parse("512mb"))
+                            .withDescription(
+                                    "Heap per graph store subtask and hidden layer for the rows an"
+                                        + " evaluation round stores in the layer-output store, so"
+                                        + " the next layer's blocks read most of them without"
+                                        + " RocksDB; about 80 bytes plus 4 per float of a row each"
+                                        + " (the default holds 1.2 million rows of 94 floats);"
+                                        + " allocated as it fills; 0 turns the cache off."),
+                    OptionCheck.any());
+
     public static final ConfigOption<Integer> EDGE_BUFFER =
             GROUP.declare(
                     ConfigOptions.key("gnnstream.graph.edge-buffer")

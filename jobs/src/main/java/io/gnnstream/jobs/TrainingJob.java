@@ -417,7 +417,8 @@ public final class TrainingJob {
                                 conf.get(GraphOptions.ADJACENCY_CACHE).getBytes(),
                                 conf.get(GraphOptions.EDGE_BUFFER),
                                 featureCacheSlots())
-                        .withHalo(halo);
+                        .withHalo(halo)
+                        .withLayerRowCache(conf.get(GraphOptions.LAYER_ROW_CACHE).getBytes());
         SingleOutputStreamOperator<SampleResponse> store =
                 updates.union(loopRequests)
                         .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)

@@ -36,6 +36,9 @@ public final class GraphStoreConfig implements Serializable {
     /** Whether partitions keep halo replicas (see docs/design.md, "Halo replicas"). */
     public final boolean halo;
 
+    /** Heap bytes per hidden layer for cached rows of the layer-output store (0 = no cache). */
+    public final long layerRowCacheBytes;
+
     /** Settings without halo replicas. */
     public GraphStoreConfig(
             long seed,
@@ -53,7 +56,8 @@ public final class GraphStoreConfig implements Serializable {
                 adjacencyCacheBytes,
                 edgeBufferEdges,
                 trainerCacheSlots,
-                false);
+                false,
+                0);
     }
 
     /** These settings with halo replicas on or off. */
@@ -66,7 +70,22 @@ public final class GraphStoreConfig implements Serializable {
                 adjacencyCacheBytes,
                 edgeBufferEdges,
                 trainerCacheSlots,
-                on);
+                on,
+                layerRowCacheBytes);
+    }
+
+    /** These settings with {@code bytes} of heap per hidden layer for layer-output rows. */
+    public GraphStoreConfig withLayerRowCache(long bytes) {
+        return new GraphStoreConfig(
+                seed,
+                featureDim,
+                statsIntervalMs,
+                recordCacheBytes,
+                adjacencyCacheBytes,
+                edgeBufferEdges,
+                trainerCacheSlots,
+                halo,
+                bytes);
     }
 
     private GraphStoreConfig(
@@ -77,25 +96,29 @@ public final class GraphStoreConfig implements Serializable {
             long adjacencyCacheBytes,
             int edgeBufferEdges,
             int trainerCacheSlots,
-            boolean halo) {
+            boolean halo,
+            long layerRowCacheBytes) {
         if (featureDim < 1
                 || statsIntervalMs < 1
                 || recordCacheBytes < 0
                 || adjacencyCacheBytes < 0
                 || edgeBufferEdges < 1
-                || trainerCacheSlots < 0) {
+                || trainerCacheSlots < 0
+                || layerRowCacheBytes < 0) {
             throw new IllegalArgumentException(
                     String.format(
                             "graph store settings out of range: featureDim %d (>= 1),"
                                     + " statsIntervalMs %d (>= 1), recordCacheBytes %d (>= 0),"
                                     + " adjacencyCacheBytes %d (>= 0), edgeBufferEdges %d (>= 1),"
-                                    + " trainerCacheSlots %d (>= 0)",
+                                    + " trainerCacheSlots %d (>= 0), layerRowCacheBytes %d (>="
+                                    + " 0)",
                             featureDim,
                             statsIntervalMs,
                             recordCacheBytes,
                             adjacencyCacheBytes,
                             edgeBufferEdges,
-                            trainerCacheSlots));
+                            trainerCacheSlots,
+                            layerRowCacheBytes));
         }
         this.seed = seed;
         this.featureDim = featureDim;
@@ -105,5 +128,6 @@ public final class GraphStoreConfig implements Serializable {
         this.edgeBufferEdges = edgeBufferEdges;
         this.trainerCacheSlots = trainerCacheSlots;
         this.halo = halo;
+        this.layerRowCacheBytes = layerRowCacheBytes;
     }
 }

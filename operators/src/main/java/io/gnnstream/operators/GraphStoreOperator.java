@@ -5,6 +5,7 @@ import io.gnnstream.operators.internal.FeatureParts;
 import io.gnnstream.operators.internal.HaloReplicas;
 import io.gnnstream.operators.internal.LayerOutputStore;
 import io.gnnstream.operators.internal.PartitionSizes;
+import io.gnnstream.operators.internal.VertexValueCache;
 import io.gnnstream.operators.messages.EdgeBundle;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
@@ -180,7 +181,10 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         adjacency = InAdjacency.of(context.getKeyedStateStore());
         layerOutputs =
                 new LayerOutputStore(
-                        context.getKeyedStateStore(), partitioner, this::setCurrentKey);
+                        context.getKeyedStateStore(),
+                        partitioner,
+                        this::setCurrentKey,
+                        config.layerRowCacheBytes);
         sizes =
                 new PartitionSizes(
                         context.getKeyedStateStore(),
@@ -237,6 +241,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         staleLayerOutputs = getMetricGroup().counter("staleLayerOutputs");
         getMetricGroup().gauge("layerRowsWritten", () -> layerOutputs.rowsWritten());
         getMetricGroup().gauge("missingLayerRows", () -> layerOutputs.missingRows());
+        getMetricGroup().gauge("layerRowCacheHits", () -> layerOutputs.cacheHits());
         getMetricGroup().gauge("haloReplicas", () -> sizes.sum(PartitionSizes.REPLICAS));
         getMetricGroup()
                 .gauge(
@@ -554,6 +559,11 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     }
 
     /** In-degree of the current key's vertex as stored (buffered edges not counted), for tests. */
+    /** Layer-output rows the heap cache served, for tests. */
+    long layerRowCacheHits() {
+        return layerOutputs.cacheHits();
+    }
+
     int degreeOfCurrentVertex() throws Exception {
         return adjacency.degree();
     }

@@ -170,6 +170,55 @@ class GraphStoreOperatorTest {
         }
     }
 
+    /**
+     * Rows pass through the layer-row cache as they are written and read: the next layer's reads of
+     * the same round come from the heap, a newer round's write replaces the cached row, and a row
+     * of another round is never served from the cache; without a cache every read is RocksDB's.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {0, 4096})
+    void theLayerRowCacheServesTheRoundsRowsAndNeverAnotherRounds(long cacheBytes)
+            throws Exception {
+        try (var h = harness("rocksdb", 1000, cacheBytes)) {
+            h.open();
+            node(h, 1, 2, Split.VAL);
+            node(h, 2, 0, Split.NONE);
+            h.processElement(new StreamRecord<>(GraphStoreInput.of(outputs(40, 1, 2, 1f))));
+            assertArrayEquals(
+                    new float[] {1, 1, 2, 2}, floats(layerRows(h, 40, new long[] {1, 2}).features));
+            h.processElement(new StreamRecord<>(GraphStoreInput.of(outputs(41, 1, 1, 7f))));
+            assertArrayEquals(
+                    new float[] {7, 7, 0, 0},
+                    floats(layerRows(h, 41, new long[] {1, 2}).features),
+                    "vertex 1 of round 41, vertex 2 only of round 40");
+            assertArrayEquals(
+                    new float[] {0, 0}, floats(layerRows(h, 40, new long[] {1}).features));
+            assertEquals(
+                    cacheBytes == 0 ? 0 : 3,
+                    ((GraphStoreOperator) h.getOperator()).layerRowCacheHits(),
+                    "rows 1 and 2 of round 40 and row 1 of round 41 from the heap");
+        }
+    }
+
+    /** Layer 1's outputs of round {@code step} for vertices {@code 1..n}: row v is v * base. */
+    private static LayerOutputs outputs(long step, int first, int n, float base) {
+        LayerOutputs o = new LayerOutputs();
+        o.step = step;
+        o.layer = 1;
+        o.part = 0;
+        o.parts = 1;
+        o.route = 0;
+        o.dim = 2;
+        o.vertices = new long[n];
+        o.values = new float[2 * n];
+        for (int i = 0; i < n; i++) {
+            o.vertices[i] = first + i;
+            o.values[2 * i] = (first + i) * base;
+            o.values[2 * i + 1] = (first + i) * base;
+        }
+        return o;
+    }
+
     private static MiniBatchPart layerRows(
             KeyedOneInputStreamOperatorTestHarness<VertexKey, GraphStoreInput, SampleResponse> h,
             long step,
@@ -729,13 +778,14 @@ class GraphStoreOperatorTest {
                         new GraphStoreOperator(
                                 partitioner,
                                 new GraphStoreConfig(
-                                        42L,
-                                        DIM,
-                                        1000L,
-                                        cacheBytes,
-                                        cacheBytes,
-                                        edgeBuffer,
-                                        trainerCacheSlots)),
+                                                42L,
+                                                DIM,
+                                                1000L,
+                                                cacheBytes,
+                                                cacheBytes,
+                                                edgeBuffer,
+                                                trainerCacheSlots)
+                                        .withLayerRowCache(cacheBytes)),
                         key,
                         VertexKeyTypeInfo.INSTANCE,
                         MAX_PARALLELISM,

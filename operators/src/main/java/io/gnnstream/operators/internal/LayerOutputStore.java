@@ -22,6 +22,12 @@ import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
  * label, the outputs), in RocksDB with the rest of the vertex's state, so it spills to disk,
  * checkpoints and rescales with the graph. A round overwrites the values of the previous one.
  *
+ * <p>Each layer's rows pass through a {@link VertexValueCache} of a fixed heap budget as they are
+ * written and read, so a round's next layer finds most of them on the heap: a layer's rows are read
+ * once per block that has the vertex among its sources, about as often as the vertex has
+ * out-neighbours. The cache is derived from the state (written through, never checkpointed), and an
+ * entry of an older round is read again from the state.
+ *
  * <p>Inference blocks of layer {@code j+1} read their source rows here ({@link #part}): a row
  * written by another round than the request's, or never written (a vertex without attributes at the
  * round's start), goes out as zeros without a label and is counted ({@link #missingRows}).
@@ -38,14 +44,22 @@ public final class LayerOutputStore {
     private final VertexPartitioner partitioner;
     private final Consumer<VertexKey> setCurrentKey;
     private final List<ValueState<byte[]>> layers = new ArrayList<>();
+    private final long cacheBytes;
+    private final List<VertexValueCache> caches = new ArrayList<>();
     private long missingRows;
+    private long cacheHits;
     private long rowsWritten;
 
+    /**
+     * @param cacheBytes heap for the rows of each layer written or read last (0: none)
+     */
     public LayerOutputStore(
             KeyedStateStore store,
             VertexPartitioner partitioner,
-            Consumer<VertexKey> setCurrentKey) {
+            Consumer<VertexKey> setCurrentKey,
+            long cacheBytes) {
         this.store = store;
+        this.cacheBytes = cacheBytes;
         this.partitioner = partitioner;
         this.setCurrentKey = setCurrentKey;
     }
@@ -62,6 +76,7 @@ public final class LayerOutputStore {
                             new ValueStateDescriptor<>(
                                     "layer-output-" + (layers.size() + 1),
                                     PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO)));
+            caches.add(new VertexValueCache(cacheBytes));
         }
         return layers.get(layer - 1);
     }
@@ -69,13 +84,16 @@ public final class LayerOutputStore {
     /** Stores every row of {@code outputs} under its vertex, with the vertex's label. */
     public void write(LayerOutputs outputs, Labels labels) throws Exception {
         ValueState<byte[]> state = layer(outputs.layer);
+        VertexValueCache cache = caches.get(outputs.layer - 1);
         for (int i = 0; i < outputs.vertices.length; i++) {
             long v = outputs.vertices[i];
             int label = labels.labelOf(v);
             setCurrentKey.accept(partitioner.keyOf(v));
-            state.update(
+            byte[] record =
                     LayerOutputRecord.encode(
-                            outputs.step, label, outputs.values, i * outputs.dim, outputs.dim));
+                            outputs.step, label, outputs.values, i * outputs.dim, outputs.dim);
+            state.update(record);
+            cache.put(v, record);
         }
         rowsWritten += outputs.vertices.length;
     }
@@ -91,9 +109,18 @@ public final class LayerOutputStore {
         int rowBytes = dim * Float.BYTES;
         byte[] bytes = new byte[vertices.length * rowBytes];
         int[] labels = new int[vertices.length];
+        VertexValueCache cache = caches.get(request.layerInput - 1);
         for (int j = 0; j < vertices.length; j++) {
-            setCurrentKey.accept(partitioner.keyOf(vertices[j]));
-            byte[] record = state.value();
+            byte[] record = cache.get(vertices[j]);
+            if (record != null && LayerOutputRecord.step(record) == request.samplingKey) {
+                cacheHits++;
+            } else {
+                setCurrentKey.accept(partitioner.keyOf(vertices[j]));
+                record = state.value();
+                if (record != null) {
+                    cache.put(vertices[j], record);
+                }
+            }
             if (record == null
                     || LayerOutputRecord.step(record) != request.samplingKey
                     || LayerOutputRecord.dim(record) != dim) {
@@ -121,6 +148,11 @@ public final class LayerOutputStore {
     /** Rows asked for that had no output of the request's round (served as zeros). */
     public long missingRows() {
         return missingRows;
+    }
+
+    /** Rows asked for that the heap cache served. */
+    public long cacheHits() {
+        return cacheHits;
     }
 
     /** Rows stored since this subtask started. */

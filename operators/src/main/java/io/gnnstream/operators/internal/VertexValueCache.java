@@ -1,4 +1,4 @@
-package io.gnnstream.operators;
+package io.gnnstream.operators.internal;
 
 import com.carrotsearch.hppc.LongIntHashMap;
 import java.util.Arrays;
@@ -16,12 +16,12 @@ import java.util.Arrays;
  * <p>The cache is derived from keyed state and never checkpointed: its owner keeps it coherent by
  * replacing or invalidating an entry whenever it writes that vertex's value.
  */
-final class VertexValueCache {
+public final class VertexValueCache {
 
     /**
      * Heap bytes charged per entry besides the value's elements: map slot, arrays and array header.
      */
-    static final int ENTRY_OVERHEAD_BYTES = 64;
+    public static final int ENTRY_OVERHEAD_BYTES = 64;
 
     private final long budgetBytes;
     private final LongIntHashMap entries = new LongIntHashMap();
@@ -32,7 +32,7 @@ final class VertexValueCache {
     private int hand;
     private long bytes;
 
-    VertexValueCache(long budgetBytes) {
+    public VertexValueCache(long budgetBytes) {
         if (budgetBytes < 0) {
             throw new IllegalArgumentException(
                     "cache budget must be >= 0 bytes, got " + budgetBytes);
@@ -40,7 +40,7 @@ final class VertexValueCache {
         this.budgetBytes = budgetBytes;
     }
 
-    byte[] get(long vertex) {
+    public byte[] get(long vertex) {
         if (size == 0) {
             return null;
         }
@@ -58,7 +58,7 @@ final class VertexValueCache {
      * entry must be used once before the hand reaches it to survive, and an entry moved into an
      * evicted one's place is passed over until the next sweep.
      */
-    void put(long vertex, byte[] value) {
+    public void put(long vertex, byte[] value) {
         if (costOf(value) > budgetBytes) {
             invalidate(vertex);
             return;
@@ -85,14 +85,14 @@ final class VertexValueCache {
     }
 
     /** Replaces the cached value of {@code vertex}, if there is one, after a write to state. */
-    void replace(long vertex, byte[] value) {
+    public void replace(long vertex, byte[] value) {
         if (size > 0 && entries.containsKey(vertex)) {
             put(vertex, value);
         }
     }
 
     /** Drops the cached value of {@code vertex}, if there is one, after a write to state. */
-    void invalidate(long vertex) {
+    public void invalidate(long vertex) {
         if (size == 0) {
             return;
         }
@@ -102,16 +102,16 @@ final class VertexValueCache {
         }
     }
 
-    int size() {
+    public int size() {
         return size;
     }
 
     /** Heap bytes the cached entries are charged, at most the budget. */
-    long bytes() {
+    public long bytes() {
         return bytes;
     }
 
-    static long costOf(byte[] value) {
+    public static long costOf(byte[] value) {
         return value.length + ENTRY_OVERHEAD_BYTES;
     }
 

@@ -1,4 +1,4 @@
-package io.gnnstream.operators;
+package io.gnnstream.operators.internal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
