@@ -1,12 +1,10 @@
 package io.gnnstream.operators;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gnnstream.operators.internal.InferenceRound;
 import io.gnnstream.operators.internal.LayerOutputSender;
-import io.gnnstream.operators.internal.MetricsWindow;
 import io.gnnstream.operators.internal.PartialBatches;
 import io.gnnstream.operators.internal.PendingStep;
-import io.gnnstream.operators.internal.RankLine;
+import io.gnnstream.operators.internal.RankReport;
 import io.gnnstream.operators.internal.ReplicaSteps;
 import io.gnnstream.operators.internal.StepRunner;
 import io.gnnstream.operators.internal.TrainerFeatureCache;
@@ -110,8 +108,6 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private transient ReplicaSteps work;
     private transient Counter layerRowsSent;
     private transient LayerOutputSender layerOutputs;
-    private transient long roundStartNanos;
-    private transient long roundComputeNanos;
     private transient GradientExchange exchange;
     private transient long exchangeStartNanos;
 
@@ -127,9 +123,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private transient PartialBatches partials;
     private transient TrainerFeatureCache featureCache;
     private transient Counter unresolvedParts;
-    private transient long startNanos;
     private transient long lastInputNanos;
-    private transient MetricsWindow window;
+    private transient RankReport report;
     private transient StepRunner<ReplicaSteps.Outcome> steps;
 
     /** Set while the operator needs the model at rest (a checkpoint, an export): no step starts. */
@@ -209,13 +204,18 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     @Override
     public void open() throws Exception {
         super.open();
-        startNanos = System.nanoTime();
-        lastInputNanos = startNanos;
+        lastInputNanos = System.nanoTime();
         unresolvedParts = getMetricGroup().counter("unresolvedFeatureParts");
         foreignParts = getMetricGroup().counter("foreignParts");
         layerRowsSent = getMetricGroup().counter("layerRowsSent");
-        roundStartNanos = startNanos;
-        window = new MetricsWindow(startNanos);
+        report =
+                new RankReport(
+                        rank,
+                        config.trainers,
+                        config.logEvery,
+                        model,
+                        progress,
+                        line -> output.collect(METRICS, new StreamRecord<>(line)));
         MailboxExecutor mailbox =
                 getContainingTask()
                         .getMailboxExecutorFactory()
@@ -328,7 +328,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         featureCache.storeFills(part);
         if (batch != null) {
             if (batch.isTraining()) {
-                window.addTraffic(batch);
+                report.window().addTraffic(batch);
             }
             sequence.buffer(batch);
             startNextStep();
@@ -345,7 +345,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         }
         if (mean != null) {
             PendingStep step = exchange.pending();
-            window.addAllReduce(System.nanoTime() - exchangeStartNanos);
+            report.window().addAllReduce(System.nanoTime() - exchangeStartNanos);
             steps.submit(() -> work.apply(step, mean));
         }
     }
@@ -379,23 +379,23 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             // Reduced update applied.
             PendingStep p = done.pending();
             exchange.complete();
-            window.addStep(
-                    p.loss,
-                    p.correct,
-                    p.seeds,
-                    p.sampledEdges,
-                    p.graphVertices,
-                    p.graphEdgesIngested,
-                    p.computeNanos + done.nanos());
-            window.placement(p.graphReplicas, p.graphCutEdgesIngested);
+            report.window()
+                    .addStep(
+                            p.loss,
+                            p.correct,
+                            p.seeds,
+                            p.sampledEdges,
+                            p.graphVertices,
+                            p.graphEdgesIngested,
+                            p.computeNanos + done.nanos());
+            report.window().placement(p.graphReplicas, p.graphCutEdgesIngested);
             stepDone(p.seq, p.step, p.roundSize, p.roundShare, p.finalRound);
             return;
         }
         if (batch.isTraining()) {
-            window.addStep(done.train(), batch, done.nanos());
+            report.trained(done.train(), batch, done.nanos());
         } else {
-            window.addBusy(done.nanos());
-            roundComputeNanos += done.nanos();
+            report.evaluated(done.nanos());
         }
         partials.recycle(batch.features);
         if (batch.isTraining()) {
@@ -419,24 +419,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private void stepDone(long seq, long step, int roundSize, int roundShare, boolean finalRound)
             throws Exception {
         faults.check("trainer", rank, step);
-        if (progress.firstStepNanos == 0) {
-            progress.firstStepNanos = Math.max(1, System.nanoTime() - startNanos);
-        }
         sequence.applied(step);
-        if (roundSize > 0) {
-            roundStartNanos = System.nanoTime();
-            if (sequence.roundBegins(step, roundShare)) {
-                roundComplete(step, finalRound);
-            }
-        } else if (step % Math.max(1, config.logEvery) == 0) {
-            emit(
-                    rankLine(
-                            RankLine.train(
-                                    rank,
-                                    config.trainers,
-                                    step,
-                                    elapsedSeconds(),
-                                    model.checksum())));
+        report.stepApplied(step, roundSize > 0);
+        if (roundSize > 0 && sequence.roundBegins(step, roundShare)) {
+            roundComplete(step, finalRound);
         }
         finishBatch(seq);
     }
@@ -496,46 +482,11 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
 
     /** This rank has scored its share of the round of {@code step}: its evaluation line. */
     private void roundComplete(long step, boolean finalRound) throws Exception {
-        long roundNanos = System.nanoTime() - roundStartNanos;
-        progress.evalNanos += roundNanos;
-        LOG.info(
-                "rank {}: evaluation round of step {} took {} ms, {} ms of it in the model",
-                rank,
-                step,
-                roundNanos / 1_000_000,
-                roundComputeNanos / 1_000_000);
-        roundComputeNanos = 0;
-        ObjectNode line =
-                RankLine.evalTotals(
-                        rankLine(
-                                RankLine.eval(
-                                        rank,
-                                        config.trainers,
-                                        step,
-                                        elapsedSeconds(),
-                                        model.checksum())),
-                        progress,
-                        finalRound);
-        if (sequence.alone(step)) {
-            line.put(RankLine.ALONE, true);
-        }
-        emit(line);
+        report.roundComplete(step, finalRound, sequence.alone(step));
         if (finalRound && !progress.finished) {
             progress.finished = true;
             exportModel(true);
         }
-    }
-
-    /** Completes a rank line with the window's raw sums and starts a new window. */
-    private ObjectNode rankLine(ObjectNode line) {
-        long now = System.nanoTime();
-        window.writeRawTo(line, now);
-        window = new MetricsWindow(now);
-        return line;
-    }
-
-    private void emit(ObjectNode line) {
-        output.collect(METRICS, new StreamRecord<>(line.toString()));
     }
 
     private void exportModel(boolean force) throws Exception {
@@ -601,9 +552,5 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                             }
                             scheduleCreditResend();
                         });
-    }
-
-    private double elapsedSeconds() {
-        return (System.nanoTime() - startNanos) / 1e9;
     }
 }
