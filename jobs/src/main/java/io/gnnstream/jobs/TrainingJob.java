@@ -418,7 +418,8 @@ public final class TrainingJob {
                                 conf.get(GraphOptions.EDGE_BUFFER),
                                 featureCacheSlots())
                         .withHalo(halo)
-                        .withLayerRowCache(conf.get(GraphOptions.LAYER_ROW_CACHE).getBytes());
+                        .withLayerRowCache(conf.get(GraphOptions.LAYER_ROW_CACHE).getBytes())
+                        .withLayerRootWidths(layerRootWidths());
         SingleOutputStreamOperator<SampleResponse> store =
                 updates.union(loopRequests)
                         .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)
@@ -632,6 +633,17 @@ public final class TrainingJob {
         int[] widths = new int[model.numLayers() - 1];
         for (int j = 0; j < widths.length; j++) {
             widths[j] = model.roundRowWidth(j + 1, trainer.keepsHiddenRows());
+        }
+        return widths;
+    }
+
+    /** Per hidden layer, the root width of the rows a round stores for the layer after it. */
+    private int[] layerRootWidths() {
+        TrainerConfig trainer = trainerConfig();
+        ModelConfig model = trainer.model;
+        int[] widths = new int[model.numLayers() - 1];
+        for (int j = 0; j < widths.length; j++) {
+            widths[j] = model.roundRootWidth(j + 1, trainer.keepsHiddenRows());
         }
         return widths;
     }

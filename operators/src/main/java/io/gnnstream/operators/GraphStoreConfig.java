@@ -39,6 +39,12 @@ public final class GraphStoreConfig implements Serializable {
     /** Heap bytes per hidden layer for cached rows of the layer-output store (0 = no cache). */
     public final long layerRowCacheBytes;
 
+    /**
+     * Per hidden layer {@code j} ({@code [j-1]}), the leading floats of its stored rows that only
+     * destinations read ({@code ModelConfig.roundRootWidth} of layer {@code j+1}); none: 0.
+     */
+    private int[] layerRootWidths = new int[0];
+
     /** Settings without halo replicas. */
     public GraphStoreConfig(
             long seed,
@@ -63,29 +69,46 @@ public final class GraphStoreConfig implements Serializable {
     /** These settings with halo replicas on or off. */
     public GraphStoreConfig withHalo(boolean on) {
         return new GraphStoreConfig(
-                seed,
-                featureDim,
-                statsIntervalMs,
-                recordCacheBytes,
-                adjacencyCacheBytes,
-                edgeBufferEdges,
-                trainerCacheSlots,
-                on,
-                layerRowCacheBytes);
+                        seed,
+                        featureDim,
+                        statsIntervalMs,
+                        recordCacheBytes,
+                        adjacencyCacheBytes,
+                        edgeBufferEdges,
+                        trainerCacheSlots,
+                        on,
+                        layerRowCacheBytes)
+                .rootWidths(layerRootWidths);
+    }
+
+    private GraphStoreConfig rootWidths(int[] widths) {
+        this.layerRootWidths = widths;
+        return this;
+    }
+
+    /** These settings with the root widths of the stored rows of each hidden layer. */
+    public GraphStoreConfig withLayerRootWidths(int... widths) {
+        return withLayerRowCache(layerRowCacheBytes).rootWidths(widths.clone());
+    }
+
+    /** The root width of hidden layer {@code layer}'s stored rows (1-based). */
+    public int layerRootWidth(int layer) {
+        return layer >= 1 && layer <= layerRootWidths.length ? layerRootWidths[layer - 1] : 0;
     }
 
     /** These settings with {@code bytes} of heap per hidden layer for layer-output rows. */
     public GraphStoreConfig withLayerRowCache(long bytes) {
         return new GraphStoreConfig(
-                seed,
-                featureDim,
-                statsIntervalMs,
-                recordCacheBytes,
-                adjacencyCacheBytes,
-                edgeBufferEdges,
-                trainerCacheSlots,
-                halo,
-                bytes);
+                        seed,
+                        featureDim,
+                        statsIntervalMs,
+                        recordCacheBytes,
+                        adjacencyCacheBytes,
+                        edgeBufferEdges,
+                        trainerCacheSlots,
+                        halo,
+                        bytes)
+                .rootWidths(layerRootWidths);
     }
 
     private GraphStoreConfig(

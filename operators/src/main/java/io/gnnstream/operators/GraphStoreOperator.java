@@ -184,7 +184,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
                         context.getKeyedStateStore(),
                         partitioner,
                         this::setCurrentKey,
-                        config.layerRowCacheBytes);
+                        config.layerRowCacheBytes,
+                        config::layerRootWidth);
         sizes =
                 new PartitionSizes(
                         context.getKeyedStateStore(),

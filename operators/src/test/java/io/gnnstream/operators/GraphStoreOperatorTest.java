@@ -200,6 +200,38 @@ class GraphStoreOperatorTest {
         }
     }
 
+    /**
+     * With a root width, a row's leading floats are kept apart and served only to the rows of a
+     * request that are destinations of its block; the other rows get zeros there.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"rocksdb", "heap"})
+    void theRootPartOfARowGoesOnlyToDestinations(String backend) throws Exception {
+        try (var h =
+                harness(
+                        backend,
+                        PARTITIONER,
+                        new GraphStoreConfig(42L, DIM, 1000L, 4096, 4096, 1000, 0)
+                                .withLayerRowCache(4096)
+                                .withLayerRootWidths(1))) {
+            h.open();
+            node(h, 1, 2, Split.VAL);
+            node(h, 2, 0, Split.NONE);
+            h.processElement(new StreamRecord<>(GraphStoreInput.of(outputs(40, 1, 2, 1f))));
+            int[] rows = {0, 1};
+            SampleRequest request =
+                    SampleRequest.sampleOnly(9, 40, 2, 0, 0, -1, new long[0])
+                            .withFeatures(109, 0, 0, 0, new long[] {1, 2}, rows);
+            request.layerInput = 1;
+            request.layerDim = 2;
+            request.layerRootRows = 1;
+            h.processElement(new StreamRecord<>(GraphStoreInput.of(request)));
+            MiniBatchPart part = lastFeatures(h);
+            assertArrayEquals(new float[] {1, 1, 0, 2}, floats(part.features));
+            assertArrayEquals(new int[] {2, 0}, part.labels);
+        }
+    }
+
     /** Layer 1's outputs of round {@code step} for vertices {@code 1..n}: row v is v * base. */
     private static LayerOutputs outputs(long step, int first, int n, float base) {
         LayerOutputs o = new LayerOutputs();
@@ -763,6 +795,24 @@ class GraphStoreOperatorTest {
                     long cacheBytes,
                     int trainerCacheSlots)
                     throws Exception {
+        return harness(
+                backend,
+                partitioner,
+                new GraphStoreConfig(
+                                42L,
+                                DIM,
+                                1000L,
+                                cacheBytes,
+                                cacheBytes,
+                                edgeBuffer,
+                                trainerCacheSlots)
+                        .withLayerRowCache(cacheBytes));
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<
+                    VertexKey, GraphStoreInput, SampleResponse>
+            harness(String backend, VertexPartitioner partitioner, GraphStoreConfig config)
+                    throws Exception {
         KeySelector<GraphStoreInput, VertexKey> key =
                 in ->
                         in.update != null
@@ -775,17 +825,7 @@ class GraphStoreOperatorTest {
                                                         : in.requests[0].route);
         var h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
-                        new GraphStoreOperator(
-                                partitioner,
-                                new GraphStoreConfig(
-                                                42L,
-                                                DIM,
-                                                1000L,
-                                                cacheBytes,
-                                                cacheBytes,
-                                                edgeBuffer,
-                                                trainerCacheSlots)
-                                        .withLayerRowCache(cacheBytes)),
+                        new GraphStoreOperator(partitioner, config),
                         key,
                         VertexKeyTypeInfo.INSTANCE,
                         MAX_PARALLELISM,

@@ -351,6 +351,7 @@ public final class BatchBuilder {
                     Arrays.copyOfRange(features, fi, fi + nf));
             request.layerInput = layerInput;
             request.layerDim = layerDim;
+            request.layerRootRows = layerInput > 0 ? nodeCounts[0] : 0;
             if (nf > 0) {
                 featureParts++;
             }

@@ -63,6 +63,12 @@ public class SampleRequest {
 
     public int layerDim;
 
+    /**
+     * With {@link #layerInput}: feature rows below this are the block's destinations, which also
+     * get the leading root part of a stored row (see {@code LayerOutputStore}); 0 for others.
+     */
+    public int layerRootRows;
+
     public SampleRequest() {}
 
     /** A request without feature vertices. */

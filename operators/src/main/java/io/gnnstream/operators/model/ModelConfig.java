@@ -214,6 +214,16 @@ public final class ModelConfig implements Serializable {
                 : layerIn(layer);
     }
 
+    /**
+     * Of the rows an inference round stores for model layer {@code layer}, the leading floats that
+     * only the layer's destinations read: SAGE's projection by its root weight ({@code
+     * layerOut(layer)} floats) when the rows are projected, else none. The layer's sources read the
+     * rest, its projection by the neighbour weight.
+     */
+    public int roundRootWidth(int layer, boolean keepHidden) {
+        return projectsRoundInput(layer, keepHidden) && weightBlocks() == 2 ? layerOut(layer) : 0;
+    }
+
     /** Weight blocks per layer: root and neighbour for SAGE, one for GCN. */
     private int weightBlocks() {
         return modelType == ModelType.GCN ? 1 : 2;

@@ -83,9 +83,12 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
     /** Format 6: requests carry their layer input and its width; older ones ask for features. */
     static final byte WITH_LAYER_INPUT = 6;
 
+    /** Format 7: requests carry the rows that are destinations of a layer input's block. */
+    static final byte WITH_LAYER_ROOT_ROWS = 7;
+
     @Override
     byte formatVersion() {
-        return WITH_LAYER_INPUT;
+        return WITH_LAYER_ROOT_ROWS;
     }
 
     @Override
@@ -159,11 +162,12 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         out.writeInt(r.neighbourPart);
         out.writeInt(r.layerInput);
         out.writeInt(r.layerDim);
+        out.writeInt(r.layerRootRows);
     }
 
     @Override
     GraphStoreInput readFields(DataInputView in) throws IOException {
-        return readFields(in, WITH_LAYER_INPUT);
+        return readFields(in, WITH_LAYER_ROOT_ROWS);
     }
 
     @Override
@@ -274,6 +278,9 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         if (version >= WITH_LAYER_INPUT) {
             r.layerInput = in.readInt();
             r.layerDim = in.readInt();
+        }
+        if (version >= WITH_LAYER_ROOT_ROWS) {
+            r.layerRootRows = in.readInt();
         }
         return r;
     }
