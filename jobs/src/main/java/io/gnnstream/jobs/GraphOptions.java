@@ -156,7 +156,7 @@ public final class GraphOptions {
                                         + " evaluation round stores in the layer-output store, so"
                                         + " the next layer's blocks read most of them without"
                                         + " RocksDB; about 80 bytes plus 4 per float of a row each"
-                                        + " (the default holds 1.2 million rows of 94 floats);"
+                                        + " (the default holds 2 million rows of 47 floats);"
                                         + " allocated as it fills; 0 turns the cache off."),
                     OptionCheck.any());
 
