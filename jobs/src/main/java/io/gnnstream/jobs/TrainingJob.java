@@ -419,7 +419,7 @@ public final class TrainingJob {
                                 featureCacheSlots())
                         .withHalo(halo)
                         .withLayerRowCache(conf.get(GraphOptions.LAYER_ROW_CACHE).getBytes())
-                        .withLayerRootWidths(layerRootWidths());
+                        .withLayerRootWidths(roundRowWidths(true));
         SingleOutputStreamOperator<SampleResponse> store =
                 updates.union(loopRequests)
                         .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)
@@ -476,7 +476,7 @@ public final class TrainingJob {
                                                 conf.get(SamplingOptions.BATCH_TIMEOUT_MS),
                                                 conf.get(SamplingOptions.MAX_OUTSTANDING_VERTICES))
                                         .withHalo(halo)
-                                        .withLayerWidths(hiddenWidths())
+                                        .withLayerWidths(roundRowWidths(false))
                                         .withEvalFanout(conf.get(SamplingOptions.EVAL_FANOUT)))
                         .uid("batch-assembler")
                         .setParallelism(parallelism)
@@ -626,24 +626,19 @@ public final class TrainingJob {
         return reducers > 0 ? reducers : conf.get(ModelOptions.TRAINERS);
     }
 
-    /** Output widths of the model's hidden layers, which inference rounds store and read back. */
-    private int[] hiddenWidths() {
+    /**
+     * Per hidden layer {@code j} ({@code [j-1]}), the width of the rows an inference round stores
+     * for layer {@code j+1} to read ({@code root}: of their leading part only destinations read).
+     */
+    private int[] roundRowWidths(boolean root) {
         TrainerConfig trainer = trainerConfig();
         ModelConfig model = trainer.model;
         int[] widths = new int[model.numLayers() - 1];
         for (int j = 0; j < widths.length; j++) {
-            widths[j] = model.roundRowWidth(j + 1, trainer.keepsHiddenRows());
-        }
-        return widths;
-    }
-
-    /** Per hidden layer, the root width of the rows a round stores for the layer after it. */
-    private int[] layerRootWidths() {
-        TrainerConfig trainer = trainerConfig();
-        ModelConfig model = trainer.model;
-        int[] widths = new int[model.numLayers() - 1];
-        for (int j = 0; j < widths.length; j++) {
-            widths[j] = model.roundRootWidth(j + 1, trainer.keepsHiddenRows());
+            widths[j] =
+                    root
+                            ? model.roundRootWidth(j + 1, trainer.keepsHiddenRows())
+                            : model.roundRowWidth(j + 1, trainer.keepsHiddenRows());
         }
         return widths;
     }

@@ -43,7 +43,7 @@ public final class GraphStoreConfig implements Serializable {
      * Per hidden layer {@code j} ({@code [j-1]}), the leading floats of its stored rows that only
      * destinations read ({@code ModelConfig.roundRootWidth} of layer {@code j+1}); none: 0.
      */
-    private int[] layerRootWidths = new int[0];
+    private final int[] layerRootWidths;
 
     /** Settings without halo replicas. */
     public GraphStoreConfig(
@@ -63,32 +63,23 @@ public final class GraphStoreConfig implements Serializable {
                 edgeBufferEdges,
                 trainerCacheSlots,
                 false,
-                0);
+                0,
+                new int[0]);
     }
 
     /** These settings with halo replicas on or off. */
     public GraphStoreConfig withHalo(boolean on) {
-        return new GraphStoreConfig(
-                        seed,
-                        featureDim,
-                        statsIntervalMs,
-                        recordCacheBytes,
-                        adjacencyCacheBytes,
-                        edgeBufferEdges,
-                        trainerCacheSlots,
-                        on,
-                        layerRowCacheBytes)
-                .rootWidths(layerRootWidths);
+        return with(on, layerRowCacheBytes, layerRootWidths);
     }
 
-    private GraphStoreConfig rootWidths(int[] widths) {
-        this.layerRootWidths = widths;
-        return this;
+    /** These settings with {@code bytes} of heap per hidden layer for layer-output rows. */
+    public GraphStoreConfig withLayerRowCache(long bytes) {
+        return with(halo, bytes, layerRootWidths);
     }
 
     /** These settings with the root widths of the stored rows of each hidden layer. */
     public GraphStoreConfig withLayerRootWidths(int... widths) {
-        return withLayerRowCache(layerRowCacheBytes).rootWidths(widths.clone());
+        return with(halo, layerRowCacheBytes, widths.clone());
     }
 
     /** The root width of hidden layer {@code layer}'s stored rows (1-based). */
@@ -96,19 +87,18 @@ public final class GraphStoreConfig implements Serializable {
         return layer >= 1 && layer <= layerRootWidths.length ? layerRootWidths[layer - 1] : 0;
     }
 
-    /** These settings with {@code bytes} of heap per hidden layer for layer-output rows. */
-    public GraphStoreConfig withLayerRowCache(long bytes) {
+    private GraphStoreConfig with(boolean halo, long layerRowCacheBytes, int[] layerRootWidths) {
         return new GraphStoreConfig(
-                        seed,
-                        featureDim,
-                        statsIntervalMs,
-                        recordCacheBytes,
-                        adjacencyCacheBytes,
-                        edgeBufferEdges,
-                        trainerCacheSlots,
-                        halo,
-                        bytes)
-                .rootWidths(layerRootWidths);
+                seed,
+                featureDim,
+                statsIntervalMs,
+                recordCacheBytes,
+                adjacencyCacheBytes,
+                edgeBufferEdges,
+                trainerCacheSlots,
+                halo,
+                layerRowCacheBytes,
+                layerRootWidths);
     }
 
     private GraphStoreConfig(
@@ -120,7 +110,8 @@ public final class GraphStoreConfig implements Serializable {
             int edgeBufferEdges,
             int trainerCacheSlots,
             boolean halo,
-            long layerRowCacheBytes) {
+            long layerRowCacheBytes,
+            int[] layerRootWidths) {
         if (featureDim < 1
                 || statsIntervalMs < 1
                 || recordCacheBytes < 0
@@ -152,5 +143,6 @@ public final class GraphStoreConfig implements Serializable {
         this.trainerCacheSlots = trainerCacheSlots;
         this.halo = halo;
         this.layerRowCacheBytes = layerRowCacheBytes;
+        this.layerRootWidths = layerRootWidths;
     }
 }

@@ -80,7 +80,7 @@ public final class InferenceRound {
             return new Outcome(new EvalResult(0, 0, 0, new int[0]), null, List.of());
         }
         boolean projected = config.projectsRoundInput(j, keepHidden);
-        int width = j == 0 ? config.inFeatures() : config.roundRowWidth(j, keepHidden);
+        int width = config.roundRowWidth(j, keepHidden);
         if (block.featureDim != width) {
             throw new IllegalArgumentException(
                     "block of layer "

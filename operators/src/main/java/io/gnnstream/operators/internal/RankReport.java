@@ -83,7 +83,8 @@ public final class RankReport {
 
     /**
      * The rank's share of the round of {@code step} is done: its evaluation line; {@code alone}:
-     * the other ranks reported this round before a restore at another trainer count.
+     * the round of the step a restore at another trainer count resumed from, which this rank scores
+     * by itself (the line is flagged {@link RankLine#ALONE}).
      */
     public void roundComplete(long step, boolean finalRound, boolean alone) {
         long roundNanos = System.nanoTime() - roundStartNanos;

@@ -76,7 +76,7 @@ public final class LayerwiseInference {
         int mark = 0;
         for (int j = 0; j < config.numLayers(); j++) {
             boolean projected = config.projectsRoundInput(j, false);
-            int in = j == 0 ? config.inFeatures() : config.roundRowWidth(j, false);
+            int in = config.roundRowWidth(j, false);
             int out = config.layerOut(j);
             float[] source = projected ? model.project(j, input, n) : input;
             float[] output = new float[n * out];

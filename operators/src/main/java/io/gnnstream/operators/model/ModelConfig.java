@@ -205,8 +205,9 @@ public final class ModelConfig implements Serializable {
     }
 
     /**
-     * Floats per vertex of the rows an inference round stores for model layer {@code layer} ({@code
-     * >= 1}) to read (see {@link #projectsRoundInput}).
+     * Floats per vertex of the rows model layer {@code layer} reads in an inference round: the
+     * features for layer 0, else the rows the round stores for it (see {@link
+     * #projectsRoundInput}).
      */
     public int roundRowWidth(int layer, boolean keepHidden) {
         return projectsRoundInput(layer, keepHidden)

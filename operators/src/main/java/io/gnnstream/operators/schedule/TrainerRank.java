@@ -61,7 +61,7 @@ public final class TrainerRank {
      * True when the batch of {@code seq} was trained on, is buffered, or is the next one while a
      * step is {@code active} (computing, or waiting for its reduced gradient).
      */
-    public boolean alreadyHave(long seq, boolean active) {
+    private boolean alreadyHave(long seq, boolean active) {
         return seq < progress.nextSeq
                 || buffered.containsKey(seq)
                 || active && seq == progress.nextSeq;

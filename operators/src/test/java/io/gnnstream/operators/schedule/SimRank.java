@@ -143,7 +143,8 @@ final class SimRank {
     /** A batch or a reduced sum reaches the rank. */
     void accept(Object p) {
         if (p instanceof MiniBatch b) {
-            if (b.trainer != r || seq.alreadyHave(b.seq, exchange.pending() != null)) {
+            if (seq.arrival(b.address(), exchange.pending() != null)
+                    != TrainerRank.Arrival.WANTED) {
                 return;
             }
             seq.buffer(b);
