@@ -13,8 +13,10 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 /**
  * Node records: JSON {@code {"id":…,"features":[…],"label":…,"split":"train"|"val"|"test"|"none"}}.
  * The label may be absent or null (unlabelled) unless the split is train, val or test; an absent
- * split means none. The value is read with a streaming parser straight into a {@code float[]},
- * because node records are large (Cora: 1433 features) and arrive at stream rate.
+ * split means none. {@code "op"} is {@code "upsert"} (the default: the record replaces the vertex's
+ * attributes) or {@code "delete"}: {@code {"id":7,"op":"delete"}} deletes the vertex with its edges
+ * and takes no other field. The value is read with a streaming parser straight into a {@code
+ * float[]}, because node records are large (Cora: 1433 features) and arrive at stream rate.
  *
  * <p>Feature rows are normalised as {@link RowNormalization} says: by default ({@link
  * RowNormalization#AUTO}) a non-negative row is divided by its sum, which for bag-of-words data
@@ -107,7 +109,9 @@ public final class NodeFormat implements RecordFormat<NodeUpdate> {
         } catch (IOException e) {
             throw new InvalidRecordException("unreadable record: " + e.getMessage());
         }
-        rowNormalize.apply(node.features);
+        if (!node.delete) {
+            rowNormalize.apply(node.features);
+        }
         return node;
     }
 
@@ -120,6 +124,8 @@ public final class NodeFormat implements RecordFormat<NodeUpdate> {
         float[] features = null;
         int label = NodeUpdate.NO_LABEL;
         Split split = Split.NONE;
+        boolean delete = false;
+        boolean attributes = false;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             p.nextToken();
@@ -127,14 +133,20 @@ public final class NodeFormat implements RecordFormat<NodeUpdate> {
                 case "id":
                     id = readId(p);
                     break;
+                case "op":
+                    delete = readDelete(p);
+                    break;
                 case "features":
                     features = readFeatures(p);
+                    attributes = true;
                     break;
                 case "label":
                     label = readLabel(p);
+                    attributes = true;
                     break;
                 case "split":
                     split = readSplit(p);
+                    attributes = true;
                     break;
                 default:
                     p.skipChildren();
@@ -145,6 +157,14 @@ public final class NodeFormat implements RecordFormat<NodeUpdate> {
         }
         if (id < 0) {
             throw new InvalidRecordException("missing field 'id'");
+        }
+        if (delete) {
+            if (attributes) {
+                throw new InvalidRecordException(
+                        "a deletion takes no features, label or split (send the vertex again"
+                                + " after it to re-create it)");
+            }
+            return NodeUpdate.deletion(id);
         }
         if (features == null) {
             throw new InvalidRecordException("missing field 'features'");
@@ -220,6 +240,20 @@ public final class NodeFormat implements RecordFormat<NodeUpdate> {
                     "label " + p.getText() + " out of range [0, " + numClasses + ")");
         }
         return label;
+    }
+
+    private static boolean readDelete(JsonParser p) throws IOException, InvalidRecordException {
+        if (p.currentToken() == JsonToken.VALUE_STRING) {
+            switch (p.getText()) {
+                case "delete":
+                    return true;
+                case "upsert":
+                    return false;
+                default:
+            }
+        }
+        throw new InvalidRecordException(
+                "op must be \"upsert\" or \"delete\", got " + Json.describeCurrent(p));
     }
 
     private static Split readSplit(JsonParser p) throws IOException, InvalidRecordException {

@@ -16,6 +16,7 @@ import io.gnnstream.operators.GradientReducer;
 import io.gnnstream.operators.GraphStoreConfig;
 import io.gnnstream.operators.GraphStoreOperator;
 import io.gnnstream.operators.MetricsMerger;
+import io.gnnstream.operators.PredictionTombstones;
 import io.gnnstream.operators.RankSites;
 import io.gnnstream.operators.ReplicaRouter;
 import io.gnnstream.operators.SchedulerConfig;
@@ -364,7 +365,7 @@ public final class TrainingJob {
         SingleOutputStreamOperator<GraphStoreInput> edgeBundles =
                 edgeBundles(edges, partitioner, parallelism, halo);
         DataStream<GraphStoreInput> nodeUpdates =
-                nodes.map(new Wiring.NodeToStoreInput())
+                nodes.flatMap(new Wiring.NodeToStoreInput(partitioner, parallelism))
                         .returns(GraphStoreInputSerializer.TYPE_INFO)
                         .uid("node-updates")
                         .name("node-updates");
@@ -587,6 +588,15 @@ public final class TrainingJob {
                     .uid("split-predictions")
                     .name("split-predictions")
                     .setParallelism(1)
+                    .connect(store.getSideOutput(GraphStoreOperator.DELETED).rebalance())
+                    .transform(
+                            "prediction-tombstones",
+                            TypeInformation.of(Prediction.class),
+                            new PredictionTombstones())
+                    .uid("prediction-tombstones")
+                    .name("prediction-tombstones")
+                    .setParallelism(1)
+                    .setMaxParallelism(1)
                     .sinkTo(predictionsSink)
                     .uid("predictions-sink")
                     .name("predictions-sink")

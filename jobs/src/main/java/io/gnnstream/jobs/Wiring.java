@@ -9,6 +9,7 @@ import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.Prediction;
 import io.gnnstream.operators.messages.PredictionBatch;
 import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.operators.messages.VertexDeletion;
 import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.NodeUpdate;
@@ -47,6 +48,9 @@ public final class Wiring {
             if (input.outputs != null) {
                 return VertexKey.anchor(input.outputs.route);
             }
+            if (input.deletion != null) {
+                return VertexKey.anchor(input.deletion.route);
+            }
             return input.replica != null
                     ? input.replica.key()
                     : VertexKey.anchor(input.requests[0].route);
@@ -71,7 +75,6 @@ public final class Wiring {
         }
     }
 
-    /** Edge updates whose ends lie in different partitions. */
     /**
      * The replica router's key: the vertex whose replicas an update changes (an edge's source, a
      * node), or for an edge bundle the anchor of its route.
@@ -92,17 +95,37 @@ public final class Wiring {
             if (input.outputs != null) {
                 return VertexKey.anchor(input.outputs.route);
             }
+            if (input.deletion != null) {
+                return VertexKey.anchor(input.deletion.route);
+            }
             GraphUpdate u = input.update;
             return partitioner.keyOf(u.edge != null ? u.edge.src : u.node.id);
         }
     }
 
-    public static final class NodeToStoreInput implements MapFunction<NodeUpdate, GraphStoreInput> {
+    /**
+     * Node records for the GraphStore and the replica router (both of {@code parallelism}
+     * subtasks): an upsert as it is, keyed by its vertex; a deletion as one {@link VertexDeletion}
+     * per site, keyed by the site's first partition (docs/design.md, "Vertex deletion").
+     */
+    public static final class NodeToStoreInput
+            implements FlatMapFunction<NodeUpdate, GraphStoreInput> {
         private static final long serialVersionUID = 1L;
+        private final int[] routes;
+
+        public NodeToStoreInput(VertexPartitioner partitioner, int parallelism) {
+            this.routes = VertexDeletion.routes(partitioner.numPartitions(), parallelism);
+        }
 
         @Override
-        public GraphStoreInput map(NodeUpdate node) {
-            return GraphStoreInput.of(GraphUpdate.of(node));
+        public void flatMap(NodeUpdate node, Collector<GraphStoreInput> out) {
+            if (!node.delete) {
+                out.collect(GraphStoreInput.of(GraphUpdate.of(node)));
+                return;
+            }
+            for (int route : routes) {
+                out.collect(GraphStoreInput.of(new VertexDeletion(node.id, route)));
+            }
         }
     }
 

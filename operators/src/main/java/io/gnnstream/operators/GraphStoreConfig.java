@@ -82,6 +82,11 @@ public final class GraphStoreConfig implements Serializable {
         return with(halo, layerRowCacheBytes, widths.clone());
     }
 
+    /** The model's hidden layers, whose rows the layer-output store keeps. */
+    public int hiddenLayers() {
+        return layerRootWidths.length;
+    }
+
     /** The root width of hidden layer {@code layer}'s stored rows (1-based). */
     public int layerRootWidth(int layer) {
         return layer >= 1 && layer <= layerRootWidths.length ? layerRootWidths[layer - 1] : 0;

@@ -4,12 +4,14 @@ import io.gnnstream.operators.internal.FeatureCacheDirectory;
 import io.gnnstream.operators.internal.FeatureParts;
 import io.gnnstream.operators.internal.HaloReplicas;
 import io.gnnstream.operators.internal.LayerOutputStore;
+import io.gnnstream.operators.internal.OutEdgeIndex;
 import io.gnnstream.operators.internal.PartitionSizes;
 import io.gnnstream.operators.internal.VertexValueCache;
 import io.gnnstream.operators.messages.EdgeBundle;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
+import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.ReplicaMessage;
 import io.gnnstream.operators.messages.SampleRequest;
@@ -28,7 +30,9 @@ import java.util.SplittableRandom;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
+import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
@@ -91,6 +95,14 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     public static final OutputTag<MiniBatchPart> FEATURES =
             new OutputTag<>("feature-parts", MiniBatchPartSerializer.TYPE_INFO);
 
+    /**
+     * The vertices whose deletion the owning subtask applied, each with the step of the latest
+     * inference round this subtask had answered requests of then (docs/design.md, "Vertex
+     * deletion"): the job turns them into prediction tombstones.
+     */
+    public static final OutputTag<Tuple2<Long, Long>> DELETED =
+            new OutputTag<>("deleted-vertices", Types.TUPLE(Types.LONG, Types.LONG));
+
     static final ValueStateDescriptor<byte[]> ATTRIBUTES =
             new ValueStateDescriptor<>("vertex-attributes", BytePrimitiveArraySerializer.INSTANCE);
 
@@ -121,6 +133,12 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
 
     private transient ValueState<byte[]> attributes;
     private transient InAdjacency adjacency;
+    private transient OutEdgeIndex outEdges;
+
+    /** The step of the latest inference round whose requests this subtask answered. */
+    private transient long latestRoundStep;
+
+    private transient Counter verticesDeleted;
     private transient PartitionSizes sizes;
     private transient Counter edgesIngested;
 
@@ -179,6 +197,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         super.initializeState(context);
         attributes = context.getKeyedStateStore().getState(ATTRIBUTES);
         adjacency = InAdjacency.of(context.getKeyedStateStore());
+        outEdges = new OutEdgeIndex(context.getKeyedStateStore(), this::setCurrentKey);
         layerOutputs =
                 new LayerOutputStore(
                         context.getKeyedStateStore(),
@@ -237,6 +256,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         edgesIngested = getMetricGroup().counter("edgesIngested");
         cutEdgesIngested = getMetricGroup().counter("cutEdgesIngested");
         nodesIngested = getMetricGroup().counter("nodesIngested");
+        verticesDeleted = getMetricGroup().counter("verticesDeleted");
         requests = getMetricGroup().counter("sampleRequests");
         malformedRequests = getMetricGroup().counter("malformedRequests");
         staleLayerOutputs = getMetricGroup().counter("staleLayerOutputs");
@@ -265,6 +285,8 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             applyEdges(input.edges);
         } else if (input.replica != null) {
             applyReplica(input.replica);
+        } else if (input.deletion != null) {
+            applyDeletion(input.deletion.vertex);
         } else if (input.outputs != null) {
             if (!ownsAll(input.outputs.vertices)) {
                 // Written for the subtasks of another parallelism (read again from the topic after
@@ -332,9 +354,12 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
             long[] buffered = edgeBuffer.take(dst);
             if (buffered != null) {
                 s[PartitionSizes.EDGES] += adjacency.addAll(buffered);
+                outEdges.add(key.partition(), buffered, dst);
+                setCurrentKey(key);
             }
             if (adjacency.remove(src)) {
                 s[PartitionSizes.EDGES]--;
+                outEdges.remove(key.partition(), src, dst);
             }
             tailCache.invalidate(dst);
         } else if (edgeBuffer.add(dst, src)) {
@@ -360,7 +385,67 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
                     s[PartitionSizes.EDGES] += adjacency.addAll(sources);
                     sizes.touched(key.partition());
                     tailCache.invalidate(key.vertex());
+                    outEdges.add(key.partition(), sources, key.vertex());
                 });
+    }
+
+    /**
+     * This site's part of the deletion of {@code v} (docs/design.md, "Vertex deletion"): every
+     * buffered edge is written first, so the deletion ends every edge this subtask received before
+     * it. Then {@code v} leaves the in-adjacency of this site's vertices (found through the
+     * out-edge index, one read per partition) and every trainer-cache directory; where {@code v} is
+     * owned, also its in-edges, attributes, layer rows and split, and its deletion goes out on
+     * {@link #DELETED}. Halo replicas of {@code v} are the replica router's to drop.
+     */
+    private void applyDeletion(long v) throws Exception {
+        writeBufferedEdges();
+        for (int p = 0; p < owned.length; p++) {
+            if (!owned[p]) {
+                continue;
+            }
+            long[] targets = outEdges.takeAll(p, v);
+            for (long w : targets) {
+                VertexKey key = partitioner.keyOf(w);
+                setCurrentKey(key);
+                if (adjacency.remove(v)) {
+                    sizes.of(key)[PartitionSizes.EDGES]--;
+                }
+                tailCache.invalidate(w);
+            }
+            if (targets.length > 0) {
+                sizes.touched(p);
+            }
+        }
+        for (FeatureCacheDirectory cache : trainerCaches.values()) {
+            cache.invalidate(v);
+        }
+        int partition = partitioner.partition(v);
+        if (!owned[partition]) {
+            return;
+        }
+        VertexKey key = partitioner.keyOf(v);
+        setCurrentKey(key);
+        long[] in = adjacency.neighbours();
+        adjacency.clear();
+        tailCache.invalidate(v);
+        for (long u : in) {
+            outEdges.remove(partition, u, v);
+        }
+        setCurrentKey(key);
+        layerOutputs.forget(v, config.hiddenLayers());
+        setCurrentKey(key);
+        byte[] previous = attributes.value();
+        attributes.clear();
+        recordCache.invalidate(v);
+        long[] s = sizes.of(key);
+        s[PartitionSizes.EDGES] -= in.length;
+        if (previous != null) {
+            s[PartitionSizes.VERTICES]--;
+            output.collect(EVENTS, new StreamRecord<>(GraphEvent.deleted(partition, v)));
+        }
+        sizes.touched(partition);
+        verticesDeleted.inc();
+        output.collect(DELETED, new StreamRecord<>(Tuple2.of(v, latestRoundStep)));
     }
 
     /** A replica change from the router (the current key is the replica's). */
@@ -381,6 +466,10 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     }
 
     private void applyNode(VertexKey key, NodeUpdate node) throws Exception {
+        if (node.delete) {
+            throw new IllegalArgumentException(
+                    "a deletion reaches the graph store as one VertexDeletion per site: " + node);
+        }
         byte[] previous = attributes.value();
         byte[] record = VertexRecord.encode(node);
         attributes.update(record);
@@ -405,6 +494,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
 
     private void answer(SampleRequest request) throws Exception {
         writeBufferedEdges();
+        latestRoundStep = Math.max(latestRoundStep, request.samplingKey);
         requests.inc();
         SampleResponse response = new SampleResponse();
         response.batchId = request.batchId;
@@ -515,7 +605,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
 
     private int labelOf(long vertex) throws Exception {
         byte[] record = recordOf(vertex);
-        return record == null ? NodeUpdate.NO_LABEL : VertexRecord.label(record);
+        return record == null ? MiniBatch.ABSENT : VertexRecord.label(record);
     }
 
     private byte[] recordOf(long vertex) throws Exception {

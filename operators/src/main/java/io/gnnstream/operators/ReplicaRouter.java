@@ -122,6 +122,10 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
     /** Per partition, the vertices with a removal between sites since its last compaction. */
     private transient LongHashSet[] checks;
 
+    /** Per partition, whether deletions were logged since its last compaction. */
+    private transient boolean[] deletionChecks;
+
+    /** Marked vertices and partitions with deletions, not yet checked. */
     private transient int pendingChecks;
 
     /** When the oldest pending check was made. */
@@ -158,6 +162,7 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         log = new CutEdgeLog(partitions, TAIL_FLUSH);
         holders = new ReplicaHolders(partitions, sites.parallelism());
         checks = new LongHashSet[partitions];
+        deletionChecks = new boolean[partitions];
         chunks =
                 new CutEdgeLog.Chunks() {
                     @Override
@@ -256,7 +261,9 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
     public void processElement(StreamRecord<GraphStoreInput> element) throws Exception {
         remake();
         EdgeBundle bundle = element.getValue().edges;
-        if (bundle != null) {
+        if (element.getValue().deletion != null) {
+            applyDeletion(element.getValue().deletion.vertex);
+        } else if (bundle != null) {
             for (int i = 0; i < bundle.size(); i++) {
                 applyEdge(bundle.sources[i], bundle.ops[i]);
             }
@@ -306,6 +313,38 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         }
     }
 
+    /**
+     * This subtask's copy of the deletion of {@code v} (docs/design.md, "Vertex deletion"): a
+     * deletion marker in the log of every partition it owns, whose check (as for a removal) drops
+     * the replicas of the vertices that lost their last out-neighbour on a site with {@code v}'s
+     * in-edges; where {@code v} is owned, its record goes, and every replica of it is dropped.
+     */
+    private void applyDeletion(long v) throws Exception {
+        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        for (int p = 0; p < partitioner.numPartitions(); p++) {
+            if (sites.siteOf(p) != subtask) {
+                continue;
+            }
+            if (log.appendDeletion(p, v)) {
+                log.flush(chunks);
+            }
+            if (sites.parallelism() > 1 && !deletionChecks[p]) {
+                deletionChecks[p] = true;
+                if (pendingChecks++ == 0) {
+                    oldestCheckAt = getProcessingTimeService().getCurrentProcessingTime();
+                }
+            }
+        }
+        int partition = partitioner.partition(v);
+        if (sites.siteOf(partition) == subtask) {
+            setCurrentKey(partitioner.keyOf(v));
+            record.clear();
+            for (int site : holders.forget(partition, v)) {
+                send(ReplicaMessage.drop(v, sites.holderOfSite(site)), drops);
+            }
+        }
+    }
+
     private void markCheck(int partition, long u) {
         LongHashSet marked = checks[partition];
         if (marked == null) {
@@ -346,25 +385,33 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
     /** Compacts every partition with pending checks and drops the replicas left without an edge. */
     private void runChecks() throws Exception {
         for (int p = 0; p < checks.length; p++) {
-            if (checks[p] != null && !checks[p].isEmpty()) {
+            if ((checks[p] != null && !checks[p].isEmpty()) || deletionChecks[p]) {
                 compact(p);
             }
         }
     }
 
     /**
-     * Compacts the partition's log; the vertices marked for a check lose the replicas they no
-     * longer need.
+     * Compacts the partition's log; the vertices marked for a check, and those whose edges into a
+     * deleted vertex the compaction dropped, lose the replicas they no longer need.
      */
     private void compact(int partition) throws Exception {
-        LongObjectHashMap<LongHashSet> edges = log.compact(partition, chunks);
+        LongHashSet toCheck = new LongHashSet();
+        LongObjectHashMap<LongHashSet> edges = log.compact(partition, chunks, toCheck);
+        if (deletionChecks[partition]) {
+            deletionChecks[partition] = false;
+            pendingChecks--;
+        }
         LongHashSet marked = checks[partition];
-        if (marked == null || marked.isEmpty()) {
+        if (marked != null) {
+            toCheck.addAll(marked);
+        }
+        if (toCheck.isEmpty() || sites.parallelism() == 1) {
             return;
         }
         boolean[] needed = new boolean[sites.parallelism()];
         int home = sites.siteOf(partition);
-        for (LongCursor c : marked) {
+        for (LongCursor c : toCheck) {
             long u = c.value;
             Arrays.fill(needed, false);
             LongHashSet out = edges.get(u);
@@ -379,8 +426,10 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
                 }
             }
         }
-        pendingChecks -= marked.size();
-        marked.clear();
+        if (marked != null) {
+            pendingChecks -= marked.size();
+            marked.clear();
+        }
     }
 
     /** After a restore at another parallelism: a creation for every replica of the new sites. */

@@ -301,6 +301,26 @@ public final class InAdjacency {
         return true;
     }
 
+    /** Every neighbour, in slot order. */
+    public long[] neighbours() throws Exception {
+        return sample(tail.value(), -1, null);
+    }
+
+    /** Removes every neighbour (and the index, if the vertex has one). */
+    public void clear() throws Exception {
+        byte[] t = tail.value();
+        if (t == null) {
+            return;
+        }
+        if (degreeOf(t) > count(t) - 1) {
+            blocks.clear();
+        }
+        if (isIndexed(t)) {
+            slots.clear();
+        }
+        tail.clear();
+    }
+
     /**
      * Samples up to {@code fanout} distinct neighbours uniformly ({@code fanout < 0}: all of them),
      * in slot order. Reads only the blocks that hold the chosen slots.

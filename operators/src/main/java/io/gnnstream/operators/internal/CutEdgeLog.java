@@ -1,6 +1,7 @@
 package io.gnnstream.operators.internal;
 
 import com.carrotsearch.hppc.LongHashSet;
+import com.carrotsearch.hppc.LongLongHashMap;
 import com.carrotsearch.hppc.LongObjectHashMap;
 import com.carrotsearch.hppc.cursors.LongCursor;
 import com.carrotsearch.hppc.cursors.LongObjectCursor;
@@ -12,13 +13,15 @@ import java.util.List;
  * source (see {@code ReplicaRouter}): an append-only log of operations, {@code (source, op)} pairs
  * with {@code op} as in {@code EdgeBundle#op}. An edge costs an append to a heap tail; the tails go
  * to keyed state as chunks ({@link #flush}), and a partition's chunks are replayed into its current
- * edges only when they are needed ({@link #compact}): to decide drops after removals, to make
- * replicas for new sites after a rescale, and to fold duplicates and removals once the log has
- * grown past twice its last compacted size. A compaction writes the current edges back as one
- * chunk.
+ * edges only when they are needed ({@link #compact}): to decide drops after removals and deletions,
+ * to make replicas for new sites after a rescale, and to fold duplicates and removals once the log
+ * has grown past twice its last compacted size. A compaction writes the current edges back as one
+ * chunk. A vertex deletion is a marker ({@link #appendDeletion}) in every partition's log: the
+ * replay drops every edge into or out of the vertex logged before it.
  *
- * <p>Chunk format, version 1: a version byte, an int count {@code n}, then {@code n} pairs of longs
- * (source, op), big-endian.
+ * <p>Chunk format, version 2: a version byte, an int count {@code n}, then {@code n} pairs of longs
+ * (source, op), big-endian; a negative source {@code -1 - v} is the deletion of {@code v}. Version
+ * 1, the same without deletions, is still read.
  */
 public final class CutEdgeLog {
 
@@ -36,7 +39,10 @@ public final class CutEdgeLog {
     /** Operations appended to a partition before its log may be compacted for growth alone. */
     public static final int MIN_COMPACTION = 1 << 16;
 
-    private static final byte VERSION = 1;
+    private static final byte VERSION = 2;
+
+    /** Chunks of this version hold no deletion markers. */
+    private static final byte WITHOUT_DELETIONS = 1;
 
     private final LongList[] tails;
 
@@ -75,6 +81,14 @@ public final class CutEdgeLog {
         return ++tailSize >= flushAt;
     }
 
+    /**
+     * Appends the deletion of {@code vertex}: a replay drops the partition's edges into and out of
+     * it that were logged before; returns true when the tails should be flushed.
+     */
+    public boolean appendDeletion(int partition, long vertex) {
+        return append(partition, -1 - vertex, 0);
+    }
+
     /** Operations in the heap tails. */
     public long tailSize() {
         return tailSize;
@@ -110,18 +124,58 @@ public final class CutEdgeLog {
      * destinations, and stores them as one chunk in place of the log.
      */
     public LongObjectHashMap<LongHashSet> compact(int partition, Chunks chunks) throws Exception {
-        LongObjectHashMap<LongHashSet> edges = new LongObjectHashMap<>();
+        return compact(partition, chunks, new LongHashSet());
+    }
+
+    /**
+     * As {@link #compact(int, Chunks)}; adds to {@code cutOff} the sources of the edges a deletion
+     * dropped into a deleted vertex.
+     */
+    public LongObjectHashMap<LongHashSet> compact(int partition, Chunks chunks, LongHashSet cutOff)
+            throws Exception {
+        List<long[]> segments = new java.util.ArrayList<>();
         for (byte[] chunk : chunks.read(partition)) {
-            replay(chunk, edges);
+            segments.add(decode(chunk));
         }
         LongList tail = tails[partition];
         if (tail != null) {
-            long[] ops = tail.toArray();
-            for (int i = 0; i < ops.length; i += 2) {
-                apply(edges, ops[i], ops[i + 1]);
-            }
-            tailSize -= ops.length / 2;
+            segments.add(tail.toArray());
+            tailSize -= tail.size() / 2;
             tail.clear();
+        }
+        // The position of each deleted vertex's last deletion: earlier edges of it are dropped.
+        LongLongHashMap deletedAt = new LongLongHashMap();
+        long position = 0;
+        for (long[] ops : segments) {
+            for (int i = 0; i < ops.length; i += 2, position++) {
+                if (ops[i] < 0) {
+                    deletedAt.put(-1 - ops[i], position);
+                }
+            }
+        }
+        LongObjectHashMap<LongHashSet> edges = new LongObjectHashMap<>();
+        position = 0;
+        for (long[] ops : segments) {
+            for (int i = 0; i < ops.length; i += 2, position++) {
+                long source = ops[i];
+                long op = ops[i + 1];
+                if (source < 0) {
+                    continue;
+                }
+                if (!deletedAt.isEmpty()) {
+                    long target = op >= 0 ? op : -op - 1;
+                    if (deletedAt.getOrDefault(source, -1) > position) {
+                        continue;
+                    }
+                    if (deletedAt.getOrDefault(target, -1) > position) {
+                        if (op >= 0) {
+                            cutOff.add(source);
+                        }
+                        continue;
+                    }
+                }
+                apply(edges, source, op);
+            }
         }
         long count = 0;
         for (LongObjectCursor<LongHashSet> c : edges) {
@@ -157,16 +211,15 @@ public final class CutEdgeLog {
         }
     }
 
-    private static void replay(byte[] chunk, LongObjectHashMap<LongHashSet> edges) {
+    private static long[] decode(byte[] chunk) {
         ByteBuffer in = ByteBuffer.wrap(chunk);
         byte version = in.get();
-        if (version != VERSION) {
+        if (version != VERSION && version != WITHOUT_DELETIONS) {
             throw new IllegalStateException("unknown cut-edge log chunk version " + version);
         }
-        int n = in.getInt();
-        for (int i = 0; i < n; i++) {
-            apply(edges, in.getLong(), in.getLong());
-        }
+        long[] ops = new long[2 * in.getInt()];
+        in.asLongBuffer().get(ops);
+        return ops;
     }
 
     /** One chunk of {@code (source, op)} pairs. */

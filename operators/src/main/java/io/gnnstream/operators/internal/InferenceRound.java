@@ -9,7 +9,6 @@ import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.state.VertexPartitioner;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -160,7 +159,7 @@ public final class InferenceRound {
         for (int i = 0; i < nDst; i++) {
             predicted[i] = ClassProbabilities.argmax(logits, i, classes);
             int label = block.labels[i];
-            if (scored && label != MiniBatch.NO_LABEL) {
+            if (scored && label >= 0) {
                 labelled++;
                 correct += predicted[i] == label ? 1 : 0;
                 lossSum += ClassProbabilities.loss(logits, i, classes, label);
@@ -172,29 +171,48 @@ public final class InferenceRound {
                 List.of());
     }
 
+    /** The predictions of the block's destinations, but for those {@link MiniBatch#ABSENT}. */
     private PredictionBatch predictions(MiniBatch block, float[] logits, int[] predicted) {
         int classes = config.numClasses();
         int nDst = block.numSeeds();
+        int present = 0;
+        for (int i = 0; i < nDst; i++) {
+            present += block.labels[i] == MiniBatch.ABSENT ? 0 : 1;
+        }
         PredictionBatch out = new PredictionBatch();
         out.step = block.step;
-        out.vertices = Arrays.copyOf(block.nodeIds, nDst);
-        out.labels = predicted;
+        out.vertices = new long[present];
+        out.labels = new int[present];
         out.classes = classes;
-        out.probs = new float[nDst * classes];
+        out.probs = new float[present * classes];
+        if (embeddings) {
+            // The destinations come first among the block's sources: their rows are the last hidden
+            // layer (the features for a one-layer model), the classifier's input.
+            out.embeddingDim = block.featureDim;
+            out.embeddings = new float[present * block.featureDim];
+        }
+        int k = 0;
         for (int i = 0; i < nDst; i++) {
+            if (block.labels[i] == MiniBatch.ABSENT) {
+                continue;
+            }
+            out.vertices[k] = block.nodeIds[i];
+            out.labels[k] = predicted[i];
             System.arraycopy(
                     ClassProbabilities.softmax(logits, i, classes),
                     0,
                     out.probs,
-                    i * classes,
+                    k * classes,
                     classes);
-        }
-        if (embeddings) {
-            // The destinations come first among the block's sources: their rows are the last hidden
-            // layer
-            // (the features for a one-layer model), the classifier's input.
-            out.embeddingDim = block.featureDim;
-            out.embeddings = Arrays.copyOf(block.features, nDst * block.featureDim);
+            if (embeddings) {
+                System.arraycopy(
+                        block.features,
+                        i * block.featureDim,
+                        out.embeddings,
+                        k * block.featureDim,
+                        block.featureDim);
+            }
+            k++;
         }
         return out;
     }

@@ -41,7 +41,10 @@ import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
  */
 public final class LayerOutputStore {
 
-    /** Looks up a vertex's label (its attribute record's), or {@link MiniBatch#NO_LABEL}. */
+    /**
+     * Looks up a vertex's label (its attribute record's), {@link MiniBatch#NO_LABEL} for an
+     * unlabelled one, or {@link MiniBatch#ABSENT} for a vertex without attributes (deleted).
+     */
     @FunctionalInterface
     public interface Labels {
         int labelOf(long vertex) throws Exception;
@@ -111,6 +114,9 @@ public final class LayerOutputStore {
         for (int i = 0; i < outputs.vertices.length; i++) {
             long v = outputs.vertices[i];
             int label = labels.labelOf(v);
+            if (label == MiniBatch.ABSENT) {
+                continue; // deleted while the round was in flight: no row to keep
+            }
             setCurrentKey.accept(partitioner.keyOf(v));
             int offset = i * outputs.dim;
             byte[] record =
@@ -156,7 +162,7 @@ public final class LayerOutputStore {
                 }
             }
             if (!current(record, request.samplingKey, dim - root)) {
-                labels[j] = MiniBatch.NO_LABEL;
+                labels[j] = MiniBatch.ABSENT;
                 missingRows++;
                 continue;
             }
@@ -192,6 +198,20 @@ public final class LayerOutputStore {
         return record != null
                 && LayerOutputRecord.step(record) == step
                 && LayerOutputRecord.dim(record) == dim;
+    }
+
+    /**
+     * Forgets the rows of {@code vertex} (a deleted vertex) in each of the model's first {@code
+     * layers} layers and any other layer written since the start; leaves its key current.
+     */
+    public void forget(long vertex, int layers) throws Exception {
+        setCurrentKey.accept(partitioner.keyOf(vertex));
+        int n = Math.max(layers, this.layers.size());
+        for (int l = 1; l <= n; l++) {
+            layer(l).clear();
+            roots.get(l - 1).clear();
+            caches.get(l - 1).invalidate(vertex);
+        }
     }
 
     /** Rows asked for that had no output of the request's round (served as zeros). */

@@ -150,6 +150,21 @@ public final class ReplicaHolders {
         return sites.toArray();
     }
 
+    /**
+     * Forgets the vertex (deleted): its record mark and replicas; returns the sites that held one.
+     */
+    public int[] forget(int partition, long vertex) {
+        int[] held = sites(partition, vertex);
+        if (first[partition] != null && first[partition].containsKey(vertex)) {
+            first[partition].remove(vertex);
+            dirty[partition] = true;
+        }
+        if (rest[partition] != null && rest[partition].remove(vertex) != null) {
+            dirty[partition] = true;
+        }
+        return held;
+    }
+
     /** Forgets every replica, keeping the record marks (the sites changed). */
     public void releaseAll() {
         for (int p = 0; p < first.length; p++) {

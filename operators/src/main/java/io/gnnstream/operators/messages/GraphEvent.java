@@ -3,8 +3,9 @@ package io.gnnstream.operators.messages;
 import io.gnnstream.state.records.Split;
 
 /**
- * What the GraphStore tells the SeedScheduler: a vertex entered (or left) a split, or the current
- * size of one partition. Sizes are absolute, so a repeated or lost-and-resent event is harmless.
+ * What the GraphStore tells the SeedScheduler: a vertex entered (or left) a split or was deleted,
+ * or the current size of one partition. Sizes are absolute, so a repeated or lost-and-resent event
+ * is harmless.
  */
 public class GraphEvent {
 
@@ -21,7 +22,9 @@ public class GraphEvent {
          * The GraphStore stored {@link LayerOutputs}: part {@link #part} of {@link #parts} of block
          * {@link #roundIndex} of the round of step {@link #step}, model layer {@link #layer}.
          */
-        LAYER_WRITTEN
+        LAYER_WRITTEN,
+        /** Vertex {@link #vertex} was deleted: it leaves every split. */
+        DELETED
     }
 
     public Kind kind;
@@ -57,6 +60,16 @@ public class GraphEvent {
         e.partition = partition;
         e.vertex = vertex;
         e.split = split;
+        return e;
+    }
+
+    /** The deletion of {@code vertex}, announced by the subtask owning it. */
+    public static GraphEvent deleted(int partition, long vertex) {
+        GraphEvent e = new GraphEvent();
+        e.kind = Kind.DELETED;
+        e.partition = partition;
+        e.vertex = vertex;
+        e.split = Split.NONE;
         return e;
     }
 

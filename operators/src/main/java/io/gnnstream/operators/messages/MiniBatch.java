@@ -71,6 +71,13 @@ public class MiniBatch {
      */
     public static final int NO_LABEL = -1;
 
+    /**
+     * Label of an inference block's destination that has no row of the round to be computed from: a
+     * vertex deleted while the round was in flight (docs/design.md, "Vertex deletion"). It gets no
+     * prediction and is left out of loss and accuracy.
+     */
+    public static final int ABSENT = -2;
+
     public long batchId;
 
     /** Position in the trainer's input sequence; the trainer consumes batches in this order. */

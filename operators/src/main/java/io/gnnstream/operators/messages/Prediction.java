@@ -2,8 +2,8 @@ package io.gnnstream.operators.messages;
 
 /**
  * The model's output for one vertex after an evaluation round: the arg-max class, the class
- * probabilities and, when asked for, the last hidden layer (the classifier layer's input). A Flink
- * POJO of primitives and primitive arrays.
+ * probabilities and, when asked for, the last hidden layer (the classifier layer's input); or the
+ * {@link #tombstone} of a deleted vertex. A Flink POJO of primitives and primitive arrays.
  */
 public class Prediction {
 
@@ -19,6 +19,18 @@ public class Prediction {
     public float[] embedding;
 
     public Prediction() {}
+
+    /**
+     * The tombstone of a deleted vertex: no probabilities (a null value in the predictions topic).
+     */
+    public static Prediction tombstone(long vertex) {
+        return new Prediction(vertex, -1, -1, null, null);
+    }
+
+    /** Whether this is a {@link #tombstone}. */
+    public boolean isTombstone() {
+        return probs == null;
+    }
 
     public Prediction(long vertex, long step, int label, float[] probs, float[] embedding) {
         this.vertex = vertex;

@@ -40,6 +40,7 @@ final class BatchValidator {
                 what + " needs a label per seed");
         for (int i = 0; i < b.numSeeds(); i++) {
             if (b.labels[i] != MiniBatch.NO_LABEL
+                    && b.labels[i] != MiniBatch.ABSENT
                     && (b.labels[i] < 0 || b.labels[i] >= config.numClasses())) {
                 require(
                         false,

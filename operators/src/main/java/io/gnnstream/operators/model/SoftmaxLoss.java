@@ -26,7 +26,7 @@ final class SoftmaxLoss {
         int seeds = batch.numSeeds();
         int labelled = 0;
         for (int i = 0; i < seeds; i++) {
-            labelled += batch.labels[i] == MiniBatch.NO_LABEL ? 0 : 1;
+            labelled += batch.labels[i] < 0 ? 0 : 1;
         }
         double lossSum = 0;
         int correct = 0;
@@ -47,7 +47,7 @@ final class SoftmaxLoss {
             if (predictions != null) {
                 predictions[i] = best;
             }
-            if (label == MiniBatch.NO_LABEL) {
+            if (label < 0) {
                 if (gradient) {
                     Arrays.fill(logits, base, base + classes, 0f);
                 }

@@ -140,7 +140,7 @@ public final class Schedule {
         return s;
     }
 
-    /** A seed announcement, graph statistics or an acknowledged layer-output write. */
+    /** A seed announcement or deletion, graph statistics or an acknowledged layer-output write. */
     public void onGraphEvent(GraphEvent e) {
         if (e.kind == GraphEvent.Kind.LAYER_WRITTEN) {
             if (round.written(e.step, e.roundIndex, e.part, e.parts)) {
@@ -151,6 +151,8 @@ public final class Schedule {
             partitionEdgesIngested[e.partition] = e.edgesIngested;
             partitionReplicas[e.partition] = e.replicas;
             partitionCutEdgesIngested[e.partition] = e.cutEdgesIngested;
+        } else if (e.kind == GraphEvent.Kind.DELETED) {
+            seeds.remove(e.vertex);
         } else {
             seeds.assign(e.vertex, e.split);
         }
@@ -258,6 +260,7 @@ public final class Schedule {
         if (slice == null) {
             return null;
         }
+        slice = stillTraining(slice);
         long step = cursor.steps();
         boolean last = config.maxSteps > 0 && step == config.maxSteps;
         boolean evaluate =
@@ -285,6 +288,20 @@ public final class Schedule {
             specs[r] = spec;
         }
         return specs;
+    }
+
+    /**
+     * The step's seeds without those that left the training split (deleted or moved) since the
+     * epoch's order was drawn; padded from the training split where fewer than one per rank are
+     * left.
+     */
+    private long[] stillTraining(long[] slice) {
+        long[] kept = Arrays.stream(slice).filter(seeds::isTrain).toArray();
+        if (kept.length >= config.trainers) {
+            return kept;
+        }
+        long[] train = seeds.train();
+        return Arrays.copyOf(train, Math.min(train.length, config.trainers));
     }
 
     /** The graph has reached the size training waits for (the deterministic mode's hold). */

@@ -37,16 +37,25 @@ final class SeedSets {
 
     /** Vertex {@code vertex} belongs to {@code split} now. */
     void assign(long vertex, Split split) {
-        train.remove(vertex);
-        val.remove(vertex);
-        test.remove(vertex);
-        others.remove(vertex);
+        remove(vertex);
         switch (split) {
             case TRAIN -> train.add(vertex);
             case VAL -> val.add(vertex);
             case TEST -> test.add(vertex);
             default -> others.add(vertex);
         }
+    }
+
+    /** Vertex {@code vertex} was deleted: it belongs to no split. */
+    void remove(long vertex) {
+        train.remove(vertex);
+        val.remove(vertex);
+        test.remove(vertex);
+        others.remove(vertex);
+    }
+
+    boolean isTrain(long vertex) {
+        return train.contains(vertex);
     }
 
     int trainCount() {

@@ -6,6 +6,7 @@ import io.gnnstream.operators.messages.GraphUpdate;
 import io.gnnstream.operators.messages.LayerOutputs;
 import io.gnnstream.operators.messages.ReplicaMessage;
 import io.gnnstream.operators.messages.SampleRequest;
+import io.gnnstream.operators.messages.VertexDeletion;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
@@ -20,10 +21,10 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * Explicit serializer of {@link GraphStoreInput}: a {@link Tag} byte for the kind (edge, node,
- * request bundle, replica message, edge bundle, layer outputs; a single request, tag 2, is still
- * read), then that kind's fields, arrays in bulk. Every edge of the input stream and every sample
- * request crosses the network as this record, so it avoids the reflective POJO serializer of the
- * nested union, which is slow on this path.
+ * request bundle, replica message, edge bundle, layer outputs, deletion; a single request, tag 2,
+ * is still read), then that kind's fields, arrays in bulk. Every edge of the input stream and every
+ * sample request crosses the network as this record, so it avoids the reflective POJO serializer of
+ * the nested union, which is slow on this path.
  */
 public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphStoreInput> {
 
@@ -43,7 +44,9 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         REQUESTS(3),
         REPLICA(4),
         EDGES(5),
-        LAYER_OUTPUTS(6);
+        LAYER_OUTPUTS(6),
+        /** A site's copy of a vertex deletion; a new kind, so no older format holds one. */
+        DELETION(7);
 
         private static final Tag[] BY_CODE = new Tag[values().length];
 
@@ -111,6 +114,10 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
             out.writeLong(m.vertex);
             out.writeInt(m.holder);
             BulkArrays.writeBytes(m.record, out);
+        } else if (input.deletion != null) {
+            out.writeByte(Tag.DELETION.code);
+            out.writeLong(input.deletion.vertex);
+            out.writeInt(input.deletion.route);
         } else if (input.outputs != null) {
             LayerOutputs o = input.outputs;
             out.writeByte(Tag.LAYER_OUTPUTS.code);
@@ -184,6 +191,7 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
             case REPLICA -> GraphStoreInput.of(readReplica(in));
             case EDGES -> GraphStoreInput.of(readEdges(in));
             case LAYER_OUTPUTS -> GraphStoreInput.of(readOutputs(in));
+            case DELETION -> GraphStoreInput.of(new VertexDeletion(in.readLong(), in.readInt()));
             case EDGE ->
                     GraphStoreInput.of(
                             GraphUpdate.of(

@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * Attributes of a vertex (features, label, split); a later update replaces an earlier one. {@link
- * #NO_LABEL} marks an unlabelled vertex. A Flink POJO, serialized without Kryo.
+ * #NO_LABEL} marks an unlabelled vertex. A {@link #deletion} (no features) deletes the vertex with
+ * its edges instead (docs/design.md, "Vertex deletion"). A Flink POJO, serialized without Kryo.
  */
 public class NodeUpdate {
 
@@ -16,7 +17,17 @@ public class NodeUpdate {
     public int label = NO_LABEL;
     public Split split = Split.NONE;
 
+    /** Whether this record deletes the vertex (then {@link #features} is null). */
+    public boolean delete;
+
     public NodeUpdate() {}
+
+    /** The deletion of vertex {@code id}: its attributes, in- and out-edges and replicas. */
+    public static NodeUpdate deletion(long id) {
+        NodeUpdate n = new NodeUpdate(id, null, NO_LABEL, Split.NONE);
+        n.delete = true;
+        return n;
+    }
 
     public NodeUpdate(long id, float[] features, int label, Split split) {
         this.id = id;
@@ -32,6 +43,7 @@ public class NodeUpdate {
         }
         NodeUpdate n = (NodeUpdate) o;
         return id == n.id
+                && delete == n.delete
                 && label == n.label
                 && split == n.split
                 && Arrays.equals(features, n.features);
@@ -44,6 +56,9 @@ public class NodeUpdate {
 
     @Override
     public String toString() {
+        if (delete) {
+            return "NodeUpdate(" + id + ", delete)";
+        }
         return "NodeUpdate("
                 + id
                 + ", label="

@@ -1,0 +1,104 @@
+package io.gnnstream.operators;
+
+import io.gnnstream.operators.messages.Prediction;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+/**
+ * The last stage before the predictions sink (parallelism 1): passes the trainers' predictions on
+ * and turns each vertex deletion into a tombstone ({@link Prediction#tombstone}), so the compacted
+ * predictions topic forgets a deleted vertex (docs/design.md, "Vertex deletion").
+ *
+ * <p>A deletion comes from the GraphStore subtask owning the vertex with the step of the latest
+ * inference round that subtask had answered requests of. A round that asked for the vertex after
+ * its deletion gets no row for it and predicts nothing for it; a round that asked before may still
+ * be computing, and its prediction, of that step or an earlier one, would land after the tombstone.
+ * So each deletion is remembered as (vertex, step) and a later prediction of the vertex from a
+ * round up to that step is dropped. Rounds run one after another: once predictions of two later
+ * rounds have come, no prediction of an earlier one is on its way, and the entry is forgotten. The
+ * entries and the two latest round steps are operator state.
+ */
+public class PredictionTombstones extends AbstractStreamOperator<Prediction>
+        implements TwoInputStreamOperator<Prediction, Tuple2<Long, Long>, Prediction> {
+
+    private static final long serialVersionUID = 1L;
+
+    static final ListStateDescriptor<Tuple2<Long, Long>> DELETIONS =
+            new ListStateDescriptor<>(
+                    "prediction-tombstone-deletions", Types.TUPLE(Types.LONG, Types.LONG));
+    static final ListStateDescriptor<Long> ROUNDS =
+            new ListStateDescriptor<>("prediction-tombstone-rounds", Types.LONG);
+
+    private transient ListState<Tuple2<Long, Long>> deletionState;
+    private transient ListState<Long> roundState;
+
+    /** Deleted vertex -> the latest round step whose predictions of it are stale. */
+    private transient Map<Long, Long> deletedUpTo;
+
+    /** The step of the latest round seen in predictions, and of the one before it. */
+    private transient long latestRound;
+
+    private transient long previousRound;
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        deletionState = context.getOperatorStateStore().getListState(DELETIONS);
+        roundState = context.getOperatorStateStore().getListState(ROUNDS);
+        deletedUpTo = new HashMap<>();
+        for (Tuple2<Long, Long> d : deletionState.get()) {
+            deletedUpTo.merge(d.f0, d.f1, Math::max);
+        }
+        List<Long> rounds = new ArrayList<>();
+        roundState.get().forEach(rounds::add);
+        latestRound = rounds.isEmpty() ? -1 : rounds.get(0);
+        previousRound = rounds.size() < 2 ? -1 : rounds.get(1);
+    }
+
+    @Override
+    public void processElement1(StreamRecord<Prediction> element) {
+        Prediction p = element.getValue();
+        if (p.step > latestRound) {
+            previousRound = latestRound;
+            latestRound = p.step;
+            deletedUpTo.values().removeIf(step -> step < previousRound);
+        }
+        Long stale = deletedUpTo.get(p.vertex);
+        if (stale != null && p.step <= stale) {
+            return;
+        }
+        output.collect(element);
+    }
+
+    @Override
+    public void processElement2(StreamRecord<Tuple2<Long, Long>> element) {
+        long vertex = element.getValue().f0;
+        deletedUpTo.merge(vertex, element.getValue().f1, Math::max);
+        output.collect(new StreamRecord<>(Prediction.tombstone(vertex)));
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        List<Tuple2<Long, Long>> entries = new ArrayList<>(deletedUpTo.size());
+        deletedUpTo.forEach((v, step) -> entries.add(Tuple2.of(v, step)));
+        deletionState.update(entries);
+        roundState.update(List.of(latestRound, previousRound));
+    }
+
+    /** Deletions remembered, for tests. */
+    int remembered() {
+        return deletedUpTo.size();
+    }
+}
