@@ -649,12 +649,31 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         return halo;
     }
 
-    /** In-degree of the current key's vertex as stored (buffered edges not counted), for tests. */
+    /** The stored in-neighbours of {@code vertex} (buffered edges written first), for tests. */
+    long[] inNeighbours(long vertex) throws Exception {
+        writeBufferedEdges();
+        setCurrentKey(partitioner.keyOf(vertex));
+        return adjacency.neighbours();
+    }
+
+    /** The out-edge index's targets of {@code source} in {@code partition}, for tests. */
+    long[] outEdgeTargets(int partition, long source) throws Exception {
+        writeBufferedEdges();
+        return outEdges.targets(partition, source);
+    }
+
+    /** The stored attribute record of {@code vertex}, or null, for tests. */
+    byte[] storedRecord(long vertex) throws Exception {
+        setCurrentKey(partitioner.keyOf(vertex));
+        return attributes.value();
+    }
+
     /** Layer-output rows the heap cache served, for tests. */
     long layerRowCacheHits() {
         return layerOutputs.cacheHits();
     }
 
+    /** In-degree of the current key's vertex as stored (buffered edges not counted), for tests. */
     int degreeOfCurrentVertex() throws Exception {
         return adjacency.degree();
     }

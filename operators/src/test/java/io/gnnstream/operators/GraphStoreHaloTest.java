@@ -13,6 +13,7 @@ import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.ReplicaMessage;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.operators.messages.VertexDeletion;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.state.HashPartitioner;
@@ -48,9 +49,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Timeout(120)
 class GraphStoreHaloTest {
 
-    private static final int PARTITIONS = 8;
+    static final int PARTITIONS = 8;
     private static final int DIM = 3;
-    private static final VertexPartitioner PARTITIONER = new HashPartitioner(PARTITIONS);
+    static final VertexPartitioner PARTITIONER = new HashPartitioner(PARTITIONS);
 
     /**
      * Vertex {@code a} in one partition, {@code v} and {@code w} in another, {@code x} in a third.
@@ -582,7 +583,7 @@ class GraphStoreHaloTest {
     }
 
     /** Routers and stores at one parallelism, wired as the job wires them. */
-    private static final class Graph implements AutoCloseable {
+    static final class Graph implements AutoCloseable {
         final List<
                         KeyedOneInputStreamOperatorTestHarness<
                                 VertexKey, GraphStoreInput, GraphStoreInput>>
@@ -614,8 +615,9 @@ class GraphStoreHaloTest {
             this.taken = new int[parallelism];
             KeySelector<GraphStoreInput, VertexKey> sourceKey =
                     in ->
-                            in.edges != null
-                                    ? VertexKey.anchor(in.edges.route)
+                            in.edges != null || in.deletion != null
+                                    ? VertexKey.anchor(
+                                            in.edges != null ? in.edges.route : in.deletion.route)
                                     : PARTITIONER.keyOf(
                                             in.update.edge != null
                                                     ? in.update.edge.src
@@ -633,7 +635,9 @@ class GraphStoreHaloTest {
                                             : VertexKey.anchor(
                                                     in.edges != null
                                                             ? in.edges.route
-                                                            : in.requests[0].route);
+                                                            : in.deletion != null
+                                                                    ? in.deletion.route
+                                                                    : in.requests[0].route);
             for (int i = 0; i < parallelism; i++) {
                 var router =
                         new KeyedOneInputStreamOperatorTestHarness<>(
@@ -683,6 +687,29 @@ class GraphStoreHaloTest {
             routers.get(subtaskOf(PARTITIONER.keyOf(id))).processElement(new StreamRecord<>(in));
             deliver();
             return node;
+        }
+
+        /**
+         * The deletion of {@code v}: a copy to every site's store and router, as the job sends it.
+         */
+        void delete(long v) throws Exception {
+            for (int route : VertexDeletion.routes(PARTITIONS, parallelism)) {
+                GraphStoreInput in = GraphStoreInput.of(new VertexDeletion(v, route));
+                int site = subtaskOf(VertexKey.anchor(route));
+                stores.get(site)
+                        .processElement(
+                                new StreamRecord<>(GraphStoreInputSerializer.INSTANCE.copy(in)));
+                routers.get(site)
+                        .processElement(
+                                new StreamRecord<>(GraphStoreInputSerializer.INSTANCE.copy(in)));
+            }
+            deliver();
+        }
+
+        /** The store subtask owning {@code vertex}. */
+        GraphStoreOperator ownerOf(long vertex) {
+            return (GraphStoreOperator)
+                    stores.get(subtaskOf(PARTITIONER.keyOf(vertex))).getOperator();
         }
 
         /**

@@ -12,6 +12,7 @@ import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
 import io.gnnstream.operators.messages.LayerOutputs;
+import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
@@ -120,7 +121,7 @@ class GraphStoreOperatorTest {
     /**
      * The layer-output store: stored outputs are acknowledged to the scheduler, served to the next
      * layer's requests of the same round with the vertex's label, survive a checkpoint, and a row
-     * of another round (or none) goes out as zeros without a label.
+     * of another round (or none) goes out as zeros, marked absent.
      */
     @ParameterizedTest
     @ValueSource(strings = {"rocksdb", "heap"})
@@ -159,14 +160,14 @@ class GraphStoreOperatorTest {
             MiniBatchPart rows = layerRows(h, 40, new long[] {2, 1, 99});
             assertEquals(2, rows.rowDim);
             assertArrayEquals(new int[] {0, 1, 2}, rows.rows);
-            assertArrayEquals(new int[] {0, 2, NodeUpdate.NO_LABEL}, rows.labels);
+            assertArrayEquals(new int[] {0, 2, MiniBatch.ABSENT}, rows.labels, "99 has no row");
             assertArrayEquals(new float[] {2.5f, 3.5f, 0.5f, 1.5f, 0, 0}, floats(rows.features));
             MiniBatchPart stale = layerRows(h, 41, new long[] {1});
             assertArrayEquals(
                     new float[] {0, 0},
                     floats(stale.features),
                     "an output of another round is not served");
-            assertArrayEquals(new int[] {NodeUpdate.NO_LABEL}, stale.labels);
+            assertArrayEquals(new int[] {MiniBatch.ABSENT}, stale.labels);
         }
     }
 
