@@ -26,6 +26,17 @@ class NodeFormatTest {
     }
 
     @Test
+    void parsesDeletion() throws Exception {
+        NodeUpdate node = format.parse("{\"id\":7,\"op\":\"delete\"}");
+        assertEquals(NodeUpdate.deletion(7), node);
+        assertTrue(node.delete);
+        assertEquals(
+                new NodeUpdate(7, new float[] {1, 0, 2}, NodeUpdate.NO_LABEL, Split.NONE),
+                format.parse("{\"op\":\"upsert\",\"id\":7,\"features\":[1,0,2]}"),
+                "upsert is the default op");
+    }
+
+    @Test
     void labelAndSplitAreOptional() throws Exception {
         assertEquals(
                 new NodeUpdate(1, new float[] {0, 0, 0}, NodeUpdate.NO_LABEL, Split.NONE),
@@ -124,6 +135,13 @@ class NodeFormatTest {
                         + " label",
                 "{\"id\":1,\"features\":[1,2,3],\"split\":\"test\",\"label\":null} | split 'test'"
                         + " requires a label",
+                "{\"id\":1,\"op\":\"remove\"}                         | op must be \"upsert\" or"
+                        + " \"delete\"",
+                "{\"id\":1,\"op\":1}                                | op must be",
+                "{\"id\":1,\"op\":\"delete\",\"features\":[1,2,3]}   | a deletion takes no"
+                        + " features",
+                "{\"id\":1,\"op\":\"delete\",\"label\":2}            | a deletion takes no",
+                "{\"op\":\"delete\"}                                 | missing field 'id'",
             })
     void rejectsWithReason(String line, String reason) {
         InvalidRecordException e =

@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -39,6 +40,42 @@ class SeedSchedulerTest {
             assertEquals(4, specs(h).size());
             h.processElement2(new StreamRecord<>(new Credit(0, 0)));
             assertEquals(4, specs(h).size(), "a repeated credit must not grant more batches");
+        }
+    }
+
+    /**
+     * A deleted vertex leaves every split, and a vertex that moves to another split leaves its old
+     * one: steps and rounds cut after the events take neither where it was.
+     */
+    @Test
+    void deletedAndMovedVerticesLeaveTheirSplits() throws Exception {
+        try (var h = harness()) {
+            h.open();
+            announce(h);
+            for (long id = 15; id < 20; id++) {
+                h.processElement1(new StreamRecord<>(GraphEvent.seed(0, id, Split.TRAIN)));
+            }
+            List<BatchSpec> before = specs(h);
+            long lastBefore = before.get(before.size() - 1).seq;
+            h.processElement1(new StreamRecord<>(GraphEvent.deleted(0, 10)));
+            h.processElement1(new StreamRecord<>(GraphEvent.deleted(0, 21)));
+            h.processElement1(new StreamRecord<>(GraphEvent.seed(0, 13, Split.VAL)));
+            List<BatchSpec> after =
+                    drain(h, lastBefore).stream()
+                            .filter(spec -> spec.seq > lastBefore)
+                            .collect(Collectors.toList());
+            Set<Long> trained = new HashSet<>();
+            Set<Long> validated = new HashSet<>();
+            for (BatchSpec spec : after) {
+                for (long seed : spec.seeds) {
+                    (spec.kind == MiniBatch.Kind.TRAIN ? trained : validated).add(seed);
+                }
+            }
+            assertFalse(trained.contains(10L), "a deleted vertex is no seed");
+            assertFalse(trained.contains(13L), "a vertex moved to val is no training seed");
+            assertFalse(trained.isEmpty());
+            assertTrue(validated.contains(13L), "the moved vertex is validated");
+            assertFalse(validated.contains(21L), "a deleted vertex is not evaluated");
         }
     }
 
