@@ -89,7 +89,10 @@ public final class RunOptions {
                     that(d -> !d.isNegative() && !d.isZero(), "must be positive"));
 
     private static final String FAULT_OPERATORS =
-            "(trainer|gradient-reducer|graph-store|layer-store)";
+            "(trainer|gradient-reducer|graph-store|graph-store-ingest|layer-store|edge-bundles"
+                    + "|replica-router)";
+
+    private static final String FAULT_SPEC = FAULT_OPERATORS + ":\\d+:\\d+(:always)?";
 
     public static final ConfigOption<String> INJECT_FAULT =
             GROUP.declareHidden(
@@ -100,13 +103,17 @@ public final class RunOptions {
                                     "Failure injection for tests: operator:subtask:n makes that"
                                         + " subtask of trainer (at step n), gradient-reducer (at"
                                         + " its n-th contribution), graph-store (at its n-th sample"
-                                        + " request) or layer-store (the graph store at its n-th"
-                                        + " stored record of layer outputs) throw once (needs"
+                                        + " request), graph-store-ingest (at its n-th graph update:"
+                                        + " edge bundle, node update, deletion or replica message),"
+                                        + " layer-store (the graph store at its n-th stored record"
+                                        + " of layer outputs), edge-bundles (at its n-th edge) or"
+                                        + " replica-router (at its n-th input) throw once (needs"
                                         + " --fault-marker), or with a fourth field,"
-                                        + " operator:subtask:n:always, at every attempt."),
+                                        + " operator:subtask:n:always, at every attempt. Several"
+                                        + " specs, separated by commas, inject one failure each."),
                     that(
-                            s -> s.matches(FAULT_OPERATORS + ":\\d+:\\d+(:always)?"),
-                            "must be " + FAULT_OPERATORS + ":subtask:n[:always]"));
+                            s -> s.matches(FAULT_SPEC + "(," + FAULT_SPEC + ")*"),
+                            "must be " + FAULT_OPERATORS + ":subtask:n[:always], comma-separated"));
 
     public static final ConfigOption<String> FAULT_MARKER =
             GROUP.declareHidden(

@@ -255,10 +255,19 @@ public final class TrainingJob {
             VertexPartitioner partitioner,
             int parallelism,
             boolean cutEdges) {
+        return edgeBundles(edges, partitioner, parallelism, cutEdges, FaultInjector.NONE);
+    }
+
+    private static SingleOutputStreamOperator<GraphStoreInput> edgeBundles(
+            DataStream<EdgeUpdate> edges,
+            VertexPartitioner partitioner,
+            int parallelism,
+            boolean cutEdges,
+            FaultInjector faults) {
         return edges.transform(
                         "edge-bundles",
                         GraphStoreInputSerializer.TYPE_INFO,
-                        new EdgeBundler(partitioner, parallelism, cutEdges))
+                        new EdgeBundler(partitioner, parallelism, cutEdges).withFaults(faults))
                 .uid("edge-bundles")
                 .name("edge-bundles");
     }
@@ -274,6 +283,15 @@ public final class TrainingJob {
             DataStream<GraphStoreInput> nodeUpdates,
             VertexPartitioner partitioner,
             int parallelism) {
+        return replicaUpdates(cutEdges, nodeUpdates, partitioner, parallelism, FaultInjector.NONE);
+    }
+
+    private static DataStream<GraphStoreInput> replicaUpdates(
+            DataStream<GraphStoreInput> cutEdges,
+            DataStream<GraphStoreInput> nodeUpdates,
+            VertexPartitioner partitioner,
+            int parallelism,
+            FaultInjector faults) {
         DataStream<GraphStoreInput> toRouter = cutEdges;
         if (nodeUpdates != null) {
             toRouter = toRouter.union(nodeUpdates);
@@ -282,7 +300,7 @@ public final class TrainingJob {
                 .transform(
                         "replica-router",
                         GraphStoreInputSerializer.TYPE_INFO,
-                        new ReplicaRouter(partitioner, parallelism))
+                        new ReplicaRouter(partitioner, parallelism).withFaults(faults))
                 .uid("replica-router")
                 .name("replica-router")
                 .setParallelism(parallelism);
@@ -363,7 +381,7 @@ public final class TrainingJob {
 
         boolean halo = GraphOptions.halo(conf) == GraphOptions.Halo.FEATURES;
         SingleOutputStreamOperator<GraphStoreInput> edgeBundles =
-                edgeBundles(edges, partitioner, parallelism, halo);
+                edgeBundles(edges, partitioner, parallelism, halo, faults);
         DataStream<GraphStoreInput> nodeUpdates =
                 nodes.flatMap(new Wiring.NodeToStoreInput(partitioner, parallelism))
                         .returns(GraphStoreInputSerializer.TYPE_INFO)
@@ -377,7 +395,8 @@ public final class TrainingJob {
                                     edgeBundles.getSideOutput(EdgeBundler.CUT_EDGES),
                                     nodeUpdates,
                                     partitioner,
-                                    parallelism));
+                                    parallelism,
+                                    faults));
         }
         if (layerOutputSource != null) {
             updates =

@@ -43,6 +43,10 @@ public class EdgeBundler extends AbstractStreamOperator<GraphStoreInput>
     private final StoreSites sites;
     private final boolean cutEdges;
     private final int bundleEdges;
+    private FaultInjector faults = FaultInjector.NONE;
+
+    /** Edges taken since this subtask started (counts for {@link FaultInjector}). */
+    private transient long edgesTaken;
 
     /** Per subtask: bundles for the GraphStore, then (with cut edges) for the router. */
     private transient Lists store;
@@ -67,6 +71,12 @@ public class EdgeBundler extends AbstractStreamOperator<GraphStoreInput>
         setChainingStrategy(ChainingStrategy.ALWAYS);
     }
 
+    /** Makes this operator fail once as {@code faults} says ({@code edge-bundles}, per edge). */
+    public EdgeBundler withFaults(FaultInjector faults) {
+        this.faults = faults;
+        return this;
+    }
+
     @Override
     public void open() throws Exception {
         super.open();
@@ -84,6 +94,10 @@ public class EdgeBundler extends AbstractStreamOperator<GraphStoreInput>
     @Override
     public void processElement(StreamRecord<EdgeUpdate> element) {
         EdgeUpdate edge = element.getValue();
+        faults.check(
+                "edge-bundles",
+                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                ++edgesTaken);
         long op = EdgeBundle.op(edge.dst, edge.remove);
         int dstPartition = partitioner.partition(edge.dst);
         store.add(sites.siteOf(dstPartition), edge.src, op);

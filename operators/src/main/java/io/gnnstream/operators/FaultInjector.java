@@ -14,6 +14,8 @@ import java.nio.file.Path;
  * {@code trainer:1:30} (subtask 1 of the trainer fails at its 30th training step). With a fourth
  * field, {@code operator:subtask:n:always}, it fails at every attempt that reaches the event: a
  * failure that repeats after every restore, as a deterministic bug or an undersized heap would.
+ * Several specs, separated by commas, inject one failure each (the second and later with marker
+ * files of their own, the marker's name and {@code .1}, {@code .2}, ...).
  */
 public final class FaultInjector implements Serializable {
 
@@ -30,17 +32,35 @@ public final class FaultInjector implements Serializable {
     private final long at;
     private final String marker;
 
+    /** The further specs of a comma-separated list (empty for one spec). */
+    private final FaultInjector[] more;
+
     private FaultInjector(String operator, int subtask, long at, String marker) {
+        this(operator, subtask, at, marker, new FaultInjector[0]);
+    }
+
+    private FaultInjector(
+            String operator, int subtask, long at, String marker, FaultInjector[] more) {
         this.operator = operator;
         this.subtask = subtask;
         this.at = at;
         this.marker = marker;
+        this.more = more;
     }
 
     /** Parses {@code operator:subtask:n}; {@code marker} is the file that records the failure. */
     public static FaultInjector parse(String spec, String marker) {
         if (spec == null || spec.isBlank()) {
             return NONE;
+        }
+        String[] specs = spec.split(",");
+        if (specs.length > 1) {
+            FaultInjector[] more = new FaultInjector[specs.length - 1];
+            for (int i = 1; i < specs.length; i++) {
+                more[i - 1] = parse(specs[i].trim(), marker == null ? null : marker + "." + i);
+            }
+            FaultInjector first = parse(specs[0].trim(), marker);
+            return new FaultInjector(first.operator, first.subtask, first.at, first.marker, more);
         }
         String[] p = spec.split(":");
         boolean always = p.length == 4 && ALWAYS.equals(p[3]);
@@ -57,6 +77,9 @@ public final class FaultInjector implements Serializable {
 
     /** Throws if this is the event to fail at and no earlier attempt failed here. */
     public void check(String operatorName, int subtaskIndex, long count) {
+        for (FaultInjector other : more) {
+            other.check(operatorName, subtaskIndex, count);
+        }
         if (operator == null
                 || !operator.equals(operatorName)
                 || subtask != subtaskIndex

@@ -127,6 +127,12 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     private transient long requestsAnswered;
 
     /**
+     * Graph updates (edge bundles, node updates, deletions, replica messages) applied since this
+     * subtask started (counts for {@link FaultInjector}, {@code graph-store-ingest}).
+     */
+    private transient long updatesApplied;
+
+    /**
      * Layer-output records stored since this subtask started (counts for {@link FaultInjector}).
      */
     private transient long layerRecordsStored;
@@ -279,6 +285,12 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     @Override
     public void processElement(StreamRecord<GraphStoreInput> element) throws Exception {
         GraphStoreInput input = element.getValue();
+        if (input.update != null
+                || input.edges != null
+                || input.replica != null
+                || input.deletion != null) {
+            faults.check("graph-store-ingest", subtask, ++updatesApplied);
+        }
         if (input.update != null) {
             applyUpdate(input.update);
         } else if (input.edges != null) {
@@ -351,15 +363,22 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         long[] s = sizes.of(key);
         s[PartitionSizes.EDGES_INGESTED]++;
         if (remove) {
+            GraphStoreProbe.Listener probe = GraphStoreProbe.current();
             long[] buffered = edgeBuffer.take(dst);
             if (buffered != null) {
                 s[PartitionSizes.EDGES] += adjacency.addAll(buffered);
                 outEdges.add(key.partition(), buffered, dst);
                 setCurrentKey(key);
+                if (probe != null) {
+                    probe.added(subtask, dst, buffered);
+                }
             }
             if (adjacency.remove(src)) {
                 s[PartitionSizes.EDGES]--;
                 outEdges.remove(key.partition(), src, dst);
+            }
+            if (probe != null) {
+                probe.removed(subtask, dst, src);
             }
             tailCache.invalidate(dst);
         } else if (edgeBuffer.add(dst, src)) {
@@ -378,8 +397,12 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         if (edgeBuffer.isEmpty()) {
             return;
         }
+        GraphStoreProbe.Listener probe = GraphStoreProbe.current();
         edgeBuffer.drain(
                 (key, sources) -> {
+                    if (probe != null) {
+                        probe.added(subtask, key.vertex(), sources);
+                    }
                     setCurrentKey(key);
                     long[] s = sizes.of(key);
                     s[PartitionSizes.EDGES] += adjacency.addAll(sources);
@@ -399,6 +422,10 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
      */
     private void applyDeletion(long v) throws Exception {
         writeBufferedEdges();
+        GraphStoreProbe.Listener probe = GraphStoreProbe.current();
+        if (probe != null) {
+            probe.deleted(subtask, v);
+        }
         for (int p = 0; p < owned.length; p++) {
             if (!owned[p]) {
                 continue;
@@ -556,6 +583,12 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
                                             request.hop,
                                             vertices[i])));
             total += sampled[i].length;
+        }
+        GraphStoreProbe.Listener probe = GraphStoreProbe.current();
+        if (probe != null) {
+            for (int i = 0; i < vertices.length; i++) {
+                probe.sampled(subtask, vertices[i], sampled[i]);
+            }
         }
         response.sampleVertices = vertices;
         response.neighbourCounts = new int[vertices.length];

@@ -109,6 +109,10 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
     private final VertexPartitioner partitioner;
     private final StoreSites sites;
     private final long maxDropDelayMs;
+    private FaultInjector faults = FaultInjector.NONE;
+
+    /** Inputs taken since this subtask started (counts for {@link FaultInjector}). */
+    private transient long inputsTaken;
 
     private transient ValueState<byte[]> record;
     private transient ListState<byte[]> logState;
@@ -257,8 +261,18 @@ public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
         getProcessingTimeService().registerTimer(time + TICK_MS, this::tick);
     }
 
+    /** Makes this operator fail once as {@code faults} says ({@code replica-router}, per input). */
+    public ReplicaRouter withFaults(FaultInjector faults) {
+        this.faults = faults;
+        return this;
+    }
+
     @Override
     public void processElement(StreamRecord<GraphStoreInput> element) throws Exception {
+        faults.check(
+                "replica-router",
+                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                ++inputsTaken);
         remake();
         EdgeBundle bundle = element.getValue().edges;
         if (element.getValue().deletion != null) {
