@@ -103,7 +103,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
     public static final OutputTag<Tuple2<Long, Long>> DELETED =
             new OutputTag<>("deleted-vertices", Types.TUPLE(Types.LONG, Types.LONG));
 
-    static final ValueStateDescriptor<byte[]> ATTRIBUTES =
+    public static final ValueStateDescriptor<byte[]> ATTRIBUTES =
             new ValueStateDescriptor<>("vertex-attributes", BytePrimitiveArraySerializer.INSTANCE);
 
     /**

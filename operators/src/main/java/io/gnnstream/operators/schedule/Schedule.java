@@ -304,8 +304,14 @@ public final class Schedule {
         return Arrays.copyOf(train, Math.min(train.length, config.trainers));
     }
 
-    /** The graph has reached the size training waits for (the deterministic mode's hold). */
+    /**
+     * The graph has reached the size training waits for (the deterministic mode's hold); once
+     * training has started, it stays so, also when deletions shrink the graph below that size.
+     */
     private boolean graphLoaded() {
+        if (cursor.steps() > 0) {
+            return true;
+        }
         long vertices = Arrays.stream(partitionVertices).sum();
         long edges = Arrays.stream(partitionEdgesIngested).sum();
         boolean loaded = vertices >= config.minVertices && edges >= config.minEdges;
