@@ -163,6 +163,14 @@ final class BenchCommand implements Callable<Integer> {
                     "sample, pipeline: halo settings to run, none and/or features (default: none).")
     List<String> halo;
 
+    @Option(
+            names = "--removals",
+            paramLabel = "SHARE",
+            description =
+                    "ingest: also remove this share of the edges (0.1: one in ten), each removal"
+                            + " mixed into the edges topic after its edge (default: none).")
+    Double removals;
+
     @Option(names = "--profile", description = "Also print where the time went, per phase.")
     boolean profile;
 
@@ -205,6 +213,7 @@ final class BenchCommand implements Callable<Integer> {
                 parsed.hasMatchedOption("--hidden") ? hidden : null,
                 partitionMap,
                 halo,
+                removals,
                 profile,
                 System.out);
     }

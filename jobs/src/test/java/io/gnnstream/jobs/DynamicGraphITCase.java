@@ -244,6 +244,7 @@ class DynamicGraphITCase {
                         20);
         assertEquals(List.of(), differences, "the stored graph differs from the stream's");
         assertEquals(stream.reference.vertices(), stored.records.size());
+        assertEquals(PARTITIONS, stored.indexed.size(), "a deletion builds every out-edge index");
         assertTrue(stored.replicas.size() > 100, "replicas compared: " + stored.replicas.size());
         System.out.println(
                 "DynamicGraphITCase "

@@ -7,10 +7,12 @@ import io.gnnstream.state.VertexPartitioner;
 import java.util.Arrays;
 
 /**
- * Edge additions the GraphStore has accepted but not yet written, per destination vertex, in
- * arrival order. Writing all buffered in-neighbours of a vertex at once costs one read-modify-write
- * of its adjacency instead of one per edge. The owner drains the buffer before anything reads the
- * adjacency or snapshots it, so the buffer never needs to be part of a checkpoint.
+ * Edge additions and removals the GraphStore has accepted but not yet written, per destination
+ * vertex, in arrival order: an operation is the source ({@code >= 0}) of an addition or {@code -1 -
+ * source} of a removal ({@code InAdjacency#applyAll}). Writing all buffered operations of a vertex
+ * at once costs one read-modify-write of its adjacency instead of one per edge. The owner drains
+ * the buffer before anything reads the adjacency or snapshots it, so the buffer never needs to be
+ * part of a checkpoint.
  *
  * <p>A drain visits the vertices in the order of their keys in RocksDB (partition, then id): the
  * memtable's skip list then finds each key next to the one before, in cache, instead of searching
@@ -32,26 +34,31 @@ final class EdgeBuffer {
         this.partitioner = partitioner;
     }
 
-    /** Buffers {@code src -> dst}; returns true when the buffer is full and should be drained. */
+    /**
+     * Buffers the addition of {@code src -> dst}; returns true when the buffer is full and should
+     * be drained.
+     */
     boolean add(long dst, long src) {
+        return append(dst, src);
+    }
+
+    /**
+     * Buffers the removal of {@code src -> dst}; returns true when the buffer is full and should be
+     * drained.
+     */
+    boolean remove(long dst, long src) {
+        return append(dst, -1 - src);
+    }
+
+    private boolean append(long dst, long op) {
         LongList list = pending.get(dst);
         if (list == null) {
             list = new LongList();
             pending.put(dst, list);
         }
-        list.add(src);
+        list.add(op);
         size++;
         return size >= capacity;
-    }
-
-    /** Removes and returns the buffered in-neighbours of {@code dst}, or null if there are none. */
-    long[] take(long dst) {
-        LongList list = pending.remove(dst);
-        if (list == null) {
-            return null;
-        }
-        size -= list.size();
-        return list.toArray();
     }
 
     boolean isEmpty() {
@@ -63,7 +70,7 @@ final class EdgeBuffer {
     }
 
     /**
-     * Empties the buffer, handing each vertex's key and in-neighbours to {@code writer} in arrival
+     * Empties the buffer, handing each vertex's key and operations to {@code writer} in arrival
      * order, vertex after vertex in key order: by partition (a counting sort), then by id.
      */
     void drain(Writer writer) throws Exception {
@@ -93,8 +100,8 @@ final class EdgeBuffer {
         size = 0;
     }
 
-    /** Writes the buffered in-neighbours of one vertex. */
+    /** Writes the buffered operations of one vertex. */
     interface Writer {
-        void write(VertexKey dst, long[] sources) throws Exception;
+        void write(VertexKey dst, long[] ops) throws Exception;
     }
 }

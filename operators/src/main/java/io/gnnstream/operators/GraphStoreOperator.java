@@ -24,9 +24,12 @@ import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.VertexRecord;
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.stream.Stream;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -36,8 +39,10 @@ import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -203,7 +208,6 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         super.initializeState(context);
         attributes = context.getKeyedStateStore().getState(ATTRIBUTES);
         adjacency = InAdjacency.of(context.getKeyedStateStore());
-        outEdges = new OutEdgeIndex(context.getKeyedStateStore(), this::setCurrentKey);
         layerOutputs =
                 new LayerOutputStore(
                         context.getKeyedStateStore(),
@@ -240,6 +244,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
                                     VertexKey.anchor(p), maxParallelism));
         }
         siteHolder = range.getStartKeyGroup();
+        outEdges = new OutEdgeIndex(context.getKeyedStateStore(), this::setCurrentKey, owned);
         if (config.halo) {
             halo =
                     new HaloReplicas(
@@ -350,38 +355,15 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         for (int i = 0; i < bundle.size(); i++) {
             long dst = EdgeBundle.destination(bundle.ops[i]);
             boolean remove = EdgeBundle.isRemoval(bundle.ops[i]);
-            VertexKey key = partitioner.keyOf(dst);
-            if (remove) {
-                setCurrentKey(key);
-            }
-            applyEdge(key, bundle.sources[i], dst, remove);
+            applyEdge(partitioner.keyOf(dst), bundle.sources[i], dst, remove);
         }
     }
 
-    /** An edge into {@code key}'s vertex; a removal needs {@code key} as the current key. */
+    /** An edge addition or removal into {@code key}'s vertex, buffered with the others. */
     private void applyEdge(VertexKey key, long src, long dst, boolean remove) throws Exception {
         long[] s = sizes.of(key);
         s[PartitionSizes.EDGES_INGESTED]++;
-        if (remove) {
-            GraphStoreProbe.Listener probe = GraphStoreProbe.current();
-            long[] buffered = edgeBuffer.take(dst);
-            if (buffered != null) {
-                s[PartitionSizes.EDGES] += adjacency.addAll(buffered);
-                outEdges.add(key.partition(), buffered, dst);
-                setCurrentKey(key);
-                if (probe != null) {
-                    probe.added(subtask, dst, buffered);
-                }
-            }
-            if (adjacency.remove(src)) {
-                s[PartitionSizes.EDGES]--;
-                outEdges.remove(key.partition(), src, dst);
-            }
-            if (probe != null) {
-                probe.removed(subtask, dst, src);
-            }
-            tailCache.invalidate(dst);
-        } else if (edgeBuffer.add(dst, src)) {
+        if (remove ? edgeBuffer.remove(dst, src) : edgeBuffer.add(dst, src)) {
             writeBufferedEdges();
         }
         sizes.touched(key.partition());
@@ -392,23 +374,40 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         }
     }
 
-    /** Writes every buffered edge addition, one adjacency update per destination vertex. */
+    /**
+     * Writes every buffered edge addition and removal, one adjacency update per destination vertex,
+     * and keeps the out-edge index of the built partitions in step.
+     */
     private void writeBufferedEdges() throws Exception {
         if (edgeBuffer.isEmpty()) {
             return;
         }
         GraphStoreProbe.Listener probe = GraphStoreProbe.current();
         edgeBuffer.drain(
-                (key, sources) -> {
+                (key, ops) -> {
                     if (probe != null) {
-                        probe.added(subtask, key.vertex(), sources);
+                        for (long op : ops) {
+                            if (op >= 0) {
+                                probe.added(subtask, key.vertex(), new long[] {op});
+                            } else {
+                                probe.removed(subtask, key.vertex(), -1 - op);
+                            }
+                        }
                     }
                     setCurrentKey(key);
                     long[] s = sizes.of(key);
-                    s[PartitionSizes.EDGES] += adjacency.addAll(sources);
+                    s[PartitionSizes.EDGES] += adjacency.applyAll(ops);
                     sizes.touched(key.partition());
                     tailCache.invalidate(key.vertex());
-                    outEdges.add(key.partition(), sources, key.vertex());
+                    if (outEdges.isBuilt(key.partition())) {
+                        for (long op : ops) {
+                            if (op >= 0) {
+                                outEdges.add(key.partition(), new long[] {op}, key.vertex());
+                            } else {
+                                outEdges.remove(key.partition(), -1 - op, key.vertex());
+                            }
+                        }
+                    }
                 });
     }
 
@@ -422,6 +421,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
      */
     private void applyDeletion(long v) throws Exception {
         writeBufferedEdges();
+        outEdges.build(owned, this::scanAdjacency);
         GraphStoreProbe.Listener probe = GraphStoreProbe.current();
         if (probe != null) {
             probe.deleted(subtask, v);
@@ -682,6 +682,24 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         return halo;
     }
 
+    /**
+     * Visits every vertex of {@code partitions} that has in-neighbours, with them (for {@link
+     * OutEdgeIndex#build}); holds the keys of those vertices meanwhile.
+     */
+    private void scanAdjacency(boolean[] partitions, OutEdgeIndex.VertexVisitor visit)
+            throws Exception {
+        KeyedStateBackend<VertexKey> backend = getKeyedStateBackend();
+        List<VertexKey> keys = new ArrayList<>();
+        try (Stream<VertexKey> all =
+                backend.getKeys(InAdjacency.TAIL.getName(), VoidNamespace.INSTANCE)) {
+            all.filter(k -> !k.isAnchor() && partitions[k.partition()]).forEach(keys::add);
+        }
+        for (VertexKey key : keys) {
+            setCurrentKey(key);
+            visit.visit(key, adjacency.neighbours());
+        }
+    }
+
     /** The stored in-neighbours of {@code vertex} (buffered edges written first), for tests. */
     long[] inNeighbours(long vertex) throws Exception {
         writeBufferedEdges();
@@ -689,10 +707,13 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
         return adjacency.neighbours();
     }
 
-    /** The out-edge index's targets of {@code source} in {@code partition}, for tests. */
+    /**
+     * The out-edge index's targets of {@code source} in {@code partition} (null while the
+     * partition's index is not built), for tests.
+     */
     long[] outEdgeTargets(int partition, long source) throws Exception {
         writeBufferedEdges();
-        return outEdges.targets(partition, source);
+        return outEdges.isBuilt(partition) ? outEdges.targets(partition, source) : null;
     }
 
     /** The stored attribute record of {@code vertex}, or null, for tests. */

@@ -1,9 +1,7 @@
 package io.gnnstream.operators;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.state.HashPartitioner;
@@ -34,14 +32,16 @@ class EdgeBufferTest {
     }
 
     @Test
-    void takeRemovesOneVertexOnly() {
+    void removalsKeepTheirPlaceAmongTheAdditions() throws Exception {
         EdgeBuffer buffer = new EdgeBuffer(100, ONE_PARTITION);
         buffer.add(1, 10);
+        buffer.remove(1, 10);
         buffer.add(2, 20);
         buffer.add(1, 11);
-        assertArrayEquals(new long[] {10, 11}, buffer.take(1));
-        assertNull(buffer.take(1));
-        assertEquals(1, buffer.size());
+        assertEquals(4, buffer.size());
+        List<String> written = new ArrayList<>();
+        buffer.drain((dst, ops) -> written.add(dst.vertex() + ":" + Arrays.toString(ops)));
+        assertEquals(List.of("1:[10, -11, 11]", "2:[20]"), written, "a removal is -1 - source");
     }
 
     /** Vertices are written in the order of their RocksDB keys: by partition, then by id. */

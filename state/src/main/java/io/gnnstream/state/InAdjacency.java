@@ -301,6 +301,75 @@ public final class InAdjacency {
         return true;
     }
 
+    /**
+     * Applies additions ({@code op >= 0}: neighbour {@code op}) and removals ({@code op < 0}:
+     * neighbour {@code -1 - op}) in order, exactly as {@link #addAll} and {@link #remove} one after
+     * the other would; returns the change of the degree. A vertex whose neighbours all fit in its
+     * tail before and after takes one read and one write of the tail for all of them; others apply
+     * the runs of additions and each removal in turn.
+     */
+    public int applyAll(long[] ops) throws Exception {
+        int additions = 0;
+        for (long op : ops) {
+            additions += op >= 0 ? 1 : 0;
+        }
+        if (additions == ops.length) {
+            return addAll(ops);
+        }
+        byte[] t = tail.value();
+        int d = degreeOf(t);
+        if (d + additions <= BLOCK_SIZE && (t == null || (count(t) - 1 == d && !isIndexed(t)))) {
+            long[] list = new long[d + additions];
+            for (int i = 0; i < d; i++) {
+                list[i] = get(t, 1 + i);
+            }
+            int n = d;
+            for (long op : ops) {
+                long v = op >= 0 ? op : -1 - op;
+                int at = -1;
+                for (int i = 0; i < n; i++) {
+                    if (list[i] == v) {
+                        at = i;
+                        break;
+                    }
+                }
+                if (op >= 0 && at < 0) {
+                    list[n++] = v;
+                } else if (op < 0 && at >= 0) {
+                    list[at] = list[--n];
+                }
+            }
+            if (n == 0) {
+                if (t != null) {
+                    tail.clear();
+                }
+                return -d;
+            }
+            byte[] next = new byte[(1 + n) * Long.BYTES];
+            set(next, 0, header(n, false));
+            for (int i = 0; i < n; i++) {
+                set(next, 1 + i, list[i]);
+            }
+            tail.update(next);
+            return n - d;
+        }
+        int change = 0;
+        for (int i = 0; i < ops.length; ) {
+            if (ops[i] < 0) {
+                change -= remove(-1 - ops[i]) ? 1 : 0;
+                i++;
+                continue;
+            }
+            int j = i;
+            while (j < ops.length && ops[j] >= 0) {
+                j++;
+            }
+            change += addAll(Arrays.copyOfRange(ops, i, j));
+            i = j;
+        }
+        return change;
+    }
+
     /** Every neighbour, in slot order. */
     public long[] neighbours() throws Exception {
         return sample(tail.value(), -1, null);

@@ -31,6 +31,8 @@ import org.apache.flink.configuration.MemorySize;
  *     vertex-to-partition map, or null
  * @param halo {@code --halo}: sample, pipeline: the halo settings to run ({@code none}, {@code
  *     features}), or null
+ * @param removals {@code --removals}: ingest: the share of the edges removed again, each removal
+ *     mixed into the edges topic after its edge, or null for none
  * @param profile {@code --profile}: also print where the time went, where a benchmark can tell
  * @param log progress and profile output (the result table is printed separately)
  */
@@ -49,10 +51,14 @@ public record BenchContext(
         List<Integer> hidden,
         Path partitionMap,
         List<String> halo,
+        Double removals,
         boolean profile,
         PrintStream log) {
 
     public BenchContext {
+        if (removals != null && !(removals >= 0 && removals < 1)) {
+            throw new IllegalArgumentException("--removals must be in [0, 1), got " + removals);
+        }
         if (dataset != null && synthetic != null) {
             throw new IllegalArgumentException("--dataset and --synthetic are mutually exclusive");
         }
@@ -91,6 +97,44 @@ public record BenchContext(
                 }
             }
         }
+    }
+
+    /** Without {@code --removals}. */
+    public BenchContext(
+            Path dataset,
+            SyntheticSpec synthetic,
+            Integer repeat,
+            List<Integer> threads,
+            List<Integer> features,
+            Integer steps,
+            Integer warmup,
+            List<Integer> fanouts,
+            Integer prefetch,
+            MemorySize featureCache,
+            List<Integer> trainers,
+            List<Integer> hidden,
+            Path partitionMap,
+            List<String> halo,
+            boolean profile,
+            PrintStream log) {
+        this(
+                dataset,
+                synthetic,
+                repeat,
+                threads,
+                features,
+                steps,
+                warmup,
+                fanouts,
+                prefetch,
+                featureCache,
+                trainers,
+                hidden,
+                partitionMap,
+                halo,
+                null,
+                profile,
+                log);
     }
 
     /** Without {@code --partition-map} and {@code --halo}. */
@@ -199,6 +243,10 @@ public record BenchContext(
 
     public int prefetchOr(int fallback) {
         return prefetch != null ? prefetch : fallback;
+    }
+
+    public double removalsOr(double fallback) {
+        return removals != null ? removals : fallback;
     }
 
     public List<String> haloOr(List<String> fallback) {

@@ -43,6 +43,9 @@ final class BenchData implements AutoCloseable {
                         : generated(
                                 context.synthetic() != null ? context.synthetic() : fallback,
                                 context.log());
+        if (context.removalsOr(0) > 0) {
+            dir = RemovalMix.of(dir, context.removals(), context.log());
+        }
         DatasetInfo info = DatasetInfo.scan(dir);
         LocalKafkaBroker broker =
                 LocalKafkaBroker.builder()

@@ -114,6 +114,9 @@ public final class IngestBenchmark implements Benchmark {
             double textMiB = Files.size(data.dir.resolve("edges.csv")) / MIB;
             for (Case c : cases) {
                 Map<String, Object> params = new LinkedHashMap<>(data.graphParams());
+                if (context.removals() != null) {
+                    params.put("removal_share", context.removals());
+                }
                 params.put("parallelism", c.parallelism);
                 params.put("partitions", PARTITIONS);
                 if (context.halo() != null) {

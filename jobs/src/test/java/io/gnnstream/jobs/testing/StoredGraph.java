@@ -52,6 +52,9 @@ public final class StoredGraph {
     /** "holder:vertex" -> the halo replica's stored value (status byte, then the record). */
     public final Map<String, byte[]> replicas = new HashMap<>();
 
+    /** The partitions whose out-edge index is built. */
+    public final java.util.Set<Integer> indexed = new java.util.HashSet<>();
+
     private StoredGraph() {}
 
     /**
@@ -83,6 +86,7 @@ public final class StoredGraph {
             case "I" -> inNeighbours.put(Long.parseLong(f[1]), longs(f, 2));
             case "O" -> outEdges.put(f[1] + ":" + f[2], longs(f, 3));
             case "H" -> replicas.put(f[1] + ":" + f[2], Base64.getDecoder().decode(f[3]));
+            case "B" -> indexed.add(Integer.parseInt(f[1]));
             default -> throw new IllegalStateException("unknown state line " + line);
         }
     }
@@ -96,13 +100,17 @@ public final class StoredGraph {
         return out;
     }
 
-    /** One line per kind of state a key holds: R(ecord), I(n-neighbours), O(ut-edges), H(alo). */
+    /**
+     * One line per kind of state a key holds: R(ecord), I(n-neighbours), O(ut-edges), H(alo), and
+     * B(uilt) for a partition anchor whose out-edge index is built.
+     */
     private static final class Reader extends KeyedStateReaderFunction<VertexKey, String> {
         private static final long serialVersionUID = 1L;
         private transient ValueState<byte[]> attributes;
         private transient InAdjacency adjacency;
         private transient MapState<Long, Boolean> outEdges;
         private transient ValueState<byte[]> replicas;
+        private transient ValueState<Boolean> indexBuilt;
 
         @Override
         public void open(Configuration parameters) {
@@ -111,12 +119,16 @@ public final class StoredGraph {
             adjacency = InAdjacency.of(store);
             outEdges = store.getMapState(OutEdgeIndex.STATE);
             replicas = store.getState(HaloReplicas.REPLICAS);
+            indexBuilt = store.getState(OutEdgeIndex.BUILT);
         }
 
         @Override
         public void readKey(VertexKey key, Context context, Collector<String> out)
                 throws Exception {
             if (key.isAnchor()) {
+                if (Boolean.TRUE.equals(indexBuilt.value())) {
+                    out.collect("B " + key.partition());
+                }
                 return;
             }
             byte[] record = attributes.value();

@@ -7,6 +7,8 @@ import java.util.function.Consumer;
 import org.apache.flink.api.common.state.KeyedStateStore;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.BooleanSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 
@@ -17,8 +19,12 @@ import org.apache.flink.api.common.typeutils.base.LongSerializer;
  * move with the in-adjacency they mirror (rescales, restores), and a site answers "which of my
  * vertices have {@code u} as an in-neighbour" with one prefix read per partition it owns, without
  * asking another site. A vertex deletion uses it to remove the deleted vertex from the in-adjacency
- * of its out-neighbours, on every site (docs/design.md, "Vertex deletion"); a write per stored edge
- * is its cost at ingestion (BENCHMARKS.md, "Deletions").
+ * of its out-neighbours, on every site (docs/design.md, "Graph changes").
+ *
+ * <p>A partition's index is built when it is first needed ({@link #build}, one scan of the
+ * partition's adjacency) and kept up to date from then on; a partition marks that in keyed state
+ * under its anchor ({@link #BUILT}), so the mark moves with it. A stream without deletions never
+ * pays the write per edge that a kept index costs (BENCHMARKS.md, "Graph changes").
  *
  * <p>Operates through {@code setCurrentKey}: every call leaves the key of its entries current.
  */
@@ -28,16 +34,100 @@ public final class OutEdgeIndex {
             new MapStateDescriptor<>(
                     "out-edge-index", LongSerializer.INSTANCE, BooleanSerializer.INSTANCE);
 
-    private final MapState<Long, Boolean> targets;
-    private final Consumer<VertexKey> setCurrentKey;
+    /** Under a partition's anchor: whether the partition's index is built. */
+    public static final ValueStateDescriptor<Boolean> BUILT =
+            new ValueStateDescriptor<>("out-edge-index-built", BooleanSerializer.INSTANCE);
 
-    public OutEdgeIndex(KeyedStateStore store, Consumer<VertexKey> setCurrentKey) {
-        this.targets = store.getMapState(STATE);
-        this.setCurrentKey = setCurrentKey;
+    /** Scans the adjacency of the vertices of a set of partitions, for {@link #build}. */
+    @FunctionalInterface
+    public interface AdjacencyScan {
+        /** Calls {@code visit} with each vertex of the partitions and its in-neighbours. */
+        void scan(boolean[] partitions, VertexVisitor visit) throws Exception;
     }
 
-    /** Records the edges {@code sources[i] -> target}, {@code target} in {@code partition}. */
+    /** A vertex and its in-neighbours, as an {@link AdjacencyScan} reports them. */
+    @FunctionalInterface
+    public interface VertexVisitor {
+        void visit(VertexKey vertex, long[] inNeighbours) throws Exception;
+    }
+
+    private final MapState<Long, Boolean> targets;
+    private final ValueState<Boolean> built;
+    private final Consumer<VertexKey> setCurrentKey;
+
+    /** Per partition: the index is built (known for the owned partitions only). */
+    private final boolean[] isBuilt;
+
+    private long entriesBuilt;
+
+    /**
+     * An index over {@code partitions} logical partitions, of which the subtask owns {@code owned}
+     * (the built marks of those are read now).
+     */
+    public OutEdgeIndex(KeyedStateStore store, Consumer<VertexKey> setCurrentKey, boolean[] owned)
+            throws Exception {
+        this.targets = store.getMapState(STATE);
+        this.built = store.getState(BUILT);
+        this.setCurrentKey = setCurrentKey;
+        this.isBuilt = new boolean[owned.length];
+        for (int p = 0; p < owned.length; p++) {
+            if (owned[p]) {
+                setCurrentKey.accept(VertexKey.anchor(p));
+                isBuilt[p] = Boolean.TRUE.equals(built.value());
+            }
+        }
+    }
+
+    /** Whether {@code partition}'s index is built (and so kept up to date). */
+    public boolean isBuilt(int partition) {
+        return isBuilt[partition];
+    }
+
+    /**
+     * Builds the index of every partition in {@code partitions} that has none, from one {@code
+     * scan} of their adjacency.
+     */
+    public void build(boolean[] partitions, AdjacencyScan scan) throws Exception {
+        boolean[] missing = new boolean[partitions.length];
+        boolean any = false;
+        for (int p = 0; p < partitions.length; p++) {
+            missing[p] = partitions[p] && !isBuilt[p];
+            any |= missing[p];
+        }
+        if (!any) {
+            return;
+        }
+        scan.scan(
+                missing,
+                (vertex, in) -> {
+                    for (long u : in) {
+                        setCurrentKey.accept(new VertexKey(vertex.partition(), u));
+                        targets.put(vertex.vertex(), Boolean.TRUE);
+                    }
+                    entriesBuilt += in.length;
+                });
+        for (int p = 0; p < missing.length; p++) {
+            if (missing[p]) {
+                setCurrentKey.accept(VertexKey.anchor(p));
+                built.update(Boolean.TRUE);
+                isBuilt[p] = true;
+            }
+        }
+    }
+
+    /** Entries written by {@link #build} since this instance started. */
+    public long entriesBuilt() {
+        return entriesBuilt;
+    }
+
+    /**
+     * Records the edges {@code sources[i] -> target}, {@code target} in {@code partition}, if that
+     * partition's index is built.
+     */
     public void add(int partition, long[] sources, long target) throws Exception {
+        if (!isBuilt[partition]) {
+            return;
+        }
         for (long u : sources) {
             setCurrentKey.accept(new VertexKey(partition, u));
             targets.put(target, Boolean.TRUE);
@@ -46,15 +136,19 @@ public final class OutEdgeIndex {
 
     /** Forgets the edge {@code source -> target}, {@code target} in {@code partition}. */
     public void remove(int partition, long source, long target) throws Exception {
+        if (!isBuilt[partition]) {
+            return;
+        }
         setCurrentKey.accept(new VertexKey(partition, source));
         targets.remove(target);
     }
 
     /**
-     * Removes and returns the targets in {@code partition} of {@code source}'s out-edges (empty
-     * when it has none there).
+     * Removes and returns the targets in {@code partition} (whose index is built) of {@code
+     * source}'s out-edges (empty when it has none there).
      */
     public long[] takeAll(int partition, long source) throws Exception {
+        requireBuilt(partition);
         setCurrentKey.accept(new VertexKey(partition, source));
         Iterator<Long> keys = targets.keys().iterator();
         if (!keys.hasNext()) {
@@ -68,13 +162,24 @@ public final class OutEdgeIndex {
         return out.toArray();
     }
 
-    /** The targets in {@code partition} of {@code source}'s out-edges, in no particular order. */
+    /**
+     * The targets in {@code partition} (whose index is built) of {@code source}'s out-edges, in no
+     * particular order.
+     */
     public long[] targets(int partition, long source) throws Exception {
+        requireBuilt(partition);
         setCurrentKey.accept(new VertexKey(partition, source));
         LongArrayList out = new LongArrayList();
         for (Long w : targets.keys()) {
             out.add(w);
         }
         return out.toArray();
+    }
+
+    private void requireBuilt(int partition) {
+        if (!isBuilt[partition]) {
+            throw new IllegalStateException(
+                    "the out-edge index of partition " + partition + " is not built");
+        }
     }
 }
