@@ -15,7 +15,8 @@ public final class Benchmarks {
                     new TrainBenchmark(),
                     new PipelineBenchmark(),
                     new AllReduceBenchmark(),
-                    new ScaleBenchmark());
+                    new ScaleBenchmark(),
+                    new DeleteBenchmark());
 
     private Benchmarks() {}
 
