@@ -1,6 +1,7 @@
 package io.gnnstream.state;
 
 import com.carrotsearch.hppc.LongHashSet;
+import com.carrotsearch.hppc.LongIntHashMap;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -304,9 +305,12 @@ public final class InAdjacency {
     /**
      * Applies additions ({@code op >= 0}: neighbour {@code op}) and removals ({@code op < 0}:
      * neighbour {@code -1 - op}) in order, exactly as {@link #addAll} and {@link #remove} one after
-     * the other would; returns the change of the degree. A vertex whose neighbours all fit in its
-     * tail before and after takes one read and one write of the tail for all of them; others apply
-     * the runs of additions and each removal in turn.
+     * the other would (same slots); returns the change of the degree. Additions alone go to {@link
+     * #addAll}. With removals, a vertex without an index whose blocks cost at most {@link
+     * #SCAN_PER_NEW_NEIGHBOUR} reads per operation is read whole (tail and blocks in one prefix
+     * scan), changed in memory and written back: the tail and the blocks that changed. Others (an
+     * indexed vertex, or few operations on a hub) apply the runs of additions and each removal in
+     * turn.
      */
     public int applyAll(long[] ops) throws Exception {
         int additions = 0;
@@ -318,40 +322,8 @@ public final class InAdjacency {
         }
         byte[] t = tail.value();
         int d = degreeOf(t);
-        if (d + additions <= BLOCK_SIZE && (t == null || (count(t) - 1 == d && !isIndexed(t)))) {
-            long[] list = new long[d + additions];
-            for (int i = 0; i < d; i++) {
-                list[i] = get(t, 1 + i);
-            }
-            int n = d;
-            for (long op : ops) {
-                long v = op >= 0 ? op : -1 - op;
-                int at = -1;
-                for (int i = 0; i < n; i++) {
-                    if (list[i] == v) {
-                        at = i;
-                        break;
-                    }
-                }
-                if (op >= 0 && at < 0) {
-                    list[n++] = v;
-                } else if (op < 0 && at >= 0) {
-                    list[at] = list[--n];
-                }
-            }
-            if (n == 0) {
-                if (t != null) {
-                    tail.clear();
-                }
-                return -d;
-            }
-            byte[] next = new byte[(1 + n) * Long.BYTES];
-            set(next, 0, header(n, false));
-            for (int i = 0; i < n; i++) {
-                set(next, 1 + i, list[i]);
-            }
-            tail.update(next);
-            return n - d;
+        if (!isIndexed(t) && d / BLOCK_SIZE <= (long) SCAN_PER_NEW_NEIGHBOUR * ops.length) {
+            return applyInMemory(t, d, ops, additions);
         }
         int change = 0;
         for (int i = 0; i < ops.length; ) {
@@ -368,6 +340,68 @@ public final class InAdjacency {
             i = j;
         }
         return change;
+    }
+
+    /**
+     * {@link #applyAll} on the whole list in memory: an addition appends a neighbour not present, a
+     * removal moves the last neighbour into the freed slot.
+     */
+    private int applyInMemory(byte[] t, int d, long[] ops, int additions) throws Exception {
+        byte[] all = t == null ? null : allNeighbours(t);
+        long[] list = new long[d + additions];
+        LongIntHashMap slotOf = new LongIntHashMap(2 * (d + additions));
+        for (int i = 0; i < d; i++) {
+            list[i] = get(all, 1 + i);
+            slotOf.put(list[i], i);
+        }
+        int n = d;
+        for (long op : ops) {
+            long v = op >= 0 ? op : -1 - op;
+            int at = slotOf.getOrDefault(v, -1);
+            if (op >= 0 && at < 0) {
+                slotOf.put(v, n);
+                list[n++] = v;
+            } else if (op < 0 && at >= 0) {
+                slotOf.remove(v);
+                long moved = list[--n];
+                if (at != n) {
+                    list[at] = moved;
+                    slotOf.put(moved, at);
+                }
+            }
+        }
+        int oldBlocks = d == 0 ? 0 : (d - (count(t) - 1)) / BLOCK_SIZE;
+        if (n == 0) {
+            if (t != null) {
+                clear();
+            }
+            return -d;
+        }
+        int inTail = (n - 1) % BLOCK_SIZE + 1;
+        int newBlocks = (n - inTail) / BLOCK_SIZE;
+        for (int b = 0; b < newBlocks; b++) {
+            boolean same = b < oldBlocks;
+            for (int i = 0; same && i < BLOCK_SIZE; i++) {
+                same = get(all, 1 + b * BLOCK_SIZE + i) == list[b * BLOCK_SIZE + i];
+            }
+            if (!same) {
+                byte[] block = new byte[BLOCK_SIZE * Long.BYTES];
+                for (int i = 0; i < BLOCK_SIZE; i++) {
+                    set(block, i, list[b * BLOCK_SIZE + i]);
+                }
+                blocks.put(b, block);
+            }
+        }
+        for (int b = newBlocks; b < oldBlocks; b++) {
+            blocks.remove(b);
+        }
+        byte[] next = new byte[(1 + inTail) * Long.BYTES];
+        set(next, 0, header(n, false));
+        for (int i = 0; i < inTail; i++) {
+            set(next, 1 + i, list[newBlocks * BLOCK_SIZE + i]);
+        }
+        tail.update(next);
+        return n - d;
     }
 
     /** Every neighbour, in slot order. */
