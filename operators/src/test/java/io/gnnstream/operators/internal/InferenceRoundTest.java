@@ -207,6 +207,40 @@ class InferenceRoundTest {
         }
     }
 
+    /**
+     * A destination deleted while its round was in flight comes with no row of the round ({@link
+     * MiniBatch#ABSENT}): it gets no prediction and is not scored.
+     */
+    @ParameterizedTest
+    @EnumSource(ModelType.class)
+    void anAbsentDestinationIsNeitherPredictedNorScored(ModelType type) {
+        int[][] nbrs = {{1}, {0, 2}, {1}};
+        ModelConfig cfg =
+                ModelConfig.builder()
+                        .modelType(type)
+                        .inFeatures(F)
+                        .hidden(4)
+                        .numClasses(CLASSES)
+                        .numLayers(2)
+                        .dropout(0)
+                        .learningRate(0.01)
+                        .seed(3)
+                        .build();
+        try (GnnModel model = GnnModel.create(cfg)) {
+            InferenceRound round = new InferenceRound(cfg, true, true, true, null, 1);
+            int width = cfg.roundRowWidth(1, true);
+            MiniBatch b =
+                    block(nbrs, new float[3 * width], width, 2, 0, 3, MiniBatch.Kind.EVAL_VAL);
+            b.labels[1] = MiniBatch.ABSENT;
+            InferenceRound.Outcome out = round.compute(model, b);
+            assertArrayEquals(new long[] {0, 2}, out.predictions().vertices);
+            assertEquals(2, out.predictions().labels.length);
+            assertEquals(2 * CLASSES, out.predictions().probs.length);
+            assertEquals(2 * width, out.predictions().embeddings.length);
+            assertEquals(2, out.eval().numSeeds(), "the absent row is not scored");
+        }
+    }
+
     private static LayerwiseInference.Graph graph(int[][] nbrs, float[] x) {
         int[] offsets = new int[nbrs.length + 1];
         for (int v = 0; v < nbrs.length; v++) {
