@@ -150,13 +150,13 @@ public final class GraphOptions {
             GROUP.declare(
                     ConfigOptions.key("gnnstream.graph.layer-row-cache")
                             .memoryType()
-                            .defaultValue(MemorySize.parse("512mb"))
+                            .defaultValue(MemorySize.parse("1gb"))
                             .withDescription(
                                     "Heap per graph store subtask and hidden layer for the rows an"
                                         + " evaluation round stores in the layer-output store, so"
                                         + " the next layer's blocks read most of them without"
                                         + " RocksDB; about 80 bytes plus 4 per float of a row each"
-                                        + " (the default holds 2 million rows of 47 floats);"
+                                        + " (the default holds 4 million rows of 47 floats);"
                                         + " allocated as it fills; 0 turns the cache off."),
                     OptionCheck.any());
 
