@@ -15,7 +15,7 @@ for hidden_rows in true false; do
   log="work/bench/rows-$n-hidden-$hidden_rows.log"
   start=$(date +%s)
   bin/gnnstream demo --dataset "$data" --work-dir "work/bench/rows-run" --batch-size 1024 \
-    --fanouts 15,10 --hidden 256 --max-steps 100 --eval-every 100 \
+    --fanouts 15,10 --hidden 256 --max-steps 100 --eval-every 100 --layer-row-cache 512mb \
     --store-hidden-rows "$hidden_rows" > "$log" 2>&1
   echo "store-hidden-rows $hidden_rows: $(( $(date +%s) - start )) s wall"
   grep -h 'Evaluation round of step' "$log" | sed 's/.*Evaluation round/  Evaluation round/'
