@@ -615,7 +615,6 @@ public final class TrainingJob {
                     .uid("prediction-tombstones")
                     .name("prediction-tombstones")
                     .setParallelism(1)
-                    .setMaxParallelism(1)
                     .sinkTo(predictionsSink)
                     .uid("predictions-sink")
                     .name("predictions-sink")
