@@ -79,6 +79,32 @@ class SeedSchedulerTest {
         }
     }
 
+    /**
+     * {@code --min-vertices} holds training until the graph is loaded, not afterwards: deletions
+     * that shrink the graph below it leave training running.
+     */
+    @Test
+    void deletionsBelowMinVerticesDoNotStopTraining() throws Exception {
+        SchedulerConfig holding = new SchedulerConfig(4, 2, 2, 0, 0, 1, 1, 7L, 1, 9, 0);
+        try (var h = new TwoInputStreamOperatorTestHarness<>(new SeedScheduler(holding))) {
+            h.open();
+            for (long id = 10; id < 19; id++) {
+                h.processElement1(new StreamRecord<>(GraphEvent.seed(0, id, Split.TRAIN)));
+            }
+            assertEquals(0, specs(h).size(), "no vertex counts yet: training waits");
+            h.processElement1(new StreamRecord<>(GraphEvent.stats(0, 9, 0, 0)));
+            assertEquals(1, specs(h).size(), "9 vertices: training starts");
+            h.processElement1(new StreamRecord<>(GraphEvent.deleted(0, 10)));
+            h.processElement1(new StreamRecord<>(GraphEvent.stats(0, 8, 0, 0)));
+            h.processElement2(new StreamRecord<>(new Credit(0, 0)));
+            List<BatchSpec> issued = specs(h);
+            assertEquals(2, issued.size(), "8 vertices after a deletion: training goes on");
+            assertFalse(
+                    java.util.Arrays.stream(issued.get(1).seeds).anyMatch(v -> v == 10),
+                    "without the deleted vertex");
+        }
+    }
+
     @Test
     void interleavesShuffledEpochsWithEvaluationRounds() throws Exception {
         List<BatchSpec> all;
