@@ -402,7 +402,7 @@ public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
                     if (outEdges.isBuilt(key.partition())) {
                         for (long op : ops) {
                             if (op >= 0) {
-                                outEdges.add(key.partition(), new long[] {op}, key.vertex());
+                                outEdges.add(key.partition(), op, key.vertex());
                             } else {
                                 outEdges.remove(key.partition(), -1 - op, key.vertex());
                             }

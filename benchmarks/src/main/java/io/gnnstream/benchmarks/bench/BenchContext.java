@@ -99,7 +99,7 @@ public record BenchContext(
         }
     }
 
-    /** Without {@code --removals}. */
+    /** Without {@code --partition-map}, {@code --halo} and {@code --removals}. */
     public BenchContext(
             Path dataset,
             SyntheticSpec synthetic,
@@ -113,8 +113,6 @@ public record BenchContext(
             MemorySize featureCache,
             List<Integer> trainers,
             List<Integer> hidden,
-            Path partitionMap,
-            List<String> halo,
             boolean profile,
             PrintStream log) {
         this(
@@ -130,42 +128,7 @@ public record BenchContext(
                 featureCache,
                 trainers,
                 hidden,
-                partitionMap,
-                halo,
                 null,
-                profile,
-                log);
-    }
-
-    /** Without {@code --partition-map} and {@code --halo}. */
-    public BenchContext(
-            Path dataset,
-            SyntheticSpec synthetic,
-            Integer repeat,
-            List<Integer> threads,
-            List<Integer> features,
-            Integer steps,
-            Integer warmup,
-            List<Integer> fanouts,
-            Integer prefetch,
-            MemorySize featureCache,
-            List<Integer> trainers,
-            List<Integer> hidden,
-            boolean profile,
-            PrintStream log) {
-        this(
-                dataset,
-                synthetic,
-                repeat,
-                threads,
-                features,
-                steps,
-                warmup,
-                fanouts,
-                prefetch,
-                featureCache,
-                trainers,
-                hidden,
                 null,
                 null,
                 profile,

@@ -58,8 +58,6 @@ public final class OutEdgeIndex {
     /** Per partition: the index is built (known for the owned partitions only). */
     private final boolean[] isBuilt;
 
-    private long entriesBuilt;
-
     /**
      * An index over {@code partitions} logical partitions, of which the subtask owns {@code owned}
      * (the built marks of those are read now).
@@ -104,7 +102,6 @@ public final class OutEdgeIndex {
                         setCurrentKey.accept(new VertexKey(vertex.partition(), u));
                         targets.put(vertex.vertex(), Boolean.TRUE);
                     }
-                    entriesBuilt += in.length;
                 });
         for (int p = 0; p < missing.length; p++) {
             if (missing[p]) {
@@ -115,23 +112,16 @@ public final class OutEdgeIndex {
         }
     }
 
-    /** Entries written by {@link #build} since this instance started. */
-    public long entriesBuilt() {
-        return entriesBuilt;
-    }
-
     /**
-     * Records the edges {@code sources[i] -> target}, {@code target} in {@code partition}, if that
+     * Records the edge {@code source -> target}, {@code target} in {@code partition}, if that
      * partition's index is built.
      */
-    public void add(int partition, long[] sources, long target) throws Exception {
+    public void add(int partition, long source, long target) throws Exception {
         if (!isBuilt[partition]) {
             return;
         }
-        for (long u : sources) {
-            setCurrentKey.accept(new VertexKey(partition, u));
-            targets.put(target, Boolean.TRUE);
-        }
+        setCurrentKey.accept(new VertexKey(partition, source));
+        targets.put(target, Boolean.TRUE);
     }
 
     /** Forgets the edge {@code source -> target}, {@code target} in {@code partition}. */

@@ -169,17 +169,7 @@ class InferenceRoundTest {
         int[][] nbrs = {{1}, {0, 2}, {1}};
         float[] x = new float[3 * F];
         Arrays.fill(x, 0.5f);
-        ModelConfig cfg =
-                ModelConfig.builder()
-                        .modelType(type)
-                        .inFeatures(F)
-                        .hidden(4)
-                        .numClasses(CLASSES)
-                        .numLayers(2)
-                        .dropout(0)
-                        .learningRate(0.01)
-                        .seed(3)
-                        .build();
+        ModelConfig cfg = twoLayers(type);
         try (GnnModel model = GnnModel.create(cfg)) {
             InferenceRound round = new InferenceRound(cfg, false, false, false, null, 1);
             InferenceRound.Outcome written =
@@ -215,17 +205,7 @@ class InferenceRoundTest {
     @EnumSource(ModelType.class)
     void anAbsentDestinationIsNeitherPredictedNorScored(ModelType type) {
         int[][] nbrs = {{1}, {0, 2}, {1}};
-        ModelConfig cfg =
-                ModelConfig.builder()
-                        .modelType(type)
-                        .inFeatures(F)
-                        .hidden(4)
-                        .numClasses(CLASSES)
-                        .numLayers(2)
-                        .dropout(0)
-                        .learningRate(0.01)
-                        .seed(3)
-                        .build();
+        ModelConfig cfg = twoLayers(type);
         try (GnnModel model = GnnModel.create(cfg)) {
             InferenceRound round = new InferenceRound(cfg, true, true, true, null, 1);
             int width = cfg.roundRowWidth(1, true);
@@ -239,6 +219,20 @@ class InferenceRoundTest {
             assertEquals(2 * width, out.predictions().embeddings.length);
             assertEquals(2, out.eval().numSeeds(), "the absent row is not scored");
         }
+    }
+
+    /** A two-layer model of hidden width 4 without dropout. */
+    private static ModelConfig twoLayers(ModelType type) {
+        return ModelConfig.builder()
+                .modelType(type)
+                .inFeatures(F)
+                .hidden(4)
+                .numClasses(CLASSES)
+                .numLayers(2)
+                .dropout(0)
+                .learningRate(0.01)
+                .seed(3)
+                .build();
     }
 
     private static LayerwiseInference.Graph graph(int[][] nbrs, float[] x) {
