@@ -13,15 +13,15 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code cluster start|status|stop}: a Flink standalone session cluster of separate processes on
- * loopback.
+ * {@code cluster start|status|stop}: a Flink standalone session cluster of separate processes, on
+ * loopback or on the hosts' own addresses, optionally highly available through ZooKeeper.
  */
 @Command(
         name = "cluster",
         mixinStandardHelpOptions = true,
         description =
-                "Start, inspect or stop a local Flink standalone cluster (JobManager and"
-                        + " TaskManager processes).",
+                "Start, inspect or stop a Flink standalone cluster (JobManager, TaskManager and"
+                        + " ZooKeeper processes) on this host.",
         subcommands = {
             ClusterCommand.Start.class,
             ClusterCommand.Status.class,
@@ -58,15 +58,75 @@ final class ClusterCommand implements Runnable {
             name = "start",
             mixinStandardHelpOptions = true,
             description =
-                    "Start a JobManager and N TaskManagers as separate JVM processes on 127.0.0.1,"
-                        + " configured from flink-conf/config.yaml; returns when all TaskManagers"
-                        + " have registered.")
+                    "Start a JobManager and N TaskManagers as separate JVM processes on this host's"
+                        + " --bind address, configured from flink-conf/config.yaml; returns when"
+                        + " all TaskManagers have registered. On several hosts: `--taskmanagers 0`"
+                        + " on the JobManager's host, `--jobmanagers 0 --jobmanager HOST:PORT` on"
+                        + " each TaskManager host; with --ha, a ZooKeeper server and a standby"
+                        + " JobManager, and TaskManagers that find the leader through --zookeeper.")
     static final class Start implements Callable<Integer> {
         @Option(
                 names = "--taskmanagers",
                 defaultValue = "2",
                 description = "TaskManager processes (default: ${DEFAULT-VALUE}).")
         int taskManagers;
+
+        @Option(
+                names = "--bind",
+                defaultValue = "127.0.0.1",
+                paramLabel = "ADDRESS",
+                description =
+                        "Address of this host that every process binds to and advertises; on"
+                                + " several hosts, each host's own (default: ${DEFAULT-VALUE}).")
+        String bind;
+
+        @Option(
+                names = "--jobmanagers",
+                paramLabel = "N",
+                description =
+                        "JobManager processes: 1, or 2 (leader and standby) with --ha; 0 on a host"
+                                + " of TaskManagers only.")
+        Integer jobManagers;
+
+        @Option(
+                names = "--jobmanager",
+                paramLabel = "HOST:PORT",
+                description =
+                        "With --jobmanagers 0 and no --ha: the RPC address of the JobManager the"
+                                + " TaskManagers join (printed by its `cluster start`).")
+        String joinJobManager;
+
+        @Option(
+                names = "--ha",
+                description =
+                        "High availability through ZooKeeper: JobManagers elect a leader, a"
+                                + " standby takes over a failed one and resumes the job from its"
+                                + " last checkpoint. Starts a ZooKeeper server here unless"
+                                + " --zookeeper names one.")
+        boolean ha;
+
+        @Option(
+                names = "--zookeeper",
+                paramLabel = "HOST:PORT[,...]",
+                description = "With --ha: the ZooKeeper quorum to use instead of starting one.")
+        String zooKeeper;
+
+        @Option(
+                names = "--ha-cluster-id",
+                defaultValue = io.gnnstream.cluster.HighAvailability.DEFAULT_CLUSTER_ID,
+                description =
+                        "With --ha: the cluster's id in ZooKeeper, the same on all its hosts"
+                                + " (default: ${DEFAULT-VALUE}).")
+        String haClusterId;
+
+        @Option(
+                names = "--ha-storage-dir",
+                paramLabel = "URI",
+                description =
+                        "With --ha: where JobManagers keep job graphs and checkpoint metadata; on"
+                                + " several hosts a filesystem that all JobManager hosts share"
+                                + " (default: <dir>/ha).")
+        String haStorageDir;
 
         @Option(
                 names = "--slots",
@@ -102,21 +162,68 @@ final class ClusterCommand implements Runnable {
         public Integer call() throws Exception {
             long started = System.nanoTime();
             Files.createDirectories(dir);
-            ClusterState state =
+            if (zooKeeper != null && !ha) {
+                throw new IllegalArgumentException("--zookeeper needs --ha");
+            }
+            StandaloneCluster.Builder builder =
                     StandaloneCluster.builder(dir, flinkLib())
                             .baseConfiguration(flinkConf())
+                            .bind(bind)
                             .taskManagers(taskManagers)
                             .slots(slots)
                             .restPort(restPort)
-                            .taskManagerMemory(taskManagerMemory)
-                            .build()
-                            .start();
+                            .taskManagerMemory(taskManagerMemory);
+            if (jobManagers != null) {
+                builder.jobManagers(jobManagers);
+            }
+            if (joinJobManager != null) {
+                builder.joinJobManager(joinJobManager);
+            }
+            if (ha) {
+                builder.highAvailability(zooKeeper).haClusterId(haClusterId);
+                if (haStorageDir != null) {
+                    builder.haStorageDir(haStorageDir);
+                }
+            }
+            ClusterState state = builder.build().start();
             System.out.printf(
-                    "Cluster up in %.1f s: %d TaskManagers x %d slots. Web UI: http://%s%n",
-                    (System.nanoTime() - started) / 1e9, taskManagers, slots, state.restAddress());
+                    "Up in %.1f s on %s: %d JobManager(s), %d TaskManager(s) x %d slots%s.%n",
+                    (System.nanoTime() - started) / 1e9,
+                    bind,
+                    state.jobManagerPids().size(),
+                    taskManagers,
+                    slots,
+                    state.zooKeeperPid() > 0 ? ", ZooKeeper" : "");
+            if (state.hasRestEndpoint()) {
+                System.out.println("Web UI: http://" + state.restAddress());
+                if (!ha) {
+                    System.out.println(
+                            "TaskManagers of other hosts join with: --jobmanagers 0 --jobmanager "
+                                    + bind
+                                    + ":"
+                                    + jobManagerRpcPort(dir));
+                }
+            }
+            state.zooKeeperQuorum()
+                    .ifPresent(
+                            q ->
+                                    System.out.println(
+                                            "High availability through ZooKeeper "
+                                                    + q
+                                                    + " (cluster id "
+                                                    + state.haClusterId().orElse("")
+                                                    + "); clients: --zookeeper "
+                                                    + q));
             System.out.println("Stop it with: bin/gnnstream cluster stop --dir " + dir);
             return 0;
         }
+    }
+
+    /** The RPC port the cluster in {@code dir} gave its JobManager. */
+    static int jobManagerRpcPort(Path dir) {
+        return org.apache.flink.configuration.GlobalConfiguration.loadConfiguration(
+                        dir.toAbsolutePath().resolve("conf").toString())
+                .get(org.apache.flink.configuration.JobManagerOptions.PORT);
     }
 
     @Command(
@@ -144,22 +251,41 @@ final class ClusterCommand implements Runnable {
                 boolean up = StandaloneCluster.process(pid, abs).isPresent();
                 alive += up ? 1 : 0;
                 System.out.println(
-                        (pid == s.jobManagerPid() ? "jobmanager  " : "taskmanager ")
+                        (pid == s.zooKeeperPid()
+                                        ? "zookeeper   "
+                                        : s.jobManagerPids().contains(pid)
+                                                ? "jobmanager  "
+                                                : "taskmanager ")
                                 + "pid "
                                 + pid
                                 + (up ? " running" : " not running"));
             }
-            ClusterRest rest = new ClusterRest(s.restHost(), s.restPort());
+            if (!s.hasRestEndpoint() && s.zooKeeperQuorum().isEmpty()) {
+                return alive == s.pids().size() ? 0 : 1;
+            }
+            ClusterRest rest;
+            try {
+                rest =
+                        s.zooKeeperQuorum().isPresent()
+                                ? io.gnnstream.cluster.HighAvailability.leaderRest(
+                                        s.zooKeeperQuorum().get(),
+                                        s.haClusterId().orElseThrow(),
+                                        java.time.Duration.ofSeconds(10))
+                                : new ClusterRest(s.restHost(), s.restPort());
+            } catch (io.gnnstream.cluster.ClusterException noLeader) {
+                System.out.println(noLeader.getMessage());
+                return 1;
+            }
             Optional<ClusterRest.Overview> overview = rest.overview();
             if (overview.isEmpty()) {
-                System.out.println("REST endpoint http://" + s.restAddress() + " does not answer");
+                System.out.println("REST endpoint " + rest.webUi() + " does not answer");
                 return alive == 0 ? 3 : 1;
             }
             ClusterRest.Overview o = overview.get();
             System.out.printf(
-                    "Flink %s, Web UI http://%s: %d TaskManagers, %d of %d slots free%n",
+                    "Flink %s, Web UI %s: %d TaskManagers, %d of %d slots free%n",
                     o.flinkVersion(),
-                    s.restAddress(),
+                    rest.webUi(),
                     o.taskManagers(),
                     o.slotsAvailable(),
                     o.slotsTotal());

@@ -12,8 +12,8 @@ import picocli.CommandLine.Option;
         name = "kafka",
         mixinStandardHelpOptions = true,
         description =
-                "Run a local single-node Kafka broker (KRaft, loopback) in the foreground until"
-                        + " Ctrl-C.")
+                "Run a single-node Kafka broker (KRaft) on this host's --bind address in the"
+                        + " foreground until Ctrl-C or SIGTERM.")
 final class KafkaCommand implements Callable<Integer> {
 
     @Option(
@@ -23,6 +23,15 @@ final class KafkaCommand implements Callable<Integer> {
     int port;
 
     @Option(
+            names = "--bind",
+            defaultValue = "127.0.0.1",
+            paramLabel = "ADDRESS",
+            description =
+                    "Address the broker binds to and advertises to clients (default:"
+                            + " ${DEFAULT-VALUE}).")
+    String bind;
+
+    @Option(
             names = "--dir",
             defaultValue = "work/kafka",
             description = "Data and log directory (default: ${DEFAULT-VALUE}).")
@@ -30,7 +39,8 @@ final class KafkaCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        try (LocalKafkaBroker broker = LocalKafkaBroker.builder().workDir(dir).port(port).start()) {
+        try (LocalKafkaBroker broker =
+                LocalKafkaBroker.builder().workDir(dir).host(bind).port(port).start()) {
             System.out.println(
                     "Kafka broker listening on "
                             + broker.bootstrapServers()

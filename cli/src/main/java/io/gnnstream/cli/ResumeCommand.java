@@ -61,6 +61,6 @@ final class ResumeCommand implements Callable<Integer> {
         JobDefaults.apply(conf, target.defaultCheckpointDir());
         conf.set(StateRecoveryOptions.SAVEPOINT_PATH, path);
         System.out.println("Resuming from " + path);
-        return submission.submit(conf, target.rest(), flags);
+        return submission.submit(target.clientConfiguration(conf), target.rest(), flags);
     }
 }

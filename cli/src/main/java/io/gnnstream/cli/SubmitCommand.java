@@ -28,6 +28,6 @@ final class SubmitCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Configuration conf = flags.toConfiguration(spec, target.defaultCheckpointDir());
-        return submission.submit(conf, target.rest(), flags);
+        return submission.submit(target.clientConfiguration(conf), target.rest(), flags);
     }
 }

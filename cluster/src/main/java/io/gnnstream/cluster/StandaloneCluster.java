@@ -18,16 +18,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
-import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.runtime.clusterframework.BootstrapTools;
 
 /**
- * A Flink standalone session cluster of separate JVM processes on loopback: one JobManager ({@code
- * StandaloneSessionClusterEntrypoint}) and N TaskManagers ({@code TaskManagerRunner}), run from the
- * jars of {@code lib} as Flink's own {@code start-cluster.sh} runs them. The cluster directory
- * holds the generated {@code conf/} (the base configuration with loopback addresses, ports, slots,
- * memory and directories set), {@code log/}, {@code tmp/}, the default checkpoint and savepoint
- * directories, and {@link ClusterState} with the processes' PIDs.
+ * The processes of a Flink standalone session cluster on one host, run from the jars of {@code lib}
+ * as Flink's own scripts run them: JobManagers ({@code StandaloneSessionClusterEntrypoint}),
+ * TaskManagers ({@code TaskManagerRunner}) and, for high availability, a ZooKeeper server ({@code
+ * FlinkZooKeeperQuorumPeer}). Every process binds to and advertises one address ({@link
+ * Builder#bind}, loopback by default). A cluster of several hosts is one start per host: a
+ * JobManager host, and TaskManager hosts that join its RPC address or, highly available, find the
+ * leader through ZooKeeper. The cluster directory holds the generated {@code conf/} (the base
+ * configuration with addresses, ports, slots, memory and directories set), {@code log/}, {@code
+ * tmp/}, the default checkpoint and savepoint directories, and {@link ClusterState} with the
+ * processes' PIDs.
  *
  * <p>Memory flags come from Flink's {@code BashJavaUtils}, as in the distribution's scripts. The
  * processes run in a session of their own ({@code setsid}), so a Ctrl-C in the terminal that
@@ -37,6 +40,8 @@ import org.apache.flink.runtime.clusterframework.BootstrapTools;
  */
 public final class StandaloneCluster {
 
+    private static final String ZOOKEEPER_MAIN =
+            "org.apache.flink.runtime.zookeeper.FlinkZooKeeperQuorumPeer";
     private static final String JOB_MANAGER_MAIN =
             "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint";
     private static final String TASK_MANAGER_MAIN =
@@ -57,6 +62,13 @@ public final class StandaloneCluster {
     private final Map<String, String> settings;
     private final Duration startTimeout;
     private final PrintStream out;
+    private final String bind;
+    private final int jobManagers;
+    private final String joinJobManager;
+    private final boolean ha;
+    private final String zooKeeperQuorum;
+    private final String clusterId;
+    private final String haStorageDir;
 
     private StandaloneCluster(Builder b) {
         this.dir = b.dir.toAbsolutePath().normalize();
@@ -70,6 +82,32 @@ public final class StandaloneCluster {
         this.settings = Map.copyOf(b.settings);
         this.startTimeout = b.startTimeout;
         this.out = b.out;
+        this.bind = b.bind;
+        this.jobManagers = b.jobManagers == null ? (b.ha ? 2 : 1) : b.jobManagers;
+        this.joinJobManager = b.joinJobManager;
+        this.ha = b.ha;
+        this.zooKeeperQuorum = b.zooKeeperQuorum;
+        this.clusterId = b.clusterId;
+        this.haStorageDir = b.haStorageDir;
+        if (jobManagers == 0 && taskManagers == 0) {
+            throw new IllegalArgumentException(
+                    "nothing to start: --jobmanagers and --taskmanagers are both 0");
+        }
+        if (jobManagers == 0 && !ha && joinJobManager == null) {
+            throw new IllegalArgumentException(
+                    "TaskManagers without a JobManager of their own need the JobManager to join:"
+                            + " --jobmanager HOST:PORT (its RPC port), or --ha with --zookeeper");
+        }
+        if (jobManagers > 1 && !ha) {
+            throw new IllegalArgumentException(
+                    "several JobManagers need high availability (--ha); got --jobmanagers "
+                            + jobManagers);
+        }
+        if (jobManagers == 0 && ha && zooKeeperQuorum == null) {
+            throw new IllegalArgumentException(
+                    "TaskManagers of a highly available cluster find its leader through ZooKeeper:"
+                            + " give --zookeeper HOST:PORT");
+        }
     }
 
     public static Builder builder(Path dir, Path lib) {
@@ -89,9 +127,11 @@ public final class StandaloneCluster {
             throw new ClusterException(
                     "a cluster started in "
                             + dir
-                            + " is running (Web UI http://"
-                            + existing.get().restAddress()
-                            + "); stop it first with `cluster stop --dir "
+                            + " is running"
+                            + (existing.get().hasRestEndpoint()
+                                    ? " (Web UI http://" + existing.get().restAddress() + ")"
+                                    : "")
+                            + "; stop it first with `cluster stop --dir "
                             + dir
                             + "`");
         }
@@ -101,10 +141,18 @@ public final class StandaloneCluster {
             throw new ClusterException(
                     "no Flink jars in " + lib + " (built by `mvn package` of the cluster module)");
         }
-        Configuration clusterConf = writeConfiguration();
         Path conf = dir.resolve("conf");
-        ClusterState partial =
-                new ClusterState("127.0.0.1", clusterConf.get(RestOptions.PORT), -1, List.of());
+        Ports ports = ports();
+        Configuration clusterConf = writeConfiguration(ports);
+        ClusterState state =
+                new ClusterState(
+                        jobManagers > 0 ? bind : "",
+                        jobManagers > 0 ? ports.rest[0] : -1,
+                        -1,
+                        List.of(),
+                        List.of(),
+                        ha ? ports.zooKeeperQuorum : null,
+                        ha ? clusterId : null);
         Launched launched = new Launched();
         Thread cleanup =
                 new Thread(
@@ -120,21 +168,29 @@ public final class StandaloneCluster {
         Runtime.getRuntime().addShutdownHook(cleanup);
         boolean up = false;
         try {
-            Process jm =
-                    launched.start(
-                            launch(
-                                    conf,
-                                    clusterConf,
-                                    "jobmanager",
-                                    0,
-                                    JOB_MANAGER_MAIN,
-                                    "GET_JM_RESOURCE_PARAMS",
-                                    "env.java.opts.jobmanager",
-                                    launched),
-                            out);
-            partial = new ClusterState(partial.restHost(), partial.restPort(), jm.pid(), List.of());
-            partial.write(dir);
-            List<Long> tmPids = new ArrayList<>();
+            if (ports.zooKeeper > 0) {
+                Process zk = launched.start(zooKeeper(conf, ports.zooKeeper), out);
+                state = state.withZooKeeper(zk.pid());
+                state.write(dir);
+                awaitListening(ports.zooKeeper, launched, "ZooKeeper");
+            }
+            for (int i = 0; i < jobManagers; i++) {
+                Process jm =
+                        launched.start(
+                                launch(
+                                        conf,
+                                        clusterConf,
+                                        "jobmanager",
+                                        i,
+                                        JOB_MANAGER_MAIN,
+                                        "GET_JM_RESOURCE_PARAMS",
+                                        "env.java.opts.jobmanager",
+                                        List.of("-D", "rest.port=" + ports.rest[i]),
+                                        launched),
+                                out);
+                state = state.withJobManager(jm.pid());
+                state.write(dir);
+            }
             for (int i = 0; i < taskManagers; i++) {
                 Process tm =
                         launched.start(
@@ -146,16 +202,22 @@ public final class StandaloneCluster {
                                         TASK_MANAGER_MAIN,
                                         "GET_TM_RESOURCE_PARAMS",
                                         "env.java.opts.taskmanager",
+                                        List.of(),
                                         launched),
                                 out);
-                tmPids.add(tm.pid());
-                partial =
-                        new ClusterState(partial.restHost(), partial.restPort(), jm.pid(), tmPids);
-                partial.write(dir);
+                state = state.withTaskManager(tm.pid());
+                state.write(dir);
             }
-            awaitTaskManagers(partial, launched);
+            for (int i = 0; i < jobManagers; i++) {
+                awaitListening(ports.rest[i], launched, "JobManager " + i + "'s REST endpoint");
+            }
+            if (jobManagers > 0) {
+                awaitTaskManagers(state, launched);
+            } else {
+                awaitRegistrations(launched);
+            }
             up = true;
-            return partial;
+            return state;
         } finally {
             if (!up) {
                 launched.abort();
@@ -180,24 +242,34 @@ public final class StandaloneCluster {
         if (state.isEmpty()) {
             return List.of();
         }
-        List<ProcessHandle> running = new ArrayList<>();
-        List<Long> taskManagersFirst = new ArrayList<>(state.get().taskManagerPids());
-        taskManagersFirst.add(state.get().jobManagerPid());
-        for (long pid : taskManagersFirst) {
-            process(pid, abs).ifPresent(running::add);
-        }
-        running.forEach(ProcessHandle::destroy);
-        long deadline = System.nanoTime() + STOP_GRACE.toNanos();
-        for (ProcessHandle h : running) {
-            try {
-                h.onExit().get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (Exception slow) {
-                h.destroyForcibly();
-                h.onExit().join();
+        // TaskManagers first, then the JobManagers, ZooKeeper last: each stops while what it
+        // reports to is still there. A stopped (SIGSTOP) process ends with SIGKILL.
+        List<Long> stopped = new ArrayList<>();
+        for (List<Long> group :
+                List.of(
+                        state.get().taskManagerPids(),
+                        state.get().jobManagerPids(),
+                        state.get().zooKeeperPid() > 0
+                                ? List.of(state.get().zooKeeperPid())
+                                : List.<Long>of())) {
+            List<ProcessHandle> running = new ArrayList<>();
+            for (long pid : group) {
+                process(pid, abs).ifPresent(running::add);
+            }
+            running.forEach(ProcessHandle::destroy);
+            long deadline = System.nanoTime() + STOP_GRACE.toNanos();
+            for (ProcessHandle h : running) {
+                try {
+                    h.onExit().get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (Exception slow) {
+                    h.destroyForcibly();
+                    h.onExit().join();
+                }
+                stopped.add(h.pid());
             }
         }
         ClusterState.delete(abs);
-        return running.stream().map(ProcessHandle::pid).collect(Collectors.toList());
+        return stopped;
     }
 
     /** The live process of a cluster in {@code dir} with this PID (a reused PID does not count). */
@@ -228,11 +300,36 @@ public final class StandaloneCluster {
         }
     }
 
+    /** The ports this start binds on {@link #bind} (or joins), chosen before anything starts. */
+    private Ports ports() throws IOException {
+        Ports p = new Ports();
+        p.rest = new int[jobManagers];
+        for (int i = 0; i < jobManagers; i++) {
+            p.rest[i] = restPort > 0 ? restPort + i : freePort(bind, 8081 + i);
+        }
+        p.rpc = jobManagers > 0 && !ha ? freePort(bind, 6123) : 0;
+        if (ha && zooKeeperQuorum == null) {
+            p.zooKeeper = freePort(bind, 2181);
+            p.zooKeeperQuorum = bind + ":" + p.zooKeeper;
+        } else {
+            p.zooKeeperQuorum = zooKeeperQuorum;
+        }
+        return p;
+    }
+
+    /** The ports of one start. */
+    private static final class Ports {
+        int[] rest;
+        int rpc;
+        int zooKeeper;
+        String zooKeeperQuorum;
+    }
+
     /**
      * Writes {@code dir/conf}: the base configuration plus the cluster's own addresses, sizes and
      * directories; returns what it wrote.
      */
-    private Configuration writeConfiguration() throws IOException {
+    private Configuration writeConfiguration(Ports ports) throws IOException {
         Path conf = dir.resolve("conf");
         Files.createDirectories(conf);
         Files.createDirectories(dir.resolve("log"));
@@ -241,14 +338,21 @@ public final class StandaloneCluster {
                 baseConf != null && Files.isRegularFile(baseConf.resolve("config.yaml"))
                         ? GlobalConfiguration.loadConfiguration(baseConf.toString())
                         : new Configuration();
-        c.setString("jobmanager.rpc.address", "127.0.0.1");
-        c.setString("jobmanager.bind-host", "127.0.0.1");
-        c.setString("jobmanager.rpc.port", Integer.toString(freePort(6123)));
-        c.setString("rest.address", "127.0.0.1");
-        c.setString("rest.bind-address", "127.0.0.1");
-        c.setString("rest.port", Integer.toString(restPort > 0 ? restPort : freePort(8081)));
-        c.setString("taskmanager.host", "127.0.0.1");
-        c.setString("taskmanager.bind-host", "127.0.0.1");
+        // Every process binds to and advertises the one address of this host.
+        if (jobManagers > 0) {
+            c.setString("jobmanager.rpc.address", bind);
+            c.setString("jobmanager.rpc.port", Integer.toString(ports.rpc > 0 ? ports.rpc : 6123));
+        } else if (joinJobManager != null) {
+            int colon = joinJobManager.lastIndexOf(':');
+            c.setString("jobmanager.rpc.address", joinJobManager.substring(0, colon));
+            c.setString("jobmanager.rpc.port", joinJobManager.substring(colon + 1));
+        }
+        c.setString("jobmanager.bind-host", bind);
+        c.setString("rest.address", bind);
+        c.setString("rest.bind-address", bind);
+        c.setString("rest.port", Integer.toString(jobManagers > 0 ? ports.rest[0] : 8081));
+        c.setString("taskmanager.host", bind);
+        c.setString("taskmanager.bind-host", bind);
         c.setString("taskmanager.numberOfTaskSlots", Integer.toString(slots));
         c.setString("taskmanager.memory.process.size", taskManagerMemory);
         c.setString("jobmanager.memory.process.size", jobManagerMemory);
@@ -256,6 +360,13 @@ public final class StandaloneCluster {
         c.setString("web.tmpdir", dir.resolve("tmp").resolve("web").toString());
         c.setString("state.checkpoints.dir", dir.resolve("checkpoints").toUri().toString());
         c.setString("state.savepoints.dir", dir.resolve("savepoints").toUri().toString());
+        if (ha) {
+            HighAvailability.configure(
+                    c,
+                    ports.zooKeeperQuorum,
+                    clusterId,
+                    haStorageDir != null ? haStorageDir : dir.resolve("ha").toUri().toString());
+        }
         settings.forEach(c::setString);
         BootstrapTools.writeConfiguration(c, conf.resolve("config.yaml").toFile());
         Path log4j = baseConf == null ? null : baseConf.resolve("log4j2.properties");
@@ -268,6 +379,52 @@ public final class StandaloneCluster {
         return c;
     }
 
+    /**
+     * The ZooKeeper server of a highly available cluster, run from Flink's jars as Flink's {@code
+     * bin/zookeeper.sh} runs it ({@code FlinkZooKeeperQuorumPeer}, a standalone server of one
+     * peer).
+     */
+    private ProcessBuilder zooKeeper(Path conf, int port) throws IOException {
+        Path data = dir.resolve("zookeeper");
+        Files.createDirectories(data);
+        Path cfg = conf.resolve("zoo.cfg");
+        Files.writeString(
+                cfg,
+                String.join(
+                        "\n",
+                        "# Written by gnnstream cluster start --ha; rewritten on every start.",
+                        "tickTime=2000",
+                        "initLimit=10",
+                        "syncLimit=5",
+                        "dataDir=" + data,
+                        "clientPort=" + port,
+                        "clientPortAddress=" + bind,
+                        "maxClientCnxns=0",
+                        ""));
+        List<String> cmd = new ArrayList<>();
+        if (new File("/usr/bin/setsid").canExecute()) {
+            cmd.add("/usr/bin/setsid");
+        }
+        cmd.add(javaExecutable());
+        cmd.add("-Xmx256m");
+        cmd.add("-XX:+UseSerialGC");
+        cmd.add("-Dzookeeper.admin.enableServer=false");
+        cmd.add("-Dlog.file=" + dir.resolve("log").resolve("zookeeper.log"));
+        cmd.add("-Dlog4j.configurationFile=file:" + conf.resolve("log4j.properties"));
+        cmd.add("-cp");
+        cmd.add(lib + File.separator + "*");
+        cmd.add(ZOOKEEPER_MAIN);
+        cmd.add("--zkConfigFile");
+        cmd.add(cfg.toString());
+        cmd.add("--peerId");
+        cmd.add("1");
+        return new ProcessBuilder(cmd)
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("log").resolve("zookeeper.out").toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    }
+
     /** The process of one role, ready to start. */
     private ProcessBuilder launch(
             Path conf,
@@ -277,6 +434,7 @@ public final class StandaloneCluster {
             String mainClass,
             String memoryParams,
             String roleOptsKey,
+            List<String> extraArgs,
             Launched launched)
             throws IOException, InterruptedException {
         List<String> memory = bashJavaUtils(conf, memoryParams, launched);
@@ -299,6 +457,7 @@ public final class StandaloneCluster {
         cmd.add("--configDir");
         cmd.add(conf.toString());
         cmd.addAll(split(memory.get(1)));
+        cmd.addAll(extraArgs);
         ProcessBuilder pb =
                 new ProcessBuilder(cmd)
                         .directory(dir.toFile())
@@ -351,17 +510,7 @@ public final class StandaloneCluster {
         long deadline = System.nanoTime() + startTimeout.toNanos();
         int registered = -1;
         while (System.nanoTime() < deadline) {
-            for (Process p : launched.processes()) {
-                if (!p.isAlive()) {
-                    throw new ClusterException(
-                            "a cluster process (pid "
-                                    + p.pid()
-                                    + ") exited with code "
-                                    + p.exitValue()
-                                    + " during start; see "
-                                    + dir.resolve("log"));
-                }
-            }
+            checkAlive(launched);
             registered = rest.overview().map(ClusterRest.Overview::taskManagers).orElse(-1);
             if (registered >= taskManagers) {
                 return;
@@ -377,6 +526,82 @@ public final class StandaloneCluster {
                         + taskManagers
                         + " TaskManagers registered); see "
                         + dir.resolve("log"));
+    }
+
+    /** Waits until a process of this start accepts connections on {@code port} of the host. */
+    private void awaitListening(int port, Launched launched, String what)
+            throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + startTimeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            checkAlive(launched);
+            try (java.net.Socket s = new java.net.Socket()) {
+                s.connect(new java.net.InetSocketAddress(bind, port), 1000);
+                return;
+            } catch (IOException notYet) {
+                Thread.sleep(200);
+            }
+        }
+        throw new ClusterException(
+                what
+                        + " did not listen on "
+                        + bind
+                        + ":"
+                        + port
+                        + " within "
+                        + startTimeout.toSeconds()
+                        + " s; see "
+                        + dir.resolve("log"));
+    }
+
+    /**
+     * On a host of TaskManagers only (no REST endpoint here to ask): waits until each TaskManager's
+     * log says it registered with the resource manager.
+     */
+    private void awaitRegistrations(Launched launched) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + startTimeout.toNanos();
+        int registered = 0;
+        while (System.nanoTime() < deadline) {
+            checkAlive(launched);
+            registered = 0;
+            for (int i = 0; i < taskManagers; i++) {
+                Path log = dir.resolve("log").resolve("flink-taskmanager-" + i + ".log");
+                if (Files.isRegularFile(log)
+                        && Files.readString(log, StandardCharsets.ISO_8859_1)
+                                .contains("Successful registration at resource manager")) {
+                    registered++;
+                }
+            }
+            if (registered >= taskManagers) {
+                return;
+            }
+            Thread.sleep(500);
+        }
+        throw new ClusterException(
+                "the TaskManagers did not register with the JobManager"
+                        + (joinJobManager != null ? " at " + joinJobManager : "")
+                        + (ha ? " (found through ZooKeeper " + zooKeeperQuorum + ")" : "")
+                        + " within "
+                        + startTimeout.toSeconds()
+                        + " s ("
+                        + registered
+                        + " of "
+                        + taskManagers
+                        + "); see "
+                        + dir.resolve("log"));
+    }
+
+    private void checkAlive(Launched launched) throws ClusterException {
+        for (Process p : launched.processes()) {
+            if (!p.isAlive()) {
+                throw new ClusterException(
+                        "a cluster process (pid "
+                                + p.pid()
+                                + ") exited with code "
+                                + p.exitValue()
+                                + " during start; see "
+                                + dir.resolve("log"));
+            }
+        }
     }
 
     private static void terminate(Process p) {
@@ -402,12 +627,13 @@ public final class StandaloneCluster {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
-    /** The preferred port when it is free on loopback, else any free one. */
-    static int freePort(int preferred) throws IOException {
-        try (ServerSocket s = new ServerSocket(preferred, 1, InetAddress.getLoopbackAddress())) {
+    /** The preferred port when it is free on {@code host}, else any free one. */
+    static int freePort(String host, int preferred) throws IOException {
+        InetAddress address = InetAddress.getByName(host);
+        try (ServerSocket s = new ServerSocket(preferred, 1, address)) {
             return s.getLocalPort();
         } catch (IOException busy) {
-            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            try (ServerSocket s = new ServerSocket(0, 1, address)) {
                 return s.getLocalPort();
             }
         }
@@ -496,6 +722,13 @@ public final class StandaloneCluster {
         private final Map<String, String> settings = new java.util.LinkedHashMap<>();
         private Duration startTimeout = Duration.ofMinutes(2);
         private PrintStream out = System.out;
+        private String bind = "127.0.0.1";
+        private Integer jobManagers;
+        private String joinJobManager;
+        private boolean ha;
+        private String zooKeeperQuorum;
+        private String clusterId = HighAvailability.DEFAULT_CLUSTER_ID;
+        private String haStorageDir;
 
         private Builder(Path dir, Path lib) {
             this.dir = dir;
@@ -512,10 +745,76 @@ public final class StandaloneCluster {
         }
 
         public Builder taskManagers(int n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("--taskmanagers must be at least 1, got " + n);
+            if (n < 0) {
+                throw new IllegalArgumentException("--taskmanagers must be at least 0, got " + n);
             }
             this.taskManagers = n;
+            return this;
+        }
+
+        /**
+         * The address every process of this host binds to and advertises (default {@code
+         * 127.0.0.1}); on several hosts, each host's own address.
+         */
+        public Builder bind(String address) {
+            try {
+                InetAddress.getByName(address);
+            } catch (java.net.UnknownHostException e) {
+                throw new IllegalArgumentException("--bind " + address + " is no address here");
+            }
+            this.bind = address;
+            return this;
+        }
+
+        /**
+         * JobManager processes: 1 by default, 2 (a leader and a standby) with high availability, 0
+         * on a host of TaskManagers only.
+         */
+        public Builder jobManagers(int n) {
+            if (n < 0 || n > 3) {
+                throw new IllegalArgumentException("--jobmanagers must be 0..3, got " + n);
+            }
+            this.jobManagers = n;
+            return this;
+        }
+
+        /** {@code host:port} of the JobManager's RPC endpoint that TaskManagers join. */
+        public Builder joinJobManager(String hostPort) {
+            int colon = hostPort.lastIndexOf(':');
+            if (colon <= 0 || !hostPort.substring(colon + 1).matches("\\d{1,5}")) {
+                throw new IllegalArgumentException(
+                        "--jobmanager must be host:port (the JobManager's RPC port), got "
+                                + hostPort);
+            }
+            this.joinJobManager = hostPort;
+            return this;
+        }
+
+        /**
+         * High availability through ZooKeeper: {@code quorum} is the ensemble to use ({@code
+         * host:port,...}), or null to start a ZooKeeper server of one peer on this host.
+         */
+        public Builder highAvailability(String quorum) {
+            this.ha = true;
+            this.zooKeeperQuorum = quorum;
+            return this;
+        }
+
+        /**
+         * {@code high-availability.cluster-id} (default {@value
+         * HighAvailability#DEFAULT_CLUSTER_ID}).
+         */
+        public Builder haClusterId(String id) {
+            this.clusterId = id;
+            return this;
+        }
+
+        /**
+         * Where JobManagers keep the job graphs and checkpoint metadata of a highly available
+         * cluster: a URI that every JobManager host reaches (default {@code <dir>/ha}).
+         */
+        public Builder haStorageDir(String uri) {
+            this.haStorageDir = uri;
             return this;
         }
 

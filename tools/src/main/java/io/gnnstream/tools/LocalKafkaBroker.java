@@ -23,8 +23,9 @@ import org.apache.kafka.common.Uuid;
  * A real single-node Kafka broker (KRaft, broker and controller in one process) for laptops and
  * tests, run as a child {@code java} process from the jars of the {@code kafka-broker} module. It
  * is a separate process because the broker's kafka-clients differs from the Flink connector's.
- * Bound to loopback only. The child exits by itself when this JVM dies (it watches its stdin), and
- * a shutdown hook stops it on a normal exit or Ctrl-C, so no orphan broker is left behind.
+ * Bound to one address (loopback unless {@link Builder#host} names the host's own). The child exits
+ * by itself when this JVM dies (it watches its stdin), and a shutdown hook stops it on a normal
+ * exit or Ctrl-C, so no orphan broker is left behind.
  *
  * <p>Data lives in {@code <workDir>/data}; a work directory that already holds a formatted broker
  * is reused with its topics and records. The child's output goes to {@code <workDir>/broker.log}.
@@ -44,12 +45,14 @@ public final class LocalKafkaBroker implements AutoCloseable {
     private final Process process;
     private final Path workDir;
     private final Path logFile;
+    private final String host;
     private final int port;
     private final Thread shutdownHook;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private LocalKafkaBroker(Process process, Path workDir, Path logFile, int port) {
+    private LocalKafkaBroker(Process process, Path workDir, Path logFile, String host, int port) {
         this.process = process;
+        this.host = host;
         this.workDir = workDir;
         this.logFile = logFile;
         this.port = port;
@@ -69,9 +72,9 @@ public final class LocalKafkaBroker implements AutoCloseable {
         return builder().workDir(workDir).start();
     }
 
-    /** {@code 127.0.0.1:<port>}, for clients' {@code bootstrap.servers}. */
+    /** {@code <host>:<port>}, for clients' {@code bootstrap.servers}. */
     public String bootstrapServers() {
-        return "127.0.0.1:" + port;
+        return host + ":" + port;
     }
 
     public int port() {
@@ -123,6 +126,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
     public static final class Builder {
         private Path workDir;
         private Path libDir;
+        private String host = "127.0.0.1";
         private int port;
         private int controllerPort;
         private int partitions = 1;
@@ -143,6 +147,12 @@ public final class LocalKafkaBroker implements AutoCloseable {
          */
         public Builder libDir(Path dir) {
             this.libDir = dir;
+            return this;
+        }
+
+        /** The address the broker binds to and advertises (default {@code 127.0.0.1}). */
+        public Builder host(String address) {
+            this.host = address;
             return this;
         }
 
@@ -189,13 +199,13 @@ public final class LocalKafkaBroker implements AutoCloseable {
             int[] ports;
             try {
                 Files.createDirectories(dataDir);
-                int[] free = Processes.freePorts(2);
+                int[] free = Processes.freePorts(host, 2);
                 ports =
                         new int[] {
                             port > 0 ? port : free[0], controllerPort > 0 ? controllerPort : free[1]
                         };
                 Files.writeString(
-                        config, serverProperties(dataDir, ports[0], ports[1], partitions));
+                        config, serverProperties(dataDir, host, ports[0], ports[1], partitions));
                 Files.writeString(dir.resolve("log4j.properties"), LOG4J_PROPERTIES);
                 if (!Files.exists(dataDir.resolve("meta.properties"))) {
                     format(lib, dir, config);
@@ -219,7 +229,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
                 throw new BrokerException(
                         "cannot start the Kafka broker process: " + e.getMessage(), e);
             }
-            LocalKafkaBroker broker = new LocalKafkaBroker(child, dir, log, ports[0]);
+            LocalKafkaBroker broker = new LocalKafkaBroker(child, dir, log, host, ports[0]);
             Runtime.getRuntime().addShutdownHook(broker.shutdownHook);
             try {
                 broker.awaitReady(startTimeout);
@@ -233,7 +243,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
 
     private void awaitReady(Duration timeout) throws BrokerException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (!Processes.isListening(port)) {
+        while (!Processes.isListening(host, port)) {
             checkAlive();
             checkDeadline(deadline, timeout);
             sleep(100);
@@ -392,19 +402,23 @@ public final class LocalKafkaBroker implements AutoCloseable {
     }
 
     private static String serverProperties(
-            Path dataDir, int port, int controllerPort, int partitions) {
+            Path dataDir, String host, int port, int controllerPort, int partitions) {
         String data = dataDir.toString().replace("\\", "\\\\");
         return String.join(
                         "\n",
                         "# Written by gnnstream LocalKafkaBroker; rewritten on every start.",
                         "process.roles=broker,controller",
                         "node.id=1",
-                        "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
-                        "listeners=PLAINTEXT://127.0.0.1:"
+                        "controller.quorum.voters=1@" + host + ":" + controllerPort,
+                        "listeners=PLAINTEXT://"
+                                + host
+                                + ":"
                                 + port
-                                + ",CONTROLLER://127.0.0.1:"
+                                + ",CONTROLLER://"
+                                + host
+                                + ":"
                                 + controllerPort,
-                        "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+                        "advertised.listeners=PLAINTEXT://" + host + ":" + port,
                         "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
                         "controller.listener.names=CONTROLLER",
                         "inter.broker.listener.name=PLAINTEXT",

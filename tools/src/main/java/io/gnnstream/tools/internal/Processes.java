@@ -28,16 +28,17 @@ public final class Processes {
     }
 
     /**
-     * {@code count} distinct free loopback ports. All sockets are held open until every port is
-     * known, so the ports differ; another process may still take one before the child binds it,
+     * {@code count} distinct free ports of {@code host}. All sockets are held open until every port
+     * is known, so the ports differ; another process may still take one before the child binds it,
      * which shows as a bind error in the child's log.
      */
-    public static int[] freePorts(int count) throws IOException {
+    public static int[] freePorts(String host, int count) throws IOException {
+        InetAddress address = InetAddress.getByName(host);
         ServerSocket[] sockets = new ServerSocket[count];
         try {
             int[] ports = new int[count];
             for (int i = 0; i < count; i++) {
-                sockets[i] = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                sockets[i] = new ServerSocket(0, 1, address);
                 ports[i] = sockets[i].getLocalPort();
             }
             return ports;
@@ -50,10 +51,10 @@ public final class Processes {
         }
     }
 
-    /** Whether something accepts TCP connections on the loopback port. */
-    public static boolean isListening(int port) {
+    /** Whether something accepts TCP connections on {@code host}'s port. */
+    public static boolean isListening(String host, int port) {
         try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 500);
+            socket.connect(new InetSocketAddress(host, port), 500);
             return true;
         } catch (IOException e) {
             return false;
