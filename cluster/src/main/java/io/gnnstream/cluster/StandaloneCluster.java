@@ -89,9 +89,10 @@ public final class StandaloneCluster {
         this.zooKeeperQuorum = b.zooKeeperQuorum;
         this.clusterId = b.clusterId;
         this.haStorageDir = b.haStorageDir;
-        if (jobManagers == 0 && taskManagers == 0) {
+        if (jobManagers == 0 && taskManagers == 0 && !(ha && zooKeeperQuorum == null)) {
             throw new IllegalArgumentException(
-                    "nothing to start: --jobmanagers and --taskmanagers are both 0");
+                    "nothing to start: --jobmanagers and --taskmanagers are both 0 (with --ha and"
+                            + " no --zookeeper, a ZooKeeper server alone)");
         }
         if (jobManagers == 0 && !ha && joinJobManager == null) {
             throw new IllegalArgumentException(
@@ -102,11 +103,6 @@ public final class StandaloneCluster {
             throw new IllegalArgumentException(
                     "several JobManagers need high availability (--ha); got --jobmanagers "
                             + jobManagers);
-        }
-        if (jobManagers == 0 && ha && zooKeeperQuorum == null) {
-            throw new IllegalArgumentException(
-                    "TaskManagers of a highly available cluster find its leader through ZooKeeper:"
-                            + " give --zookeeper HOST:PORT");
         }
     }
 
@@ -347,7 +343,12 @@ public final class StandaloneCluster {
             c.setString("jobmanager.rpc.address", joinJobManager.substring(0, colon));
             c.setString("jobmanager.rpc.port", joinJobManager.substring(colon + 1));
         }
-        c.setString("jobmanager.bind-host", bind);
+        // A JobManager on another address than loopback listens on all of its host's interfaces
+        // (Flink's default): Flink's REST handler uploads a submitted job's jars to the blob server
+        // through "localhost", so a blob server bound to the host's address alone refuses them.
+        c.setString(
+                "jobmanager.bind-host",
+                InetAddress.getByName(bind).isLoopbackAddress() ? bind : "0.0.0.0");
         c.setString("rest.address", bind);
         c.setString("rest.bind-address", bind);
         c.setString("rest.port", Integer.toString(jobManagers > 0 ? ports.rest[0] : 8081));

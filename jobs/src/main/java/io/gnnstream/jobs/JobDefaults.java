@@ -45,20 +45,16 @@ public final class JobDefaults {
     public static final Duration CHECKPOINT_TIMEOUT = Duration.ofMinutes(3);
 
     /**
-     * Completed checkpoints kept, unless configured. An incremental RocksDB snapshot refers to the
-     * files of the last checkpoint its task has been told completed; when that notice reaches the
-     * task after the next checkpoint's barrier (a busy task, back-to-back checkpoints), the
-     * snapshot refers to files of an older checkpoint, which Flink's shared-state registry has
-     * dropped once only one checkpoint is kept, and the job manager rejects the acknowledgement
-     * ("Attempt to reference unknown state"): the checkpoint never completes. Keeping two lets a
-     * notice be one checkpoint late.
+     * Completed checkpoints kept, unless configured: the last one and the one before, so that a
+     * restore has a fallback. The operators with keyed state never build an incremental snapshot on
+     * a checkpoint that may no longer be retained ({@code
+     * io.gnnstream.operators.KeyedStateOperator}).
      */
     public static final int RETAINED_CHECKPOINTS = 2;
 
     /**
-     * Pause between the end of one checkpoint and the start of the next, unless configured, so that
-     * the completion notice reaches every task before the next barrier (see {@link
-     * #RETAINED_CHECKPOINTS}).
+     * Pause between the end of one checkpoint and the start of the next, unless configured: the
+     * busy loops get a second of work between snapshots.
      */
     public static final Duration MIN_PAUSE = Duration.ofSeconds(1);
 

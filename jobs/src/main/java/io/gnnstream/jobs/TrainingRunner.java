@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.apache.flink.api.common.JobExecutionResult;
@@ -32,6 +33,9 @@ import org.apache.kafka.common.TopicPartition;
  * iterations never finishes by itself; its last checkpoint is retained for a resume).
  */
 public final class TrainingRunner {
+
+    /** How long cancelling the job may take, a JobManager failover included. */
+    private static final Duration STOP_TIMEOUT = Duration.ofMinutes(2);
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -224,15 +228,31 @@ public final class TrainingRunner {
         }
     }
 
+    /**
+     * Cancels the job unless it has ended. A highly available cluster may be between leaders (its
+     * client finds the next one), so failed calls are retried for as long as a failover takes.
+     */
     private static void stop(JobClient client) throws Exception {
-        JobStatus status;
-        try {
-            status = client.getJobStatus().get(10, TimeUnit.SECONDS);
-        } catch (ExecutionException | IllegalStateException gone) {
-            return; // the job and its local cluster have ended
-        }
-        if (!status.isGloballyTerminalState()) {
-            client.cancel().get(60, TimeUnit.SECONDS);
+        CompletableFuture<JobExecutionResult> ended = client.getJobExecutionResult();
+        long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
+        while (true) {
+            if (ended.isDone()) {
+                return;
+            }
+            try {
+                JobStatus status = client.getJobStatus().get(10, TimeUnit.SECONDS);
+                if (!status.isGloballyTerminalState()) {
+                    client.cancel().get(60, TimeUnit.SECONDS);
+                }
+                return;
+            } catch (IllegalStateException gone) {
+                return; // the job's local cluster has ended with it
+            } catch (ExecutionException | TimeoutException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(1000);
+            }
         }
     }
 

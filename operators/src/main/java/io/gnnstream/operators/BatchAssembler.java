@@ -24,7 +24,6 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
-import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.streaming.api.operators.Triggerable;
@@ -51,7 +50,7 @@ import org.apache.flink.util.OutputTag;
  * attempt, a stalled one sends its pending requests again; docs/design.md, "Glossary" and
  * "Checkpoints and restore", "BatchAssembler").
  */
-public class BatchAssembler extends AbstractStreamOperator<GraphStoreInput>
+public class BatchAssembler extends KeyedStateOperator<GraphStoreInput>
         implements TwoInputStreamOperator<BatchSpec, SampleResponse, GraphStoreInput>,
                 Triggerable<Long, VoidNamespace> {
 

@@ -43,7 +43,6 @@ import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
-import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.OutputTag;
@@ -90,7 +89,7 @@ import org.slf4j.LoggerFactory;
  * <p>See docs/design.md, "Graph state" (and its "Halo replicas") and "Checkpoints and restore",
  * "GraphStore".
  */
-public class GraphStoreOperator extends AbstractStreamOperator<SampleResponse>
+public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
         implements OneInputStreamOperator<GraphStoreInput, SampleResponse> {
 
     private static final long serialVersionUID = 1L;

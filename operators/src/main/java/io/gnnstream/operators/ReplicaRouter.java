@@ -31,7 +31,6 @@ import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
-import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
@@ -67,7 +66,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * made, so a restore from it makes them again. State in the per-vertex layout ({@link
  * #LEGACY_CUT_OUT_NEIGHBOURS}) is moved into the logs at restore.
  */
-public class ReplicaRouter extends AbstractStreamOperator<GraphStoreInput>
+public class ReplicaRouter extends KeyedStateOperator<GraphStoreInput>
         implements OneInputStreamOperator<GraphStoreInput, GraphStoreInput> {
 
     private static final long serialVersionUID = 1L;
