@@ -97,6 +97,17 @@ final class ClusterCommand implements Runnable {
         String joinJobManager;
 
         @Option(
+                names = "--prometheus-ports",
+                defaultValue = StandaloneCluster.DEFAULT_PROMETHEUS_PORTS,
+                paramLabel = "FROM-TO",
+                description =
+                        "Ports of the processes' Prometheus endpoints (/metrics), one each: Flink's"
+                                + " metrics and the job's training gauges (loss, accuracies, step,"
+                                + " seeds/s, all-reduce time, replicas identical) (default:"
+                                + " ${DEFAULT-VALUE}).")
+        String prometheusPorts;
+
+        @Option(
                 names = "--ha",
                 description =
                         "High availability through ZooKeeper: JobManagers elect a leader, a"
@@ -172,7 +183,8 @@ final class ClusterCommand implements Runnable {
                             .taskManagers(taskManagers)
                             .slots(slots)
                             .restPort(restPort)
-                            .taskManagerMemory(taskManagerMemory);
+                            .taskManagerMemory(taskManagerMemory)
+                            .prometheusPorts(prometheusPorts);
             if (jobManagers != null) {
                 builder.jobManagers(jobManagers);
             }

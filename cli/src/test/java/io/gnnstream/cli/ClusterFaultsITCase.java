@@ -14,6 +14,13 @@ import io.gnnstream.cluster.HighAvailability;
 import io.gnnstream.cluster.StandaloneCluster;
 import io.gnnstream.connectors.KafkaIO;
 import io.gnnstream.connectors.KafkaTopics;
+import io.gnnstream.connectors.NodeFormat;
+import io.gnnstream.jobs.GraphOptions;
+import io.gnnstream.jobs.RunOptions;
+import io.gnnstream.jobs.TrainingJob;
+import io.gnnstream.jobs.testing.GraphComparison;
+import io.gnnstream.jobs.testing.ReferenceGraph;
+import io.gnnstream.jobs.testing.StoredGraph;
 import io.gnnstream.tools.DatasetInfo;
 import io.gnnstream.tools.DatasetLoader;
 import io.gnnstream.tools.Directories;
@@ -30,6 +37,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -199,7 +207,29 @@ class ClusterFaultsITCase {
                             }
                         });
         fault.beforeTraining = true;
-        assertRecovers(name, fault);
+        Run run = assertRecovers(name, fault);
+        // The GraphStore's state, read out of a savepoint, equals the graph the stream describes.
+        StoredGraph stored = StoredGraph.read(run.savepoint);
+        Configuration conf = new Configuration();
+        conf.set(RunOptions.PARALLELISM, 2);
+        ReferenceGraph reference =
+                new ReferenceGraph(
+                        new NodeFormat(
+                                cora.featureDim(),
+                                cora.numClasses(),
+                                conf.get(GraphOptions.NORMALIZE_FEATURES)));
+        for (String line : Files.readAllLines(CORA.resolve("nodes.jsonl"))) {
+            reference.node(line);
+        }
+        for (String line : edges) {
+            reference.edge(line);
+        }
+        assertEquals(
+                List.of(),
+                GraphComparison.differences(
+                        stored, reference, TrainingJob.partitioner(conf), 2, false, 20),
+                "the stored graph differs from the stream's");
+        assertEquals(cora.nodes(), stored.records.size());
     }
 
     @Test
@@ -262,15 +292,10 @@ class ClusterFaultsITCase {
     void fiftyConsecutiveCheckpointsComplete() throws Exception {
         ensureCluster();
         String prefix = "f-checkpoints";
-        String[] args = submitArgs(prefix, "faults");
+        String[] args = withoutFollow(submitArgs(prefix, "faults"));
         List<String> submit = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
-                case "--follow":
-                    continue;
-                case "--timeout":
-                    i++;
-                    continue;
                 case "--max-steps":
                     submit.add(args[i]);
                     submit.add("1000000");
@@ -330,7 +355,7 @@ class ClusterFaultsITCase {
     }
 
     /** Runs the job with {@code fault}; it recovers to the reference's parameters. */
-    private static void assertRecovers(String name, Fault fault) throws Exception {
+    private static Run assertRecovers(String name, Fault fault) throws Exception {
         ensureCluster();
         Run run = run(name, fault);
         JsonNode last = run.finalLine;
@@ -347,6 +372,7 @@ class ClusterFaultsITCase {
         r.put("step_before", run.stepBefore);
         r.put("first_new_step", run.firstNewStep);
         System.out.println("ClusterFaultsITCase: " + name + " recovered " + r);
+        return run;
     }
 
     /** One job, followed by {@code submit --follow}; {@code fault} (or none) hits it. */
@@ -354,11 +380,14 @@ class ClusterFaultsITCase {
         String prefix = "f-" + name;
         try (Metrics metrics = new Metrics(prefix)) {
             boolean ingest = fault != null && fault.beforeTraining;
+            // A run whose graph is compared afterwards ends with `stop` (a savepoint); the others
+            // with `submit --follow`, which cancels the job after its final line.
+            String[] args = submitArgs(prefix, ingest ? name : "faults");
             Future<Integer> follow =
                     FOLLOWERS.submit(
                             () ->
                                     GnnstreamCli.commandLine()
-                                            .execute(submitArgs(prefix, ingest ? name : "faults")));
+                                            .execute(ingest ? withoutFollow(args) : args));
             Run run = new Run();
             if (fault != null) {
                 long stepBefore = 0;
@@ -407,7 +436,23 @@ class ClusterFaultsITCase {
                         l.path("edges_ingested").asLong() <= cora.edges(),
                         "an edge ingested twice: " + l);
             }
-            assertEquals(0, follow.get(3, TimeUnit.MINUTES), name + ": submit --follow failed");
+            assertEquals(0, follow.get(3, TimeUnit.MINUTES), name + ": submit failed");
+            if (ingest) {
+                Path savepoints = WORK.resolve("savepoints-" + name);
+                assertEquals(
+                        0,
+                        GnnstreamCli.commandLine()
+                                .execute(
+                                        "stop",
+                                        "--zookeeper",
+                                        quorum,
+                                        "--savepoint-dir",
+                                        savepoints.toUri().toString()));
+                try (var dirs = Files.list(savepoints)) {
+                    run.savepoint =
+                            dirs.filter(Files::isDirectory).findFirst().orElseThrow().toString();
+                }
+            }
             return run;
         }
     }
@@ -453,6 +498,22 @@ class ClusterFaultsITCase {
             "--checkpoint-dir",
             WORK.resolve("checkpoints-" + prefix).toUri().toString()
         };
+    }
+
+    /** The submit arguments without {@code --follow} and its {@code --timeout}. */
+    private static String[] withoutFollow(String[] args) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--follow")) {
+                continue;
+            }
+            if (args[i].equals("--timeout")) {
+                i++;
+                continue;
+            }
+            out.add(args[i]);
+        }
+        return out.toArray(new String[0]);
     }
 
     /** Restarts what an earlier fault left dead and waits for 2 TaskManagers with all slots. */
@@ -637,6 +698,7 @@ class ClusterFaultsITCase {
 
     private static final class Run {
         JsonNode finalLine;
+        String savepoint;
         long edgesIngested;
         long vertices;
         double recoverySeconds;

@@ -131,6 +131,7 @@ class ClusterITCase {
                             l -> l.path("step").asLong() >= 120 && isTraining(l),
                             Duration.ofMinutes(4));
             assertTrue(before.path("replicas_identical").asBoolean(), before.toString());
+            assertPrometheusReportsTraining();
 
             JobID firstJob = runningJob();
             Path savepoint1 = stop("rescale-1");
@@ -485,6 +486,58 @@ class ClusterITCase {
                     "options kept with " + savepoint);
             return savepoint;
         }
+    }
+
+    /**
+     * A TaskManager's Prometheus endpoint (one of the cluster's ports) serves the job's training
+     * gauges: the loss and the step.
+     */
+    private static void assertPrometheusReportsTraining() throws Exception {
+        java.net.http.HttpClient http =
+                java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        List<String> seen = new ArrayList<>();
+        for (int port = 9249; port <= 9268; port++) {
+            String body;
+            try {
+                body =
+                        http.send(
+                                        java.net.http.HttpRequest.newBuilder(
+                                                        java.net.URI.create(
+                                                                "http://127.0.0.1:"
+                                                                        + port
+                                                                        + "/metrics"))
+                                                .timeout(Duration.ofSeconds(10))
+                                                .build(),
+                                        java.net.http.HttpResponse.BodyHandlers.ofString())
+                                .body();
+            } catch (IOException closed) {
+                continue;
+            }
+            seen.add(Integer.toString(port));
+            List<String> training =
+                    body.lines()
+                            .filter(
+                                    l ->
+                                            l.startsWith(
+                                                    "flink_taskmanager_job_task_operator_training_"))
+                            .collect(Collectors.toList());
+            if (training.stream().anyMatch(l -> l.contains("training_loss{"))) {
+                long step =
+                        training.stream()
+                                .filter(l -> l.contains("training_step{"))
+                                .mapToLong(
+                                        l ->
+                                                (long)
+                                                        Double.parseDouble(
+                                                                l.substring(
+                                                                        l.lastIndexOf(' ') + 1)))
+                                .max()
+                                .orElseThrow();
+                assertTrue(step > 0, "training step reported: " + training);
+                return;
+            }
+        }
+        throw new AssertionError("no Prometheus endpoint reports training_loss; endpoints " + seen);
     }
 
     /**

@@ -51,6 +51,9 @@ public final class StandaloneCluster {
     private static final String RESULT_PREFIX = "BASH_JAVA_UTILS_EXEC_RESULT:";
     private static final Duration STOP_GRACE = Duration.ofSeconds(15);
 
+    /** Ports of the processes' Prometheus endpoints unless given. */
+    public static final String DEFAULT_PROMETHEUS_PORTS = "9249-9268";
+
     private final Path dir;
     private final Path lib;
     private final Path baseConf;
@@ -69,6 +72,7 @@ public final class StandaloneCluster {
     private final String zooKeeperQuorum;
     private final String clusterId;
     private final String haStorageDir;
+    private final String prometheusPorts;
 
     private StandaloneCluster(Builder b) {
         this.dir = b.dir.toAbsolutePath().normalize();
@@ -89,6 +93,7 @@ public final class StandaloneCluster {
         this.zooKeeperQuorum = b.zooKeeperQuorum;
         this.clusterId = b.clusterId;
         this.haStorageDir = b.haStorageDir;
+        this.prometheusPorts = b.prometheusPorts;
         if (jobManagers == 0 && taskManagers == 0 && !(ha && zooKeeperQuorum == null)) {
             throw new IllegalArgumentException(
                     "nothing to start: --jobmanagers and --taskmanagers are both 0 (with --ha and"
@@ -361,6 +366,12 @@ public final class StandaloneCluster {
         c.setString("web.tmpdir", dir.resolve("tmp").resolve("web").toString());
         c.setString("state.checkpoints.dir", dir.resolve("checkpoints").toUri().toString());
         c.setString("state.savepoints.dir", dir.resolve("savepoints").toUri().toString());
+        // Every process reports its metrics (the job's training gauges included) on the first
+        // free port of the range, at http://<address>:<port>/metrics.
+        c.setString(
+                "metrics.reporter.prom.factory.class",
+                "org.apache.flink.metrics.prometheus.PrometheusReporterFactory");
+        c.setString("metrics.reporter.prom.port", prometheusPorts);
         if (ha) {
             HighAvailability.configure(
                     c,
@@ -730,6 +741,7 @@ public final class StandaloneCluster {
         private String zooKeeperQuorum;
         private String clusterId = HighAvailability.DEFAULT_CLUSTER_ID;
         private String haStorageDir;
+        private String prometheusPorts = DEFAULT_PROMETHEUS_PORTS;
 
         private Builder(Path dir, Path lib) {
             this.dir = dir;
@@ -816,6 +828,19 @@ public final class StandaloneCluster {
          */
         public Builder haStorageDir(String uri) {
             this.haStorageDir = uri;
+            return this;
+        }
+
+        /**
+         * The ports the processes' Prometheus endpoints take, one each, as {@code 9249} or {@code
+         * 9249-9268} (default {@value StandaloneCluster#DEFAULT_PROMETHEUS_PORTS}).
+         */
+        public Builder prometheusPorts(String ports) {
+            if (!ports.matches("\\d{1,5}(-\\d{1,5})?")) {
+                throw new IllegalArgumentException(
+                        "--prometheus-ports must be PORT or FROM-TO, got " + ports);
+            }
+            this.prometheusPorts = ports;
             return this;
         }
 

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gnnstream.operators.internal.RankLine;
+import io.gnnstream.operators.internal.TrainingGauges;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -72,6 +73,7 @@ public class MetricsMerger extends AbstractStreamOperator<String>
 
     private transient Counter malformed;
     private transient Counter dropped;
+    private transient TrainingGauges gauges;
 
     public MetricsMerger(int ranks) {
         this(ranks, MAX_PENDING_KEYS);
@@ -120,6 +122,7 @@ public class MetricsMerger extends AbstractStreamOperator<String>
         super.open();
         malformed = getMetricGroup().counter("malformedRankLines");
         dropped = getMetricGroup().counter("droppedPendingKeys");
+        gauges = new TrainingGauges(getMetricGroup());
     }
 
     @Override
@@ -252,6 +255,7 @@ public class MetricsMerger extends AbstractStreamOperator<String>
                 .<ObjectNode>set("checksums", checksums)
                 .put("replicas_identical", identical)
                 .put("ranks", count);
+        gauges.update(out);
         output.collect(new StreamRecord<>(out.toString()));
         if (EVAL.equals(key.type) && finalRound && !progress.finished) {
             progress.finished = true;
