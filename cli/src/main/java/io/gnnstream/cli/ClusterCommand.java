@@ -208,7 +208,7 @@ final class ClusterCommand implements Runnable {
                     state.zooKeeperPid() > 0 ? ", ZooKeeper" : "");
             if (state.hasRestEndpoint()) {
                 System.out.println("Web UI: http://" + state.restAddress());
-                if (!ha) {
+                if (!ha && !java.net.InetAddress.getByName(bind).isLoopbackAddress()) {
                     System.out.println(
                             "TaskManagers of other hosts join with: --jobmanagers 0 --jobmanager "
                                     + bind
