@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gnnstream.cli.testing.MetricsTopic;
 import io.gnnstream.cli.testing.NetworkHosts;
 import io.gnnstream.cluster.ClusterRest;
 import io.gnnstream.cluster.ClusterState;
 import io.gnnstream.cluster.HighAvailability;
 import io.gnnstream.cluster.StandaloneCluster;
-import io.gnnstream.connectors.KafkaIO;
 import io.gnnstream.connectors.KafkaTopics;
 import io.gnnstream.connectors.NodeFormat;
 import io.gnnstream.jobs.GraphOptions;
@@ -34,13 +34,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
-import java.util.stream.Collectors;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -390,7 +385,7 @@ class ClusterFaultsITCase {
     /** One job, followed by {@code submit --follow}; {@code fault} (or none) hits it. */
     private static Run run(String name, Fault fault) throws Exception {
         String prefix = "f-" + name;
-        try (Metrics metrics = new Metrics(prefix)) {
+        try (MetricsTopic metrics = new MetricsTopic(bootstrap, prefix)) {
             boolean ingest = fault != null && fault.beforeTraining;
             // A run whose graph is compared afterwards ends with `stop` (a savepoint); the others
             // with `submit --follow`, which cancels the job after its final line.
@@ -440,7 +435,7 @@ class ClusterFaultsITCase {
                 run.firstNewStep = first.path("step").asLong();
             }
             run.finalLine = metrics.await(l -> l.path("final").asBoolean(), Duration.ofMinutes(8));
-            for (JsonNode l : metrics.seen) {
+            for (JsonNode l : metrics.seen()) {
                 run.edgesIngested = Math.max(run.edgesIngested, l.path("edges_ingested").asLong());
                 run.vertices = Math.max(run.vertices, l.path("vertices").asLong());
                 assertTrue(l.path("replicas_identical").asBoolean(true), l.toString());
@@ -716,51 +711,5 @@ class ClusterFaultsITCase {
         double recoverySeconds;
         long stepBefore;
         long firstNewStep;
-    }
-
-    /** The metrics topic of one prefix, read from its beginning. */
-    private static final class Metrics implements AutoCloseable {
-        private final KafkaConsumer<String, String> consumer;
-        private final List<JsonNode> seen = new ArrayList<>();
-        private int next;
-
-        Metrics(String prefix) throws Exception {
-            String topic = prefix + ".metrics";
-            KafkaTopics.ensure(bootstrap, 1, topic);
-            consumer = KafkaIO.stringConsumer(bootstrap, 500);
-            List<TopicPartition> partitions =
-                    consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                            .map(p -> new TopicPartition(p.topic(), p.partition()))
-                            .collect(Collectors.toList());
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-        }
-
-        /** The first line not returned before that {@code condition} accepts. */
-        JsonNode await(Predicate<JsonNode> condition, Duration timeout) throws IOException {
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (true) {
-                while (next < seen.size()) {
-                    JsonNode line = seen.get(next++);
-                    if (condition.test(line)) {
-                        return line;
-                    }
-                }
-                assertTrue(
-                        System.nanoTime() < deadline,
-                        "no such metrics line within "
-                                + timeout
-                                + "; last lines: "
-                                + seen.subList(Math.max(0, seen.size() - 3), seen.size()));
-                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
-                    seen.add(JSON.readTree(r.value()));
-                }
-            }
-        }
-
-        @Override
-        public void close() {
-            consumer.close();
-        }
     }
 }

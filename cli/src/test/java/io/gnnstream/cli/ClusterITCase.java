@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gnnstream.cli.testing.MetricsTopic;
 import io.gnnstream.cluster.ClusterRest;
 import io.gnnstream.cluster.ClusterState;
 import io.gnnstream.cluster.StandaloneCluster;
-import io.gnnstream.connectors.KafkaIO;
 import io.gnnstream.connectors.KafkaTopics;
 import io.gnnstream.tools.DatasetInfo;
 import io.gnnstream.tools.DatasetLoader;
@@ -26,14 +26,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -124,7 +120,7 @@ class ClusterITCase {
         long firstEdges = splitEdges(first, rest, 0.9);
         createTopicsAndLoad(prefix, first);
 
-        try (Metrics metrics = new Metrics(prefix)) {
+        try (MetricsTopic metrics = new MetricsTopic(broker.bootstrapServers(), prefix)) {
             succeeds(cli(submitArgs(prefix, "2", "2", firstEdges)));
             JsonNode before =
                     metrics.await(
@@ -233,7 +229,7 @@ class ClusterITCase {
         String prefix = "kill";
         cancelRunningJobs(); // the job gets every slot left after the kill
         createTopicsAndLoad(prefix, CORA);
-        try (Metrics metrics = new Metrics(prefix)) {
+        try (MetricsTopic metrics = new MetricsTopic(broker.bootstrapServers(), prefix)) {
             // Submitted as a stock `flink run -d` would: Flink's CliFrontend with the job jar and
             // its main class.
             String[] submit = submitArgs(prefix, "2", "2", cora.edges());
@@ -658,75 +654,5 @@ class ClusterITCase {
         Files.write(rest.resolve("nodes.jsonl"), List.of());
         Files.write(rest.resolve("edges.csv"), edges.subList(cut, edges.size()));
         return edges.subList(0, cut).stream().filter(l -> !l.isBlank()).count();
-    }
-
-    /** The metrics topic of one prefix, read from its beginning. */
-    private static final class Metrics implements AutoCloseable {
-        private final KafkaConsumer<String, String> consumer;
-        private final List<JsonNode> seen = new ArrayList<>();
-        private int next;
-
-        Metrics(String prefix) throws Exception {
-            String topic = prefix + ".metrics";
-            KafkaTopics.ensure(broker.bootstrapServers(), 1, topic);
-            consumer = KafkaIO.stringConsumer(broker.bootstrapServers(), 500);
-            List<TopicPartition> partitions =
-                    consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                            .map(p -> new TopicPartition(p.topic(), p.partition()))
-                            .collect(Collectors.toList());
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-        }
-
-        /** The first line not returned before that {@code condition} accepts. */
-        JsonNode await(Predicate<JsonNode> condition, Duration timeout) throws IOException {
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (true) {
-                while (next < seen.size()) {
-                    JsonNode line = seen.get(next++);
-                    if (condition.test(line)) {
-                        return line;
-                    }
-                }
-                assertTrue(
-                        System.nanoTime() < deadline,
-                        "no such metrics line within "
-                                + timeout
-                                + "; last lines: "
-                                + seen.subList(Math.max(0, seen.size() - 3), seen.size()));
-                poll(Duration.ofMillis(500));
-            }
-        }
-
-        /**
-         * Every line until none has arrived for two seconds; they are not returned by {@link
-         * #await}.
-         */
-        List<JsonNode> drain() throws IOException {
-            int from = seen.size();
-            while (poll(Duration.ofSeconds(2)) > 0) {
-                // keep reading
-            }
-            next = seen.size();
-            return new ArrayList<>(seen.subList(Math.max(0, from - 1), seen.size()));
-        }
-
-        List<JsonNode> seen() {
-            return seen;
-        }
-
-        private int poll(Duration timeout) throws IOException {
-            int n = 0;
-            for (ConsumerRecord<String, String> r : consumer.poll(timeout)) {
-                seen.add(JSON.readTree(r.value()));
-                n++;
-            }
-            return n;
-        }
-
-        @Override
-        public void close() {
-            consumer.close();
-        }
     }
 }

@@ -132,29 +132,31 @@ public final class ClusterState {
     }
 
     ClusterState withJobManager(long pid) {
-        List<Long> jms = new ArrayList<>(jobManagerPids);
-        jms.add(pid);
         return new ClusterState(
                 restHost,
                 restPort,
                 zooKeeperPid,
-                jms,
+                appended(jobManagerPids, pid),
                 taskManagerPids,
                 zooKeeperQuorum,
                 haClusterId);
     }
 
     ClusterState withTaskManager(long pid) {
-        List<Long> tms = new ArrayList<>(taskManagerPids);
-        tms.add(pid);
         return new ClusterState(
                 restHost,
                 restPort,
                 zooKeeperPid,
                 jobManagerPids,
-                tms,
+                appended(taskManagerPids, pid),
                 zooKeeperQuorum,
                 haClusterId);
+    }
+
+    private static List<Long> appended(List<Long> pids, long pid) {
+        List<Long> all = new ArrayList<>(pids);
+        all.add(pid);
+        return all;
     }
 
     /** Writes the state atomically (a reader never sees half a file). */

@@ -11,6 +11,7 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -24,7 +25,6 @@ import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.streaming.api.functions.source.SourceFunction;
-import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.ExceptionUtils;
@@ -51,7 +51,7 @@ class LateCompletionNoticeITCase {
 
     @Test
     void flinksOperatorBaseStallsOnANoticeTwoCheckpointsLate(@TempDir Path dir) throws Exception {
-        JobClient job = start(dir, new LateNotices(LAG));
+        JobClient job = start(dir, new LateNotices(LAG, false));
         JobStatus status = awaitEnd(job, Duration.ofSeconds(90));
         assertEquals(JobStatus.FAILED, status, "the job should fail on its stalled checkpoint");
         Throwable failure = null;
@@ -71,7 +71,7 @@ class LateCompletionNoticeITCase {
     @Test
     void keyedStateOperatorsHoldLateNoticesBack(@TempDir Path dir) throws Exception {
         LATE_NOTICES.set(0);
-        JobClient job = start(dir, new GuardedLateNotices(LAG));
+        JobClient job = start(dir, new LateNotices(LAG, true));
         // Ten checkpoints and more with late notices, none failed (a failed one fails the job).
         JobStatus status = awaitEnd(job, Duration.ofSeconds(25));
         assertEquals(JobStatus.RUNNING, status, "checkpoints failed");
@@ -79,8 +79,7 @@ class LateCompletionNoticeITCase {
         job.cancel().get(1, TimeUnit.MINUTES);
     }
 
-    private static JobClient start(Path dir, AbstractStreamOperator<Long> operator)
-            throws Exception {
+    private static JobClient start(Path dir, LateNotices operator) throws Exception {
         Configuration conf = new Configuration();
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(500));
         conf.set(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS, Duration.ofMillis(200));
@@ -100,8 +99,7 @@ class LateCompletionNoticeITCase {
         env.setStateBackend(backend);
         env.addSource(new Counter())
                 .keyBy(x -> x % 1000)
-                .transform(
-                        "late-notices", Types.LONG, (OneInputStreamOperator<Long, Long>) operator)
+                .transform("late-notices", Types.LONG, operator)
                 .sinkTo(new DiscardingSink<>());
         return env.executeAsync("late-completion-notices");
     }
@@ -120,18 +118,21 @@ class LateCompletionNoticeITCase {
     }
 
     /**
-     * Applies each completion notice just before the snapshot {@code lag + 1} checkpoints later,
-     * through Flink's operator base.
+     * A keyed operator that applies each completion notice just before the snapshot {@code lag + 1}
+     * checkpoints later: straight to its keyed state backend, as Flink's operator base passes it
+     * on, or ({@code guarded}) through {@link KeyedStateOperator}.
      */
-    static class LateNotices extends AbstractStreamOperator<Long>
+    static class LateNotices extends KeyedStateOperator<Long>
             implements OneInputStreamOperator<Long, Long> {
         private static final long serialVersionUID = 1L;
         private final int lag;
+        private final boolean guarded;
         private transient TreeSet<Long> held;
         private transient ValueState<Long> sum;
 
-        LateNotices(int lag) {
+        LateNotices(int lag, boolean guarded) {
             this.lag = lag;
+            this.guarded = guarded;
         }
 
         @Override
@@ -143,7 +144,8 @@ class LateCompletionNoticeITCase {
 
         @Override
         public void processElement(StreamRecord<Long> element) throws Exception {
-            add(sum, element.getValue());
+            Long s = sum.value();
+            sum.update(s == null ? element.getValue() : s + element.getValue());
         }
 
         @Override
@@ -153,70 +155,21 @@ class LateCompletionNoticeITCase {
 
         @Override
         public void snapshotState(StateSnapshotContext context) throws Exception {
-            for (long id : due(held, context.getCheckpointId(), lag)) {
-                super.notifyCheckpointComplete(id);
+            long n = context.getCheckpointId();
+            for (Iterator<Long> it = held.iterator(); it.hasNext(); ) {
+                long id = it.next();
+                if (id <= n - 1 - lag) {
+                    it.remove();
+                    LATE_NOTICES.incrementAndGet();
+                    if (guarded) {
+                        super.notifyCheckpointComplete(id);
+                    } else {
+                        ((CheckpointListener) getKeyedStateBackend()).notifyCheckpointComplete(id);
+                    }
+                }
             }
             super.snapshotState(context);
         }
-    }
-
-    /** The same late notices, through {@link KeyedStateOperator}. */
-    static class GuardedLateNotices extends KeyedStateOperator<Long>
-            implements OneInputStreamOperator<Long, Long> {
-        private static final long serialVersionUID = 1L;
-        private final int lag;
-        private transient TreeSet<Long> held;
-        private transient ValueState<Long> sum;
-
-        GuardedLateNotices(int lag) {
-            this.lag = lag;
-        }
-
-        @Override
-        public void open() throws Exception {
-            super.open();
-            held = new TreeSet<>();
-            sum = getRuntimeContext().getState(new ValueStateDescriptor<>("sum", Types.LONG));
-        }
-
-        @Override
-        public void processElement(StreamRecord<Long> element) throws Exception {
-            add(sum, element.getValue());
-        }
-
-        @Override
-        public void notifyCheckpointComplete(long checkpointId) {
-            held.add(checkpointId);
-        }
-
-        @Override
-        public void snapshotState(StateSnapshotContext context) throws Exception {
-            for (long id : due(held, context.getCheckpointId(), lag)) {
-                super.notifyCheckpointComplete(id);
-            }
-            super.snapshotState(context);
-        }
-    }
-
-    /**
-     * The held notices due before snapshot {@code n}: those of checkpoints {@code lag + 1} back.
-     */
-    private static java.util.List<Long> due(TreeSet<Long> held, long n, int lag) {
-        java.util.List<Long> due = new java.util.ArrayList<>();
-        for (Iterator<Long> it = held.iterator(); it.hasNext(); ) {
-            long id = it.next();
-            if (id <= n - 1 - lag) {
-                it.remove();
-                LATE_NOTICES.incrementAndGet();
-                due.add(id);
-            }
-        }
-        return due;
-    }
-
-    private static void add(ValueState<Long> sum, long value) throws java.io.IOException {
-        Long s = sum.value();
-        sum.update(s == null ? value : s + value);
     }
 
     /** A source of increasing numbers, a few per millisecond. */
