@@ -160,6 +160,19 @@ public final class GraphOptions {
                                         + " allocated as it fills; 0 turns the cache off."),
                     OptionCheck.any());
 
+    public static final ConfigOption<Boolean> AGGREGATE_AT_OWNER =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.graph.aggregate-at-owner")
+                            .booleanType()
+                            .defaultValue(true)
+                            .withDescription(
+                                    "Evaluation rounds of GraphSAGE: a graph store subtask sums the"
+                                            + " stored rows of the in-neighbours it owns into their"
+                                            + " destination's row instead of sending them to the"
+                                            + " trainer (the same outputs up to rounding, far fewer"
+                                            + " rows moved); false sends every row."),
+                    OptionCheck.any());
+
     public static final ConfigOption<Integer> EDGE_BUFFER =
             GROUP.declare(
                     ConfigOptions.key("gnnstream.graph.edge-buffer")

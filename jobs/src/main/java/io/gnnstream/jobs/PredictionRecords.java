@@ -16,12 +16,23 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * line {@code {"id":…,"step":…,"label":…,"probs":[…]}} (plus {@code "embedding":[…]} when the
  * prediction has one), so the topic keeps the latest prediction of every vertex; a deleted vertex's
  * {@link Prediction#tombstone} is a null value, which compaction removes with the key.
+ *
+ * <p>Class probabilities are written rounded to {@value #PROBABILITY_DECIMALS} decimal places,
+ * without trailing zeros ({@code 0.25}, {@code 0}, {@code 1}): a round's millions of predictions
+ * are otherwise mostly float formatting and bytes for the broker (47 shortest floats a line on the
+ * products-size graph, most of them tiny). Embeddings are written as the shortest decimal that
+ * reads back as the same float.
  */
 public final class PredictionRecords implements KafkaRecordSerializationSchema<Prediction> {
 
     private static final long serialVersionUID = 1L;
     private static final JsonFactory JSON =
             JsonFactory.builder().enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER).build();
+
+    /** Decimal places of the class probabilities in a prediction line. */
+    public static final int PROBABILITY_DECIMALS = 6;
+
+    private static final long PROBABILITY_SCALE = 1_000_000L;
 
     private final String topic;
 
@@ -35,9 +46,9 @@ public final class PredictionRecords implements KafkaRecordSerializationSchema<P
     }
 
     /**
-     * The JSON line of a prediction as UTF-8, written by a streaming generator whose floats take
-     * the shortest decimal that reads back as the same float (Jackson's fast writer: a round's
-     * millions of predictions are mostly float formatting).
+     * The JSON line of a prediction as UTF-8, written by a streaming generator: probabilities to
+     * {@value #PROBABILITY_DECIMALS} places, embeddings as the shortest decimal that reads back as
+     * the same float (Jackson's fast writer).
      */
     static byte[] toJsonBytes(Prediction p) {
         try (ByteArrayBuilder bytes = new ByteArrayBuilder(32 + 12 * p.probs.length);
@@ -46,7 +57,7 @@ public final class PredictionRecords implements KafkaRecordSerializationSchema<P
             line.writeNumberField("id", p.vertex);
             line.writeNumberField("step", p.step);
             line.writeNumberField("label", p.label);
-            writeArray(line, "probs", p.probs);
+            writeProbabilities(line, p.probs);
             if (p.embedding != null) {
                 writeArray(line, "embedding", p.embedding);
             }
@@ -56,6 +67,41 @@ public final class PredictionRecords implements KafkaRecordSerializationSchema<P
         } catch (IOException e) {
             throw new UncheckedIOException("could not write the prediction of " + p.vertex, e);
         }
+    }
+
+    private static void writeProbabilities(JsonGenerator line, float[] probs) throws IOException {
+        line.writeArrayFieldStart("probs");
+        char[] digits = new char[2 + PROBABILITY_DECIMALS];
+        for (float q : probs) {
+            if (q >= 0f && q <= 1f) {
+                line.writeNumber(digits, 0, fixedDecimals(q, digits));
+            } else {
+                line.writeNumber(q); // not a probability: written as it is
+            }
+        }
+        line.writeEndArray();
+    }
+
+    /**
+     * Writes {@code q} (in [0, 1]) rounded to {@link #PROBABILITY_DECIMALS} places into {@code
+     * out}, without trailing zeros; returns the length.
+     */
+    static int fixedDecimals(float q, char[] out) {
+        long scaled = Math.round(q * (double) PROBABILITY_SCALE);
+        if (scaled <= 0 || scaled >= PROBABILITY_SCALE) {
+            out[0] = scaled <= 0 ? '0' : '1';
+            return 1;
+        }
+        out[0] = '0';
+        out[1] = '.';
+        for (int i = 1 + PROBABILITY_DECIMALS; i >= 2; i--, scaled /= 10) {
+            out[i] = (char) ('0' + scaled % 10);
+        }
+        int length = 2 + PROBABILITY_DECIMALS;
+        while (out[length - 1] == '0') {
+            length--;
+        }
+        return length;
     }
 
     private static void writeArray(JsonGenerator line, String field, float[] values)

@@ -439,7 +439,8 @@ public final class TrainingJob {
                                 featureCacheSlots())
                         .withHalo(halo)
                         .withLayerRowCache(conf.get(GraphOptions.LAYER_ROW_CACHE).getBytes())
-                        .withLayerRootWidths(roundRowWidths(true));
+                        .withLayerRootWidths(roundRowWidths(true))
+                        .withAggregationAtOwner(conf.get(GraphOptions.AGGREGATE_AT_OWNER));
         SingleOutputStreamOperator<SampleResponse> store =
                 updates.union(loopRequests)
                         .keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)

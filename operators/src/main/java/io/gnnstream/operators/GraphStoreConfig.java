@@ -45,6 +45,12 @@ public final class GraphStoreConfig implements Serializable {
      */
     private final int[] layerRootWidths;
 
+    /**
+     * Whether a destination's sampled in-neighbours owned here are aggregated here in inference
+     * rounds ({@code LayerOutputStore.sumOwned}) rather than sent to the trainer as rows.
+     */
+    public final boolean aggregateAtOwner;
+
     /** Settings without halo replicas. */
     public GraphStoreConfig(
             long seed,
@@ -64,22 +70,28 @@ public final class GraphStoreConfig implements Serializable {
                 trainerCacheSlots,
                 false,
                 0,
-                new int[0]);
+                new int[0],
+                true);
     }
 
     /** These settings with halo replicas on or off. */
     public GraphStoreConfig withHalo(boolean on) {
-        return with(on, layerRowCacheBytes, layerRootWidths);
+        return with(on, layerRowCacheBytes, layerRootWidths, aggregateAtOwner);
     }
 
     /** These settings with {@code bytes} of heap per hidden layer for layer-output rows. */
     public GraphStoreConfig withLayerRowCache(long bytes) {
-        return with(halo, bytes, layerRootWidths);
+        return with(halo, bytes, layerRootWidths, aggregateAtOwner);
     }
 
     /** These settings with the root widths of the stored rows of each hidden layer. */
     public GraphStoreConfig withLayerRootWidths(int... widths) {
-        return with(halo, layerRowCacheBytes, widths.clone());
+        return with(halo, layerRowCacheBytes, widths.clone(), aggregateAtOwner);
+    }
+
+    /** These settings with aggregation at the owner in inference rounds on or off. */
+    public GraphStoreConfig withAggregationAtOwner(boolean on) {
+        return with(halo, layerRowCacheBytes, layerRootWidths, on);
     }
 
     /** The model's hidden layers, whose rows the layer-output store keeps. */
@@ -92,7 +104,8 @@ public final class GraphStoreConfig implements Serializable {
         return layer >= 1 && layer <= layerRootWidths.length ? layerRootWidths[layer - 1] : 0;
     }
 
-    private GraphStoreConfig with(boolean halo, long layerRowCacheBytes, int[] layerRootWidths) {
+    private GraphStoreConfig with(
+            boolean halo, long layerRowCacheBytes, int[] layerRootWidths, boolean atOwner) {
         return new GraphStoreConfig(
                 seed,
                 featureDim,
@@ -103,7 +116,8 @@ public final class GraphStoreConfig implements Serializable {
                 trainerCacheSlots,
                 halo,
                 layerRowCacheBytes,
-                layerRootWidths);
+                layerRootWidths,
+                atOwner);
     }
 
     private GraphStoreConfig(
@@ -116,7 +130,8 @@ public final class GraphStoreConfig implements Serializable {
             int trainerCacheSlots,
             boolean halo,
             long layerRowCacheBytes,
-            int[] layerRootWidths) {
+            int[] layerRootWidths,
+            boolean aggregateAtOwner) {
         if (featureDim < 1
                 || statsIntervalMs < 1
                 || recordCacheBytes < 0
@@ -149,5 +164,6 @@ public final class GraphStoreConfig implements Serializable {
         this.halo = halo;
         this.layerRowCacheBytes = layerRowCacheBytes;
         this.layerRootWidths = layerRootWidths;
+        this.aggregateAtOwner = aggregateAtOwner;
     }
 }

@@ -273,6 +273,7 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
         getMetricGroup().gauge("layerRowsWritten", () -> layerOutputs.rowsWritten());
         getMetricGroup().gauge("missingLayerRows", () -> layerOutputs.missingRows());
         getMetricGroup().gauge("layerRowCacheHits", () -> layerOutputs.cacheHits());
+        getMetricGroup().gauge("layerRowsSummedAtOwner", () -> layerOutputs.summedRows());
         getMetricGroup().gauge("haloReplicas", () -> sizes.sum(PartitionSizes.REPLICAS));
         getMetricGroup()
                 .gauge(
@@ -529,7 +530,12 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
         response.part = request.part;
         sampleNeighbours(request, response);
         if (request.featurePart != SampleRequest.NO_FEATURES && request.layerInput > 0) {
-            MiniBatchPart part = layerOutputs.part(request);
+            float[][] summed =
+                    config.aggregateAtOwner
+                            ? layerOutputs.sumOwned(
+                                    request, response, v -> owned[partitioner.partition(v)])
+                            : null;
+            MiniBatchPart part = layerOutputs.part(request, summed);
             part.sender = subtask;
             output.collect(FEATURES, new StreamRecord<>(part));
         } else if (request.featurePart != SampleRequest.NO_FEATURES) {
@@ -722,6 +728,10 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
     }
 
     /** Layer-output rows the heap cache served, for tests. */
+    long layerRowsSummedAtOwner() {
+        return layerOutputs.summedRows();
+    }
+
     long layerRowCacheHits() {
         return layerOutputs.cacheHits();
     }

@@ -40,6 +40,8 @@ import java.util.stream.Stream;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
@@ -276,6 +278,81 @@ class GraphStoreOperatorTest {
             MiniBatchPart part = lastFeatures(h);
             assertArrayEquals(new float[] {1, 1, 0, 2}, floats(part.features));
             assertArrayEquals(new int[] {2, 0}, part.labels);
+        }
+    }
+
+    /**
+     * A destination's sampled in-neighbours whose rows the subtask owns are summed into its root
+     * part, divided by its degree, and counted in the response instead of listed; neighbours owned
+     * elsewhere stay in the block for the trainer, which divides by the same degree.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"rocksdb", "heap"})
+    void sumsADestinationsOwnedNeighboursIntoItsRootPart(String backend) throws Exception {
+        VertexPartitioner partitions = new HashPartitioner(MAX_PARALLELISM);
+        KeyGroupRange range =
+                KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(MAX_PARALLELISM, 2, 0);
+        java.util.function.LongPredicate owned =
+                v ->
+                        range.contains(
+                                KeyGroupRangeAssignment.assignToKeyGroup(
+                                        VertexKey.anchor(partitions.partition(v)),
+                                        MAX_PARALLELISM));
+        long[] mine = java.util.stream.LongStream.range(1, 100).filter(owned).limit(3).toArray();
+        long other =
+                java.util.stream.LongStream.range(1, 100)
+                        .filter(owned.negate())
+                        .findFirst()
+                        .orElseThrow();
+        long d = mine[0];
+        long a = mine[1];
+        long b = mine[2];
+        int route = partitions.partition(d);
+        try (var h =
+                harness(
+                        backend,
+                        partitions,
+                        new GraphStoreConfig(42L, DIM, 1000L, 4096, 4096, 1000, 0)
+                                .withLayerRowCache(4096)
+                                .withLayerRootWidths(1),
+                        2,
+                        0)) {
+            h.open();
+            for (long v : mine) {
+                node(h, v, 1, Split.TEST);
+            }
+            edge(h, a, d, false);
+            edge(h, other, d, false);
+            edge(h, b, d, false);
+            LayerOutputs o = new LayerOutputs();
+            o.step = 40;
+            o.layer = 1;
+            o.part = 0;
+            o.parts = 1;
+            o.route = route;
+            o.dim = 2;
+            o.vertices = new long[] {d, a, b};
+            o.values = new float[] {1f, 2f, 10f, 20f, 30f, 40f};
+            h.processElement(new StreamRecord<>(GraphStoreInput.of(o)));
+            h.getOutput().clear();
+            SampleRequest request =
+                    SampleRequest.sampleOnly(9, 40, 1, route, 0, -1, new long[] {d})
+                            .withFeatures(109, 0, 0, 0, new long[] {d}, new int[] {0});
+            request.layerInput = 1;
+            request.layerDim = 2;
+            request.layerRootRows = 1;
+            h.processElement(new StreamRecord<>(GraphStoreInput.of(request)));
+            SampleResponse response = lastResponse(h);
+            assertArrayEquals(new int[] {1}, response.neighbourCounts);
+            assertArrayEquals(new long[] {other}, response.neighbours, "owned elsewhere");
+            assertArrayEquals(new int[] {2}, response.summedCounts);
+            assertEquals(2, ((GraphStoreOperator) h.getOperator()).layerRowsSummedAtOwner());
+            MiniBatchPart part = lastFeatures(h);
+            assertArrayEquals(
+                    new float[] {1f + (20f + 40f) / 3, 2f},
+                    floats(part.features),
+                    1e-6f,
+                    "root plus the owned rest parts over the degree of 3; its own rest part");
         }
     }
 
@@ -860,6 +937,19 @@ class GraphStoreOperatorTest {
                     VertexKey, GraphStoreInput, SampleResponse>
             harness(String backend, VertexPartitioner partitioner, GraphStoreConfig config)
                     throws Exception {
+        return harness(backend, partitioner, config, 1, 0);
+    }
+
+    /** Subtask {@code subtask} of {@code parallelism}. */
+    private static KeyedOneInputStreamOperatorTestHarness<
+                    VertexKey, GraphStoreInput, SampleResponse>
+            harness(
+                    String backend,
+                    VertexPartitioner partitioner,
+                    GraphStoreConfig config,
+                    int parallelism,
+                    int subtask)
+                    throws Exception {
         KeySelector<GraphStoreInput, VertexKey> key =
                 in ->
                         in.update != null
@@ -876,8 +966,8 @@ class GraphStoreOperatorTest {
                         key,
                         VertexKeyTypeInfo.INSTANCE,
                         MAX_PARALLELISM,
-                        1,
-                        0);
+                        parallelism,
+                        subtask);
         StateBackend stateBackend = new HashMapStateBackend();
         if ("rocksdb".equals(backend)) {
             // The harness has almost no managed memory; RocksDB would then flush a file every few

@@ -440,17 +440,19 @@ class MessageTypesTest {
         byte[] part = serialize(MiniBatchPartSerializer.INSTANCE, MiniBatchPart.head(b, 1, 2));
         byte[] batch = serialize(MiniBatchSerializer.INSTANCE, b);
         // A part: version, identity (33 bytes), the head's fields (a batch record without its
-        // version
-        // byte), the part's other fields and, since format 6, the sender. Format 6 of the batch
-        // added
-        // four longs and an int at its end.
+        // version byte), the part's other fields. Formats 6, 7 and 8 of the batch added four longs
+        // and an int, an int, and a flag (false here) at its end; formats 6 and 7 of the part the
+        // sender and the row width at its end.
         int identity = 1 + 33;
         int headFields = batch.length - 1;
         DataOutputSerializer v5 = new DataOutputSerializer(part.length);
         v5.writeByte(5);
         v5.write(part, 1, identity - 1);
-        v5.write(part, identity, headFields - 4 * Long.BYTES - Integer.BYTES);
-        v5.write(part, identity + headFields, part.length - Integer.BYTES - identity - headFields);
+        v5.write(part, identity, headFields - 4 * Long.BYTES - 2 * Integer.BYTES - 1);
+        v5.write(
+                part,
+                identity + headFields,
+                part.length - 2 * Integer.BYTES - identity - headFields);
         MiniBatchPart read =
                 MiniBatchPartSerializer.INSTANCE.deserialize(
                         new DataInputDeserializer(v5.getCopyOfBuffer()));

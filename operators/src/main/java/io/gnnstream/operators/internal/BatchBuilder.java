@@ -67,6 +67,10 @@ public final class BatchBuilder {
     private final int[] nodeCounts;
     private final int[][] indptr;
     private final int[][] indices;
+
+    /** Per destination of hop 1, its in-neighbours summed at their owner; null when none were. */
+    private int[] summed;
+
     private int featureParts;
 
     /**
@@ -240,7 +244,8 @@ public final class BatchBuilder {
                 + 3L * Integer.BYTES
                 + 4L * Integer.BYTES
                 + (long) (Long.BYTES + Integer.BYTES) * r.sampleVertices.length
-                + (long) Long.BYTES * (r.neighbours.length + r.servedBits.length);
+                + (long) Long.BYTES * (r.neighbours.length + r.servedBits.length)
+                + (long) Integer.BYTES * r.summedCounts.length;
     }
 
     /**
@@ -330,9 +335,16 @@ public final class BatchBuilder {
         int si = 0;
         int fi = 0;
         int part = 0;
+        // A layer block's first hop samples and fetches the same destinations: each request names
+        // the same ones for both, so that its GraphStore subtask can sum a destination's owned
+        // neighbours into the destination's row (SampleResponse#summedCounts).
+        boolean together = layerInput > 0 && Arrays.equals(sample, features);
         do {
-            int ns = Math.min(maxRequestVertices, sample.length - si);
-            int nf = Math.min(maxRequestVertices - ns, features.length - fi);
+            int ns =
+                    together
+                            ? Math.min(Math.max(1, maxRequestVertices / 2), sample.length - si)
+                            : Math.min(maxRequestVertices, sample.length - si);
+            int nf = together ? ns : Math.min(maxRequestVertices - ns, features.length - fi);
             SampleRequest request =
                     SampleRequest.sampleOnly(
                             spec.batchId,
@@ -421,6 +433,12 @@ public final class BatchBuilder {
                 startOf[dst] = at;
                 countOf[dst] = r.neighbourCounts[i];
                 at += r.neighbourCounts[i];
+                if (h == 1 && i < r.summedCounts.length && r.summedCounts[i] > 0) {
+                    if (summed == null) {
+                        summed = new int[numDst];
+                    }
+                    summed[dst] = r.summedCounts[i];
+                }
             }
         }
         int[] ptr = new int[numDst + 1];
@@ -481,6 +499,7 @@ public final class BatchBuilder {
         b.nodeIds = Arrays.copyOf(nodes, numNodes);
         b.setBlocks(indptr, indices);
         b.featureDim = layerInput > 0 ? layerDim : featureDim;
+        b.summedNeighbours = summed == null ? null : summed.clone();
         b.loopRequests = loopRequests;
         b.loopRequestVertices = loopRequestVertices;
         b.loopBytes = loopBytes;

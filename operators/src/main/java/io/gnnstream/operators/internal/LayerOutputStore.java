@@ -1,16 +1,23 @@
 package io.gnnstream.operators.internal;
 
+import com.carrotsearch.hppc.LongIntHashMap;
 import io.gnnstream.operators.messages.LayerOutputs;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.SampleRequest;
+import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.LayerOutputRecord;
 import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexPartitioner;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.IntUnaryOperator;
+import java.util.function.LongPredicate;
 import org.apache.flink.api.common.state.KeyedStateStore;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -38,8 +45,18 @@ import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
  * <p>Inference blocks of layer {@code j+1} read their source rows here ({@link #part}): a row
  * written by another round than the request's, or never written (a vertex without attributes at the
  * round's start), goes out as zeros without a label and is counted ({@link #missingRows}).
+ *
+ * <p>Where rows have a root part, a destination's sampled in-neighbours that this subtask owns are
+ * aggregated here ({@link #sumOwned}): their rest parts are summed, divided by the destination's
+ * degree and added to the destination's root part, and they leave the block. The layer is linear in
+ * its rows up to that point ({@code root(v) + mean_u neigh(u)}), so the trainer adds the other
+ * owners' rows to the same result, and rows of a block's owned neighbours are never copied, sent or
+ * aggregated by the trainer.
  */
 public final class LayerOutputStore {
+
+    private static final VarHandle FLOATS =
+            MethodHandles.byteArrayViewVarHandle(float[].class, ByteOrder.LITTLE_ENDIAN);
 
     /**
      * Looks up a vertex's label (its attribute record's), {@link MiniBatch#NO_LABEL} for an
@@ -61,6 +78,7 @@ public final class LayerOutputStore {
     private long missingRows;
     private long cacheHits;
     private long rowsWritten;
+    private long summedRows;
 
     /**
      * @param cacheBytes heap for the rows of each layer written or read last (0: none)
@@ -139,6 +157,14 @@ public final class LayerOutputStore {
      * root part only for the rows below {@link SampleRequest#layerRootRows} (zeros for the others).
      */
     public MiniBatchPart part(SampleRequest request) throws Exception {
+        return part(request, null);
+    }
+
+    /**
+     * As {@link #part(SampleRequest)}, adding {@code summed[j]} (where not null) to the root part
+     * of feature row {@code j} (see {@link #sumOwned}).
+     */
+    public MiniBatchPart part(SampleRequest request, float[][] summed) throws Exception {
         ValueState<byte[]> state = layer(request.layerInput);
         ValueState<byte[]> rootState = roots.get(request.layerInput - 1);
         long[] vertices = request.featureVertices;
@@ -149,17 +175,13 @@ public final class LayerOutputStore {
         int[] labels = new int[vertices.length];
         VertexValueCache cache = caches.get(request.layerInput - 1);
         for (int j = 0; j < vertices.length; j++) {
-            boolean keyed = false;
             byte[] record = cache.get(vertices[j]);
+            boolean keyed = false;
             if (record != null && LayerOutputRecord.step(record) == request.samplingKey) {
                 cacheHits++;
             } else {
-                setCurrentKey.accept(partitioner.keyOf(vertices[j]));
+                record = fromState(state, cache, vertices[j]);
                 keyed = true;
-                record = state.value();
-                if (record != null) {
-                    cache.put(vertices[j], record);
-                }
             }
             if (!current(record, request.samplingKey, dim - root)) {
                 labels[j] = MiniBatch.ABSENT;
@@ -178,6 +200,12 @@ public final class LayerOutputStore {
                 } else {
                     missingRows++;
                 }
+                if (summed != null && summed[j] != null) {
+                    for (int c = 0; c < root; c++) {
+                        int at = j * rowBytes + c * Float.BYTES;
+                        FLOATS.set(bytes, at, (float) FLOATS.get(bytes, at) + summed[j][c]);
+                    }
+                }
             }
         }
         MiniBatchPart part =
@@ -192,6 +220,97 @@ public final class LayerOutputStore {
                         bytes);
         part.rowDim = dim;
         return part;
+    }
+
+    /**
+     * For a request of a layer whose rows have a root part: sums, for each sampled vertex that is
+     * also among the request's destination rows, the rest parts of the sampled in-neighbours that
+     * {@code owned} accepts, divided by the vertex's degree (all its sampled in-neighbours), and
+     * leaves only the others in {@code response} ({@link SampleResponse#summedCounts} counts the
+     * summed ones). Returns the sums per feature row of the request (null where none), for {@link
+     * #part(SampleRequest, float[][])}; null when the request has no such rows. An owned neighbour
+     * without a row of the round adds nothing and is counted as missing, as a row served as zeros.
+     */
+    public float[][] sumOwned(SampleRequest request, SampleResponse response, LongPredicate owned)
+            throws Exception {
+        int layer = request.layerInput;
+        int root = layer > 0 ? Math.min(rootWidth.applyAsInt(layer), request.layerDim) : 0;
+        if (root == 0 || request.layerRootRows == 0 || response.sampleVertices.length == 0) {
+            return null;
+        }
+        LongIntHashMap destinationRow = new LongIntHashMap();
+        for (int j = 0; j < request.featureVertices.length; j++) {
+            if (request.featureRows[j] < request.layerRootRows) {
+                destinationRow.put(request.featureVertices[j], j + 1);
+            }
+        }
+        if (destinationRow.isEmpty()) {
+            return null;
+        }
+        ValueState<byte[]> state = layer(layer);
+        VertexValueCache cache = caches.get(layer - 1);
+        int rest = request.layerDim - root;
+        if (rest != root) {
+            return null; // the rest parts are not the root part's terms
+        }
+        float[][] sums = new float[request.featureVertices.length][];
+        long[] sampled = response.sampleVertices;
+        int[] counts = response.neighbourCounts;
+        long[] neighbours = response.neighbours;
+        int[] summedCounts = new int[sampled.length];
+        int[] kept = new int[sampled.length];
+        long[] keptNeighbours = new long[neighbours.length];
+        int keptTotal = 0;
+        for (int i = 0, at = 0; i < sampled.length; at += counts[i], i++) {
+            int row = destinationRow.getOrDefault(sampled[i], 0) - 1;
+            float[] sum = row < 0 || counts[i] == 0 ? null : new float[root];
+            for (int k = at; k < at + counts[i]; k++) {
+                long u = neighbours[k];
+                if (sum == null || !owned.test(u)) {
+                    keptNeighbours[keptTotal++] = u;
+                    kept[i]++;
+                    continue;
+                }
+                summedCounts[i]++;
+                summedRows++;
+                byte[] record = cache.get(u);
+                if (record != null && LayerOutputRecord.step(record) == request.samplingKey) {
+                    cacheHits++;
+                } else {
+                    record = fromState(state, cache, u);
+                }
+                if (current(record, request.samplingKey, rest)) {
+                    for (int c = 0; c < root; c++) {
+                        sum[c] +=
+                                (float) FLOATS.get(record, LayerOutputRecord.HEADER_BYTES + c * 4);
+                    }
+                } else {
+                    missingRows++;
+                }
+            }
+            if (sum != null && summedCounts[i] > 0) {
+                float inv = 1f / counts[i];
+                for (int c = 0; c < root; c++) {
+                    sum[c] *= inv;
+                }
+                sums[row] = sum;
+            }
+        }
+        response.neighbourCounts = kept;
+        response.neighbours = Arrays.copyOf(keptNeighbours, keptTotal);
+        response.summedCounts = summedCounts;
+        return sums;
+    }
+
+    /** The stored row of {@code vertex} read from the state, and cached; null when none. */
+    private byte[] fromState(ValueState<byte[]> state, VertexValueCache cache, long vertex)
+            throws Exception {
+        setCurrentKey.accept(partitioner.keyOf(vertex));
+        byte[] record = state.value();
+        if (record != null) {
+            cache.put(vertex, record);
+        }
+        return record;
     }
 
     private static boolean current(byte[] record, long step, int dim) {
@@ -222,6 +341,11 @@ public final class LayerOutputStore {
     /** Rows asked for that the heap cache served. */
     public long cacheHits() {
         return cacheHits;
+    }
+
+    /** Rows of owned neighbours summed into their destinations' root parts ({@link #sumOwned}). */
+    public long summedRows() {
+        return summedRows;
     }
 
     /** Rows stored since this subtask started. */

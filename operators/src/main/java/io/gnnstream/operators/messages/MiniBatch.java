@@ -121,6 +121,14 @@ public class MiniBatch {
     public int featureDim;
     public float[] features;
 
+    /**
+     * Inference blocks of a layer after the first: per destination of hop 1, its in-neighbours
+     * whose rows the GraphStore subtask owning them already summed into the destination's root part
+     * (each divided by the destination's degree) and left out of {@link #indices}; a destination's
+     * degree is its edges plus this count. Null when none were (every training batch).
+     */
+    public int[] summedNeighbours;
+
     /** One per seed, in {@code [0, classes)} or {@link #NO_LABEL}. */
     public int[] labels;
 
@@ -196,6 +204,14 @@ public class MiniBatch {
         return indptr[indptrOffsets[hop - 1] + numDst(hop)];
     }
 
+    /**
+     * Destination {@code i}'s in-neighbours of hop {@code hop} summed at their owner, not among its
+     * edges (see {@link #summedNeighbours}).
+     */
+    public int summedNeighbours(int hop, int i) {
+        return hop == 1 && summedNeighbours != null ? summedNeighbours[i] : 0;
+    }
+
     public boolean isTraining() {
         return kind == Kind.TRAIN;
     }
@@ -245,6 +261,7 @@ public class MiniBatch {
         b.indices = indices;
         b.indicesOffsets = indicesOffsets;
         b.featureDim = featureDim;
+        b.summedNeighbours = summedNeighbours;
         b.features = newFeatures;
         b.labels = newLabels;
         b.graphVertices = graphVertices;

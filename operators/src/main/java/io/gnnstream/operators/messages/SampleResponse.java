@@ -27,6 +27,13 @@ public class SampleResponse {
      */
     public long[] servedBits = new long[0];
 
+    /**
+     * Inference blocks of a layer after the first: per sampled vertex, its sampled in-neighbours
+     * whose rows this subtask owns and summed into the vertex's root part (see {@link
+     * MiniBatch#summedNeighbours}); they are not in {@code neighbours}. Empty when none were.
+     */
+    public int[] summedCounts = new int[0];
+
     /** Whether the features of {@code neighbours[i]} came in the neighbour part. */
     public boolean served(int i) {
         return (i >>> 6) < servedBits.length && (servedBits[i >>> 6] & (1L << i)) != 0;

@@ -118,6 +118,10 @@ final class BatchValidator {
                         && b.indptrOffsets.length >= 1
                         && b.indicesOffsets.length >= 1,
                 "block needs CSR arrays");
+        require(
+                b.summedNeighbours == null
+                        || (b.summedNeighbours.length == b.numDst(1) && allNonNegative(b)),
+                "block summedNeighbours must hold a count >= 0 per destination");
         int p0 = b.indptrOffsets[0];
         require(
                 p0 >= 0 && p0 + b.numDst(1) < b.indptr.length && b.indptr[p0] == 0,
@@ -145,5 +149,14 @@ final class BatchValidator {
         if (!ok) {
             throw new IllegalArgumentException(message);
         }
+    }
+
+    private static boolean allNonNegative(MiniBatch b) {
+        for (int n : b.summedNeighbours) {
+            if (n < 0) {
+                return false;
+            }
+        }
+        return true;
     }
 }

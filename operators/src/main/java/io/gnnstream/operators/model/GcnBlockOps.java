@@ -37,6 +37,10 @@ final class GcnBlockOps {
             int to,
             float[] row,
             float[] scale) {
+        if (b.summedNeighbours != null) {
+            throw new IllegalArgumentException(
+                    "a GCN layer aggregates every neighbour itself (no summedNeighbours)");
+        }
         int width = in + 1;
         int[] indices = b.indices;
         for (int i = from; i < to; i++) {

@@ -23,8 +23,9 @@ final class SageBlockOps {
      * Writes the input rows {@code [from, to)} of the layer using hop {@code hop} into {@code out}
      * (row width {@code 2*in+1}). {@code src} holds the layer's source rows ({@code in} floats
      * each); {@code drop} (nullable) is applied on the fly so dropped copies of {@code src} are
-     * never materialized. Destinations without sampled neighbours get a zero mean. {@code row}
-     * needs {@code 2*in+1} floats, {@code scale} {@code BlockOps.SCALE_ROWS * in}.
+     * never materialized. Destinations without sampled neighbours get a zero mean. A destination's
+     * degree counts its {@link MiniBatch#summedNeighbours} as well as its edges. {@code row} needs
+     * {@code 2*in+1} floats, {@code scale} {@code BlockOps.SCALE_ROWS * in}.
      *
      * <p>Neighbour rows are summed four at a time: rows are gathered in random order, and four
      * independent streams let the memory system fetch them in parallel (about twice as fast as one
@@ -101,7 +102,8 @@ final class SageBlockOps {
                 }
             }
             if (end > start) {
-                float inv = 1f / (end - start);
+                // Neighbours summed at their owner are in the degree, not among the edges.
+                float inv = 1f / (end - start + b.summedNeighbours(hop, i));
                 for (int c = 0; c < in; c++) {
                     row[in + c] *= inv;
                 }

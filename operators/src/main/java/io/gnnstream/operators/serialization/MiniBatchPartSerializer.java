@@ -14,9 +14,10 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * Explicit serializer of {@link MiniBatchPart}: the part's identity, the head if any, its rows,
  * then (since format 4) its cache slots, (since format 5) its vertices and the head's served rows,
- * and (since format 6) its sender, (since format 7) its row width. Reads formats 3 to 6 as well, so
- * checkpointed parts of those formats restore. A head inside a part is written without a version
- * byte of its own, in the {@link MiniBatchSerializer} format of the same number as the part's.
+ * and (since format 6) its sender, (since format 7) its row width; format 8 carries a head of
+ * format 8. Reads formats 3 to 7 as well, so checkpointed parts of those formats restore. A head
+ * inside a part is written without a version byte of its own, in the {@link MiniBatchSerializer}
+ * format of the same number as the part's.
  */
 public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatchPart> {
 
@@ -28,6 +29,7 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
     private static final byte WITH_VERTICES = 5;
     private static final byte WITH_SENDER = 6;
     private static final byte WITH_ROW_DIM = 7;
+    private static final byte WITH_SUMMED_HEAD = 8;
 
     public static final TypeInformation<MiniBatchPart> TYPE_INFO =
             new SerializerTypeInfo<>(MiniBatchPart.class, INSTANCE);
@@ -91,12 +93,12 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
 
     @Override
     byte formatVersion() {
-        return WITH_ROW_DIM;
+        return WITH_SUMMED_HEAD;
     }
 
     @Override
     MiniBatchPart readFields(DataInputView in) throws IOException {
-        return readFields(in, WITH_ROW_DIM);
+        return readFields(in, WITH_SUMMED_HEAD);
     }
 
     @Override

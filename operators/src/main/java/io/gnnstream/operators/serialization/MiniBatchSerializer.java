@@ -41,9 +41,12 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
     /** The first format with {@link MiniBatch#roundShare}. */
     static final byte WITH_ROUND_SHARE = 7;
 
+    /** The first format with {@link MiniBatch#summedNeighbours}. */
+    static final byte WITH_SUMMED = 8;
+
     @Override
     byte formatVersion() {
-        return WITH_ROUND_SHARE;
+        return WITH_SUMMED;
     }
 
     @Override
@@ -88,11 +91,15 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
         out.writeLong(b.graphCutEdgesIngested);
         out.writeInt(b.remoteLoopRequests);
         out.writeInt(b.roundShare);
+        out.writeBoolean(b.summedNeighbours != null);
+        if (b.summedNeighbours != null) {
+            BulkArrays.writeInts(b.summedNeighbours, out);
+        }
     }
 
     @Override
     MiniBatch readFields(DataInputView in) throws IOException {
-        return readFields(in, WITH_ROUND_SHARE);
+        return readFields(in, WITH_SUMMED);
     }
 
     @Override
@@ -134,6 +141,9 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
         }
         if (version >= WITH_ROUND_SHARE) {
             b.roundShare = in.readInt();
+        }
+        if (version >= WITH_SUMMED && in.readBoolean()) {
+            b.summedNeighbours = BulkArrays.readInts(in);
         }
         return b;
     }

@@ -12,7 +12,8 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * Explicit serializer of {@link SampleResponse}: scalar fields, then every array in bulk; format 4
- * adds the served-neighbour bits, and format 3 is read with none.
+ * adds the served-neighbour bits, format 5 the summed-neighbour counts; older formats are read with
+ * none.
  */
 public final class SampleResponseSerializer extends BulkRecordSerializer<SampleResponse> {
 
@@ -29,10 +30,11 @@ public final class SampleResponseSerializer extends BulkRecordSerializer<SampleR
     }
 
     private static final byte WITH_SERVED = 4;
+    private static final byte WITH_SUMMED = 5;
 
     @Override
     byte formatVersion() {
-        return WITH_SERVED;
+        return WITH_SUMMED;
     }
 
     @Override
@@ -45,11 +47,12 @@ public final class SampleResponseSerializer extends BulkRecordSerializer<SampleR
         BulkArrays.writeInts(r.neighbourCounts, out);
         BulkArrays.writeLongs(r.neighbours, out);
         BulkArrays.writeLongs(r.servedBits, out);
+        BulkArrays.writeInts(r.summedCounts, out);
     }
 
     @Override
     SampleResponse readFields(DataInputView in) throws IOException {
-        return readFields(in, WITH_SERVED);
+        return readFields(in, WITH_SUMMED);
     }
 
     @Override
@@ -64,6 +67,9 @@ public final class SampleResponseSerializer extends BulkRecordSerializer<SampleR
         r.neighbours = BulkArrays.readLongs(in);
         if (version >= WITH_SERVED) {
             r.servedBits = BulkArrays.readLongs(in);
+        }
+        if (version >= WITH_SUMMED) {
+            r.summedCounts = BulkArrays.readInts(in);
         }
         return r;
     }

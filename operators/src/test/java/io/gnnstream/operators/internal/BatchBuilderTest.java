@@ -146,6 +146,40 @@ class BatchBuilderTest {
         assertEquals(5, requests.stream().mapToInt(r -> r.featureVertices.length).sum());
     }
 
+    /**
+     * A later layer's first hop names each destination for sampling and for its row in the same
+     * request, however small requests are; neighbours its GraphStore subtask summed are counted in
+     * the head per destination, not numbered or fetched.
+     */
+    @Test
+    void neighboursSummedAtTheOwnerAreCountedNotFetched() {
+        for (int max : new int[] {1, 2, 100}) {
+            BatchSpec spec = spec(0L, 3L, 4L);
+            spec.layer = 2;
+            BatchBuilder builder =
+                    new BatchBuilder(spec, 0, new int[] {2, 2}, DIM, partitioner, routes, max, 8)
+                            .layerInput(1, DIM);
+            List<SampleRequest> first = builder.start();
+            List<SampleRequest> next = new ArrayList<>();
+            for (SampleRequest r : first) {
+                assertArrayEquals(r.sampleVertices, r.featureVertices, "max " + max);
+                SampleResponse response = answer(r);
+                response.summedCounts = response.neighbourCounts;
+                response.neighbourCounts = new int[r.sampleVertices.length];
+                response.neighbours = new long[0];
+                next.addAll(builder.accept(response));
+            }
+            assertTrue(next.isEmpty(), "no sources to fetch");
+            assertTrue(builder.isComplete());
+            MiniBatch head = builder.buildHead().head;
+            assertArrayEquals(new long[] {0, 3, 4}, head.nodeIds);
+            assertArrayEquals(
+                    new int[] {IN.get(0L).length, IN.get(3L).length, IN.get(4L).length},
+                    head.summedNeighbours);
+            assertEquals(0, head.numEdges(1));
+        }
+    }
+
     @Test
     void resultDoesNotDependOnResponseOrderOrDuplicates() {
         MiniBatch reference = run(spec(0L, 4L), new int[] {-1, -1}, null);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.messages.MiniBatch;
+import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -138,6 +139,60 @@ class LayerwiseInferenceTest {
             for (int i = 0; i < direct.length; i++) {
                 assertEquals(direct[i], viaProjection[i], 1e-5, "logit " + i);
                 assertEquals(direct[i], round.logits()[i], 1e-5, "round logit " + i);
+            }
+        }
+    }
+
+    /**
+     * SAGE rows whose root part carries some neighbours' rest parts over the degree (summed where
+     * they are stored, see {@link MiniBatch#summedNeighbours}) give the layer output of the whole
+     * block, the other neighbours aggregated by the model over the same degree.
+     */
+    @org.junit.jupiter.api.Test
+    void neighboursSummedAtTheirOwnerGiveTheSameOutput() {
+        TestGraphs.Graph g = TestGraphs.random(N, F, 3, 6, 5, 3);
+        ModelConfig cfg = config(ModelCase.of(ModelType.SAGE), F, 2, 16);
+        int root = cfg.roundRootWidth(1, false);
+        int width = cfg.roundRowWidth(1, false);
+        assertEquals(2 * root, width);
+        try (GnnModel model = GnnModel.create(cfg)) {
+            model.setParameterVector(randomParams(cfg.numParameters()));
+            float[] hidden = LayerwiseInference.run(model, graph(g), 60).layers()[0];
+            float[] projected = model.project(1, hidden, N);
+            MiniBatch whole = wholeGraph(graph(g));
+            float[] expected = model.inferProjected(1, whole, projected);
+
+            // Even vertices are stored where their destinations are sampled.
+            MiniBatch split = wholeGraph(graph(g));
+            float[] rows = projected.clone();
+            split.summedNeighbours = new int[N];
+            int[] indptr = new int[N + 1];
+            int[] indices = new int[whole.indices.length];
+            int e = 0;
+            for (int v = 0; v < N; v++) {
+                int degree = whole.edgeEnd(1, v) - whole.edgeStart(1, v);
+                float[] sum = new float[root];
+                for (int k = whole.edgeStart(1, v); k < whole.edgeEnd(1, v); k++) {
+                    int u = whole.indices[k];
+                    if (u % 2 == 0) {
+                        split.summedNeighbours[v]++;
+                        for (int c = 0; c < root; c++) {
+                            sum[c] += projected[u * width + root + c];
+                        }
+                    } else {
+                        indices[e++] = u;
+                    }
+                }
+                for (int c = 0; c < root && degree > 0; c++) {
+                    rows[v * width + c] += sum[c] * (1f / degree);
+                }
+                indptr[v + 1] = e;
+            }
+            split.setBlocks(new int[][] {indptr}, new int[][] {Arrays.copyOf(indices, e)});
+            assertTrue(Arrays.stream(split.summedNeighbours).sum() > 0);
+            float[] got = model.inferProjected(1, split, rows);
+            for (int i = 0; i < expected.length; i++) {
+                assertEquals(expected[i], got[i], 1e-5, "logit " + i);
             }
         }
     }

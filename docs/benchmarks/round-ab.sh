@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The evaluation round under two values of one demo flag, on one generated graph of the
+# products-size graph's shape, in one invocation: demo with the baseline value, then with the
+# other, REPEATS times in turn, same arguments otherwise.
+# Usage: docs/benchmarks/round-ab.sh FLAG BASELINE OTHER [VERTICES] [TRAINERS] [REPEATS]
+#   e.g. round-ab.sh store-hidden-rows true false 500000
+#        round-ab.sh aggregate-at-owner false true 500000 2
+# VERTICES defaults to 500000 (2449029 is products' size); TRAINERS (default 1) also sets the
+# parallelism; REPEATS defaults to 1.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+if [[ $# -lt 3 ]]; then
+  sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+  exit 2
+fi
+flag="$1" baseline="$2" other="$3"
+n="${4:-500000}" trainers="${5:-1}" repeats="${6:-1}"
+data="work/bench/rows-$n-25-100-47"
+if [[ ! -f "$data/edges.csv" ]]; then
+  bin/gnnstream generate --vertices "$n" --avg-degree 25 --features 100 --classes 47 \
+    --train-fraction 0.08 --val-fraction 0.02 --test-fraction 0.9 --out "$data" --overwrite
+fi
+for ((r = 1; r <= repeats; r++)); do
+  for value in "$baseline" "$other"; do
+    log="work/bench/round-$flag-$value-$n-t$trainers-$r.log"
+    start=$(date +%s)
+    bin/gnnstream demo --dataset "$data" --work-dir "work/bench/rows-run" --batch-size 1024 \
+      --fanouts 15,10 --hidden 256 --max-steps 100 --eval-every 100 --layer-row-cache 512mb \
+      --trainers "$trainers" --parallelism "$trainers" "--$flag" "$value" > "$log" 2>&1
+    echo "--$flag $value (run $r): $(( $(date +%s) - start )) s wall"
+    grep -h 'Evaluation round of step' "$log" | sed 's/.*Evaluation round/  Evaluation round/'
+    grep -h '^gnnstream demo' "$log" | sed 's/^/  /'
+  done
+done
