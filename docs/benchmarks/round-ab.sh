@@ -6,14 +6,16 @@
 #   e.g. round-ab.sh store-hidden-rows true false 500000
 #        round-ab.sh aggregate-at-owner false true 500000 2
 # VERTICES defaults to 500000 (2449029 is products' size); TRAINERS (default 1) also sets the
-# parallelism; REPEATS defaults to 1.
+# parallelism; REPEATS defaults to 1. DEMO_ARGS, if set, replaces the other demo arguments'
+# default, --layer-row-cache 512mb (DEMO_ARGS= keeps the job's own 1gb).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if [[ $# -lt 3 ]]; then
-  sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 flag="$1" baseline="$2" other="$3"
+read -r -a extra <<< "${DEMO_ARGS---layer-row-cache 512mb}"
 n="${4:-500000}" trainers="${5:-1}" repeats="${6:-1}"
 data="work/bench/rows-$n-25-100-47"
 if [[ ! -f "$data/edges.csv" ]]; then
@@ -25,7 +27,7 @@ for ((r = 1; r <= repeats; r++)); do
     log="work/bench/round-$flag-$value-$n-t$trainers-$r.log"
     start=$(date +%s)
     bin/gnnstream demo --dataset "$data" --work-dir "work/bench/rows-run" --batch-size 1024 \
-      --fanouts 15,10 --hidden 256 --max-steps 100 --eval-every 100 --layer-row-cache 512mb \
+      --fanouts 15,10 --hidden 256 --max-steps 100 --eval-every 100 ${extra[@]+"${extra[@]}"} \
       --trainers "$trainers" --parallelism "$trainers" "--$flag" "$value" > "$log" 2>&1
     echo "--$flag $value (run $r): $(( $(date +%s) - start )) s wall"
     grep -h 'Evaluation round of step' "$log" | sed 's/.*Evaluation round/  Evaluation round/'
