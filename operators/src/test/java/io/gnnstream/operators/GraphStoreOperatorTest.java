@@ -34,6 +34,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.function.LongPredicate;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
@@ -256,24 +257,12 @@ class GraphStoreOperatorTest {
     @ParameterizedTest
     @ValueSource(strings = {"rocksdb", "heap"})
     void theRootPartOfARowGoesOnlyToDestinations(String backend) throws Exception {
-        try (var h =
-                harness(
-                        backend,
-                        PARTITIONER,
-                        new GraphStoreConfig(42L, DIM, 1000L, 4096, 4096, 1000, 0)
-                                .withLayerRowCache(4096)
-                                .withLayerRootWidths(1))) {
+        try (var h = harness(backend, PARTITIONER, rootWidthOne())) {
             h.open();
             node(h, 1, 2, Split.VAL);
             node(h, 2, 0, Split.NONE);
             h.processElement(new StreamRecord<>(GraphStoreInput.of(outputs(40, 1, 2, 1f))));
-            int[] rows = {0, 1};
-            SampleRequest request =
-                    SampleRequest.sampleOnly(9, 40, 2, 0, 0, -1, new long[0])
-                            .withFeatures(109, 0, 0, 0, new long[] {1, 2}, rows);
-            request.layerInput = 1;
-            request.layerDim = 2;
-            request.layerRootRows = 1;
+            SampleRequest request = layerRequest(40, 2, 0, new long[0], new long[] {1, 2}, 1);
             h.processElement(new StreamRecord<>(GraphStoreInput.of(request)));
             MiniBatchPart part = lastFeatures(h);
             assertArrayEquals(new float[] {1, 1, 0, 2}, floats(part.features));
@@ -292,31 +281,19 @@ class GraphStoreOperatorTest {
         VertexPartitioner partitions = new HashPartitioner(MAX_PARALLELISM);
         KeyGroupRange range =
                 KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(MAX_PARALLELISM, 2, 0);
-        java.util.function.LongPredicate owned =
+        LongPredicate owned =
                 v ->
                         range.contains(
                                 KeyGroupRangeAssignment.assignToKeyGroup(
                                         VertexKey.anchor(partitions.partition(v)),
                                         MAX_PARALLELISM));
-        long[] mine = java.util.stream.LongStream.range(1, 100).filter(owned).limit(3).toArray();
-        long other =
-                java.util.stream.LongStream.range(1, 100)
-                        .filter(owned.negate())
-                        .findFirst()
-                        .orElseThrow();
+        long[] mine = LongStream.range(1, 100).filter(owned).limit(3).toArray();
+        long other = LongStream.range(1, 100).filter(owned.negate()).findFirst().orElseThrow();
         long d = mine[0];
         long a = mine[1];
         long b = mine[2];
         int route = partitions.partition(d);
-        try (var h =
-                harness(
-                        backend,
-                        partitions,
-                        new GraphStoreConfig(42L, DIM, 1000L, 4096, 4096, 1000, 0)
-                                .withLayerRowCache(4096)
-                                .withLayerRootWidths(1),
-                        2,
-                        0)) {
+        try (var h = harness(backend, partitions, rootWidthOne(), 2, 0)) {
             h.open();
             for (long v : mine) {
                 node(h, v, 1, Split.TEST);
@@ -335,12 +312,7 @@ class GraphStoreOperatorTest {
             o.values = new float[] {1f, 2f, 10f, 20f, 30f, 40f};
             h.processElement(new StreamRecord<>(GraphStoreInput.of(o)));
             h.getOutput().clear();
-            SampleRequest request =
-                    SampleRequest.sampleOnly(9, 40, 1, route, 0, -1, new long[] {d})
-                            .withFeatures(109, 0, 0, 0, new long[] {d}, new int[] {0});
-            request.layerInput = 1;
-            request.layerDim = 2;
-            request.layerRootRows = 1;
+            SampleRequest request = layerRequest(40, 1, route, new long[] {d}, new long[] {d}, 1);
             h.processElement(new StreamRecord<>(GraphStoreInput.of(request)));
             SampleResponse response = lastResponse(h);
             assertArrayEquals(new int[] {1}, response.neighbourCounts);
@@ -380,15 +352,35 @@ class GraphStoreOperatorTest {
             long step,
             long[] vertices)
             throws Exception {
-        int[] rows = new int[vertices.length];
+        h.processElement(
+                new StreamRecord<>(
+                        GraphStoreInput.of(layerRequest(step, 2, 0, new long[0], vertices, 0))));
+        return lastFeatures(h);
+    }
+
+    /**
+     * A request of a block reading layer 1's rows (2 floats) of round {@code step}: samples {@code
+     * sample} at {@code hop} and fetches the rows of {@code features} into rows 0.., the first
+     * {@code rootRows} of them destinations.
+     */
+    private static SampleRequest layerRequest(
+            long step, int hop, int route, long[] sample, long[] features, int rootRows) {
+        int[] rows = new int[features.length];
         Arrays.setAll(rows, i -> i);
         SampleRequest request =
-                SampleRequest.sampleOnly(9, step, 2, 0, 0, -1, new long[0])
-                        .withFeatures(109, 0, 0, 0, vertices, rows);
+                SampleRequest.sampleOnly(9, step, hop, route, 0, -1, sample)
+                        .withFeatures(109, 0, 0, 0, features, rows);
         request.layerInput = 1;
         request.layerDim = 2;
-        h.processElement(new StreamRecord<>(GraphStoreInput.of(request)));
-        return lastFeatures(h);
+        request.layerRootRows = rootRows;
+        return request;
+    }
+
+    /** Settings whose layer-1 rows have a root part of one float, cached. */
+    private static GraphStoreConfig rootWidthOne() {
+        return new GraphStoreConfig(42L, DIM, 1000L, 4096, 4096, 1000, 0)
+                .withLayerRowCache(4096)
+                .withLayerRootWidths(1);
     }
 
     /**

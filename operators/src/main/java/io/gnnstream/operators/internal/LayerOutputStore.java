@@ -175,14 +175,7 @@ public final class LayerOutputStore {
         int[] labels = new int[vertices.length];
         VertexValueCache cache = caches.get(request.layerInput - 1);
         for (int j = 0; j < vertices.length; j++) {
-            byte[] record = cache.get(vertices[j]);
-            boolean keyed = false;
-            if (record != null && LayerOutputRecord.step(record) == request.samplingKey) {
-                cacheHits++;
-            } else {
-                record = fromState(state, cache, vertices[j]);
-                keyed = true;
-            }
+            byte[] record = stored(state, cache, vertices[j], request.samplingKey);
             if (!current(record, request.samplingKey, dim - root)) {
                 labels[j] = MiniBatch.ABSENT;
                 missingRows++;
@@ -191,9 +184,7 @@ public final class LayerOutputStore {
             labels[j] = LayerOutputRecord.label(record);
             LayerOutputRecord.copyValueBytes(record, bytes, j * rowBytes + root * Float.BYTES);
             if (root > 0 && request.featureRows[j] < request.layerRootRows) {
-                if (!keyed) {
-                    setCurrentKey.accept(partitioner.keyOf(vertices[j]));
-                }
+                setCurrentKey.accept(partitioner.keyOf(vertices[j]));
                 byte[] rootRecord = rootState.value();
                 if (current(rootRecord, request.samplingKey, root)) {
                     LayerOutputRecord.copyValueBytes(rootRecord, bytes, j * rowBytes);
@@ -235,7 +226,11 @@ public final class LayerOutputStore {
             throws Exception {
         int layer = request.layerInput;
         int root = layer > 0 ? Math.min(rootWidth.applyAsInt(layer), request.layerDim) : 0;
-        if (root == 0 || request.layerRootRows == 0 || response.sampleVertices.length == 0) {
+        int rest = request.layerDim - root;
+        if (root == 0
+                || rest != root // the rest parts are not the root part's terms
+                || request.layerRootRows == 0
+                || response.sampleVertices.length == 0) {
             return null;
         }
         LongIntHashMap destinationRow = new LongIntHashMap();
@@ -249,10 +244,6 @@ public final class LayerOutputStore {
         }
         ValueState<byte[]> state = layer(layer);
         VertexValueCache cache = caches.get(layer - 1);
-        int rest = request.layerDim - root;
-        if (rest != root) {
-            return null; // the rest parts are not the root part's terms
-        }
         float[][] sums = new float[request.featureVertices.length][];
         long[] sampled = response.sampleVertices;
         int[] counts = response.neighbourCounts;
@@ -273,16 +264,14 @@ public final class LayerOutputStore {
                 }
                 summedCounts[i]++;
                 summedRows++;
-                byte[] record = cache.get(u);
-                if (record != null && LayerOutputRecord.step(record) == request.samplingKey) {
-                    cacheHits++;
-                } else {
-                    record = fromState(state, cache, u);
-                }
+                byte[] record = stored(state, cache, u, request.samplingKey);
                 if (current(record, request.samplingKey, rest)) {
                     for (int c = 0; c < root; c++) {
                         sum[c] +=
-                                (float) FLOATS.get(record, LayerOutputRecord.HEADER_BYTES + c * 4);
+                                (float)
+                                        FLOATS.get(
+                                                record,
+                                                LayerOutputRecord.HEADER_BYTES + c * Float.BYTES);
                     }
                 } else {
                     missingRows++;
@@ -302,11 +291,19 @@ public final class LayerOutputStore {
         return sums;
     }
 
-    /** The stored row of {@code vertex} read from the state, and cached; null when none. */
-    private byte[] fromState(ValueState<byte[]> state, VertexValueCache cache, long vertex)
+    /**
+     * The stored row of {@code vertex}: the cache's when it is of round {@code step} (a hit), else
+     * read from the state and cached; null when none.
+     */
+    private byte[] stored(ValueState<byte[]> state, VertexValueCache cache, long vertex, long step)
             throws Exception {
+        byte[] record = cache.get(vertex);
+        if (record != null && LayerOutputRecord.step(record) == step) {
+            cacheHits++;
+            return record;
+        }
         setCurrentKey.accept(partitioner.keyOf(vertex));
-        byte[] record = state.value();
+        record = state.value();
         if (record != null) {
             cache.put(vertex, record);
         }

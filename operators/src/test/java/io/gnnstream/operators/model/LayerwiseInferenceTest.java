@@ -10,6 +10,7 @@ import io.gnnstream.operators.messages.MiniBatch;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -148,7 +149,7 @@ class LayerwiseInferenceTest {
      * they are stored, see {@link MiniBatch#summedNeighbours}) give the layer output of the whole
      * block, the other neighbours aggregated by the model over the same degree.
      */
-    @org.junit.jupiter.api.Test
+    @Test
     void neighboursSummedAtTheirOwnerGiveTheSameOutput() {
         TestGraphs.Graph g = TestGraphs.random(N, F, 3, 6, 5, 3);
         ModelConfig cfg = config(ModelCase.of(ModelType.SAGE), F, 2, 16);
