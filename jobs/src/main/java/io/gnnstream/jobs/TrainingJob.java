@@ -227,6 +227,9 @@ public final class TrainingJob {
                 KafkaSink.<Prediction>builder()
                         .setBootstrapServers(bootstrap)
                         .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+                        // A round writes a record per vertex: batches of thousands of records.
+                        .setProperty("linger.ms", "5")
+                        .setProperty("batch.size", Integer.toString(256 << 10))
                         .setRecordSerializer(
                                 new PredictionRecords(KafkaOptions.predictionsTopic(conf)))
                         .build(),

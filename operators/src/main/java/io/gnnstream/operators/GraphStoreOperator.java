@@ -641,8 +641,17 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
         return true;
     }
 
+    /**
+     * The label of {@code vertex} for a row it writes: from the record cache, else from RocksDB
+     * without caching the record (a round writes every vertex once, and those records would evict
+     * the ones sampling keeps reading).
+     */
     private int labelOf(long vertex) throws Exception {
-        byte[] record = recordOf(vertex);
+        byte[] record = recordCache.get(vertex);
+        if (record == null) {
+            setCurrentKey(partitioner.keyOf(vertex));
+            record = attributes.value();
+        }
         return record == null ? MiniBatch.ABSENT : VertexRecord.label(record);
     }
 

@@ -19,6 +19,7 @@ import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.state.HashPartitioner;
 import io.gnnstream.state.InAdjacency;
+import io.gnnstream.state.LayerOutputRecord;
 import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexKeyTypeInfo;
 import io.gnnstream.state.VertexPartitioner;
@@ -267,6 +268,38 @@ class GraphStoreOperatorTest {
             MiniBatchPart part = lastFeatures(h);
             assertArrayEquals(new float[] {1, 1, 0, 2}, floats(part.features));
             assertArrayEquals(new int[] {2, 0}, part.labels);
+        }
+    }
+
+    /**
+     * A root part is served from the heap once (it leaves the cache when read; a repeated request
+     * reads it from RocksDB, with the same values), and is cached only in the room the rest parts
+     * leave in the budget: with a budget that two rest parts fill, every root part is RocksDB's.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {4096, 2 * (LayerOutputRecord.HEADER_BYTES + Float.BYTES + 64)})
+    void aRootPartComesFromTheHeapOnceAndOnlyInTheRoomTheRestPartsLeave(long cacheBytes)
+            throws Exception {
+        boolean roomForRoots = cacheBytes == 4096;
+        try (var h =
+                harness("rocksdb", PARTITIONER, rootWidthOne().withLayerRowCache(cacheBytes))) {
+            h.open();
+            node(h, 1, 2, Split.VAL);
+            node(h, 2, 0, Split.NONE);
+            h.processElement(new StreamRecord<>(GraphStoreInput.of(outputs(40, 1, 2, 1f))));
+            GraphStoreOperator store = (GraphStoreOperator) h.getOperator();
+            for (int attempt = 0; attempt < 2; attempt++) {
+                SampleRequest request = layerRequest(40, 2, 0, new long[0], new long[] {1, 2}, 1);
+                h.processElement(new StreamRecord<>(GraphStoreInput.of(request)));
+                assertArrayEquals(
+                        new float[] {1, 1, 0, 2},
+                        floats(lastFeatures(h).features),
+                        "attempt " + attempt);
+            }
+            assertEquals(
+                    roomForRoots ? 5 : 4,
+                    store.layerRowCacheHits(),
+                    "two rest parts per request from the heap, and the root part once if it fit");
         }
     }
 

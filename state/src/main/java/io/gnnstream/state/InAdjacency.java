@@ -1,5 +1,6 @@
 package io.gnnstream.state;
 
+import com.carrotsearch.hppc.IntHashSet;
 import com.carrotsearch.hppc.LongHashSet;
 import com.carrotsearch.hppc.LongIntHashMap;
 import java.lang.invoke.MethodHandles;
@@ -7,9 +8,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.SplittableRandom;
 import org.apache.flink.api.common.state.KeyedStateStore;
 import org.apache.flink.api.common.state.MapState;
@@ -508,7 +507,7 @@ public final class InAdjacency {
      */
     public static int[] chooseSlots(int n, int k, SplittableRandom random) {
         int[] chosen = new int[k];
-        Set<Integer> large = k > SMALL_SAMPLE ? new HashSet<>(2 * k) : null;
+        IntHashSet large = k > SMALL_SAMPLE ? new IntHashSet(2 * k) : null;
         int size = 0;
         for (int j = n - k; j < n; j++) {
             int t = random.nextInt(j + 1);

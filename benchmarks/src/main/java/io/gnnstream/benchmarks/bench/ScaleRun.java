@@ -24,12 +24,12 @@ import java.util.stream.Stream;
 
 /**
  * One {@code demo} run of {@link ScaleBenchmark} in a child JVM, launched as {@code bin/gnnstream}
- * launches it (the parent's system properties and module openings, {@code -Xmx6g} and the parallel
- * collector), watched from outside: its output lines with the time they appeared, the peak RSS of
- * the JVM and of the broker it starts (sampled every second), the JVM's own accounting of its
- * memory at the largest RSS seen ({@code jcmd VM.native_memory}), the bytes the job's local files
- * take on disk (RocksDB's instances among them), and the job's checkpoint statistics from Flink's
- * REST API. The child's output is copied to {@code demo.log} in the run's folder.
+ * launches it (the parent's system properties and module openings, {@code -Xmx6g -Xmn1g} and the
+ * parallel collector), watched from outside: its output lines with the time they appeared, the peak
+ * RSS of the JVM and of the broker it starts (sampled every second), the JVM's own accounting of
+ * its memory at the largest RSS seen ({@code jcmd VM.native_memory}), the bytes the job's local
+ * files take on disk (RocksDB's instances among them), and the job's checkpoint statistics from
+ * Flink's REST API. The child's output is copied to {@code demo.log} in the run's folder.
  */
 final class ScaleRun {
 
@@ -75,6 +75,7 @@ final class ScaleRun {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx6g");
+        command.add("-Xmn1g");
         command.add("-XX:+UseParallelGC");
         command.add("-XX:NativeMemoryTracking=summary");
         command.add("-Djava.io.tmpdir=" + dir.resolve("tmp").toAbsolutePath());

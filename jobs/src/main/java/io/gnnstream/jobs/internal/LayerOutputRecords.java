@@ -46,6 +46,9 @@ public final class LayerOutputRecords {
                     "segment.bytes",
                     Integer.toString(64 << 20));
 
+    /** Producer batch size of the ranks' sink. */
+    static final int BATCH_BYTES = 512 << 10;
+
     private LayerOutputRecords() {}
 
     /** The ranks' side: at least once, a repeated output being harmless. */
@@ -54,7 +57,11 @@ public final class LayerOutputRecords {
                 .setBootstrapServers(bootstrapServers)
                 .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
                 .setProperty("linger.ms", "5")
-                .setProperty("buffer.memory", Integer.toString(8 << 20))
+                // A round writes about a gigabyte in records of up to 16 KiB: batches of many
+                // records (the producer's default batch holds one) keep the requests few, and under
+                // the broker's 1 MB batch limit.
+                .setProperty("batch.size", Integer.toString(BATCH_BYTES))
+                .setProperty("buffer.memory", Integer.toString(16 * BATCH_BYTES))
                 .setRecordSerializer(new Serializer(topic))
                 .build();
     }

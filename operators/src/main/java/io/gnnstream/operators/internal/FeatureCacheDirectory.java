@@ -1,6 +1,5 @@
 package io.gnnstream.operators.internal;
 
-import com.carrotsearch.hppc.LongIntHashMap;
 import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -22,7 +21,7 @@ public final class FeatureCacheDirectory {
 
     private final int firstSlot;
     private final long epoch;
-    private final LongIntHashMap slotOf = new LongIntHashMap();
+    private final VertexSlotTable slotOf;
     private final long[] vertexAt;
     private final boolean[] referenced;
     private int hand;
@@ -45,6 +44,7 @@ public final class FeatureCacheDirectory {
         }
         this.firstSlot = firstSlot;
         this.epoch = epoch;
+        this.slotOf = new VertexSlotTable(slots);
         this.vertexAt = new long[slots];
         this.referenced = new boolean[slots];
         Arrays.fill(vertexAt, FREE);
@@ -72,11 +72,10 @@ public final class FeatureCacheDirectory {
 
     /** The trainer's slot holding {@code vertex}'s features, or -1; a hit counts as a use. */
     public int lookup(long vertex) {
-        int index = slotOf.indexOf(vertex);
-        if (!slotOf.indexExists(index)) {
+        int local = slotOf.get(vertex);
+        if (local < 0) {
             return -1;
         }
-        int local = slotOf.indexGet(index);
         referenced[local] = true;
         return firstSlot + local;
     }
@@ -106,10 +105,8 @@ public final class FeatureCacheDirectory {
 
     /** Forgets {@code vertex} (its features changed): the next request sends them again. */
     public void invalidate(long vertex) {
-        int index = slotOf.indexOf(vertex);
-        if (slotOf.indexExists(index)) {
-            int local = slotOf.indexGet(index);
-            slotOf.indexRemove(index);
+        int local = slotOf.remove(vertex);
+        if (local >= 0) {
             vertexAt[local] = FREE;
             referenced[local] = false;
         }

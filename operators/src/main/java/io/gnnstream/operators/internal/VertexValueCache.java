@@ -102,6 +102,34 @@ public final class VertexValueCache {
         }
     }
 
+    /**
+     * The cached value of {@code vertex}, which leaves the cache (a value read once, then not
+     * again); null when none.
+     */
+    public byte[] take(long vertex) {
+        if (size == 0) {
+            return null;
+        }
+        int slot = entries.indexOf(vertex);
+        if (!entries.indexExists(slot)) {
+            return null;
+        }
+        int e = entries.indexGet(slot);
+        byte[] value = values[e];
+        remove(e);
+        return value;
+    }
+
+    /**
+     * Evicts entries, by the same clock as {@link #put}, until the cached entries are charged at
+     * most {@code maxBytes} (at most the budget), so that another cache can have the rest.
+     */
+    public void trimTo(long maxBytes) {
+        while (bytes > Math.max(0, maxBytes) && size > 0) {
+            evictOne();
+        }
+    }
+
     public int size() {
         return size;
     }

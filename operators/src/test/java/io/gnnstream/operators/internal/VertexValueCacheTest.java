@@ -30,6 +30,35 @@ class VertexValueCacheTest {
     }
 
     @Test
+    void aTakenValueLeavesTheCache() {
+        VertexValueCache cache = new VertexValueCache(2 * ONE_BYTE_ENTRY);
+        cache.put(1, new byte[] {1});
+        cache.put(2, new byte[] {2});
+        assertArrayEquals(new byte[] {1}, cache.take(1));
+        assertNull(cache.take(1));
+        assertNull(cache.get(1));
+        assertEquals(1, cache.size());
+        assertEquals(ONE_BYTE_ENTRY, cache.bytes());
+        assertArrayEquals(new byte[] {2}, cache.get(2));
+    }
+
+    @Test
+    void trimmingEvictsTheLeastRecentlyUsedUntilUnderTheGivenBytes() {
+        VertexValueCache cache = new VertexValueCache(3 * ONE_BYTE_ENTRY);
+        cache.put(1, new byte[] {1});
+        cache.put(2, new byte[] {2});
+        cache.put(3, new byte[] {3});
+        cache.get(2);
+        cache.trimTo(2 * ONE_BYTE_ENTRY);
+        assertEquals(2, cache.size());
+        assertNull(cache.get(1), "1 was the first unused entry the hand found");
+        assertArrayEquals(new byte[] {2}, cache.get(2));
+        cache.trimTo(-1);
+        assertEquals(0, cache.size());
+        assertEquals(0, cache.bytes());
+    }
+
+    @Test
     void aLargeValueEvictsAsManySmallOnesAsItNeeds() {
         VertexValueCache cache = new VertexValueCache(3 * ONE_BYTE_ENTRY);
         cache.put(1, new byte[] {1});
