@@ -155,9 +155,11 @@ public final class GraphOptions {
                                     "Heap per graph store subtask and hidden layer for the rows an"
                                         + " evaluation round stores in the layer-output store, so"
                                         + " the next layer's blocks read most of them without"
-                                        + " RocksDB; about 80 bytes plus 4 per float of a row each"
-                                        + " (the default holds 4 million rows of 47 floats);"
-                                        + " allocated as it fills; 0 turns the cache off."),
+                                        + " RocksDB (root parts, read once by their destination,"
+                                        + " only in the room the other parts leave); about 80 bytes"
+                                        + " plus 4 per float of a row each (the default holds 4"
+                                        + " million rows of 47 floats); allocated as it fills; 0"
+                                        + " turns the cache off."),
                     OptionCheck.any());
 
     public static final ConfigOption<Boolean> AGGREGATE_AT_OWNER =

@@ -36,10 +36,10 @@ import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
  * SampleRequest#layerRootRows}), about once per vertex and round; the rest, which every block with
  * the vertex among its sources reads, in {@code layer-output-j} and the cache.
  *
- * <p>Root parts pass through a second heap cache per layer ({@code roots}) that only gets the room
- * the rest parts leave in the same budget: the rest parts are read once per block with the vertex
- * among its sources, a root part once per round, so a root part is dropped first and leaves the
- * cache when its destination reads it. A root part not found there is read from the state.
+ * <p>Root parts pass through a second heap cache per layer that only gets the room the rest parts
+ * leave in the same budget: the rest parts are read once per block with the vertex among its
+ * sources, a root part once per round, so a root part is dropped first and leaves the cache when
+ * its destination reads it. A root part not found there is read from the state.
  *
  * <p>Each layer's rows pass through a {@link VertexValueCache} of a fixed heap budget as they are
  * written and read, so a round's next layer finds most of them on the heap: a layer's rows are read
