@@ -53,14 +53,16 @@ def window(path, start, end):
 
     a, b = nearest(start), nearest(end)
     print("window %.1f s" % (b["t"] - a["t"]))
+    rows = []
     for pid, proc in b["p"].items():
         before = a["p"].get(pid, {"th": {}})["th"]
         per_name = collections.Counter()
         for tid, (name, cpu) in proc["th"].items():
             per_name[name.rstrip("0123456789#").strip()] += cpu - before.get(tid, (name, 0))[1]
-        total = sum(per_name.values())
+        rows.append((sum(per_name.values()), pid, proc["cmd"], per_name))
+    for total, pid, cmd, per_name in sorted(rows, reverse=True):
         if total >= 1:
-            print("%s %s: %.1f CPU s" % (pid, proc["cmd"][-60:], total))
+            print("%s %s: %.1f CPU s" % (pid, cmd[-60:], total))
             for name, cpu in per_name.most_common(15):
                 print("  %7.1f %s" % (cpu, name))
 
