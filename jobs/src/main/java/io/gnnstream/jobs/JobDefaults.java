@@ -2,6 +2,7 @@ package io.gnnstream.jobs;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExecutionOptions;
@@ -12,6 +13,7 @@ import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.contrib.streaming.state.RocksDBConfigurableOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.environment.ExecutionCheckpointingOptions;
+import org.rocksdb.CompressionType;
 
 /**
  * Flink settings every run of the training job needs (docs/design.md, "Flink settings"): RocksDB
@@ -141,15 +143,24 @@ public final class JobDefaults {
      * Throughput settings, unless configured otherwise. RocksDB bloom filters, so that the
      * duplicate check of an edge into a high-degree vertex (a lookup of a neighbour that is usually
      * absent) skips the files that cannot hold it ({@code bench ingest}: +16 % at 10^5 vertices of
-     * degree 50, +25 % at 10^6 of degree 10). Object reuse, so that chained operators hand records
-     * on instead of copying each one with its serializer (the reflective copies of the Kafka record
-     * and the parsed edge were a quarter of the source task's time): every operator of the job
-     * emits fresh objects, never changes one it has emitted or keeps one it was handed for longer
-     * than the call, and Flink never reuses objects read from the network.
+     * degree 50, +25 % at 10^6 of degree 10). No RocksDB compression: the state is mostly floats
+     * and vertex ids, which Snappy hardly shrinks, and compressing every flushed and compacted
+     * block cost RocksDB's threads more than half their CPU in an evaluation round's first pass (on
+     * the products-size graph the pass took 90 s with Snappy, 75 s without; the files 5 % more).
+     * Object reuse, so that chained operators hand records on instead of copying each one with its
+     * serializer (the reflective copies of the Kafka record and the parsed edge were a quarter of
+     * the source task's time): every operator of the job emits fresh objects, never changes one it
+     * has emitted or keeps one it was handed for longer than the call, and Flink never reuses
+     * objects read from the network.
      */
     public static Configuration tuneThroughput(Configuration conf) {
         if (!conf.contains(RocksDBConfigurableOptions.USE_BLOOM_FILTER)) {
             conf.set(RocksDBConfigurableOptions.USE_BLOOM_FILTER, true);
+        }
+        if (!conf.contains(RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL)) {
+            conf.set(
+                    RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL,
+                    List.of(CompressionType.NO_COMPRESSION));
         }
         if (!conf.contains(PipelineOptions.OBJECT_REUSE)) {
             conf.set(PipelineOptions.OBJECT_REUSE, true);

@@ -6,12 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.contrib.streaming.state.RocksDBConfigurableOptions;
 import org.junit.jupiter.api.Test;
+import org.rocksdb.CompressionType;
 
 class JobDefaultsTest {
 
@@ -22,6 +24,9 @@ class JobDefaultsTest {
         assertEquals(JobDefaults.BUFFER_TIMEOUT, defaults.get(ExecutionOptions.BUFFER_TIMEOUT));
         assertFalse(defaults.get(PipelineOptions.GENERIC_TYPES));
         assertTrue(defaults.get(RocksDBConfigurableOptions.USE_BLOOM_FILTER));
+        assertEquals(
+                List.of(CompressionType.NO_COMPRESSION),
+                defaults.get(RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL));
         assertTrue(defaults.get(PipelineOptions.OBJECT_REUSE));
         assertEquals(
                 JobDefaults.CHECKPOINT_TIMEOUT,
@@ -37,6 +42,9 @@ class JobDefaultsTest {
         Configuration user = new Configuration();
         user.set(ExecutionOptions.BUFFER_TIMEOUT, Duration.ofMillis(50));
         user.set(RocksDBConfigurableOptions.USE_BLOOM_FILTER, false);
+        user.set(
+                RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL,
+                List.of(CompressionType.LZ4_COMPRESSION));
         user.set(PipelineOptions.OBJECT_REUSE, false);
         user.set(CheckpointingOptions.CHECKPOINTING_TIMEOUT, Duration.ofMinutes(20));
         user.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 5);
@@ -45,6 +53,9 @@ class JobDefaultsTest {
         JobDefaults.apply(user, Path.of("cp"), Duration.ofSeconds(10));
         assertEquals(Duration.ofMillis(50), user.get(ExecutionOptions.BUFFER_TIMEOUT));
         assertFalse(user.get(RocksDBConfigurableOptions.USE_BLOOM_FILTER));
+        assertEquals(
+                List.of(CompressionType.LZ4_COMPRESSION),
+                user.get(RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL));
         assertFalse(user.get(PipelineOptions.OBJECT_REUSE));
         assertEquals(Duration.ofMinutes(20), user.get(CheckpointingOptions.CHECKPOINTING_TIMEOUT));
         assertEquals(5, user.get(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS));

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The evaluation round with and without one Flink setting, in one invocation: demo with
+# flink-conf/config.yaml as it is, then with SETTING in it (replacing the key's line; the file is
+# restored afterwards), on one generated graph of the products-size graph's shape, same arguments
+# otherwise. Each demo's threads' CPU time is recorded (thread-cpu.py) next to its log.
+# Usage: docs/benchmarks/round-conf.sh 'KEY: VALUE' [VERTICES] [TRAINERS]
+#   e.g. round-conf.sh 'state.backend.rocksdb.compression.per.level: SNAPPY_COMPRESSION' 2449029 2
+# VERTICES defaults to 500000 (2449029 is products' size); TRAINERS (default 1) also sets the
+# parallelism.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+if [[ $# -lt 1 ]]; then
+  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+  exit 2
+fi
+setting="$1" n="${2:-500000}" trainers="${3:-1}"
+data="work/bench/rows-$n-25-100-47"
+if [[ ! -f "$data/edges.csv" ]]; then
+  bin/gnnstream generate --vertices "$n" --avg-degree 25 --features 100 --classes 47 \
+    --train-fraction 0.08 --val-fraction 0.02 --test-fraction 0.9 --out "$data" --overwrite
+fi
+mkdir -p work/bench
+cp flink-conf/config.yaml work/bench/config.yaml.base
+trap 'cp work/bench/config.yaml.base flink-conf/config.yaml' EXIT
+for run in base setting; do
+  cp work/bench/config.yaml.base flink-conf/config.yaml
+  if [[ $run == setting ]]; then
+    # The setting replaces the key's line, if the file has one.
+    grep -v "^${setting%%:*}:" work/bench/config.yaml.base > flink-conf/config.yaml || true
+    printf '%s\n' "$setting" >> flink-conf/config.yaml
+  fi
+  log="work/bench/round-conf-$run-$n-t$trainers.log"
+  python3 docs/benchmarks/thread-cpu.py record "${log%.log}.cpu" &
+  recorder=$!
+  start=$(date +%s)
+  bin/gnnstream demo --dataset "$data" --work-dir work/bench/conf-run --batch-size 1024 \
+    --fanouts 15,10 --hidden 256 --max-steps 100 --eval-every 100 \
+    --trainers "$trainers" --parallelism "$trainers" > "$log" 2>&1 || true
+  kill "$recorder"
+  echo "$run (${setting}): $(( $(date +%s) - start )) s wall"
+  grep -h 'Evaluation round of step' "$log" | sed 's/.*Evaluation round/  Evaluation round/'
+  grep -h '^gnnstream demo' "$log" | sed 's/^/  /'
+  du -sh work/bench/conf-run | sed 's/^/  work dir: /'
+done
