@@ -17,11 +17,7 @@ fi
 flag="$1" baseline="$2" other="$3"
 read -r -a extra <<< "${DEMO_ARGS---layer-row-cache 512mb}"
 n="${4:-500000}" trainers="${5:-1}" repeats="${6:-1}"
-data="work/bench/rows-$n-25-100-47"
-if [[ ! -f "$data/edges.csv" ]]; then
-  bin/gnnstream generate --vertices "$n" --avg-degree 25 --features 100 --classes 47 \
-    --train-fraction 0.08 --val-fraction 0.02 --test-fraction 0.9 --out "$data" --overwrite
-fi
+data="$(docs/benchmarks/shaped-graph.sh "$n")"
 for ((r = 1; r <= repeats; r++)); do
   for value in "$baseline" "$other"; do
     log="work/bench/round-$flag-$value-$n-t$trainers-$r.log"

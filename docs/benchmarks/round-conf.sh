@@ -14,11 +14,7 @@ if [[ $# -lt 1 ]]; then
   exit 2
 fi
 setting="$1" n="${2:-500000}" trainers="${3:-1}"
-data="work/bench/rows-$n-25-100-47"
-if [[ ! -f "$data/edges.csv" ]]; then
-  bin/gnnstream generate --vertices "$n" --avg-degree 25 --features 100 --classes 47 \
-    --train-fraction 0.08 --val-fraction 0.02 --test-fraction 0.9 --out "$data" --overwrite
-fi
+data="$(docs/benchmarks/shaped-graph.sh "$n")"
 mkdir -p work/bench
 cp flink-conf/config.yaml work/bench/config.yaml.base
 trap 'cp work/bench/config.yaml.base flink-conf/config.yaml' EXIT

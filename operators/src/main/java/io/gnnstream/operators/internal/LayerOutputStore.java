@@ -156,8 +156,8 @@ public final class LayerOutputStore {
                         LayerOutputRecord.encode(outputs.step, label, outputs.values, offset, root);
                 rootState.update(rootRecord);
                 rootCaches.get(outputs.layer - 1).put(v, rootRecord);
+                fitRoots(outputs.layer);
             }
-            fitRoots(outputs.layer);
         }
         rowsWritten += outputs.vertices.length;
     }

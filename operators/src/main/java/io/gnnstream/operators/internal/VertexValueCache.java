@@ -41,16 +41,21 @@ public final class VertexValueCache {
     }
 
     public byte[] get(long vertex) {
-        if (size == 0) {
+        int e = entryOf(vertex);
+        if (e < 0) {
             return null;
         }
-        int slot = entries.indexOf(vertex);
-        if (!entries.indexExists(slot)) {
-            return null;
-        }
-        int e = entries.indexGet(slot);
         referenced[e] = true;
         return values[e];
+    }
+
+    /** The entry holding {@code vertex}, or -1. */
+    private int entryOf(long vertex) {
+        if (size == 0) {
+            return -1;
+        }
+        int slot = entries.indexOf(vertex);
+        return entries.indexExists(slot) ? entries.indexGet(slot) : -1;
     }
 
     /**
@@ -93,12 +98,9 @@ public final class VertexValueCache {
 
     /** Drops the cached value of {@code vertex}, if there is one, after a write to state. */
     public void invalidate(long vertex) {
-        if (size == 0) {
-            return;
-        }
-        int slot = entries.indexOf(vertex);
-        if (entries.indexExists(slot)) {
-            remove(entries.indexGet(slot));
+        int e = entryOf(vertex);
+        if (e >= 0) {
+            remove(e);
         }
     }
 
@@ -107,14 +109,10 @@ public final class VertexValueCache {
      * again); null when none.
      */
     public byte[] take(long vertex) {
-        if (size == 0) {
+        int e = entryOf(vertex);
+        if (e < 0) {
             return null;
         }
-        int slot = entries.indexOf(vertex);
-        if (!entries.indexExists(slot)) {
-            return null;
-        }
-        int e = entries.indexGet(slot);
         byte[] value = values[e];
         remove(e);
         return value;
