@@ -564,9 +564,7 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
     private void sampleNeighbours(SampleRequest request, SampleResponse response) throws Exception {
         long[] vertices = request.sampleVertices;
         byte[][] tails = new byte[vertices.length][];
-        for (int i = 0; i < vertices.length; i++) {
-            tails[i] = tailCache.get(vertices[i]);
-        }
+        tailCache.getAll(vertices, 0, vertices.length, tails);
         boolean[] fromState = new boolean[vertices.length];
         for (int i = 0; i < vertices.length; i++) {
             fromState[i] = tails[i] == null || InAdjacency.readsBlocks(tails[i]);

@@ -70,6 +70,25 @@ public final class FeatureCacheDirectory {
         return epoch;
     }
 
+    /**
+     * {@link #lookup} of every vertex of {@code vertices}: the trainer's slots, -1 where it holds
+     * none. The probes of a group of vertices overlap their cache misses ({@link
+     * VertexSlotTable#getAll}), which matters since the directory is probed in random order for
+     * every source row of every batch.
+     */
+    public int[] lookupAll(long[] vertices) {
+        int[] slots = new int[vertices.length];
+        slotOf.getAll(vertices, 0, vertices.length, slots);
+        for (int j = 0; j < slots.length; j++) {
+            int local = slots[j];
+            if (local >= 0) {
+                referenced[local] = true;
+                slots[j] = firstSlot + local;
+            }
+        }
+        return slots;
+    }
+
     /** The trainer's slot holding {@code vertex}'s features, or -1; a hit counts as a use. */
     public int lookup(long vertex) {
         int local = slotOf.get(vertex);

@@ -35,10 +35,10 @@ public final class FeatureParts {
             SampleRequest request, FeatureCacheDirectory cache, Lookup owned, byte[] noAttributes)
             throws Exception {
         long[] vertices = request.featureVertices;
-        int[] slots = new int[vertices.length];
+        int[] slots = cache == null ? new int[vertices.length] : cache.lookupAll(vertices);
         int numCached = 0;
         for (int j = 0; j < vertices.length; j++) {
-            slots[j] = cache == null ? -1 : cache.lookup(vertices[j]);
+            slots[j] = cache == null ? -1 : slots[j];
             numCached += slots[j] >= 0 ? 1 : 0;
         }
         int[] cachedRows = new int[numCached];

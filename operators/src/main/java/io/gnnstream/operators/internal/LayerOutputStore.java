@@ -82,6 +82,7 @@ public final class LayerOutputStore {
     private final List<VertexValueCache> caches = new ArrayList<>();
     private final List<VertexValueCache> rootCaches = new ArrayList<>();
     private byte[][] gathered = new byte[64][];
+    private long[] ownedNeighbours = new long[64];
     private long missingRows;
     private long cacheHits;
     private long rowsWritten;
@@ -136,9 +137,13 @@ public final class LayerOutputStore {
     public void write(LayerOutputs outputs, Labels labels) throws Exception {
         ValueState<byte[]> state = layer(outputs.layer);
         ValueState<byte[]> rootState = roots.get(outputs.layer - 1);
-        VertexValueCache cache = caches.get(outputs.layer - 1);
         int root = Math.min(rootWidth.applyAsInt(outputs.layer), outputs.dim);
-        for (int i = 0; i < outputs.vertices.length; i++) {
+        int n = outputs.vertices.length;
+        long[] written = new long[n];
+        byte[][] records = new byte[n][];
+        byte[][] rootRecords = new byte[n][];
+        int w = 0;
+        for (int i = 0; i < n; i++) {
             long v = outputs.vertices[i];
             int label = labels.labelOf(v);
             if (label == MiniBatch.ABSENT) {
@@ -146,20 +151,24 @@ public final class LayerOutputStore {
             }
             setCurrentKey.accept(partitioner.keyOf(v));
             int offset = i * outputs.dim;
-            byte[] record =
+            written[w] = v;
+            records[w] =
                     LayerOutputRecord.encode(
                             outputs.step, label, outputs.values, offset + root, outputs.dim - root);
-            state.update(record);
-            cache.put(v, record);
+            state.update(records[w]);
             if (root > 0) {
-                byte[] rootRecord =
+                rootRecords[w] =
                         LayerOutputRecord.encode(outputs.step, label, outputs.values, offset, root);
-                rootState.update(rootRecord);
-                rootCaches.get(outputs.layer - 1).put(v, rootRecord);
-                fitRoots(outputs.layer);
+                rootState.update(rootRecords[w]);
             }
+            w++;
         }
-        rowsWritten += outputs.vertices.length;
+        caches.get(outputs.layer - 1).putAll(written, records, w);
+        if (root > 0) {
+            rootCaches.get(outputs.layer - 1).putAll(written, rootRecords, w);
+            fitRoots(outputs.layer);
+        }
+        rowsWritten += n;
     }
 
     /**
@@ -185,8 +194,10 @@ public final class LayerOutputStore {
         byte[] bytes = new byte[vertices.length * rowBytes];
         int[] labels = new int[vertices.length];
         VertexValueCache rootCache = rootCaches.get(request.layerInput - 1);
+        byte[][] records = new byte[vertices.length][];
+        storedAll(request.layerInput, vertices, vertices.length, request.samplingKey, records);
         for (int j = 0; j < vertices.length; j++) {
-            byte[] record = stored(request.layerInput, vertices[j], request.samplingKey);
+            byte[] record = records[j];
             if (!current(record, request.samplingKey, dim - root)) {
                 labels[j] = MiniBatch.ABSENT;
                 missingRows++;
@@ -279,19 +290,22 @@ public final class LayerOutputStore {
             // other, so their cache misses overlap instead of each waiting for the one before.
             if (gathered.length < counts[i]) {
                 gathered = new byte[Math.max(counts[i], 2 * gathered.length)][];
+                ownedNeighbours = new long[gathered.length];
             }
-            int found = 0;
             for (int k = at; k < at + counts[i]; k++) {
                 long u = neighbours[k];
-                if (!owned.test(u)) {
+                if (owned.test(u)) {
+                    ownedNeighbours[summedCounts[i]++] = u;
+                } else {
                     keptNeighbours[keptTotal++] = u;
                     kept[i]++;
-                    continue;
                 }
-                summedCounts[i]++;
-                byte[] record = stored(layer, u, request.samplingKey);
-                if (current(record, request.samplingKey, rest)) {
-                    gathered[found++] = record;
+            }
+            storedAll(layer, ownedNeighbours, summedCounts[i], request.samplingKey, gathered);
+            int found = 0;
+            for (int k = 0; k < summedCounts[i]; k++) {
+                if (current(gathered[k], request.samplingKey, rest)) {
+                    gathered[found++] = gathered[k];
                 } else {
                     missingRows++;
                 }
@@ -300,7 +314,7 @@ public final class LayerOutputStore {
             if (summedCounts[i] > 0) {
                 sums[row] = meanOf(gathered, found, root, counts[i]);
             }
-            Arrays.fill(gathered, 0, found, null);
+            Arrays.fill(gathered, 0, summedCounts[i], null);
         }
         response.neighbourCounts = kept;
         response.neighbours = Arrays.copyOf(keptNeighbours, keptTotal);
@@ -350,23 +364,28 @@ public final class LayerOutputStore {
     }
 
     /**
-     * The stored row of {@code vertex}: the cache's when it is of round {@code step} (a hit), else
-     * read from the state and cached; null when none.
+     * The stored rows of {@code vertices[0..n)} into {@code out[0..n)}: the cache's where it is of
+     * round {@code step} (a hit), else read from the state and cached; null where none. The cache
+     * lookups come first, all of them, so that their cache misses overlap.
      */
-    private byte[] stored(int layer, long vertex, long step) throws Exception {
+    private void storedAll(int layer, long[] vertices, int n, long step, byte[][] out)
+            throws Exception {
         VertexValueCache cache = caches.get(layer - 1);
-        byte[] record = cache.get(vertex);
-        if (record != null && LayerOutputRecord.step(record) == step) {
-            cacheHits++;
-            return record;
+        cache.getAll(vertices, 0, n, out);
+        for (int i = 0; i < n; i++) {
+            byte[] record = out[i];
+            if (record != null && LayerOutputRecord.step(record) == step) {
+                cacheHits++;
+                continue;
+            }
+            setCurrentKey.accept(partitioner.keyOf(vertices[i]));
+            record = layer(layer).value();
+            if (record != null) {
+                cache.put(vertices[i], record);
+                fitRoots(layer);
+            }
+            out[i] = record;
         }
-        setCurrentKey.accept(partitioner.keyOf(vertex));
-        record = layer(layer).value();
-        if (record != null) {
-            cache.put(vertex, record);
-            fitRoots(layer);
-        }
-        return record;
     }
 
     private static boolean current(byte[] record, long step, int dim) {

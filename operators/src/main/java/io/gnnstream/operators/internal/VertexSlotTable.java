@@ -17,12 +17,17 @@ final class VertexSlotTable {
 
     private static final int MIN_BUCKETS = 1024;
 
+    /** Keys whose home buckets {@link #getAll} reads before probing any of them. */
+    static final int GROUP = 16;
+
     /** Key at {@code 2i}, value at {@code 2i + 1}. */
     private long[] table;
 
     private int mask;
     private final int capacity;
     private int size;
+    private final int[] groupBuckets = new int[GROUP];
+    private final long[] groupKeys = new long[GROUP];
 
     /** A table for up to {@code capacity} entries. */
     VertexSlotTable(int capacity) {
@@ -46,7 +51,41 @@ final class VertexSlotTable {
 
     /** The value of {@code key}, or -1. */
     int get(long key) {
-        for (int b = bucketOf(key); ; b = (b + 1) & mask) {
+        return key == EMPTY ? -1 : probeFrom(bucketOf(key), key);
+    }
+
+    /**
+     * {@link #get} of {@code keys[from..to)} into {@code values[0..to-from)}. The home buckets of a
+     * group of {@value #GROUP} keys are all read before any key is probed: those reads do not
+     * depend on each other, so their cache misses overlap, where probing one key at a time waits
+     * for each miss in turn (about twice as fast on a table much larger than the processor's
+     * caches).
+     */
+    void getAll(long[] keys, int from, int to, int[] values) {
+        for (int g = from; g < to; g += GROUP) {
+            int n = Math.min(GROUP, to - g);
+            for (int i = 0; i < n; i++) {
+                int b = bucketOf(keys[g + i]);
+                groupBuckets[i] = b;
+                groupKeys[i] = table[2 * b];
+            }
+            for (int i = 0; i < n; i++) {
+                long key = keys[g + i];
+                int b = groupBuckets[i];
+                values[g - from + i] =
+                        key == EMPTY
+                                ? -1
+                                : groupKeys[i] == key
+                                        ? (int) table[2 * b + 1]
+                                        : groupKeys[i] == EMPTY
+                                                ? -1
+                                                : probeFrom((b + 1) & mask, key);
+            }
+        }
+    }
+
+    private int probeFrom(int bucket, long key) {
+        for (int b = bucket; ; b = (b + 1) & mask) {
             long k = table[2 * b];
             if (k == key) {
                 return (int) table[2 * b + 1];
@@ -86,6 +125,9 @@ final class VertexSlotTable {
 
     /** Removes {@code key}; returns its value, or -1 when it had none. */
     int remove(long key) {
+        if (key == EMPTY) {
+            return -1;
+        }
         int b = bucketOf(key);
         while (table[2 * b] != key) {
             if (table[2 * b] == EMPTY) {
@@ -113,6 +155,11 @@ final class VertexSlotTable {
 
     int size() {
         return size;
+    }
+
+    /** The most entries the table takes. */
+    int capacity() {
+        return capacity;
     }
 
     private void grow() {

@@ -1,6 +1,5 @@
 package io.gnnstream.operators.internal;
 
-import com.carrotsearch.hppc.LongIntHashMap;
 import java.util.Arrays;
 
 /**
@@ -8,10 +7,11 @@ import java.util.Arrays;
  * of heap bytes, evicting by the CLOCK approximation of least-recently-used. Sampling keeps
  * returning to the same vertices, and a hit skips the key switch, the RocksDB read and its copy.
  *
- * <p>Entries live in dense arrays indexed through a primitive map: a lookup is a probe of that map
- * and one flag write, where a {@code LinkedHashMap<Long, byte[]>} in access order would cost
- * several dependent cache misses per lookup (boxed key, entry, relinking its neighbours) on the
- * GraphStore's hottest path.
+ * <p>Entries live in dense arrays indexed through a {@link VertexSlotTable}: a lookup is a probe of
+ * that table and one flag write, where a {@code LinkedHashMap<Long, byte[]>} in access order would
+ * cost several dependent cache misses per lookup (boxed key, entry, relinking its neighbours) on
+ * the GraphStore's hottest path; {@link #getAll} overlaps the misses of a group of lookups. {@link
+ * Long#MIN_VALUE} is never cached.
  *
  * <p>The cache is derived from keyed state and never checkpointed: its owner keeps it coherent by
  * replacing or invalidating an entry whenever it writes that vertex's value.
@@ -24,7 +24,8 @@ public final class VertexValueCache {
     public static final int ENTRY_OVERHEAD_BYTES = 64;
 
     private final long budgetBytes;
-    private final LongIntHashMap entries = new LongIntHashMap();
+    private final VertexSlotTable entries;
+    private final int[] groupEntries = new int[VertexSlotTable.GROUP];
     private long[] vertices = new long[16];
     private byte[][] values = new byte[16][];
     private boolean[] referenced = new boolean[16];
@@ -38,6 +39,10 @@ public final class VertexValueCache {
                     "cache budget must be >= 0 bytes, got " + budgetBytes);
         }
         this.budgetBytes = budgetBytes;
+        // Every entry is charged at least ENTRY_OVERHEAD_BYTES, and put evicts right after adding.
+        this.entries =
+                new VertexSlotTable(
+                        (int) Math.min(1 << 28, budgetBytes / ENTRY_OVERHEAD_BYTES + 2));
     }
 
     public byte[] get(long vertex) {
@@ -49,13 +54,49 @@ public final class VertexValueCache {
         return values[e];
     }
 
+    /**
+     * {@link #get} of {@code vertices[from..to)} into {@code out[from..to)}, overlapping the cache
+     * misses of a group of lookups: first the table's, then the entries' values'.
+     */
+    public void getAll(long[] vertices, int from, int to, byte[][] out) {
+        int group = VertexSlotTable.GROUP;
+        for (int g = from; g < to; g += group) {
+            int n = Math.min(group, to - g);
+            if (size == 0) {
+                Arrays.fill(out, g, g + n, null);
+                continue;
+            }
+            entries.getAll(vertices, g, g + n, groupEntries);
+            for (int i = 0; i < n; i++) {
+                int e = groupEntries[i];
+                if (e >= 0) {
+                    referenced[e] = true;
+                    out[g + i] = values[e];
+                } else {
+                    out[g + i] = null;
+                }
+            }
+        }
+    }
+
+    /**
+     * {@link #put} of {@code vertices[i]} with {@code values[i]} for each {@code i < n}, in order;
+     * the table buckets of a group of vertices are read first, so that their cache misses overlap.
+     */
+    public void putAll(long[] vertices, byte[][] values, int n) {
+        int group = VertexSlotTable.GROUP;
+        for (int g = 0; g < n; g += group) {
+            int m = Math.min(group, n - g);
+            entries.getAll(vertices, g, g + m, groupEntries);
+            for (int i = g; i < g + m; i++) {
+                put(vertices[i], values[i]);
+            }
+        }
+    }
+
     /** The entry holding {@code vertex}, or -1. */
     private int entryOf(long vertex) {
-        if (size == 0) {
-            return -1;
-        }
-        int slot = entries.indexOf(vertex);
-        return entries.indexExists(slot) ? entries.indexGet(slot) : -1;
+        return size == 0 ? -1 : entries.get(vertex);
     }
 
     /**
@@ -64,20 +105,22 @@ public final class VertexValueCache {
      * evicted one's place is passed over until the next sweep.
      */
     public void put(long vertex, byte[] value) {
-        if (costOf(value) > budgetBytes) {
+        if (costOf(value) > budgetBytes || vertex == Long.MIN_VALUE) {
             invalidate(vertex);
             return;
         }
-        int slot = entries.indexOf(vertex);
-        if (entries.indexExists(slot)) {
-            int e = entries.indexGet(slot);
+        int e = entryOf(vertex);
+        if (e >= 0) {
             bytes += value.length - values[e].length;
             values[e] = value;
         } else {
+            while (size >= entries.capacity()) {
+                evictOne();
+            }
             if (size == vertices.length) {
                 grow();
             }
-            entries.indexInsert(slot, vertex, size);
+            entries.put(vertex, size);
             vertices[size] = vertex;
             values[size] = value;
             referenced[size] = false;
@@ -91,7 +134,7 @@ public final class VertexValueCache {
 
     /** Replaces the cached value of {@code vertex}, if there is one, after a write to state. */
     public void replace(long vertex, byte[] value) {
-        if (size > 0 && entries.containsKey(vertex)) {
+        if (entryOf(vertex) >= 0) {
             put(vertex, value);
         }
     }

@@ -29,6 +29,30 @@ class FeatureCacheDirectoryTest {
         assertEquals(3, d.size());
     }
 
+    /** A grouped lookup finds the same slots and counts its hits as uses, as single lookups do. */
+    @Test
+    void lookupAllFindsTheSlotsAndCountsItsHitsAsUses() {
+        FeatureCacheDirectory d = new FeatureCacheDirectory(10, 40, 9L);
+        for (long v = 0; v < 40; v++) {
+            d.assign(v * 3);
+        }
+        long[] vertices = new long[60];
+        for (int i = 0; i < vertices.length; i++) {
+            vertices[i] = i;
+        }
+        int[] slots = d.lookupAll(vertices);
+        for (int i = 0; i < vertices.length; i++) {
+            assertEquals(i % 3 == 0 ? d.lookup(i) : -1, slots[i], "vertex " + i);
+        }
+        FeatureCacheDirectory fresh = new FeatureCacheDirectory(0, 2, 1L);
+        fresh.assign(1);
+        fresh.assign(2);
+        fresh.lookupAll(new long[] {2});
+        fresh.assign(3);
+        assertEquals(-1, fresh.lookup(1), "vertex 1 unused: evicted");
+        assertNotEquals(-1, fresh.lookup(2), "vertex 2 was looked up: kept");
+    }
+
     @Test
     void forgetsAnInvalidatedVertexAndReusesItsSlot() {
         FeatureCacheDirectory d = new FeatureCacheDirectory(0, 2, 1L);

@@ -2,7 +2,9 @@ package io.gnnstream.operators.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -36,6 +38,38 @@ class VertexSlotTableTest {
         for (Map.Entry<Long, Integer> e : reference.entrySet()) {
             assertEquals(e.getValue(), table.get(e.getKey()));
         }
+    }
+
+    /**
+     * Grouped lookups give what single ones give: present and absent keys, long probe runs, ranges
+     * that start and end inside a group, and {@link Long#MIN_VALUE}, which is never a key.
+     */
+    @Test
+    void getAllAgreesWithGet() {
+        SplittableRandom random = new SplittableRandom(3);
+        VertexSlotTable table = new VertexSlotTable(4_000);
+        for (int i = 0; i < 4_000; i++) {
+            table.put(random.nextLong(0, 6_000) * 1_024, i);
+        }
+        long[] keys = new long[1_000];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = random.nextLong(0, 6_000) * 1_024;
+        }
+        keys[17] = Long.MIN_VALUE;
+        int from = 5;
+        int to = keys.length - VertexSlotTable.GROUP - 3;
+        int[] values = new int[keys.length];
+        Arrays.fill(values, -7);
+        table.getAll(keys, from, to, values);
+        int found = 0;
+        for (int i = 0; i < keys.length; i++) {
+            int expected = i < to - from ? table.get(keys[from + i]) : -7;
+            assertEquals(expected, values[i], "key " + (from + i));
+            found += values[i] >= 0 ? 1 : 0;
+        }
+        assertEquals(-1, values[17 - from]);
+        assertEquals(-1, table.remove(Long.MIN_VALUE));
+        assertTrue(found > 100 && found < to - from, "a mix of hits and misses: " + found);
     }
 
     @Test

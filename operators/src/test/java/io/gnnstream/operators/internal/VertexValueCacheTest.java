@@ -170,4 +170,51 @@ class VertexValueCacheTest {
         }
         assertEquals(charged, cache.bytes());
     }
+
+    /**
+     * {@code putAll} and {@code getAll} behave as the same puts and gets one at a time: two caches
+     * fed the same operations, one in batches, hold and return the same values.
+     */
+    @Test
+    void batchedPutsAndGetsMatchSingleOnes() {
+        SplittableRandom random = new SplittableRandom(5);
+        VertexValueCache single = new VertexValueCache(300 * ONE_BYTE_ENTRY);
+        VertexValueCache batched = new VertexValueCache(300 * ONE_BYTE_ENTRY);
+        for (int round = 0; round < 2_000; round++) {
+            int n = random.nextInt(1, 40);
+            long[] vertices = new long[n + 3];
+            byte[][] values = new byte[n + 3][];
+            for (int i = 0; i < n; i++) {
+                vertices[i] = random.nextInt(1_000);
+                values[i] = new byte[1 + random.nextInt(3)];
+            }
+            if (random.nextBoolean()) {
+                for (int i = 0; i < n; i++) {
+                    single.put(vertices[i], values[i]);
+                }
+                batched.putAll(vertices, values, n);
+            } else {
+                byte[][] got = new byte[n + 3][];
+                batched.getAll(vertices, 1, n, got);
+                assertTrue(got[0] == null && got[n] == null, "outside the range");
+                for (int i = 1; i < n; i++) {
+                    assertTrue(single.get(vertices[i]) == got[i], "vertex " + vertices[i]);
+                }
+            }
+            assertEquals(single.size(), batched.size());
+            assertEquals(single.bytes(), batched.bytes());
+        }
+        long[] all = new long[1_000];
+        for (int v = 0; v < all.length; v++) {
+            all[v] = v;
+        }
+        byte[][] got = new byte[all.length][];
+        batched.getAll(all, 0, all.length, got);
+        for (int v = 0; v < all.length; v++) {
+            assertTrue(single.get(v) == got[v], "vertex " + v);
+        }
+        assertNull(single.get(Long.MIN_VALUE));
+        single.put(Long.MIN_VALUE, new byte[1]);
+        assertNull(single.get(Long.MIN_VALUE), "never cached");
+    }
 }

@@ -10,10 +10,16 @@ import org.apache.flink.core.memory.DataOutputView;
  * Primitive arrays written as length + little-endian bytes in bulk. Flink's array serializers move
  * one element per call through the data view, a main cost for batches of megabytes of features;
  * bulk copies through a byte buffer are several times faster. A null array is written as length -1.
+ * Each thread copies through one buffer of its own, so that a batch's arrays allocate nothing
+ * besides the arrays read.
  */
 public final class BulkArrays {
 
     private static final int CHUNK = 1 << 16;
+
+    private static final ThreadLocal<ByteBuffer> CHUNKS =
+            ThreadLocal.withInitial(
+                    () -> ByteBuffer.allocate(CHUNK).order(ByteOrder.LITTLE_ENDIAN));
 
     private BulkArrays() {}
 
@@ -129,9 +135,7 @@ public final class BulkArrays {
 
     private static void write(int length, int width, ChunkCopy fill, DataOutputView out)
             throws IOException {
-        ByteBuffer chunk =
-                ByteBuffer.allocate(Math.min(CHUNK, Math.max(width, length * width)))
-                        .order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer chunk = CHUNKS.get();
         int perChunk = chunk.capacity() / width;
         for (int from = 0; from < length; from += perChunk) {
             int n = Math.min(perChunk, length - from);
@@ -143,9 +147,7 @@ public final class BulkArrays {
 
     private static void read(int length, int width, ChunkCopy drain, DataInputView in)
             throws IOException {
-        ByteBuffer chunk =
-                ByteBuffer.allocate(Math.min(CHUNK, Math.max(width, length * width)))
-                        .order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer chunk = CHUNKS.get();
         int perChunk = chunk.capacity() / width;
         for (int from = 0; from < length; from += perChunk) {
             int n = Math.min(perChunk, length - from);
