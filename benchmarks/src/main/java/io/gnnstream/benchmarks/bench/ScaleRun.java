@@ -24,12 +24,13 @@ import java.util.stream.Stream;
 
 /**
  * One {@code demo} run of {@link ScaleBenchmark} in a child JVM, launched as {@code bin/gnnstream}
- * launches it (the parent's system properties and module openings, {@code -Xmx6g -Xmn1g} and the
- * parallel collector), watched from outside: its output lines with the time they appeared, the peak
- * RSS of the JVM and of the broker it starts (sampled every second), the JVM's own accounting of
- * its memory at the largest RSS seen ({@code jcmd VM.native_memory}), the bytes the job's local
- * files take on disk (RocksDB's instances among them), and the job's checkpoint statistics from
- * Flink's REST API. The child's output is copied to {@code demo.log} in the run's folder.
+ * launches it (the parent's system properties and module openings, {@code -Xms6g -Xmx6g -Xmn1g},
+ * the parallel collector and transparent huge pages where the kernel offers them), watched from
+ * outside: its output lines with the time they appeared, the peak RSS of the JVM and of the broker
+ * it starts (sampled every second), the JVM's own accounting of its memory at the largest RSS seen
+ * ({@code jcmd VM.native_memory}), the bytes the job's local files take on disk (RocksDB's
+ * instances among them), and the job's checkpoint statistics from Flink's REST API. The child's
+ * output is copied to {@code demo.log} in the run's folder.
  */
 final class ScaleRun {
 
@@ -74,9 +75,13 @@ final class ScaleRun {
         Files.createDirectories(dir.resolve("tmp"));
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xms6g");
         command.add("-Xmx6g");
         command.add("-Xmn1g");
         command.add("-XX:+UseParallelGC");
+        if (kernelOffersHugePages()) {
+            command.add("-XX:+UseTransparentHugePages");
+        }
         command.add("-XX:NativeMemoryTracking=summary");
         command.add("-Djava.io.tmpdir=" + dir.resolve("tmp").toAbsolutePath());
         for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -335,6 +340,19 @@ final class ScaleRun {
                     .sum();
         } catch (IOException | java.io.UncheckedIOException e) {
             return 0;
+        }
+    }
+
+    /**
+     * Whether the kernel gives a process transparent huge pages it asks for, as the launcher
+     * checks.
+     */
+    private static boolean kernelOffersHugePages() {
+        try {
+            String mode = Files.readString(Path.of("/sys/kernel/mm/transparent_hugepage/enabled"));
+            return mode.contains("[always]") || mode.contains("[madvise]");
+        } catch (IOException | RuntimeException e) {
+            return false;
         }
     }
 }
