@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if [[ $# -lt 3 ]]; then
-  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 flag="$1" baseline="$2" other="$3"
@@ -20,13 +20,8 @@ n="${4:-500000}" trainers="${5:-1}" repeats="${6:-1}"
 data="$(docs/benchmarks/shaped-graph.sh "$n")"
 for ((r = 1; r <= repeats; r++)); do
   for value in "$baseline" "$other"; do
-    log="work/bench/round-$flag-$value-$n-t$trainers-$r.log"
-    start=$(date +%s)
-    bin/gnnstream demo --dataset "$data" --work-dir "work/bench/rows-run" --batch-size 1024 \
-      --fanouts 15,10 --hidden 256 --max-steps 100 --eval-every 100 ${extra[@]+"${extra[@]}"} \
-      --trainers "$trainers" --parallelism "$trainers" "--$flag" "$value" > "$log" 2>&1
-    echo "--$flag $value (run $r): $(( $(date +%s) - start )) s wall"
-    grep -h 'Evaluation round of step' "$log" | sed 's/.*Evaluation round/  Evaluation round/'
-    grep -h '^gnnstream demo' "$log" | sed 's/^/  /'
+    docs/benchmarks/round-demo.sh "--$flag $value (run $r)" \
+      "work/bench/round-$flag-$value-$n-t$trainers-$r.log" "$data" "$trainers" \
+      ${extra[@]+"${extra[@]}"} "--$flag" "$value"
   done
 done

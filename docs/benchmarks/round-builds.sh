@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The evaluation round of two builds, in one invocation: demo from a clone of BASE (a commit) and
 # demo from this working tree, in turn, on one generated graph of the products-size graph's shape,
-# same arguments otherwise. Each demo's threads' CPU time is recorded (thread-cpu.py) next to its log.
+# same arguments otherwise (round-demo.sh).
 # Usage: docs/benchmarks/round-builds.sh BASE [VERTICES] [TRAINERS] [REPEATS]
 #   e.g. round-builds.sh f6fa5b4 2449029 2
 # VERTICES defaults to 500000 (2449029 is products' size); TRAINERS (default 1) also sets the
@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if [[ $# -lt 1 ]]; then
-  sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 base="$(git rev-parse --short "$1")"
@@ -27,16 +27,7 @@ for ((r = 1; r <= repeats; r++)); do
   for build in "$base" head; do
     home=.
     [[ $build == head ]] || home="$clone"
-    log="work/bench/round-build-$build-$n-t$trainers-$r.log"
-    python3 docs/benchmarks/thread-cpu.py record "${log%.log}.cpu" &
-    recorder=$!
-    start=$(date +%s)
-    "$home/bin/gnnstream" demo --dataset "$data" --work-dir work/bench/builds-run \
-      --batch-size 1024 --fanouts 15,10 --hidden 256 --max-steps 100 --eval-every 100 \
-      --trainers "$trainers" --parallelism "$trainers" > "$log" 2>&1 || true
-    kill "$recorder"
-    echo "$build (run $r): $(( $(date +%s) - start )) s wall"
-    grep -h 'Evaluation round of step' "$log" | sed 's/.*Evaluation round/  Evaluation round/'
-    grep -h '^gnnstream demo' "$log" | sed 's/^/  /'
+    GNNSTREAM_HOME="$home" docs/benchmarks/round-demo.sh "$build (run $r)" \
+      "work/bench/round-build-$build-$n-t$trainers-$r.log" "$data" "$trainers"
   done
 done

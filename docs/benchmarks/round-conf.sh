@@ -2,7 +2,7 @@
 # The evaluation round with and without one Flink setting, in one invocation: demo with
 # flink-conf/config.yaml as it is, then with SETTING in it (replacing the key's line; the file is
 # restored afterwards), on one generated graph of the products-size graph's shape, same arguments
-# otherwise. Each demo's threads' CPU time is recorded (thread-cpu.py) next to its log.
+# otherwise (round-demo.sh).
 # Usage: docs/benchmarks/round-conf.sh 'KEY: VALUE' [VERTICES] [TRAINERS]
 #   e.g. round-conf.sh 'state.backend.rocksdb.compression.per.level: SNAPPY_COMPRESSION' 2449029 2
 # VERTICES defaults to 500000 (2449029 is products' size); TRAINERS (default 1) also sets the
@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if [[ $# -lt 1 ]]; then
-  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 setting="$1" n="${2:-500000}" trainers="${3:-1}"
@@ -25,16 +25,6 @@ for run in base setting; do
     grep -v "^${setting%%:*}:" work/bench/config.yaml.base > flink-conf/config.yaml || true
     printf '%s\n' "$setting" >> flink-conf/config.yaml
   fi
-  log="work/bench/round-conf-$run-$n-t$trainers.log"
-  python3 docs/benchmarks/thread-cpu.py record "${log%.log}.cpu" &
-  recorder=$!
-  start=$(date +%s)
-  bin/gnnstream demo --dataset "$data" --work-dir work/bench/conf-run --batch-size 1024 \
-    --fanouts 15,10 --hidden 256 --max-steps 100 --eval-every 100 \
-    --trainers "$trainers" --parallelism "$trainers" > "$log" 2>&1 || true
-  kill "$recorder"
-  echo "$run (${setting}): $(( $(date +%s) - start )) s wall"
-  grep -h 'Evaluation round of step' "$log" | sed 's/.*Evaluation round/  Evaluation round/'
-  grep -h '^gnnstream demo' "$log" | sed 's/^/  /'
-  du -sh work/bench/conf-run | sed 's/^/  work dir: /'
+  docs/benchmarks/round-demo.sh "$run (${setting})" \
+    "work/bench/round-conf-$run-$n-t$trainers.log" "$data" "$trainers"
 done
