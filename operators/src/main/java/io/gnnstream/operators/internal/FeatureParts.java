@@ -8,6 +8,7 @@ import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.VertexRecord;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -36,10 +37,12 @@ public final class FeatureParts {
             throws Exception {
         long[] vertices = request.featureVertices;
         int[] slots = cache == null ? new int[vertices.length] : cache.lookupAll(vertices);
+        if (cache == null) {
+            Arrays.fill(slots, -1);
+        }
         int numCached = 0;
-        for (int j = 0; j < vertices.length; j++) {
-            slots[j] = cache == null ? -1 : slots[j];
-            numCached += slots[j] >= 0 ? 1 : 0;
+        for (int slot : slots) {
+            numCached += slot >= 0 ? 1 : 0;
         }
         int[] cachedRows = new int[numCached];
         int[] cachedSlots = new int[numCached];

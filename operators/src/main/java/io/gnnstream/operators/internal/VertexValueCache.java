@@ -62,10 +62,6 @@ public final class VertexValueCache {
         int group = VertexSlotTable.GROUP;
         for (int g = from; g < to; g += group) {
             int n = Math.min(group, to - g);
-            if (size == 0) {
-                Arrays.fill(out, g, g + n, null);
-                continue;
-            }
             entries.getAll(vertices, g, g + n, groupEntries);
             for (int i = 0; i < n; i++) {
                 int e = groupEntries[i];
