@@ -71,15 +71,13 @@ final class VertexSlotTable {
             }
             for (int i = 0; i < n; i++) {
                 long key = keys[g + i];
-                int b = groupBuckets[i];
-                values[g - from + i] =
-                        key == EMPTY
-                                ? -1
-                                : groupKeys[i] == key
-                                        ? (int) table[2 * b + 1]
-                                        : groupKeys[i] == EMPTY
-                                                ? -1
-                                                : probeFrom((b + 1) & mask, key);
+                long home = groupKeys[i];
+                int value = -1; // EMPTY is never a key
+                if (key != EMPTY && home != EMPTY) {
+                    int b = groupBuckets[i];
+                    value = home == key ? (int) table[2 * b + 1] : probeFrom((b + 1) & mask, key);
+                }
+                values[g - from + i] = value;
             }
         }
     }

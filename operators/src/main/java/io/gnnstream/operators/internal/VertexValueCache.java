@@ -76,8 +76,10 @@ public final class VertexValueCache {
     }
 
     /**
-     * {@link #put} of {@code vertices[i]} with {@code values[i]} for each {@code i < n}, in order;
-     * the table buckets of a group of vertices are read first, so that their cache misses overlap.
+     * {@link #put} of {@code vertices[i]} with {@code values[i]} for each {@code i < n}, in order.
+     * A grouped lookup first brings the table buckets of a group of vertices into the processor's
+     * cache, their misses overlapping; its result is not used, since each put may evict and move
+     * entries, and the puts' own probes then find the buckets in the cache.
      */
     public void putAll(long[] vertices, byte[][] values, int n) {
         int group = VertexSlotTable.GROUP;
