@@ -1,7 +1,6 @@
 package io.gnnstream.operators;
 
 import io.gnnstream.operators.internal.BatchBuilder;
-import io.gnnstream.operators.internal.StoreSites;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.MiniBatch;
@@ -12,6 +11,7 @@ import io.gnnstream.operators.schedule.BatchAttempts;
 import io.gnnstream.operators.schedule.RequestWindow;
 import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.state.InAdjacency;
+import io.gnnstream.state.StoreSites;
 import io.gnnstream.state.VertexPartitioner;
 import java.util.HashMap;
 import java.util.List;

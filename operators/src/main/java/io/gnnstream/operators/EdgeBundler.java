@@ -1,10 +1,10 @@
 package io.gnnstream.operators;
 
 import io.gnnstream.operators.internal.LongList;
-import io.gnnstream.operators.internal.StoreSites;
 import io.gnnstream.operators.messages.EdgeBundle;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
+import io.gnnstream.state.StoreSites;
 import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;

@@ -1,6 +1,6 @@
 package io.gnnstream.operators;
 
-import io.gnnstream.operators.internal.StoreSites;
+import io.gnnstream.state.StoreSites;
 import io.gnnstream.state.VertexPartitioner;
 import java.io.Serializable;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.gnnstream.operators;
 
-import io.gnnstream.operators.internal.RankLayout;
 import io.gnnstream.operators.model.ModelState;
+import io.gnnstream.operators.schedule.RankLayout;
 import java.util.List;
 
 /**

@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gnnstream.operators.internal.StoreSites;
 import io.gnnstream.operators.messages.EdgeBundle;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import io.gnnstream.state.HashPartitioner;
+import io.gnnstream.state.StoreSites;
 import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
 import java.util.ArrayList;

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.internal.HaloReplicas;
-import io.gnnstream.operators.internal.StoreSites;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
@@ -17,6 +16,7 @@ import io.gnnstream.operators.messages.VertexDeletion;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.state.HashPartitioner;
+import io.gnnstream.state.StoreSites;
 import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexKeyTypeInfo;
 import io.gnnstream.state.VertexPartitioner;

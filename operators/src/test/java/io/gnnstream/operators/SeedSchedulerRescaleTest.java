@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gnnstream.operators.internal.RankLayout;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.Credit;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.schedule.RankLayout;
 import io.gnnstream.state.records.Split;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -20,12 +20,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gnnstream.operators.internal.RankLayout;
 import io.gnnstream.operators.messages.Credit;
 import io.gnnstream.operators.messages.GradientChunk;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.ReducedChunk;
+import io.gnnstream.operators.schedule.RankLayout;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;

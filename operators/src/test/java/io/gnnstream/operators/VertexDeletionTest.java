@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.gnnstream.operators.internal.HaloReplicas;
-import io.gnnstream.operators.internal.StoreSites;
+import io.gnnstream.state.StoreSites;
 import io.gnnstream.state.VertexRecord;
 import io.gnnstream.state.records.NodeUpdate;
 import java.util.Arrays;

@@ -1,6 +1,7 @@
 package io.gnnstream.operators.internal;
 
 import io.gnnstream.operators.messages.ReplicaMessage;
+import io.gnnstream.state.StoreSites;
 import io.gnnstream.state.VertexKey;
 import java.util.Arrays;
 import java.util.List;

@@ -7,6 +7,7 @@ import io.gnnstream.operators.model.ClassProbabilities;
 import io.gnnstream.operators.model.EvalResult;
 import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.operators.model.ModelConfig;
+import io.gnnstream.state.StoreSites;
 import io.gnnstream.state.VertexPartitioner;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

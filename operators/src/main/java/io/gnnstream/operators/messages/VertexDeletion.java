@@ -1,6 +1,6 @@
 package io.gnnstream.operators.messages;
 
-import io.gnnstream.operators.internal.StoreSites;
+import io.gnnstream.state.StoreSites;
 
 /**
  * One site's copy of a vertex deletion (docs/design.md, "Vertex deletion"): a deletion reaches

@@ -1,7 +1,6 @@
 package io.gnnstream.operators.schedule;
 
 import io.gnnstream.operators.SchedulerState;
-import io.gnnstream.operators.internal.RankLayout;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.MiniBatch;
 import java.util.ArrayList;

@@ -1,7 +1,6 @@
 package io.gnnstream.operators.schedule;
 
 import io.gnnstream.operators.internal.PendingStep;
-import io.gnnstream.operators.internal.RankLayout;
 import io.gnnstream.operators.messages.GradientChunk;
 import io.gnnstream.operators.messages.ReducedChunk;
 import java.util.ArrayList;

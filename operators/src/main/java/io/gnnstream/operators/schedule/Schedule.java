@@ -2,7 +2,6 @@ package io.gnnstream.operators.schedule;
 
 import io.gnnstream.operators.SchedulerConfig;
 import io.gnnstream.operators.SchedulerState;
-import io.gnnstream.operators.internal.RankLayout;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.Credit;
 import io.gnnstream.operators.messages.GraphEvent;

@@ -14,6 +14,7 @@ import io.gnnstream.operators.model.LayerwiseInference;
 import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.operators.model.ModelType;
 import io.gnnstream.state.HashPartitioner;
+import io.gnnstream.state.StoreSites;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;

@@ -1,4 +1,4 @@
-package io.gnnstream.operators.internal;
+package io.gnnstream.operators.schedule;
 
 /**
  * Numbering of a <em>layout</em>: the trainer ranks of one trainer count, from the start of the job

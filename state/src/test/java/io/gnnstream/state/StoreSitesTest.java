@@ -1,4 +1,4 @@
-package io.gnnstream.operators.internal;
+package io.gnnstream.state;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package io.gnnstream.operators.internal;
+package io.gnnstream.operators.schedule;
 
 import com.carrotsearch.hppc.IntIntHashMap;
 import com.carrotsearch.hppc.LongHashSet;

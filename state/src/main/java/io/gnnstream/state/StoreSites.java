@@ -1,4 +1,4 @@
-package io.gnnstream.operators.internal;
+package io.gnnstream.state;
 
 import java.io.Serializable;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
