@@ -3,6 +3,8 @@ package io.gnnstream.operators;
 import io.gnnstream.operators.messages.GradientChunk;
 import io.gnnstream.operators.messages.ReducedChunk;
 import io.gnnstream.operators.schedule.GradientSums;
+import io.gnnstream.operators.schedule.ReducerEntry;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -138,7 +140,8 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
                         retainedSteps,
                         getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
                         getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
-        foreignRestored = sums.restore(sumState.get(), contributionState.get());
+        foreignRestored =
+                sums.restore(fromState(sumState.get()), fromState(contributionState.get()));
     }
 
     @Override
@@ -154,8 +157,8 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
-        contributionState.update(sums.contributions());
-        sumState.update(sums.sums());
+        contributionState.update(toState(sums.contributions()));
+        sumState.update(toState(sums.sums()));
     }
 
     @Override
@@ -192,6 +195,24 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
             }
             default -> {}
         }
+    }
+
+    /** The reducer's entries as their checkpointed POJOs. */
+    private static List<Entry> toState(List<ReducerEntry> entries) {
+        List<Entry> out = new ArrayList<>(entries.size());
+        for (ReducerEntry e : entries) {
+            out.add(new Entry(e.step(), e.chunk(), e.numChunks(), e.rank(), e.seeds(), e.values()));
+        }
+        return out;
+    }
+
+    /** Checkpointed POJOs as the reducer's entries. */
+    private static List<ReducerEntry> fromState(Iterable<Entry> state) {
+        List<ReducerEntry> out = new ArrayList<>();
+        for (Entry e : state) {
+            out.add(new ReducerEntry(e.step, e.chunk, e.numChunks, e.rank, e.seeds, e.values));
+        }
+        return out;
     }
 
     /** Held contributions, for tests. */

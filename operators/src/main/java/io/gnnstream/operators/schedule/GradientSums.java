@@ -1,6 +1,5 @@
 package io.gnnstream.operators.schedule;
 
-import io.gnnstream.operators.GradientReducer.Entry;
 import io.gnnstream.operators.messages.GradientChunk;
 import io.gnnstream.operators.messages.ReducedChunk;
 import java.util.ArrayList;
@@ -13,7 +12,7 @@ import java.util.TreeMap;
  * The reducer role of the all-reduce (docs/design.md, "Glossary"; the protocol in {@code
  * GradientReducer}'s class comment), free of Flink: one subtask's held contributions and completed
  * sums per chunk. {@link #accept} takes a contribution and returns the sums to send, in the order
- * to send them. Snapshots are {@link Entry} lists. Not thread-safe.
+ * to send them. Snapshots are {@link ReducerEntry} lists. Not thread-safe.
  */
 public final class GradientSums {
 
@@ -56,30 +55,37 @@ public final class GradientSums {
      * Takes the entries of this subtask's chunks from a snapshot's union; returns how many held
      * contributions were of ranks beyond this reducer's count (dropped).
      */
-    public int restore(Iterable<Entry> sums, Iterable<Entry> contributions) {
-        for (Entry e : sums) {
-            if (e.chunk % subtasks == index) {
-                chunk(e.chunk)
+    public int restore(Iterable<ReducerEntry> sums, Iterable<ReducerEntry> contributions) {
+        for (ReducerEntry e : sums) {
+            if (e.chunk() % subtasks == index) {
+                chunk(e.chunk())
                         .sums
                         .put(
-                                e.step,
-                                new ReducedChunk(e.step, e.chunk, e.numChunks, e.seeds, e.values));
-                completedPerStep.merge(e.step, 1, Integer::sum);
+                                e.step(),
+                                new ReducedChunk(
+                                        e.step(), e.chunk(), e.numChunks(), e.seeds(), e.values()));
+                completedPerStep.merge(e.step(), 1, Integer::sum);
             }
         }
         int foreign = 0;
-        for (Entry e : contributions) {
-            if (e.chunk % subtasks == index) {
+        for (ReducerEntry e : contributions) {
+            if (e.chunk() % subtasks == index) {
                 GradientChunk g =
-                        new GradientChunk(e.step, e.rank, e.chunk, e.numChunks, e.seeds, e.values);
+                        new GradientChunk(
+                                e.step(),
+                                e.rank(),
+                                e.chunk(),
+                                e.numChunks(),
+                                e.seeds(),
+                                e.values());
                 if (g.rank >= ranks) {
                     foreign++;
                     continue;
                 }
                 validate(g);
-                ChunkState c = chunk(e.chunk);
-                if (!c.sums.containsKey(e.step) && !c.isStale(e.step)) {
-                    c.held.computeIfAbsent(e.step, s -> new GradientChunk[ranks])[e.rank] = g;
+                ChunkState c = chunk(g.chunk);
+                if (!c.sums.containsKey(g.step) && !c.isStale(g.step)) {
+                    c.held.computeIfAbsent(g.step, s -> new GradientChunk[ranks])[g.rank] = g;
                 }
             }
         }
@@ -87,13 +93,15 @@ public final class GradientSums {
     }
 
     /** The held contributions, for a snapshot. */
-    public List<Entry> contributions() {
-        List<Entry> out = new ArrayList<>();
+    public List<ReducerEntry> contributions() {
+        List<ReducerEntry> out = new ArrayList<>();
         for (ChunkState c : chunks.values()) {
             for (GradientChunk[] byRank : c.held.values()) {
                 for (GradientChunk g : byRank) {
                     if (g != null) {
-                        out.add(new Entry(g.step, g.chunk, g.numChunks, g.rank, g.seeds, g.values));
+                        out.add(
+                                new ReducerEntry(
+                                        g.step, g.chunk, g.numChunks, g.rank, g.seeds, g.values));
                     }
                 }
             }
@@ -102,11 +110,13 @@ public final class GradientSums {
     }
 
     /** The completed sums, for a snapshot. */
-    public List<Entry> sums() {
-        List<Entry> out = new ArrayList<>();
+    public List<ReducerEntry> sums() {
+        List<ReducerEntry> out = new ArrayList<>();
         for (ChunkState c : chunks.values()) {
             for (ReducedChunk r : c.sums.values()) {
-                out.add(new Entry(r.step, r.chunk, r.numChunks, -1, r.seeds, r.values));
+                out.add(
+                        new ReducerEntry(
+                                r.step, r.chunk, r.numChunks, ReducerEntry.SUM, r.seeds, r.values));
             }
         }
         return out;

@@ -247,7 +247,7 @@ final class ProtocolSimulator {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
-        List<GradientReducer.Entry>[] red = (List<GradientReducer.Entry>[]) from[3].state;
+        List<ReducerEntry>[] red = (List<ReducerEntry>[]) from[3].state;
         reducer.restore(red[0], red[1]);
         List<Object[]> old = new ArrayList<>();
         for (int r = 0; r < oldTrainers; r++) {
