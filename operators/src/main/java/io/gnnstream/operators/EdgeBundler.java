@@ -53,18 +53,18 @@ public class EdgeBundler extends AbstractStreamOperator<GraphStoreInput>
 
     private transient Lists cut;
 
-    /** Bundles for a GraphStore (and router) of {@code parallelism} subtasks. */
-    public EdgeBundler(VertexPartitioner partitioner, int parallelism, boolean cutEdges) {
-        this(partitioner, parallelism, cutEdges, DEFAULT_BUNDLE_EDGES);
+    /** Bundles for the GraphStore (and router) of {@code scale}. */
+    public EdgeBundler(VertexPartitioner partitioner, JobScale scale, boolean cutEdges) {
+        this(partitioner, scale, cutEdges, DEFAULT_BUNDLE_EDGES);
     }
 
     public EdgeBundler(
-            VertexPartitioner partitioner, int parallelism, boolean cutEdges, int bundleEdges) {
+            VertexPartitioner partitioner, JobScale scale, boolean cutEdges, int bundleEdges) {
         if (bundleEdges < 1) {
             throw new IllegalArgumentException("bundleEdges must be >= 1, got " + bundleEdges);
         }
-        this.partitioner = partitioner;
-        this.sites = new StoreSites(partitioner.numPartitions(), parallelism);
+        this.partitioner = scale.check(partitioner);
+        this.sites = scale.storeSites();
         this.cutEdges = cutEdges;
         this.bundleEdges = bundleEdges;
         // In the edge source's task: a task of its own would take every edge as a record again.

@@ -116,16 +116,17 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
         return this;
     }
 
-    public GradientReducer(int ranks, int retainedSteps) {
-        if (ranks < 1 || retainedSteps < 1) {
+    /** Sums the contributions of {@code scale}'s ranks, keeping {@link #DEFAULT_RETAINED_STEPS}. */
+    public GradientReducer(JobScale scale) {
+        this(scale, DEFAULT_RETAINED_STEPS);
+    }
+
+    public GradientReducer(JobScale scale, int retainedSteps) {
+        if (retainedSteps < 1) {
             throw new IllegalArgumentException(
-                    "ranks ("
-                            + ranks
-                            + ") and retainedSteps ("
-                            + retainedSteps
-                            + ") must be at least 1");
+                    "retainedSteps must be at least 1, got " + retainedSteps);
         }
-        this.ranks = ranks;
+        this.ranks = scale.trainers();
         this.retainedSteps = retainedSteps;
     }
 

@@ -75,15 +75,16 @@ public class MetricsMerger extends AbstractStreamOperator<String>
     private transient Counter dropped;
     private transient TrainingGauges gauges;
 
-    public MetricsMerger(int ranks) {
-        this(ranks, MAX_PENDING_KEYS);
+    /** Merges the lines of {@code scale}'s ranks. */
+    public MetricsMerger(JobScale scale) {
+        this(scale, MAX_PENDING_KEYS);
     }
 
-    MetricsMerger(int ranks, int maxPendingKeys) {
-        if (ranks < 1 || maxPendingKeys < 1) {
-            throw new IllegalArgumentException("ranks and maxPendingKeys must be positive");
+    MetricsMerger(JobScale scale, int maxPendingKeys) {
+        if (maxPendingKeys < 1) {
+            throw new IllegalArgumentException("maxPendingKeys must be positive");
         }
-        this.ranks = ranks;
+        this.ranks = scale.trainers();
         this.maxPendingKeys = maxPendingKeys;
     }
 

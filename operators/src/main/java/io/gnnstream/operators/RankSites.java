@@ -26,37 +26,30 @@ public final class RankSites implements Serializable {
     private static final long serialVersionUID = 1L;
 
     private final VertexPartitioner partitioner;
-    private final int storeParallelism;
-    private final int trainers;
+    private final JobScale scale;
 
     /** Per logical partition: the rank it belongs to. */
     private final int[] rankOfPartition;
 
-    public RankSites(VertexPartitioner partitioner, int storeParallelism, int trainers) {
-        if (storeParallelism < 1
-                || storeParallelism > partitioner.numPartitions()
-                || trainers < 1) {
-            throw new IllegalArgumentException(
-                    "need 1 <= storeParallelism <= "
-                            + partitioner.numPartitions()
-                            + " and trainers >= 1, got "
-                            + storeParallelism
-                            + " and "
-                            + trainers);
-        }
-        this.partitioner = partitioner;
-        this.storeParallelism = storeParallelism;
-        this.trainers = trainers;
-        this.rankOfPartition = new int[partitioner.numPartitions()];
-        StoreSites sites = new StoreSites(partitioner.numPartitions(), storeParallelism);
+    /** The sites of {@code scale}'s GraphStore and ranks; see {@link JobScale#rankSites}. */
+    public RankSites(VertexPartitioner partitioner, JobScale scale) {
+        this.partitioner = scale.check(partitioner);
+        this.scale = scale;
+        this.rankOfPartition = new int[scale.partitions()];
+        StoreSites sites = scale.storeSites();
         for (int p = 0; p < rankOfPartition.length; p++) {
-            rankOfPartition[p] = sites.siteOf(p) % trainers;
+            rankOfPartition[p] = sites.siteOf(p) % scale.trainers();
         }
+    }
+
+    /** The scale the sites are of. */
+    public JobScale scale() {
+        return scale;
     }
 
     /** Whether every rank has a GraphStore subtask of its own index. */
     public boolean applies() {
-        return trainers <= storeParallelism;
+        return scale.trainers() <= scale.parallelism();
     }
 
     /** The rank that {@code seed} belongs to. */
@@ -71,6 +64,7 @@ public final class RankSites implements Serializable {
      * from.
      */
     public long[][] split(long[] seeds) {
+        int trainers = scale.trainers();
         if (seeds.length < trainers) {
             throw new IllegalArgumentException(seeds.length + " seeds for " + trainers + " ranks");
         }
@@ -105,10 +99,10 @@ public final class RankSites implements Serializable {
      * owns (the assembler is keyed by batch id, with max parallelism the partition count).
      */
     public long batchIdFor(int rank, long from) {
-        int subtask = rank % storeParallelism;
+        int subtask = rank % scale.parallelism();
         long id = from;
         while (KeyGroupRangeAssignment.assignKeyToParallelOperator(
-                        id, partitioner.numPartitions(), storeParallelism)
+                        id, scale.partitions(), scale.parallelism())
                 != subtask) {
             id++;
         }
@@ -117,6 +111,10 @@ public final class RankSites implements Serializable {
 
     @Override
     public String toString() {
-        return "RankSites(" + storeParallelism + " GraphStore subtasks, " + trainers + " ranks)";
+        return "RankSites("
+                + scale.parallelism()
+                + " GraphStore subtasks, "
+                + scale.trainers()
+                + " ranks)";
     }
 }

@@ -137,20 +137,21 @@ public class ReplicaRouter extends KeyedStateOperator<GraphStoreInput>
     private transient Counter pushes;
     private transient Counter drops;
 
-    public ReplicaRouter(VertexPartitioner partitioner, int storeParallelism) {
-        this(partitioner, storeParallelism, DEFAULT_MAX_DROP_DELAY_MS);
+    /** The router for the GraphStore of {@code scale}. */
+    public ReplicaRouter(VertexPartitioner partitioner, JobScale scale) {
+        this(partitioner, scale, DEFAULT_MAX_DROP_DELAY_MS);
     }
 
     /**
      * With {@code maxDropDelayMs} 0, removals are checked as soon as their input record is applied.
      */
-    public ReplicaRouter(VertexPartitioner partitioner, int storeParallelism, long maxDropDelayMs) {
+    public ReplicaRouter(VertexPartitioner partitioner, JobScale scale, long maxDropDelayMs) {
         if (maxDropDelayMs < 0) {
             throw new IllegalArgumentException(
                     "maxDropDelayMs must be >= 0, got " + maxDropDelayMs);
         }
-        this.partitioner = partitioner;
-        this.sites = new StoreSites(partitioner.numPartitions(), storeParallelism);
+        this.partitioner = scale.check(partitioner);
+        this.sites = scale.storeSites();
         this.maxDropDelayMs = maxDropDelayMs;
     }
 

@@ -7,7 +7,12 @@ public final class SchedulerConfig implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
-    public final int numPartitions;
+    /**
+     * The job's scale: its partitions (whose sizes the scheduler tracks) and trainer ranks T (every
+     * training step is T batches, one per rank).
+     */
+    public final JobScale scale;
+
     public final int batchSize;
     public final int evalBatchSize;
     public final long maxSteps;
@@ -15,9 +20,6 @@ public final class SchedulerConfig implements Serializable {
     public final int prefetch;
     public final int minTrainSeeds;
     public final long seed;
-
-    /** Trainer ranks T; every training step is T batches, one per rank. */
-    public final int trainers;
 
     /** Training starts once the graph holds this many vertices and has ingested this many edges. */
     public final long minVertices;
@@ -42,7 +44,7 @@ public final class SchedulerConfig implements Serializable {
     private RankSites sites;
 
     public SchedulerConfig(
-            int numPartitions,
+            JobScale scale,
             int batchSize,
             int evalBatchSize,
             long maxSteps,
@@ -51,7 +53,7 @@ public final class SchedulerConfig implements Serializable {
             int minTrainSeeds,
             long seed) {
         this(
-                numPartitions,
+                scale,
                 batchSize,
                 evalBatchSize,
                 maxSteps,
@@ -59,13 +61,12 @@ public final class SchedulerConfig implements Serializable {
                 prefetch,
                 minTrainSeeds,
                 seed,
-                1,
                 0,
                 0);
     }
 
     public SchedulerConfig(
-            int numPartitions,
+            JobScale scale,
             int batchSize,
             int evalBatchSize,
             long maxSteps,
@@ -73,11 +74,10 @@ public final class SchedulerConfig implements Serializable {
             int prefetch,
             int minTrainSeeds,
             long seed,
-            int trainers,
             long minVertices,
             long minEdges) {
         this(
-                numPartitions,
+                scale,
                 batchSize,
                 evalBatchSize,
                 maxSteps,
@@ -85,7 +85,6 @@ public final class SchedulerConfig implements Serializable {
                 prefetch,
                 minTrainSeeds,
                 seed,
-                trainers,
                 minVertices,
                 minEdges,
                 1,
@@ -94,7 +93,7 @@ public final class SchedulerConfig implements Serializable {
     }
 
     public SchedulerConfig(
-            int numPartitions,
+            JobScale scale,
             int batchSize,
             int evalBatchSize,
             long maxSteps,
@@ -102,28 +101,21 @@ public final class SchedulerConfig implements Serializable {
             int prefetch,
             int minTrainSeeds,
             long seed,
-            int trainers,
             long minVertices,
             long minEdges,
             int numLayers,
             int predictEvery,
             boolean predictAll) {
-        if (trainers < 1 || numLayers < 1 || predictEvery < 0) {
+        if (numLayers < 1 || predictEvery < 0) {
             throw new IllegalArgumentException(
-                    "need trainers >= 1, numLayers >= 1 and predictEvery >= 0, got "
-                            + trainers
-                            + ", "
+                    "need numLayers >= 1 and predictEvery >= 0, got "
                             + numLayers
-                            + ", "
+                            + " and "
                             + predictEvery);
         }
-        if (trainers < 1) {
-            throw new IllegalArgumentException("trainers must be positive, got " + trainers);
-        }
-        this.trainers = trainers;
+        this.scale = scale;
         this.minVertices = minVertices;
         this.minEdges = minEdges;
-        this.numPartitions = numPartitions;
         this.batchSize = batchSize;
         this.evalBatchSize = evalBatchSize;
         this.maxSteps = maxSteps;
@@ -137,9 +129,14 @@ public final class SchedulerConfig implements Serializable {
     }
 
     /**
-     * Cuts every training step's seeds by owner ({@link RankSites}) instead of into equal slices.
+     * Cuts every training step's seeds by owner ({@link RankSites}, of this scale) instead of into
+     * equal slices.
      */
     public SchedulerConfig withLocalBatches(RankSites sites) {
+        if (sites != null && !sites.scale().equals(scale)) {
+            throw new IllegalArgumentException(
+                    "local batches of " + sites.scale() + " for a scheduler of " + scale);
+        }
         if (sites != null && !sites.applies()) {
             throw new IllegalArgumentException(
                     "local batches need a GraphStore subtask per rank: " + sites);

@@ -28,10 +28,11 @@ public final class TrainerConfig implements Serializable {
     /** Slots of the feature cache the GraphStore fills (0 = none; the GraphStore must agree). */
     public final int featureCacheSlots;
 
-    /** Trainer ranks T (each one replica) and reducer subtasks R of the all-reduce. */
-    public final int trainers;
-
-    public final int reducers;
+    /**
+     * The job's scale: trainer ranks T (each one replica), reducer subtasks R of the all-reduce,
+     * and the GraphStore's parallelism for {@link #withStore}.
+     */
+    public final JobScale scale;
 
     /** Evaluation rounds emit a prediction per vertex ({@link TrainerOperator#PREDICTIONS}). */
     public final boolean predictions;
@@ -40,21 +41,21 @@ public final class TrainerConfig implements Serializable {
     public final boolean embeddings;
 
     /**
-     * Where inference rounds store a hidden layer's outputs: the vertex assignment and the
-     * GraphStore's parallelism, which name the subtask owning each vertex; null: a single subtask.
+     * Where inference rounds store a hidden layer's outputs: the vertex assignment, which with the
+     * scale's GraphStore parallelism names the subtask owning each vertex; null: a single subtask.
      */
     private VertexPartitioner partitioner;
-
-    private int storeParallelism = 1;
 
     /** Inference rounds store hidden layers' outputs, never the next layer's projections. */
     private boolean hiddenRows;
 
+    /** One rank, one reducer, one GraphStore subtask. */
     public TrainerConfig(
             ModelConfig model, int logEvery, int threads, String modelOut, long creditResendMs) {
         this(model, logEvery, threads, modelOut, creditResendMs, true, 0);
     }
 
+    /** One rank, one reducer, one GraphStore subtask. */
     public TrainerConfig(
             ModelConfig model,
             int logEvery,
@@ -63,7 +64,15 @@ public final class TrainerConfig implements Serializable {
             long creditResendMs,
             boolean compute,
             int featureCacheSlots) {
-        this(model, logEvery, threads, modelOut, creditResendMs, compute, featureCacheSlots, 1, 1);
+        this(
+                model,
+                logEvery,
+                threads,
+                modelOut,
+                creditResendMs,
+                compute,
+                featureCacheSlots,
+                JobScale.ranks(1));
     }
 
     public TrainerConfig(
@@ -74,8 +83,7 @@ public final class TrainerConfig implements Serializable {
             long creditResendMs,
             boolean compute,
             int featureCacheSlots,
-            int trainers,
-            int reducers) {
+            JobScale scale) {
         this(
                 model,
                 logEvery,
@@ -84,8 +92,7 @@ public final class TrainerConfig implements Serializable {
                 creditResendMs,
                 compute,
                 featureCacheSlots,
-                trainers,
-                reducers,
+                scale,
                 false,
                 false);
     }
@@ -98,22 +105,16 @@ public final class TrainerConfig implements Serializable {
             long creditResendMs,
             boolean compute,
             int featureCacheSlots,
-            int trainers,
-            int reducers,
+            JobScale scale,
             boolean predictions,
             boolean embeddings) {
-        this.predictions = predictions;
-        this.embeddings = embeddings;
-        if (trainers < 1 || reducers < 1) {
-            throw new IllegalArgumentException(
-                    "trainers and reducers must be positive, got " + trainers + ", " + reducers);
-        }
-        this.trainers = trainers;
-        this.reducers = reducers;
         if (featureCacheSlots < 0) {
             throw new IllegalArgumentException(
                     "featureCacheSlots must be >= 0, got " + featureCacheSlots);
         }
+        this.scale = scale;
+        this.predictions = predictions;
+        this.embeddings = embeddings;
         this.model = model;
         this.logEvery = logEvery;
         this.threads = threads;
@@ -124,22 +125,14 @@ public final class TrainerConfig implements Serializable {
     }
 
     /**
-     * Layer outputs go to the subtask of a GraphStore of {@code parallelism} that owns each vertex.
+     * Layer outputs go to the subtask of the scale's GraphStore that owns each vertex under {@code
+     * partitioner}.
      */
-    public TrainerConfig withStore(VertexPartitioner partitioner, int parallelism) {
-        if (parallelism < 1 || parallelism > partitioner.numPartitions()) {
-            throw new IllegalArgumentException(
-                    "GraphStore parallelism must be in [1, "
-                            + partitioner.numPartitions()
-                            + "], got "
-                            + parallelism);
-        }
-        this.partitioner = partitioner;
-        this.storeParallelism = parallelism;
+    public TrainerConfig withStore(VertexPartitioner partitioner) {
+        this.partitioner = scale.check(partitioner);
         return this;
     }
 
-    /** See {@link #withStore}; null for a single GraphStore subtask. */
     /**
      * Inference rounds store every hidden layer's outputs in the layer-output store, not the next
      * layer's projections of them ({@code ModelConfig.projectsRoundInput}); returns this.
@@ -154,12 +147,14 @@ public final class TrainerConfig implements Serializable {
         return hiddenRows || embeddings;
     }
 
+    /** See {@link #withStore}; null for a single GraphStore subtask. */
     public VertexPartitioner partitioner() {
         return partitioner;
     }
 
+    /** The GraphStore's parallelism where {@link #partitioner} is set, else 1. */
     public int storeParallelism() {
-        return storeParallelism;
+        return partitioner == null ? 1 : scale.parallelism();
     }
 
     /**

@@ -153,14 +153,18 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         Nd4jThreads.configure(config.threads);
         checkpoint = new TrainerCheckpoint(context.getOperatorStateStore());
         TrainerCheckpoint.Restored restored =
-                checkpoint.restore(rank, config.trainers, config.model, context.isRestored());
+                checkpoint.restore(
+                        rank, config.scale.trainers(), config.model, context.isRestored());
         model = restored.model();
         progress = restored.progress();
         partials = new PartialBatches();
         featureCache = new TrainerFeatureCache(config.featureCacheSlots, config.model.inFeatures());
         exchange =
                 new GradientExchange(
-                        rank, config.model.numParameters(), config.reducers, progress.layout);
+                        rank,
+                        config.model.numParameters(),
+                        config.scale.reducers(),
+                        progress.layout);
         work =
                 new ReplicaSteps(
                         model,
@@ -173,7 +177,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                                 config.partitioner(),
                                 config.storeParallelism()),
                         rank,
-                        config.trainers,
+                        config.scale.trainers(),
                         config.compute);
         sequence =
                 new TrainerRank(
@@ -193,7 +197,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                     "rank {} of {}: restored from {} checkpointed ranks at step {} (rank {}'s"
                             + " replica), layout {}",
                     rank,
-                    config.trainers,
+                    config.scale.trainers(),
                     restored.fromRanks(),
                     progress.layoutStep,
                     restored.fromRank(),
@@ -211,7 +215,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         report =
                 new RankReport(
                         rank,
-                        config.trainers,
+                        config.scale.trainers(),
                         config.logEvery,
                         model,
                         progress,
@@ -258,7 +262,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         super.snapshotState(context);
         pauseSteps();
         checkpoint.snapshot(
-                new TrainerReplica(rank, config.trainers, model.snapshot(), progress),
+                new TrainerReplica(rank, config.scale.trainers(), model.snapshot(), progress),
                 sequence.waiting(),
                 partials.parts(featureCache),
                 exchange.pending());

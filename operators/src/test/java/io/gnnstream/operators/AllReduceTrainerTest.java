@@ -46,7 +46,8 @@ class AllReduceTrainerTest {
                     .build();
 
     private static TrainerConfig config(int trainers) {
-        return new TrainerConfig(MODEL, 1, 1, null, 60_000, true, 0, trainers, 1);
+        return new TrainerConfig(
+                MODEL, 1, 1, null, 60_000, true, 0, new JobScale(trainers, 1, trainers, 1));
     }
 
     private static final float[][] FEATURES = {
@@ -199,8 +200,7 @@ class AllReduceTrainerTest {
 
     private static OneInputStreamOperatorTestHarness<GradientChunk, ReducedChunk> reducer()
             throws Exception {
-        return new OneInputStreamOperatorTestHarness<>(
-                new GradientReducer(2, GradientReducer.DEFAULT_RETAINED_STEPS));
+        return new OneInputStreamOperatorTestHarness<>(new GradientReducer(JobScale.ranks(2)));
     }
 
     /** Moves both ranks' gradients through the reducer and the sums back to both ranks. */

@@ -136,7 +136,11 @@ class EdgeBundlerTest {
             boolean cutEdges, int bundleEdges) throws Exception {
         var h =
                 new OneInputStreamOperatorTestHarness<>(
-                        new EdgeBundler(PARTITIONER, PARALLELISM, cutEdges, bundleEdges));
+                        new EdgeBundler(
+                                PARTITIONER,
+                                JobScale.store(PARTITIONS, PARALLELISM),
+                                cutEdges,
+                                bundleEdges));
         h.open();
         return h;
     }

@@ -257,7 +257,8 @@ class GradientReducerTest {
                     assertThrows(IllegalStateException.class, () -> rig.send(shorter));
             assertTrue(e.getMessage().contains("1 values"), e.getMessage());
         }
-        assertThrows(IllegalArgumentException.class, () -> new GradientReducer(0, 1));
+        assertThrows(
+                IllegalArgumentException.class, () -> new GradientReducer(JobScale.ranks(0), 1));
     }
 
     private static void complete(Rig rig, long step, int chunk) throws Exception {
@@ -299,7 +300,7 @@ class GradientReducerTest {
          */
         Rig(int parallelism, int index, int retainedSteps, OperatorSubtaskState state)
                 throws Exception {
-            op = new GradientReducer(RANKS, retainedSteps);
+            op = new GradientReducer(JobScale.ranks(RANKS), retainedSteps);
             h = new OneInputStreamOperatorTestHarness<>(op, MAX_PARALLELISM, parallelism, index);
             h.getExecutionConfig().getSerializerConfig().setGenericTypes(false);
             if (state != null) {

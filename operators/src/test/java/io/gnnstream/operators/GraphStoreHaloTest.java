@@ -551,7 +551,10 @@ class GraphStoreHaloTest {
                                 in.update.edge != null ? in.update.edge.src : in.update.node.id);
         var router =
                 new KeyedOneInputStreamOperatorTestHarness<>(
-                        new ReplicaRouter(PARTITIONER, PARTITIONS, maxDropDelayMs),
+                        new ReplicaRouter(
+                                PARTITIONER,
+                                JobScale.store(PARTITIONS, PARTITIONS),
+                                maxDropDelayMs),
                         sourceKey,
                         VertexKeyTypeInfo.INSTANCE,
                         PARTITIONS,
@@ -624,7 +627,8 @@ class GraphStoreHaloTest {
                                                     : in.update.node.id);
             this.bundler =
                     new OneInputStreamOperatorTestHarness<>(
-                            new EdgeBundler(PARTITIONER, parallelism, true, 1));
+                            new EdgeBundler(
+                                    PARTITIONER, JobScale.store(PARTITIONS, parallelism), true, 1));
             bundler.open();
             KeySelector<GraphStoreInput, VertexKey> storeKey =
                     in ->
@@ -641,7 +645,8 @@ class GraphStoreHaloTest {
             for (int i = 0; i < parallelism; i++) {
                 var router =
                         new KeyedOneInputStreamOperatorTestHarness<>(
-                                new ReplicaRouter(PARTITIONER, parallelism, 0),
+                                new ReplicaRouter(
+                                        PARTITIONER, JobScale.store(PARTITIONS, parallelism), 0),
                                 sourceKey,
                                 VertexKeyTypeInfo.INSTANCE,
                                 PARTITIONS,

@@ -54,7 +54,7 @@ import org.junit.jupiter.api.Timeout;
 class LegacyStateTest {
 
     private static final SchedulerConfig LEGACY_SCHEDULER =
-            new SchedulerConfig(4, 2, 2, 12, 4, 3, 5, 7L, 2, 0, 0, 1, 0, false);
+            new SchedulerConfig(new JobScale(4, 1, 2, 2), 2, 2, 12, 4, 3, 5, 7L, 0, 0, 1, 0, false);
 
     @Test
     void aLegacyTrainerCheckpointContinuesBitForBitAtItsOwnCount() throws Exception {
@@ -139,7 +139,9 @@ class LegacyStateTest {
 
     @Test
     void aLegacySchedulerCheckpointRefusesAnotherCount() throws Exception {
-        SchedulerConfig three = new SchedulerConfig(4, 2, 2, 12, 4, 3, 5, 7L, 3, 0, 0, 1, 0, false);
+        SchedulerConfig three =
+                new SchedulerConfig(
+                        new JobScale(4, 1, 3, 3), 2, 2, 12, 4, 3, 5, 7L, 0, 0, 1, 0, false);
         try (var h = new TwoInputStreamOperatorTestHarness<>(new SeedScheduler(three))) {
             Exception e =
                     assertThrows(Exception.class, () -> h.initializeState(read("scheduler-t2")));

@@ -28,7 +28,7 @@ class MetricsMergerTest {
 
     @Test
     void mergesTheTrainLinesOfAllRanksOnceAllAreThere() throws Exception {
-        try (var h = harness(new MetricsMerger(2))) {
+        try (var h = harness(new MetricsMerger(JobScale.ranks(2)))) {
             h.open();
             send(
                     h,
@@ -93,7 +93,7 @@ class MetricsMergerTest {
 
     @Test
     void aRepeatedRankLineReplacesTheFirst() throws Exception {
-        MetricsMerger merger = new MetricsMerger(2);
+        MetricsMerger merger = new MetricsMerger(JobScale.ranks(2));
         try (var h = harness(merger)) {
             h.open();
             send(h, train(0, 2, 5, 10, 1L));
@@ -113,7 +113,7 @@ class MetricsMergerTest {
 
     @Test
     void mergesEvaluationRoundsAndTracksTheBestValidationAccuracy() throws Exception {
-        try (var h = harness(new MetricsMerger(2))) {
+        try (var h = harness(new MetricsMerger(JobScale.ranks(2)))) {
             h.open();
             send(h, eval(0, 10, 3, 4, 1.0, 2, 5, 2.0, false, 7L));
             send(h, eval(1, 10, 1, 4, 3.0, 3, 5, 4.0, false, 7L));
@@ -153,7 +153,7 @@ class MetricsMergerTest {
 
     @Test
     void emitsTheFinalLineOnceWithTheChecksumsOfAllRanks() throws Exception {
-        try (var h = harness(new MetricsMerger(3))) {
+        try (var h = harness(new MetricsMerger(JobScale.ranks(3)))) {
             h.open();
             for (int round = 0; round < 2; round++) {
                 for (int rank = 0; rank < 3; rank++) {
@@ -191,7 +191,7 @@ class MetricsMergerTest {
 
     @Test
     void aSingleRankPassesThrough() throws Exception {
-        try (var h = harness(new MetricsMerger(1))) {
+        try (var h = harness(new MetricsMerger(JobScale.ranks(1)))) {
             h.open();
             ObjectNode line =
                     RankLine.window(
@@ -236,7 +236,7 @@ class MetricsMergerTest {
 
     @Test
     void dropsAndCountsMalformedLines() throws Exception {
-        MetricsMerger merger = new MetricsMerger(2);
+        MetricsMerger merger = new MetricsMerger(JobScale.ranks(2));
         try (var h = harness(merger)) {
             h.open();
             List<String> bad =
@@ -266,7 +266,7 @@ class MetricsMergerTest {
 
     @Test
     void dropsTheOldestStepBeyondThePendingBound() throws Exception {
-        MetricsMerger merger = new MetricsMerger(2, 3);
+        MetricsMerger merger = new MetricsMerger(JobScale.ranks(2), 3);
         try (var h = harness(merger)) {
             h.open();
             for (long step : new long[] {5, 1, 3, 4}) {
@@ -284,7 +284,7 @@ class MetricsMergerTest {
     void keepsPendingLinesAndTheBestValidationAcrossARestore() throws Exception {
         assertInstanceOf(PojoTypeInfo.class, TypeInformation.of(MetricsMerger.State.class));
         OperatorSubtaskState snapshot;
-        try (var h = harness(new MetricsMerger(2))) {
+        try (var h = harness(new MetricsMerger(JobScale.ranks(2)))) {
             h.open();
             send(h, eval(0, 10, 4, 4, 1.0, 3, 5, 1.0, false, 7L));
             send(h, eval(1, 10, 3, 4, 1.0, 4, 5, 1.0, false, 7L));
@@ -292,7 +292,7 @@ class MetricsMergerTest {
             assertEquals(1, lines(h).size());
             snapshot = h.snapshot(1, 1);
         }
-        try (var h = harness(new MetricsMerger(2))) {
+        try (var h = harness(new MetricsMerger(JobScale.ranks(2)))) {
             h.initializeState(snapshot);
             h.open();
             send(h, train(1, 2, 12, 30, 7L));
@@ -309,7 +309,7 @@ class MetricsMergerTest {
             assertEquals(10, last.get("best_val_step").asLong());
             snapshot = h.snapshot(2, 2);
         }
-        try (var h = harness(new MetricsMerger(2))) {
+        try (var h = harness(new MetricsMerger(JobScale.ranks(2)))) {
             h.initializeState(snapshot);
             h.open();
             send(h, eval(0, 20, 1, 4, 1.0, 1, 5, 1.0, true, 7L));
@@ -326,13 +326,13 @@ class MetricsMergerTest {
     @Test
     void dropsTheOldRanksLinesAndMergesALineThatStandsAlone() throws Exception {
         OperatorSubtaskState twoRanks;
-        try (var h = harness(new MetricsMerger(2))) {
+        try (var h = harness(new MetricsMerger(JobScale.ranks(2)))) {
             h.open();
             send(h, eval(1, 20, 1, 4, 1.0, 1, 5, 1.0, true, 7L));
             send(h, train(0, 2, 19, 10, 7L));
             twoRanks = h.snapshot(1, 1);
         }
-        MetricsMerger three = new MetricsMerger(3);
+        MetricsMerger three = new MetricsMerger(JobScale.ranks(3));
         try (var h = harness(three)) {
             h.initializeState(twoRanks);
             h.open();

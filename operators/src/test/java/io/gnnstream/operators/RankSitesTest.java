@@ -17,7 +17,7 @@ class RankSitesTest {
 
     @Test
     void aSeedBelongsToTheRankOfTheSubtaskOwningItsPartition() {
-        RankSites sites = new RankSites(PARTITIONER, 4, 2);
+        RankSites sites = new RankSites(PARTITIONER, new JobScale(16, 4, 2, 2));
         assertTrue(sites.applies());
         for (long v = 0; v < 200; v++) {
             int subtask =
@@ -26,12 +26,13 @@ class RankSitesTest {
             assertEquals(subtask % 2, sites.rankOf(v), "vertex " + v);
         }
         assertFalse(
-                new RankSites(PARTITIONER, 2, 3).applies(), "a rank without a GraphStore subtask");
+                new RankSites(PARTITIONER, new JobScale(16, 2, 3, 3)).applies(),
+                "a rank without a GraphStore subtask");
     }
 
     @Test
     void splitCutsByOwnerInOrderAndGivesEveryRankASeed() {
-        RankSites sites = new RankSites(PARTITIONER, 2, 2);
+        RankSites sites = new RankSites(PARTITIONER, new JobScale(16, 2, 2, 2));
         long[] seeds = LongStream.range(0, 40).map(v -> 39 - v).toArray();
         long[][] slices = sites.split(seeds);
         assertEquals(2, slices.length);
@@ -53,7 +54,7 @@ class RankSitesTest {
 
     @Test
     void batchIdsOfARankAreOwnedByTheAssemblerOfItsIndex() {
-        RankSites sites = new RankSites(PARTITIONER, 3, 2);
+        RankSites sites = new RankSites(PARTITIONER, new JobScale(16, 3, 2, 2));
         long next = 0;
         for (int i = 0; i < 50; i++) {
             int rank = i % 2;

@@ -37,7 +37,19 @@ class SeedSchedulerRescaleTest {
 
     private static SchedulerConfig config(int trainers, int evalEvery) {
         return new SchedulerConfig(
-                4, BATCH, 4, 40, evalEvery, 3, TRAIN, 7L, trainers, 0, 0, 1, 0, false);
+                new JobScale(4, 1, trainers, trainers),
+                BATCH,
+                4,
+                40,
+                evalEvery,
+                3,
+                TRAIN,
+                7L,
+                0,
+                0,
+                1,
+                0,
+                false);
     }
 
     /**
@@ -289,7 +301,20 @@ class SeedSchedulerRescaleTest {
      */
     private static List<long[]> epochOrders() throws Exception {
         SchedulerConfig single =
-                new SchedulerConfig(4, 1, 4, EPOCHS * TRAIN, 0, 3, TRAIN, 7L, 1, 0, 0, 1, 0, false);
+                new SchedulerConfig(
+                        new JobScale(4, 1, 1, 1),
+                        1,
+                        4,
+                        EPOCHS * TRAIN,
+                        0,
+                        3,
+                        TRAIN,
+                        7L,
+                        0,
+                        0,
+                        1,
+                        0,
+                        false);
         Map<Long, BatchSpec[]> steps;
         try (var h = harness(single)) {
             h.open();

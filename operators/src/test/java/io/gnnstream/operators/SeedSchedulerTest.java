@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class SeedSchedulerTest {
 
-    private static final SchedulerConfig CONFIG = new SchedulerConfig(4, 2, 2, 5, 2, 3, 5, 7L);
+    private static final SchedulerConfig CONFIG =
+            new SchedulerConfig(new JobScale(4, 1, 1, 1), 2, 2, 5, 2, 3, 5, 7L);
 
     @Test
     void issuesAtMostPrefetchBatchesUntilCredited() throws Exception {
@@ -85,7 +86,8 @@ class SeedSchedulerTest {
      */
     @Test
     void deletionsBelowMinVerticesDoNotStopTraining() throws Exception {
-        SchedulerConfig holding = new SchedulerConfig(4, 2, 2, 0, 0, 1, 1, 7L, 1, 9, 0);
+        SchedulerConfig holding =
+                new SchedulerConfig(new JobScale(4, 1, 1, 1), 2, 2, 0, 0, 1, 1, 7L, 9, 0);
         try (var h = new TwoInputStreamOperatorTestHarness<>(new SeedScheduler(holding))) {
             h.open();
             for (long id = 10; id < 19; id++) {
@@ -237,7 +239,9 @@ class SeedSchedulerTest {
     @Test
     void roundsAreLayerWisePassesSpreadOverTheRanksEachAfterThePassBeforeIsStored()
             throws Exception {
-        SchedulerConfig two = new SchedulerConfig(4, 1, 4, 1, 0, 8, 5, 7L, 2, 0, 0, 2, 0, true);
+        SchedulerConfig two =
+                new SchedulerConfig(
+                        new JobScale(4, 1, 2, 2), 1, 4, 1, 0, 8, 5, 7L, 0, 0, 2, 0, true);
         List<BatchSpec> round = new ArrayList<>();
         try (var h = new TwoInputStreamOperatorTestHarness<>(new SeedScheduler(two))) {
             h.open();
@@ -318,7 +322,9 @@ class SeedSchedulerTest {
      */
     @Test
     void aRestoreIssuesAgainTheBlocksWhoseOutputsWereNotStored() throws Exception {
-        SchedulerConfig two = new SchedulerConfig(4, 1, 4, 1, 0, 8, 5, 7L, 2, 0, 0, 2, 0, true);
+        SchedulerConfig two =
+                new SchedulerConfig(
+                        new JobScale(4, 1, 2, 2), 1, 4, 1, 0, 8, 5, 7L, 0, 0, 2, 0, true);
         OperatorSubtaskState snapshot;
         long[] issued = new long[2];
         try (var h = new TwoInputStreamOperatorTestHarness<>(new SeedScheduler(two))) {
@@ -380,10 +386,11 @@ class SeedSchedulerTest {
      */
     @Test
     void localBatchesCutEachStepByOwner() throws Exception {
-        RankSites sites = new RankSites(new HashPartitioner(4), 2, 2);
-        SchedulerConfig equal = new SchedulerConfig(4, 3, 4, 3, 0, 8, 5, 7L, 2, 0, 0, 1, 0, false);
+        JobScale scale = new JobScale(4, 2, 2, 2);
+        RankSites sites = new RankSites(new HashPartitioner(4), scale);
+        SchedulerConfig equal = new SchedulerConfig(scale, 3, 4, 3, 0, 8, 5, 7L, 0, 0, 1, 0, false);
         SchedulerConfig local =
-                new SchedulerConfig(4, 3, 4, 3, 0, 8, 5, 7L, 2, 0, 0, 1, 0, false)
+                new SchedulerConfig(scale, 3, 4, 3, 0, 8, 5, 7L, 0, 0, 1, 0, false)
                         .withLocalBatches(sites);
         List<BatchSpec> reference = trainSpecs(equal);
         List<BatchSpec> cut = trainSpecs(local);

@@ -45,7 +45,8 @@ final class TrainerRig {
     private TrainerRig() {}
 
     static TrainerConfig config(int trainers) {
-        return new TrainerConfig(MODEL, 1, 1, null, 60_000, true, 0, trainers, 1);
+        return new TrainerConfig(
+                MODEL, 1, 1, null, 60_000, true, 0, new JobScale(trainers, 1, trainers, 1));
     }
 
     /**
@@ -73,10 +74,7 @@ final class TrainerRig {
             int ranks, OperatorSubtaskState state) throws Exception {
         var h =
                 new OneInputStreamOperatorTestHarness<>(
-                        new GradientReducer(ranks, GradientReducer.DEFAULT_RETAINED_STEPS),
-                        MAX_PARALLELISM,
-                        1,
-                        0);
+                        new GradientReducer(JobScale.ranks(ranks)), MAX_PARALLELISM, 1, 0);
         h.getExecutionConfig().getSerializerConfig().setGenericTypes(false);
         if (state != null) {
             h.initializeState(state);

@@ -6,11 +6,12 @@ import io.gnnstream.connectors.KafkaIO;
 import io.gnnstream.connectors.ParseFunction;
 import io.gnnstream.jobs.GraphOptions;
 import io.gnnstream.jobs.JobDefaults;
-import io.gnnstream.jobs.TrainingJob;
 import io.gnnstream.jobs.Wiring;
+import io.gnnstream.jobs.topology.Ingest;
 import io.gnnstream.operators.EdgeBundler;
 import io.gnnstream.operators.GraphStoreConfig;
 import io.gnnstream.operators.GraphStoreOperator;
+import io.gnnstream.operators.JobScale;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.operators.serialization.SampleResponseSerializer;
@@ -104,6 +105,7 @@ final class IngestRates {
                             parallelism, configuration(runDir));
             env.setMaxParallelism(partitions);
             HashPartitioner partitioner = new HashPartitioner(partitions);
+            JobScale scale = JobScale.store(partitions, parallelism);
             DataStream<EdgeUpdate> edgeInput =
                     env.fromSource(
                                     KafkaIO.edgeSourceBuilder(
@@ -118,16 +120,16 @@ final class IngestRates {
                             .process(new ParseFunction<>(new EdgeFormat()))
                             .name("parse-edges");
             SingleOutputStreamOperator<GraphStoreInput> bundles =
-                    TrainingJob.edgeBundles(edgeInput, partitioner, parallelism, halo);
+                    Ingest.edgeBundles(edgeInput, partitioner, scale, halo);
             DataStream<GraphStoreInput> input =
                     !halo
                             ? bundles
                             : bundles.union(
-                                    TrainingJob.replicaUpdates(
+                                    Ingest.replicaUpdates(
                                             bundles.getSideOutput(EdgeBundler.CUT_EDGES),
                                             null,
                                             partitioner,
-                                            parallelism));
+                                            scale));
             SingleOutputStreamOperator<SampleResponse> store =
                     input.keyBy(new Wiring.StoreInputKey(partitioner), VertexKeyTypeInfo.INSTANCE)
                             .transform(

@@ -62,7 +62,7 @@ final class Recovery {
         this.ledger = ledger;
         this.emit = emit;
         this.writeProgressNanos = clock.getAsLong();
-        this.progressNanos = new long[config.trainers];
+        this.progressNanos = new long[config.scale.trainers()];
         Arrays.fill(progressNanos, clock.getAsLong());
     }
 
@@ -136,9 +136,9 @@ final class Recovery {
                 "The schedule of {} trainer ranks continues with {}: waiting for a rank to announce"
                         + " the step it restored ({} steps issued)",
                 ledger.ranks(),
-                config.trainers,
+                config.scale.trainers(),
                 cursor.steps());
-        ledger.beginLayout(config.trainers);
+        ledger.beginLayout(config.scale.trainers());
     }
 
     /**
@@ -181,7 +181,7 @@ final class Recovery {
                 announcer,
                 k,
                 k + 1,
-                config.trainers,
+                config.scale.trainers(),
                 round.pending() ? ", after the evaluation round of step " + k : "");
     }
 

@@ -175,13 +175,13 @@ final class RoundPlan {
 
     /** Blocks of a pass go to the ranks in turn. */
     int rankOf(int i) {
-        return onRankZero ? 0 : (i - (passOf(i) - 1) * blocksPerPass()) % config.trainers;
+        return onRankZero ? 0 : (i - (passOf(i) - 1) * blocksPerPass()) % config.scale.trainers();
     }
 
     /** Of the last pass's blocks, those of {@code rank}. */
     int lastPassShare(int rank) {
         int n = size - (config.numLayers - 1) * blocksPerPass();
-        int ranks = onRankZero ? 1 : config.trainers;
+        int ranks = onRankZero ? 1 : config.scale.trainers();
         return rank >= ranks ? 0 : n / ranks + (rank < n % ranks ? 1 : 0);
     }
 

@@ -77,19 +77,21 @@ public final class Schedule {
         this.ledger =
                 restored
                         ? CreditLedger.restore(config.prefetch, s)
-                        : CreditLedger.fresh(config.prefetch, config.trainers);
+                        : CreditLedger.fresh(config.prefetch, config.scale.trainers());
         this.partitionVertices = s.partitionVertices;
         this.partitionEdgesIngested = s.partitionEdgesIngested;
         this.partitionReplicas =
-                s.partitionReplicas != null ? s.partitionReplicas : new long[config.numPartitions];
+                s.partitionReplicas != null
+                        ? s.partitionReplicas
+                        : new long[config.scale.partitions()];
         this.partitionCutEdgesIngested =
                 s.partitionCutEdgesIngested != null
                         ? s.partitionCutEdgesIngested
-                        : new long[config.numPartitions];
+                        : new long[config.scale.partitions()];
         this.recovery =
                 new Recovery(
                         config, out, clock, stallNanos, seeds, cursor, round, ledger, this::emit);
-        if (ledger.ranks() != config.trainers) {
+        if (ledger.ranks() != config.scale.trainers()) {
             recovery.beginLayout(s);
         }
     }
@@ -100,8 +102,8 @@ public final class Schedule {
         s.valSeeds = new long[0];
         s.testSeeds = new long[0];
         s.otherSeeds = new long[0];
-        s.partitionVertices = new long[config.numPartitions];
-        s.partitionEdgesIngested = new long[config.numPartitions];
+        s.partitionVertices = new long[config.scale.partitions()];
+        s.partitionEdgesIngested = new long[config.scale.partitions()];
         return s;
     }
 
@@ -164,9 +166,9 @@ public final class Schedule {
             return; // a credit of an earlier layout's rank
         }
         int rank = credit.trainer;
-        if (rank < 0 || rank >= config.trainers) {
+        if (rank < 0 || rank >= config.scale.trainers()) {
             throw new IllegalStateException(
-                    "credit from trainer " + rank + " of " + config.trainers);
+                    "credit from trainer " + rank + " of " + config.scale.trainers());
         }
         ledger.reported(rank, credit.processedSeq);
         if (ledger.awaitingRestoredStep()) {
@@ -211,7 +213,7 @@ public final class Schedule {
                 emit(round.take(), rank);
                 continue;
             }
-            for (int r = 0; r < config.trainers; r++) {
+            for (int r = 0; r < config.scale.trainers(); r++) {
                 if (!ledger.hasCredit(r)) {
                     return;
                 }
@@ -255,7 +257,10 @@ public final class Schedule {
             return null;
         }
         long[] slice =
-                cursor.next(config.batchSize * config.trainers, config.trainers, seeds::train);
+                cursor.next(
+                        config.batchSize * config.scale.trainers(),
+                        config.scale.trainers(),
+                        seeds::train);
         if (slice == null) {
             return null;
         }
@@ -269,14 +274,14 @@ public final class Schedule {
         if (evaluate) {
             recovery.beginRound(step, last);
         }
-        BatchSpec[] specs = new BatchSpec[config.trainers];
+        BatchSpec[] specs = new BatchSpec[config.scale.trainers()];
         long[][] local = config.sites() == null ? null : config.sites().split(slice);
         int n = slice.length;
-        for (int r = 0; r < config.trainers; r++) {
+        for (int r = 0; r < config.scale.trainers(); r++) {
             BatchSpec spec = new BatchSpec();
             spec.kind = MiniBatch.Kind.TRAIN;
-            int from = (int) ((long) n * r / config.trainers);
-            int to = (int) ((long) n * (r + 1) / config.trainers);
+            int from = (int) ((long) n * r / config.scale.trainers());
+            int to = (int) ((long) n * (r + 1) / config.scale.trainers());
             spec.seeds = local != null ? local[r] : Arrays.copyOfRange(slice, from, to);
             spec.step = step;
             if (evaluate) {
@@ -296,11 +301,11 @@ public final class Schedule {
      */
     private long[] stillTraining(long[] slice) {
         long[] kept = Arrays.stream(slice).filter(seeds::isTrain).toArray();
-        if (kept.length >= config.trainers) {
+        if (kept.length >= config.scale.trainers()) {
             return kept;
         }
         long[] train = seeds.train();
-        return Arrays.copyOf(train, Math.min(train.length, config.trainers));
+        return Arrays.copyOf(train, Math.min(train.length, config.scale.trainers()));
     }
 
     /**
@@ -368,7 +373,7 @@ public final class Schedule {
                         (end - passStartNanos[0]) / 1e9,
                         layers,
                         round.size(),
-                        round.onRankZero() ? 1 : config.trainers,
+                        round.onRankZero() ? 1 : config.scale.trainers(),
                         round.vertices()));
         passStartNanos = null;
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.gnnstream.operators.JobScale;
 import io.gnnstream.operators.SchedulerConfig;
 import io.gnnstream.operators.schedule.SimRank.RankModel;
 import java.util.ArrayList;
@@ -27,7 +28,8 @@ class ProtocolSimulationTest {
     private static SchedulerConfig config(int trainers) {
         // 4 partitions, batch 3 per rank, eval blocks of 16, 12 steps, a round every 5 steps,
         // prefetch 2, 2 layers: rounds with a hidden-layer pass and a scored pass.
-        return new SchedulerConfig(4, 3, 16, 12, 5, 2, 1, 11L, trainers, VERTICES, 0, 2, 0, false);
+        return new SchedulerConfig(
+                new JobScale(4, 1, trainers, 1), 3, 16, 12, 5, 2, 1, 11L, VERTICES, 0, 2, 0, false);
     }
 
     @Test

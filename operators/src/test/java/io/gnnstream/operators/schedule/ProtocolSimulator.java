@@ -91,7 +91,7 @@ final class ProtocolSimulator {
         this.train = t.stream().mapToLong(Long::longValue).toArray();
         this.val = v.stream().mapToLong(Long::longValue).toArray();
         this.test = te.stream().mapToLong(Long::longValue).toArray();
-        this.trainers = config.trainers;
+        this.trainers = config.scale.trainers();
         start(null, 0);
     }
 
@@ -187,7 +187,7 @@ final class ProtocolSimulator {
 
     private SchedulerConfig config(int t) {
         return new SchedulerConfig(
-                base.numPartitions,
+                base.scale.withTrainers(t),
                 base.batchSize,
                 base.evalBatchSize,
                 base.maxSteps,
@@ -195,7 +195,6 @@ final class ProtocolSimulator {
                 base.prefetch,
                 base.minTrainSeeds,
                 base.seed,
-                t,
                 base.minVertices,
                 base.minEdges,
                 base.numLayers,
