@@ -301,7 +301,8 @@ public final class TrainingJob {
 
     /**
      * Rejects settings the topology cannot run with, before anything is submitted: every option's
-     * own check ({@link JobOptions#validate}).
+     * own check ({@link JobOptions#validate}), the job's scale ({@link TopologySettings#scale}) and
+     * local batches without a GraphStore subtask per rank.
      */
     public static void validate(ReadableConfig conf) {
         JobOptions.validate(conf);
