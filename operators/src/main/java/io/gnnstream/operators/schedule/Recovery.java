@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
-import java.util.function.ObjIntConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,9 +32,6 @@ final class Recovery {
     private final RoundPlan round;
     private final CreditLedger ledger;
 
-    /** Issues a spec to a rank as new: numbered by the ledger, then sent. */
-    private final ObjIntConsumer<BatchSpec> emit;
-
     /** When a write of the round was last acknowledged (or its unwritten blocks re-issued). */
     private long writeProgressNanos;
 
@@ -50,8 +46,7 @@ final class Recovery {
             SeedSets seeds,
             EpochCursor cursor,
             RoundPlan round,
-            CreditLedger ledger,
-            ObjIntConsumer<BatchSpec> emit) {
+            CreditLedger ledger) {
         this.config = config;
         this.out = out;
         this.clock = clock;
@@ -60,7 +55,6 @@ final class Recovery {
         this.cursor = cursor;
         this.round = round;
         this.ledger = ledger;
-        this.emit = emit;
         this.writeProgressNanos = clock.getAsLong();
         this.progressNanos = new long[config.scale.trainers()];
         Arrays.fill(progressNanos, clock.getAsLong());
@@ -208,11 +202,12 @@ final class Recovery {
     }
 
     /**
-     * Issues again, of a new generation and with new sequence numbers, the blocks of the round's
+     * Queues again, for a new generation and new sequence numbers, the blocks of the round's
      * current hidden-layer pass that their rank has acknowledged but whose outputs the GraphStore
      * has not acknowledged storing: after a restore (outputs travel on an edge that is in no
-     * checkpoint), or when no write has been acknowledged for the stall limit. The model has not
-     * changed since (the round precedes the next step on every rank), so the outputs are the same.
+     * checkpoint), or when no write has been acknowledged for the stall limit. The schedule issues
+     * them under their ranks' credit, before any new block; the model has not changed since (the
+     * round precedes the next step on every rank), so the outputs are the same.
      */
     private void reissueUnwritten() {
         writeProgressNanos = clock.getAsLong();
@@ -220,12 +215,11 @@ final class Recovery {
         int again = 0;
         int pass = 0;
         for (int i : round.unwritten()) {
-            if (!pending.contains(i)) {
+            if (!pending.contains(i) && round.issueAgain(i)) {
                 if (again++ == 0) {
                     ledger.nextGeneration();
                 }
                 pass = round.passOf(i);
-                emit.accept(round.block(i), round.rankOf(i));
             }
         }
         if (again > 0) {

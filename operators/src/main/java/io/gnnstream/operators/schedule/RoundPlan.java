@@ -27,6 +27,12 @@ final class RoundPlan {
     private boolean onRankZero;
     private final RoundWrites writes;
 
+    /**
+     * Issued blocks whose outputs were not stored, to be issued again under their ranks' credit, in
+     * order; derived again after a restore ({@link #unwritten}), so never stored.
+     */
+    private final java.util.LinkedHashSet<Integer> again = new java.util.LinkedHashSet<>();
+
     /** Every vertex of the round in ascending order, derived from the round's sets. */
     private long[] all;
 
@@ -68,6 +74,7 @@ final class RoundPlan {
         this.next = 0;
         this.onRankZero = false;
         this.all = null;
+        again.clear();
         writes.clear();
         int lastPass =
                 chunks(val.length)
@@ -81,6 +88,7 @@ final class RoundPlan {
     void restartOnRankZero() {
         next = 0;
         all = null;
+        again.clear();
         writes.clear();
         onRankZero = true;
     }
@@ -94,6 +102,7 @@ final class RoundPlan {
     void cancel() {
         next = 0;
         size = 0;
+        again.clear();
     }
 
     long step() {
@@ -128,6 +137,33 @@ final class RoundPlan {
      */
     boolean written(long step, int roundIndex, int part, int parts) {
         return step == this.step && size > 0 && writes.ack(roundIndex, part, parts);
+    }
+
+    /** Queues block {@code i} to be issued again; false if it is queued already. */
+    boolean issueAgain(int i) {
+        return again.add(i);
+    }
+
+    /**
+     * The first queued block still without stored outputs (queued blocks stored since are dropped),
+     * or -1.
+     */
+    int nextAgain() {
+        var it = again.iterator();
+        while (it.hasNext()) {
+            int i = it.next();
+            if (!writes.written(i)) {
+                return i;
+            }
+            it.remove();
+        }
+        return -1;
+    }
+
+    /** Block {@code i}, taken from the queue of blocks to issue again. */
+    BatchSpec takeAgain(int i) {
+        again.remove(i);
+        return block(i);
     }
 
     /** Block {@code next()} of the round, which it then passes. */

@@ -88,9 +88,7 @@ public final class Schedule {
                 s.partitionCutEdgesIngested != null
                         ? s.partitionCutEdgesIngested
                         : new long[config.scale.partitions()];
-        this.recovery =
-                new Recovery(
-                        config, out, clock, stallNanos, seeds, cursor, round, ledger, this::emit);
+        this.recovery = new Recovery(config, out, clock, stallNanos, seeds, cursor, round, ledger);
         if (ledger.ranks() != config.scale.trainers()) {
             recovery.beginLayout(s);
         }
@@ -107,10 +105,14 @@ public final class Schedule {
         return s;
     }
 
-    /** A restored schedule issues its unacknowledged specs and unstored round blocks again. */
+    /**
+     * A restored schedule issues its unacknowledged specs again, and its unstored round blocks as
+     * its ranks' credit allows.
+     */
     public void start() {
         if (restored) {
             recovery.restarted();
+            issue();
         }
     }
 
@@ -200,6 +202,15 @@ public final class Schedule {
             return;
         }
         while (true) {
+            int again = round.nextAgain();
+            if (again >= 0) {
+                int rank = round.rankOf(again);
+                if (!ledger.hasCredit(rank) || ledger.roundBlocksInFlight(rank) >= ROUND_PREFETCH) {
+                    return;
+                }
+                emit(round.takeAgain(again), rank);
+                continue;
+            }
             if (round.pending()) {
                 int i = round.next();
                 if (!round.ready(i)) {

@@ -10,8 +10,11 @@ import io.gnnstream.operators.schedule.SimRank.RankModel;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * Seeded runs of the batch protocol's roles wired in memory ({@link ProtocolSimulator}): records
@@ -36,7 +39,7 @@ class ProtocolSimulationTest {
     @Timeout(60)
     void failureFreeRunsAgreeAtEveryTrainerCount() {
         for (int t = 1; t <= 3; t++) {
-            for (long seed = 0; seed < 50; seed++) {
+            for (long seed : SimSeeds.draw(50)) {
                 check(seed, t, 0, 0, new int[] {t});
             }
         }
@@ -47,27 +50,55 @@ class ProtocolSimulationTest {
     void restoresAtTheSameTrainerCount() {
         int restores = 0;
         for (int t = 1; t <= 3; t++) {
-            for (long seed = 0; seed < 400; seed++) {
+            for (long seed : SimSeeds.draw(400)) {
                 restores += check(seed, t, 0.02, 0.004, new int[] {t}).restores;
             }
         }
-        assertTrue(restores > 1000, "restores: " + restores);
+        assertTrue(SimSeeds.replaying() || restores > 1000, "restores: " + restores);
     }
 
     @Test
     @Timeout(120)
     void restoresAtOtherTrainerCounts() {
         int rescales = 0;
-        for (long seed = 0; seed < 1200; seed++) {
+        for (long seed : SimSeeds.draw(1200)) {
             rescales += check(seed, 2, 0.02, 0.004, new int[] {1, 2, 3}).rescales;
         }
-        assertTrue(rescales > 1000, "restores at another trainer count: " + rescales);
+        assertTrue(
+                SimSeeds.replaying() || rescales > 1000,
+                "restores at another trainer count: " + rescales);
+    }
+
+    /**
+     * The long mode ({@code -Dsim.minutes=N}, outside {@code mvn verify}): fresh seeds, trainer
+     * counts and failure rates for N minutes.
+     */
+    @Test
+    @EnabledIfSystemProperty(named = "sim.minutes", matches = "[0-9]+")
+    @Timeout(value = 24, unit = TimeUnit.HOURS)
+    void longMode() {
+        long end = System.currentTimeMillis() + SimSeeds.longModeMillis();
+        SplittableRandom draw = new SplittableRandom();
+        long runs = 0;
+        while (System.currentTimeMillis() < end) {
+            long seed = draw.nextLong() >>> 1;
+            int t = 1 + draw.nextInt(3);
+            boolean rescale = draw.nextBoolean();
+            check(
+                    seed,
+                    t,
+                    0.02,
+                    draw.nextDouble() * 0.01,
+                    rescale ? new int[] {1, 2, 3} : new int[] {t});
+            runs++;
+        }
+        System.out.println("long mode: " + runs + " runs passed");
     }
 
     private static ProtocolSimulator check(
             long seed, int trainers, double checkpoints, double failures, int[] counts) {
         ProtocolSimulator sim = new ProtocolSimulator(config(trainers), seed, VERTICES);
-        String run = "seed " + seed + ", " + trainers + " ranks";
+        String run = SimSeeds.replay(seed) + ", " + trainers + " ranks";
         boolean finished;
         try {
             finished = sim.run(200_000, checkpoints, failures, 4, counts);
@@ -114,7 +145,7 @@ class ProtocolSimulationTest {
             assertEquals(s + 1, (long) entry[0], run + ": step order");
             List<Long> seeds = new ArrayList<>();
             for (int v = 1; v < entry.length; v++) {
-                for (int k = 0; k < entry[v]; k++) {
+                if (entry[v] != 0) {
                     seeds.add((long) (v - 1));
                 }
             }
@@ -142,6 +173,7 @@ class ProtocolSimulationTest {
 
     private static String tail(ProtocolSimulator sim) {
         List<String> t = sim.trace();
-        return String.join("\n", t.subList(Math.max(0, t.size() - 12), t.size()));
+        int lines = Boolean.getBoolean("sim.verbose") ? 200 : 12;
+        return String.join("\n", t.subList(Math.max(0, t.size() - lines), t.size()));
     }
 }

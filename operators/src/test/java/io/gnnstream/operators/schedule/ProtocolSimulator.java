@@ -67,6 +67,9 @@ final class ProtocolSimulator {
     private SimRank[] ranks;
     private GradientSums reducer;
 
+    /** Per rank: the highest {@code seq} the current scheduler issued (the prefetch check). */
+    private long[] highestIssued;
+
     /** Last-pass blocks processed per round step (output side effects, never rolled back). */
     final Map<Long, Set<Integer>> scored = new HashMap<>();
 
@@ -92,6 +95,7 @@ final class ProtocolSimulator {
         this.val = v.stream().mapToLong(Long::longValue).toArray();
         this.test = te.stream().mapToLong(Long::longValue).toArray();
         this.trainers = config.scale.trainers();
+        net.verbose = Boolean.getBoolean("sim.verbose");
         start(null, 0);
     }
 
@@ -205,11 +209,23 @@ final class ProtocolSimulator {
     private void start(Snap[] from, int restoredTrainers) {
         net.wire(trainers);
         SchedulerConfig cfg = config(trainers);
+        highestIssued = new long[trainers];
+        if (from != null) {
+            long[] issued = ((SchedulerState) from[2].state).issuedSeqs;
+            for (int r = 0; r < trainers; r++) {
+                highestIssued[r] = r < issued.length ? issued[r] - 1 : -1;
+            }
+        } else {
+            Arrays.fill(highestIssued, -1);
+        }
         schedule =
                 new Schedule(
                         cfg,
                         from == null ? null : copy((SchedulerState) from[2].state),
-                        spec -> send(2, "specs", copy(spec)),
+                        spec -> {
+                            checkPrefetch(spec);
+                            send(2, "specs", copy(spec));
+                        },
                         () -> now,
                         STALL_NANOS);
         reducer = new GradientSums(trainers, GradientReducer.DEFAULT_RETAINED_STEPS, 1, 0);
@@ -314,6 +330,32 @@ final class ProtocolSimulator {
             }
         } else {
             send(0, "events", SimChannels.writtenOf((MiniBatch) p));
+        }
+    }
+
+    /**
+     * The prefetch bound, checked as specs leave the scheduler: a spec of a new {@code seq} lies at
+     * most {@code prefetch} above its rank's acknowledged progress. (Specs issued again after a
+     * rewind or a stall may lie further above it: they were within the bound when first issued.)
+     */
+    private void checkPrefetch(BatchSpec spec) {
+        if (spec.seq <= highestIssued[spec.trainer]) {
+            return;
+        }
+        highestIssued[spec.trainer] = spec.seq;
+        long acked = schedule.view().ackedSeqs[spec.trainer];
+        if (spec.seq - acked > base.prefetch) {
+            throw new AssertionError(
+                    "rank "
+                            + spec.trainer
+                            + " was issued seq "
+                            + spec.seq
+                            + " with seq "
+                            + acked
+                            + " acknowledged; prefetch is "
+                            + base.prefetch
+                            + "\n"
+                            + SimChannels.describe(schedule.view()));
         }
     }
 

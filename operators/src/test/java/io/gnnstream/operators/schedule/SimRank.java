@@ -24,7 +24,10 @@ final class SimRank {
 
     /** What a rank holds besides its protocol classes: a model made of what it applied. */
     static final class RankModel {
-        /** Per applied step, in order: the step, then how often each vertex was a seed of it. */
+        /**
+         * Per applied step, in order: the step, then the applied mean gradient, non-zero exactly at
+         * the step's seeds.
+         */
         final List<float[]> log = new ArrayList<>();
 
         long hash = 0x243F6A8885A308D3L;
@@ -221,11 +224,15 @@ final class SimRank {
         seq.applied(step);
     }
 
-    /** One count per vertex: summed over the ranks, the step's seeds. */
+    /**
+     * A float per seed, none of them exact in binary ({@code 1 / (s + 3)}), so that a sum in
+     * another order would differ in its last bits; zero for every other vertex, so the applied mean
+     * still names the step's seeds.
+     */
     private float[] gradient(long[] seeds) {
         float[] g = new float[w.params()];
         for (long s : seeds) {
-            g[(int) s]++;
+            g[(int) s] += 1f / (s + 3);
         }
         return g;
     }
