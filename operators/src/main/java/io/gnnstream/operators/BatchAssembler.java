@@ -102,6 +102,7 @@ public class BatchAssembler extends KeyedStateOperator<GraphStoreInput>
                         maxOutstandingVertices));
     }
 
+    /** An assembler with {@code config}, which the {@code with} methods below change further. */
     public BatchAssembler(AssemblerConfig config) {
         this.config = config;
     }

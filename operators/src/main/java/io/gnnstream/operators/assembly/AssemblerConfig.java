@@ -129,11 +129,6 @@ public final class AssemblerConfig implements Serializable {
         return this;
     }
 
-    /** The GraphStore's parallelism. */
-    public int storeParallelism() {
-        return routeOfSubtask.length;
-    }
-
     /** The route of the GraphStore subtask of index {@code subtask}; -1 if there is none. */
     public int routeOfSubtask(int subtask) {
         return subtask >= 0 && subtask < routeOfSubtask.length ? routeOfSubtask[subtask] : -1;
@@ -142,11 +137,6 @@ public final class AssemblerConfig implements Serializable {
     /** The route of the subtask that owns {@code partition}. */
     public int routeOf(int partition) {
         return routeOf[partition];
-    }
-
-    /** The batch timeout: a batch without progress for that long sends its requests again. */
-    public long timeoutMs() {
-        return timeoutMs;
     }
 
     /** The builder of {@code spec}'s attempt {@code attempt}. */
