@@ -1,8 +1,8 @@
 package io.gnnstream.operators;
 
+import io.gnnstream.operators.assembly.PartialBatches;
 import io.gnnstream.operators.internal.InferenceRound;
 import io.gnnstream.operators.internal.LayerOutputSender;
-import io.gnnstream.operators.internal.PartialBatches;
 import io.gnnstream.operators.internal.PendingStep;
 import io.gnnstream.operators.internal.RankReport;
 import io.gnnstream.operators.internal.ReplicaSteps;

@@ -1,6 +1,5 @@
 /**
- * Helpers of the operators without Flink state of their own: the per-batch sampling state machine,
- * the join of batch parts at the trainer, the feature caches and their directories, the step thread
- * of the trainer, metrics windows and primitive lists.
+ * Helpers of the operators without Flink state of their own: the feature caches and their
+ * directories, the step thread of the trainer, metrics windows and primitive lists.
  */
 package io.gnnstream.operators.internal;

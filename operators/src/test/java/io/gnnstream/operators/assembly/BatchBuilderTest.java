@@ -1,4 +1,4 @@
-package io.gnnstream.operators.internal;
+package io.gnnstream.operators.assembly;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gnnstream.operators.internal.TrainerFeatureCache;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
@@ -157,7 +158,16 @@ class BatchBuilderTest {
             BatchSpec spec = spec(0L, 3L, 4L);
             spec.layer = 2;
             BatchBuilder builder =
-                    new BatchBuilder(spec, 0, new int[] {2, 2}, DIM, partitioner, routes, max, 8)
+                    new BatchBuilder(
+                                    spec,
+                                    0,
+                                    new int[] {2, 2},
+                                    DIM,
+                                    partitioner,
+                                    routes,
+                                    max,
+                                    8,
+                                    false)
                             .layerInput(1, DIM);
             List<SampleRequest> first = builder.start();
             List<SampleRequest> next = new ArrayList<>();
@@ -252,7 +262,8 @@ class BatchBuilderTest {
                                 partitioner,
                                 new int[] {0, 0},
                                 100,
-                                0));
+                                0,
+                                false));
     }
 
     private static void assertSameStructureAndFeatures(MiniBatch expected, MiniBatch actual) {
@@ -310,7 +321,7 @@ class BatchBuilderTest {
     @Test
     void batchWithoutSeedsCompletesAtOnce() {
         BatchBuilder builder =
-                new BatchBuilder(spec(), 0, new int[] {5}, DIM, partitioner, routes, 100, 0);
+                new BatchBuilder(spec(), 0, new int[] {5}, DIM, partitioner, routes, 100, 0, false);
         assertTrue(builder.start().isEmpty());
         assertTrue(builder.isComplete());
         MiniBatchPart head = builder.buildHead();

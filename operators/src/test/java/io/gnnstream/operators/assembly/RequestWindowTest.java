@@ -1,4 +1,4 @@
-package io.gnnstream.operators.schedule;
+package io.gnnstream.operators.assembly;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,7 +1,7 @@
-package io.gnnstream.operators.internal;
+package io.gnnstream.operators.assembly;
 
 import com.carrotsearch.hppc.LongHashSet;
-import com.carrotsearch.hppc.LongIntHashMap;
+import io.gnnstream.operators.internal.IntList;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
@@ -36,7 +36,7 @@ import java.util.Map;
  * sampled neighbours it holds locally to the trainer, addressed by vertex, and lists them in its
  * response; a node first reached at hop {@code h} and listed there is not fetched from its owner,
  * and the head names the rows filled that way. Duplicate or stale responses are ignored. No Flink
- * types: the operator owns timing and state.
+ * types: {@link AssemblerCore} owns timing and state.
  */
 public final class BatchBuilder {
 
@@ -55,14 +55,7 @@ public final class BatchBuilder {
     private final int maxRequestVertices;
     private final int attempt;
 
-    private long[] nodes;
-    private int numNodes;
-
-    /**
-     * Vertex id to node number; a primitive map, since boxed lookups would be the assembler's main
-     * cost.
-     */
-    private final LongIntHashMap index;
+    private final NodeNumbering nodes;
 
     private final int[] nodeCounts;
     private final int[][] indptr;
@@ -82,14 +75,7 @@ public final class BatchBuilder {
     private final LongHashSet servedThisHop = new LongHashSet();
     private final BitSet servedNodes = new BitSet();
 
-    private int loopRequests;
-    private long loopRequestVertices;
-    private long loopBytes;
-    private long remoteLoopBytes;
-    private int remoteLoopRequests;
-
-    /** The route of the GraphStore subtask on the assembler's site; -1 when none is. */
-    private int localRoute = -1;
+    private final LoopTraffic traffic = new LoopTraffic();
 
     private int hop;
     private final Map<RequestKey, SampleRequest> outstanding = new LinkedHashMap<>();
@@ -101,32 +87,9 @@ public final class BatchBuilder {
      * parts; {@code expectedNodes} sizes the node numbering up front (the size of the last batch
      * built is a good guess), since growing it is a noticeable share of the assembler's work.
      * {@code routeOf} maps each partition to its route, the lowest partition of the GraphStore
-     * subtask owning it.
-     */
-    public BatchBuilder(
-            BatchSpec spec,
-            int attempt,
-            int[] fanouts,
-            int featureDim,
-            VertexPartitioner partitioner,
-            int[] routeOf,
-            int maxRequestVertices,
-            int expectedNodes) {
-        this(
-                spec,
-                attempt,
-                fanouts,
-                featureDim,
-                partitioner,
-                routeOf,
-                maxRequestVertices,
-                expectedNodes,
-                false);
-    }
-
-    /**
-     * As above; with {@code halo}, a training batch takes the features of sampled neighbours from
-     * the GraphStore subtasks that sampled them (see {@link SampleRequest#neighbourPart}).
+     * subtask owning it. With {@code halo}, a training batch takes the features of sampled
+     * neighbours from the GraphStore subtasks that sampled them (see {@link
+     * SampleRequest#neighbourPart}).
      */
     public BatchBuilder(
             BatchSpec spec,
@@ -152,8 +115,7 @@ public final class BatchBuilder {
         }
         this.routeOf = routeOf;
         int capacity = Math.max(16, Math.max(expectedNodes, spec.seeds.length));
-        this.nodes = new long[capacity];
-        this.index = new LongIntHashMap(capacity);
+        this.nodes = new NodeNumbering(capacity);
         this.maxRequestVertices = maxRequestVertices;
         this.attempt = attempt;
         this.spec = spec;
@@ -166,9 +128,9 @@ public final class BatchBuilder {
         this.indptr = new int[numLayers][];
         this.indices = new int[numLayers][];
         for (long seed : spec.seeds) {
-            indexOf(seed);
+            nodes.numberOf(seed);
         }
-        nodeCounts[0] = numNodes;
+        nodeCounts[0] = nodes.size();
     }
 
     /**
@@ -176,7 +138,7 @@ public final class BatchBuilder {
      * and their responses count as remote ({@link MiniBatch#remoteLoopBytes}).
      */
     public BatchBuilder localRoute(int route) {
-        this.localRoute = route;
+        traffic.localRoute = route;
         return this;
     }
 
@@ -186,7 +148,7 @@ public final class BatchBuilder {
 
     /** Nodes numbered so far: all of the batch's once it is complete. */
     public int numNodes() {
-        return numNodes;
+        return nodes.size();
     }
 
     public int hop() {
@@ -211,41 +173,10 @@ public final class BatchBuilder {
         for (Map.Entry<RequestKey, SampleRequest> e : outstanding.entrySet()) {
             if (!received.containsKey(e.getKey())) {
                 out.add(e.getValue());
-                count(e.getValue());
+                traffic.request(e.getValue());
             }
         }
         return out;
-    }
-
-    private void count(SampleRequest r) {
-        loopRequests++;
-        loopRequestVertices += r.sampleVertices.length + r.featureVertices.length;
-        long bytes = requestBytes(r);
-        loopBytes += bytes;
-        if (r.route != localRoute) {
-            remoteLoopBytes += bytes;
-            remoteLoopRequests++;
-        }
-    }
-
-    /** The serialized size of a request (its share of a bundle). */
-    static long requestBytes(SampleRequest r) {
-        return 3L * Long.BYTES
-                + 8L * Integer.BYTES
-                + (long) Long.BYTES * r.sampleVertices.length
-                + (long) (Long.BYTES + Integer.BYTES) * r.featureVertices.length
-                + 3L * Integer.BYTES;
-    }
-
-    /** The serialized size of a response. */
-    static long responseBytes(SampleResponse r) {
-        return 1
-                + Long.BYTES
-                + 3L * Integer.BYTES
-                + 4L * Integer.BYTES
-                + (long) (Long.BYTES + Integer.BYTES) * r.sampleVertices.length
-                + (long) Long.BYTES * (r.neighbours.length + r.servedBits.length)
-                + (long) Integer.BYTES * r.summedCounts.length;
     }
 
     /**
@@ -273,11 +204,7 @@ public final class BatchBuilder {
             return List.of();
         }
         received.put(key, response);
-        long bytes = responseBytes(response);
-        loopBytes += bytes;
-        if (response.route != localRoute) {
-            remoteLoopBytes += bytes;
-        }
+        traffic.response(response);
         if (neighbourParts) {
             for (int i = 0; i < response.neighbours.length; i++) {
                 if (response.served(i)) {
@@ -304,7 +231,7 @@ public final class BatchBuilder {
         }
         int sampleEnd = next <= numLayers ? nodeCounts[next - 1] : 0;
         int featureStart = next >= 2 ? nodeCounts[next - 2] : 0;
-        int featureEnd = next <= numLayers ? nodeCounts[next - 1] : numNodes;
+        int featureEnd = next <= numLayers ? nodeCounts[next - 1] : nodes.size();
         IntList[] sample = groupByRoute(0, sampleEnd, null);
         IntList[] features = groupByRoute(featureStart, featureEnd, servedNodes);
         int fanout = next <= numLayers ? fanoutOf(next) : 0;
@@ -353,13 +280,13 @@ public final class BatchBuilder {
                             route,
                             part,
                             fanout,
-                            vertices(sample, si, si + ns));
+                            nodes.vertices(sample, si, si + ns));
             request.withFeatures(
                     spec.seq,
                     spec.trainer,
                     attempt,
                     featureParts,
-                    vertices(features, fi, fi + nf),
+                    nodes.vertices(features, fi, fi + nf),
                     Arrays.copyOfRange(features, fi, fi + nf));
             request.layerInput = layerInput;
             request.layerDim = layerDim;
@@ -371,7 +298,7 @@ public final class BatchBuilder {
                 request.neighbourPart = featureParts++;
             }
             outstanding.put(new RequestKey(route, part), request);
-            count(request);
+            traffic.request(request);
             si += ns;
             fi += nf;
             part++;
@@ -410,15 +337,6 @@ public final class BatchBuilder {
         return spec.kind == MiniBatch.Kind.TRAIN ? fanouts[hopNumber - 1] : evalFanout;
     }
 
-    /** Vertex ids of the node numbers {@code nodeNumbers[from..to-1]}. */
-    private long[] vertices(int[] nodeNumbers, int from, int to) {
-        long[] out = new long[to - from];
-        for (int i = from; i < to; i++) {
-            out[i - from] = nodes[nodeNumbers[i]];
-        }
-        return out;
-    }
-
     /** Builds hop {@code h}'s block from the received responses and numbers the new nodes. */
     private void expand(int h) {
         int numDst = nodeCounts[h - 1];
@@ -428,7 +346,7 @@ public final class BatchBuilder {
         for (SampleResponse r : received.values()) {
             int at = 0;
             for (int i = 0; i < r.sampleVertices.length; i++) {
-                int dst = index.get(r.sampleVertices[i]);
+                int dst = nodes.get(r.sampleVertices[i]);
                 responseOf[dst] = r;
                 startOf[dst] = at;
                 countOf[dst] = r.neighbourCounts[i];
@@ -446,16 +364,16 @@ public final class BatchBuilder {
         for (int dst = 0; dst < numDst; dst++) {
             SampleResponse r = responseOf[dst];
             for (int k = 0; k < countOf[dst]; k++) {
-                idx.add(indexOf(r.neighbours[startOf[dst] + k]));
+                idx.add(nodes.numberOf(r.neighbours[startOf[dst] + k]));
             }
             ptr[dst + 1] = idx.size();
         }
         indptr[h - 1] = ptr;
         indices[h - 1] = idx.toArray();
-        nodeCounts[h] = numNodes;
+        nodeCounts[h] = nodes.size();
         if (!servedThisHop.isEmpty()) {
-            for (int i = nodeCounts[h - 1]; i < numNodes; i++) {
-                if (servedThisHop.contains(nodes[i])) {
+            for (int i = nodeCounts[h - 1]; i < nodeCounts[h]; i++) {
+                if (servedThisHop.contains(nodes.vertex(i))) {
                     servedNodes.set(i);
                 }
             }
@@ -496,30 +414,12 @@ public final class BatchBuilder {
         b.graphCutEdgesIngested = spec.graphCutEdgesIngested;
         b.numLayers = numLayers;
         b.nodeCounts = nodeCounts.clone();
-        b.nodeIds = Arrays.copyOf(nodes, numNodes);
+        b.nodeIds = nodes.ids();
         b.setBlocks(indptr, indices);
         b.featureDim = layerInput > 0 ? layerDim : featureDim;
         b.summedNeighbours = summed == null ? null : summed.clone();
-        b.loopRequests = loopRequests;
-        b.loopRequestVertices = loopRequestVertices;
-        b.loopBytes = loopBytes;
-        b.remoteLoopBytes = remoteLoopBytes;
-        b.remoteLoopRequests = remoteLoopRequests;
+        traffic.into(b);
         return b;
-    }
-
-    private int indexOf(long vertex) {
-        int slot = index.indexOf(vertex);
-        if (index.indexExists(slot)) {
-            return index.indexGet(slot);
-        }
-        if (numNodes == nodes.length) {
-            int capacity = nodes.length * 2;
-            nodes = Arrays.copyOf(nodes, capacity);
-        }
-        nodes[numNodes] = vertex;
-        index.indexInsert(slot, vertex, numNodes);
-        return numNodes++;
     }
 
     /**
@@ -532,7 +432,7 @@ public final class BatchBuilder {
             if (skip != null && skip.get(i)) {
                 continue;
             }
-            int p = routeOf[partitioner.partition(nodes[i])];
+            int p = routeOf[partitioner.partition(nodes.vertex(i))];
             if (groups[p] == null) {
                 groups[p] = new IntList();
             }

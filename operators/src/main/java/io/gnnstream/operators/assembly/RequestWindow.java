@@ -1,4 +1,4 @@
-package io.gnnstream.operators.schedule;
+package io.gnnstream.operators.assembly;
 
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
