@@ -13,6 +13,7 @@ import java.util.Queue;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 
@@ -23,34 +24,50 @@ final class OperatorRun {
 
     /** The scenario's outputs, one line per record, and a line per step. */
     static List<String> run(StoreScenario scenario) throws Exception {
-        KeySelector<GraphStoreInput, VertexKey> key = OperatorRun::keyOf;
         List<String> lines = new ArrayList<>();
-        try (var h =
+        var h = harness();
+        try {
+            h.open();
+            int n = 0;
+            for (StoreScenario.Step step : scenario.steps()) {
+                lines.add("step " + n++);
+                switch (step.action()) {
+                    case INPUT -> h.processElement(new StreamRecord<>(step.input()));
+                    case TIMER -> h.setProcessingTime(step.timer());
+                    case SNAPSHOT -> h.snapshot(n, n);
+                    case RESTORE -> {
+                        OperatorSubtaskState state = h.snapshot(n, n);
+                        drain(h, lines);
+                        h.close();
+                        h = harness();
+                        h.initializeState(state);
+                        h.open();
+                    }
+                }
+                drain(h, lines);
+            }
+        } finally {
+            h.close();
+        }
+        return lines;
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<
+                    VertexKey, GraphStoreInput, SampleResponse>
+            harness() throws Exception {
+        KeySelector<GraphStoreInput, VertexKey> key = OperatorRun::keyOf;
+        var h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
                         new GraphStoreOperator(StoreScenario.PARTITIONER, StoreScenario.CONFIG),
                         key,
                         VertexKeyTypeInfo.INSTANCE,
                         StoreScenario.PARTITIONS,
                         StoreScenario.PARALLELISM,
-                        StoreScenario.SUBTASK)) {
-            EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend();
-            rocksDb.getMemoryConfiguration().setUseManagedMemory(false);
-            h.setStateBackend(rocksDb);
-            h.open();
-            int n = 0;
-            for (StoreScenario.Step step : scenario.steps()) {
-                lines.add("step " + n++);
-                if (step.input() != null) {
-                    h.processElement(new StreamRecord<>(step.input()));
-                } else if (step.timer() >= 0) {
-                    h.setProcessingTime(step.timer());
-                } else {
-                    h.snapshot(n, n);
-                }
-                drain(h, lines);
-            }
-        }
-        return lines;
+                        StoreScenario.SUBTASK);
+        EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend();
+        rocksDb.getMemoryConfiguration().setUseManagedMemory(false);
+        h.setStateBackend(rocksDb);
+        return h;
     }
 
     private static void drain(

@@ -31,8 +31,9 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  * updates, edge bundles with duplicates and removals, single edges, halo replica messages, sample
  * requests by row and by vertex (with a heartbeat and a malformed one), split changes, the
  * statistics timer, two deletions, layer outputs (one record for another parallelism) and a layer
- * request aggregated at the owner, and a snapshot. Its outputs are written as lines, one output
- * record each, so that two runs compare line by line.
+ * request aggregated at the owner, a snapshot, a restore, and a request that reads the whole stored
+ * graph. Its outputs are written as lines, one output record each, so that two runs compare line by
+ * line.
  */
 final class StoreScenario {
 
@@ -47,11 +48,29 @@ final class StoreScenario {
                     .withLayerRowCache(4096)
                     .withLayerRootWidths(2);
 
-    /** What the driver does at a step: an input, the statistics timer at a time, or a snapshot. */
-    record Step(GraphStoreInput input, long timer, boolean snapshot) {
+    /**
+     * What the driver does at a step: an input, the statistics timer at a time, a snapshot, or a
+     * restore from a snapshot taken then.
+     */
+    record Step(GraphStoreInput input, long timer, Action action) {
         static Step of(GraphStoreInput input) {
-            return new Step(input, -1, false);
+            return new Step(input, -1, Action.INPUT);
         }
+
+        static Step timer(long time) {
+            return new Step(null, time, Action.TIMER);
+        }
+
+        static Step of(Action action) {
+            return new Step(null, -1, action);
+        }
+    }
+
+    enum Action {
+        INPUT,
+        TIMER,
+        SNAPSHOT,
+        RESTORE
     }
 
     /** Vertices of the subtask's partitions (0 to 3), and of the other subtask's. */
@@ -108,11 +127,11 @@ final class StoreScenario {
         input(GraphStoreInput.of(GraphUpdate.of(node(owned[3], 51, Split.values()[3 % 4]))));
         input(GraphStoreInput.of(GraphUpdate.of(node(owned[35], 52, Split.TRAIN))));
         input(requests(2));
-        steps.add(new Step(null, 2000, false));
+        steps.add(Step.timer(2000));
         input(GraphStoreInput.of(new VertexDeletion(owned[5], 0)));
         input(GraphStoreInput.of(new VertexDeletion(other[1], 0)));
         input(requests(3));
-        steps.add(new Step(null, 4000, false));
+        steps.add(Step.timer(4000));
         input(GraphStoreInput.of(outputs(new long[] {owned[0], owned[1], owned[2], owned[5]})));
         long[] rest = new long[15];
         for (int i = 0; i < rest.length; i++) {
@@ -121,9 +140,15 @@ final class StoreScenario {
         input(GraphStoreInput.of(outputs(rest)));
         input(GraphStoreInput.of(outputs(new long[] {owned[20], other[2]})));
         input(GraphStoreInput.of(layerRequest()));
-        steps.add(new Step(null, -1, true));
+        steps.add(Step.of(Action.SNAPSHOT));
         input(requests(4));
-        steps.add(new Step(null, 6000, false));
+        steps.add(Step.timer(6000));
+        input(GraphStoreInput.of(GraphUpdate.of(node(owned[7], 60, Split.TEST))));
+        steps.add(Step.of(Action.RESTORE));
+        steps.add(Step.timer(8000));
+        input(requests(5));
+        input(GraphStoreInput.of(new VertexDeletion(owned[6], 0)));
+        input(GraphStoreInput.of(audit()));
     }
 
     List<Step> steps() {
@@ -167,6 +192,22 @@ final class StoreScenario {
         SampleRequest sampleOnly =
                 SampleRequest.sampleOnly(batch, batch + 10, 3, 0, 3, 2, slice(owned, 0, 20));
         return GraphStoreInput.of(byRow, SampleRequest.heartbeat(0), malformed, all, sampleOnly);
+    }
+
+    /**
+     * Every owned vertex's whole in-adjacency and record (by row), and the neighbours' records held
+     * here (by vertex): the stored graph as answers.
+     */
+    private SampleRequest audit() {
+        int[] rows = new int[owned.length];
+        for (int i = 0; i < rows.length; i++) {
+            rows[i] = i;
+        }
+        SampleRequest r =
+                SampleRequest.sampleOnly(99, 99, 1, 0, 0, -1, owned.clone())
+                        .withFeatures(99, 0, 1, 0, owned.clone(), rows);
+        r.neighbourPart = 1;
+        return r;
     }
 
     private static LayerOutputs outputs(long[] vertices) {
