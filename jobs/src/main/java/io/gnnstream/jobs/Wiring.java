@@ -39,21 +39,7 @@ public final class Wiring {
 
         @Override
         public VertexKey getKey(GraphStoreInput input) {
-            if (input.update != null) {
-                return partitioner.keyOf(input.update.ownerVertex());
-            }
-            if (input.edges != null) {
-                return VertexKey.anchor(input.edges.route);
-            }
-            if (input.outputs != null) {
-                return VertexKey.anchor(input.outputs.route);
-            }
-            if (input.deletion != null) {
-                return VertexKey.anchor(input.deletion.route);
-            }
-            return input.replica != null
-                    ? input.replica.key()
-                    : VertexKey.anchor(input.requests[0].route);
+            return input.storeKey(partitioner);
         }
     }
 
@@ -89,17 +75,11 @@ public final class Wiring {
 
         @Override
         public VertexKey getKey(GraphStoreInput input) {
-            if (input.edges != null) {
-                return VertexKey.anchor(input.edges.route);
+            if (input instanceof GraphStoreInput.Update update) {
+                GraphUpdate u = update.update();
+                return partitioner.keyOf(u.edge != null ? u.edge.src : u.node.id);
             }
-            if (input.outputs != null) {
-                return VertexKey.anchor(input.outputs.route);
-            }
-            if (input.deletion != null) {
-                return VertexKey.anchor(input.deletion.route);
-            }
-            GraphUpdate u = input.update;
-            return partitioner.keyOf(u.edge != null ? u.edge.src : u.node.id);
+            return input.storeKey(partitioner);
         }
     }
 

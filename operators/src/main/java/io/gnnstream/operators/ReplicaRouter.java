@@ -274,20 +274,21 @@ public class ReplicaRouter extends KeyedStateOperator<GraphStoreInput>
                 getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
                 ++inputsTaken);
         remake();
-        EdgeBundle bundle = element.getValue().edges;
-        if (element.getValue().deletion != null) {
-            applyDeletion(element.getValue().deletion.vertex);
-        } else if (bundle != null) {
+        GraphStoreInput input = element.getValue();
+        if (input instanceof GraphStoreInput.Deletion deletion) {
+            applyDeletion(deletion.deletion().vertex);
+        } else if (input instanceof GraphStoreInput.Edges edges) {
+            EdgeBundle bundle = edges.bundle();
             for (int i = 0; i < bundle.size(); i++) {
                 applyEdge(bundle.sources[i], bundle.ops[i]);
             }
         } else {
-            GraphUpdate update = element.getValue().update;
-            if (update == null) {
+            if (!(input instanceof GraphStoreInput.Update u)) {
                 throw new IllegalArgumentException(
                         "the replica router takes graph updates and edge bundles only, got "
-                                + element.getValue());
+                                + input);
             }
+            GraphUpdate update = u.update();
             if (update.node != null) {
                 applyNode(update.node.id, VertexRecord.encode(update.node));
             } else if (partitioner.partition(update.edge.src)

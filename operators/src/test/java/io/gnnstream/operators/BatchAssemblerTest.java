@@ -87,8 +87,8 @@ class BatchAssemblerTest {
                 }
             }
             assertEquals(1, beats.size());
-            assertTrue(beats.get(0).requests[0].isHeartbeat());
-            assertEquals(0, beats.get(0).requests[0].sampleVertices.length);
+            assertTrue(requestsOf(beats.get(0))[0].isHeartbeat());
+            assertEquals(0, requestsOf(beats.get(0))[0].sampleVertices.length);
         }
     }
 
@@ -263,8 +263,8 @@ class BatchAssemblerTest {
             Set<Integer> subtasks = new HashSet<>();
             Set<Long> asked = new HashSet<>();
             for (GraphStoreInput bundle : bundles) {
-                assertEquals(1, bundle.requests.length, "one request per subtask");
-                SampleRequest r = bundle.requests[0];
+                assertEquals(1, requestsOf(bundle).length, "one request per subtask");
+                SampleRequest r = requestsOf(bundle)[0];
                 int subtask = ownerOf(r.route);
                 for (int p = 0; p < r.route; p++) {
                     assertTrue(
@@ -359,12 +359,16 @@ class BatchAssemblerTest {
         return s;
     }
 
+    private static SampleRequest[] requestsOf(GraphStoreInput bundle) {
+        return ((GraphStoreInput.Requests) bundle).requests();
+    }
+
     /** The requests emitted since the last call. */
     private static List<SampleRequest> requests(
             KeyedTwoInputStreamOperatorTestHarness<Long, BatchSpec, SampleResponse, GraphStoreInput>
                     h) {
         List<SampleRequest> out = new ArrayList<>();
-        bundles(h).forEach(b -> out.addAll(List.of(b.requests)));
+        bundles(h).forEach(b -> out.addAll(List.of(requestsOf(b))));
         return out;
     }
 
@@ -376,7 +380,7 @@ class BatchAssemblerTest {
         for (Object o : h.getOutput()) {
             if (o instanceof StreamRecord) {
                 GraphStoreInput input = (GraphStoreInput) ((StreamRecord<?>) o).getValue();
-                if (!(input.requests.length == 1 && input.requests[0].isHeartbeat())) {
+                if (!(requestsOf(input).length == 1 && requestsOf(input)[0].isHeartbeat())) {
                     out.add(input);
                 }
             }

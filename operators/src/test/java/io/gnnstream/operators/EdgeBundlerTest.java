@@ -100,9 +100,10 @@ class EdgeBundlerTest {
         DataOutputSerializer out = new DataOutputSerializer(64);
         GraphStoreInputSerializer.INSTANCE.serialize(GraphStoreInput.of(b), out);
         EdgeBundle read =
-                GraphStoreInputSerializer.INSTANCE.deserialize(
-                                new DataInputDeserializer(out.getCopyOfBuffer()))
-                        .edges;
+                ((GraphStoreInput.Edges)
+                                GraphStoreInputSerializer.INSTANCE.deserialize(
+                                        new DataInputDeserializer(out.getCopyOfBuffer())))
+                        .bundle();
         assertEquals(5, read.route);
         assertArrayEquals(b.sources, read.sources);
         assertArrayEquals(b.ops, read.ops);
@@ -151,13 +152,17 @@ class EdgeBundlerTest {
 
     private static List<EdgeBundle> bundles(
             OneInputStreamOperatorTestHarness<EdgeUpdate, GraphStoreInput> h) {
-        return h.extractOutputValues().stream().map(in -> in.edges).toList();
+        return h.extractOutputValues().stream()
+                .map(in -> ((GraphStoreInput.Edges) in).bundle())
+                .toList();
     }
 
     private static List<EdgeBundle> cutBundles(
             OneInputStreamOperatorTestHarness<EdgeUpdate, GraphStoreInput> h) {
         var side = h.getSideOutput(EdgeBundler.CUT_EDGES);
-        return side == null ? List.of() : side.stream().map(r -> r.getValue().edges).toList();
+        return side == null
+                ? List.of()
+                : side.stream().map(r -> ((GraphStoreInput.Edges) r.getValue()).bundle()).toList();
     }
 
     private static List<Integer> sizes(List<EdgeBundle> bundles) {

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gnnstream.operators.internal.HaloReplicas;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
@@ -15,6 +14,8 @@ import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.operators.messages.VertexDeletion;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
+import io.gnnstream.operators.store.GraphStore;
+import io.gnnstream.operators.store.HaloReplicas;
 import io.gnnstream.state.HashPartitioner;
 import io.gnnstream.state.StoreSites;
 import io.gnnstream.state.VertexKey;
@@ -448,7 +449,7 @@ class GraphStoreHaloTest {
                         "CREATE(" + A + " @ " + pv + ")"),
                 kinds(out),
                 "the restored router knows the logged edges");
-        assertArrayEquals(VertexRecord.encode(a1), out.get(2).replica.record, "and the record");
+        assertArrayEquals(VertexRecord.encode(a1), messageOf(out.get(2)).record, "and the record");
     }
 
     /**
@@ -491,7 +492,7 @@ class GraphStoreHaloTest {
                         "CREATE(" + A + " @ " + pv + ")"),
                 kinds(out));
         assertArrayEquals(
-                VertexRecord.encode(a1), out.get(2).replica.record, "the record is known");
+                VertexRecord.encode(a1), messageOf(out.get(2)).record, "the record is known");
     }
 
     /**
@@ -545,10 +546,7 @@ class GraphStoreHaloTest {
     private static KeyedOneInputStreamOperatorTestHarness<
                     VertexKey, GraphStoreInput, GraphStoreInput>
             router(String backend, long maxDropDelayMs) throws Exception {
-        KeySelector<GraphStoreInput, VertexKey> sourceKey =
-                in ->
-                        PARTITIONER.keyOf(
-                                in.update.edge != null ? in.update.edge.src : in.update.node.id);
+        KeySelector<GraphStoreInput, VertexKey> sourceKey = GraphStoreHaloTest::sourceKey;
         var router =
                 new KeyedOneInputStreamOperatorTestHarness<>(
                         new ReplicaRouter(
@@ -581,8 +579,25 @@ class GraphStoreHaloTest {
 
     private static List<String> kinds(List<GraphStoreInput> messages) {
         return messages.stream()
-                .map(m -> m.replica.kind + "(" + m.replica.vertex + " @ " + m.replica.holder + ")")
+                .map(GraphStoreHaloTest::messageOf)
+                .map(m -> m.kind + "(" + m.vertex + " @ " + m.holder + ")")
                 .collect(Collectors.toList());
+    }
+
+    private static ReplicaMessage messageOf(GraphStoreInput input) {
+        return ((GraphStoreInput.Replica) input).message();
+    }
+
+    /**
+     * The replica router's key, as the job's: an update's source vertex, else the anchor of the
+     * route.
+     */
+    private static VertexKey sourceKey(GraphStoreInput input) {
+        if (input instanceof GraphStoreInput.Update u) {
+            GraphUpdate update = u.update();
+            return PARTITIONER.keyOf(update.edge != null ? update.edge.src : update.node.id);
+        }
+        return input.storeKey(PARTITIONER);
     }
 
     /** Routers and stores at one parallelism, wired as the job wires them. */
@@ -616,32 +631,13 @@ class GraphStoreHaloTest {
                 throws Exception {
             this.parallelism = parallelism;
             this.taken = new int[parallelism];
-            KeySelector<GraphStoreInput, VertexKey> sourceKey =
-                    in ->
-                            in.edges != null || in.deletion != null
-                                    ? VertexKey.anchor(
-                                            in.edges != null ? in.edges.route : in.deletion.route)
-                                    : PARTITIONER.keyOf(
-                                            in.update.edge != null
-                                                    ? in.update.edge.src
-                                                    : in.update.node.id);
+            KeySelector<GraphStoreInput, VertexKey> sourceKey = GraphStoreHaloTest::sourceKey;
             this.bundler =
                     new OneInputStreamOperatorTestHarness<>(
                             new EdgeBundler(
                                     PARTITIONER, JobScale.store(PARTITIONS, parallelism), true, 1));
             bundler.open();
-            KeySelector<GraphStoreInput, VertexKey> storeKey =
-                    in ->
-                            in.update != null
-                                    ? PARTITIONER.keyOf(in.update.ownerVertex())
-                                    : in.replica != null
-                                            ? in.replica.key()
-                                            : VertexKey.anchor(
-                                                    in.edges != null
-                                                            ? in.edges.route
-                                                            : in.deletion != null
-                                                                    ? in.deletion.route
-                                                                    : in.requests[0].route);
+            KeySelector<GraphStoreInput, VertexKey> storeKey = in -> in.storeKey(PARTITIONER);
             for (int i = 0; i < parallelism; i++) {
                 var router =
                         new KeyedOneInputStreamOperatorTestHarness<>(
@@ -712,9 +708,10 @@ class GraphStoreHaloTest {
         }
 
         /** The store subtask owning {@code vertex}. */
-        GraphStoreOperator ownerOf(long vertex) {
-            return (GraphStoreOperator)
-                    stores.get(subtaskOf(PARTITIONER.keyOf(vertex))).getOperator();
+        GraphStore ownerOf(long vertex) {
+            return ((GraphStoreOperator)
+                            stores.get(subtaskOf(PARTITIONER.keyOf(vertex))).getOperator())
+                    .store();
         }
 
         /**
@@ -729,7 +726,7 @@ class GraphStoreHaloTest {
                 GraphStoreInput copy =
                         GraphStoreInputSerializer.INSTANCE.copy(
                                 ((StreamRecord<GraphStoreInput>) r).getValue());
-                stores.get(subtaskOf(VertexKey.anchor(copy.edges.route)))
+                stores.get(subtaskOf(copy.storeKey(PARTITIONER)))
                         .processElement(new StreamRecord<>(copy));
             }
             bundler.getOutput().clear();
@@ -737,7 +734,7 @@ class GraphStoreHaloTest {
             while (cut != null && !cut.isEmpty()) {
                 GraphStoreInput copy =
                         GraphStoreInputSerializer.INSTANCE.copy(cut.poll().getValue());
-                routers.get(subtaskOf(VertexKey.anchor(copy.edges.route)))
+                routers.get(subtaskOf(copy.storeKey(PARTITIONER)))
                         .processElement(new StreamRecord<>(copy));
             }
             deliver();
@@ -753,8 +750,8 @@ class GraphStoreHaloTest {
                 List<GraphStoreInput> out = routers.get(i).extractOutputValues();
                 for (int j = taken[i]; j < out.size(); j++) {
                     GraphStoreInput copy = GraphStoreInputSerializer.INSTANCE.copy(out.get(j));
-                    delivered.add(copy.replica);
-                    stores.get(subtaskOf(copy.replica.key()))
+                    delivered.add(messageOf(copy));
+                    stores.get(subtaskOf(copy.storeKey(PARTITIONER)))
                             .processElement(new StreamRecord<>(copy));
                 }
                 taken[i] = out.size();
@@ -773,13 +770,14 @@ class GraphStoreHaloTest {
         HaloReplicas halo(int holder, long vertex) {
             return ((GraphStoreOperator)
                             stores.get(subtaskOf(new VertexKey(holder, vertex))).getOperator())
+                    .store()
                     .halo();
         }
 
         long replicas() {
             long replicas = 0;
             for (var s : stores) {
-                replicas += ((GraphStoreOperator) s.getOperator()).replicas();
+                replicas += ((GraphStoreOperator) s.getOperator()).store().replicas();
             }
             return replicas;
         }
@@ -789,8 +787,8 @@ class GraphStoreHaloTest {
             double vertices = 0;
             for (var s : stores) {
                 GraphStoreOperator op = (GraphStoreOperator) s.getOperator();
-                replicas += op.replicas();
-                vertices += op.vertices();
+                replicas += op.store().replicas();
+                vertices += op.store().vertices();
             }
             return replicas / vertices;
         }

@@ -246,7 +246,7 @@ class GraphStoreOperatorTest {
                     new float[] {0, 0}, floats(layerRows(h, 40, new long[] {1}).features));
             assertEquals(
                     cacheBytes == 0 ? 0 : 3,
-                    ((GraphStoreOperator) h.getOperator()).layerRowCacheHits(),
+                    ((GraphStoreOperator) h.getOperator()).store().layerOutputs().cacheHits(),
                     "rows 1 and 2 of round 40 and row 1 of round 41 from the heap");
         }
     }
@@ -298,7 +298,7 @@ class GraphStoreOperatorTest {
             }
             assertEquals(
                     roomForRoots ? 5 : 4,
-                    store.layerRowCacheHits(),
+                    store.store().layerOutputs().cacheHits(),
                     "two rest parts per request from the heap, and the root part once if it fit");
         }
     }
@@ -351,7 +351,8 @@ class GraphStoreOperatorTest {
             assertArrayEquals(new int[] {1}, response.neighbourCounts);
             assertArrayEquals(new long[] {other}, response.neighbours, "owned elsewhere");
             assertArrayEquals(new int[] {2}, response.summedCounts);
-            assertEquals(2, ((GraphStoreOperator) h.getOperator()).layerRowsSummedAtOwner());
+            assertEquals(
+                    2, ((GraphStoreOperator) h.getOperator()).store().layerOutputs().summedRows());
             MiniBatchPart part = lastFeatures(h);
             assertArrayEquals(
                     new float[] {1f + (20f + 40f) / 3, 2f},
@@ -636,10 +637,10 @@ class GraphStoreOperatorTest {
             GraphStoreOperator op = (GraphStoreOperator) h.getOperator();
             Set<Long> seen = new HashSet<>();
             for (int batch = 0; batch < 20; batch++) {
-                long before = op.adjacencyBlocksRead();
+                long before = op.store().adjacencyBlocksRead();
                 SampleResponse r = request(h, batch, 1, fanout, new long[] {0}, new long[0]);
                 assertTrue(
-                        op.adjacencyBlocksRead() - before <= fanout,
+                        op.store().adjacencyBlocksRead() - before <= fanout,
                         "read more blocks than the fanout");
                 assertEquals(
                         fanout, toSet(r.neighbours).size(), "sample must be without replacement");
@@ -722,14 +723,16 @@ class GraphStoreOperatorTest {
             }
             GraphStoreOperator op = (GraphStoreOperator) cached.getOperator();
             request(cached, 0, 1, 10, new long[] {0}, new long[0]);
-            long blocksRead = op.adjacencyBlocksRead();
+            long blocksRead = op.store().adjacencyBlocksRead();
             for (int batch = 1; batch < 20; batch++) {
                 assertArrayEquals(
                         request(uncached, batch, 1, 10, new long[] {0}, new long[0]).neighbours,
                         request(cached, batch, 1, 10, new long[] {0}, new long[0]).neighbours);
             }
             assertEquals(
-                    blocksRead, op.adjacencyBlocksRead(), "a cached whole list reads no blocks");
+                    blocksRead,
+                    op.store().adjacencyBlocksRead(),
+                    "a cached whole list reads no blocks");
         }
     }
 
@@ -749,11 +752,9 @@ class GraphStoreOperatorTest {
             h.open();
             edge(h, 51, 0, false);
             h.getOperator().finish();
-            AbstractStreamOperator<?> op = (AbstractStreamOperator<?>) h.getOperator();
-            op.setCurrentKey(PARTITIONER.keyOf(0));
             assertEquals(
                     51,
-                    ((GraphStoreOperator) op).degreeOfCurrentVertex(),
+                    ((GraphStoreOperator) h.getOperator()).store().storedDegree(0),
                     "50 restored neighbours (one duplicate dropped) and one written at the end of"
                             + " input");
             h.setProcessingTime(10_000);
@@ -975,16 +976,7 @@ class GraphStoreOperatorTest {
                     int parallelism,
                     int subtask)
                     throws Exception {
-        KeySelector<GraphStoreInput, VertexKey> key =
-                in ->
-                        in.update != null
-                                ? partitioner.keyOf(in.update.ownerVertex())
-                                : VertexKey.anchor(
-                                        in.edges != null
-                                                ? in.edges.route
-                                                : in.outputs != null
-                                                        ? in.outputs.route
-                                                        : in.requests[0].route);
+        KeySelector<GraphStoreInput, VertexKey> key = in -> in.storeKey(partitioner);
         var h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
                         new GraphStoreOperator(partitioner, config),

@@ -141,13 +141,16 @@ class MessageTypesTest {
         out.writeInt(SampleRequest.NO_FEATURES);
         BulkArrays.writeLongs(new long[0], out);
         BulkArrays.writeInts(new int[0], out);
-        GraphStoreInput in =
-                GraphStoreInputSerializer.INSTANCE.deserialize(
-                        new DataInputDeserializer(out.getCopyOfBuffer()));
-        assertEquals(1, in.requests.length);
-        assertEquals(6, in.requests[0].route);
-        assertEquals(1, in.requests[0].samplingKey, "a format 3 request samples with its batch id");
-        assertArrayEquals(new long[] {4, 5}, in.requests[0].sampleVertices);
+        SampleRequest[] in =
+                assertInstanceOf(
+                                GraphStoreInput.Requests.class,
+                                GraphStoreInputSerializer.INSTANCE.deserialize(
+                                        new DataInputDeserializer(out.getCopyOfBuffer())))
+                        .requests();
+        assertEquals(1, in.length);
+        assertEquals(6, in[0].route);
+        assertEquals(1, in[0].samplingKey, "a format 3 request samples with its batch id");
+        assertArrayEquals(new long[] {4, 5}, in[0].sampleVertices);
     }
 
     /** Parts checkpointed in format 3, before cache slots, restore as parts without them. */

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import io.gnnstream.operators.internal.HaloReplicas;
+import io.gnnstream.operators.store.HaloReplicas;
 import io.gnnstream.state.StoreSites;
 import io.gnnstream.state.VertexRecord;
 import io.gnnstream.state.records.NodeUpdate;
@@ -134,7 +134,7 @@ class VertexDeletionTest {
         }
         long vertices = 0;
         for (var s : g.stores) {
-            vertices += ((GraphStoreOperator) s.getOperator()).vertices();
+            vertices += ((GraphStoreOperator) s.getOperator()).store().vertices();
         }
         assertEquals(records.size(), vertices, "vertices with attributes");
     }

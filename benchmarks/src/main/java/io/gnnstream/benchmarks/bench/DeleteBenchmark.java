@@ -2,11 +2,11 @@ package io.gnnstream.benchmarks.bench;
 
 import io.gnnstream.operators.GraphStoreConfig;
 import io.gnnstream.operators.GraphStoreOperator;
-import io.gnnstream.operators.internal.OutEdgeIndex;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.GraphUpdate;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.operators.messages.VertexDeletion;
+import io.gnnstream.operators.store.OutEdgeIndex;
 import io.gnnstream.state.HashPartitioner;
 import io.gnnstream.state.InAdjacency;
 import io.gnnstream.state.VertexKey;
@@ -258,13 +258,7 @@ public final class DeleteBenchmark implements Benchmark {
                                 partitioner,
                                 new GraphStoreConfig(
                                         42L, FEATURES, 1000L, 64L << 20, 256L << 20, 131_072, 0)),
-                        in ->
-                                in.update != null
-                                        ? partitioner.keyOf(in.update.ownerVertex())
-                                        : VertexKey.anchor(
-                                                in.deletion != null
-                                                        ? in.deletion.route
-                                                        : in.requests[0].route),
+                        in -> in.storeKey(partitioner),
                         VertexKeyTypeInfo.INSTANCE,
                         PARTITIONS,
                         1,

@@ -1,6 +1,7 @@
 package io.gnnstream.jobs.internal;
 
 import io.gnnstream.operators.messages.GraphStoreInput;
+import io.gnnstream.operators.messages.LayerOutputs;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -91,21 +92,22 @@ public final class LayerOutputRecords {
         @Override
         public ProducerRecord<byte[], byte[]> serialize(
                 GraphStoreInput input, KafkaSinkContext context, Long timestamp) {
-            if (input.outputs == null) {
+            if (!(input instanceof GraphStoreInput.Outputs layer)) {
                 throw new IllegalArgumentException("only layer outputs travel on " + topic);
             }
+            LayerOutputs outputs = layer.outputs();
             DataOutputSerializer out =
-                    new DataOutputSerializer(input.outputs.values.length * Float.BYTES + 256);
+                    new DataOutputSerializer(outputs.values.length * Float.BYTES + 256);
             try {
                 GraphStoreInputSerializer.INSTANCE.serialize(input, out);
             } catch (IOException e) {
-                throw new IllegalStateException("cannot serialize " + input.outputs, e);
+                throw new IllegalStateException("cannot serialize " + outputs, e);
             }
             return new ProducerRecord<>(
                     topic,
                     null,
                     timestamp,
-                    Integer.toString(input.outputs.route).getBytes(StandardCharsets.UTF_8),
+                    Integer.toString(outputs.route).getBytes(StandardCharsets.UTF_8),
                     out.getCopyOfBuffer());
         }
     }
@@ -120,7 +122,7 @@ public final class LayerOutputRecords {
                 GraphStoreInput input =
                         GraphStoreInputSerializer.INSTANCE.deserialize(
                                 new DataInputDeserializer(record.value()));
-                if (input.outputs != null) {
+                if (input instanceof GraphStoreInput.Outputs) {
                     out.collect(input);
                     return;
                 }

@@ -1,6 +1,7 @@
 package io.gnnstream.jobs.testing;
 
 import io.gnnstream.operators.GraphStoreProbe;
+import io.gnnstream.operators.store.StoreProbe;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -13,7 +14,7 @@ import java.util.Map;
  * them, on its own thread; a restore rolls state back without telling the audit, so it checks runs
  * without failures only.
  */
-public final class SamplingAudit implements GraphStoreProbe.Listener {
+public final class SamplingAudit implements StoreProbe {
 
     private final Map<Integer, Site> sites = new HashMap<>();
     private final List<String> violations = new ArrayList<>();

@@ -1,8 +1,8 @@
 package io.gnnstream.jobs.testing;
 
 import io.gnnstream.operators.GraphStoreOperator;
-import io.gnnstream.operators.internal.HaloReplicas;
-import io.gnnstream.operators.internal.OutEdgeIndex;
+import io.gnnstream.operators.store.HaloReplicas;
+import io.gnnstream.operators.store.OutEdgeIndex;
 import io.gnnstream.state.InAdjacency;
 import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexKeyTypeInfo;

@@ -8,9 +8,9 @@ import java.nio.FloatBuffer;
 /**
  * A trainer's cache of vertex features and labels in numbered slots, filled and referenced by the
  * feature parts the GraphStore sends it (each GraphStore subtask manages a share of the slots with
- * a {@link FeatureCacheDirectory}). Features of the vertices sampled again and again then cross the
- * network once, not once per batch: without the cache, moving them is most of the GraphStore's work
- * per batch (docs/design.md, "Feature paths and caches").
+ * a {@link io.gnnstream.operators.store.FeatureCacheDirectory}). Features of the vertices sampled
+ * again and again then cross the network once, not once per batch: without the cache, moving them
+ * is most of the GraphStore's work per batch (docs/design.md, "Feature paths and caches").
  *
  * <p>A part's references must be read ({@link #copyRow}, {@link #label}) before its fills are
  * stored ({@link #storeFills}), since the GraphStore may have evicted a referenced vertex for one

@@ -1,5 +1,5 @@
 /**
- * Helpers of the operators without Flink state of their own: the feature caches and their
- * directories, the step thread of the trainer, metrics windows and primitive lists.
+ * Helpers of the operators without Flink state of their own: the trainer's feature cache, its step
+ * thread, the inference round's bookkeeping, metrics windows and primitive lists.
  */
 package io.gnnstream.operators.internal;

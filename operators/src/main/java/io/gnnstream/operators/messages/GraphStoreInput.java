@@ -1,74 +1,97 @@
 package io.gnnstream.operators.messages;
 
+import io.gnnstream.state.VertexKey;
+import io.gnnstream.state.VertexPartitioner;
+
 /**
- * What reaches the GraphStore: a graph update from the sources, a halo {@link ReplicaMessage} from
- * the replica router, a site's copy of a {@link VertexDeletion}, or sample requests and {@link
- * LayerOutputs} from the sampling loop's feedback edge; and what reaches the replica router: node
- * updates, deletions and {@link EdgeBundle}s. One type, so that the updates and the requests that
- * leave the iteration head form one stream under one key selector (a head does not keep the
- * partitioning of its feedback edge, so the requests are keyed after it). Requests travel in
- * bundles of those for partitions of one GraphStore subtask (keyed by their common {@link
- * SampleRequest#route}): the feedback edge hands records from thread to thread one by one, and a
- * batch's hundreds of requests, sent singly, would keep its two threads switching more than
- * working.
+ * What reaches the GraphStore, one type per kind: a graph update from the sources, a bundle of
+ * edges, a halo {@link ReplicaMessage} from the replica router, a site's copy of a {@link
+ * VertexDeletion}, or sample requests and {@link LayerOutputs} from the sampling loop; and what
+ * reaches the replica router: node updates, deletions and {@link EdgeBundle}s. One stream type, so
+ * that the updates and the requests that leave the iteration head form one stream under one key
+ * selector (a head does not keep the partitioning of its feedback edge, so the requests are keyed
+ * after it). Requests travel in bundles of those for partitions of one GraphStore subtask (keyed by
+ * their common {@link SampleRequest#route}): the feedback edge hands records from thread to thread
+ * one by one, and a batch's hundreds of requests, sent singly, would keep its two threads switching
+ * more than working.
  */
-public class GraphStoreInput {
+public sealed interface GraphStoreInput {
 
-    public GraphUpdate update;
+    /** The GraphStore's key of this input: the vertex it changes, or the anchor of its route. */
+    VertexKey storeKey(VertexPartitioner partitioner);
 
-    /** Requests for partitions owned by one GraphStore subtask, or null. */
-    public SampleRequest[] requests;
-
-    /** A halo replica change from the replica router, or null. */
-    public ReplicaMessage replica;
-
-    /** Edges between partitions for the replica router, or null. */
-    public EdgeBundle edges;
-
-    /** Layer outputs of an inference block for the layer-output store, or null. */
-    public LayerOutputs outputs;
-
-    /** One site's copy of a vertex deletion, or null. */
-    public VertexDeletion deletion;
-
-    public GraphStoreInput() {}
-
-    public static GraphStoreInput of(GraphUpdate update) {
-        GraphStoreInput in = new GraphStoreInput();
-        in.update = update;
-        return in;
+    /** An edge or node record, keyed by the vertex whose state it changes. */
+    record Update(GraphUpdate update) implements GraphStoreInput {
+        @Override
+        public VertexKey storeKey(VertexPartitioner partitioner) {
+            return partitioner.keyOf(update.ownerVertex());
+        }
     }
 
-    public static GraphStoreInput of(ReplicaMessage replica) {
-        GraphStoreInput in = new GraphStoreInput();
-        in.replica = replica;
-        return in;
+    /** Edges whose destinations one GraphStore subtask owns, or edges between partitions. */
+    record Edges(EdgeBundle bundle) implements GraphStoreInput {
+        @Override
+        public VertexKey storeKey(VertexPartitioner partitioner) {
+            return VertexKey.anchor(bundle.route);
+        }
     }
 
-    public static GraphStoreInput of(EdgeBundle edges) {
-        GraphStoreInput in = new GraphStoreInput();
-        in.edges = edges;
-        return in;
+    /** A halo replica change from the replica router. */
+    record Replica(ReplicaMessage message) implements GraphStoreInput {
+        @Override
+        public VertexKey storeKey(VertexPartitioner partitioner) {
+            return message.key();
+        }
     }
 
-    public static GraphStoreInput of(VertexDeletion deletion) {
-        GraphStoreInput in = new GraphStoreInput();
-        in.deletion = deletion;
-        return in;
+    /** One site's copy of a vertex deletion. */
+    record Deletion(VertexDeletion deletion) implements GraphStoreInput {
+        @Override
+        public VertexKey storeKey(VertexPartitioner partitioner) {
+            return VertexKey.anchor(deletion.route);
+        }
     }
 
-    public static GraphStoreInput of(LayerOutputs outputs) {
-        GraphStoreInput in = new GraphStoreInput();
-        in.outputs = outputs;
-        return in;
+    /** Layer outputs of an inference block for the layer-output store. */
+    record Outputs(LayerOutputs outputs) implements GraphStoreInput {
+        @Override
+        public VertexKey storeKey(VertexPartitioner partitioner) {
+            return VertexKey.anchor(outputs.route);
+        }
     }
 
-    public static GraphStoreInput of(SampleRequest... requests) {
+    /** Requests for partitions owned by one GraphStore subtask. */
+    record Requests(SampleRequest[] requests) implements GraphStoreInput {
+        @Override
+        public VertexKey storeKey(VertexPartitioner partitioner) {
+            return VertexKey.anchor(requests[0].route);
+        }
+    }
+
+    static GraphStoreInput of(GraphUpdate update) {
+        return new Update(update);
+    }
+
+    static GraphStoreInput of(ReplicaMessage replica) {
+        return new Replica(replica);
+    }
+
+    static GraphStoreInput of(EdgeBundle edges) {
+        return new Edges(edges);
+    }
+
+    static GraphStoreInput of(VertexDeletion deletion) {
+        return new Deletion(deletion);
+    }
+
+    static GraphStoreInput of(LayerOutputs outputs) {
+        return new Outputs(outputs);
+    }
+
+    static GraphStoreInput of(SampleRequest... requests) {
         if (requests.length == 0) {
             throw new IllegalArgumentException("a request bundle needs at least one request");
         }
-        GraphStoreInput in = new GraphStoreInput();
-        in.requests = requests;
-        return in;
+        return new Requests(requests);
     }
 }

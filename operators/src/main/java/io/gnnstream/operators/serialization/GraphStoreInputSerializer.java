@@ -23,8 +23,8 @@ import org.apache.flink.core.memory.DataOutputView;
  * Explicit serializer of {@link GraphStoreInput}: a {@link Tag} byte for the kind (edge, node,
  * request bundle, replica message, edge bundle, layer outputs, deletion; a single request, tag 2,
  * is still read), then that kind's fields, arrays in bulk. Every edge of the input stream and every
- * sample request crosses the network as this record, so it avoids the reflective POJO serializer of
- * the nested union, which is slow on this path.
+ * sample request crosses the network as this record, so it avoids Flink's reflective serializers,
+ * which are slow on this path.
  */
 public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphStoreInput> {
 
@@ -94,32 +94,33 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         return WITH_LAYER_ROOT_ROWS;
     }
 
+    /** An empty request bundle: this serializer never reuses instances. */
     @Override
     public GraphStoreInput createInstance() {
-        return new GraphStoreInput();
+        return new GraphStoreInput.Requests(new SampleRequest[0]);
     }
 
     @Override
     void writeFields(GraphStoreInput input, DataOutputView out) throws IOException {
-        if (input.requests != null) {
+        if (input instanceof GraphStoreInput.Requests bundle) {
             out.writeByte(Tag.REQUESTS.code);
-            out.writeInt(input.requests.length);
-            for (SampleRequest r : input.requests) {
+            out.writeInt(bundle.requests().length);
+            for (SampleRequest r : bundle.requests()) {
                 writeRequest(r, out);
             }
-        } else if (input.replica != null) {
-            ReplicaMessage m = input.replica;
+        } else if (input instanceof GraphStoreInput.Replica replica) {
+            ReplicaMessage m = replica.message();
             out.writeByte(Tag.REPLICA.code);
             out.writeByte(m.kind.ordinal());
             out.writeLong(m.vertex);
             out.writeInt(m.holder);
             BulkArrays.writeBytes(m.record, out);
-        } else if (input.deletion != null) {
+        } else if (input instanceof GraphStoreInput.Deletion deletion) {
             out.writeByte(Tag.DELETION.code);
-            out.writeLong(input.deletion.vertex);
-            out.writeInt(input.deletion.route);
-        } else if (input.outputs != null) {
-            LayerOutputs o = input.outputs;
+            out.writeLong(deletion.deletion().vertex);
+            out.writeInt(deletion.deletion().route);
+        } else if (input instanceof GraphStoreInput.Outputs outputs) {
+            LayerOutputs o = outputs.outputs();
             out.writeByte(Tag.LAYER_OUTPUTS.code);
             out.writeLong(o.step);
             out.writeInt(o.layer);
@@ -130,25 +131,28 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
             out.writeInt(o.dim);
             BulkArrays.writeLongs(o.vertices, out);
             BulkArrays.writeFloats(o.values, out);
-        } else if (input.edges != null) {
+        } else if (input instanceof GraphStoreInput.Edges edges) {
             out.writeByte(Tag.EDGES.code);
-            out.writeInt(input.edges.route);
-            BulkArrays.writeLongs(input.edges.sources, out);
-            BulkArrays.writeLongs(input.edges.ops, out);
-        } else if (input.update.edge != null) {
-            EdgeUpdate e = input.update.edge;
-            out.writeByte(Tag.EDGE.code);
-            out.writeLong(e.src);
-            out.writeLong(e.dst);
-            out.writeBoolean(e.remove);
-            out.writeLong(e.timestamp);
+            out.writeInt(edges.bundle().route);
+            BulkArrays.writeLongs(edges.bundle().sources, out);
+            BulkArrays.writeLongs(edges.bundle().ops, out);
         } else {
-            NodeUpdate n = input.update.node;
-            out.writeByte(Tag.NODE.code);
-            out.writeLong(n.id);
-            BulkArrays.writeFloats(n.features, out);
-            out.writeInt(n.label);
-            out.writeByte(n.split.code());
+            GraphUpdate update = ((GraphStoreInput.Update) input).update();
+            if (update.edge != null) {
+                EdgeUpdate e = update.edge;
+                out.writeByte(Tag.EDGE.code);
+                out.writeLong(e.src);
+                out.writeLong(e.dst);
+                out.writeBoolean(e.remove);
+                out.writeLong(e.timestamp);
+            } else {
+                NodeUpdate n = update.node;
+                out.writeByte(Tag.NODE.code);
+                out.writeLong(n.id);
+                BulkArrays.writeFloats(n.features, out);
+                out.writeInt(n.label);
+                out.writeByte(n.split.code());
+            }
         }
     }
 

@@ -1,4 +1,4 @@
-package io.gnnstream.operators.internal;
+package io.gnnstream.operators.store;
 
 import com.carrotsearch.hppc.LongIntHashMap;
 import io.gnnstream.operators.messages.LayerOutputs;
@@ -7,7 +7,6 @@ import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.LayerOutputRecord;
-import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexPartitioner;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -15,7 +14,6 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.Consumer;
 import java.util.function.IntUnaryOperator;
 import java.util.function.LongPredicate;
 import org.apache.flink.api.common.state.KeyedStateStore;
@@ -74,7 +72,7 @@ public final class LayerOutputStore {
 
     private final KeyedStateStore store;
     private final VertexPartitioner partitioner;
-    private final Consumer<VertexKey> setCurrentKey;
+    private final CurrentKey setCurrentKey;
     private final List<ValueState<byte[]>> layers = new ArrayList<>();
     private final List<ValueState<byte[]>> roots = new ArrayList<>();
     private final IntUnaryOperator rootWidth;
@@ -97,7 +95,7 @@ public final class LayerOutputStore {
     public LayerOutputStore(
             KeyedStateStore store,
             VertexPartitioner partitioner,
-            Consumer<VertexKey> setCurrentKey,
+            CurrentKey setCurrentKey,
             long cacheBytes,
             IntUnaryOperator rootWidth) {
         this.store = store;
@@ -149,7 +147,7 @@ public final class LayerOutputStore {
             if (label == MiniBatch.ABSENT) {
                 continue; // deleted while the round was in flight: no row to keep
             }
-            setCurrentKey.accept(partitioner.keyOf(v));
+            setCurrentKey.set(partitioner.keyOf(v));
             int offset = i * outputs.dim;
             written[w] = v;
             records[w] =
@@ -210,7 +208,7 @@ public final class LayerOutputStore {
                 if (current(rootRecord, request.samplingKey, root)) {
                     cacheHits++;
                 } else {
-                    setCurrentKey.accept(partitioner.keyOf(vertices[j]));
+                    setCurrentKey.set(partitioner.keyOf(vertices[j]));
                     rootRecord = rootState.value();
                 }
                 if (current(rootRecord, request.samplingKey, root)) {
@@ -378,7 +376,7 @@ public final class LayerOutputStore {
                 cacheHits++;
                 continue;
             }
-            setCurrentKey.accept(partitioner.keyOf(vertices[i]));
+            setCurrentKey.set(partitioner.keyOf(vertices[i]));
             record = layer(layer).value();
             if (record != null) {
                 cache.put(vertices[i], record);
@@ -399,7 +397,7 @@ public final class LayerOutputStore {
      * layers} layers and any other layer written since the start; leaves its key current.
      */
     public void forget(long vertex, int layers) throws Exception {
-        setCurrentKey.accept(partitioner.keyOf(vertex));
+        setCurrentKey.set(partitioner.keyOf(vertex));
         int n = Math.max(layers, this.layers.size());
         for (int l = 1; l <= n; l++) {
             layer(l).clear();

@@ -1,4 +1,4 @@
-package io.gnnstream.operators.internal;
+package io.gnnstream.operators.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;

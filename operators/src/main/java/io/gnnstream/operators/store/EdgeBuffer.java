@@ -1,4 +1,4 @@
-package io.gnnstream.operators;
+package io.gnnstream.operators.store;
 
 import com.carrotsearch.hppc.LongObjectHashMap;
 import io.gnnstream.operators.internal.LongList;

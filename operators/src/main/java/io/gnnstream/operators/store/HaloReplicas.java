@@ -1,22 +1,17 @@
-package io.gnnstream.operators.internal;
+package io.gnnstream.operators.store;
 
 import io.gnnstream.operators.messages.ReplicaMessage;
 import io.gnnstream.state.StoreSites;
 import io.gnnstream.state.VertexKey;
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.Consumer;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
+import org.apache.flink.api.common.state.KeyedStateStore;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
-import org.apache.flink.runtime.state.KeyedStateBackend;
-import org.apache.flink.runtime.state.StateInitializationContext;
-import org.apache.flink.runtime.state.VoidNamespace;
 
 /**
  * The GraphStore's side of halo replicas (see docs/design.md, "Halo replicas"): the copies a site
@@ -24,8 +19,8 @@ import org.apache.flink.runtime.state.VoidNamespace;
  * and drops them. Keyed state under {@code VertexKey(holder, vertex)}, the holder being the first
  * partition of the site ({@link StoreSites#holderOf}), so replicas checkpoint with their site.
  * Union operator state records the parallelism they were made for: a restore at another one drops
- * them all, and the router makes them again for the new sites. Each method switches the operator's
- * current key (through {@code keys}); callers set their own key again afterwards.
+ * them all, and the router makes them again for the new sites. Each method switches the current key
+ * (through {@code keys}); callers set their own key again afterwards.
  */
 public final class HaloReplicas {
 
@@ -54,33 +49,31 @@ public final class HaloReplicas {
     private final ValueState<byte[]> replicas;
     private final ListState<Integer> madeFor;
     private final int parallelism;
-    private final Consumer<VertexKey> keys;
+    private final CurrentKey keys;
     private final boolean droppedAtRestore;
 
     /**
-     * The replicas of a GraphStore subtask at {@code parallelism}; drops those restored from a
-     * snapshot at another parallelism (or without that record) ({@link #droppedAtRestore()}).
+     * The replicas of a GraphStore subtask at {@code parallelism} in {@code store}, with the
+     * parallelisms they were made for in {@code madeFor} (union operator state registered with
+     * {@link #MADE_FOR}); drops those restored from a snapshot at another parallelism (or without
+     * that record) ({@link #droppedAtRestore()}).
      */
     public HaloReplicas(
-            StateInitializationContext context,
-            KeyedStateBackend<VertexKey> backend,
+            KeyedStateStore store,
+            ListState<Integer> madeFor,
+            boolean restored,
             int parallelism,
-            Consumer<VertexKey> keys)
+            CurrentKey keys,
+            StoredKeys stored)
             throws Exception {
-        this.replicas = context.getKeyedStateStore().getState(REPLICAS);
-        this.madeFor = context.getOperatorStateStore().getUnionListState(MADE_FOR);
+        this.replicas = store.getState(REPLICAS);
+        this.madeFor = madeFor;
         this.parallelism = parallelism;
         this.keys = keys;
-        this.droppedAtRestore =
-                context.isRestored() && StoreSites.madeForAnother(madeFor.get(), parallelism);
+        this.droppedAtRestore = restored && StoreSites.madeForAnother(madeFor.get(), parallelism);
         if (droppedAtRestore) {
-            List<VertexKey> held;
-            try (Stream<VertexKey> all =
-                    backend.getKeys(REPLICAS.getName(), VoidNamespace.INSTANCE)) {
-                held = all.collect(Collectors.toList());
-            }
-            for (VertexKey key : held) {
-                keys.accept(key);
+            for (VertexKey key : stored.of(REPLICAS.getName(), k -> true)) {
+                keys.set(key);
                 replicas.clear();
             }
         }
@@ -102,7 +95,7 @@ public final class HaloReplicas {
      * to holders, so a creation or push is one write; a drop reads first.
      */
     public int apply(ReplicaMessage message) throws Exception {
-        keys.accept(message.key());
+        keys.set(message.key());
         if (message.kind == ReplicaMessage.Kind.DROP) {
             boolean held = replicas.value() != null;
             replicas.clear();
@@ -120,7 +113,7 @@ public final class HaloReplicas {
 
     /** What the site whose holder partition is {@code holder} holds of {@code vertex}. */
     public Status status(int holder, long vertex) throws Exception {
-        keys.accept(new VertexKey(holder, vertex));
+        keys.set(new VertexKey(holder, vertex));
         byte[] value = replicas.value();
         return value == null ? Status.NONE : value[0] == PRESENT ? Status.PRESENT : Status.ABSENT;
     }
@@ -130,7 +123,7 @@ public final class HaloReplicas {
      * unless {@link Status#PRESENT}.
      */
     public byte[] record(int holder, long vertex) throws Exception {
-        keys.accept(new VertexKey(holder, vertex));
+        keys.set(new VertexKey(holder, vertex));
         byte[] value = replicas.value();
         return value == null || value[0] != PRESENT
                 ? null

@@ -1,4 +1,4 @@
-package io.gnnstream.operators;
+package io.gnnstream.operators.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

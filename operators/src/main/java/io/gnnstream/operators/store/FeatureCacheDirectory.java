@@ -1,15 +1,15 @@
-package io.gnnstream.operators.internal;
+package io.gnnstream.operators.store;
 
 import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A GraphStore subtask's record of what one trainer holds in the share of slots of its {@link
- * TrainerFeatureCache} that this subtask manages: which vertex's features and label sit in which
- * slot. The GraphStore decides every placement (the trainer only stores what a feature part tells
- * it to), so the two agree without messages of their own: a vertex found here is sent as a slot
- * reference instead of its features; one not found gets a slot, evicting by CLOCK, and is sent with
- * its features and the slot to keep them in.
+ * io.gnnstream.operators.internal.TrainerFeatureCache} that this subtask manages: which vertex's
+ * features and label sit in which slot. The GraphStore decides every placement (the trainer only
+ * stores what a feature part tells it to), so the two agree without messages of their own: a vertex
+ * found here is sent as a slot reference instead of its features; one not found gets a slot,
+ * evicting by CLOCK, and is sent with its features and the slot to keep them in.
  *
  * <p>Heap only and never checkpointed; {@link #epoch} names this incarnation, so that a trainer can
  * tell references it cannot resolve (parts sent before a restore, replayed from a checkpoint's

@@ -1,9 +1,8 @@
-package io.gnnstream.operators.internal;
+package io.gnnstream.operators.store;
 
 import com.carrotsearch.hppc.LongArrayList;
 import io.gnnstream.state.VertexKey;
 import java.util.Iterator;
-import java.util.function.Consumer;
 import org.apache.flink.api.common.state.KeyedStateStore;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -53,7 +52,7 @@ public final class OutEdgeIndex {
 
     private final MapState<Long, Boolean> targets;
     private final ValueState<Boolean> built;
-    private final Consumer<VertexKey> setCurrentKey;
+    private final CurrentKey setCurrentKey;
 
     /** Per partition: the index is built (known for the owned partitions only). */
     private final boolean[] isBuilt;
@@ -62,7 +61,7 @@ public final class OutEdgeIndex {
      * An index over {@code partitions} logical partitions, of which the subtask owns {@code owned}
      * (the built marks of those are read now).
      */
-    public OutEdgeIndex(KeyedStateStore store, Consumer<VertexKey> setCurrentKey, boolean[] owned)
+    public OutEdgeIndex(KeyedStateStore store, CurrentKey setCurrentKey, boolean[] owned)
             throws Exception {
         this.targets = store.getMapState(STATE);
         this.built = store.getState(BUILT);
@@ -70,7 +69,7 @@ public final class OutEdgeIndex {
         this.isBuilt = new boolean[owned.length];
         for (int p = 0; p < owned.length; p++) {
             if (owned[p]) {
-                setCurrentKey.accept(VertexKey.anchor(p));
+                setCurrentKey.set(VertexKey.anchor(p));
                 isBuilt[p] = Boolean.TRUE.equals(built.value());
             }
         }
@@ -99,13 +98,13 @@ public final class OutEdgeIndex {
                 missing,
                 (vertex, in) -> {
                     for (long u : in) {
-                        setCurrentKey.accept(new VertexKey(vertex.partition(), u));
+                        setCurrentKey.set(new VertexKey(vertex.partition(), u));
                         targets.put(vertex.vertex(), Boolean.TRUE);
                     }
                 });
         for (int p = 0; p < missing.length; p++) {
             if (missing[p]) {
-                setCurrentKey.accept(VertexKey.anchor(p));
+                setCurrentKey.set(VertexKey.anchor(p));
                 built.update(Boolean.TRUE);
                 isBuilt[p] = true;
             }
@@ -120,7 +119,7 @@ public final class OutEdgeIndex {
         if (!isBuilt[partition]) {
             return;
         }
-        setCurrentKey.accept(new VertexKey(partition, source));
+        setCurrentKey.set(new VertexKey(partition, source));
         targets.put(target, Boolean.TRUE);
     }
 
@@ -129,7 +128,7 @@ public final class OutEdgeIndex {
         if (!isBuilt[partition]) {
             return;
         }
-        setCurrentKey.accept(new VertexKey(partition, source));
+        setCurrentKey.set(new VertexKey(partition, source));
         targets.remove(target);
     }
 
@@ -139,7 +138,7 @@ public final class OutEdgeIndex {
      */
     public long[] takeAll(int partition, long source) throws Exception {
         requireBuilt(partition);
-        setCurrentKey.accept(new VertexKey(partition, source));
+        setCurrentKey.set(new VertexKey(partition, source));
         Iterator<Long> keys = targets.keys().iterator();
         if (!keys.hasNext()) {
             return new long[0];
@@ -158,7 +157,7 @@ public final class OutEdgeIndex {
      */
     public long[] targets(int partition, long source) throws Exception {
         requireBuilt(partition);
-        setCurrentKey.accept(new VertexKey(partition, source));
+        setCurrentKey.set(new VertexKey(partition, source));
         LongArrayList out = new LongArrayList();
         for (Long w : targets.keys()) {
             out.add(w);

@@ -1,4 +1,4 @@
-package io.gnnstream.operators.internal;
+package io.gnnstream.operators.store;
 
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.state.VertexKey;
@@ -42,7 +42,7 @@ public final class PartitionSizes {
     private static final int LENGTH = CUT_EDGES_INGESTED + 1;
 
     private final ValueState<long[]> state;
-    private final Consumer<VertexKey> keys;
+    private final CurrentKey keys;
     private final long fingerprint;
 
     /** Per partition (indexed by it, null until first used). */
@@ -52,7 +52,7 @@ public final class PartitionSizes {
     private final BitSet unflushed = new BitSet();
 
     public PartitionSizes(
-            KeyedStateStore store, Consumer<VertexKey> keys, int partitions, long fingerprint) {
+            KeyedStateStore store, CurrentKey keys, int partitions, long fingerprint) {
         this.state = store.getState(STATE);
         this.keys = keys;
         this.fingerprint = fingerprint;
@@ -67,9 +67,9 @@ public final class PartitionSizes {
         int partition = current.partition();
         long[] s = sizes[partition];
         if (s == null) {
-            keys.accept(VertexKey.anchor(partition));
+            keys.set(VertexKey.anchor(partition));
             long[] stored = state.value();
-            keys.accept(current);
+            keys.set(current);
             if (stored == null) {
                 s = new long[LENGTH];
                 s[ASSIGNMENT] = fingerprint;
@@ -90,7 +90,7 @@ public final class PartitionSizes {
     public void loadStored(boolean[] owned) throws Exception {
         for (int p = 0; p < owned.length; p++) {
             if (owned[p] && sizes[p] == null) {
-                keys.accept(VertexKey.anchor(p));
+                keys.set(VertexKey.anchor(p));
                 long[] stored = state.value();
                 if (stored != null) {
                     sizes[p] = checked(p, stored);
@@ -134,7 +134,7 @@ public final class PartitionSizes {
     public void forgetReplicas(boolean[] owned) throws Exception {
         for (int p = 0; p < owned.length; p++) {
             if (owned[p]) {
-                keys.accept(VertexKey.anchor(p));
+                keys.set(VertexKey.anchor(p));
                 long[] stored = state.value();
                 if (stored != null && stored.length > REPLICAS && stored[REPLICAS] != 0) {
                     stored[REPLICAS] = 0;
@@ -147,7 +147,7 @@ public final class PartitionSizes {
     /** Writes the figures changed since the last call to their anchors' state. */
     public void flush() throws Exception {
         for (int p = unflushed.nextSetBit(0); p >= 0; p = unflushed.nextSetBit(p + 1)) {
-            keys.accept(VertexKey.anchor(p));
+            keys.set(VertexKey.anchor(p));
             state.update(sizes[p].clone());
         }
         unflushed.clear();

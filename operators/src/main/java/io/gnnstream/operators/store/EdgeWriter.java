@@ -1,0 +1,191 @@
+package io.gnnstream.operators.store;
+
+import io.gnnstream.operators.messages.EdgeBundle;
+import io.gnnstream.state.InAdjacency;
+import io.gnnstream.state.VertexKey;
+import io.gnnstream.state.VertexPartitioner;
+import org.apache.flink.api.common.state.KeyedStateStore;
+
+/**
+ * The GraphStore's adjacency writes: edge additions and removals wait in the {@link EdgeBuffer} and
+ * are written one adjacency update per vertex, with the {@link OutEdgeIndex} of the partitions that
+ * have one, the partition sizes and the adjacency cache kept in step; and a deletion's removal of
+ * the deleted vertex's edges. See docs/design.md, "Graph state" and "Graph changes".
+ */
+final class EdgeWriter {
+
+    private final InAdjacency adjacency;
+    private final OutEdgeIndex outEdges;
+    private final EdgeBuffer buffer;
+    private final PartitionSizes sizes;
+    private final Sampler sampler;
+    private final VertexPartitioner partitioner;
+    private final Site site;
+    private final CurrentKey keys;
+    private final StoredKeys storedKeys;
+    private final StoreCounters counters;
+
+    /** Null: none. */
+    private final StoreProbe probe;
+
+    EdgeWriter(
+            KeyedStateStore state,
+            InAdjacency adjacency,
+            int bufferEdges,
+            PartitionSizes sizes,
+            Sampler sampler,
+            VertexPartitioner partitioner,
+            Site site,
+            CurrentKey keys,
+            StoredKeys storedKeys,
+            StoreCounters counters,
+            StoreProbe probe)
+            throws Exception {
+        this.adjacency = adjacency;
+        this.outEdges = new OutEdgeIndex(state, keys, site.owned());
+        this.buffer = new EdgeBuffer(bufferEdges, partitioner);
+        this.sizes = sizes;
+        this.sampler = sampler;
+        this.partitioner = partitioner;
+        this.site = site;
+        this.keys = keys;
+        this.storedKeys = storedKeys;
+        this.counters = counters;
+        this.probe = probe;
+    }
+
+    /** A bundle of edges whose destinations this subtask owns. */
+    void applyAll(EdgeBundle bundle) throws Exception {
+        for (int i = 0; i < bundle.size(); i++) {
+            long dst = EdgeBundle.destination(bundle.ops[i]);
+            boolean remove = EdgeBundle.isRemoval(bundle.ops[i]);
+            apply(partitioner.keyOf(dst), bundle.sources[i], dst, remove);
+        }
+    }
+
+    /** An edge addition or removal into {@code key}'s vertex, buffered with the others. */
+    void apply(VertexKey key, long src, long dst, boolean remove) throws Exception {
+        long[] s = sizes.of(key);
+        s[PartitionSizes.EDGES_INGESTED]++;
+        if (remove ? buffer.remove(dst, src) : buffer.add(dst, src)) {
+            flush();
+        }
+        sizes.touched(key.partition());
+        counters.edgesIngested++;
+        if (!remove && partitioner.partition(src) != key.partition()) {
+            counters.cutEdgesIngested++;
+            s[PartitionSizes.CUT_EDGES_INGESTED]++;
+        }
+    }
+
+    /**
+     * Writes every buffered edge addition and removal, one adjacency update per destination vertex,
+     * and keeps the out-edge index of the built partitions in step.
+     */
+    void flush() throws Exception {
+        if (buffer.isEmpty()) {
+            return;
+        }
+        buffer.drain(
+                (key, ops) -> {
+                    if (probe != null) {
+                        for (long op : ops) {
+                            if (op >= 0) {
+                                probe.added(site.subtask(), key.vertex(), new long[] {op});
+                            } else {
+                                probe.removed(site.subtask(), key.vertex(), -1 - op);
+                            }
+                        }
+                    }
+                    keys.set(key);
+                    long[] s = sizes.of(key);
+                    s[PartitionSizes.EDGES] += adjacency.applyAll(ops);
+                    sizes.touched(key.partition());
+                    sampler.invalidate(key.vertex());
+                    if (outEdges.isBuilt(key.partition())) {
+                        for (long op : ops) {
+                            if (op >= 0) {
+                                outEdges.add(key.partition(), op, key.vertex());
+                            } else {
+                                outEdges.remove(key.partition(), -1 - op, key.vertex());
+                            }
+                        }
+                    }
+                });
+    }
+
+    /**
+     * Removes {@code v} from the in-adjacency of this site's vertices, found through the out-edge
+     * index (built first if a partition has none, one read per partition); buffered edges must be
+     * written before.
+     */
+    void removeOutEdges(long v) throws Exception {
+        outEdges.build(site.owned(), this::scanAdjacency);
+        if (probe != null) {
+            probe.deleted(site.subtask(), v);
+        }
+        for (int p = 0; p < site.owned().length; p++) {
+            if (!site.owns(p)) {
+                continue;
+            }
+            long[] targets = outEdges.takeAll(p, v);
+            for (long w : targets) {
+                VertexKey key = partitioner.keyOf(w);
+                keys.set(key);
+                if (adjacency.remove(v)) {
+                    sizes.of(key)[PartitionSizes.EDGES]--;
+                }
+                sampler.invalidate(w);
+            }
+            if (targets.length > 0) {
+                sizes.touched(p);
+            }
+        }
+    }
+
+    /**
+     * Clears the in-adjacency of {@code v} (key {@code key}, owned here) and the index entries of
+     * its in-edges; returns the in-neighbours it had.
+     */
+    long[] clearInEdges(VertexKey key, long v) throws Exception {
+        keys.set(key);
+        long[] in = adjacency.neighbours();
+        adjacency.clear();
+        sampler.invalidate(v);
+        for (long u : in) {
+            outEdges.remove(key.partition(), u, v);
+        }
+        return in;
+    }
+
+    /** The stored in-neighbours of {@code vertex} (buffered edges written first). */
+    long[] inNeighbours(long vertex) throws Exception {
+        flush();
+        keys.set(partitioner.keyOf(vertex));
+        return adjacency.neighbours();
+    }
+
+    /**
+     * The out-edge index's targets of {@code source} in {@code partition} (null while the
+     * partition's index is not built); buffered edges written first.
+     */
+    long[] outEdgeTargets(int partition, long source) throws Exception {
+        flush();
+        return outEdges.isBuilt(partition) ? outEdges.targets(partition, source) : null;
+    }
+
+    /**
+     * Visits every vertex of {@code partitions} that has in-neighbours, with them (for {@link
+     * OutEdgeIndex#build}); holds the keys of those vertices meanwhile.
+     */
+    private void scanAdjacency(boolean[] partitions, OutEdgeIndex.VertexVisitor visit)
+            throws Exception {
+        for (VertexKey key :
+                storedKeys.of(
+                        InAdjacency.TAIL.getName(),
+                        k -> !k.isAnchor() && partitions[k.partition()])) {
+            keys.set(key);
+            visit.visit(key, adjacency.neighbours());
+        }
+    }
+}

@@ -1,0 +1,405 @@
+package io.gnnstream.operators.store;
+
+import io.gnnstream.operators.GraphStoreConfig;
+import io.gnnstream.operators.messages.EdgeBundle;
+import io.gnnstream.operators.messages.GraphEvent;
+import io.gnnstream.operators.messages.GraphUpdate;
+import io.gnnstream.operators.messages.LayerOutputs;
+import io.gnnstream.operators.messages.MiniBatchPart;
+import io.gnnstream.operators.messages.ReplicaMessage;
+import io.gnnstream.operators.messages.SampleRequest;
+import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.state.InAdjacency;
+import io.gnnstream.state.VertexKey;
+import io.gnnstream.state.VertexPartitioner;
+import io.gnnstream.state.VertexRecord;
+import io.gnnstream.state.records.NodeUpdate;
+import io.gnnstream.state.records.Split;
+import java.util.function.LongPredicate;
+import org.apache.flink.api.common.state.KeyedStateStore;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One GraphStore subtask's graph and its answers, over Flink's keyed state interfaces only: the
+ * {@code GraphStoreOperator} feeds it records, timers and snapshots and sends what it returns in a
+ * {@link StoreOutputs}; a test runs it on an in-memory state store. It applies graph changes (edges
+ * through the {@link EdgeWriter}, node records through {@link VertexRecords}, deletions, halo
+ * {@link ReplicaMessage}s), answers sample requests ({@link Sampler}) with feature parts by row and
+ * by vertex ({@link FeatureParts}, placed in the trainers' caches by a {@link
+ * FeatureCacheDirectory} per trainer) or of stored layer outputs ({@link LayerOutputStore}), and
+ * keeps the partition sizes ({@link PartitionSizes}). Not thread-safe: the keyed state has one
+ * current key.
+ *
+ * <p>See docs/design.md, "Graph state", "Graph changes", "Feature paths and caches" and
+ * "Checkpoints and restore", "GraphStore".
+ */
+public final class GraphStore {
+
+    public static final ValueStateDescriptor<byte[]> ATTRIBUTES =
+            new ValueStateDescriptor<>("vertex-attributes", BytePrimitiveArraySerializer.INSTANCE);
+
+    private static final Logger LOG = LoggerFactory.getLogger(GraphStore.class);
+
+    private final VertexPartitioner partitioner;
+    private final GraphStoreConfig config;
+    private final Site site;
+    private final CurrentKey keys;
+    private final StoreCounters counters = new StoreCounters();
+    private final InAdjacency adjacency;
+    private final VertexRecords records;
+    private final LayerOutputStore layerOutputs;
+    private final PartitionSizes sizes;
+    private final Sampler sampler;
+    private final EdgeWriter edges;
+
+    /** Null when halo replicas are off. */
+    private final HaloReplicas halo;
+
+    /** Per trainer rank: what this subtask placed in that trainer's feature cache. */
+    private final TrainerCaches trainerCaches;
+
+    private final FeatureParts.Lookup ownedRecords;
+    private final FeatureParts.Lookup localRecords;
+    private final LongPredicate ownsVertex;
+
+    /** The step of the latest inference round whose requests this subtask answered. */
+    private long latestRoundStep;
+
+    /**
+     * The GraphStore of {@code site} over {@code state}, whose current key {@code keys} switches
+     * and whose stored keys {@code storedKeys} lists.
+     *
+     * @param haloSites union operator state recording the parallelism the halo replicas were made
+     *     for ({@link HaloReplicas#MADE_FOR}); used with halo replicas on only
+     * @param restored whether the state was restored from a snapshot
+     * @param probe what to report the adjacency writes and samples to (tests), or null
+     */
+    public GraphStore(
+            VertexPartitioner partitioner,
+            GraphStoreConfig config,
+            Site site,
+            KeyedStateStore state,
+            CurrentKey keys,
+            StoredKeys storedKeys,
+            ListState<Integer> haloSites,
+            boolean restored,
+            StoreProbe probe)
+            throws Exception {
+        if (site.owned().length != partitioner.numPartitions()) {
+            throw new IllegalArgumentException(
+                    "a site of "
+                            + site.owned().length
+                            + " partitions for a partitioner of "
+                            + partitioner.numPartitions());
+        }
+        this.partitioner = partitioner;
+        this.config = config;
+        this.site = site;
+        this.keys = keys;
+        this.records = new VertexRecords(state, partitioner, keys, config);
+        this.adjacency = InAdjacency.of(state);
+        this.layerOutputs =
+                new LayerOutputStore(
+                        state,
+                        partitioner,
+                        keys,
+                        config.layerRowCacheBytes,
+                        config::layerRootWidth);
+        this.sizes =
+                new PartitionSizes(
+                        state, keys, partitioner.numPartitions(), partitioner.fingerprint());
+        this.sampler =
+                new Sampler(
+                        adjacency,
+                        config.adjacencyCacheBytes,
+                        config.seed,
+                        partitioner,
+                        keys,
+                        site.subtask(),
+                        probe);
+        this.edges =
+                new EdgeWriter(
+                        state,
+                        adjacency,
+                        config.edgeBufferEdges,
+                        sizes,
+                        sampler,
+                        partitioner,
+                        site,
+                        keys,
+                        storedKeys,
+                        counters,
+                        probe);
+        this.halo =
+                config.halo
+                        ? new HaloReplicas(
+                                state, haloSites, restored, site.parallelism(), keys, storedKeys)
+                        : null;
+        this.trainerCaches = new TrainerCaches(config.trainerCacheSlots, site);
+        this.ownedRecords = records::recordOf;
+        this.localRecords = this::localRecord;
+        this.ownsVertex = v -> site.owns(partitioner.partition(v));
+        if (halo != null && halo.droppedAtRestore()) {
+            sizes.forgetReplicas(site.owned());
+        }
+        if (restored) {
+            sizes.loadStored(site.owned());
+        }
+    }
+
+    /** A graph update (an edge or a node record) of the vertex whose key is {@code key}. */
+    public void applyUpdate(VertexKey key, GraphUpdate update, StoreOutputs out) throws Exception {
+        if (update.edge != null) {
+            edges.apply(key, update.edge.src, update.edge.dst, update.edge.remove);
+        } else {
+            applyNode(key, update.node, out);
+        }
+    }
+
+    /** A bundle of edges whose destinations this subtask owns. */
+    public void applyEdges(EdgeBundle bundle) throws Exception {
+        edges.applyAll(bundle);
+    }
+
+    /**
+     * This site's part of the deletion of {@code v} (docs/design.md, "Vertex deletion"): every
+     * buffered edge is written first, so the deletion ends every edge this subtask received before
+     * it. Then {@code v} leaves the in-adjacency of this site's vertices and every trainer-cache
+     * directory; where {@code v} is owned, also its in-edges, attributes, layer rows and split, and
+     * its deletion is returned. Halo replicas of {@code v} are the replica router's to drop.
+     */
+    public void applyDeletion(long v, StoreOutputs out) throws Exception {
+        edges.flush();
+        edges.removeOutEdges(v);
+        trainerCaches.forget(v);
+        int partition = partitioner.partition(v);
+        if (!site.owns(partition)) {
+            return;
+        }
+        VertexKey key = partitioner.keyOf(v);
+        long[] in = edges.clearInEdges(key, v);
+        layerOutputs.forget(v, config.hiddenLayers());
+        byte[] previous = records.clear(key, v);
+        long[] s = sizes.of(key);
+        s[PartitionSizes.EDGES] -= in.length;
+        if (previous != null) {
+            s[PartitionSizes.VERTICES]--;
+            out.event(GraphEvent.deleted(partition, v));
+        }
+        sizes.touched(partition);
+        counters.verticesDeleted++;
+        out.deleted(v, latestRoundStep);
+    }
+
+    /** A replica change from the router. */
+    public void applyReplica(ReplicaMessage message) throws Exception {
+        if (halo == null) {
+            throw new IllegalStateException(
+                    "a halo replica message reached a graph store without halo replicas: "
+                            + message);
+        }
+        VertexKey key = message.key();
+        long[] s = sizes.of(key);
+        s[PartitionSizes.REPLICAS] += halo.apply(message);
+        // Trainers may hold the vertex's features as this subtask's neighbour parts placed them.
+        trainerCaches.forget(message.vertex);
+        sizes.touched(key.partition());
+    }
+
+    private void applyNode(VertexKey key, NodeUpdate node, StoreOutputs out) throws Exception {
+        if (node.delete) {
+            throw new IllegalArgumentException(
+                    "a deletion reaches the graph store as one VertexDeletion per site: " + node);
+        }
+        byte[] previous = records.write(key, node);
+        trainerCaches.forget(node.id);
+        long[] s = sizes.of(key);
+        if (previous == null) {
+            s[PartitionSizes.VERTICES]++;
+        }
+        Split before = previous == null ? Split.NONE : VertexRecord.split(previous);
+        if (node.split != before || previous == null) {
+            out.event(GraphEvent.seed(key.partition(), node.id, node.split));
+        }
+        sizes.touched(key.partition());
+        counters.nodesIngested++;
+    }
+
+    /**
+     * Whether {@code outputs} are for vertices this subtask owns; outputs written for the subtasks
+     * of another parallelism (read again from the topic after a rescale) are counted and skipped:
+     * the scheduler issues that round again for the current subtasks.
+     */
+    public boolean accepts(LayerOutputs outputs) {
+        for (long v : outputs.vertices) {
+            if (!site.owns(partitioner.partition(v))) {
+                counters.staleLayerOutputs++;
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Stores the rows of {@code outputs} ({@link #accepts} them first) and announces them. */
+    public void write(LayerOutputs outputs, StoreOutputs out) throws Exception {
+        layerOutputs.write(outputs, records::labelOf);
+        out.event(GraphEvent.layerWritten(outputs));
+    }
+
+    /**
+     * Whether {@code request} is one to answer: not a heartbeat, and naming a row for each feature
+     * vertex (a malformed request is counted and dropped; the assembler re-sends what stays
+     * unanswered).
+     */
+    public boolean accepts(SampleRequest request) {
+        if (request.isHeartbeat()) {
+            return false;
+        }
+        if (request.featureVertices.length != request.featureRows.length) {
+            counters.malformedRequests++;
+            LOG.warn(
+                    "dropped a sample request of batch {} naming {} feature vertices but {} rows",
+                    request.batchId,
+                    request.featureVertices.length,
+                    request.featureRows.length);
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Answers {@code request} ({@link #accepts} it first), after writing the buffered edges: its
+     * sampled neighbours, and the feature parts it names (by row or of layer outputs, and by
+     * vertex).
+     */
+    public void answer(SampleRequest request, StoreOutputs out) throws Exception {
+        edges.flush();
+        latestRoundStep = Math.max(latestRoundStep, request.samplingKey);
+        counters.sampleRequests++;
+        SampleResponse response = new SampleResponse();
+        response.batchId = request.batchId;
+        response.hop = request.hop;
+        response.route = request.route;
+        response.part = request.part;
+        sampler.sample(request, response);
+        if (request.featurePart != SampleRequest.NO_FEATURES && request.layerInput > 0) {
+            float[][] summed =
+                    config.aggregateAtOwner
+                            ? layerOutputs.sumOwned(request, response, ownsVertex)
+                            : null;
+            sent(layerOutputs.part(request, summed), out);
+        } else if (request.featurePart != SampleRequest.NO_FEATURES) {
+            sent(
+                    FeatureParts.byRow(
+                            request,
+                            trainerCaches.of(request.trainer),
+                            ownedRecords,
+                            records.noAttributes()),
+                    out);
+        }
+        if (request.neighbourPart != SampleRequest.NO_FEATURES) {
+            sent(
+                    FeatureParts.byVertex(
+                            request, response, trainerCaches.of(request.trainer), localRecords),
+                    out);
+        }
+        out.response(response);
+    }
+
+    private void sent(MiniBatchPart part, StoreOutputs out) {
+        part.sender = site.subtask();
+        out.part(part);
+    }
+
+    /** A statistics event per partition whose sizes changed since the last call. */
+    public void publishSizes(StoreOutputs out) {
+        sizes.publish(out::event);
+    }
+
+    /** Writes the buffered edges (a bounded input's end). */
+    public void flushEdges() throws Exception {
+        edges.flush();
+    }
+
+    /**
+     * Writes what lives on the heap into the state before a snapshot: the buffered edges, the
+     * parallelism the halo replicas are made for and the changed partition sizes.
+     */
+    public void snapshot() throws Exception {
+        edges.flush();
+        if (halo != null) {
+            halo.snapshot();
+        }
+        sizes.flush();
+    }
+
+    /**
+     * The record of {@code vertex} as this subtask holds it (owned, or a halo replica with a
+     * record), or null when it cannot tell. A replica made before its vertex had attributes is no
+     * answer: the owner may have the record by now, and the replica's push may still be on its way.
+     */
+    private byte[] localRecord(long vertex) throws Exception {
+        if (site.owns(partitioner.partition(vertex))) {
+            byte[] record = records.recordOf(vertex);
+            return record == null ? records.noAttributes() : record;
+        }
+        return halo == null ? null : halo.record(site.holder(), vertex);
+    }
+
+    public StoreCounters counters() {
+        return counters;
+    }
+
+    /** The layer-output store, for its counters. */
+    public LayerOutputStore layerOutputs() {
+        return layerOutputs;
+    }
+
+    /** Halo replicas held by this subtask's partitions. */
+    public long replicas() {
+        return sizes.sum(PartitionSizes.REPLICAS);
+    }
+
+    /** Vertices with attributes in this subtask's partitions. */
+    public long vertices() {
+        return sizes.sum(PartitionSizes.VERTICES);
+    }
+
+    /** The halo replicas (null when off), for tests. */
+    public HaloReplicas halo() {
+        return halo;
+    }
+
+    /** The stored in-neighbours of {@code vertex} (buffered edges written first), for tests. */
+    public long[] inNeighbours(long vertex) throws Exception {
+        return edges.inNeighbours(vertex);
+    }
+
+    /**
+     * The out-edge index's targets of {@code source} in {@code partition} (null while the
+     * partition's index is not built), for tests.
+     */
+    public long[] outEdgeTargets(int partition, long source) throws Exception {
+        return edges.outEdgeTargets(partition, source);
+    }
+
+    /** The stored attribute record of {@code vertex}, or null, for tests. */
+    public byte[] storedRecord(long vertex) throws Exception {
+        return records.stored(vertex);
+    }
+
+    /** The in-degree of {@code vertex} as stored (buffered edges not counted), for tests. */
+    public int storedDegree(long vertex) throws Exception {
+        keys.set(partitioner.keyOf(vertex));
+        return adjacency.degree();
+    }
+
+    /** Adjacency blocks read so far (tests check that sampling stays O(fanout)). */
+    public long adjacencyBlocksRead() {
+        return adjacency.blocksRead();
+    }
+}

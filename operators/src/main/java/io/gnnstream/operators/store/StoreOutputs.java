@@ -1,0 +1,79 @@
+package io.gnnstream.operators.store;
+
+import com.carrotsearch.hppc.LongArrayList;
+import io.gnnstream.operators.messages.GraphEvent;
+import io.gnnstream.operators.messages.MiniBatchPart;
+import io.gnnstream.operators.messages.SampleResponse;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What a {@link GraphStore} call produced for its operator to send, in order per kind: sample
+ * responses (to the assembler), feature parts (to the trainers), graph events (to the scheduler)
+ * and deleted vertices with the latest round step answered (to the prediction tombstones). The
+ * caller empties it after each call ({@link #clear}); reused, it allocates nothing once its lists
+ * have grown.
+ */
+public final class StoreOutputs {
+
+    private final List<SampleResponse> responses = new ArrayList<>();
+    private final List<MiniBatchPart> parts = new ArrayList<>();
+    private final List<GraphEvent> events = new ArrayList<>();
+
+    /** Pairs of a deleted vertex and the latest round step answered when it was deleted. */
+    private final LongArrayList deleted = new LongArrayList();
+
+    void response(SampleResponse response) {
+        responses.add(response);
+    }
+
+    void part(MiniBatchPart part) {
+        parts.add(part);
+    }
+
+    void event(GraphEvent event) {
+        events.add(event);
+    }
+
+    void deleted(long vertex, long latestRoundStep) {
+        deleted.add(vertex, latestRoundStep);
+    }
+
+    public List<SampleResponse> responses() {
+        return responses;
+    }
+
+    public List<MiniBatchPart> parts() {
+        return parts;
+    }
+
+    public List<GraphEvent> events() {
+        return events;
+    }
+
+    /** How many vertices the call deleted. */
+    public int deletions() {
+        return deleted.size() / 2;
+    }
+
+    /** The {@code i}-th deleted vertex. */
+    public long deletedVertex(int i) {
+        return deleted.get(2 * i);
+    }
+
+    /** The latest round step answered when the {@code i}-th deleted vertex was deleted. */
+    public long deletedAtStep(int i) {
+        return deleted.get(2 * i + 1);
+    }
+
+    public boolean isEmpty() {
+        return responses.isEmpty() && parts.isEmpty() && events.isEmpty() && deleted.isEmpty();
+    }
+
+    public void clear() {
+        responses.clear();
+        parts.clear();
+        events.clear();
+        deleted.clear();
+    }
+}

@@ -1,0 +1,148 @@
+package io.gnnstream.operators.serialization;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.gnnstream.operators.messages.EdgeBundle;
+import io.gnnstream.operators.messages.GraphStoreInput;
+import io.gnnstream.operators.messages.GraphUpdate;
+import io.gnnstream.operators.messages.LayerOutputs;
+import io.gnnstream.operators.messages.ReplicaMessage;
+import io.gnnstream.operators.messages.SampleRequest;
+import io.gnnstream.operators.messages.VertexDeletion;
+import io.gnnstream.state.records.EdgeUpdate;
+import io.gnnstream.state.records.NodeUpdate;
+import io.gnnstream.state.records.Split;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link GraphStoreInputSerializer} writes every kind of input as the committed fixture holds it
+ * ({@code format/graph-store-input.hex}, written by the serializer before the input became one type
+ * per kind), and reads the fixture's bytes back to the same bytes: the loop's records reach
+ * unaligned checkpoints as in-flight data in this format (docs/design.md, "State compatibility").
+ */
+class GraphStoreInputFormatTest {
+
+    private static final String FIXTURE = "/format/graph-store-input.hex";
+
+    @Test
+    void everyKindIsWrittenAsTheFixtureHoldsIt() throws Exception {
+        Map<String, String> fixture = fixture();
+        Map<String, String> written = written();
+        assertEquals(fixture.keySet(), written.keySet());
+        for (Map.Entry<String, String> kind : written.entrySet()) {
+            assertEquals(fixture.get(kind.getKey()), kind.getValue(), kind.getKey());
+        }
+    }
+
+    @Test
+    void theFixtureReadsBackToTheSameBytes() throws Exception {
+        for (Map.Entry<String, String> kind : fixture().entrySet()) {
+            byte[] bytes = HexFormat.of().parseHex(kind.getValue());
+            GraphStoreInput read =
+                    GraphStoreInputSerializer.INSTANCE.deserialize(
+                            new DataInputDeserializer(bytes));
+            assertEquals(kind.getValue(), hex(read), kind.getKey());
+        }
+    }
+
+    /** One input of every kind, by name, as hex. */
+    static Map<String, String> written() throws IOException {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (Map.Entry<String, GraphStoreInput> e : samples().entrySet()) {
+            out.put(e.getKey(), hex(e.getValue()));
+        }
+        return out;
+    }
+
+    private static Map<String, GraphStoreInput> samples() {
+        Map<String, GraphStoreInput> s = new LinkedHashMap<>();
+        s.put("edge", GraphStoreInput.of(GraphUpdate.of(new EdgeUpdate(4, 5, false, 123L))));
+        s.put(
+                "edge-removal",
+                GraphStoreInput.of(
+                        GraphUpdate.of(new EdgeUpdate(6, 7, true, EdgeUpdate.NO_TIMESTAMP))));
+        s.put(
+                "node",
+                GraphStoreInput.of(
+                        GraphUpdate.of(
+                                new NodeUpdate(9, new float[] {0.5f, -2f}, 3, Split.TRAIN))));
+        s.put(
+                "unlabelled-node",
+                GraphStoreInput.of(
+                        GraphUpdate.of(
+                                new NodeUpdate(
+                                        10, new float[0], NodeUpdate.NO_LABEL, Split.NONE))));
+        SampleRequest full =
+                SampleRequest.sampleOnly(11, 12, 2, 3, 1, 25, new long[] {4, 5})
+                        .withFeatures(8, 1, 2, 3, new long[] {6, 7}, new int[] {9, 10});
+        full.seq = 13;
+        full.neighbourPart = 14;
+        full.layerInput = 1;
+        full.layerDim = 16;
+        full.layerRootRows = 2;
+        s.put(
+                "requests",
+                GraphStoreInput.of(
+                        full,
+                        SampleRequest.sampleOnly(1, 7, 2, 5, 0, -1, new long[] {11}),
+                        SampleRequest.heartbeat(6)));
+        s.put(
+                "replica-create",
+                GraphStoreInput.of(ReplicaMessage.create(21, 8, new byte[] {1, 2, 3})));
+        s.put("replica-create-absent", GraphStoreInput.of(ReplicaMessage.create(22, 8, null)));
+        s.put("replica-push", GraphStoreInput.of(ReplicaMessage.push(23, 0, new byte[] {4})));
+        s.put("replica-drop", GraphStoreInput.of(ReplicaMessage.drop(24, 16)));
+        s.put(
+                "edges",
+                GraphStoreInput.of(
+                        new EdgeBundle(
+                                4,
+                                new long[] {1, 2, 3},
+                                new long[] {
+                                    EdgeBundle.op(30, false),
+                                    EdgeBundle.op(31, true),
+                                    EdgeBundle.op(30, false)
+                                })));
+        LayerOutputs o = new LayerOutputs();
+        o.step = 40;
+        o.layer = 1;
+        o.roundIndex = 2;
+        o.part = 3;
+        o.parts = 4;
+        o.route = 5;
+        o.dim = 2;
+        o.vertices = new long[] {41, 42};
+        o.values = new float[] {1f, 2f, 3f, -4f};
+        s.put("layer-outputs", GraphStoreInput.of(o));
+        s.put("deletion", GraphStoreInput.of(new VertexDeletion(50, 12)));
+        return s;
+    }
+
+    private static String hex(GraphStoreInput input) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(256);
+        GraphStoreInputSerializer.INSTANCE.serialize(input, out);
+        return HexFormat.of().formatHex(out.getCopyOfBuffer());
+    }
+
+    private static Map<String, String> fixture() throws IOException {
+        Map<String, String> out = new LinkedHashMap<>();
+        try (InputStream in = GraphStoreInputFormatTest.class.getResourceAsStream(FIXTURE)) {
+            for (String line :
+                    new String(in.readAllBytes(), StandardCharsets.US_ASCII).split("\n")) {
+                if (!line.isBlank() && !line.startsWith("#")) {
+                    String[] f = line.trim().split(" ");
+                    out.put(f[0], f[1]);
+                }
+            }
+        }
+        return out;
+    }
+}
