@@ -15,6 +15,8 @@ import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.VertexRecord;
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.LongPredicate;
 import org.apache.flink.api.common.state.KeyedStateStore;
 import org.apache.flink.api.common.state.ListState;
@@ -68,6 +70,9 @@ public final class GraphStore {
 
     /** The step of the latest inference round whose requests this subtask answered. */
     private long latestRoundStep;
+
+    /** Null unless {@link #acknowledgingWritesEarly} (tests): outputs acknowledged, not stored. */
+    private List<LayerOutputs> acknowledgedNotStored;
 
     /**
      * The GraphStore of {@code site} over {@code state}, whose current key {@code keys} switches
@@ -246,8 +251,30 @@ public final class GraphStore {
 
     /** Stores the rows of {@code outputs} ({@link #accepts} them first) and announces them. */
     public void write(LayerOutputs outputs, StoreOutputs out) throws Exception {
-        layerOutputs.write(outputs, records::labelOf);
+        if (acknowledgedNotStored != null) {
+            acknowledgedNotStored.add(outputs);
+        } else {
+            layerOutputs.write(outputs, records::labelOf);
+        }
         out.event(GraphEvent.layerWritten(outputs));
+    }
+
+    /**
+     * For tests only: re-introduces a race, layer outputs acknowledged before they are durable. The
+     * store announces outputs at once but writes them to its state only before the next request it
+     * answers, not before a snapshot; a restore then loses outputs that the scheduler, whose
+     * snapshot saw the acknowledgement, counts as stored. The protocol simulation must find it.
+     */
+    public GraphStore acknowledgingWritesEarly() {
+        acknowledgedNotStored = new ArrayList<>();
+        return this;
+    }
+
+    private void storeAcknowledged() throws Exception {
+        for (LayerOutputs outputs : acknowledgedNotStored) {
+            layerOutputs.write(outputs, records::labelOf);
+        }
+        acknowledgedNotStored.clear();
     }
 
     /**
@@ -278,6 +305,9 @@ public final class GraphStore {
      */
     public void answer(SampleRequest request, StoreOutputs out) throws Exception {
         edges.flush();
+        if (acknowledgedNotStored != null) {
+            storeAcknowledged();
+        }
         latestRoundStep = Math.max(latestRoundStep, request.samplingKey);
         counters.sampleRequests++;
         SampleResponse response = new SampleResponse();

@@ -10,7 +10,7 @@ import org.apache.flink.api.common.state.ValueState;
  * id, the current id set through {@link #set}. A copy is a snapshot; a core built on one is a
  * restored assembler.
  */
-final class MemoryBatchState implements CurrentKey {
+public final class MemoryBatchState implements CurrentKey {
 
     final Map<Long, BatchSpec> specs = new HashMap<>();
     final Map<Long, Integer> attempts = new HashMap<>();
@@ -22,7 +22,7 @@ final class MemoryBatchState implements CurrentKey {
     }
 
     /** The state as it is now (specs are not changed once stored, so they are shared). */
-    MemoryBatchState copy() {
+    public MemoryBatchState copy() {
         MemoryBatchState c = new MemoryBatchState();
         c.specs.putAll(specs);
         c.attempts.putAll(attempts);
@@ -30,7 +30,7 @@ final class MemoryBatchState implements CurrentKey {
     }
 
     /** Assembler subtask {@code subtask} on this state. */
-    AssemblerCore core(AssemblerConfig config, int subtask) {
+    public AssemblerCore core(AssemblerConfig config, int subtask) {
         return new AssemblerCore(
                 config, subtask, new MapValue<>(specs), new MapValue<>(attempts), this);
     }

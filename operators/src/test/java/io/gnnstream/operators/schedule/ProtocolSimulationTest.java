@@ -28,6 +28,9 @@ class ProtocolSimulationTest {
 
     private static final int VERTICES = 60;
 
+    /** Vertices without a split: neighbours only, some of them deleted while training runs. */
+    private static final int EXTRA = 12;
+
     private static SchedulerConfig config(int trainers) {
         // 4 partitions, batch 3 per rank, eval blocks of 16, 12 steps, a round every 5 steps,
         // prefetch 2, 2 layers: rounds with a hidden-layer pass and a scored pass.
@@ -39,7 +42,7 @@ class ProtocolSimulationTest {
     @Timeout(60)
     void failureFreeRunsAgreeAtEveryTrainerCount() {
         for (int t = 1; t <= 3; t++) {
-            for (long seed : SimSeeds.draw(50)) {
+            for (long seed : SimSeeds.draw(20)) {
                 check(seed, t, 0, 0, new int[] {t});
             }
         }
@@ -50,22 +53,22 @@ class ProtocolSimulationTest {
     void restoresAtTheSameTrainerCount() {
         int restores = 0;
         for (int t = 1; t <= 3; t++) {
-            for (long seed : SimSeeds.draw(400)) {
+            for (long seed : SimSeeds.draw(100)) {
                 restores += check(seed, t, 0.02, 0.004, new int[] {t}).restores;
             }
         }
-        assertTrue(SimSeeds.replaying() || restores > 1000, "restores: " + restores);
+        assertTrue(SimSeeds.replaying() || restores > 250, "restores: " + restores);
     }
 
     @Test
     @Timeout(120)
     void restoresAtOtherTrainerCounts() {
         int rescales = 0;
-        for (long seed : SimSeeds.draw(1200)) {
+        for (long seed : SimSeeds.draw(300)) {
             rescales += check(seed, 2, 0.02, 0.004, new int[] {1, 2, 3}).rescales;
         }
         assertTrue(
-                SimSeeds.replaying() || rescales > 1000,
+                SimSeeds.replaying() || rescales > 250,
                 "restores at another trainer count: " + rescales);
     }
 
@@ -97,7 +100,25 @@ class ProtocolSimulationTest {
 
     private static ProtocolSimulator check(
             long seed, int trainers, double checkpoints, double failures, int[] counts) {
-        ProtocolSimulator sim = new ProtocolSimulator(config(trainers), seed, VERTICES);
+        // A restore may train a step again; its batch is the same only on the same graph.
+        boolean changing = failures == 0;
+        return check(seed, trainers, checkpoints, failures, counts, changing, SimStore.Races.NONE);
+    }
+
+    /**
+     * A run as {@link #check}, the graph changing while training runs ({@code changing}) or before
+     * it, with {@code races} re-introduced; throws when it fails.
+     */
+    static ProtocolSimulator check(
+            long seed,
+            int trainers,
+            double checkpoints,
+            double failures,
+            int[] counts,
+            boolean changing,
+            SimStore.Races races) {
+        ProtocolSimulator sim =
+                new ProtocolSimulator(config(trainers), seed, VERTICES, EXTRA, changing, races);
         String run = SimSeeds.replay(seed) + ", " + trainers + " ranks";
         boolean finished;
         try {
@@ -118,12 +139,14 @@ class ProtocolSimulationTest {
         List<RankModel> models = sim.models();
         RankModel first = models.get(0);
         for (RankModel m : models) {
-            assertEquals(first.hash, m.hash, run + ": replicas differ");
             assertEquals(first.log.size(), m.log.size(), run + ": replicas applied other steps");
             for (int i = 0; i < m.log.size(); i++) {
+                int step = i + 1;
                 assertTrue(
-                        Arrays.equals(first.log.get(i), m.log.get(i)), run + ": replicas differ");
+                        Arrays.equals(first.log.get(i), m.log.get(i)),
+                        () -> run + ": replicas differ at step " + step + "\n" + tail(sim));
             }
+            assertEquals(first.hash, m.hash, run + ": replicas differ");
         }
         assertEquals(12, first.log.size(), run + ": steps applied");
         checkSeeds(sim, first, run);
@@ -173,6 +196,14 @@ class ProtocolSimulationTest {
 
     private static String tail(ProtocolSimulator sim) {
         List<String> t = sim.trace();
+        String file = System.getProperty("sim.trace");
+        if (file != null) {
+            try {
+                java.nio.file.Files.write(java.nio.file.Path.of(file), t);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
         int lines = Boolean.getBoolean("sim.verbose") ? 200 : 12;
         return String.join("\n", t.subList(Math.max(0, t.size() - lines), t.size()));
     }

@@ -3,20 +3,26 @@ package io.gnnstream.operators.schedule;
 import static io.gnnstream.operators.schedule.SimChannels.copy;
 
 import io.gnnstream.operators.GradientReducer;
+import io.gnnstream.operators.GraphStoreConfig;
 import io.gnnstream.operators.SchedulerConfig;
 import io.gnnstream.operators.SchedulerState;
+import io.gnnstream.operators.assembly.AssemblerConfig;
 import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.Credit;
 import io.gnnstream.operators.messages.GradientChunk;
 import io.gnnstream.operators.messages.GraphEvent;
+import io.gnnstream.operators.messages.LayerOutputs;
 import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.ReducedChunk;
+import io.gnnstream.operators.messages.SampleRequest;
+import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.operators.schedule.SimChannels.Channel;
 import io.gnnstream.operators.schedule.SimChannels.Snap;
 import io.gnnstream.operators.schedule.SimRank.RankModel;
-import io.gnnstream.operators.store.PartitionSizes;
-import io.gnnstream.state.VertexKey;
-import io.gnnstream.state.records.Split;
+import io.gnnstream.operators.store.StoreOutputs;
+import io.gnnstream.state.HashPartitioner;
+import io.gnnstream.state.VertexPartitioner;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -48,6 +54,9 @@ final class ProtocolSimulator {
 
     static final long STALL_NANOS = 30_000_000_000L;
 
+    /** The assembler's batch timeout: well below the scheduler's stall limit, as in the job. */
+    static final long ASSEMBLER_TIMEOUT_MS = 1_000;
+
     private final SchedulerConfig base;
     private final SplittableRandom random;
     private final long[] train;
@@ -60,9 +69,13 @@ final class ProtocolSimulator {
 
     private int trainers;
     private long now;
-    private int ingested;
-    private MemoryValueStore stored;
-    private PartitionSizes sizes;
+    private final SimGraph graph;
+    private final SimStore.Races races;
+    private final GraphStoreConfig storeConfig;
+    private final AssemblerConfig assemblerConfig;
+    private final VertexPartitioner partitioner;
+    private SimStore store;
+    private SimAssembler assembler;
     private Schedule schedule;
     private SimRank[] ranks;
     private GradientSums reducer;
@@ -74,17 +87,48 @@ final class ProtocolSimulator {
     final Map<Long, Set<Integer>> scored = new HashMap<>();
 
     final Map<Long, Integer> lastPassBlocks = new HashMap<>();
+
+    /** Per channel: how often it is picked when ready, relative to the others. */
+    private final Map<String, Integer> speeds = new HashMap<>();
+
+    /** Per round step: the vertices the round covers, as its first block left the scheduler. */
+    private final Map<Long, Set<Long>> roundVertices = new HashMap<>();
+
     int restores;
     int rescales;
 
     private final int params;
-    private final int vertices;
+    private final long minEdges;
 
-    ProtocolSimulator(SchedulerConfig config, long seed, int vertices) {
-        this.params = vertices;
-        this.vertices = vertices;
+    /**
+     * A run of seed {@code seed}: {@code vertices} seeds and {@code extra} vertices without a
+     * split, a graph that changes while training runs, and the races {@code races} re-introduced.
+     */
+    ProtocolSimulator(
+            SchedulerConfig config,
+            long seed,
+            int vertices,
+            int extra,
+            boolean changesWhileTraining,
+            SimStore.Races races) {
+        this.params = vertices + extra;
         this.base = config;
         this.random = new SplittableRandom(seed);
+        this.races = races;
+        this.graph = new SimGraph(random.split(), vertices, extra, changesWhileTraining);
+        // Without changes while training runs, training waits for the whole stream (its last
+        // operation is an edge), so every batch is sampled from one graph.
+        this.minEdges = changesWhileTraining ? config.minEdges : graph.edgeOps();
+        this.partitioner = new HashPartitioner(config.scale.partitions());
+        this.storeConfig =
+                new GraphStoreConfig(seed, SimGraph.DIM, 250, 1 << 12, 1 << 12, 4, 0)
+                        .withAggregationAtOwner(false)
+                        .withLayerRowCache(1 << 10);
+        int[] fanouts = new int[config.numLayers];
+        Arrays.fill(fanouts, 2);
+        this.assemblerConfig =
+                new AssemblerConfig(fanouts, SimGraph.DIM, partitioner, 1, ASSEMBLER_TIMEOUT_MS, 16)
+                        .withLayerWidths(widths(config.numLayers));
         List<Long> t = new ArrayList<>();
         List<Long> v = new ArrayList<>();
         List<Long> te = new ArrayList<>();
@@ -133,7 +177,7 @@ final class ProtocolSimulator {
                 net.trigger();
                 continue;
             }
-            if (r < checkpointRate + failureRate && restores < maxFailures) {
+            if (r >= checkpointRate && r < checkpointRate + failureRate && restores < maxFailures) {
                 int t = trainerCounts[random.nextInt(trainerCounts.length)];
                 restore(t);
                 continue;
@@ -141,8 +185,13 @@ final class ProtocolSimulator {
             if (net.inProgress() && random.nextInt(4) == 0 && net.barrierFromHead(random)) {
                 continue;
             }
-            if (ingested < vertices && random.nextInt(3) == 0) {
+            if (store.hasInput(schedule.steps() > 0)
+                    && random.nextInt(store.nextIsChange() ? 4 : 3) == 0) {
                 ingest();
+                continue;
+            }
+            if (random.nextInt(200) == 0) {
+                assemblerTimers(now / 1_000_000 + ASSEMBLER_TIMEOUT_MS);
                 continue;
             }
             if (random.nextInt(20) == 0) {
@@ -150,7 +199,7 @@ final class ProtocolSimulator {
                 continue;
             }
             List<Channel> ready = net.ready();
-            if (ready.isEmpty() && ingested < vertices) {
+            if (ready.isEmpty() && store.hasInput(schedule.steps() > 0)) {
                 ingest();
                 continue;
             }
@@ -162,9 +211,32 @@ final class ProtocolSimulator {
                 continue;
             }
             quiet = 0;
-            deliver(ready.get(random.nextInt(ready.size())));
+            deliver(pick(ready));
         }
         return done();
+    }
+
+    /**
+     * A ready channel, drawn by the channels' speeds: a quarter of them, drawn afresh at every
+     * start and restore, are eight times slower than the others.
+     */
+    private Channel pick(List<Channel> ready) {
+        int total = 0;
+        for (Channel c : ready) {
+            total += speed(c);
+        }
+        int at = random.nextInt(total);
+        for (Channel c : ready) {
+            at -= speed(c);
+            if (at < 0) {
+                return c;
+            }
+        }
+        throw new IllegalStateException();
+    }
+
+    private int speed(Channel c) {
+        return speeds.computeIfAbsent(c.name, n -> random.nextInt(4) == 0 ? 1 : 8);
     }
 
     /** Every rank applied the last step and every block of the final round was scored. */
@@ -200,13 +272,14 @@ final class ProtocolSimulator {
                 base.minTrainSeeds,
                 base.seed,
                 base.minVertices,
-                base.minEdges,
+                minEdges,
                 base.numLayers,
                 base.predictEvery,
                 base.predictAll);
     }
 
     private void start(Snap[] from, int restoredTrainers) {
+        speeds.clear();
         net.wire(trainers);
         SchedulerConfig cfg = config(trainers);
         highestIssued = new long[trainers];
@@ -224,17 +297,25 @@ final class ProtocolSimulator {
                         from == null ? null : copy((SchedulerState) from[2].state),
                         spec -> {
                             checkPrefetch(spec);
+                            noteRound(spec);
                             send(2, "specs", copy(spec));
                         },
                         () -> now,
                         STALL_NANOS);
         reducer = new GradientSums(trainers, GradientReducer.DEFAULT_RETAINED_STEPS, 1, 0);
         SimRank.Wiring wiring =
-                new SimRank.Wiring(trainers, params, base.numLayers, net, this::scored);
+                new SimRank.Wiring(
+                        trainers,
+                        params,
+                        base.numLayers,
+                        net,
+                        this::scored,
+                        graph,
+                        races.staleParts(),
+                        step -> roundVertices.getOrDefault(step, Set.of()));
         if (from == null) {
-            ingested = 0;
-            stored = new MemoryValueStore(new HashMap<>());
-            sizes = new PartitionSizes(stored, stored::key, PARTITIONS, 0L);
+            store = new SimStore(partitioner, storeConfig, graph, races);
+            assembler = new SimAssembler(assemblerConfig);
             ranks = new SimRank[trainers];
             for (int r = 0; r < trainers; r++) {
                 ranks[r] = SimRank.fresh(r, wiring);
@@ -250,18 +331,8 @@ final class ProtocolSimulator {
 
     @SuppressWarnings("unchecked")
     private void restoreRoles(Snap[] from, int oldTrainers, SimRank.Wiring wiring) {
-        Object[] store = (Object[]) from[0].state;
-        ingested = (Integer) store[0];
-        Map<VertexKey, long[]> values = (Map<VertexKey, long[]>) store[1];
-        stored = new MemoryValueStore(new HashMap<>(values));
-        sizes = new PartitionSizes(stored, stored::key, PARTITIONS, 0L);
-        boolean[] owned = new boolean[PARTITIONS];
-        Arrays.fill(owned, true);
-        try {
-            sizes.loadStored(owned);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        store = new SimStore(partitioner, storeConfig, graph, races, (Object[]) from[0].state);
+        assembler = SimAssembler.restore(assemblerConfig, (Object[]) from[1].state);
         List<ReducerEntry>[] red = (List<ReducerEntry>[]) from[3].state;
         reducer.restore(red[0], red[1]);
         List<Object[]> old = new ArrayList<>();
@@ -277,14 +348,13 @@ final class ProtocolSimulator {
         switch (role) {
             case 0 -> {
                 try {
-                    sizes.flush();
+                    return store.snapshot();
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
-                return new Object[] {ingested, stored.copy()};
             }
             case 1 -> {
-                return null;
+                return assembler.snapshot();
             }
             case 2 -> {
                 return copy(schedule.snapshot());
@@ -303,7 +373,7 @@ final class ProtocolSimulator {
         int role = c.to;
         switch (role) {
             case 0 -> store(p);
-            case 1 -> assembler((BatchSpec) p);
+            case 1 -> assembler(p);
             case 2 -> {
                 if (p instanceof GraphEvent e) {
                     schedule.onGraphEvent(e);
@@ -319,17 +389,6 @@ final class ProtocolSimulator {
                 }
             }
             default -> ranks[role - 4].accept(p);
-        }
-    }
-
-    /** The GraphStore: a request becomes the whole batch at its rank; outputs are stored. */
-    private void store(Object p) {
-        if (p instanceof BatchSpec spec) {
-            if (spec.trainer < trainers) {
-                send(0, "batches-" + spec.trainer, SimChannels.batchOf(spec));
-            }
-        } else {
-            send(0, "events", SimChannels.writtenOf((MiniBatch) p));
         }
     }
 
@@ -359,49 +418,132 @@ final class ProtocolSimulator {
         }
     }
 
-    private void assembler(BatchSpec spec) {
-        if (spec.layer == base.numLayers) {
-            lastPassBlocks.merge(spec.step, 0, (a, b) -> a);
+    /** Notes the vertices of a round as its first block leaves the scheduler. */
+    private void noteRound(BatchSpec spec) {
+        if (spec.layer == 1 && spec.roundIndex == 0) {
+            SchedulerState s = schedule.view();
+            Set<Long> all = new HashSet<>();
+            for (long[] set : new long[][] {s.roundVal, s.roundTest, s.roundOthers}) {
+                for (long v : set == null ? new long[0] : set) {
+                    all.add(v);
+                }
+            }
+            roundVertices.put(spec.step, all);
         }
-        send(1, "requests", spec);
+    }
+
+    /** The GraphStore takes a bundle of requests or a rank's layer outputs. */
+    private void store(Object p) {
+        try {
+            if (p instanceof SampleRequest[] bundle) {
+                store.requests(bundle);
+            } else {
+                store.outputs((LayerOutputs) p);
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        sendStoreOutputs();
+    }
+
+    /** What the GraphStore returned: responses, feature parts to their ranks, graph events. */
+    private void sendStoreOutputs() {
+        StoreOutputs out = store.out;
+        for (SampleResponse r : out.responses()) {
+            send(0, "responses", r);
+        }
+        for (MiniBatchPart part : out.parts()) {
+            if (part.trainer < trainers) {
+                send(0, "parts-" + part.trainer, part);
+            }
+        }
+        for (GraphEvent e : out.events()) {
+            send(0, "events", e);
+        }
+        out.clear();
+    }
+
+    /** The assembler takes a spec or a sample response. */
+    private void assembler(Object p) {
+        long ms = now / 1_000_000;
+        try {
+            if (p instanceof BatchSpec spec) {
+                if (spec.layer == base.numLayers) {
+                    lastPassBlocks.merge(spec.step, 0, (a, b) -> a);
+                }
+                assembler.spec(spec, ms);
+            } else {
+                assembler.response((SampleResponse) p, ms);
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        sendAssemblerOutputs();
+    }
+
+    /** The assembler's timers due at {@code ms}. */
+    private void assemblerTimers(long ms) {
+        try {
+            assembler.fireTimers(ms);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        sendAssemblerOutputs();
+    }
+
+    /** What the assembler decided: request bundles to the GraphStore, heads to their ranks. */
+    private void sendAssemblerOutputs() {
+        for (SampleRequest[] bundle : assembler.out.bundles()) {
+            send(1, "requests", bundle);
+        }
+        for (MiniBatchPart head : assembler.out.heads()) {
+            if (head.trainer < trainers) {
+                send(1, "heads-" + head.trainer, head);
+            }
+        }
+        assembler.out.clear();
     }
 
     /** A last-pass block was scored: the round of its step has its blocks' count. */
     private void scored(MiniBatch b) {
         scored.computeIfAbsent(b.step, s -> new HashSet<>()).add(b.roundIndex);
-        lastPassBlocks.put(b.step, b.roundSize - (base.numLayers - 1) * perPass());
+        lastPassBlocks.put(b.step, blocks(val.length) + blocks(test.length));
     }
 
-    private int perPass() {
-        int vertices = train.length + val.length + test.length;
+    private int blocks(int vertices) {
         return (vertices + base.evalBatchSize - 1) / base.evalBatchSize;
+    }
+
+    /** The stored row width of every hidden layer. */
+    private static int[] widths(int layers) {
+        int[] w = new int[Math.max(0, layers - 1)];
+        Arrays.fill(w, SimGraph.ROW);
+        return w;
     }
 
     private void timers() {
         now += STALL_NANOS + 1;
         publishSizes();
+        assemblerTimers(now / 1_000_000);
         for (SimRank rank : ranks) {
             rank.timer();
         }
     }
 
-    /** The GraphStore takes the next vertex of its input and announces it. */
+    /** The GraphStore takes the next operation of its input. */
     private void ingest() {
-        long v = ingested++;
-        int partition = (int) (v % PARTITIONS);
         try {
-            sizes.of(new VertexKey(partition, v))[PartitionSizes.VERTICES]++;
+            store.ingest();
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
-        sizes.touched(partition);
-        Split split = v % 5 == 3 ? Split.VAL : v % 5 == 4 ? Split.TEST : Split.TRAIN;
-        send(0, "events", GraphEvent.seed(partition, v, split));
+        sendStoreOutputs();
     }
 
     /** The GraphStore's statistics timer. */
     private void publishSizes() {
-        sizes.publish(e -> send(0, "events", e));
+        store.publishSizes();
+        sendStoreOutputs();
     }
 
     // ---- failures ---------------------------------------------------------------------------

@@ -5,6 +5,12 @@ import io.gnnstream.operators.messages.BatchSpec;
 import io.gnnstream.operators.messages.Credit;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.messages.MiniBatchPart;
+import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
+import io.gnnstream.operators.serialization.SampleResponseSerializer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -16,6 +22,8 @@ import java.util.function.IntFunction;
 import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
  * The FIFO channels of a {@link ProtocolSimulator} run, the records they carry, and the cut of its
@@ -98,8 +106,10 @@ final class SimChannels {
         channel("credits", true, 2);
         channel("gradients", false, 3);
         channel("outputs", false, 0);
+        channel("responses", false, 1);
         for (int r = 0; r < trainers; r++) {
-            channel("batches-" + r, false, 4 + r);
+            channel("heads-" + r, false, 4 + r);
+            channel("parts-" + r, false, 4 + r);
             channel("sums-" + r, true, 4 + r);
         }
     }
@@ -110,7 +120,32 @@ final class SimChannels {
 
     void send(int fromRole, String channel, Object payload) {
         Channel c = channels.get(channel);
-        c.queue.add(new Msg(payload, epochs[fromRole]));
+        c.queue.add(new Msg(wire(payload), epochs[fromRole]));
+    }
+
+    /**
+     * A record as its receiver reads it off the network: feature parts and sample responses through
+     * their serializers (a part's features leave the GraphStore as stored bytes and arrive as
+     * floats).
+     */
+    private static Object wire(Object payload) {
+        try {
+            if (payload instanceof MiniBatchPart part) {
+                return roundTrip(MiniBatchPartSerializer.INSTANCE, part);
+            }
+            if (payload instanceof SampleResponse response) {
+                return roundTrip(SampleResponseSerializer.INSTANCE, response);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return payload;
+    }
+
+    private static <T> T roundTrip(TypeSerializer<T> serializer, T value) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(256);
+        serializer.serialize(value, out);
+        return serializer.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
     }
 
     /** The channels with records, in name order. */
@@ -237,34 +272,6 @@ final class SimChannels {
                 }
             }
         }
-    }
-
-    /** The whole batch a request for {@code spec} becomes at its rank. */
-    static MiniBatch batchOf(BatchSpec spec) {
-        MiniBatch b = new MiniBatch();
-        b.seq = spec.seq;
-        b.trainer = spec.trainer;
-        b.step = spec.step;
-        b.kind = spec.kind;
-        b.layer = spec.layer;
-        b.roundIndex = spec.roundIndex;
-        b.roundSize = spec.roundSize;
-        b.roundShare = spec.roundShare;
-        b.finalRound = spec.finalRound;
-        b.nodeIds = spec.seeds;
-        return b;
-    }
-
-    /** The acknowledgement that the outputs of {@code block}, a hidden layer's, are stored. */
-    static GraphEvent writtenOf(MiniBatch block) {
-        GraphEvent written = new GraphEvent();
-        written.kind = GraphEvent.Kind.LAYER_WRITTEN;
-        written.step = block.step;
-        written.layer = block.layer;
-        written.roundIndex = block.roundIndex;
-        written.part = 0;
-        written.parts = 1;
-        return written;
     }
 
     /** The scheduler's state, for a failure's message. */

@@ -4,21 +4,29 @@ import static io.gnnstream.operators.schedule.SimChannels.copy;
 
 import io.gnnstream.operators.TrainerProgress;
 import io.gnnstream.operators.TrainerReplica;
+import io.gnnstream.operators.assembly.PartialBatches;
 import io.gnnstream.operators.internal.PendingStep;
+import io.gnnstream.operators.internal.TrainerFeatureCache;
 import io.gnnstream.operators.messages.Credit;
 import io.gnnstream.operators.messages.GradientChunk;
+import io.gnnstream.operators.messages.LayerOutputs;
 import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.ReducedChunk;
 import io.gnnstream.operators.model.ModelState;
+import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * One trainer rank of a {@link ProtocolSimulator} run: its {@link TrainerRank} and {@link
- * GradientExchange}, and a model made of what it applied. It takes its batches in sequence, joins
- * the all-reduce of a training step when there are several ranks, hands a hidden layer's outputs to
- * the GraphStore and reports a last-pass block as scored.
+ * One trainer rank of a {@link ProtocolSimulator} run: its {@link TrainerRank}, {@link
+ * GradientExchange} and {@link PartialBatches}, as {@code TrainerOperator} feeds them, and a model
+ * made of what it applied. It joins batch heads and feature parts into whole batches, checks each
+ * against the graph ({@link SimGraph#check}), takes them in sequence, joins the all-reduce of a
+ * training step when there are several ranks, hands a hidden layer's outputs to the GraphStore and
+ * reports a last-pass block as scored.
  */
 final class SimRank {
 
@@ -45,20 +53,41 @@ final class SimRank {
      * where a scored last-pass block is reported.
      */
     record Wiring(
-            int trainers, int params, int numLayers, SimChannels net, Consumer<MiniBatch> scored) {}
+            int trainers,
+            int params,
+            int numLayers,
+            SimChannels net,
+            Consumer<MiniBatch> scored,
+            SimGraph graph,
+            boolean staleParts,
+            java.util.function.LongFunction<java.util.Set<Long>> roundVertices) {
+
+        PartialBatches partials() {
+            return staleParts ? PartialBatches.acceptingStaleParts() : new PartialBatches();
+        }
+    }
 
     final TrainerRank seq;
     final GradientExchange exchange;
     final RankModel model;
     private final int r;
     private final Wiring w;
+    private final PartialBatches partials;
+    private final TrainerFeatureCache cache = new TrainerFeatureCache(0, SimGraph.DIM);
 
-    private SimRank(int r, TrainerRank seq, GradientExchange exchange, RankModel model, Wiring w) {
+    private SimRank(
+            int r,
+            TrainerRank seq,
+            GradientExchange exchange,
+            RankModel model,
+            Wiring w,
+            PartialBatches partials) {
         this.r = r;
         this.seq = seq;
         this.exchange = exchange;
         this.model = model;
         this.w = w;
+        this.partials = partials;
     }
 
     /** Rank {@code r} of a run that starts from nothing. */
@@ -68,7 +97,8 @@ final class SimRank {
                 new TrainerRank(r, new TrainerProgress(), List.of(), false),
                 new GradientExchange(r, w.params(), 1, 0),
                 new RankModel(),
-                w);
+                w,
+                w.partials());
     }
 
     /**
@@ -94,13 +124,20 @@ final class SimRank {
                 if (s[2] != null) {
                     ex.restore(copy((PendingStep) s[2]));
                 }
+                PartialBatches partials = w.partials();
+                @SuppressWarnings("unchecked")
+                List<MiniBatchPart> parts = (List<MiniBatchPart>) s[4];
                 ranks[r] =
                         new SimRank(
                                 r,
                                 new TrainerRank(r, progress, buffered, false),
                                 ex,
                                 ((RankModel) s[3]).copy(),
-                                w);
+                                w,
+                                partials);
+                for (MiniBatchPart part : parts) {
+                    partials.accept(MiniBatchPartSerializer.INSTANCE.copy(part), ranks[r].cache);
+                }
             } else {
                 TrainerProgress progress = TrainerReplica.restoredAt(replicas);
                 ranks[r] =
@@ -109,13 +146,14 @@ final class SimRank {
                                 new TrainerRank(r, progress, List.of(), true),
                                 new GradientExchange(r, w.params(), 1, progress.layout),
                                 ((RankModel) old.get(furthest.rank)[3]).copy(),
-                                w);
+                                w,
+                                w.partials());
             }
         }
         return ranks;
     }
 
-    /** The rank's snapshot: its replica, buffered batches, pending step and model. */
+    /** The rank's snapshot: its replica, buffered batches, pending step, model and parts. */
     Object[] snapshot() {
         ModelState m = new ModelState();
         m.step = seq.progress().appliedStep;
@@ -123,7 +161,8 @@ final class SimRank {
             new TrainerReplica(r, w.trainers(), m, copy(seq.progress())),
             seq.waiting(),
             exchange.pending() == null ? null : copy(exchange.pending()),
-            model.copy()
+            model.copy(),
+            partials.parts(cache).stream().map(MiniBatchPartSerializer.INSTANCE::copy).toList()
         };
     }
 
@@ -143,15 +182,48 @@ final class SimRank {
         next();
     }
 
-    /** A batch or a reduced sum reaches the rank. */
+    /** A batch head, a feature part or a reduced sum reaches the rank. */
     void accept(Object p) {
-        if (p instanceof MiniBatch b) {
-            if (seq.arrival(b.address(), exchange.pending() != null)
-                    != TrainerRank.Arrival.WANTED) {
+        if (p instanceof MiniBatchPart part) {
+            TrainerRank.Arrival arrival = seq.arrival(part.address(), exchange.pending() != null);
+            if (arrival == TrainerRank.Arrival.FOREIGN) {
                 return;
             }
-            seq.buffer(b);
-            next();
+            MiniBatch b = null;
+            if (arrival == TrainerRank.Arrival.WANTED && cache.holdsAll(part)) {
+                try {
+                    b = partials.accept(part, cache);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException(
+                            e.getMessage()
+                                    + ": head "
+                                    + (part.head != null)
+                                    + " parts "
+                                    + part.numParts
+                                    + " served "
+                                    + (part.servedRows != null)
+                                    + " rows "
+                                    + (part.rows == null ? null : part.rows.length)
+                                    + " labels "
+                                    + (part.labels == null ? null : part.labels.length)
+                                    + " features "
+                                    + (part.features == null ? null : part.features.length)
+                                    + " cachedRows "
+                                    + (part.cachedRows == null ? null : part.cachedRows.length)
+                                    + " cachedSlots "
+                                    + (part.cachedSlots == null ? null : part.cachedSlots.length)
+                                    + " byVertex "
+                                    + part.byVertex(),
+                            e);
+                }
+            }
+            partials.beforeFills(part, cache);
+            cache.storeFills(part);
+            if (b != null) {
+                w.graph().check(b, "rank " + r, w.roundVertices().apply(b.step));
+                seq.buffer(b);
+                next();
+            }
         } else {
             float[] mean = exchange.accept((ReducedChunk) p);
             if (mean != null) {
@@ -185,8 +257,8 @@ final class SimRank {
                 PendingStep p = new PendingStep();
                 p.step = b.step;
                 p.seq = b.seq;
-                p.seeds = b.nodeIds.length;
-                p.grad = gradient(b.nodeIds);
+                p.seeds = b.numSeeds();
+                p.grad = gradient(b);
                 p.roundSize = b.roundSize;
                 for (GradientChunk c : exchange.begin(p)) {
                     w.net().send(role(), "gradients", c);
@@ -194,9 +266,9 @@ final class SimRank {
                 return;
             }
             if (b.isTraining()) {
-                apply(b.step, gradient(b.nodeIds));
+                apply(b.step, gradient(b));
             } else if (b.layer < w.numLayers()) {
-                w.net().send(role(), "outputs", b);
+                w.net().send(role(), "outputs", outputs(b));
             } else {
                 w.scored().accept(b);
             }
@@ -225,16 +297,39 @@ final class SimRank {
     }
 
     /**
-     * A float per seed, none of them exact in binary ({@code 1 / (s + 3)}), so that a sum in
-     * another order would differ in its last bits; zero for every other vertex, so the applied mean
-     * still names the step's seeds.
+     * A float per seed, made of the seed and the features of the batch's nodes, none of them exact
+     * in binary, so that a sum in another order would differ in its last bits; zero for every other
+     * vertex, so the applied mean still names the step's seeds.
      */
-    private float[] gradient(long[] seeds) {
+    private float[] gradient(MiniBatch b) {
+        float content = 0;
+        for (int i = 0; i < b.numNodes(); i++) {
+            content += b.features[i * b.featureDim + 1] + b.features[i * b.featureDim] / 7f;
+        }
         float[] g = new float[w.params()];
-        for (long s : seeds) {
-            g[(int) s] += 1f / (s + 3);
+        for (int i = 0; i < b.numSeeds(); i++) {
+            long s = b.nodeIds[i];
+            g[(int) s] += (1f + content / 1024f) / (s + 3);
         }
         return g;
+    }
+
+    /** A hidden layer's outputs of a block: row {@code [v + 1, step]} per destination. */
+    private static LayerOutputs outputs(MiniBatch b) {
+        LayerOutputs o = new LayerOutputs();
+        o.step = b.step;
+        o.layer = b.layer;
+        o.roundIndex = b.roundIndex;
+        o.part = 0;
+        o.parts = 1;
+        o.dim = SimGraph.ROW;
+        o.vertices = Arrays.copyOf(b.nodeIds, b.numSeeds());
+        o.values = new float[o.vertices.length * o.dim];
+        for (int i = 0; i < o.vertices.length; i++) {
+            o.values[i * o.dim] = o.vertices[i] + 1;
+            o.values[i * o.dim + 1] = b.step;
+        }
+        return o;
     }
 
     /** The rank's progress, for a failure's message. */

@@ -8,12 +8,12 @@ import org.apache.flink.api.common.state.ListState;
  * Operator list state in a heap list, for a {@link GraphStore} without Flink (its halo replicas'
  * union state, {@link HaloReplicas#MADE_FOR}); {@link #copy} is a snapshot.
  */
-final class MemoryListState<T> implements ListState<T> {
+public final class MemoryListState<T> implements ListState<T> {
 
     private final List<T> values = new ArrayList<>();
 
     /** A copy of the values (a snapshot; union state restores every subtask's values). */
-    MemoryListState<T> copy() {
+    public MemoryListState<T> copy() {
         MemoryListState<T> c = new MemoryListState<>();
         c.values.addAll(values);
         return c;

@@ -28,7 +28,7 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
  * the store never shares an array with its user; {@link #copy} is a deep snapshot and {@link #keys}
  * lists the keys holding a state.
  */
-final class MemoryStateStore implements KeyedStateStore {
+public final class MemoryStateStore implements KeyedStateStore {
 
     private static final Comparator<VertexKey> KEY_ORDER =
             Comparator.comparingInt(VertexKey::partition).thenComparingLong(VertexKey::vertex);
@@ -38,7 +38,7 @@ final class MemoryStateStore implements KeyedStateStore {
 
     private VertexKey current;
 
-    MemoryStateStore() {
+    public MemoryStateStore() {
         this(new HashMap<>());
     }
 
@@ -46,12 +46,12 @@ final class MemoryStateStore implements KeyedStateStore {
         this.states = states;
     }
 
-    void setCurrentKey(VertexKey key) {
+    public void setCurrentKey(VertexKey key) {
         current = key;
     }
 
     /** The keys holding a value of {@code state} that {@code which} accepts, in key order. */
-    List<VertexKey> keys(String state, Predicate<VertexKey> which) {
+    public List<VertexKey> keys(String state, Predicate<VertexKey> which) {
         List<VertexKey> out = new ArrayList<>();
         for (VertexKey key : states.getOrDefault(state, Map.of()).keySet()) {
             if (which.test(key)) {
@@ -63,7 +63,7 @@ final class MemoryStateStore implements KeyedStateStore {
     }
 
     /** A deep copy of every state (a snapshot); the copy has no current key. */
-    MemoryStateStore copy() {
+    public MemoryStateStore copy() {
         Map<String, Map<VertexKey, Object>> c = new HashMap<>();
         states.forEach(
                 (name, byKey) -> {
