@@ -41,6 +41,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class GraphStore {
 
+    /** Per vertex: its attribute record ({@link VertexRecord}). */
     public static final ValueStateDescriptor<byte[]> ATTRIBUTES =
             new ValueStateDescriptor<>("vertex-attributes", BytePrimitiveArraySerializer.INSTANCE);
 
@@ -100,6 +101,9 @@ public final class GraphStore {
                             + site.owned().length
                             + " partitions for a partitioner of "
                             + partitioner.numPartitions());
+        }
+        if (config.halo && haloSites == null) {
+            throw new IllegalArgumentException("halo replicas need their union state");
         }
         this.partitioner = partitioner;
         this.config = config;
