@@ -42,7 +42,7 @@ final class SimGraph {
 
     /**
      * The stream of a run: with {@code changesWhileTraining}, its changes come once training runs,
-     * else before (the graph then no longer changes while training runs).
+     * else before (the graph then stays the same while training runs).
      */
     SimGraph(SplittableRandom random, int seeds, int extra, boolean changesWhileTraining) {
         this.seeds = seeds;

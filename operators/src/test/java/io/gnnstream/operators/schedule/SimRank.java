@@ -191,31 +191,7 @@ final class SimRank {
             }
             MiniBatch b = null;
             if (arrival == TrainerRank.Arrival.WANTED && cache.holdsAll(part)) {
-                try {
-                    b = partials.accept(part, cache);
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException(
-                            e.getMessage()
-                                    + ": head "
-                                    + (part.head != null)
-                                    + " parts "
-                                    + part.numParts
-                                    + " served "
-                                    + (part.servedRows != null)
-                                    + " rows "
-                                    + (part.rows == null ? null : part.rows.length)
-                                    + " labels "
-                                    + (part.labels == null ? null : part.labels.length)
-                                    + " features "
-                                    + (part.features == null ? null : part.features.length)
-                                    + " cachedRows "
-                                    + (part.cachedRows == null ? null : part.cachedRows.length)
-                                    + " cachedSlots "
-                                    + (part.cachedSlots == null ? null : part.cachedSlots.length)
-                                    + " byVertex "
-                                    + part.byVertex(),
-                            e);
-                }
+                b = partials.accept(part, cache);
             }
             partials.beforeFills(part, cache);
             cache.storeFills(part);
