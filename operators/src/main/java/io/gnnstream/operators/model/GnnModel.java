@@ -36,6 +36,15 @@ public interface GnnModel extends AutoCloseable {
 
     ModelConfig config();
 
+    /**
+     * What the model's steps run on: {@code cpu} for the ND4J models, the device's kind for {@link
+     * GpuModel} ({@code cuda <name> sm_<cc> ...}). Replicas of different kinds round differently,
+     * so an all-reduce refuses to mix them.
+     */
+    default String deviceKind() {
+        return "cpu";
+    }
+
     /** Number of optimizer updates applied so far. */
     long step();
 
