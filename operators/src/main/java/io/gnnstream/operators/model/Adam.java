@@ -22,16 +22,28 @@ final class Adam {
         this.v = new float[size];
     }
 
+    /** {@code lr} over the first moment's bias correction at update {@code step} (from 1). */
+    static float stepSize(double lr, long step) {
+        return (float) ((float) lr / (1.0 - Math.pow(BETA1, step)));
+    }
+
+    /** The square root of the second moment's bias correction at update {@code step}. */
+    static float bc2Sqrt(long step) {
+        return (float) Math.sqrt(1.0 - Math.pow(BETA2, step));
+    }
+
+    float weightDecay() {
+        return weightDecay;
+    }
+
     /**
      * Applies one update with learning rate {@code lr} to {@code params} in place; {@code grad} is
      * not modified.
      */
     void update(float[] params, float[] grad, double lr) {
         step++;
-        double bc1 = 1.0 - Math.pow(BETA1, step);
-        double bc2 = 1.0 - Math.pow(BETA2, step);
-        float stepSize = (float) ((float) lr / bc1);
-        float bc2Sqrt = (float) Math.sqrt(bc2);
+        float stepSize = stepSize(lr, step);
+        float bc2Sqrt = bc2Sqrt(step);
         float beta2 = (float) BETA2;
         float oneMinusB1 = (float) (1.0 - BETA1);
         float oneMinusB2 = (float) (1.0 - BETA2);

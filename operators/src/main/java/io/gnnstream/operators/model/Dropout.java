@@ -44,6 +44,16 @@ final class Dropout {
         return new Dropout(key, (int) Math.round(p * 65536.0), (float) (1.0 / (1.0 - p)));
     }
 
+    /** The key every element's uniform is hashed from. */
+    long key() {
+        return key;
+    }
+
+    /** {@code round(p * 65536)}: an element is dropped iff its 16-bit uniform is below it. */
+    int threshold() {
+        return threshold;
+    }
+
     /** The multiplier of kept elements, {@code 1 / (1 - p)}. */
     float scale() {
         return scale;

@@ -51,7 +51,7 @@ public final class GcnModel extends GnnModelBase {
     }
 
     /** Tensors in a fixed order: per layer {@code lin.weight [in, out], bias [out]}. */
-    private static List<List<ModelParameters.Tensor>> tensors(ModelConfig config) {
+    static List<List<ModelParameters.Tensor>> tensors(ModelConfig config) {
         List<List<ModelParameters.Tensor>> layers = new ArrayList<>();
         for (int j = 0; j < config.numLayers(); j++) {
             int out = config.layerOut(j);

@@ -1,28 +1,91 @@
 package io.gnnstream.operators.model;
 
 import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.model.gpu.BatchLayout;
 import io.gnnstream.operators.model.gpu.GpuKernels;
 import java.util.List;
 import java.util.Map;
 
-/** Skeleton: replaced by the implementation. */
+/**
+ * A {@link GnnModel} whose steps run on a GPU through {@link GpuKernels}: the same layers, loss,
+ * dropout masks and Adam as the CPU models ({@link SageModel}, {@link GcnModel}), with parameters
+ * and Adam moments resident on the device. A step uploads the batch (one int array, one float
+ * array), runs the forward and backward kernels and cuBLAS products, and downloads the gradient
+ * once ({@link #computeGradients}); {@link #applyGradients} uploads the all-reduced gradient and
+ * runs Adam on the device. A host mirror of the parameters and moments ({@link ModelParameters})
+ * initializes the device from the seed, as the CPU models do, and is refreshed only for snapshots,
+ * exports and checksums. No ND4J class is loaded. Not thread-safe; owns and closes its kernels.
+ */
 public final class GpuModel implements GnnModel {
 
     private final ModelConfig config;
-    private final GpuKernels kernels;
+    private final GpuKernels k;
+    private final int mode;
+    private final int blocks;
+    private final int numLayers;
+    private final ModelParameters params;
+    private final PhaseTimer timer = new PhaseTimer();
+    private final BatchLayout layout = new BatchLayout();
+    private final long dParams;
+    private final long dM;
+    private final long dV;
+    private final long dGrad;
+    private final Buffer ints = new Buffer();
+    private final Buffer features = new Buffer();
+    private final Buffer dropped = new Buffer();
+    private final Buffer dx = new Buffer();
+    private final Buffer dSrc = new Buffer();
+    private final Buffer loss = new Buffer();
+    private final Buffer predictions = new Buffer();
+    private final Buffer out = new Buffer();
+    private final Buffer selector = new Buffer();
+    private final Buffer[] x;
+    private final Buffer[] z;
+    private final Buffer[] act;
+    private final long[] selectorVersion;
+    private long version;
+    private boolean hostStale;
+    private boolean closed;
+    private double[] lossHost = new double[0];
+    private int[] predHost = new int[0];
 
+    /** A freshly initialized model: the CPU model's initial parameters, on the device. */
     public GpuModel(ModelConfig config, GpuKernels kernels) {
         this.config = config;
-        this.kernels = kernels;
+        this.k = kernels;
+        this.numLayers = config.numLayers();
+        boolean sage = config.modelType() == ModelType.SAGE;
+        this.mode = sage ? GpuKernels.SAGE : GpuKernels.GCN;
+        this.blocks = sage ? 2 : 1;
+        this.params =
+                new ModelParameters(
+                        sage ? SageModel.tensors(config) : GcnModel.tensors(config),
+                        config.seed(),
+                        config.weightDecay());
+        this.x = buffers(numLayers);
+        this.z = buffers(numLayers);
+        this.act = buffers(numLayers);
+        this.selectorVersion = new long[numLayers];
+        java.util.Arrays.fill(selectorVersion, -1);
+        long size = params.size();
+        this.dParams = k.alloc(size);
+        this.dM = k.alloc(size);
+        this.dV = k.alloc(size);
+        this.dGrad = k.alloc(size);
+        uploadState();
     }
 
+    /** Rebuilds a model from a {@link #snapshot()} of any model of this config (CPU or GPU). */
     public static GpuModel restore(ModelConfig config, ModelState state, GpuKernels kernels) {
-        return new GpuModel(config, kernels);
+        GpuModel model = new GpuModel(config, kernels);
+        model.params.restore(state);
+        model.uploadState();
+        return model;
     }
 
     @Override
     public String deviceKind() {
-        return kernels.deviceKind();
+        return k.deviceKind();
     }
 
     @Override
@@ -32,84 +95,502 @@ public final class GpuModel implements GnnModel {
 
     @Override
     public long step() {
-        throw new UnsupportedOperationException();
+        return params.step();
     }
 
     @Override
     public TrainResult trainStep(MiniBatch batch) {
-        throw new UnsupportedOperationException();
+        Gradients g = computeGradients(batch);
+        applyGradients(g.grad());
+        return new TrainResult(g.loss(), g.correct(), g.numSeeds());
     }
 
     @Override
     public Gradients computeGradients(MiniBatch batch) {
-        throw new UnsupportedOperationException();
+        timer.start();
+        BatchValidator.validate(batch, config, true);
+        timer.mark("validate");
+        upload(batch, true);
+        forward(batch, true);
+        int last = numLayers - 1;
+        int labelled = labelled(batch);
+        int correct = loss(batch, z[last].ptr, labelled, true);
+        double lossSum = lossSum(batch);
+        timer.mark("loss");
+        for (int j = last; j >= 0; j--) {
+            int hop = numLayers - j;
+            int in = config.layerIn(j);
+            int width = inputWidth(j);
+            int outW = config.layerOut(j);
+            int nDst = batch.numDst(hop);
+            k.gemm(
+                    true,
+                    false,
+                    width,
+                    outW,
+                    nDst,
+                    x[j].ptr,
+                    width,
+                    z[j].ptr,
+                    outW,
+                    at(dGrad, params.layerOffset(j)),
+                    outW);
+            timer.mark("gemm_weight_grad", j);
+            if (j > 0) {
+                dx.ensure((long) nDst * width);
+                k.gemm(
+                        false,
+                        true,
+                        nDst,
+                        width,
+                        outW,
+                        z[j].ptr,
+                        outW,
+                        at(dParams, params.layerOffset(j)),
+                        outW,
+                        dx.ptr,
+                        width);
+                timer.mark("gemm_input_grad", j);
+                int nSrc = batch.numSrc(hop);
+                dSrc.ensure((long) nSrc * in);
+                k.scatter(
+                        mode,
+                        dx.ptr,
+                        in,
+                        intAt(layout.indptr(hop)),
+                        intAt(layout.revPtr(hop)),
+                        intAt(layout.revDst(hop)),
+                        nDst,
+                        nSrc,
+                        dSrc.ptr);
+                timer.mark("scatter", j);
+                Dropout drop = Dropout.of(config.seed(), params.step(), j, config.dropout());
+                k.reluDropoutBackward(
+                        dSrc.ptr,
+                        act[j - 1].ptr,
+                        (long) nSrc * in,
+                        drop == null ? 0L : drop.key(),
+                        drop == null ? 0 : drop.threshold(),
+                        drop == null ? 1f : drop.scale(),
+                        z[j - 1].ptr);
+                timer.mark("activation_backward", j - 1);
+            }
+        }
+        float[] grad = new float[params.size()];
+        k.downloadFloats(dGrad, grad, grad.length);
+        timer.mark("download_gradient");
+        return new Gradients(grad, lossSum / Math.max(1, labelled), correct, labelled);
     }
 
     @Override
     public void applyGradients(float[] flatGrad) {
-        throw new UnsupportedOperationException();
+        if (flatGrad.length != params.size()) {
+            throw new IllegalArgumentException(
+                    "gradient has " + flatGrad.length + " entries, model has " + params.size());
+        }
+        timer.start();
+        syncHost();
+        Adam adam = params.adam();
+        long next = adam.step + 1;
+        float stepSize = Adam.stepSize(config.learningRateAt(adam.step), next);
+        k.uploadFloats(dGrad, flatGrad, 0, flatGrad.length);
+        k.adam(
+                dParams,
+                dGrad,
+                dM,
+                dV,
+                params.size(),
+                stepSize,
+                Adam.bc2Sqrt(next),
+                adam.weightDecay());
+        adam.step = next;
+        version++;
+        hostStale = true;
+        timer.mark("adam");
     }
 
     @Override
     public EvalResult evaluate(MiniBatch batch) {
-        throw new UnsupportedOperationException();
+        timer.start();
+        BatchValidator.validate(batch, config, false);
+        upload(batch, false);
+        forward(batch, false);
+        int labelled = labelled(batch);
+        int correct = loss(batch, z[numLayers - 1].ptr, labelled, false);
+        int[] predicted = new int[batch.numSeeds()];
+        System.arraycopy(predHost, 0, predicted, 0, predicted.length);
+        return new EvalResult(lossSum(batch), correct, labelled, predicted);
     }
 
     @Override
     public float[] inferLayer(int layer, MiniBatch block, float[] input) {
-        throw new UnsupportedOperationException();
+        checkLayer(layer);
+        return infer(
+                layer, block, input, config.layerIn(layer), at(dParams, params.layerOffset(layer)));
     }
 
     @Override
     public float[] project(int layer, float[] h, int rows) {
-        throw new UnsupportedOperationException();
+        checkLayer(layer);
+        int in = config.layerIn(layer);
+        int outW = config.layerOut(layer);
+        int width = blocks * outW;
+        if (h.length < (long) rows * in) {
+            throw new IllegalArgumentException(
+                    "projection input must hold rows x " + in + " floats");
+        }
+        float[] result = new float[rows * width];
+        if (rows == 0) {
+            return result;
+        }
+        features.ensure((long) rows * in);
+        k.uploadFloats(features.ptr, h, 0, rows * in);
+        out.ensure((long) rows * width);
+        for (int b = 0; b < blocks; b++) {
+            k.gemm(
+                    false,
+                    false,
+                    rows,
+                    outW,
+                    in,
+                    features.ptr,
+                    in,
+                    at(dParams, params.layerOffset(layer) + b * in * outW),
+                    outW,
+                    at(out.ptr, b * outW),
+                    width);
+        }
+        k.downloadFloats(out.ptr, result, result.length);
+        return result;
     }
 
     @Override
     public float[] inferProjected(int layer, MiniBatch block, float[] rows) {
-        throw new UnsupportedOperationException();
+        checkLayer(layer);
+        int in = config.layerIn(layer);
+        int outW = config.layerOut(layer);
+        int width = blocks * outW;
+        int selectorRows = blocks * width + 1;
+        if (selectorVersion[layer] != version) {
+            // As the CPU model: per aggregation b, block b of the aggregated projections is the
+            // layer's term b; a 0/1 matrix above the bias row selects them and adds the bias.
+            syncHost();
+            float[] sel = new float[selectorRows * outW];
+            for (int b = 0; b < blocks; b++) {
+                for (int c = 0; c < outW; c++) {
+                    sel[(b * width + b * outW + c) * outW + c] = 1f;
+                }
+            }
+            System.arraycopy(
+                    params.values,
+                    params.layerOffset(layer) + blocks * in * outW,
+                    sel,
+                    (selectorRows - 1) * outW,
+                    outW);
+            selector.ensure(sel.length);
+            k.uploadFloats(selector.ptr, sel, 0, sel.length);
+            java.util.Arrays.fill(selectorVersion, -1);
+            selectorVersion[layer] = version;
+        }
+        return infer(layer, block, rows, width, selector.ptr);
+    }
+
+    private float[] infer(int layer, MiniBatch block, float[] input, int in, long weights) {
+        int outW = config.layerOut(layer);
+        BatchValidator.validateBlock(block, in, input);
+        int nDst = block.numDst(1);
+        if (nDst == 0) {
+            return new float[0];
+        }
+        int width = blocks * in + 1;
+        layout.build(block, false);
+        ints.ensure(layout.size());
+        k.uploadInts(ints.ptr, layout.ints(), 0, layout.size());
+        int nSrc = block.numSrc(1);
+        features.ensure((long) nSrc * in);
+        k.uploadFloats(features.ptr, input, 0, nSrc * in);
+        x[layer].ensure((long) nDst * width);
+        k.aggregate(
+                mode,
+                features.ptr,
+                in,
+                intAt(layout.indptr(1)),
+                intAt(layout.indices(1)),
+                layout.summed() < 0 ? 0L : intAt(layout.summed()),
+                nDst,
+                x[layer].ptr);
+        z[layer].ensure((long) nDst * outW);
+        k.gemm(
+                false,
+                false,
+                nDst,
+                outW,
+                width,
+                x[layer].ptr,
+                width,
+                weights,
+                outW,
+                z[layer].ptr,
+                outW);
+        long result = z[layer].ptr;
+        if (layer < numLayers - 1) {
+            act[layer].ensure((long) nDst * outW);
+            k.relu(z[layer].ptr, act[layer].ptr, (long) nDst * outW);
+            result = act[layer].ptr;
+        }
+        float[] rowsOut = new float[nDst * outW];
+        k.downloadFloats(result, rowsOut, rowsOut.length);
+        return rowsOut;
+    }
+
+    private void checkLayer(int layer) {
+        if (layer < 0 || layer >= numLayers) {
+            throw new IllegalArgumentException(
+                    "layer must be in [0, " + numLayers + "), got " + layer);
+        }
+    }
+
+    private void upload(MiniBatch batch, boolean training) {
+        layout.build(batch, training);
+        ints.ensure(layout.size());
+        k.uploadInts(ints.ptr, layout.ints(), 0, layout.size());
+        int rows = batch.numSrc(numLayers) * config.inFeatures();
+        features.ensure(rows);
+        k.uploadFloats(features.ptr, batch.features, 0, rows);
+        timer.mark("upload_batch");
+    }
+
+    private void forward(MiniBatch batch, boolean training) {
+        for (int j = 0; j < numLayers; j++) {
+            int hop = numLayers - j;
+            int in = config.layerIn(j);
+            int outW = config.layerOut(j);
+            int width = inputWidth(j);
+            int nDst = batch.numDst(hop);
+            long src = j == 0 ? features.ptr : act[j - 1].ptr;
+            Dropout drop =
+                    training ? Dropout.of(config.seed(), params.step(), j, config.dropout()) : null;
+            if (drop != null) {
+                long count = (long) batch.numSrc(hop) * in;
+                dropped.ensure(count);
+                k.dropout(src, dropped.ptr, count, drop.key(), drop.threshold(), drop.scale());
+                src = dropped.ptr;
+                timer.mark("dropout", j);
+            }
+            x[j].ensure((long) nDst * width);
+            k.aggregate(
+                    mode,
+                    src,
+                    in,
+                    intAt(layout.indptr(hop)),
+                    intAt(layout.indices(hop)),
+                    layout.summed() >= 0 && hop == 1 ? intAt(layout.summed()) : 0L,
+                    nDst,
+                    x[j].ptr);
+            timer.mark("build_input", j);
+            z[j].ensure((long) nDst * outW);
+            k.gemm(
+                    false,
+                    false,
+                    nDst,
+                    outW,
+                    width,
+                    x[j].ptr,
+                    width,
+                    at(dParams, params.layerOffset(j)),
+                    outW,
+                    z[j].ptr,
+                    outW);
+            timer.mark("gemm_forward", j);
+            if (j < numLayers - 1) {
+                act[j].ensure((long) nDst * outW);
+                k.relu(z[j].ptr, act[j].ptr, (long) nDst * outW);
+                timer.mark("activation", j);
+            }
+        }
+    }
+
+    /** Runs the loss kernel; leaves per-seed losses and predictions on the host; correct count. */
+    private int loss(MiniBatch batch, long logits, int labelled, boolean gradient) {
+        int seeds = batch.numSeeds();
+        loss.ensure(2L * seeds);
+        predictions.ensure(seeds);
+        k.softmaxLoss(
+                logits,
+                intAt(layout.labels()),
+                seeds,
+                config.numClasses(),
+                labelled,
+                gradient,
+                loss.ptr,
+                predictions.ptr);
+        if (lossHost.length < seeds) {
+            lossHost = new double[seeds];
+            predHost = new int[seeds];
+        }
+        k.downloadDoubles(loss.ptr, lossHost, seeds);
+        k.downloadInts(predictions.ptr, predHost, seeds);
+        int correct = 0;
+        for (int i = 0; i < seeds; i++) {
+            correct += batch.labels[i] >= 0 && predHost[i] == batch.labels[i] ? 1 : 0;
+        }
+        return correct;
+    }
+
+    /** The labelled seeds' losses summed in seed order, as the CPU loss sums them. */
+    private double lossSum(MiniBatch batch) {
+        double sum = 0;
+        for (int i = 0; i < batch.numSeeds(); i++) {
+            if (batch.labels[i] >= 0) {
+                sum += lossHost[i];
+            }
+        }
+        return sum;
+    }
+
+    private static int labelled(MiniBatch batch) {
+        int labelled = 0;
+        for (int i = 0; i < batch.numSeeds(); i++) {
+            labelled += batch.labels[i] < 0 ? 0 : 1;
+        }
+        return labelled;
+    }
+
+    private int inputWidth(int j) {
+        return blocks * config.layerIn(j) + 1;
+    }
+
+    private long intAt(int offset) {
+        return at(ints.ptr, offset);
+    }
+
+    private static long at(long ptr, long elements) {
+        return ptr + 4L * elements;
+    }
+
+    /** Copies the host mirror (parameters, moments) to the device. */
+    private void uploadState() {
+        Adam adam = params.adam();
+        k.uploadFloats(dParams, params.values, 0, params.size());
+        k.uploadFloats(dM, adam.m, 0, params.size());
+        k.uploadFloats(dV, adam.v, 0, params.size());
+        version++;
+        hostStale = false;
+    }
+
+    /** Brings the host mirror up to date with the device. */
+    private void syncHost() {
+        if (hostStale) {
+            Adam adam = params.adam();
+            k.downloadFloats(dParams, params.values, params.size());
+            k.downloadFloats(dM, adam.m, params.size());
+            k.downloadFloats(dV, adam.v, params.size());
+            hostStale = false;
+        }
     }
 
     @Override
     public List<ParamInfo> parameters() {
-        throw new UnsupportedOperationException();
+        syncHost();
+        return params.infos();
     }
 
     @Override
     public float[] parameterVector() {
-        throw new UnsupportedOperationException();
+        syncHost();
+        return params.values.clone();
     }
 
     @Override
     public void setParameterVector(float[] values) {
-        throw new UnsupportedOperationException();
+        syncHost();
+        params.set(values);
+        k.uploadFloats(dParams, params.values, 0, params.size());
+        version++;
     }
 
     @Override
     public long checksum() {
-        throw new UnsupportedOperationException();
+        syncHost();
+        return params.checksum();
     }
 
     @Override
     public ModelState snapshot() {
-        throw new UnsupportedOperationException();
+        syncHost();
+        return params.snapshot();
     }
 
     @Override
-    public void setPhaseTiming(boolean on) {}
+    public void setPhaseTiming(boolean on) {
+        timer.enable(on);
+        timer.reset();
+    }
 
     @Override
     public Map<String, Long> phaseNanos() {
-        return Map.of();
+        return timer.wallNanos();
     }
 
     @Override
     public Map<String, Long> phaseCpuNanos() {
-        return Map.of();
+        return timer.cpuNanos();
     }
 
+    /**
+     * Frees every device buffer and the kernels' context (once); unlike the CPU models, the model
+     * is unusable afterwards.
+     */
     @Override
     public void close() {
-        kernels.close();
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (Buffer[] group : new Buffer[][] {x, z, act}) {
+            for (Buffer b : group) {
+                b.release();
+            }
+        }
+        for (Buffer b :
+                new Buffer[] {
+                    ints, features, dropped, dx, dSrc, loss, predictions, out, selector
+                }) {
+            b.release();
+        }
+        for (long p : new long[] {dParams, dM, dV, dGrad}) {
+            k.free(p);
+        }
+        k.close();
+    }
+
+    private Buffer[] buffers(int n) {
+        Buffer[] b = new Buffer[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = new Buffer();
+        }
+        return b;
+    }
+
+    /** A device buffer that only grows (by a quarter beyond the request). */
+    private final class Buffer {
+        long ptr;
+        long capacity;
+
+        void ensure(long count) {
+            if (count > capacity) {
+                k.free(ptr);
+                ptr = 0;
+                long size = Math.max(count, capacity + capacity / 4);
+                ptr = k.alloc(size);
+                capacity = size;
+            }
+        }
+
+        void release() {
+            k.free(ptr);
+            ptr = 0;
+            capacity = 0;
+        }
     }
 }

@@ -91,6 +91,11 @@ final class ModelParameters {
         return adam.step;
     }
 
+    /** The Adam state over the flat vector, for a model that keeps its master copy elsewhere. */
+    Adam adam() {
+        return adam;
+    }
+
     /** One Adam step with learning rate {@code lr} and {@code grad} in the flat layout. */
     void update(float[] grad, double lr) {
         if (grad.length != values.length) {

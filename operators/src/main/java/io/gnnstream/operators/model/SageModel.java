@@ -30,7 +30,7 @@ public final class SageModel extends GnnModelBase {
     }
 
     /** Tensors in a fixed order: per layer {@code lin_root.weight, lin_neigh.weight, bias}. */
-    private static List<List<ModelParameters.Tensor>> tensors(ModelConfig config) {
+    static List<List<ModelParameters.Tensor>> tensors(ModelConfig config) {
         List<List<ModelParameters.Tensor>> layers = new ArrayList<>();
         for (int j = 0; j < config.numLayers(); j++) {
             int in = config.layerIn(j);

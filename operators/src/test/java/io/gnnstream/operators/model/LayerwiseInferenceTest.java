@@ -199,7 +199,7 @@ class LayerwiseInferenceTest {
     }
 
     /** One block whose destinations and sources are every vertex, in order. */
-    private static MiniBatch wholeGraph(LayerwiseInference.Graph g) {
+    static MiniBatch wholeGraph(LayerwiseInference.Graph g) {
         int n = g.numVertices();
         MiniBatch b = new MiniBatch();
         b.numLayers = 1;
