@@ -2,8 +2,6 @@ package io.gnnstream.operators.model;
 
 import io.gnnstream.operators.messages.MiniBatch;
 import java.nio.FloatBuffer;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * GCN (Kipf &amp; Welling, as DGL's {@code GraphConv}) on sampled blocks. Model layer {@code j}
@@ -33,7 +31,7 @@ public final class GcnModel extends GnnModelBase {
      * @throws IllegalArgumentException if {@code config} is not of type {@link ModelType#GCN}
      */
     public GcnModel(ModelConfig config) {
-        super(checkType(config), 1, tensors(config));
+        super(checkType(config), 1, ModelTensors.gcn(config));
     }
 
     /** Rebuilds a model from a {@link #snapshot()}; training then continues bit-identically. */
@@ -48,20 +46,6 @@ public final class GcnModel extends GnnModelBase {
                     "GcnModel needs a config of type gcn, got " + config.modelType().id());
         }
         return config;
-    }
-
-    /** Tensors in a fixed order: per layer {@code lin.weight [in, out], bias [out]}. */
-    static List<List<ModelParameters.Tensor>> tensors(ModelConfig config) {
-        List<List<ModelParameters.Tensor>> layers = new ArrayList<>();
-        for (int j = 0; j < config.numLayers(); j++) {
-            int out = config.layerOut(j);
-            layers.add(
-                    List.of(
-                            ModelParameters.Tensor.weight(
-                                    "layers." + j + ".lin.weight", config.layerIn(j), out),
-                            ModelParameters.Tensor.bias("layers." + j + ".bias", out)));
-        }
-        return layers;
     }
 
     @Override

@@ -58,10 +58,7 @@ public final class GpuModel implements GnnModel {
         this.mode = sage ? GpuKernels.SAGE : GpuKernels.GCN;
         this.blocks = sage ? 2 : 1;
         this.params =
-                new ModelParameters(
-                        sage ? SageModel.tensors(config) : GcnModel.tensors(config),
-                        config.seed(),
-                        config.weightDecay());
+                new ModelParameters(ModelTensors.of(config), config.seed(), config.weightDecay());
         this.x = buffers(numLayers);
         this.z = buffers(numLayers);
         this.act = buffers(numLayers);

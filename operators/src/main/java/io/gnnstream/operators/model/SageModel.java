@@ -2,8 +2,6 @@ package io.gnnstream.operators.model;
 
 import io.gnnstream.operators.messages.MiniBatch;
 import java.nio.FloatBuffer;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * GraphSAGE with mean aggregation, equivalent to stacked PyG {@code SAGEConv(aggr="mean",
@@ -20,29 +18,13 @@ public final class SageModel extends GnnModelBase {
 
     /** A freshly initialized model: Glorot-uniform weights and zero biases drawn from the seed. */
     public SageModel(ModelConfig config) {
-        super(config, 2, tensors(config));
+        super(config, 2, ModelTensors.sage(config));
     }
 
     /** Rebuilds a model from a {@link #snapshot()}; training then continues bit-identically. */
     public static SageModel restore(ModelConfig config, ModelState state) {
         SageModel model = new SageModel(config);
         return model.restored(model, state);
-    }
-
-    /** Tensors in a fixed order: per layer {@code lin_root.weight, lin_neigh.weight, bias}. */
-    static List<List<ModelParameters.Tensor>> tensors(ModelConfig config) {
-        List<List<ModelParameters.Tensor>> layers = new ArrayList<>();
-        for (int j = 0; j < config.numLayers(); j++) {
-            int in = config.layerIn(j);
-            int out = config.layerOut(j);
-            String prefix = "layers." + j;
-            layers.add(
-                    List.of(
-                            ModelParameters.Tensor.weight(prefix + ".lin_root.weight", in, out),
-                            ModelParameters.Tensor.weight(prefix + ".lin_neigh.weight", in, out),
-                            ModelParameters.Tensor.bias(prefix + ".bias", out)));
-        }
-        return layers;
     }
 
     @Override
