@@ -10,18 +10,101 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 namespace {
 
 typedef unsigned long long u64;
 
 const u64 GOLDEN = 0x9E3779B97F4A7C15ULL;
-const size_t STAGE_BYTES = size_t(8) << 20;       // per pinned staging buffer (two of them)
+const size_t STAGE_BYTES = size_t(32) << 20;      // per pinned staging buffer (two of them)
+const size_t PARALLEL_BYTES = size_t(4) << 20;    // uploads from this size copy on several threads
 const size_t WORKSPACE_BYTES = size_t(32) << 20;  // cuBLAS workspace per handle (Hopper: 32 MiB)
 const int THREADS = 256;
 
 thread_local char lastError[512] = "no error";
+
+// Host copies into the pinned buffers on several threads (one host thread copies about 10 GB/s,
+// less than a PCIe 5 link moves): a fork-join pool whose workers each copy one slice of a chunk.
+class CopyPool {
+   public:
+    explicit CopyPool(int workers) {
+        for (int w = 0; w < workers; w++) {
+            threads_.emplace_back([this, w] { run(w + 1); });
+        }
+    }
+
+    ~CopyPool() {
+        {
+            std::lock_guard<std::mutex> lock(m_);
+            stop_ = true;
+            generation_++;
+        }
+        wake_.notify_all();
+        for (std::thread& t : threads_) {
+            t.join();
+        }
+    }
+
+    // Copies n bytes from src to dst, the calling thread taking slice 0.
+    void copy(char* dst, const char* src, size_t n) {
+        int parts = static_cast<int>(threads_.size()) + 1;
+        {
+            std::lock_guard<std::mutex> lock(m_);
+            dst_ = dst;
+            src_ = src;
+            n_ = n;
+            pending_ = parts - 1;
+            generation_++;
+        }
+        wake_.notify_all();
+        slice(0, parts);
+        std::unique_lock<std::mutex> lock(m_);
+        done_.wait(lock, [this] { return pending_ == 0; });
+    }
+
+   private:
+    void slice(int index, int parts) {
+        size_t from = n_ / parts * index;
+        size_t to = index == parts - 1 ? n_ : n_ / parts * (index + 1);
+        std::memcpy(dst_ + from, src_ + from, to - from);
+    }
+
+    void run(int index) {
+        unsigned long long seen = 0;
+        for (;;) {
+            {
+                std::unique_lock<std::mutex> lock(m_);
+                wake_.wait(lock, [&] { return generation_ != seen; });
+                seen = generation_;
+                if (stop_) {
+                    return;
+                }
+            }
+            slice(index, static_cast<int>(threads_.size()) + 1);
+            {
+                std::lock_guard<std::mutex> lock(m_);
+                pending_--;
+            }
+            done_.notify_one();
+        }
+    }
+
+    std::vector<std::thread> threads_;
+    std::mutex m_;
+    std::condition_variable wake_;
+    std::condition_variable done_;
+    unsigned long long generation_ = 0;
+    bool stop_ = false;
+    int pending_ = 0;
+    char* dst_ = nullptr;
+    const char* src_ = nullptr;
+    size_t n_ = 0;
+};
 
 struct Context {
     int device;
@@ -31,6 +114,7 @@ struct Context {
     char* stage[2];
     cudaEvent_t staged[2];
     char kind[384];
+    CopyPool* pool;
 };
 
 void throwState(JNIEnv* env, const char* what, const char* detail) {
@@ -285,10 +369,46 @@ __global__ void adamKernel(float* params, const float* grad, float* m, float* v,
 
 // Java array region -> pinned buffer -> device, chunk by chunk; a chunk's host copy overlaps the
 // previous chunk's transfer (two staging buffers, each reused once its event says its copy is done).
+// A large region is read in place (a critical section: the collector waits for the few
+// milliseconds of the copy) and copied into the staging buffers on the pool's threads.
+bool uploadCritical(JNIEnv* env, Context* c, jlong dst, jarray array, jint offset, jint count) {
+    const size_t elem = 4;
+    size_t total = static_cast<size_t>(count) * elem;
+    void* host = env->GetPrimitiveArrayCritical(array, nullptr);
+    if (host == nullptr) {
+        return false;
+    }
+    const char* src = static_cast<const char*>(host) + static_cast<size_t>(offset) * elem;
+    cudaError_t e = cudaSuccess;
+    const char* what = "upload";
+    size_t done = 0;
+    int slot = 0;
+    while (done < total && e == cudaSuccess) {
+        size_t n = total - done < STAGE_BYTES ? total - done : STAGE_BYTES;
+        if ((e = cudaEventSynchronize(c->staged[slot])) != cudaSuccess) {
+            what = "upload (staging wait)";
+            break;
+        }
+        c->pool->copy(c->stage[slot], src + done, n);
+        e = cudaMemcpyAsync(ptr<char>(dst) + done, c->stage[slot], n, cudaMemcpyHostToDevice,
+                            c->stream);
+        if (e == cudaSuccess) {
+            e = cudaEventRecord(c->staged[slot], c->stream);
+        }
+        done += n;
+        slot ^= 1;
+    }
+    env->ReleasePrimitiveArrayCritical(array, host, JNI_ABORT);
+    return ok(env, e, what);
+}
+
 bool uploadRegion(JNIEnv* env, Context* c, jlong dst, jarray array, jint offset, jint count,
                   bool floats) {
     const size_t elem = 4;
     size_t total = static_cast<size_t>(count) * elem;
+    if (total >= PARALLEL_BYTES && c->pool != nullptr) {
+        return uploadCritical(env, c, dst, array, offset, count);
+    }
     size_t done = 0;
     int slot = 0;
     while (done < total) {
@@ -356,6 +476,7 @@ bool downloadRegion(JNIEnv* env, Context* c, jlong src, jarray array, jint count
 }
 
 void destroy(Context* c) {
+    delete c->pool;
     for (int s = 0; s < 2; s++) {
         if (c->staged[s] != nullptr) {
             cudaEventDestroy(c->staged[s]);
@@ -440,6 +561,9 @@ JNI_FN(jlong, nOpen)(JNIEnv*, jclass, jint device) {
         failOpen(c, "cuBLAS setup", cublasGetStatusString(s));
         return 0;
     }
+    unsigned int cores = std::thread::hardware_concurrency();
+    int workers = cores >= 4 ? static_cast<int>(cores / 2 < 8 ? cores / 2 : 8) - 1 : 0;
+    c->pool = workers > 0 ? new CopyPool(workers) : nullptr;
     cudaDeviceProp prop;
     if ((e = cudaGetDeviceProperties(&prop, device)) != cudaSuccess) {
         failOpen(c, "cudaGetDeviceProperties", cudaGetErrorString(e));
