@@ -5,9 +5,11 @@ import static io.gnnstream.jobs.OptionCheck.positive;
 import static io.gnnstream.jobs.OptionCheck.that;
 
 import io.gnnstream.operators.model.ModelType;
+import io.gnnstream.operators.model.gpu.Device;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.ReadableConfig;
 
 /** Options of the model and the trainer. */
 public final class ModelOptions {
@@ -116,6 +118,46 @@ public final class ModelOptions {
                                             + " the cores."),
                     "--trainer-threads",
                     positive());
+
+    public static final ConfigOption<String> DEVICE =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.trainer.device")
+                            .stringType()
+                            .defaultValue("cpu")
+                            .withDescription(
+                                    "Where trainer ranks run model steps: cpu (ND4J), cuda or"
+                                        + " cuda:N (the CUDA backend on device N). cuda needs the"
+                                        + " native library that 'bin/gnnstream gpu build' writes;"
+                                        + " on a cluster, cuda without N opens a GPU of Flink's"
+                                        + " external resource 'gpu' on the rank's TaskManager (one"
+                                        + " per TaskManager: that one), else device 0. All ranks"
+                                        + " must run on the same kind of device."),
+                    deviceCheck());
+
+    /** The device of {@code conf}'s {@link #DEVICE}. */
+    public static Device device(ReadableConfig conf) {
+        return Device.parse(conf.get(DEVICE));
+    }
+
+    /**
+     * Accepts what {@link Device#parse} accepts; its message, less the leading "device" and the
+     * trailing value (which the flag's message adds), is the problem.
+     */
+    private static OptionCheck<String> deviceCheck() {
+        return value -> {
+            try {
+                Device.parse(value);
+                return null;
+            } catch (IllegalArgumentException e) {
+                String problem = String.valueOf(e.getMessage());
+                int got = problem.lastIndexOf(", got ");
+                problem = got < 0 ? problem : problem.substring(0, got);
+                return problem.startsWith("device ")
+                        ? problem.substring("device ".length())
+                        : problem;
+            }
+        };
+    }
 
     public static final ConfigOption<Integer> LOG_EVERY =
             GROUP.declare(

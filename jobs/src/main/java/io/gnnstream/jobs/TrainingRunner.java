@@ -22,6 +22,7 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -182,8 +183,8 @@ public final class TrainingRunner {
 
     /**
      * The failure that ended a job, in one line: the first exception of the chain that is not one
-     * of Flink's wrappers (job execution, suppressed recovery, futures), and the root cause when it
-     * is another.
+     * of Flink's wrappers (job execution, suppressed recovery or restarts, futures), and the root
+     * cause when it is another.
      */
     static String cause(Throwable failure) {
         Throwable first = null;
@@ -194,7 +195,8 @@ public final class TrainingRunner {
                     && !(t instanceof ExecutionException
                             || t instanceof java.util.concurrent.CompletionException
                             || t instanceof org.apache.flink.runtime.client.JobExecutionException
-                            || t instanceof org.apache.flink.runtime.JobException)) {
+                            || t instanceof org.apache.flink.runtime.JobException
+                            || t instanceof SuppressRestartsException)) {
                 first = t;
             }
         }

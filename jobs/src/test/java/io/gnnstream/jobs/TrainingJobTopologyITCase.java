@@ -2,6 +2,7 @@ package io.gnnstream.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,22 +11,31 @@ import io.gnnstream.connectors.Reject;
 import io.gnnstream.jobs.testing.CollectingSink;
 import io.gnnstream.jobs.testing.FileLinesSource;
 import io.gnnstream.operators.messages.Prediction;
+import io.gnnstream.operators.model.gpu.CudaLibrary;
 import io.gnnstream.tools.DatasetInfo;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.ExceptionUtils;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -147,6 +157,73 @@ class TrainingJobTopologyITCase {
         }
         dead.forEach(
                 r -> assertFalse(r.reason == null || r.reason.isBlank(), "no reason: " + r.value));
+    }
+
+    /**
+     * {@code --device cuda} where the CUDA library is missing: the ranks fail at their start and
+     * the job ends at once, under the job's own restart strategy (exponential delay), with no task
+     * restarted and a failure that names the library.
+     */
+    @Test
+    void aRankWithoutItsGpuFailsTheJobOnceNamingTheLibrary(
+            @TempDir Path dir, @InjectMiniCluster MiniCluster cluster) throws Exception {
+        Path missing = dir.resolve("not-built").resolve(CudaLibrary.FILE_NAME).toAbsolutePath();
+        String previous = System.getProperty("gnnstream.gpu.library");
+        System.setProperty("gnnstream.gpu.library", missing.toString());
+        try {
+            DatasetInfo cora = DatasetInfo.scan(CORA);
+            Configuration conf = new Configuration();
+            conf.set(GraphOptions.NUM_FEATURES, cora.featureDim());
+            conf.set(GraphOptions.NUM_CLASSES, cora.numClasses());
+            conf.set(GraphOptions.PARTITIONS, 16);
+            conf.set(ModelOptions.TRAINERS, 2);
+            conf.set(ModelOptions.DEVICE, "cuda");
+            JobDefaults.apply(conf, WORK.resolve("checkpoints-cuda"), Duration.ofMillis(500));
+            TrainingJob.validate(conf);
+            StreamExecutionEnvironment env =
+                    StreamExecutionEnvironment.getExecutionEnvironment(conf);
+            env.setParallelism(2);
+            new TrainingJob(conf)
+                    .build(
+                            env,
+                            FileLinesSource.of(
+                                    "edges",
+                                    List.of(CORA.resolve(DatasetInfo.EDGES_FILE)),
+                                    List.of()),
+                            FileLinesSource.of(
+                                    "nodes",
+                                    List.of(CORA.resolve(DatasetInfo.NODES_FILE)),
+                                    List.of()),
+                            CollectingSink.<Reject>named("cuda-rejects"),
+                            CollectingSink.<String>named("cuda-metrics"),
+                            CollectingSink.<Prediction>named("cuda-predictions"));
+            JobClient job = env.executeAsync(TrainingJob.streamGraph(env));
+            ExecutionException failed =
+                    assertThrows(
+                            ExecutionException.class,
+                            () -> job.getJobExecutionResult().get(2, TimeUnit.MINUTES));
+            String cause = TrainingRunner.cause(failed);
+            assertTrue(cause.contains(missing.toString()) && cause.contains("--device cpu"), cause);
+            assertTrue(
+                    ExceptionUtils.findThrowable(failed, SuppressRestartsException.class)
+                            .isPresent(),
+                    cause);
+            for (AccessExecutionVertex vertex :
+                    cluster.getArchivedExecutionGraph(job.getJobID())
+                            .get(1, TimeUnit.MINUTES)
+                            .getAllExecutionVertices()) {
+                assertEquals(
+                        0,
+                        vertex.getCurrentExecutionAttempt().getAttemptNumber(),
+                        vertex.getTaskNameWithSubtaskIndex() + " was restarted");
+            }
+        } finally {
+            if (previous == null) {
+                System.clearProperty("gnnstream.gpu.library");
+            } else {
+                System.setProperty("gnnstream.gpu.library", previous);
+            }
+        }
     }
 
     /** Waits for the final metrics line; the lines stay in the sink's queue. */

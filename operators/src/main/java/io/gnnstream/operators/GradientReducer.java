@@ -3,6 +3,7 @@ package io.gnnstream.operators;
 import io.gnnstream.operators.messages.GradientChunk;
 import io.gnnstream.operators.messages.ReducedChunk;
 import io.gnnstream.operators.schedule.GradientSums;
+import io.gnnstream.operators.schedule.MixedDevicesException;
 import io.gnnstream.operators.schedule.ReducerEntry;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +11,7 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -64,6 +66,11 @@ import org.slf4j.LoggerFactory;
  * mixed into a new sum (a sum of old contributions alone goes to ranks that ignore it) and go stale
  * with the first new sum. Contributions of ranks that no longer exist are dropped and counted
  * ({@code foreignContributions}).
+ *
+ * <p>Ranks of different device kinds ({@link GradientChunk#device}; a null kind is unknown and
+ * never compared) are refused at their first common sum: the job fails without restarts ({@link
+ * SuppressRestartsException} with a {@link MixedDevicesException} naming the ranks and kinds),
+ * since such replicas round differently and cannot stay bit-identical.
  *
  * <p>Heartbeats ({@link GradientChunk#isHeartbeat()}) are echoed at once as a step -1 sum and leave
  * no state: they keep records moving to the loop's head, which emits checkpoint barriers only when
@@ -176,7 +183,14 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
                 ++contributions);
         // The job's operators never change a record they are handed (see JobDefaults' object
         // reuse), so an emitted sum stays as it was for a later re-send.
-        for (ReducedChunk sum : sums.accept(g)) {
+        List<ReducedChunk> done;
+        try {
+            done = sums.accept(g);
+        } catch (MixedDevicesException e) {
+            // The job's ranks run on different kinds of device: a restart would mix them again.
+            throw new SuppressRestartsException(e);
+        }
+        for (ReducedChunk sum : done) {
             output.collect(new StreamRecord<>(sum));
         }
         staleContributions.inc(sums.lastEvicted());

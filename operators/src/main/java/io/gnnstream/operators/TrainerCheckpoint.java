@@ -6,6 +6,7 @@ import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.operators.model.ModelConfig;
+import io.gnnstream.operators.model.ModelFactory;
 import io.gnnstream.operators.model.ModelState;
 import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.operators.serialization.MiniBatchSerializer;
@@ -76,13 +77,15 @@ final class TrainerCheckpoint {
 
     /**
      * Model and progress of rank {@code rank} of {@code trainers} (fresh ones when nothing was
-     * restored).
+     * restored), the model made by {@code models} (on the rank's device).
      */
-    Restored restore(int rank, int trainers, ModelConfig model, boolean restored) throws Exception {
+    Restored restore(
+            int rank, int trainers, ModelConfig model, boolean restored, ModelFactory models)
+            throws Exception {
         List<TrainerReplica> all = new ArrayList<>();
         replicas.get().forEach(all::add);
         if (all.isEmpty()) {
-            return restoreLegacy(rank, trainers, model, restored);
+            return restoreLegacy(rank, trainers, model, restored, models);
         }
         if (all.stream().allMatch(r -> r.trainers == trainers)) {
             TrainerReplica own =
@@ -94,24 +97,25 @@ final class TrainerCheckpoint {
                                             new IllegalStateException(
                                                     "no checkpointed replica of rank " + rank));
             return new Restored(
-                    GnnModel.restore(model, own.model), own.progress, true, rank, trainers);
+                    models.restore(model, own.model), own.progress, true, rank, trainers);
         }
         TrainerReplica furthest = TrainerReplica.furthest(all);
         return new Restored(
-                GnnModel.restore(model, furthest.model),
+                models.restore(model, furthest.model),
                 TrainerReplica.restoredAt(all),
                 false,
                 furthest.rank,
                 all.size());
     }
 
-    private Restored restoreLegacy(int rank, int trainers, ModelConfig config, boolean restored)
+    private Restored restoreLegacy(
+            int rank, int trainers, ModelConfig config, boolean restored, ModelFactory models)
             throws Exception {
-        List<ModelState> models = new ArrayList<>();
+        List<ModelState> states = new ArrayList<>();
         List<TrainerProgress> progresses = new ArrayList<>();
         if (store.getRegisteredStateNames().contains(LEGACY_MODEL.getName())) {
             ListState<ModelState> legacy = store.getListState(LEGACY_MODEL);
-            legacy.get().forEach(models::add);
+            legacy.get().forEach(states::add);
             legacy.clear();
         }
         if (store.getRegisteredStateNames().contains(LEGACY_PROGRESS.getName())) {
@@ -119,21 +123,19 @@ final class TrainerCheckpoint {
             legacy.get().forEach(progresses::add);
             legacy.clear();
         }
-        if (restored && (models.size() != 1 || progresses.size() != 1)) {
+        if (restored && (states.size() != 1 || progresses.size() != 1)) {
             throw new IllegalStateException(
                     "rank "
                             + rank
                             + " of "
                             + trainers
                             + " restored "
-                            + models.size()
+                            + states.size()
                             + " models: the checkpoint was written by a version that restores only"
                             + " at its own trainer count");
         }
         GnnModel model =
-                models.isEmpty()
-                        ? GnnModel.create(config)
-                        : GnnModel.restore(config, models.get(0));
+                states.isEmpty() ? models.create(config) : models.restore(config, states.get(0));
         return new Restored(
                 model,
                 progresses.isEmpty() ? new TrainerProgress() : progresses.get(0),

@@ -2,8 +2,10 @@ package io.gnnstream.operators;
 
 import io.gnnstream.operators.internal.TrainerFeatureCache;
 import io.gnnstream.operators.model.ModelConfig;
+import io.gnnstream.operators.model.gpu.Device;
 import io.gnnstream.state.VertexPartitioner;
 import java.io.Serializable;
+import java.util.Objects;
 
 /** Settings of the {@link TrainerOperator}. */
 public final class TrainerConfig implements Serializable {
@@ -48,6 +50,9 @@ public final class TrainerConfig implements Serializable {
 
     /** Inference rounds store hidden layers' outputs, never the next layer's projections. */
     private boolean hiddenRows;
+
+    /** Where the ranks' model steps run; {@link Device#CPU} unless {@link #withDevice} says. */
+    private Device device = Device.CPU;
 
     /** One rank, one reducer, one GraphStore subtask. */
     public TrainerConfig(
@@ -140,6 +145,17 @@ public final class TrainerConfig implements Serializable {
     public TrainerConfig withHiddenRows(boolean on) {
         this.hiddenRows = on;
         return this;
+    }
+
+    /** The ranks' models run on {@code device} ({@code --device}); returns this. */
+    public TrainerConfig withDevice(Device device) {
+        this.device = Objects.requireNonNull(device, "device");
+        return this;
+    }
+
+    /** Where the ranks' model steps run: {@link Device#CPU} unless {@link #withDevice} said. */
+    public Device device() {
+        return device;
     }
 
     /** Whether rounds store hidden rows: asked for, or needed for embeddings. */

@@ -18,18 +18,26 @@ import io.gnnstream.operators.messages.PredictionBatch;
 import io.gnnstream.operators.messages.ReducedChunk;
 import io.gnnstream.operators.model.EvalResult;
 import io.gnnstream.operators.model.GnnModel;
+import io.gnnstream.operators.model.ModelFactory;
 import io.gnnstream.operators.model.Nd4jThreads;
 import io.gnnstream.operators.model.NpyExport;
+import io.gnnstream.operators.model.gpu.Device;
+import io.gnnstream.operators.model.gpu.GpuUnavailableException;
 import io.gnnstream.operators.schedule.GradientExchange;
 import io.gnnstream.operators.schedule.TrainerRank;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -61,6 +69,13 @@ import org.slf4j.LoggerFactory;
  * its buffered batches, the parts of incomplete ones and the step waiting for its reduced gradient
  * ({@link PendingStep}, sent again after a restore). Timers re-send the credit while the rank is
  * idle and the gradient while its sums are missing, since neither survives on a feedback edge.
+ *
+ * <p>Device: the model runs where {@link TrainerConfig#device()} says, made by {@link
+ * ModelFactory#of}; {@code cuda} without an index opens a GPU of Flink's external resource {@link
+ * #GPU_RESOURCE} on the TaskManager ({@link #assignedGpu}). A rank whose GPU cannot be opened fails
+ * the job without restarts ({@link SuppressRestartsException}): a restart on the same TaskManager
+ * finds the same library, driver and devices. Every gradient chunk and heartbeat names the model's
+ * {@link GnnModel#deviceKind()}, so that reducers refuse ranks of different kinds.
  */
 public class TrainerOperator extends AbstractStreamOperator<Credit>
         implements TwoInputStreamOperator<MiniBatchPart, ReducedChunk, Credit> {
@@ -101,6 +116,12 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
 
     private static final Logger LOG = LoggerFactory.getLogger(TrainerOperator.class);
 
+    /**
+     * Name of the external resource whose GPU a rank of {@code --device cuda} opens ({@code
+     * external-resources: gpu} with Flink's GPU driver, which gives each GPU an {@code index}).
+     */
+    public static final String GPU_RESOURCE = "gpu";
+
     private final TrainerConfig config;
     private FaultInjector faults = FaultInjector.NONE;
 
@@ -118,6 +139,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private transient long exchangeActiveAt;
 
     private transient GnnModel model;
+
+    /** {@link GnnModel#deviceKind()} of {@link #model}, named by every chunk this rank sends. */
+    private transient String deviceKind;
+
     private transient TrainerProgress progress;
     private transient TrainerRank sequence;
     private transient PartialBatches partials;
@@ -152,10 +177,24 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         rank = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         Nd4jThreads.configure(config.threads);
         checkpoint = new TrainerCheckpoint(context.getOperatorStateStore());
-        TrainerCheckpoint.Restored restored =
-                checkpoint.restore(
-                        rank, config.scale.trainers(), config.model, context.isRestored());
+        TrainerCheckpoint.Restored restored;
+        try {
+            restored =
+                    checkpoint.restore(
+                            rank,
+                            config.scale.trainers(),
+                            config.model,
+                            context.isRestored(),
+                            models());
+        } catch (GpuUnavailableException e) {
+            // A restart would find the same library, driver and devices: fail the job once.
+            throw new SuppressRestartsException(e);
+        }
         model = restored.model();
+        deviceKind = model.deviceKind();
+        if (config.device().cuda()) {
+            LOG.info("rank {} runs on {} ({})", rank, deviceKind, config.device());
+        }
         progress = restored.progress();
         partials = new PartialBatches();
         featureCache = new TrainerFeatureCache(config.featureCacheSlots, config.model.inFeatures());
@@ -203,6 +242,41 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                     restored.fromRank(),
                     progress.layout);
         }
+    }
+
+    /** The factory of this rank's models: on the configured device, or the TaskManager's GPU. */
+    private ModelFactory models() {
+        Device device = config.device();
+        if (!device.cuda()) {
+            return ModelFactory.CPU;
+        }
+        int assigned =
+                assignedGpu(getRuntimeContext().getExternalResourceInfos(GPU_RESOURCE), rank);
+        return ModelFactory.of(device, assigned);
+    }
+
+    /**
+     * The GPU of Flink's external resource {@link #GPU_RESOURCE} this rank opens, or -1 when the
+     * TaskManager has none. Flink gives every slot of a TaskManager all of its GPUs (the {@code
+     * index} property Flink's GPU driver sets): rank {@code rank} takes the {@code rank mod n}-th
+     * of the n indices in ascending order, so one GPU per TaskManager is that GPU, and ranks on a
+     * TaskManager of several GPUs spread over them.
+     */
+    static int assignedGpu(Set<ExternalResourceInfo> infos, int rank) {
+        List<Integer> indices = new ArrayList<>();
+        for (ExternalResourceInfo info : infos) {
+            String index = info.getProperty("index").orElse("").trim();
+            if (!index.isEmpty()
+                    && index.length() <= 9
+                    && index.chars().allMatch(Character::isDigit)) {
+                indices.add(Integer.parseInt(index));
+            }
+        }
+        if (indices.isEmpty()) {
+            return -1;
+        }
+        Collections.sort(indices);
+        return indices.get(Math.floorMod(rank, indices.size()));
     }
 
     @Override
@@ -279,7 +353,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     /** At the end of input (bounded runs) every batch that is complete is still trained on. */
     @Override
     public void finish() throws Exception {
-        while (steps.busy()) {
+        while (steps != null && steps.busy()) {
             steps.await();
         }
         super.finish();
@@ -438,6 +512,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
 
     private void sendGradient(List<GradientChunk> chunks) {
         for (GradientChunk chunk : chunks) {
+            chunk.device = deviceKind;
             output.collect(GRADIENTS, new StreamRecord<>(chunk));
         }
     }
@@ -517,7 +592,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                         now + HEARTBEAT_MS,
                         t -> {
                             output.collect(
-                                    GRADIENTS, new StreamRecord<>(GradientChunk.heartbeat(rank)));
+                                    GRADIENTS,
+                                    new StreamRecord<>(GradientChunk.heartbeat(rank, deviceKind)));
                             scheduleHeartbeat();
                         });
     }

@@ -8,11 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.messages.GradientChunk;
 import io.gnnstream.operators.messages.ReducedChunk;
+import io.gnnstream.operators.schedule.MixedDevicesException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.typeutils.PojoTypeInfo;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
@@ -259,6 +261,89 @@ class GradientReducerTest {
         }
         assertThrows(
                 IllegalArgumentException.class, () -> new GradientReducer(JobScale.ranks(0), 1));
+    }
+
+    /**
+     * Contributions to one sum from ranks of different device kinds fail the job without restarts,
+     * naming the ranks (in rank order) and their kinds, whatever the arrival order.
+     */
+    @Test
+    void refusesRanksOfDifferentDeviceKinds() throws Exception {
+        String gpu = "cuda NVIDIA H200 sm_90 cuBLAS 130101";
+        String expected =
+                "trainer ranks run on different kinds of device: rank 0 on cpu, rank 2 on "
+                        + gpu
+                        + "; replicas of different kinds round differently and cannot stay"
+                        + " bit-identical: give every rank the same --device and GPU model";
+        for (int[] order : new int[][] {{0, 1, 2}, {2, 1, 0}, {1, 2, 0}}) {
+            try (Rig rig = new Rig(1, 0, 4)) {
+                String[] kinds = {"cpu", null, gpu};
+                SuppressRestartsException e =
+                        assertThrows(
+                                SuppressRestartsException.class,
+                                () -> {
+                                    for (int r : order) {
+                                        rig.send(contribution(1, r, 0, kinds[r]));
+                                    }
+                                });
+                assertInstanceOf(MixedDevicesException.class, e.getCause());
+                assertEquals(expected, e.getCause().getMessage());
+                assertTrue(rig.sums().isEmpty());
+            }
+        }
+    }
+
+    /** Equal kinds are summed as always; an unknown (null) kind is never compared. */
+    @Test
+    void sumsRanksOfOneKindAndOfUnknownKinds() throws Exception {
+        String gpu = "cuda NVIDIA H200 sm_90 cuBLAS 130101";
+        String[][] cases = {
+            {"cpu", "cpu", "cpu"},
+            {gpu, gpu, gpu},
+            {null, gpu, gpu},
+            {gpu, null, null},
+            {null, null, null}
+        };
+        for (String[] kinds : cases) {
+            try (Rig rig = new Rig(1, 0, 4)) {
+                for (int chunk = 0; chunk < 4; chunk++) {
+                    for (int r = 0; r < RANKS; r++) {
+                        rig.send(contribution(1, r, chunk, kinds[r]));
+                    }
+                }
+                assertEquals(4, rig.sums().size(), java.util.Arrays.toString(kinds));
+                assertEquals(rankOrderBits(), bits(rig.sums().get(0).values));
+            }
+        }
+    }
+
+    /**
+     * Held contributions restore without a kind (the checkpointed entries carry none): a restored
+     * rank's contribution of a known kind is summed with them.
+     */
+    @Test
+    void restoredContributionsHaveNoKind() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (Rig rig = new Rig(1, 0, 4)) {
+            for (int chunk = 0; chunk < 4; chunk++) {
+                rig.send(contribution(1, 0, chunk, "cpu"));
+                rig.send(contribution(1, 1, chunk, "cpu"));
+            }
+            snapshot = rig.h.snapshot(0, 0);
+        }
+        try (Rig rig = new Rig(1, 0, 4, snapshot)) {
+            for (int chunk = 0; chunk < 4; chunk++) {
+                rig.send(contribution(1, 2, chunk, "cuda NVIDIA H200 sm_90 cuBLAS 130101"));
+            }
+            assertEquals(
+                    4, rig.sums().size(), "the unknown kinds of rank 0 and 1 are not compared");
+        }
+    }
+
+    private static GradientChunk contribution(long step, int rank, int chunk, String device) {
+        GradientChunk g = contribution(step, rank, chunk);
+        g.device = device;
+        return g;
     }
 
     private static void complete(Rig rig, long step, int chunk) throws Exception {

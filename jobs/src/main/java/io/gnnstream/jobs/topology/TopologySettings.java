@@ -198,6 +198,7 @@ public final class TopologySettings {
                         scale,
                         predicting,
                         conf.get(PredictionOptions.EMIT_EMBEDDINGS))
-                .withHiddenRows(conf.get(PredictionOptions.STORE_HIDDEN_ROWS));
+                .withHiddenRows(conf.get(PredictionOptions.STORE_HIDDEN_ROWS))
+                .withDevice(ModelOptions.device(conf));
     }
 }

@@ -6,6 +6,9 @@ package io.gnnstream.operators.messages;
  * of chunk {@link #chunk}. Chunks are routed to the reducer subtask {@code chunk % reducers}; a
  * contribution may be sent again (after a restore), so reducers treat (step, chunk, rank) as its
  * identity.
+ *
+ * <p>A Flink POJO (no Kryo). {@link #device} came after the first builds: records of those read
+ * with a null device, which reducers never compare.
  */
 public class GradientChunk {
 
@@ -24,6 +27,13 @@ public class GradientChunk {
     public int seeds;
 
     public float[] values;
+
+    /**
+     * What the rank's model runs on ({@code GnnModel#deviceKind()}: {@code cpu}, or the CUDA
+     * device's kind), or null where unknown. Reducers refuse contributions of different kinds to
+     * one sum: replicas of different kinds round differently and cannot stay bit-identical.
+     */
+    public String device;
 
     public GradientChunk() {}
 
@@ -45,6 +55,13 @@ public class GradientChunk {
         return new GradientChunk(-1, rank, rank, 0, 0, new float[0]);
     }
 
+    /** A {@link #heartbeat(int)} of a rank whose model runs on {@code device}. */
+    public static GradientChunk heartbeat(int rank, String device) {
+        GradientChunk beat = heartbeat(rank);
+        beat.device = device;
+        return beat;
+    }
+
     public boolean isHeartbeat() {
         return step < 0;
     }
@@ -61,6 +78,7 @@ public class GradientChunk {
                 + numChunks
                 + ", seeds="
                 + seeds
+                + (device == null ? "" : ", device=" + device)
                 + ")";
     }
 }

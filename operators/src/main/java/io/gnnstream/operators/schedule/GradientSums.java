@@ -12,7 +12,9 @@ import java.util.TreeMap;
  * The reducer role of the all-reduce (docs/design.md, "Glossary"; the protocol in {@code
  * GradientReducer}'s class comment), free of Flink: one subtask's held contributions and completed
  * sums per chunk. {@link #accept} takes a contribution and returns the sums to send, in the order
- * to send them. Snapshots are {@link ReducerEntry} lists. Not thread-safe.
+ * to send them, and refuses contributions to one sum from ranks of different device kinds ({@link
+ * MixedDevicesException}). Snapshots are {@link ReducerEntry} lists (without device kinds: a
+ * restored contribution's kind is unknown). Not thread-safe.
  */
 public final class GradientSums {
 
@@ -131,6 +133,9 @@ public final class GradientSums {
      * Takes contribution {@code g}: holds it, or completes its chunk's sum, or answers with a sum
      * already complete; returns the sums to send now (a step's sums of this subtask's share leave
      * together, once all of them are complete, in chunk order).
+     *
+     * @throws MixedDevicesException if {@code g} names another device kind than a held contribution
+     *     to its (step, chunk)
      */
     public List<ReducedChunk> accept(GradientChunk g) {
         lastEvicted = 0;
@@ -160,12 +165,17 @@ public final class GradientSums {
             return List.of();
         }
         int count = 0;
+        GradientChunk known = null;
         for (GradientChunk other : byRank) {
             if (other != null) {
                 checkLength(g, other.values.length, "rank " + other.rank + "'s contribution");
+                if (known == null && other.device != null) {
+                    known = other;
+                }
                 count++;
             }
         }
+        checkDevice(g, known);
         byRank[g.rank] = g;
         if (count + 1 < ranks) {
             last = Outcome.HELD;
@@ -269,6 +279,20 @@ public final class GradientSums {
         if (g.values == null) {
             throw new IllegalStateException("gradient contribution " + g + " has no values");
         }
+    }
+
+    /**
+     * Refuses {@code g} if it names another device kind than {@code known}, the first held
+     * contribution of its (step, chunk) that names one; a null kind (unknown) is never compared.
+     */
+    private static void checkDevice(GradientChunk g, GradientChunk known) {
+        if (g.device == null || known == null || g.device.equals(known.device)) {
+            return;
+        }
+        if (known.rank < g.rank) {
+            throw new MixedDevicesException(known.rank, known.device, g.rank, g.device);
+        }
+        throw new MixedDevicesException(g.rank, g.device, known.rank, known.device);
     }
 
     private static void checkLength(GradientChunk g, int expected, String what) {

@@ -3,12 +3,14 @@ package io.gnnstream.operators.model.gpu;
 /**
  * Where a trainer rank's model steps run: {@code cpu} (ND4J, the default) or {@code cuda[:N]} (the
  * CUDA backend, {@code N} the device index; without it the GPU Flink assigned to the slot, or
- * device 0).
+ * device 0). Serializable: it travels in the trainer's {@code TrainerConfig}.
  *
  * @param cuda whether the rank runs on a CUDA GPU
  * @param index the CUDA device index, or {@code -1} where none was named
  */
-public record Device(boolean cuda, int index) {
+public record Device(boolean cuda, int index) implements java.io.Serializable {
+
+    private static final long serialVersionUID = 1L;
 
     /** The CPU (ND4J) backend. */
     public static final Device CPU = new Device(false, -1);
