@@ -21,6 +21,7 @@ import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.operators.model.ModelFactory;
 import io.gnnstream.operators.model.Nd4jThreads;
 import io.gnnstream.operators.model.NpyExport;
+import io.gnnstream.operators.model.gpu.CudaKernels;
 import io.gnnstream.operators.model.gpu.Device;
 import io.gnnstream.operators.model.gpu.GpuUnavailableException;
 import io.gnnstream.operators.schedule.GradientExchange;
@@ -244,7 +245,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         }
     }
 
-    /** The factory of this rank's models: on the configured device, or the TaskManager's GPU. */
+    /**
+     * The factory of this rank's models: on the configured device, else the TaskManager's GPU, else
+     * GPU {@code rank mod n} of the n this process sees.
+     */
     private ModelFactory models() {
         Device device = config.device();
         if (!device.cuda()) {
@@ -252,6 +256,11 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         }
         int assigned =
                 assignedGpu(getRuntimeContext().getExternalResourceInfos(GPU_RESOURCE), rank);
+        if (assigned < 0 && device.index() < 0) {
+            // No GPU resource (a MiniCluster, or a cluster without it): spread the ranks over the
+            // GPUs this process sees.
+            assigned = Math.floorMod(rank, CudaKernels.deviceCount());
+        }
         return ModelFactory.of(device, assigned);
     }
 

@@ -26,15 +26,7 @@ public final class CudaKernels implements GpuKernels {
      *     there, or {@code device} is not one of them (the message says which)
      */
     public static CudaKernels open(int device) {
-        CudaLibrary.load();
-        int count = nDeviceCount();
-        if (count < 0) {
-            throw new GpuUnavailableException(
-                    "--device cuda: the CUDA driver reports no usable GPU ("
-                            + nLastError()
-                            + "); use --device cpu, or run on a host with an NVIDIA GPU and"
-                            + " driver");
-        }
+        int count = deviceCount();
         if (device < 0 || device >= count) {
             throw new GpuUnavailableException(
                     "--device cuda:"
@@ -53,6 +45,25 @@ public final class CudaKernels implements GpuKernels {
                     "--device cuda:" + device + ": cannot open the device: " + nLastError());
         }
         return new CudaKernels(ctx);
+    }
+
+    /**
+     * The CUDA devices this process sees ({@code CUDA_VISIBLE_DEVICES} applies), at least 1.
+     *
+     * @throws GpuUnavailableException if the library cannot be loaded or no driver or device is
+     *     there
+     */
+    public static int deviceCount() {
+        CudaLibrary.load();
+        int count = nDeviceCount();
+        if (count < 1) {
+            throw new GpuUnavailableException(
+                    "--device cuda: the CUDA driver reports no usable GPU ("
+                            + nLastError()
+                            + "); use --device cpu, or run on a host with an NVIDIA GPU and"
+                            + " driver");
+        }
+        return count;
     }
 
     private long ctx() {
