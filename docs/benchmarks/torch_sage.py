@@ -8,12 +8,21 @@ softmax cross-entropy over the seeds, Adam with lr 0.003), forward + backward + 
 Prints one JSON object: seeds/s per measured step and the torch version. Needs only torch (Debian:
 python3-torch); no PyG.
 
+With --device cuda (or cuda:N; `bin/gnnstream gpu check` runs it so, next to gnnstream's CUDA
+backend) the model and Adam live on the GPU, while the batch stays in pinned host memory and is
+uploaded in every step, inside the timed region, as gnnstream's trainer uploads its batches: the
+features, labels and each hop's sparse mean matrix go up with .to(device, non_blocking=True), and
+the clock is read after torch.cuda.synchronize(). The JSON object then also holds the device, its
+name (torch.cuda.get_device_name()) and the median of the per-step seeds/s. The default --device
+cpu runs and prints exactly as before.
+
 Batch file (little-endian): int32 L, F, C; int32 nodeCounts[L+1]; per hop h = 1..L: int32 nnz,
 int32 indptr[nodeCounts[h-1] + 1], int32 indices[nnz]; int32 labels[nodeCounts[0]];
 float32 features[nodeCounts[L] * F].
 """
 import argparse
 import json
+import statistics
 import sys
 import time
 
@@ -79,6 +88,27 @@ class Sage(torch.nn.Module):
         return h
 
 
+class PinnedBlock:
+    """One hop's sparse mean matrix in pinned host memory, uploaded on demand."""
+
+    def __init__(self, mean):
+        try:
+            # Pinned sparse tensors need torch >= 2.5; before that, pin the parts and rebuild.
+            self.sparse = mean.pin_memory()
+            self.parts = None
+        except (RuntimeError, NotImplementedError):
+            self.sparse = None
+            self.parts = (mean.indices().pin_memory(), mean.values().pin_memory(), mean.shape)
+
+    def to(self, device):
+        if self.sparse is not None:
+            return self.sparse.to(device, non_blocking=True)
+        indices, values, shape = self.parts
+        return torch.sparse_coo_tensor(
+            indices.to(device, non_blocking=True), values.to(device, non_blocking=True), shape
+        )._coalesced_(True)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--batch", required=True)
@@ -86,12 +116,18 @@ def main():
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--steps", type=int, default=50)
     p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--device", default="cpu", help="cpu (default), cuda or cuda:N")
     a = p.parse_args()
+    if a.device != "cpu" and a.device != "cuda" and not a.device.startswith("cuda:"):
+        p.error("--device must be cpu, cuda or cuda:N, got " + a.device)
     torch.set_num_threads(a.threads)
     torch.manual_seed(1)
     layers, features, classes, counts, hops, labels, x = read_batch(a.batch)
     dims = [features] + [a.hidden] * (layers - 1) + [classes]
     model = Sage(dims)
+    if a.device != "cpu":
+        train_cuda(a, model, counts, hops, labels, x)
+        return
     opt = torch.optim.Adam(model.parameters(), lr=0.003)
     model.train()
     rates = []
@@ -105,6 +141,47 @@ def main():
         if i >= a.warmup:
             rates.append(counts[0] / wall)
     json.dump({"torch": torch.__version__, "threads": a.threads, "seeds_per_s": rates}, sys.stdout)
+    print()
+
+
+def train_cuda(a, model, counts, hops, labels, x):
+    """The steps on the GPU, the batch uploaded from pinned memory in each (see the docstring)."""
+    if not torch.cuda.is_available():
+        sys.exit("torch_sage.py: --device %s: torch sees no CUDA device" % a.device)
+    device = torch.device(a.device)
+    x = x.pin_memory()
+    labels = labels.pin_memory()
+    blocks = [PinnedBlock(mean) for mean in hops]
+    model = model.to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=0.003)
+    model.train()
+    rates = []
+    for i in range(a.warmup + a.steps):
+        torch.cuda.synchronize(device)
+        start = time.perf_counter()
+        x_dev = x.to(device, non_blocking=True)
+        labels_dev = labels.to(device, non_blocking=True)
+        hops_dev = [b.to(device) for b in blocks]
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x_dev, counts, hops_dev), labels_dev)
+        loss.backward()
+        opt.step()
+        torch.cuda.synchronize(device)
+        wall = time.perf_counter() - start
+        if i >= a.warmup:
+            rates.append(counts[0] / wall)
+    json.dump(
+        {
+            "torch": torch.__version__,
+            "threads": a.threads,
+            "device": str(device),
+            "device_name": torch.cuda.get_device_name(device),
+            "pinned_sparse": all(b.sparse is not None for b in blocks),
+            "median_seeds_per_s": statistics.median(rates),
+            "seeds_per_s": rates,
+        },
+        sys.stdout,
+    )
     print()
 
 

@@ -2,12 +2,7 @@ package io.gnnstream.benchmarks.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gnnstream.operators.messages.MiniBatch;
-import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * The plain-PyTorch peer of {@code bench train}, run in the same invocation on the same batch:
  * {@code docs/benchmarks/torch_sage.py} under the first Python that imports torch (Debian's {@code
  * python3-torch}; {@code GNNSTREAM_TORCH_PYTHON} names another). The batch goes to it as a file
- * (the layout is in the script's docstring).
+ * (the layout is in the script's docstring), written by {@link BatchFile}.
  */
 final class TorchPeer {
 
@@ -71,40 +66,6 @@ final class TorchPeer {
         return version;
     }
 
-    /** Writes {@code batch} for the script. */
-    static void write(MiniBatch batch, int classes, Path file) throws IOException {
-        int layers = batch.numLayers;
-        int f = batch.featureDim;
-        try (OutputStream raw = Files.newOutputStream(file);
-                DataOutputStream out =
-                        new DataOutputStream(new java.io.BufferedOutputStream(raw, 1 << 20))) {
-            ints(out, layers, f, classes);
-            ints(out, batch.nodeCounts);
-            for (int h = 1; h <= layers; h++) {
-                int nDst = batch.nodeCounts[h - 1];
-                int p0 = batch.indptrOffsets[h - 1];
-                int i0 = batch.indicesOffsets[h - 1];
-                int nnz = batch.indptr[p0 + nDst] - batch.indptr[p0];
-                ints(out, nnz);
-                int[] indptr = new int[nDst + 1];
-                for (int i = 0; i <= nDst; i++) {
-                    indptr[i] = batch.indptr[p0 + i] - batch.indptr[p0];
-                }
-                ints(out, indptr);
-                int[] indices = new int[nnz];
-                System.arraycopy(batch.indices, i0 + batch.indptr[p0], indices, 0, nnz);
-                ints(out, indices);
-            }
-            int[] labels = new int[batch.nodeCounts[0]];
-            System.arraycopy(batch.labels, 0, labels, 0, labels.length);
-            ints(out, labels);
-            int n = batch.nodeCounts[layers] * f;
-            ByteBuffer buf = ByteBuffer.allocate(4 * n).order(ByteOrder.LITTLE_ENDIAN);
-            buf.asFloatBuffer().put(batch.features, 0, n);
-            out.write(buf.array());
-        }
-    }
-
     /** Seeds/s of each measured step of the script on {@code batchFile}. */
     double[] run(Path batchFile, int threads, int steps, int warmup) throws Exception {
         ProcessBuilder pb =
@@ -154,11 +115,5 @@ final class TorchPeer {
         } catch (IOException | InterruptedException e) {
             return null;
         }
-    }
-
-    private static void ints(DataOutputStream out, int... values) throws IOException {
-        ByteBuffer buf = ByteBuffer.allocate(4 * values.length).order(ByteOrder.LITTLE_ENDIAN);
-        buf.asIntBuffer().put(values);
-        out.write(buf.array());
     }
 }

@@ -96,7 +96,7 @@ public final class TrainBenchmark implements Benchmark {
             Path batchFile = peer == null ? null : Files.createTempFile("gnnstream-batch", ".bin");
             try {
                 if (peer != null) {
-                    TorchPeer.write(batch, classes, batchFile);
+                    BatchFile.write(batch, classes, batchFile);
                 }
                 for (int t : threads) {
                     BenchResult ours = runCase(ctx, batch, f, classes, t, repeats, steps, warmup);

@@ -4,16 +4,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Reads a model back from an {@link NpyExport} directory: the manifest's config and type, the
@@ -21,10 +15,6 @@ import java.util.regex.Pattern;
  * {@link NpyExport#FORMAT_SAGE_V1} (always SAGE).
  */
 public final class ModelExports {
-
-    private static final Pattern DESCR = Pattern.compile("'descr'\\s*:\\s*'([^']*)'");
-    private static final Pattern FORTRAN = Pattern.compile("'fortran_order'\\s*:\\s*(True|False)");
-    private static final Pattern SHAPE = Pattern.compile("'shape'\\s*:\\s*\\(([0-9,\\s]*)\\)");
 
     private ModelExports() {}
 
@@ -114,7 +104,7 @@ public final class ModelExports {
                                 + ", the manifest lists "
                                 + Arrays.toString(listed));
             }
-            state.params[t] = readNpy(tensorFile(dir, entry, name), want.shape());
+            state.params[t] = NpyFile.read(tensorFile(dir, entry, name), want.shape());
             state.adamM[t] = new float[want.values().length];
             state.adamV[t] = new float[want.values().length];
         }
@@ -239,95 +229,5 @@ public final class ModelExports {
                     "tensor " + name + " names file '" + file + "' outside the export " + dir);
         }
         return path;
-    }
-
-    /**
-     * The values of a {@code .npy} file (version 1.0 to 3.0, {@code <f4}, C order) of shape {@code
-     * shape}.
-     *
-     * @throws IOException if the file is missing, not a {@code .npy} file, or of another dtype,
-     *     order, shape or size
-     */
-    static float[] readNpy(Path file, int[] shape) throws IOException {
-        byte[] bytes;
-        try {
-            bytes = Files.readAllBytes(file);
-        } catch (NoSuchFileException e) {
-            throw new IOException("missing tensor file " + file, e);
-        }
-        ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-        byte[] magic = NpyExport.MAGIC;
-        if (bytes.length < 10 || !Arrays.equals(Arrays.copyOf(bytes, 6), Arrays.copyOf(magic, 6))) {
-            throw new IOException(file + " is not a .npy file (bad magic)");
-        }
-        int major = bytes[6];
-        int headerStart = major == 1 ? 10 : 12;
-        if (major < 1 || major > 3 || bytes.length < headerStart) {
-            throw new IOException(file + ": unsupported .npy version " + major + "." + bytes[7]);
-        }
-        long headerLen = major == 1 ? in.getShort(8) & 0xFFFF : in.getInt(8) & 0xFFFFFFFFL;
-        if (headerStart + headerLen > bytes.length) {
-            throw new IOException(file + " is truncated inside its header");
-        }
-        String header =
-                new String(
-                        bytes,
-                        headerStart,
-                        (int) headerLen,
-                        major == 3 ? StandardCharsets.UTF_8 : StandardCharsets.ISO_8859_1);
-        Matcher descr = DESCR.matcher(header);
-        Matcher fortran = FORTRAN.matcher(header);
-        Matcher dims = SHAPE.matcher(header);
-        if (!descr.find() || !fortran.find() || !dims.find()) {
-            throw new IOException(file + ": malformed .npy header " + header.trim());
-        }
-        if (!descr.group(1).equals("<f4")) {
-            throw new IOException(file + " has dtype " + descr.group(1) + ", expected <f4");
-        }
-        if (fortran.group(1).equals("True")) {
-            throw new IOException(file + " is in Fortran order, expected C order");
-        }
-        int[] found =
-                Arrays.stream(dims.group(1).split(","))
-                        .map(String::trim)
-                        .filter(s -> !s.isEmpty())
-                        .mapToInt(ModelExports::dimension)
-                        .toArray();
-        if (!Arrays.equals(found, shape)) {
-            throw new IOException(
-                    file
-                            + " has shape "
-                            + Arrays.toString(found)
-                            + ", expected "
-                            + Arrays.toString(shape));
-        }
-        long count = 1;
-        for (int d : shape) {
-            count *= d;
-        }
-        long dataLen = bytes.length - headerStart - headerLen;
-        if (dataLen != 4 * count) {
-            throw new IOException(
-                    file
-                            + " holds "
-                            + dataLen
-                            + " data bytes, shape "
-                            + Arrays.toString(shape)
-                            + " needs "
-                            + 4 * count
-                            + (dataLen < 4 * count ? " (truncated)" : ""));
-        }
-        float[] values = new float[(int) count];
-        in.position((int) (headerStart + headerLen));
-        in.asFloatBuffer().get(values);
-        return values;
-    }
-
-    private static int dimension(String s) {
-        try {
-            return Integer.parseInt(s);
-        } catch (NumberFormatException e) {
-            return -1;
-        }
     }
 }

@@ -3,9 +3,6 @@ package io.gnnstream.operators.model;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -33,8 +30,6 @@ public final class NpyExport {
      */
     public static final String FORMAT_SAGE_V1 = "gnnstream-sage-npy/1";
 
-    static final byte[] MAGIC = {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
-
     private NpyExport() {}
 
     /**
@@ -48,7 +43,7 @@ public final class NpyExport {
         List<Map<String, Object>> tensors = new ArrayList<>();
         for (ParamInfo p : model.parameters()) {
             String file = p.name() + ".npy";
-            Files.write(dir.resolve(file), encode(p.shape(), p.values()));
+            NpyFile.write(dir.resolve(file), p.shape(), p.values());
             Map<String, Object> t = new LinkedHashMap<>();
             t.put("name", p.name());
             t.put("shape", p.shape());
@@ -71,28 +66,5 @@ public final class NpyExport {
                 .enable(SerializationFeature.INDENT_OUTPUT)
                 .writeValue(path.toFile(), manifest);
         return path;
-    }
-
-    /** The complete {@code .npy} file contents for a float32 C-order array. */
-    static byte[] encode(int[] shape, float[] values) {
-        StringBuilder dims = new StringBuilder();
-        for (int d : shape) {
-            dims.append(d).append(", ");
-        }
-        String shapeText =
-                shape.length == 1
-                        ? "(" + shape[0] + ",)"
-                        : "(" + dims.substring(0, Math.max(0, dims.length() - 2)) + ")";
-        String dict = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shapeText + ", }";
-        // Magic (8) + header length (2) + dict + padding + '\n' must be a multiple of 64.
-        int unpadded = MAGIC.length + 2 + dict.length() + 1;
-        int headerLen = dict.length() + 1 + (64 - unpadded % 64) % 64;
-        String header = dict + " ".repeat(headerLen - dict.length() - 1) + "\n";
-        ByteBuffer out =
-                ByteBuffer.allocate(MAGIC.length + 2 + headerLen + 4 * values.length)
-                        .order(ByteOrder.LITTLE_ENDIAN);
-        out.put(MAGIC).putShort((short) headerLen).put(header.getBytes(StandardCharsets.US_ASCII));
-        out.asFloatBuffer().put(values);
-        return out.array();
     }
 }

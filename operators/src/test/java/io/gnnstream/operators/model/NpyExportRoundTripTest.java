@@ -115,7 +115,7 @@ class NpyExportRoundTripTest {
 
         Files.write(weight, Arrays.copyOf(good, good.length - 4));
         assertFails(dir, "layers.1.lin.weight.npy", "truncated");
-        Files.write(weight, NpyExport.encode(new int[] {3, 9}, new float[27]));
+        Files.write(weight, NpyFile.encode(new int[] {3, 9}, new float[27]));
         assertFails(dir, "layers.1.lin.weight.npy", "shape [3, 9], expected [9, 3]");
         Files.write(
                 weight,
@@ -125,7 +125,7 @@ class NpyExportRoundTripTest {
         assertFails(dir, "layers.1.lin.weight.npy", "dtype <f8");
         Files.write(weight, "not numpy".getBytes(StandardCharsets.US_ASCII));
         assertFails(dir, "layers.1.lin.weight.npy", "bad magic");
-        Files.write(weight, NpyExport.encode(new int[] {9, 3}, new float[27]));
+        Files.write(weight, NpyFile.encode(new int[] {9, 3}, new float[27]));
         assertFails(dir, "checksum");
         Files.delete(weight);
         assertFails(dir, "missing tensor file", "layers.1.lin.weight.npy");
