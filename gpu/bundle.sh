@@ -3,7 +3,7 @@
 # repository's tracked files (gpu/check.sh runs it there):
 #   runtime/          a jlink'd Java runtime (java.base and jdk.unsupported only)
 #   include/          the JNI headers (jni.h, linux/jni_md.h) that gpu/build.sh compiles the shim with
-#   gpu-check.jar     the classes of the GPU model and of GpuCheck, nothing that needs ND4J or Flink
+#   gpu-check.jar     the classes of the GPU model and of GpuCheck, and Jackson; nothing of ND4J or Flink
 #   reference/        the CPU (ND4J) reference results GpuCheck compares the CUDA backend with
 # then checks the bundle here (--help, --dry-run, and a run that must fail cleanly for want of a
 # GPU) and prints the sizes of what travels: the tracked files, the untracked files git does not
@@ -79,6 +79,11 @@ copy "$OPS" 'io/gnnstream/operators/model' \
 copy "$BEN" 'io/gnnstream/benchmarks/gpu' \
   'io/gnnstream/benchmarks/bench/BatchFile*.class' 'io/gnnstream/benchmarks/bench/FullExpansionBatch.class' \
   'io/gnnstream/benchmarks/bench/Stats.class'
+# Jackson (the check's JSON) goes into the same jar, without its module descriptors.
+for lib in $(tr ':' '\n' < benchmarks/target/runtime-classpath.txt | grep -E '/jackson-(core|databind|annotations)-[^/]*\.jar$'); do
+  (cd "$stage" && unzip -q -o "$lib" -x 'META-INF/*')
+done
+[[ -d "$stage/com/fasterxml/jackson/databind" ]] || die "no jackson-databind on the benchmarks' class path"
 "$JDK/bin/jar" --create --file "$BUNDLE/gpu-check.jar" \
   --main-class io.gnnstream.benchmarks.gpu.GpuCheck -C "$stage" .
 

@@ -1,5 +1,6 @@
 package io.gnnstream.benchmarks.gpu;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -18,6 +19,8 @@ import java.util.Map;
  * and the results as {@code gpu-check.json}, rewritten after each section. Counts the failures.
  */
 final class CheckReport implements AutoCloseable {
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     static final String TEXT = "gpu-check.txt";
     static final String JSON = "gpu-check.json";
@@ -86,7 +89,10 @@ final class CheckReport implements AutoCloseable {
         }
         results.put("failures", List.copyOf(failures));
         try {
-            Files.writeString(dir.resolve(JSON), Json.write(results), StandardCharsets.UTF_8);
+            Files.writeString(
+                    dir.resolve(JSON),
+                    MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(results) + "\n",
+                    StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

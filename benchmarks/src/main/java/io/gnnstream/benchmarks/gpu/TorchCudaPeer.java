@@ -1,5 +1,7 @@
 package io.gnnstream.benchmarks.gpu;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,6 +16,8 @@ import java.util.concurrent.TimeUnit;
  * same device. Parses the one JSON object the script prints.
  */
 final class TorchCudaPeer {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     /**
      * What the script reports.
@@ -99,7 +103,7 @@ final class TorchCudaPeer {
             throw new IOException("the PyTorch peer printed no JSON object: " + abbreviate(stdout));
         }
         try {
-            Map<?, ?> m = (Map<?, ?>) Json.parse(json);
+            Map<?, ?> m = JSON.readValue(json, Map.class);
             List<?> rates = (List<?>) m.get("seeds_per_s");
             double[] r = new double[rates.size()];
             for (int i = 0; i < r.length; i++) {
@@ -111,7 +115,10 @@ final class TorchCudaPeer {
                     String.valueOf(m.get("device_name")),
                     r,
                     median instanceof Number n ? n.doubleValue() : Double.NaN);
-        } catch (IllegalArgumentException | ClassCastException | NullPointerException e) {
+        } catch (JsonProcessingException
+                | IllegalArgumentException
+                | ClassCastException
+                | NullPointerException e) {
             throw new IOException("unexpected PyTorch peer output " + abbreviate(json) + ": " + e);
         }
     }

@@ -114,7 +114,9 @@ class GpuCheckTest {
         assertTrue(r.console().contains("bit-identical: yes"), r.console());
         assertTrue(r.console().contains("PASSED"), r.console());
         assertEquals(r.console(), Files.readString(out.resolve(CheckReport.TEXT)), "the text file");
-        Map<?, ?> json = (Map<?, ?>) Json.parse(Files.readString(out.resolve(CheckReport.JSON)));
+        Map<?, ?> json =
+                new com.fasterxml.jackson.databind.ObjectMapper()
+                        .readValue(Files.readString(out.resolve(CheckReport.JSON)), Map.class);
         assertEquals(true, json.get("passed"));
         assertEquals("cpu", json.get("device"));
         Map<?, ?> sage = (Map<?, ?>) ((Map<?, ?>) json.get("reference")).get("sage");

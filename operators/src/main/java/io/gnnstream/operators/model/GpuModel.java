@@ -2,6 +2,7 @@ package io.gnnstream.operators.model;
 
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.model.gpu.BatchLayout;
+import io.gnnstream.operators.model.gpu.DeviceBuffer;
 import io.gnnstream.operators.model.gpu.GpuKernels;
 import java.util.List;
 import java.util.Map;
@@ -30,19 +31,17 @@ public final class GpuModel implements GnnModel {
     private final long dM;
     private final long dV;
     private final long dGrad;
-    private final Buffer ints = new Buffer();
-    private final Buffer features = new Buffer();
-    private final Buffer dropped = new Buffer();
-    private final Buffer dx = new Buffer();
-    private final Buffer dSrc = new Buffer();
-    private final Buffer loss = new Buffer();
-    private final Buffer predictions = new Buffer();
-    private final Buffer out = new Buffer();
-    private final Buffer selector = new Buffer();
-    private final Buffer[] x;
-    private final Buffer[] z;
-    private final Buffer[] act;
-    private final long[] selectorVersion;
+    private final DeviceBuffer ints;
+    private final DeviceBuffer features;
+    private final DeviceBuffer dropped;
+    private final DeviceBuffer dx;
+    private final DeviceBuffer dSrc;
+    private final DeviceBuffer loss;
+    private final DeviceBuffer predictions;
+    private final DeviceBuffer[] x;
+    private final DeviceBuffer[] z;
+    private final DeviceBuffer[] act;
+    private final GpuInference inference;
     private long version;
     private boolean hostStale;
     private boolean closed;
@@ -59,11 +58,17 @@ public final class GpuModel implements GnnModel {
         this.blocks = sage ? 2 : 1;
         this.params =
                 new ModelParameters(ModelTensors.of(config), config.seed(), config.weightDecay());
+        this.ints = new DeviceBuffer(kernels);
+        this.features = new DeviceBuffer(kernels);
+        this.dropped = new DeviceBuffer(kernels);
+        this.dx = new DeviceBuffer(kernels);
+        this.dSrc = new DeviceBuffer(kernels);
+        this.loss = new DeviceBuffer(kernels);
+        this.predictions = new DeviceBuffer(kernels);
         this.x = buffers(numLayers);
         this.z = buffers(numLayers);
         this.act = buffers(numLayers);
-        this.selectorVersion = new long[numLayers];
-        java.util.Arrays.fill(selectorVersion, -1);
+        this.inference = new GpuInference(config, kernels, mode, blocks);
         long size = params.size();
         this.dParams = k.alloc(size);
         this.dM = k.alloc(size);
@@ -111,7 +116,7 @@ public final class GpuModel implements GnnModel {
         forward(batch, true);
         int last = numLayers - 1;
         int labelled = labelled(batch);
-        int correct = loss(batch, z[last].ptr, labelled, true);
+        int correct = loss(batch, z[last].ptr(), labelled, true);
         double lossSum = lossSum(batch);
         timer.mark("loss");
         for (int j = last; j >= 0; j--) {
@@ -126,9 +131,9 @@ public final class GpuModel implements GnnModel {
                     width,
                     outW,
                     nDst,
-                    x[j].ptr,
+                    x[j].ptr(),
                     width,
-                    z[j].ptr,
+                    z[j].ptr(),
                     outW,
                     at(dGrad, params.layerOffset(j)),
                     outW);
@@ -141,35 +146,35 @@ public final class GpuModel implements GnnModel {
                         nDst,
                         width,
                         outW,
-                        z[j].ptr,
+                        z[j].ptr(),
                         outW,
                         at(dParams, params.layerOffset(j)),
                         outW,
-                        dx.ptr,
+                        dx.ptr(),
                         width);
                 timer.mark("gemm_input_grad", j);
                 int nSrc = batch.numSrc(hop);
                 dSrc.ensure((long) nSrc * in);
                 k.scatter(
                         mode,
-                        dx.ptr,
+                        dx.ptr(),
                         in,
                         intAt(layout.indptr(hop)),
                         intAt(layout.revPtr(hop)),
                         intAt(layout.revDst(hop)),
                         nDst,
                         nSrc,
-                        dSrc.ptr);
+                        dSrc.ptr());
                 timer.mark("scatter", j);
                 Dropout drop = Dropout.of(config.seed(), params.step(), j, config.dropout());
                 k.reluDropoutBackward(
-                        dSrc.ptr,
-                        act[j - 1].ptr,
+                        dSrc.ptr(),
+                        act[j - 1].ptr(),
                         (long) nSrc * in,
                         drop == null ? 0L : drop.key(),
                         drop == null ? 0 : drop.threshold(),
                         drop == null ? 1f : drop.scale(),
-                        z[j - 1].ptr);
+                        z[j - 1].ptr());
                 timer.mark("activation_backward", j - 1);
             }
         }
@@ -213,7 +218,7 @@ public final class GpuModel implements GnnModel {
         upload(batch, false);
         forward(batch, false);
         int labelled = labelled(batch);
-        int correct = loss(batch, z[numLayers - 1].ptr, labelled, false);
+        int correct = loss(batch, z[numLayers - 1].ptr(), labelled, false);
         int[] predicted = new int[batch.numSeeds()];
         System.arraycopy(predHost, 0, predicted, 0, predicted.length);
         return new EvalResult(lossSum(batch), correct, labelled, predicted);
@@ -222,122 +227,33 @@ public final class GpuModel implements GnnModel {
     @Override
     public float[] inferLayer(int layer, MiniBatch block, float[] input) {
         checkLayer(layer);
-        return infer(
+        return inference.infer(
                 layer, block, input, config.layerIn(layer), at(dParams, params.layerOffset(layer)));
     }
 
     @Override
     public float[] project(int layer, float[] h, int rows) {
         checkLayer(layer);
-        int in = config.layerIn(layer);
-        int outW = config.layerOut(layer);
-        int width = blocks * outW;
-        if (h.length < (long) rows * in) {
+        if (h.length < (long) rows * config.layerIn(layer)) {
             throw new IllegalArgumentException(
-                    "projection input must hold rows x " + in + " floats");
+                    "projection input must hold rows x " + config.layerIn(layer) + " floats");
         }
-        float[] result = new float[rows * width];
-        if (rows == 0) {
-            return result;
-        }
-        features.ensure((long) rows * in);
-        k.uploadFloats(features.ptr, h, 0, rows * in);
-        out.ensure((long) rows * width);
-        for (int b = 0; b < blocks; b++) {
-            k.gemm(
-                    false,
-                    false,
-                    rows,
-                    outW,
-                    in,
-                    features.ptr,
-                    in,
-                    at(dParams, params.layerOffset(layer) + b * in * outW),
-                    outW,
-                    at(out.ptr, b * outW),
-                    width);
-        }
-        k.downloadFloats(out.ptr, result, result.length);
-        return result;
+        return inference.project(layer, h, rows, at(dParams, params.layerOffset(layer)));
     }
 
     @Override
     public float[] inferProjected(int layer, MiniBatch block, float[] rows) {
         checkLayer(layer);
         int in = config.layerIn(layer);
-        int outW = config.layerOut(layer);
-        int width = blocks * outW;
-        int selectorRows = blocks * width + 1;
-        if (selectorVersion[layer] != version) {
-            // As the CPU model: per aggregation b, block b of the aggregated projections is the
-            // layer's term b; a 0/1 matrix above the bias row selects them and adds the bias.
-            syncHost();
-            float[] sel = new float[selectorRows * outW];
-            for (int b = 0; b < blocks; b++) {
-                for (int c = 0; c < outW; c++) {
-                    sel[(b * width + b * outW + c) * outW + c] = 1f;
-                }
-            }
-            System.arraycopy(
-                    params.values,
-                    params.layerOffset(layer) + blocks * in * outW,
-                    sel,
-                    (selectorRows - 1) * outW,
-                    outW);
-            selector.ensure(sel.length);
-            k.uploadFloats(selector.ptr, sel, 0, sel.length);
-            java.util.Arrays.fill(selectorVersion, -1);
-            selectorVersion[layer] = version;
-        }
-        return infer(layer, block, rows, width, selector.ptr);
-    }
-
-    private float[] infer(int layer, MiniBatch block, float[] input, int in, long weights) {
-        int outW = config.layerOut(layer);
-        BatchValidator.validateBlock(block, in, input);
-        int nDst = block.numDst(1);
-        if (nDst == 0) {
-            return new float[0];
-        }
-        int width = blocks * in + 1;
-        layout.build(block, false);
-        ints.ensure(layout.size());
-        k.uploadInts(ints.ptr, layout.ints(), 0, layout.size());
-        int nSrc = block.numSrc(1);
-        features.ensure((long) nSrc * in);
-        k.uploadFloats(features.ptr, input, 0, nSrc * in);
-        x[layer].ensure((long) nDst * width);
-        k.aggregate(
-                mode,
-                features.ptr,
-                in,
-                intAt(layout.indptr(1)),
-                intAt(layout.indices(1)),
-                layout.summed() < 0 ? 0L : intAt(layout.summed()),
-                nDst,
-                x[layer].ptr);
-        z[layer].ensure((long) nDst * outW);
-        k.gemm(
-                false,
-                false,
-                nDst,
-                outW,
-                width,
-                x[layer].ptr,
-                width,
-                weights,
-                outW,
-                z[layer].ptr,
-                outW);
-        long result = z[layer].ptr;
-        if (layer < numLayers - 1) {
-            act[layer].ensure((long) nDst * outW);
-            k.relu(z[layer].ptr, act[layer].ptr, (long) nDst * outW);
-            result = act[layer].ptr;
-        }
-        float[] rowsOut = new float[nDst * outW];
-        k.downloadFloats(result, rowsOut, rowsOut.length);
-        return rowsOut;
+        int width = blocks * config.layerOut(layer);
+        syncHost();
+        long selector =
+                inference.selector(
+                        layer,
+                        params.values,
+                        params.layerOffset(layer) + blocks * in * config.layerOut(layer),
+                        version);
+        return inference.infer(layer, block, rows, width, selector);
     }
 
     private void checkLayer(int layer) {
@@ -350,10 +266,10 @@ public final class GpuModel implements GnnModel {
     private void upload(MiniBatch batch, boolean training) {
         layout.build(batch, training);
         ints.ensure(layout.size());
-        k.uploadInts(ints.ptr, layout.ints(), 0, layout.size());
+        k.uploadInts(ints.ptr(), layout.ints(), 0, layout.size());
         int rows = batch.numSrc(numLayers) * config.inFeatures();
         features.ensure(rows);
-        k.uploadFloats(features.ptr, batch.features, 0, rows);
+        k.uploadFloats(features.ptr(), batch.features, 0, rows);
         timer.mark("upload_batch");
     }
 
@@ -364,14 +280,14 @@ public final class GpuModel implements GnnModel {
             int outW = config.layerOut(j);
             int width = inputWidth(j);
             int nDst = batch.numDst(hop);
-            long src = j == 0 ? features.ptr : act[j - 1].ptr;
+            long src = j == 0 ? features.ptr() : act[j - 1].ptr();
             Dropout drop =
                     training ? Dropout.of(config.seed(), params.step(), j, config.dropout()) : null;
             if (drop != null) {
                 long count = (long) batch.numSrc(hop) * in;
                 dropped.ensure(count);
-                k.dropout(src, dropped.ptr, count, drop.key(), drop.threshold(), drop.scale());
-                src = dropped.ptr;
+                k.dropout(src, dropped.ptr(), count, drop.key(), drop.threshold(), drop.scale());
+                src = dropped.ptr();
                 timer.mark("dropout", j);
             }
             x[j].ensure((long) nDst * width);
@@ -383,7 +299,7 @@ public final class GpuModel implements GnnModel {
                     intAt(layout.indices(hop)),
                     layout.summed() >= 0 && hop == 1 ? intAt(layout.summed()) : 0L,
                     nDst,
-                    x[j].ptr);
+                    x[j].ptr());
             timer.mark("build_input", j);
             z[j].ensure((long) nDst * outW);
             k.gemm(
@@ -392,16 +308,16 @@ public final class GpuModel implements GnnModel {
                     nDst,
                     outW,
                     width,
-                    x[j].ptr,
+                    x[j].ptr(),
                     width,
                     at(dParams, params.layerOffset(j)),
                     outW,
-                    z[j].ptr,
+                    z[j].ptr(),
                     outW);
             timer.mark("gemm_forward", j);
             if (j < numLayers - 1) {
                 act[j].ensure((long) nDst * outW);
-                k.relu(z[j].ptr, act[j].ptr, (long) nDst * outW);
+                k.relu(z[j].ptr(), act[j].ptr(), (long) nDst * outW);
                 timer.mark("activation", j);
             }
         }
@@ -419,14 +335,14 @@ public final class GpuModel implements GnnModel {
                 config.numClasses(),
                 labelled,
                 gradient,
-                loss.ptr,
-                predictions.ptr);
+                loss.ptr(),
+                predictions.ptr());
         if (lossHost.length < seeds) {
             lossHost = new double[seeds];
             predHost = new int[seeds];
         }
-        k.downloadDoubles(loss.ptr, lossHost, seeds);
-        k.downloadInts(predictions.ptr, predHost, seeds);
+        k.downloadDoubles(loss.ptr(), lossHost, seeds);
+        k.downloadInts(predictions.ptr(), predHost, seeds);
         int correct = 0;
         for (int i = 0; i < seeds; i++) {
             correct += batch.labels[i] >= 0 && predHost[i] == batch.labels[i] ? 1 : 0;
@@ -458,7 +374,7 @@ public final class GpuModel implements GnnModel {
     }
 
     private long intAt(int offset) {
-        return at(ints.ptr, offset);
+        return at(ints.ptr(), offset);
     }
 
     private static long at(long ptr, long elements) {
@@ -544,50 +460,27 @@ public final class GpuModel implements GnnModel {
             return;
         }
         closed = true;
-        for (Buffer[] group : new Buffer[][] {x, z, act}) {
-            for (Buffer b : group) {
+        for (DeviceBuffer[] group : new DeviceBuffer[][] {x, z, act}) {
+            for (DeviceBuffer b : group) {
                 b.release();
             }
         }
-        for (Buffer b :
-                new Buffer[] {
-                    ints, features, dropped, dx, dSrc, loss, predictions, out, selector
-                }) {
+        for (DeviceBuffer b :
+                new DeviceBuffer[] {ints, features, dropped, dx, dSrc, loss, predictions}) {
             b.release();
         }
+        inference.release();
         for (long p : new long[] {dParams, dM, dV, dGrad}) {
             k.free(p);
         }
         k.close();
     }
 
-    private Buffer[] buffers(int n) {
-        Buffer[] b = new Buffer[n];
+    private DeviceBuffer[] buffers(int n) {
+        DeviceBuffer[] b = new DeviceBuffer[n];
         for (int i = 0; i < n; i++) {
-            b[i] = new Buffer();
+            b[i] = new DeviceBuffer(k);
         }
         return b;
-    }
-
-    /** A device buffer that only grows (by a quarter beyond the request). */
-    private final class Buffer {
-        long ptr;
-        long capacity;
-
-        void ensure(long count) {
-            if (count > capacity) {
-                k.free(ptr);
-                ptr = 0;
-                long size = Math.max(count, capacity + capacity / 4);
-                ptr = k.alloc(size);
-                capacity = size;
-            }
-        }
-
-        void release() {
-            k.free(ptr);
-            ptr = 0;
-            capacity = 0;
-        }
     }
 }
