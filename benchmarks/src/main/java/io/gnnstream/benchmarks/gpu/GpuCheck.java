@@ -33,6 +33,9 @@ import java.util.stream.Stream;
  */
 public final class GpuCheck {
 
+    /** Steps timed phase by phase after the timed steps (each phase waits for the device). */
+    static final int PHASE_STEPS = 10;
+
     /** The timing batch's seed: the batch of {@code bench train}. */
     static final long TIMING_BATCH_SEED = 20240601L;
 
@@ -272,6 +275,14 @@ public final class GpuCheck {
             report.printf(
                     "  F=%d: gnnstream %s: median %.2f ms (min %.2f, max %.2f) -> %.0f seeds/s",
                     f, model.deviceKind(), s.median() * 1e3, s.min() * 1e3, s.max() * 1e3, rate);
+            Map<String, Double> phases =
+                    StepTiming.phases(model, batch, Math.min(PHASE_STEPS, options.steps));
+            m.put("phase_ms", phases);
+            StringBuilder line = new StringBuilder();
+            phases.entrySet().stream()
+                    .limit(8)
+                    .forEach(e -> line.append(String.format(" %s %.2f", e.getKey(), e.getValue())));
+            report.printf("  F=%d: phases, ms per step with a wait at each:%s", f, line);
         } catch (RuntimeException | LinkageError e) {
             report.fail("timing F=" + f + ": " + describe(e));
             m.put("error", String.valueOf(e));

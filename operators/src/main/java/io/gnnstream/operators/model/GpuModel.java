@@ -45,6 +45,7 @@ public final class GpuModel implements GnnModel {
     private long version;
     private boolean hostStale;
     private boolean closed;
+    private boolean timing;
     private double[] lossHost = new double[0];
     private int[] predHost = new int[0];
 
@@ -111,14 +112,14 @@ public final class GpuModel implements GnnModel {
     public Gradients computeGradients(MiniBatch batch) {
         timer.start();
         BatchValidator.validate(batch, config, true);
-        timer.mark("validate");
+        mark("validate");
         upload(batch, true);
         forward(batch, true);
         int last = numLayers - 1;
         int labelled = labelled(batch);
         int correct = loss(batch, z[last].ptr(), labelled, true);
         double lossSum = lossSum(batch);
-        timer.mark("loss");
+        mark("loss");
         for (int j = last; j >= 0; j--) {
             int hop = numLayers - j;
             int in = config.layerIn(j);
@@ -137,7 +138,7 @@ public final class GpuModel implements GnnModel {
                     outW,
                     at(dGrad, params.layerOffset(j)),
                     outW);
-            timer.mark("gemm_weight_grad", j);
+            mark("gemm_weight_grad", j);
             if (j > 0) {
                 dx.ensure((long) nDst * width);
                 k.gemm(
@@ -152,7 +153,7 @@ public final class GpuModel implements GnnModel {
                         outW,
                         dx.ptr(),
                         width);
-                timer.mark("gemm_input_grad", j);
+                mark("gemm_input_grad", j);
                 int nSrc = batch.numSrc(hop);
                 dSrc.ensure((long) nSrc * in);
                 k.scatter(
@@ -165,7 +166,7 @@ public final class GpuModel implements GnnModel {
                         nDst,
                         nSrc,
                         dSrc.ptr());
-                timer.mark("scatter", j);
+                mark("scatter", j);
                 Dropout drop = Dropout.of(config.seed(), params.step(), j, config.dropout());
                 k.reluDropoutBackward(
                         dSrc.ptr(),
@@ -175,12 +176,12 @@ public final class GpuModel implements GnnModel {
                         drop == null ? 0 : drop.threshold(),
                         drop == null ? 1f : drop.scale(),
                         z[j - 1].ptr());
-                timer.mark("activation_backward", j - 1);
+                mark("activation_backward", j - 1);
             }
         }
         float[] grad = new float[params.size()];
         k.downloadFloats(dGrad, grad, grad.length);
-        timer.mark("download_gradient");
+        mark("download_gradient");
         return new Gradients(grad, lossSum / Math.max(1, labelled), correct, labelled);
     }
 
@@ -208,7 +209,7 @@ public final class GpuModel implements GnnModel {
         adam.step = next;
         version++;
         hostStale = true;
-        timer.mark("adam");
+        mark("adam");
     }
 
     @Override
@@ -270,7 +271,7 @@ public final class GpuModel implements GnnModel {
         int rows = batch.numSrc(numLayers) * config.inFeatures();
         features.ensure(rows);
         k.uploadFloats(features.ptr(), batch.features, 0, rows);
-        timer.mark("upload_batch");
+        mark("upload_batch");
     }
 
     private void forward(MiniBatch batch, boolean training) {
@@ -288,7 +289,7 @@ public final class GpuModel implements GnnModel {
                 dropped.ensure(count);
                 k.dropout(src, dropped.ptr(), count, drop.key(), drop.threshold(), drop.scale());
                 src = dropped.ptr();
-                timer.mark("dropout", j);
+                mark("dropout", j);
             }
             x[j].ensure((long) nDst * width);
             k.aggregate(
@@ -300,7 +301,7 @@ public final class GpuModel implements GnnModel {
                     layout.summed() >= 0 && hop == 1 ? intAt(layout.summed()) : 0L,
                     nDst,
                     x[j].ptr());
-            timer.mark("build_input", j);
+            mark("build_input", j);
             z[j].ensure((long) nDst * outW);
             k.gemm(
                     false,
@@ -314,11 +315,11 @@ public final class GpuModel implements GnnModel {
                     outW,
                     z[j].ptr(),
                     outW);
-            timer.mark("gemm_forward", j);
+            mark("gemm_forward", j);
             if (j < numLayers - 1) {
                 act[j].ensure((long) nDst * outW);
                 k.relu(z[j].ptr(), act[j].ptr(), (long) nDst * outW);
-                timer.mark("activation", j);
+                mark("activation", j);
             }
         }
     }
@@ -434,10 +435,29 @@ public final class GpuModel implements GnnModel {
         return params.snapshot();
     }
 
+    /**
+     * {@inheritDoc} While on, every phase waits for the device before it is marked, so that each
+     * phase's time is its own kernels' (and the steps are slower by the waits).
+     */
     @Override
     public void setPhaseTiming(boolean on) {
+        timing = on;
         timer.enable(on);
         timer.reset();
+    }
+
+    private void mark(String phase) {
+        if (timing) {
+            k.synchronize();
+            timer.mark(phase);
+        }
+    }
+
+    private void mark(String phase, int layer) {
+        if (timing) {
+            k.synchronize();
+            timer.mark(phase, layer);
+        }
     }
 
     @Override

@@ -210,6 +210,34 @@ class GpuModelTest {
     }
 
     @Test
+    void phaseTimingWaitsForTheDeviceAtEveryPhaseOnlyWhileOn() {
+        TestGraphs.Graph g = TestGraphs.random(N, F, 4, 6, 7, 5);
+        HostKernels kernels = new HostKernels();
+        try (GpuModel gpu = new GpuModel(config(ModelCase.of(ModelType.GCN), 2), kernels)) {
+            gpu.trainStep(batch(g, 2, true, 1));
+            assertEquals(0, kernels.synchronizations());
+            gpu.setPhaseTiming(true);
+            gpu.trainStep(batch(g, 2, true, 2));
+            assertTrue(kernels.synchronizations() >= 10, "waits: " + kernels.synchronizations());
+            assertTrue(
+                    gpu.phaseNanos()
+                            .keySet()
+                            .containsAll(
+                                    List.of(
+                                            "upload_batch",
+                                            "build_input.0",
+                                            "gemm_forward.1",
+                                            "scatter.1",
+                                            "adam")),
+                    gpu.phaseNanos().keySet().toString());
+            gpu.setPhaseTiming(false);
+            int waits = kernels.synchronizations();
+            gpu.trainStep(batch(g, 2, true, 3));
+            assertEquals(waits, kernels.synchronizations());
+        }
+    }
+
+    @Test
     void closeFreesEveryDeviceBufferOnce() {
         TestGraphs.Graph g = TestGraphs.random(N, F, 4, 6, 7, 5);
         HostKernels kernels = new HostKernels("host test");

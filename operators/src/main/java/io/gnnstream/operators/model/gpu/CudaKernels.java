@@ -198,7 +198,7 @@ public final class CudaKernels implements GpuKernels {
         nAdam(ctx(), params, grad, m, v, count, stepSize, bc2Sqrt, weightDecay);
     }
 
-    /** Waits for the device to finish every call made so far. */
+    @Override
     public void synchronize() {
         nSynchronize(ctx());
     }

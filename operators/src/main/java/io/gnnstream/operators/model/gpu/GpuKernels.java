@@ -144,6 +144,9 @@ public interface GpuKernels extends AutoCloseable {
             float bc2Sqrt,
             float weightDecay);
 
+    /** Waits until the device has finished every call made so far (for phase timing). */
+    void synchronize();
+
     /** Frees the stream, the library handles and the staging buffers. */
     @Override
     void close();

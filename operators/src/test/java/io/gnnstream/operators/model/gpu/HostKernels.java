@@ -21,6 +21,7 @@ public final class HostKernels implements GpuKernels {
     private final String kind;
     private boolean closed;
     private int gemms;
+    private int synchronizations;
 
     public HostKernels() {
         this("host");
@@ -361,6 +362,16 @@ public final class HostKernels implements GpuKernels {
             float denom = (float) Math.sqrt(vi) / bc2Sqrt + 1e-8f;
             setF(params, e, p - stepSize * (mi / denom));
         }
+    }
+
+    @Override
+    public void synchronize() {
+        synchronizations++;
+    }
+
+    /** Number of {@link #synchronize} calls so far. */
+    public int synchronizations() {
+        return synchronizations;
     }
 
     @Override
