@@ -192,7 +192,7 @@ public final class GpuModel implements GnnModel {
                     "gradient has " + flatGrad.length + " entries, model has " + params.size());
         }
         timer.start();
-        syncHost();
+        // The step count lives on the host; parameters and moments stay on the device.
         Adam adam = params.adam();
         long next = adam.step + 1;
         float stepSize = Adam.stepSize(config.learningRateAt(adam.step), next);

@@ -210,6 +210,23 @@ class GpuModelTest {
     }
 
     @Test
+    void aTrainingStepDownloadsOnlyItsGradient() {
+        TestGraphs.Graph g = TestGraphs.random(N, F, 4, 6, 7, 5);
+        HostKernels kernels = new HostKernels();
+        ModelConfig cfg = config(ModelCase.of(ModelType.SAGE), 2);
+        try (GpuModel gpu = new GpuModel(cfg, kernels)) {
+            for (int step = 1; step <= 3; step++) {
+                long before = kernels.downloadedFloats();
+                gpu.trainStep(batch(g, 2, true, step));
+                assertEquals(cfg.numParameters(), kernels.downloadedFloats() - before);
+            }
+            long before = kernels.downloadedFloats();
+            gpu.checksum();
+            assertEquals(3L * cfg.numParameters(), kernels.downloadedFloats() - before);
+        }
+    }
+
+    @Test
     void phaseTimingWaitsForTheDeviceAtEveryPhaseOnlyWhileOn() {
         TestGraphs.Graph g = TestGraphs.random(N, F, 4, 6, 7, 5);
         HostKernels kernels = new HostKernels();

@@ -22,6 +22,7 @@ public final class HostKernels implements GpuKernels {
     private boolean closed;
     private int gemms;
     private int synchronizations;
+    private long downloadedFloats;
 
     public HostKernels() {
         this("host");
@@ -106,8 +107,14 @@ public final class HostKernels implements GpuKernels {
         System.arraycopy(src, offset, memory, word(dst), count);
     }
 
+    /** Floats downloaded so far. */
+    public long downloadedFloats() {
+        return downloadedFloats;
+    }
+
     @Override
     public void downloadFloats(long src, float[] dst, int count) {
+        downloadedFloats += count;
         for (int i = 0; i < count; i++) {
             dst[i] = f(src, i);
         }
