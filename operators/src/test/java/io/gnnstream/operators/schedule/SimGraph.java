@@ -16,11 +16,12 @@ import java.util.SplittableRandom;
  * The graph stream of a {@link ProtocolSimulator} run, drawn from its seed, and what a batch built
  * from it must hold. Seeds {@code 0..seeds-1} (train, validation, test by {@code id mod 5}) and
  * {@code extra} vertices without a split, then their in-edges; then, while training runs, edges
- * added and removed, records rewritten and vertices without a split deleted (never added again).
- * Vertex {@code v}'s features are {@code [v + 1, version]} and its label {@code v mod 3}; a hidden
- * layer's output row of {@code v} in the round of step {@code s} is {@code [v + 1, s]}. So every
- * row of a batch shows whose it is: a row of another vertex (a part of an earlier attempt) or a
- * missing row of a vertex never deleted (an output acknowledged but lost) fails the check.
+ * added and removed, records rewritten and vertices without a split deleted (none of them
+ * re-added). Vertex {@code v}'s features are {@code [v + 1, version]} and its label {@code v mod
+ * 3}; a hidden layer's output row of {@code v} in the round of step {@code s} is {@code [v + 1,
+ * s]}. So every row of a batch shows whose it is: a row of another vertex (a part of a superseded
+ * attempt) or a missing row of a vertex never deleted (an output acknowledged but lost) fails the
+ * check.
  */
 final class SimGraph {
 

@@ -10,10 +10,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The protocol simulation finds two races that test-only switches put into the code: among the runs
- * of the default number of fresh seeds (the graph changing while training runs, restores at the
- * same and at other trainer counts), some must fail with the race's symptom, each naming the seed
- * that replays it; without the switches, none shows it.
+ * The protocol simulation finds the two races that test-only switches turn on: among the runs of
+ * the default number of fresh seeds (the graph changing while training runs, restores at the same
+ * and at other trainer counts), some must fail with the race's symptom, each naming the seed that
+ * replays it; without the switches, none shows it.
  *
  * <p>Replicas that differ are not counted here: a restore can make a rank train a step again on a
  * graph that changed since the other ranks applied it (docs/design.md, "All-reduce").
@@ -33,7 +33,7 @@ class SimulatedRacesTest {
     private static final Predicate<String> LOST_OUTPUTS =
             m -> m.contains("holds [0.0, 0.0] (outputs of step");
 
-    /** A feature part of an earlier attempt joined into the current batch at the trainer. */
+    /** A feature part of a superseded attempt joined into the current batch at the trainer. */
     @Test
     @Timeout(120)
     void aStalePartAcceptedIsFound() {
