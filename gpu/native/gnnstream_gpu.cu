@@ -163,6 +163,14 @@ unsigned int gridFor(long long n) {
     return static_cast<unsigned int>(blocks > (1LL << 20) ? (1LL << 20) : blocks);
 }
 
+// Row kernels: a warp across 32 columns, 8 rows per block; rows beyond the grid's height loop.
+const dim3 ROW_BLOCK(32, 8);
+
+dim3 rowGrid(int columns, int rows) {
+    unsigned int height = static_cast<unsigned int>((rows + 7) / 8);
+    return dim3(static_cast<unsigned int>((columns + 31) / 32), height > 65535 ? 65535 : height);
+}
+
 // ---- Transfers through the two pinned staging buffers. ----
 
 // Java array region -> pinned buffer -> device, chunk by chunk; a chunk's host copy overlaps the
@@ -485,10 +493,7 @@ JNI_FN(void, nAggregate)(JNIEnv* env, jclass, jlong ctx, jint mode, jlong src, j
     if (!enter(env, c) || nDst <= 0) {
         return;
     }
-    dim3 block(32, 8);
-    unsigned int rows = static_cast<unsigned int>((nDst + 7) / 8);
-    dim3 grid(static_cast<unsigned int>((in + 31) / 32), rows > 65535 ? 65535 : rows);
-    aggregateKernel<<<grid, block, 0, c->stream>>>(mode, ptr<const float>(src), in,
+    aggregateKernel<<<rowGrid(in, nDst), ROW_BLOCK, 0, c->stream>>>(mode, ptr<const float>(src), in,
                                                    ptr<const int>(indptr), ptr<const int>(indices),
                                                    ptr<const int>(summed), nDst, ptr<float>(x));
     launched(env, "aggregate kernel");
@@ -510,10 +515,7 @@ JNI_FN(void, nScatter)(JNIEnv* env, jclass, jlong ctx, jint mode, jlong dx, jint
     if (!enter(env, c) || nSrc <= 0) {
         return;
     }
-    dim3 block(32, 8);
-    unsigned int rows = static_cast<unsigned int>((nSrc + 7) / 8);
-    dim3 grid(static_cast<unsigned int>((in + 31) / 32), rows > 65535 ? 65535 : rows);
-    scatterKernel<<<grid, block, 0, c->stream>>>(
+    scatterKernel<<<rowGrid(in, nSrc), ROW_BLOCK, 0, c->stream>>>(
             mode, ptr<const float>(dx), in, ptr<const int>(indptr), ptr<const int>(revPtr),
             ptr<const int>(revDst), nDst, nSrc, ptr<float>(dSrc));
     launched(env, "scatter kernel");

@@ -9,8 +9,6 @@ import io.gnnstream.jobs.topology.TopologySettings;
 import io.gnnstream.operators.FaultInjector;
 import io.gnnstream.operators.TrainerConfig;
 import io.gnnstream.operators.model.gpu.Device;
-import java.nio.file.Path;
-import java.time.Duration;
 import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -47,7 +45,7 @@ class DeviceOptionTest {
                     "--device must be cpu, cuda or cuda:N (N a device index >= 0), got " + bad,
                     e.getMessage());
         }
-        Configuration conf = configuration();
+        Configuration conf = TrainingJobTest.configuration();
         conf.set(ModelOptions.DEVICE, "gpu");
         IllegalArgumentException e =
                 assertThrows(IllegalArgumentException.class, () -> TrainingJob.validate(conf));
@@ -56,8 +54,8 @@ class DeviceOptionTest {
 
     @Test
     void reachesTheTrainersConfig() {
-        assertEquals(Device.CPU, trainerConfig(configuration()).device());
-        Configuration cuda = configuration();
+        assertEquals(Device.CPU, trainerConfig(TrainingJobTest.configuration()).device());
+        Configuration cuda = TrainingJobTest.configuration();
         cuda.set(ModelOptions.DEVICE, "cuda:1");
         TrainingJob.validate(cuda);
         assertEquals(new Device(true, 1), trainerConfig(cuda).device());
@@ -73,15 +71,5 @@ class DeviceOptionTest {
                         FaultInjector.NONE,
                         false)
                 .trainerConfig();
-    }
-
-    private static Configuration configuration() {
-        Configuration conf =
-                JobDefaults.apply(
-                        new Configuration(), Path.of("checkpoints"), Duration.ofSeconds(30));
-        conf.set(KafkaOptions.BOOTSTRAP_SERVERS, "localhost:9");
-        conf.set(GraphOptions.NUM_FEATURES, 8);
-        conf.set(GraphOptions.NUM_CLASSES, 3);
-        return conf;
     }
 }

@@ -161,7 +161,8 @@ class TrainingJobTest {
         return order;
     }
 
-    private static Configuration configuration() {
+    /** A job configuration that builds: a broker address, 8 features, 3 classes. */
+    static Configuration configuration() {
         Configuration conf =
                 JobDefaults.apply(
                         new Configuration(), Path.of("checkpoints"), Duration.ofSeconds(30));

@@ -61,6 +61,11 @@ final class Dropout {
 
     /** Bit {@code k} is set iff element {@code 64 * word + k} is kept. */
     long keepBits(long word) {
+        return keepBits(key, threshold, word);
+    }
+
+    /** The keep bits of word {@code word} of the mask with {@code key} and {@code threshold}. */
+    static long keepBits(long key, int threshold, long word) {
         if (threshold >= 65536) {
             return 0L;
         }

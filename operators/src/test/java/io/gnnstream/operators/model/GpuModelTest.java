@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.messages.MiniBatch;
-import io.gnnstream.operators.model.gpu.HostKernels;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;

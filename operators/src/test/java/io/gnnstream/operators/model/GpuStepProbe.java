@@ -1,7 +1,6 @@
 package io.gnnstream.operators.model;
 
 import io.gnnstream.operators.messages.MiniBatch;
-import io.gnnstream.operators.model.gpu.HostKernels;
 
 /**
  * One GPU step, snapshot and restore on the host kernels: what {@link GpuStepImportsTest} runs in a

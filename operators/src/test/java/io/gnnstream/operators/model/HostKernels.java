@@ -1,5 +1,6 @@
-package io.gnnstream.operators.model.gpu;
+package io.gnnstream.operators.model;
 
+import io.gnnstream.operators.model.gpu.GpuKernels;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -13,7 +14,6 @@ import java.util.Map;
 public final class HostKernels implements GpuKernels {
 
     private static final long BASE = 1L << 20;
-    private static final long GOLDEN = 0x9E3779B97F4A7C15L;
 
     private int[] memory = new int[1024];
     private long next = BASE;
@@ -169,39 +169,11 @@ public final class HostKernels implements GpuKernels {
         }
     }
 
-    private static long mix(long z) {
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
-    }
-
-    private static long keepBits(long key, int threshold, long word) {
-        if (threshold >= 65536) {
-            return 0L;
-        }
-        long base = key + word * (16 * GOLDEN);
-        long undecided = -1L;
-        long kept = 0L;
-        for (int bit = 15; bit >= 0; bit--) {
-            long u = mix(base + (15 - bit) * GOLDEN);
-            if (((threshold >>> bit) & 1) != 0) {
-                undecided &= u;
-            } else {
-                kept |= u & undecided;
-                undecided &= ~u;
-            }
-            if (undecided == 0L || (threshold & ((1 << bit) - 1)) == 0) {
-                break;
-            }
-        }
-        return kept | undecided;
-    }
-
     private static float multiplier(long key, int threshold, float scale, long e) {
         if (threshold == 0) {
             return scale;
         }
-        return ((keepBits(key, threshold, e >>> 6) >>> (e & 63)) & 1L) != 0 ? scale : 0f;
+        return ((Dropout.keepBits(key, threshold, e >>> 6) >>> (e & 63)) & 1L) != 0 ? scale : 0f;
     }
 
     @Override
