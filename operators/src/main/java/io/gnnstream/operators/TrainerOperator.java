@@ -21,7 +21,6 @@ import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.operators.model.ModelFactory;
 import io.gnnstream.operators.model.Nd4jThreads;
 import io.gnnstream.operators.model.NpyExport;
-import io.gnnstream.operators.model.gpu.CudaKernels;
 import io.gnnstream.operators.model.gpu.Device;
 import io.gnnstream.operators.model.gpu.GpuUnavailableException;
 import io.gnnstream.operators.schedule.GradientExchange;
@@ -29,7 +28,6 @@ import io.gnnstream.operators.schedule.TrainerRank;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -254,14 +252,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         if (!device.cuda()) {
             return ModelFactory.CPU;
         }
-        int assigned =
-                assignedGpu(getRuntimeContext().getExternalResourceInfos(GPU_RESOURCE), rank);
-        if (assigned < 0 && device.index() < 0) {
-            // No GPU resource (a MiniCluster, or a cluster without it): spread the ranks over the
-            // GPUs this process sees.
-            assigned = Math.floorMod(rank, CudaKernels.deviceCount());
-        }
-        return ModelFactory.of(device, assigned);
+        return ModelFactory.of(
+                device,
+                assignedGpu(getRuntimeContext().getExternalResourceInfos(GPU_RESOURCE), rank),
+                rank);
     }
 
     /**
@@ -281,11 +275,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                 indices.add(Integer.parseInt(index));
             }
         }
-        if (indices.isEmpty()) {
-            return -1;
-        }
-        Collections.sort(indices);
-        return indices.get(Math.floorMod(rank, indices.size()));
+        return Device.pick(indices, rank);
     }
 
     @Override

@@ -47,6 +47,20 @@ public interface ModelFactory {
     }
 
     /**
+     * The factory of rank {@code rank}: as {@link #of(Device, int)}, but where neither the device
+     * nor an assignment names a GPU, GPU {@code rank mod n} of the n this process sees (a
+     * MiniCluster, or a cluster without Flink's GPU resource).
+     *
+     * @throws GpuUnavailableException if the GPUs must be counted and cannot be
+     */
+    static ModelFactory of(Device device, int assignedIndex, int rank) {
+        if (device.cuda() && device.index() < 0 && assignedIndex < 0) {
+            return cuda(Math.floorMod(rank, CudaKernels.deviceCount()));
+        }
+        return of(device, assignedIndex);
+    }
+
+    /**
      * {@link GpuModel}s on CUDA device {@code index}: each model opens the device ({@link
      * CudaKernels#open}) and owns its kernels; they are closed again if the model cannot be built.
      *

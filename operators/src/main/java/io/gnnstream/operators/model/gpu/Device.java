@@ -58,6 +58,20 @@ public record Device(boolean cuda, int index) implements java.io.Serializable {
         return index >= 0 ? index : Math.max(assigned, 0);
     }
 
+    /**
+     * The GPU rank {@code rank} takes of {@code indices} (e.g. a TaskManager's GPUs, which Flink
+     * gives to every slot): the {@code rank mod n}-th in ascending order, or -1 when there are
+     * none.
+     */
+    public static int pick(java.util.List<Integer> indices, int rank) {
+        if (indices.isEmpty()) {
+            return -1;
+        }
+        java.util.List<Integer> sorted = new java.util.ArrayList<>(indices);
+        java.util.Collections.sort(sorted);
+        return sorted.get(Math.floorMod(rank, sorted.size()));
+    }
+
     @Override
     public String toString() {
         return cuda ? (index >= 0 ? "cuda:" + index : "cuda") : "cpu";

@@ -61,6 +61,13 @@ class DeviceParseTest {
     }
 
     @Test
+    void aRankPicksTheRankModNthOfTheGpusInOrder() {
+        assertEquals(-1, Device.pick(java.util.List.of(), 3));
+        assertEquals(2, Device.pick(java.util.List.of(5, 2), 0));
+        assertEquals(5, Device.pick(java.util.List.of(5, 2), 3));
+    }
+
+    @Test
     void travelsInJavaSerialization() throws Exception {
         for (Device d : new Device[] {Device.CPU, Device.parse("cuda"), Device.parse("cuda:4")}) {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
