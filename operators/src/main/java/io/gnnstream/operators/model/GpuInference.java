@@ -108,7 +108,7 @@ final class GpuInference {
             return new float[0];
         }
         int width = blocks * in + 1;
-        layout.build(block, false);
+        layout.build(block, 0);
         long ints = this.ints.ensure(layout.size());
         k.uploadInts(ints, layout.ints(), 0, layout.size());
         int nSrc = block.numSrc(1);

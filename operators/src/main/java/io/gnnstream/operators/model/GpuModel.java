@@ -265,7 +265,7 @@ public final class GpuModel implements GnnModel {
     }
 
     private void upload(MiniBatch batch, boolean training) {
-        layout.build(batch, training);
+        layout.build(batch, training ? numLayers - 1 : 0);
         ints.ensure(layout.size());
         k.uploadInts(ints.ptr(), layout.ints(), 0, layout.size());
         int rows = batch.numSrc(numLayers) * config.inFeatures();

@@ -21,10 +21,11 @@ public final class BatchLayout {
     private int labelsAt;
 
     /**
-     * Lays out {@code batch}: with {@code reverse}, the reverse CSR of every hop too (training
-     * needs it, inference does not).
+     * Lays out {@code batch}, with the reverse CSR of hops {@code 1..reverseHops} too: training
+     * needs it for every hop but the last, whose sources (the features) take no gradient; inference
+     * needs none.
      */
-    public BatchLayout build(MiniBatch batch, boolean reverse) {
+    public BatchLayout build(MiniBatch batch, int reverseHops) {
         hops = batch.numLayers;
         if (indptrAt.length < hops) {
             indptrAt = new int[hops];
@@ -36,7 +37,7 @@ public final class BatchLayout {
         for (int h = 1; h <= hops; h++) {
             int edges = edgeCount(batch, h);
             need += batch.numDst(h) + 1L + edges;
-            if (reverse) {
+            if (h <= reverseHops) {
                 need += batch.numSrc(h) + 1L + edges;
             }
         }
@@ -50,7 +51,7 @@ public final class BatchLayout {
         }
         size = 0;
         for (int h = 1; h <= hops; h++) {
-            layoutHop(batch, h, reverse);
+            layoutHop(batch, h, h <= reverseHops);
         }
         summedAt = -1;
         if (batch.summedNeighbours != null) {

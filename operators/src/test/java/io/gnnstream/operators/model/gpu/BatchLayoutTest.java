@@ -27,7 +27,7 @@ class BatchLayoutTest {
 
     @Test
     void hopsAreLaidOutWithTheirReverseCsr() {
-        BatchLayout l = new BatchLayout().build(batch(), true);
+        BatchLayout l = new BatchLayout().build(batch(), 2);
         assertArrayEquals(new int[] {0, 3, 4}, slice(l, l.indptr(1), 3));
         assertArrayEquals(new int[] {2, 3, 2, 3}, slice(l, l.indices(1), 4));
         // Hop 1's sources 0..3: source 2 has destination 0 twice, source 3 destinations 0 and 1.
@@ -49,7 +49,7 @@ class BatchLayoutTest {
         b.nodeCounts = new int[] {2, 3};
         b.setBlocks(new int[][] {{0, 1, 2}}, new int[][] {{2, 0}});
         b.summedNeighbours = new int[] {4, 0};
-        BatchLayout l = new BatchLayout().build(b, false);
+        BatchLayout l = new BatchLayout().build(b, 0);
         assertEquals(-1, l.revPtr(1));
         assertEquals(-1, l.labels());
         assertArrayEquals(new int[] {4, 0}, slice(l, l.summed(), 2));
@@ -60,8 +60,7 @@ class BatchLayoutTest {
         MiniBatch b = batch();
         b.indices[1] = 9;
         IllegalArgumentException e =
-                assertThrows(
-                        IllegalArgumentException.class, () -> new BatchLayout().build(b, true));
+                assertThrows(IllegalArgumentException.class, () -> new BatchLayout().build(b, 2));
         assertEquals("hop 1 edge 1 names source 9 of 4", e.getMessage());
     }
 }
