@@ -24,6 +24,27 @@ public final class PredictionOptions {
                                         + " vertex id."),
                     OptionCheck.any());
 
+    /** How predictions follow the graph between rounds. */
+    public enum Updates {
+        ROUNDS,
+        INCREMENTAL
+    }
+
+    public static final ConfigOption<Updates> PREDICTION_UPDATES =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.prediction-updates")
+                            .enumType(Updates.class)
+                            .defaultValue(Updates.ROUNDS)
+                            .withDescription(
+                                    "rounds: a vertex's prediction changes when an evaluation round"
+                                        + " runs. incremental: also within a fraction of a second"
+                                        + " of every change (edge added or removed, node record,"
+                                        + " deletion) for each vertex whose L-hop in-neighbourhood"
+                                        + " it changed, computed by the GraphStore with the model"
+                                        + " of the latest round; exactly what a round with that"
+                                        + " model would predict. Needs --parallelism 1."),
+                    OptionCheck.any());
+
     public static final ConfigOption<Integer> PREDICT_EVERY =
             GROUP.declare(
                     ConfigOptions.key("gnnstream.predict-every")

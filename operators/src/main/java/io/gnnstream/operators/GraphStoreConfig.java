@@ -1,5 +1,6 @@
 package io.gnnstream.operators;
 
+import io.gnnstream.operators.model.ModelConfig;
 import java.io.Serializable;
 
 /**
@@ -51,6 +52,15 @@ public final class GraphStoreConfig implements Serializable {
      */
     public final boolean aggregateAtOwner;
 
+    /**
+     * The model whose pinned parameters incremental predictions use, or null when predictions
+     * follow rounds only (docs/design.md, "Incremental predictions"); set with {@link
+     * #withIncremental}.
+     */
+    private ModelConfig incrementalModel;
+
+    private boolean keepHiddenRows;
+
     /** Settings without halo replicas. */
     public GraphStoreConfig(
             long seed,
@@ -94,6 +104,27 @@ public final class GraphStoreConfig implements Serializable {
         return with(halo, layerRowCacheBytes, layerRootWidths, on);
     }
 
+    /**
+     * These settings with incremental predictions by {@code model}, whose rounds keep hidden rows
+     * unprojected when {@code keepHiddenRows}.
+     */
+    public GraphStoreConfig withIncremental(ModelConfig model, boolean keepHiddenRows) {
+        GraphStoreConfig c = with(halo, layerRowCacheBytes, layerRootWidths, aggregateAtOwner);
+        c.incrementalModel = model;
+        c.keepHiddenRows = keepHiddenRows;
+        return c;
+    }
+
+    /** The model of incremental predictions, or null when they are off. */
+    public ModelConfig incrementalModel() {
+        return incrementalModel;
+    }
+
+    /** Whether rounds store hidden rows rather than their projections. */
+    public boolean keepsHiddenRows() {
+        return keepHiddenRows;
+    }
+
     /** The model's hidden layers, whose rows the layer-output store keeps. */
     public int hiddenLayers() {
         return layerRootWidths.length;
@@ -106,18 +137,22 @@ public final class GraphStoreConfig implements Serializable {
 
     private GraphStoreConfig with(
             boolean halo, long layerRowCacheBytes, int[] layerRootWidths, boolean atOwner) {
-        return new GraphStoreConfig(
-                seed,
-                featureDim,
-                statsIntervalMs,
-                recordCacheBytes,
-                adjacencyCacheBytes,
-                edgeBufferEdges,
-                trainerCacheSlots,
-                halo,
-                layerRowCacheBytes,
-                layerRootWidths,
-                atOwner);
+        GraphStoreConfig c =
+                new GraphStoreConfig(
+                        seed,
+                        featureDim,
+                        statsIntervalMs,
+                        recordCacheBytes,
+                        adjacencyCacheBytes,
+                        edgeBufferEdges,
+                        trainerCacheSlots,
+                        halo,
+                        layerRowCacheBytes,
+                        layerRootWidths,
+                        atOwner);
+        c.incrementalModel = incrementalModel;
+        c.keepHiddenRows = keepHiddenRows;
+        return c;
     }
 
     private GraphStoreConfig(

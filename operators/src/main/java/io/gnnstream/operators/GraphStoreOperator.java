@@ -3,11 +3,13 @@ package io.gnnstream.operators;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.MiniBatchPart;
+import io.gnnstream.operators.messages.PredictionBatch;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.operators.store.GraphStore;
 import io.gnnstream.operators.store.HaloReplicas;
+import io.gnnstream.operators.store.IncrementalState;
 import io.gnnstream.operators.store.Site;
 import io.gnnstream.operators.store.StoreOutputs;
 import io.gnnstream.state.VertexKey;
@@ -17,7 +19,10 @@ import java.util.List;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
@@ -61,6 +66,22 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
     public static final OutputTag<Tuple2<Long, Long>> DELETED =
             new OutputTag<>("deleted-vertices", Types.TUPLE(Types.LONG, Types.LONG));
 
+    /** Incremental predictions (docs/design.md, "Incremental predictions"). */
+    public static final OutputTag<PredictionBatch> PREDICTIONS =
+            new OutputTag<>("incremental-predictions", TypeInformation.of(PredictionBatch.class));
+
+    /** Each subtask's {@link IncrementalState}, encoded. */
+    static final ListStateDescriptor<byte[]> INCREMENTAL =
+            new ListStateDescriptor<>(
+                    "incremental-predictions",
+                    PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
+
+    /** How long changes coalesce before their vertices are recomputed. */
+    static final long INCREMENTAL_INTERVAL_MS = 20;
+
+    /** The longest stretch the task thread recomputes before it takes input again. */
+    static final long INCREMENTAL_SLICE_NANOS = 20_000_000L;
+
     /** The attribute records' state ({@link GraphStore#ATTRIBUTES}). */
     public static final ValueStateDescriptor<byte[]> ATTRIBUTES = GraphStore.ATTRIBUTES;
 
@@ -89,6 +110,8 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
 
     /** This subtask's index. */
     private transient int subtask;
+
+    private transient ListState<byte[]> incrementalState;
 
     /** Makes this operator fail once as {@code faults} says (failure-injection tests). */
     public GraphStoreOperator withFaults(FaultInjector faults) {
@@ -127,6 +150,16 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
                         context.isRestored(),
                         GraphStoreProbe.installed());
         out = new StoreOutputs();
+        if (store.incremental() != null) {
+            incrementalState = context.getOperatorStateStore().getUnionListState(INCREMENTAL);
+            if (context.isRestored()) {
+                List<IncrementalState> states = new ArrayList<>();
+                for (byte[] encoded : incrementalState.get()) {
+                    states.add(IncrementalState.decode(encoded));
+                }
+                store.incremental().restore(states, v -> site.owns(partitioner.partition(v)));
+            }
+        }
     }
 
     /**
@@ -173,11 +206,23 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
                             return vertices == 0 ? 0.0 : (double) store.replicas() / vertices;
                         });
         scheduleStats();
+        var incremental = store.incremental();
+        if (incremental != null) {
+            getMetricGroup().gauge("incrementalPending", incremental::pendingVertices);
+            getMetricGroup().gauge("incrementalPredictions", incremental::predicted);
+            getMetricGroup().gauge("incrementalRecomputed", incremental::recomputed);
+            getMetricGroup().gauge("pinnedRoundStep", incremental::pinnedStep);
+            schedulePredictions(INCREMENTAL_INTERVAL_MS);
+        }
     }
 
     @Override
     public void processElement(StreamRecord<GraphStoreInput> element) throws Exception {
         GraphStoreInput input = element.getValue();
+        store.inputTime(
+                element.hasTimestamp()
+                        ? element.getTimestamp()
+                        : getProcessingTimeService().getCurrentProcessingTime());
         if (input instanceof GraphStoreInput.Requests bundle) {
             for (SampleRequest request : bundle.requests()) {
                 if (store.accepts(request)) {
@@ -225,6 +270,10 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
         for (int i = 0; i < events.size(); i++) {
             output.collect(EVENTS, new StreamRecord<>(events.get(i)));
         }
+        List<PredictionBatch> predictions = out.predictions();
+        for (int i = 0; i < predictions.size(); i++) {
+            output.collect(PREDICTIONS, new StreamRecord<>(predictions.get(i)));
+        }
         for (int i = 0; i < out.deletions(); i++) {
             output.collect(
                     DELETED,
@@ -262,12 +311,31 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         store.snapshot();
+        if (incrementalState != null) {
+            incrementalState.update(List.of(store.incremental().state().encode()));
+        }
     }
 
     private void scheduleStats() {
         long now = getProcessingTimeService().getCurrentProcessingTime();
         getProcessingTimeService()
                 .registerTimer(now + config.statsIntervalMs, time -> publishStats());
+    }
+
+    /**
+     * Recomputes marked vertices in slices of the task thread, {@code delayMs} from now: at once
+     * again while work is left, after the coalescing interval when none is.
+     */
+    private void schedulePredictions(long delayMs) {
+        long now = getProcessingTimeService().getCurrentProcessingTime();
+        getProcessingTimeService()
+                .registerTimer(
+                        now + delayMs,
+                        time -> {
+                            boolean more = store.predictIncrementally(INCREMENTAL_SLICE_NANOS, out);
+                            emit();
+                            schedulePredictions(more ? 0 : INCREMENTAL_INTERVAL_MS);
+                        });
     }
 
     private void publishStats() {

@@ -9,6 +9,7 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -28,6 +29,15 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * round up to that step is dropped. Rounds run one after another: once predictions of two later
  * rounds have come, no prediction of an earlier one is on its way, and the entry is forgotten. The
  * entries and the two latest round steps are operator state.
+ *
+ * <p>Incremental predictions (docs/design.md, "Incremental predictions") come from the GraphStore
+ * with the pinned round's step; the GraphStore pins a round only once every rank has emitted its
+ * share of the round's predictions, so a round prediction of a vertex that arrives after an
+ * incremental one of the same or a later step is older and is dropped, and an incremental
+ * prediction of an older step than the latest round's is dropped as well: that round reads the
+ * graph after it. Those vertices are remembered as deletions are, and forgotten alike. The
+ * freshness of each incremental prediction (now minus its change's time) goes into the histogram
+ * {@code freshnessMs}, with gauges of its median and 99th percentile.
  */
 public class PredictionTombstones extends AbstractStreamOperator<Prediction>
         implements TwoInputStreamOperator<Prediction, Tuple2<Long, Long>, Prediction> {
@@ -42,6 +52,16 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
 
     private transient ListState<Tuple2<Long, Long>> deletionState;
     private transient ListState<Long> roundState;
+    private transient ListState<Tuple2<Long, Long>> incrementalState;
+
+    static final ListStateDescriptor<Tuple2<Long, Long>> INCREMENTAL =
+            new ListStateDescriptor<>(
+                    "prediction-incremental", Types.TUPLE(Types.LONG, Types.LONG));
+
+    /** Vertex -> the latest pinned step of an incremental prediction of it passed on. */
+    private transient Map<Long, Long> incrementalAt;
+
+    private transient DescriptiveStatisticsHistogram freshness;
 
     /** Deleted vertex -> the latest round step whose predictions of it are stale. */
     private transient Map<Long, Long> deletedUpTo;
@@ -56,6 +76,11 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
         super.initializeState(context);
         deletionState = context.getOperatorStateStore().getListState(DELETIONS);
         roundState = context.getOperatorStateStore().getListState(ROUNDS);
+        incrementalState = context.getOperatorStateStore().getListState(INCREMENTAL);
+        incrementalAt = new HashMap<>();
+        for (Tuple2<Long, Long> d : incrementalState.get()) {
+            incrementalAt.merge(d.f0, d.f1, Math::max);
+        }
         deletedUpTo = new HashMap<>();
         for (Tuple2<Long, Long> d : deletionState.get()) {
             deletedUpTo.merge(d.f0, d.f1, Math::max);
@@ -67,16 +92,41 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
     }
 
     @Override
+    public void open() throws Exception {
+        super.open();
+        freshness = new DescriptiveStatisticsHistogram(10_000);
+        getMetricGroup().histogram("freshnessMs", freshness);
+        getMetricGroup().gauge("freshnessP50Ms", () -> freshness.getStatistics().getQuantile(0.5));
+        getMetricGroup().gauge("freshnessP99Ms", () -> freshness.getStatistics().getQuantile(0.99));
+    }
+
+    @Override
     public void processElement1(StreamRecord<Prediction> element) {
         Prediction p = element.getValue();
         if (p.step > latestRound) {
             previousRound = latestRound;
             latestRound = p.step;
             deletedUpTo.values().removeIf(step -> step < previousRound);
+            incrementalAt.values().removeIf(step -> step < previousRound);
         }
         Long stale = deletedUpTo.get(p.vertex);
         if (stale != null && p.step <= stale) {
             return;
+        }
+        if (p.changedAt > 0) {
+            if (p.step < latestRound) {
+                return; // a newer round's predictions are coming or came, from a later graph
+            }
+            incrementalAt.merge(p.vertex, p.step, Math::max);
+            freshness.update(
+                    Math.max(
+                            0,
+                            getProcessingTimeService().getCurrentProcessingTime() - p.changedAt));
+        } else {
+            Long newer = incrementalAt.get(p.vertex);
+            if (newer != null && p.step <= newer) {
+                return;
+            }
         }
         output.collect(element);
     }
@@ -95,6 +145,9 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
         deletedUpTo.forEach((v, step) -> entries.add(Tuple2.of(v, step)));
         deletionState.update(entries);
         roundState.update(List.of(latestRound, previousRound));
+        List<Tuple2<Long, Long>> incremental = new ArrayList<>(incrementalAt.size());
+        incrementalAt.forEach((v, step) -> incremental.add(Tuple2.of(v, step)));
+        incrementalState.update(incremental);
     }
 
     /** Deletions remembered, for tests. */

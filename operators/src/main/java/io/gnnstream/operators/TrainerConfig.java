@@ -51,6 +51,8 @@ public final class TrainerConfig implements Serializable {
     /** Inference rounds store hidden layers' outputs, never the next layer's projections. */
     private boolean hiddenRows;
 
+    private boolean incrementalPins;
+
     /** Where the ranks' model steps run; {@link Device#CPU} unless {@link #withDevice} says. */
     private Device device = Device.CPU;
 
@@ -145,6 +147,20 @@ public final class TrainerConfig implements Serializable {
     public TrainerConfig withHiddenRows(boolean on) {
         this.hiddenRows = on;
         return this;
+    }
+
+    /**
+     * Every rank sends a pin record to each GraphStore subtask once it has scored its share of a
+     * round, rank 0's with the model (docs/design.md, "Incremental predictions"); returns this.
+     */
+    public TrainerConfig withIncrementalPins(boolean on) {
+        this.incrementalPins = on;
+        return this;
+    }
+
+    /** See {@link #withIncrementalPins}. */
+    public boolean sendsPins() {
+        return incrementalPins;
     }
 
     /** The ranks' models run on {@code device} ({@code --device}); returns this. */

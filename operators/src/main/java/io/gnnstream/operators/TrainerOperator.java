@@ -26,6 +26,7 @@ import io.gnnstream.operators.model.gpu.GpuUnavailableException;
 import io.gnnstream.operators.schedule.GradientExchange;
 import io.gnnstream.operators.schedule.TrainerRank;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
+import io.gnnstream.state.StoreSites;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -561,10 +562,33 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     /** This rank has scored its share of the round of {@code step}: its evaluation line. */
     private void roundComplete(long step, boolean finalRound) throws Exception {
         report.roundComplete(step, finalRound, sequence.alone(step));
+        if (config.sendsPins()) {
+            layerOutputs.send(
+                    LayerOutputs.pins(
+                            step,
+                            rank,
+                            config.scale.trainers(),
+                            rank == 0 ? model.parameterVector() : null,
+                            storeRoutes()));
+        }
         if (finalRound && !progress.finished) {
             progress.finished = true;
             exportModel(true);
         }
+    }
+
+    /** The route (first partition) of every GraphStore subtask. */
+    private int[] storeRoutes() {
+        if (config.partitioner() == null) {
+            return new int[] {0};
+        }
+        StoreSites sites =
+                new StoreSites(config.partitioner().numPartitions(), config.storeParallelism());
+        int[] routes = new int[config.storeParallelism()];
+        for (int s = 0; s < routes.length; s++) {
+            routes[s] = sites.holderOfSite(s);
+        }
+        return routes;
     }
 
     private void exportModel(boolean force) throws Exception {

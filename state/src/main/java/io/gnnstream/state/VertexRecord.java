@@ -56,6 +56,16 @@ public final class VertexRecord {
         return Split.ofCode(record[1]);
     }
 
+    /** The features of {@code record}. */
+    public static float[] features(byte[] record) {
+        float[] out = new float[featureDim(record)];
+        ByteBuffer.wrap(record, HEADER, out.length * Float.BYTES)
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .asFloatBuffer()
+                .get(out);
+        return out;
+    }
+
     public static int featureDim(byte[] record) {
         return (record.length - HEADER) / 4;
     }

@@ -8,6 +8,7 @@ import io.gnnstream.operators.TrainerOperator;
 import io.gnnstream.operators.messages.Credit;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.Prediction;
+import io.gnnstream.operators.messages.PredictionBatch;
 import io.gnnstream.operators.messages.SampleResponse;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -69,8 +70,11 @@ public final class Outputs {
      */
     public void predictions(
             SingleOutputStreamOperator<SampleResponse> store, Sink<Prediction> sink) {
-        trainer.getSideOutput(TrainerOperator.PREDICTIONS)
-                .rebalance()
+        DataStream<PredictionBatch> batches = trainer.getSideOutput(TrainerOperator.PREDICTIONS);
+        if (settings.incremental()) {
+            batches = batches.union(store.getSideOutput(GraphStoreOperator.PREDICTIONS));
+        }
+        batches.rebalance()
                 .flatMap(new Wiring.SplitPredictions())
                 .returns(Prediction.class)
                 .uid("split-predictions")

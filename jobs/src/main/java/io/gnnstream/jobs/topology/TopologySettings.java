@@ -101,6 +101,25 @@ public final class TopologySettings {
         return predicting;
     }
 
+    /**
+     * Whether the GraphStore predicts incrementally between rounds ({@link
+     * PredictionOptions#PREDICTION_UPDATES}); with predictions only, and at GraphStore parallelism
+     * 1 (a change's readers on other subtasks are not reached yet).
+     */
+    public boolean incremental() {
+        if (conf.get(PredictionOptions.PREDICTION_UPDATES)
+                != PredictionOptions.Updates.INCREMENTAL) {
+            return false;
+        }
+        if (scale.parallelism() != 1) {
+            throw new IllegalArgumentException(
+                    "--prediction-updates incremental needs --parallelism 1: a change's readers"
+                            + " on other GraphStore subtasks are not reached; got --parallelism "
+                            + scale.parallelism());
+        }
+        return predicting;
+    }
+
     /** Whether the GraphStore keeps halo replicas ({@link GraphOptions#HALO}). */
     public boolean halo() {
         return GraphOptions.halo(conf) == GraphOptions.Halo.FEATURES;
@@ -135,18 +154,23 @@ public final class TopologySettings {
     }
 
     public GraphStoreConfig storeConfig() {
-        return new GraphStoreConfig(
-                        conf.get(SamplingOptions.SEED),
-                        conf.get(GraphOptions.NUM_FEATURES),
-                        conf.get(GraphOptions.STATS_INTERVAL_MS),
-                        conf.get(GraphOptions.RECORD_CACHE).getBytes(),
-                        conf.get(GraphOptions.ADJACENCY_CACHE).getBytes(),
-                        conf.get(GraphOptions.EDGE_BUFFER),
-                        featureCacheSlots())
-                .withHalo(halo())
-                .withLayerRowCache(conf.get(GraphOptions.LAYER_ROW_CACHE).getBytes())
-                .withLayerRootWidths(roundRowWidths(true))
-                .withAggregationAtOwner(conf.get(GraphOptions.AGGREGATE_AT_OWNER));
+        GraphStoreConfig store =
+                new GraphStoreConfig(
+                                conf.get(SamplingOptions.SEED),
+                                conf.get(GraphOptions.NUM_FEATURES),
+                                conf.get(GraphOptions.STATS_INTERVAL_MS),
+                                conf.get(GraphOptions.RECORD_CACHE).getBytes(),
+                                conf.get(GraphOptions.ADJACENCY_CACHE).getBytes(),
+                                conf.get(GraphOptions.EDGE_BUFFER),
+                                featureCacheSlots())
+                        .withHalo(halo())
+                        .withLayerRowCache(conf.get(GraphOptions.LAYER_ROW_CACHE).getBytes())
+                        .withLayerRootWidths(roundRowWidths(true))
+                        .withAggregationAtOwner(conf.get(GraphOptions.AGGREGATE_AT_OWNER));
+        TrainerConfig trainer = trainerConfig();
+        return incremental()
+                ? store.withIncremental(trainer.model, trainer.keepsHiddenRows())
+                : store;
     }
 
     /** The scheduler's config; with local batches, its steps are cut by owner. */
@@ -199,6 +223,7 @@ public final class TopologySettings {
                         predicting,
                         conf.get(PredictionOptions.EMIT_EMBEDDINGS))
                 .withHiddenRows(conf.get(PredictionOptions.STORE_HIDDEN_ROWS))
-                .withDevice(ModelOptions.device(conf));
+                .withDevice(ModelOptions.device(conf))
+                .withIncrementalPins(incremental());
     }
 }

@@ -35,6 +35,49 @@ public class LayerOutputs {
 
     public LayerOutputs() {}
 
+    /** Floats of parameters per pin record: as the rows' records, well under a network buffer. */
+    public static final int PIN_FLOATS = 4096;
+
+    /**
+     * The pin records of rank {@code rank} of {@code trainers} for the round of {@code step}, one
+     * set per GraphStore route (docs/design.md, "Incremental predictions"): {@link #layer} 0, the
+     * rank in {@link #roundIndex}, the trainer count in {@link #dim}; rank 0's carry {@code params}
+     * in chunks ({@link #part} of {@link #parts}, {@link #vertices} = offset and total length),
+     * another rank's are one record without values. Null {@code params}: none.
+     */
+    public static java.util.List<LayerOutputs> pins(
+            long step, int rank, int trainers, float[] params, int[] routes) {
+        java.util.List<LayerOutputs> out = new java.util.ArrayList<>();
+        int total = params == null ? 0 : params.length;
+        int parts = Math.max(1, (total + PIN_FLOATS - 1) / PIN_FLOATS);
+        for (int route : routes) {
+            for (int part = 0; part < parts; part++) {
+                int from = part * PIN_FLOATS;
+                int to = Math.min(total, from + PIN_FLOATS);
+                LayerOutputs o = new LayerOutputs();
+                o.step = step;
+                o.layer = 0;
+                o.roundIndex = rank;
+                o.dim = trainers;
+                o.part = part;
+                o.parts = parts;
+                o.route = route;
+                o.vertices = new long[] {from, total};
+                o.values =
+                        params == null
+                                ? new float[0]
+                                : java.util.Arrays.copyOfRange(params, from, to);
+                out.add(o);
+            }
+        }
+        return out;
+    }
+
+    /** Whether this is a pin record ({@link #pins}) rather than a layer's rows. */
+    public boolean isPin() {
+        return layer == 0;
+    }
+
     @Override
     public String toString() {
         return "LayerOutputs(step="

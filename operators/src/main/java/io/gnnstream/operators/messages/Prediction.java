@@ -18,6 +18,12 @@ public class Prediction {
     /** The last hidden layer, or null. */
     public float[] embedding;
 
+    /**
+     * For an incremental prediction, the time (ms) of the earliest change that caused it (its
+     * freshness is measured from there); 0 for a round's.
+     */
+    public long changedAt;
+
     public Prediction() {}
 
     /**

@@ -24,6 +24,12 @@ public class PredictionBatch {
 
     public int embeddingDim;
 
+    /**
+     * Per vertex, the time (ms) of the earliest change that caused an incremental prediction; null
+     * for a round's predictions.
+     */
+    public long[] changedAt;
+
     public PredictionBatch() {}
 
     public int size() {
@@ -41,6 +47,7 @@ public class PredictionBatch {
                             : java.util.Arrays.copyOfRange(
                                     embeddings, i * embeddingDim, (i + 1) * embeddingDim);
             out[i] = new Prediction(vertices[i], step, labels[i], p, e);
+            out[i].changedAt = changedAt == null ? 0 : changedAt[i];
         }
         return out;
     }

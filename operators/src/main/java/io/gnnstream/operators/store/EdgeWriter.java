@@ -16,6 +16,7 @@ final class EdgeWriter {
 
     private final InAdjacency adjacency;
     private final OutEdgeIndex outEdges;
+    private final SiteOutEdges siteOutEdges;
     private final EdgeBuffer buffer;
     private final PartitionSizes sizes;
     private final Sampler sampler;
@@ -27,6 +28,9 @@ final class EdgeWriter {
 
     /** Null: none. */
     private final StoreProbe probe;
+
+    /** Told of every vertex whose in-adjacency a write changed; null: none. */
+    private java.util.function.LongConsumer adjacencyChanged;
 
     EdgeWriter(
             KeyedStateStore state,
@@ -43,6 +47,7 @@ final class EdgeWriter {
             throws Exception {
         this.adjacency = adjacency;
         this.outEdges = new OutEdgeIndex(state, keys, site.owned());
+        this.siteOutEdges = new SiteOutEdges(state, keys, site.holder());
         this.buffer = new EdgeBuffer(bufferEdges, partitioner);
         this.sizes = sizes;
         this.sampler = sampler;
@@ -52,6 +57,21 @@ final class EdgeWriter {
         this.storedKeys = storedKeys;
         this.counters = counters;
         this.probe = probe;
+    }
+
+    /**
+     * Keeps the out-edge index of every owned partition from now on (built by one scan where
+     * missing) and tells {@code changed} of every vertex whose in-adjacency changes.
+     */
+    void followChanges(java.util.function.LongConsumer changed) throws Exception {
+        outEdges.build(site.owned(), this::scanAdjacency);
+        siteOutEdges.build(site.owned(), this::scanAdjacency);
+        this.adjacencyChanged = changed;
+    }
+
+    /** The vertices of this site with in-neighbour {@code u} (buffered edges not counted). */
+    long[] outNeighbours(long u) throws Exception {
+        return siteOutEdges.targets(u);
     }
 
     /** A bundle of edges whose destinations this subtask owns. */
@@ -102,6 +122,18 @@ final class EdgeWriter {
                     s[PartitionSizes.EDGES] += adjacency.applyAll(ops);
                     sizes.touched(key.partition());
                     sampler.invalidate(key.vertex());
+                    if (adjacencyChanged != null) {
+                        adjacencyChanged.accept(key.vertex());
+                    }
+                    if (siteOutEdges.isOn()) {
+                        for (long op : ops) {
+                            if (op >= 0) {
+                                siteOutEdges.add(op, key.vertex());
+                            } else {
+                                siteOutEdges.remove(-1 - op, key.vertex());
+                            }
+                        }
+                    }
                     if (outEdges.isBuilt(key.partition())) {
                         for (long op : ops) {
                             if (op >= 0) {
@@ -124,6 +156,7 @@ final class EdgeWriter {
         if (probe != null) {
             probe.deleted(site.subtask(), v);
         }
+        siteOutEdges.clear(v);
         for (int p = 0; p < site.owned().length; p++) {
             if (!site.owns(p)) {
                 continue;
@@ -136,6 +169,9 @@ final class EdgeWriter {
                     sizes.of(key)[PartitionSizes.EDGES]--;
                 }
                 sampler.invalidate(w);
+                if (adjacencyChanged != null) {
+                    adjacencyChanged.accept(w);
+                }
             }
             if (targets.length > 0) {
                 sizes.touched(p);
@@ -154,6 +190,7 @@ final class EdgeWriter {
         sampler.invalidate(v);
         for (long u : in) {
             outEdges.remove(key.partition(), u, v);
+            siteOutEdges.remove(u, v);
         }
         return in;
     }

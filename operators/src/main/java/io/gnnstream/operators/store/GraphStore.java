@@ -69,6 +69,15 @@ public final class GraphStore {
     private final FeatureParts.Lookup localRecords;
     private final LongPredicate ownsVertex;
 
+    /** Null when predictions follow rounds only. */
+    private final IncrementalPredictions incremental;
+
+    /** The time (ms) of the input being applied, for incremental predictions' freshness. */
+    private long inputTime;
+
+    /** The earliest input time of the buffered edges; {@code Long.MAX_VALUE}: none. */
+    private long edgesSince = Long.MAX_VALUE;
+
     /** The step of the latest inference round whose requests this subtask answered. */
     private long latestRoundStep;
 
@@ -152,6 +161,38 @@ public final class GraphStore {
         this.ownedRecords = records::recordOf;
         this.localRecords = this::localRecord;
         this.ownsVertex = v -> site.owns(partitioner.partition(v));
+        if (config.incrementalModel() != null) {
+            this.incremental =
+                    new IncrementalPredictions(
+                            config.incrementalModel(),
+                            config.keepsHiddenRows(),
+                            layerOutputs,
+                            new IncrementalPredictions.Graph() {
+                                @Override
+                                public long[] neighbourhood(long v) throws Exception {
+                                    return sampler.neighbourhood(v);
+                                }
+
+                                @Override
+                                public long[] outNeighbours(long u) throws Exception {
+                                    return edges.outNeighbours(u);
+                                }
+
+                                @Override
+                                public float[] features(long v) throws Exception {
+                                    byte[] record = records.recordOf(v);
+                                    return record == null ? null : VertexRecord.features(record);
+                                }
+
+                                @Override
+                                public int label(long v) throws Exception {
+                                    return records.labelOf(v);
+                                }
+                            });
+            edges.followChanges(v -> incremental.mark(v, edgesSince));
+        } else {
+            this.incremental = null;
+        }
         if (halo != null && halo.droppedAtRestore()) {
             sizes.forgetReplicas(site.owned());
         }
@@ -163,6 +204,7 @@ public final class GraphStore {
     /** A graph update (an edge or a node record) of the vertex whose key is {@code key}. */
     public void applyUpdate(VertexKey key, GraphUpdate update, StoreOutputs out) throws Exception {
         if (update.edge != null) {
+            edgesSince = Math.min(edgesSince, inputTime);
             edges.apply(key, update.edge.src, update.edge.dst, update.edge.remove);
         } else {
             applyNode(key, update.node, out);
@@ -171,6 +213,7 @@ public final class GraphStore {
 
     /** A bundle of edges whose destinations this subtask owns. */
     public void applyEdges(EdgeBundle bundle) throws Exception {
+        edgesSince = Math.min(edgesSince, inputTime);
         edges.applyAll(bundle);
     }
 
@@ -182,7 +225,8 @@ public final class GraphStore {
      * its deletion is returned. Halo replicas of {@code v} are the replica router's to drop.
      */
     public void applyDeletion(long v, StoreOutputs out) throws Exception {
-        edges.flush();
+        flushEdges();
+        edgesSince = inputTime;
         edges.removeOutEdges(v);
         trainerCaches.forget(v);
         int partition = partitioner.partition(v);
@@ -236,6 +280,9 @@ public final class GraphStore {
         }
         sizes.touched(key.partition());
         counters.nodesIngested++;
+        if (incremental != null) {
+            incremental.markWithOutNeighbours(node.id, inputTime);
+        }
     }
 
     /**
@@ -244,6 +291,9 @@ public final class GraphStore {
      * the scheduler issues that round again for the current subtasks.
      */
     public boolean accepts(LayerOutputs outputs) {
+        if (outputs.isPin()) {
+            return true;
+        }
         for (long v : outputs.vertices) {
             if (!site.owns(partitioner.partition(v))) {
                 counters.staleLayerOutputs++;
@@ -255,6 +305,15 @@ public final class GraphStore {
 
     /** Stores the rows of {@code outputs} ({@link #accepts} them first) and announces them. */
     public void write(LayerOutputs outputs, StoreOutputs out) throws Exception {
+        if (outputs.isPin()) {
+            if (incremental != null) {
+                incremental.pin(outputs);
+            }
+            return;
+        }
+        if (incremental != null) {
+            incremental.roundRuns(outputs.step);
+        }
         if (acknowledgedNotStored != null) {
             acknowledgedNotStored.add(outputs);
         } else {
@@ -308,7 +367,10 @@ public final class GraphStore {
      * vertex).
      */
     public void answer(SampleRequest request, StoreOutputs out) throws Exception {
-        edges.flush();
+        flushEdges();
+        if (incremental != null && request.layerInput > 0) {
+            incremental.roundRuns(request.samplingKey);
+        }
         if (acknowledgedNotStored != null) {
             storeAcknowledged();
         }
@@ -357,6 +419,36 @@ public final class GraphStore {
     /** Writes the buffered edges (a bounded input's end). */
     public void flushEdges() throws Exception {
         edges.flush();
+        edgesSince = Long.MAX_VALUE;
+    }
+
+    /** The time (ms) of the input applied next: its change's time, for freshness. */
+    public void inputTime(long ms) {
+        inputTime = ms;
+    }
+
+    /**
+     * Recomputes marked vertices for incremental predictions, a block at a time, until none is left
+     * or {@code budgetNanos} have passed; true if work is left. Buffered edges are written first.
+     */
+    public boolean predictIncrementally(long budgetNanos, StoreOutputs out) throws Exception {
+        if (incremental == null) {
+            return false;
+        }
+        flushEdges();
+        long start = System.nanoTime();
+        while (incremental.hasWork()) {
+            incremental.process(out);
+            if (System.nanoTime() - start >= budgetNanos) {
+                return incremental.hasWork();
+            }
+        }
+        return false;
+    }
+
+    /** The incremental predictions, or null when off. */
+    public IncrementalPredictions incremental() {
+        return incremental;
     }
 
     /**
@@ -364,7 +456,7 @@ public final class GraphStore {
      * parallelism the halo replicas are made for and the changed partition sizes.
      */
     public void snapshot() throws Exception {
-        edges.flush();
+        flushEdges();
         if (halo != null) {
             halo.snapshot();
         }

@@ -239,6 +239,47 @@ public final class LayerOutputStore {
     }
 
     /**
+     * The stored rows of layer {@code layer} (1-based) of round {@code step} for {@code vertices},
+     * {@code dim} floats each, into {@code out} (row {@code i} at {@code i * dim}): the root part
+     * only for the first {@code rootRows} vertices (zeros for the others, which the layer does not
+     * read); zeros and counted as missing where a vertex has no row of that round. For incremental
+     * predictions, which read the rows a round stored.
+     */
+    public void rows(int layer, long step, long[] vertices, int rootRows, int dim, float[] out)
+            throws Exception {
+        layer(layer);
+        ValueState<byte[]> rootState = roots.get(layer - 1);
+        int root = Math.min(rootWidth.applyAsInt(layer), dim);
+        byte[][] records = new byte[vertices.length][];
+        storedAll(layer, vertices, vertices.length, step, records);
+        for (int i = 0; i < vertices.length; i++) {
+            if (!current(records[i], step, dim - root)) {
+                missingRows++;
+                continue;
+            }
+            copyFloats(records[i], out, i * dim + root, dim - root);
+            if (root > 0 && i < rootRows) {
+                byte[] rootRecord = rootCaches.get(layer - 1).take(vertices[i]);
+                if (!current(rootRecord, step, root)) {
+                    setCurrentKey.set(partitioner.keyOf(vertices[i]));
+                    rootRecord = rootState.value();
+                }
+                if (current(rootRecord, step, root)) {
+                    copyFloats(rootRecord, out, i * dim, root);
+                } else {
+                    missingRows++;
+                }
+            }
+        }
+    }
+
+    private static void copyFloats(byte[] record, float[] out, int at, int n) {
+        for (int c = 0, b = LayerOutputRecord.HEADER_BYTES; c < n; c++, b += Float.BYTES) {
+            out[at + c] = (float) FLOATS.get(record, b);
+        }
+    }
+
+    /**
      * For a request of a layer whose rows have a root part: sums, for each sampled vertex that is
      * also among the request's destination rows, the rest parts of the sampled in-neighbours that
      * {@code owned} accepts, divided by the vertex's degree (all its sampled in-neighbours), and

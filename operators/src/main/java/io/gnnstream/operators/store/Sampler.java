@@ -55,6 +55,12 @@ final class Sampler {
         this.probe = probe;
     }
 
+    /** The in-neighbours an inference round aggregates for {@code vertex}. */
+    long[] neighbourhood(long vertex) throws Exception {
+        keys.set(partitioner.keyOf(vertex));
+        return adjacency.neighbours();
+    }
+
     /** Drops the cached adjacency of {@code vertex}, whose adjacency changed. */
     void invalidate(long vertex) {
         tails.invalidate(vertex);

@@ -3,6 +3,7 @@ package io.gnnstream.operators.store;
 import com.carrotsearch.hppc.LongArrayList;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.MiniBatchPart;
+import io.gnnstream.operators.messages.PredictionBatch;
 import io.gnnstream.operators.messages.SampleResponse;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +20,7 @@ public final class StoreOutputs {
     private final List<SampleResponse> responses = new ArrayList<>();
     private final List<MiniBatchPart> parts = new ArrayList<>();
     private final List<GraphEvent> events = new ArrayList<>();
+    private final List<PredictionBatch> predictions = new ArrayList<>();
 
     /** Pairs of a deleted vertex and the latest round step answered when it was deleted. */
     private final LongArrayList deleted = new LongArrayList();
@@ -33,6 +35,15 @@ public final class StoreOutputs {
 
     void event(GraphEvent event) {
         events.add(event);
+    }
+
+    void prediction(PredictionBatch batch) {
+        predictions.add(batch);
+    }
+
+    /** Incremental predictions. */
+    public List<PredictionBatch> predictions() {
+        return predictions;
     }
 
     void deleted(long vertex, long latestRoundStep) {
@@ -67,13 +78,18 @@ public final class StoreOutputs {
     }
 
     public boolean isEmpty() {
-        return responses.isEmpty() && parts.isEmpty() && events.isEmpty() && deleted.isEmpty();
+        return responses.isEmpty()
+                && parts.isEmpty()
+                && events.isEmpty()
+                && predictions.isEmpty()
+                && deleted.isEmpty();
     }
 
     public void clear() {
         responses.clear();
         parts.clear();
         events.clear();
+        predictions.clear();
         deleted.clear();
     }
 }

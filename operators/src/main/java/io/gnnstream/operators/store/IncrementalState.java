@@ -1,0 +1,140 @@
+package io.gnnstream.operators.store;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.BitSet;
+
+/**
+ * What a GraphStore subtask's {@link IncrementalPredictions} keep in a snapshot (operator union
+ * state {@code incremental-predictions}, one entry per subtask): the pinned model's round and
+ * parameters, whether processing waits for a newer round's pin, whether changes are marked, the
+ * marked vertices per model layer with their earliest change time, and the pin records of a round
+ * received so far (they are not read again after a restore). {@link #encode} writes a version byte
+ * first; {@link #decode} reads every version written so far.
+ */
+public record IncrementalState(
+        long pinnedStep,
+        float[] pinnedParams,
+        boolean paused,
+        boolean marking,
+        long[][] pending,
+        long[][] changedAt,
+        PinAssembly assembly) {
+
+    static final byte VERSION = 1;
+
+    public byte[] encode() {
+        try {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            DataOutputStream out = new DataOutputStream(bytes);
+            out.writeByte(VERSION);
+            out.writeLong(pinnedStep);
+            writeFloats(out, pinnedParams);
+            out.writeBoolean(paused);
+            out.writeBoolean(marking);
+            out.writeInt(pending.length);
+            for (int j = 0; j < pending.length; j++) {
+                out.writeInt(pending[j].length);
+                for (int i = 0; i < pending[j].length; i++) {
+                    out.writeLong(pending[j][i]);
+                    out.writeLong(changedAt[j][i]);
+                }
+            }
+            out.writeLong(assembly.step());
+            out.writeInt(assembly.trainers());
+            writeFloats(out, assembly.parameters());
+            writeBits(out, assembly.chunks());
+            writeBits(out, assembly.ranks());
+            out.flush();
+            return bytes.toByteArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public static IncrementalState decode(byte[] encoded) {
+        try {
+            DataInputStream in = new DataInputStream(new ByteArrayInputStream(encoded));
+            byte version = in.readByte();
+            if (version < 1 || version > VERSION) {
+                throw new IllegalStateException(
+                        "incremental-prediction state of version "
+                                + version
+                                + "; this build reads up to "
+                                + VERSION);
+            }
+            long pinnedStep = in.readLong();
+            float[] params = readFloats(in);
+            boolean paused = in.readBoolean();
+            boolean marking = in.readBoolean();
+            int layers = in.readInt();
+            long[][] pending = new long[layers][];
+            long[][] changedAt = new long[layers][];
+            for (int j = 0; j < layers; j++) {
+                int n = in.readInt();
+                pending[j] = new long[n];
+                changedAt[j] = new long[n];
+                for (int i = 0; i < n; i++) {
+                    pending[j][i] = in.readLong();
+                    changedAt[j][i] = in.readLong();
+                }
+            }
+            long step = in.readLong();
+            int trainers = in.readInt();
+            float[] partial = readFloats(in);
+            BitSet chunks = readBits(in);
+            BitSet ranks = readBits(in);
+            return new IncrementalState(
+                    pinnedStep,
+                    params,
+                    paused,
+                    marking,
+                    pending,
+                    changedAt,
+                    new PinAssembly(step, trainers, partial, chunks, ranks));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void writeFloats(DataOutputStream out, float[] values) throws IOException {
+        out.writeInt(values == null ? -1 : values.length);
+        if (values != null) {
+            for (float v : values) {
+                out.writeFloat(v);
+            }
+        }
+    }
+
+    private static float[] readFloats(DataInputStream in) throws IOException {
+        int n = in.readInt();
+        if (n < 0) {
+            return null;
+        }
+        float[] values = new float[n];
+        for (int i = 0; i < n; i++) {
+            values[i] = in.readFloat();
+        }
+        return values;
+    }
+
+    private static void writeBits(DataOutputStream out, BitSet bits) throws IOException {
+        long[] words = bits.toLongArray();
+        out.writeInt(words.length);
+        for (long w : words) {
+            out.writeLong(w);
+        }
+    }
+
+    private static BitSet readBits(DataInputStream in) throws IOException {
+        long[] words = new long[in.readInt()];
+        for (int i = 0; i < words.length; i++) {
+            words[i] = in.readLong();
+        }
+        return BitSet.valueOf(words);
+    }
+}

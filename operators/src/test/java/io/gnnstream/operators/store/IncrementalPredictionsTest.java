@@ -1,0 +1,287 @@
+package io.gnnstream.operators.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gnnstream.operators.GraphStoreConfig;
+import io.gnnstream.operators.GraphStoreOperator;
+import io.gnnstream.operators.messages.GraphUpdate;
+import io.gnnstream.operators.messages.LayerOutputs;
+import io.gnnstream.operators.messages.PredictionBatch;
+import io.gnnstream.operators.model.ClassProbabilities;
+import io.gnnstream.operators.model.GnnModel;
+import io.gnnstream.operators.model.LayerwiseInference;
+import io.gnnstream.operators.model.ModelConfig;
+import io.gnnstream.operators.model.ModelType;
+import io.gnnstream.state.HashPartitioner;
+import io.gnnstream.state.VertexPartitioner;
+import io.gnnstream.state.records.EdgeUpdate;
+import io.gnnstream.state.records.NodeUpdate;
+import io.gnnstream.state.records.Split;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Incremental predictions on the GraphStore core against a full round: after a round is stored and
+ * pinned, a burst of changes of every kind (edges added and removed, node records of known and new
+ * vertices, deletions) is applied with recomputation interleaved at random, across a restore from a
+ * snapshot taken mid-burst; the predictions topic as it then reads (the round's predictions
+ * overlaid by the incremental ones, deleted vertices gone) equals layer-wise inference with the
+ * same model on the final graph, for every vertex.
+ */
+class IncrementalPredictionsTest {
+
+    private static final int PARTITIONS = 8;
+    private static final int F = 8;
+    private static final int CLASSES = 4;
+    private static final long STEP = 7;
+
+    private final VertexPartitioner partitioner = new HashPartitioner(PARTITIONS);
+    private MemoryStateStore state = new MemoryStateStore();
+    private final StoreOutputs out = new StoreOutputs();
+    private GraphStoreConfig config;
+
+    /** The graph as the stream says: in-neighbours, features, presence. */
+    private final Map<Long, Set<Long>> in = new HashMap<>();
+
+    private final Map<Long, float[]> features = new HashMap<>();
+
+    /** The predictions topic: vertex -> probabilities. */
+    private final Map<Long, float[]> topic = new HashMap<>();
+
+    @ParameterizedTest
+    @CsvSource({"SAGE, 2, 11", "GCN, 2, 12", "SAGE, 3, 13"})
+    @Timeout(120)
+    void aBurstOfChangesEndsWhereAFullRoundWould(ModelType type, int layers, long seed)
+            throws Exception {
+        ModelConfig model =
+                ModelConfig.builder()
+                        .modelType(type)
+                        .inFeatures(F)
+                        .hidden(16)
+                        .numClasses(CLASSES)
+                        .numLayers(layers)
+                        .seed(seed)
+                        .build();
+        int[] roots = new int[layers - 1];
+        for (int j = 0; j < roots.length; j++) {
+            roots[j] = model.roundRootWidth(j + 1, false);
+        }
+        config =
+                new GraphStoreConfig(seed, F, 250, 1 << 20, 1 << 20, 64, 0)
+                        .withLayerRowCache(1 << 20)
+                        .withLayerRootWidths(roots)
+                        .withIncremental(model, false);
+        Random r = new Random(seed);
+        GraphStore store = start(false);
+        long time = 1;
+        int n = 200;
+        for (long v = 0; v < n; v++) {
+            node(store, v, r, time++);
+        }
+        for (int e = 0; e < 5 * n; e++) {
+            edge(store, r.nextInt(n), r.nextInt(n), false, time++);
+        }
+        GnnModel pinned = GnnModel.create(model);
+        round(store, pinned, model);
+
+        long next = n;
+        List<Long> present = new ArrayList<>(features.keySet());
+        for (int c = 0; c < 400; c++) {
+            double kind = r.nextDouble();
+            if (kind < 0.45) {
+                edge(store, pick(present, r), pick(present, r), false, time++);
+            } else if (kind < 0.9) {
+                long dst = pick(present, r);
+                Set<Long> nbrs = in.get(dst);
+                long src = nbrs.isEmpty() ? pick(present, r) : pick(new ArrayList<>(nbrs), r);
+                edge(store, src, dst, true, time++);
+            } else if (kind < 0.99) {
+                long v = r.nextDouble() < 0.3 ? next++ : pick(present, r);
+                node(store, v, r, time++);
+                if (!present.contains(v)) {
+                    present.add(v);
+                }
+            } else {
+                long v = pick(present, r);
+                delete(store, v, time++);
+                present.remove(v);
+            }
+            if (r.nextInt(10) == 0) {
+                store.predictIncrementally(r.nextInt(3) * 1_000_000L, out);
+                collect();
+            }
+            if (c == 200) {
+                store = restore(store);
+            }
+        }
+        while (store.predictIncrementally(Long.MAX_VALUE, out)) {
+            collect();
+        }
+        collect();
+        assertEquals(0, store.incremental().pendingVertices());
+        compare(pinned, model);
+    }
+
+    private GraphStore start(boolean restored) throws Exception {
+        return new GraphStore(
+                partitioner,
+                config,
+                GraphStoreOperator.siteOf(PARTITIONS, PARTITIONS, 1, 0),
+                state,
+                state::setCurrentKey,
+                state::keys,
+                null,
+                restored,
+                null);
+    }
+
+    /** A snapshot, a failure, and a restore from the snapshot. */
+    private GraphStore restore(GraphStore store) throws Exception {
+        store.snapshot();
+        byte[] engine = store.incremental().state().encode();
+        state = state.copy();
+        GraphStore restored = start(true);
+        restored.incremental().restore(List.of(IncrementalState.decode(engine)), v -> true);
+        return restored;
+    }
+
+    private static long pick(List<Long> from, Random r) {
+        return from.get(r.nextInt(from.size()));
+    }
+
+    private void node(GraphStore store, long v, Random r, long time) throws Exception {
+        float[] x = new float[F];
+        for (int f = 0; f < F; f++) {
+            x[f] = (float) r.nextGaussian();
+        }
+        features.put(v, x);
+        in.computeIfAbsent(v, k -> new LinkedHashSet<>());
+        store.inputTime(time);
+        store.applyUpdate(
+                partitioner.keyOf(v),
+                GraphUpdate.of(new NodeUpdate(v, x, (int) (v % CLASSES), Split.TRAIN)),
+                out);
+        collect();
+    }
+
+    private void edge(GraphStore store, long src, long dst, boolean remove, long time)
+            throws Exception {
+        if (remove) {
+            in.get(dst).remove(src);
+        } else {
+            in.get(dst).add(src);
+        }
+        store.inputTime(time);
+        store.applyUpdate(
+                partitioner.keyOf(dst),
+                GraphUpdate.of(new EdgeUpdate(src, dst, remove, time)),
+                out);
+    }
+
+    private void delete(GraphStore store, long v, long time) throws Exception {
+        features.remove(v);
+        in.remove(v);
+        for (Set<Long> nbrs : in.values()) {
+            nbrs.remove(v);
+        }
+        store.inputTime(time);
+        store.applyDeletion(v, out);
+        collect();
+        topic.remove(v);
+    }
+
+    /** A round with {@code model}: every hidden layer's rows stored, predictions, the pin. */
+    private void round(GraphStore store, GnnModel model, ModelConfig config) throws Exception {
+        store.flushEdges();
+        Dense g = dense();
+        LayerwiseInference.Outputs outputs = LayerwiseInference.run(model, g.graph, 64);
+        for (int j = 1; j < config.numLayers(); j++) {
+            float[] hidden = outputs.layers()[j - 1];
+            float[] rows =
+                    config.projectsRoundInput(j, false)
+                            ? model.project(j, hidden, g.ids.length)
+                            : hidden;
+            LayerOutputs o = new LayerOutputs();
+            o.step = STEP;
+            o.layer = j;
+            o.vertices = g.ids;
+            o.dim = config.roundRowWidth(j, false);
+            o.values = rows;
+            o.parts = 1;
+            store.write(o, out);
+        }
+        for (int i = 0; i < g.ids.length; i++) {
+            topic.put(g.ids[i], ClassProbabilities.softmax(outputs.logits(), i, CLASSES));
+        }
+        for (LayerOutputs pin :
+                LayerOutputs.pins(STEP, 0, 1, model.parameterVector(), new int[] {0})) {
+            store.write(pin, out);
+        }
+        out.clear();
+        assertEquals(STEP, store.incremental().pinnedStep());
+    }
+
+    private void collect() {
+        for (PredictionBatch b : out.predictions()) {
+            assertEquals(STEP, b.step);
+            for (int i = 0; i < b.vertices.length; i++) {
+                assertTrue(b.changedAt[i] > 0);
+                topic.put(
+                        b.vertices[i],
+                        java.util.Arrays.copyOfRange(b.probs, i * b.classes, (i + 1) * b.classes));
+            }
+        }
+        out.clear();
+    }
+
+    private void compare(GnnModel model, ModelConfig config) {
+        Dense g = dense();
+        float[] logits = LayerwiseInference.run(model, g.graph, 64).logits();
+        assertEquals(features.size(), topic.size(), "one prediction per vertex with attributes");
+        for (int i = 0; i < g.ids.length; i++) {
+            float[] want = ClassProbabilities.softmax(logits, i, CLASSES);
+            float[] got = topic.get(g.ids[i]);
+            for (int c = 0; c < CLASSES; c++) {
+                assertEquals(want[c], got[c], 1e-4, "vertex " + g.ids[i] + " class " + c);
+            }
+        }
+    }
+
+    private record Dense(long[] ids, LayerwiseInference.Graph graph) {}
+
+    /** The stream's graph over its present vertices, in index order of their ids. */
+    private Dense dense() {
+        long[] ids = features.keySet().stream().mapToLong(Long::longValue).sorted().toArray();
+        Map<Long, Integer> index = new HashMap<>();
+        for (int i = 0; i < ids.length; i++) {
+            index.put(ids[i], i);
+        }
+        int[] offsets = new int[ids.length + 1];
+        List<Integer> nbrs = new ArrayList<>();
+        float[] x = new float[ids.length * F];
+        for (int i = 0; i < ids.length; i++) {
+            for (long u : in.get(ids[i])) {
+                nbrs.add(index.get(u));
+            }
+            offsets[i + 1] = nbrs.size();
+            System.arraycopy(features.get(ids[i]), 0, x, i * F, F);
+        }
+        return new Dense(
+                ids,
+                new LayerwiseInference.Graph(
+                        ids.length,
+                        offsets,
+                        nbrs.stream().mapToInt(Integer::intValue).toArray(),
+                        x,
+                        F));
+    }
+}
