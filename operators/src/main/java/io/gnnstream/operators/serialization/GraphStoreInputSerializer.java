@@ -253,7 +253,7 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         o.values = BulkArrays.readFloats(in);
         if (o.vertices == null
                 || o.values == null
-                || (long) o.vertices.length * o.dim != o.values.length) {
+                || (!o.isPin() && (long) o.vertices.length * o.dim != o.values.length)) {
             throw new IOException(
                     "corrupt GraphStoreInput record: layer outputs of "
                             + o.dim
