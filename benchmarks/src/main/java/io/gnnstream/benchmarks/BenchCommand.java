@@ -171,6 +171,14 @@ final class BenchCommand implements Callable<Integer> {
                             + " mixed into the edges topic after its edge (default: none).")
     Double removals;
 
+    @Option(
+            names = "--rate",
+            paramLabel = "R",
+            description =
+                    "freshness: graph changes per second sent to the trained job (default:"
+                            + " 1000).")
+    Integer rate;
+
     @Option(names = "--profile", description = "Also print where the time went, per phase.")
     boolean profile;
 
@@ -214,6 +222,7 @@ final class BenchCommand implements Callable<Integer> {
                 partitionMap,
                 halo,
                 removals,
+                rate,
                 profile,
                 System.out);
     }

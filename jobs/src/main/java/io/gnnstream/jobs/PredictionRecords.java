@@ -13,9 +13,10 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * Predictions as Kafka records of a compacted topic: key the vertex id (decimal), value the JSON
- * line {@code {"id":…,"step":…,"label":…,"probs":[…]}} (plus {@code "embedding":[…]} when the
- * prediction has one), so the topic keeps the latest prediction of every vertex; a deleted vertex's
- * {@link Prediction#tombstone} is a null value, which compaction removes with the key.
+ * line {@code {"id":…,"step":…,"label":…,"probs":[…]}} (plus {@code "changed_at"}, the time in ms
+ * of the change an incremental prediction follows, and {@code "embedding":[…]} when the prediction
+ * has one), so the topic keeps the latest prediction of every vertex; a deleted vertex's {@link
+ * Prediction#tombstone} is a null value, which compaction removes with the key.
  *
  * <p>Class probabilities are written rounded to {@value #PROBABILITY_DECIMALS} decimal places,
  * without trailing zeros ({@code 0.25}, {@code 0}, {@code 1}): a round's millions of predictions
@@ -60,6 +61,9 @@ public final class PredictionRecords implements KafkaRecordSerializationSchema<P
             writeProbabilities(line, p.probs);
             if (p.embedding != null) {
                 writeArray(line, "embedding", p.embedding);
+            }
+            if (p.changedAt > 0) {
+                line.writeNumberField("changed_at", p.changedAt);
             }
             line.writeEndObject();
             line.flush();

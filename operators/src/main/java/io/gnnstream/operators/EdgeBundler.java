@@ -100,11 +100,12 @@ public class EdgeBundler extends AbstractStreamOperator<GraphStoreInput>
                 ++edgesTaken);
         long op = EdgeBundle.op(edge.dst, edge.remove);
         int dstPartition = partitioner.partition(edge.dst);
-        store.add(sites.siteOf(dstPartition), edge.src, op);
+        long time = element.hasTimestamp() ? element.getTimestamp() : Long.MAX_VALUE;
+        store.add(sites.siteOf(dstPartition), edge.src, op, time);
         if (cut != null) {
             int srcPartition = partitioner.partition(edge.src);
             if (srcPartition != dstPartition) {
-                cut.add(sites.siteOf(srcPartition), edge.src, op);
+                cut.add(sites.siteOf(srcPartition), edge.src, op, time);
             }
         }
     }
@@ -135,7 +136,11 @@ public class EdgeBundler extends AbstractStreamOperator<GraphStoreInput>
         final LongList[] sources = new LongList[sites.parallelism()];
         final LongList[] ops = new LongList[sites.parallelism()];
 
+        /** Per list: the earliest timestamp of its edges (their records'), the bundle's. */
+        final long[] since = new long[sites.parallelism()];
+
         Lists(OutputTag<GraphStoreInput> tag) {
+            java.util.Arrays.fill(since, Long.MAX_VALUE);
             this.tag = tag;
             for (int s = 0; s < sources.length; s++) {
                 sources[s] = new LongList();
@@ -143,7 +148,8 @@ public class EdgeBundler extends AbstractStreamOperator<GraphStoreInput>
             }
         }
 
-        void add(int site, long src, long op) {
+        void add(int site, long src, long op, long time) {
+            since[site] = Math.min(since[site], time);
             sources[site].add(src);
             ops[site].add(op);
             if (sources[site].size() >= bundleEdges) {
@@ -160,7 +166,11 @@ public class EdgeBundler extends AbstractStreamOperator<GraphStoreInput>
                             sites.holderOfSite(site), sources[site].toArray(), ops[site].toArray());
             sources[site].clear();
             ops[site].clear();
-            StreamRecord<GraphStoreInput> record = new StreamRecord<>(GraphStoreInput.of(bundle));
+            StreamRecord<GraphStoreInput> record =
+                    since[site] == Long.MAX_VALUE
+                            ? new StreamRecord<>(GraphStoreInput.of(bundle))
+                            : new StreamRecord<>(GraphStoreInput.of(bundle), since[site]);
+            since[site] = Long.MAX_VALUE;
             if (tag == null) {
                 output.collect(record);
             } else {

@@ -33,6 +33,7 @@ import org.apache.flink.configuration.MemorySize;
  *     features}), or null
  * @param removals {@code --removals}: ingest: the share of the edges removed again, each removal
  *     mixed into the edges topic after its edge, or null for none
+ * @param rate {@code --rate}: freshness: graph changes per second, or null for the default
  * @param profile {@code --profile}: also print where the time went, where a benchmark can tell
  * @param log progress and profile output (the result table is printed separately)
  */
@@ -52,10 +53,12 @@ public record BenchContext(
         Path partitionMap,
         List<String> halo,
         Double removals,
+        Integer rate,
         boolean profile,
         PrintStream log) {
 
     public BenchContext {
+        requirePositive(rate, "--rate");
         if (removals != null && !(removals >= 0 && removals < 1)) {
             throw new IllegalArgumentException("--removals must be in [0, 1), got " + removals);
         }
@@ -97,6 +100,46 @@ public record BenchContext(
                 }
             }
         }
+    }
+
+    /** Without {@code --rate}. */
+    public BenchContext(
+            Path dataset,
+            SyntheticSpec synthetic,
+            Integer repeat,
+            List<Integer> threads,
+            List<Integer> features,
+            Integer steps,
+            Integer warmup,
+            List<Integer> fanouts,
+            Integer prefetch,
+            MemorySize featureCache,
+            List<Integer> trainers,
+            List<Integer> hidden,
+            Path partitionMap,
+            List<String> halo,
+            Double removals,
+            boolean profile,
+            PrintStream log) {
+        this(
+                dataset,
+                synthetic,
+                repeat,
+                threads,
+                features,
+                steps,
+                warmup,
+                fanouts,
+                prefetch,
+                featureCache,
+                trainers,
+                hidden,
+                partitionMap,
+                halo,
+                removals,
+                null,
+                profile,
+                log);
     }
 
     /** Without {@code --partition-map}, {@code --halo} and {@code --removals}. */
@@ -170,6 +213,10 @@ public record BenchContext(
     public static BenchContext defaults() {
         return new BenchContext(
                 null, null, null, null, null, null, null, null, null, null, false, System.out);
+    }
+
+    public int rateOr(int fallback) {
+        return rate != null ? rate : fallback;
     }
 
     public int repeatOr(int fallback) {

@@ -16,7 +16,8 @@ public final class Benchmarks {
                     new PipelineBenchmark(),
                     new AllReduceBenchmark(),
                     new ScaleBenchmark(),
-                    new DeleteBenchmark());
+                    new DeleteBenchmark(),
+                    new FreshnessBenchmark());
 
     private Benchmarks() {}
 

@@ -1,0 +1,271 @@
+package io.gnnstream.benchmarks.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gnnstream.connectors.KafkaIO;
+import io.gnnstream.jobs.GraphOptions;
+import io.gnnstream.jobs.JobDefaults;
+import io.gnnstream.jobs.KafkaOptions;
+import io.gnnstream.jobs.ModelOptions;
+import io.gnnstream.jobs.PredictionOptions;
+import io.gnnstream.jobs.RunOptions;
+import io.gnnstream.jobs.SamplingOptions;
+import io.gnnstream.jobs.TrainingJob;
+import io.gnnstream.tools.Directories;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The freshness of incremental predictions while the job trains. The real job (MiniCluster,
+ * RocksDB, a local broker, {@code --prediction-updates incremental}, GraphStore parallelism 1)
+ * trains to a first round, whose model the GraphStore pins, and is stopped at a checkpoint after
+ * it; the job resumed from there trains on without rounds, first for a phase without changes (the
+ * baseline), then for a phase while {@link ChangeStream} sends {@code --rate} changes per second.
+ * Freshness is, per prediction a change caused, the prediction record's Kafka timestamp (the sink's
+ * send) minus its {@code changed_at} (the change record's); the training rate with changes is
+ * compared with the phase without.
+ */
+public final class FreshnessBenchmark implements Benchmark {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int FIRST_ROUND_STEP = 100;
+    private static final int STEPS_PER_WINDOW = 10;
+    private static final double PHASE_SECONDS = 40;
+    private static final double WARMUP_SECONDS = 15;
+
+    @Override
+    public String name() {
+        return "freshness";
+    }
+
+    @Override
+    public String description() {
+        return "incremental predictions: p50/p99 time from a change's Kafka record to its"
+                + " predictions' records at --rate changes/s while the job trains, predictions/s,"
+                + " and the training rate against the same job without changes";
+    }
+
+    @Override
+    public List<BenchResult> run(BenchContext context) throws Exception {
+        int rate = context.rateOr(1000);
+        try (BenchData data =
+                BenchData.prepare(context, new SyntheticSpec(100_000, 20, 128, 10), 1)) {
+            String prefix = "freshness-" + System.nanoTime();
+            Path checkpoints = BenchData.WORK.resolve("checkpoints").resolve(prefix);
+            try {
+                Configuration conf = configuration(data, prefix, checkpoints);
+                conf.set(SamplingOptions.MAX_STEPS, (long) FIRST_ROUND_STEP);
+                conf.set(SamplingOptions.EVAL_EVERY, FIRST_ROUND_STEP);
+                context.log()
+                        .println("Training to the first round (step " + FIRST_ROUND_STEP + ")");
+                JobClient first = submit(conf);
+                try (KafkaConsumer<String, String> metrics = follow(data, conf, "metrics")) {
+                    awaitFinalLine(metrics, context);
+                }
+                // Two checkpoints after the round, so one holds the pinned model.
+                Thread.sleep(3 * conf.get(CheckpointingOptions.CHECKPOINTING_INTERVAL).toMillis());
+                first.cancel().get(2, TimeUnit.MINUTES);
+                Path restore = latestCheckpoint(checkpoints.resolve(first.getJobID().toString()));
+                context.log().println("Resuming from " + restore + " to train without rounds");
+
+                conf.set(SamplingOptions.MAX_STEPS, 0L);
+                conf.set(SamplingOptions.EVAL_EVERY, 0);
+                conf.set(StateRecoveryOptions.SAVEPOINT_PATH, restore.toString());
+                try (KafkaConsumer<String, String> metrics = follow(data, conf, "metrics");
+                        KafkaConsumer<String, String> predictions =
+                                follow(data, conf, "predictions");
+                        ChangeStream changes = new ChangeStream(data)) {
+                    JobClient second = submit(conf);
+                    try {
+                        Phase quiet = measure(metrics, predictions, null, 0, context);
+                        changes.start(rate);
+                        Phase changing = measure(metrics, predictions, changes, rate, context);
+                        return results(data, rate, quiet, changing, changes);
+                    } finally {
+                        second.cancel().get(2, TimeUnit.MINUTES);
+                    }
+                }
+            } finally {
+                Directories.deleteRecursively(checkpoints);
+            }
+        }
+    }
+
+    private static Configuration configuration(BenchData data, String prefix, Path checkpoints) {
+        Configuration conf =
+                JobDefaults.apply(new Configuration(), checkpoints, Duration.ofSeconds(2));
+        conf.set(KafkaOptions.BOOTSTRAP_SERVERS, data.broker.bootstrapServers());
+        conf.set(KafkaOptions.EDGES_TOPIC, data.edgesTopic);
+        conf.set(KafkaOptions.NODES_TOPIC, data.nodesTopic);
+        conf.set(KafkaOptions.TOPIC_PREFIX, prefix);
+        conf.set(KafkaOptions.GROUP_ID, prefix);
+        conf.set(GraphOptions.NUM_FEATURES, data.info.featureDim());
+        conf.set(GraphOptions.NUM_CLASSES, data.info.numClasses());
+        conf.set(SamplingOptions.MIN_VERTICES, data.info.nodes());
+        conf.set(SamplingOptions.MIN_EDGES, data.info.edges());
+        conf.set(ModelOptions.LOG_EVERY, STEPS_PER_WINDOW);
+        conf.set(ModelOptions.TRAINER_THREADS, 1);
+        conf.set(RunOptions.PARALLELISM, 1);
+        conf.set(PredictionOptions.PREDICTION_UPDATES, PredictionOptions.Updates.INCREMENTAL);
+        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(2));
+        conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("1g"));
+        return conf;
+    }
+
+    private static JobClient submit(Configuration conf) throws Exception {
+        TrainingJob.ensureOutputTopics(conf);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, conf);
+        new TrainingJob(conf).buildWithKafka(env);
+        return env.executeAsync(TrainingJob.streamGraph(env));
+    }
+
+    /** A consumer of the job's {@code <prefix>.<kind>} topic from its end. */
+    private static KafkaConsumer<String, String> follow(
+            BenchData data, Configuration conf, String kind) {
+        KafkaConsumer<String, String> c =
+                KafkaIO.stringConsumer(data.broker.bootstrapServers(), 10_000);
+        c.assign(List.of(new TopicPartition(conf.get(KafkaOptions.TOPIC_PREFIX) + "." + kind, 0)));
+        c.seekToEnd(c.assignment());
+        c.assignment().forEach(c::position);
+        return c;
+    }
+
+    private static void awaitFinalLine(KafkaConsumer<String, String> metrics, BenchContext context)
+            throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
+        while (System.nanoTime() < deadline) {
+            for (ConsumerRecord<String, String> r : metrics.poll(Duration.ofMillis(500))) {
+                JsonNode line = JSON.readTree(r.value());
+                context.log().println("  " + line);
+                if (line.path("final").asBoolean(false)) {
+                    return;
+                }
+            }
+        }
+        throw new IllegalStateException("no first round within 30 minutes");
+    }
+
+    /** What one phase measured. */
+    private record Phase(List<Double> seedsPerS, List<Long> freshnessMs, double seconds) {}
+
+    /**
+     * Waits out the warm-up, then collects {@link #PHASE_SECONDS} of metrics windows and the
+     * freshness of every incremental prediction.
+     */
+    private static Phase measure(
+            KafkaConsumer<String, String> metrics,
+            KafkaConsumer<String, String> predictions,
+            ChangeStream changes,
+            int rate,
+            BenchContext context)
+            throws Exception {
+        context.log()
+                .println(
+                        changes == null
+                                ? "Phase without changes"
+                                : "Phase with " + rate + " changes/s");
+        List<Double> seeds = new ArrayList<>();
+        List<Long> freshness = new ArrayList<>();
+        long start = System.nanoTime();
+        long measuredFrom = start + (long) (WARMUP_SECONDS * 1e9);
+        long end = measuredFrom + (long) (PHASE_SECONDS * 1e9);
+        while (System.nanoTime() < end) {
+            boolean measuring = System.nanoTime() >= measuredFrom;
+            for (ConsumerRecord<String, String> r : metrics.poll(Duration.ofMillis(100))) {
+                JsonNode line = JSON.readTree(r.value());
+                if (measuring && line.path("seeds_per_s").asDouble() > 0) {
+                    seeds.add(line.path("seeds_per_s").asDouble());
+                }
+            }
+            for (ConsumerRecord<String, String> r : predictions.poll(Duration.ofMillis(100))) {
+                if (!measuring || r.value() == null) {
+                    continue;
+                }
+                long changedAt = JSON.readTree(r.value()).path("changed_at").asLong(0);
+                if (changedAt > 0) {
+                    freshness.add(r.timestamp() - changedAt);
+                }
+            }
+        }
+        context.log()
+                .printf(
+                        "  %d windows, %d incremental predictions%s%n",
+                        seeds.size(),
+                        freshness.size(),
+                        changes == null ? "" : ", " + changes.sent() + " changes sent");
+        return new Phase(seeds, freshness, PHASE_SECONDS);
+    }
+
+    private List<BenchResult> results(
+            BenchData data, int rate, Phase quiet, Phase changing, ChangeStream changes) {
+        if (changing.freshnessMs().isEmpty()) {
+            throw new IllegalStateException(
+                    "no incremental prediction arrived while " + rate + " changes/s were sent");
+        }
+        Map<String, Object> params = data.graphParams();
+        params.put("rate", rate);
+        params.put("parallelism", 1);
+        List<Long> sorted = new ArrayList<>(changing.freshnessMs());
+        sorted.sort(Long::compare);
+        double p50 = sorted.get(sorted.size() / 2);
+        double p99 = sorted.get(Math.min(sorted.size() - 1, (int) (sorted.size() * 0.99)));
+        List<BenchResult> out = new ArrayList<>();
+        out.add(new BenchResult(name(), with(params, "freshness_p50"), "ms", Stats.of(p50), null));
+        out.add(new BenchResult(name(), with(params, "freshness_p99"), "ms", Stats.of(p99), null));
+        out.add(
+                new BenchResult(
+                        name(),
+                        with(params, "incremental_predictions"),
+                        "predictions/s",
+                        Stats.of(sorted.size() / changing.seconds()),
+                        null));
+        out.add(
+                new BenchResult(
+                        name(),
+                        with(params, "training_with_changes"),
+                        "seeds/s",
+                        Stats.of(changing.seedsPerS()),
+                        new Baseline(
+                                "the same job without changes",
+                                Stats.of(quiet.seedsPerS()).median())));
+        return out;
+    }
+
+    private static Map<String, Object> with(Map<String, Object> params, String figure) {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("figure", figure);
+        p.putAll(params);
+        return p;
+    }
+
+    private static Path latestCheckpoint(Path dir) throws Exception {
+        try (Stream<Path> chk = Files.list(dir)) {
+            return chk.filter(p -> p.getFileName().toString().startsWith("chk-"))
+                    .filter(p -> Files.exists(p.resolve("_metadata")))
+                    .max(
+                            (a, b) ->
+                                    Long.compare(
+                                            Long.parseLong(a.getFileName().toString().substring(4)),
+                                            Long.parseLong(
+                                                    b.getFileName().toString().substring(4))))
+                    .orElseThrow(() -> new IllegalStateException("no checkpoint in " + dir));
+        }
+    }
+}
