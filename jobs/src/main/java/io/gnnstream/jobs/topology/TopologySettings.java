@@ -199,6 +199,7 @@ public final class TopologySettings {
                         predicting,
                         conf.get(PredictionOptions.EMIT_EMBEDDINGS))
                 .withHiddenRows(conf.get(PredictionOptions.STORE_HIDDEN_ROWS))
-                .withDevice(ModelOptions.device(conf));
+                .withDevice(ModelOptions.device(conf))
+                .withEvalFanout(conf.get(SamplingOptions.EVAL_FANOUT));
     }
 }
