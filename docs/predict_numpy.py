@@ -1,15 +1,16 @@
 """GraphSAGE-mean inference with NumPy alone on a gnnstream model export (--model-out).
 
 Reads manifest.json and the .npy tensors of an export and a dataset folder (nodes.jsonl +
-edges.csv, see data/cora/README.md), runs the forward pass over full neighbourhoods for every
-vertex (z = h W_root + mean over in-neighbours of h W_neigh + b, ReLU between layers; an edge
-"src,dst" means dst aggregates from src; no in-neighbours give a zero mean) and prints the
-prediction of one vertex. With --compare it also reports the largest difference of the class
-probabilities from a predictions file (JSON lines as written by `gnnstream predict` or the job's
---predictions-out; the last line of an id counts).
+edges.csv, see data/cora/README.md), runs the forward pass over every vertex's evaluation
+neighbourhood (z = h W_root + mean over in-neighbours of h W_neigh + b, ReLU between layers; an
+edge "src,dst" means dst aggregates from src; no in-neighbours give a zero mean; a vertex with more
+in-neighbours than the eval fanout, the export's or --eval-fanout, aggregates those of smallest
+rank, as the job does) and prints the prediction of one vertex. With --compare it also reports the
+largest difference of the class probabilities from a predictions file (JSON lines as written by
+`gnnstream predict` or the job's --predictions-out; the last line of an id counts).
 
     python3 docs/predict_numpy.py --model work/model --dataset data/cora --id 0 \
-        [--compare predictions.jsonl] [--no-normalize-features]
+        [--compare predictions.jsonl] [--no-normalize-features] [--eval-fanout N]
 """
 import argparse
 import json
@@ -28,7 +29,7 @@ def load_model(path):
     layers = [tuple(tensors["layers.%d.%s" % (j, k)].astype(np.float64)
                     for k in ("lin_root.weight", "lin_neigh.weight", "bias"))
               for j in range(config["numLayers"])]
-    return layers, manifest["step"]
+    return layers, manifest["step"], config.get("evalFanout", 4096)
 
 
 def load_dataset(path, normalize):
@@ -55,6 +56,34 @@ def load_dataset(path, normalize):
     return index, np.stack(features), labels, np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
 
 
+def mix64(z):
+    """SplitMix64's finaliser on uint64 arrays (gnnstream's Mix.mix64)."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def rank(v, u):
+    """rank(v, u) of vertex ids, a signed 64-bit number as the job compares it (EvalNeighbourhood)."""
+    with np.errstate(over="ignore"):
+        return mix64(mix64(v.astype(np.uint64)) + u.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)).view(np.int64)
+
+
+def eval_neighbourhoods(ids, src, dst, fanout):
+    """The edges each vertex aggregates: all its in-edges up to fanout (-1: all), else the fanout
+    in-neighbours of smallest rank(dst id, src id), ties by the smaller id."""
+    degree = np.bincount(dst, minlength=len(ids))
+    if fanout < 0 or degree.max(initial=0) <= fanout:
+        return src, dst
+    into_hub = degree[dst] > fanout
+    hs, hd = src[into_hub], dst[into_hub]
+    order = np.lexsort((ids[hs], rank(ids[hd], ids[hs]), hd))
+    hs, hd = hs[order], hd[order]
+    first = np.searchsorted(hd, hd)  # position of each edge's destination group
+    keep = np.arange(len(hd)) - first < fanout
+    return np.concatenate([src[~into_hub], hs[keep]]), np.concatenate([dst[~into_hub], hd[keep]])
+
+
 def forward(layers, h, src, dst):
     degree = np.bincount(dst, minlength=h.shape[0]).astype(np.float64)[:, None]
     for j, (w_root, w_neigh, b) in enumerate(layers):
@@ -74,9 +103,13 @@ def main():
     parser.add_argument("--id", type=int, default=0, help="vertex id to print")
     parser.add_argument("--compare", help="predictions file (JSON lines) to compare with")
     parser.add_argument("--no-normalize-features", action="store_true", help="keep raw feature rows")
+    parser.add_argument("--eval-fanout", type=int, help="in-neighbours per vertex (default: the export's)")
     args = parser.parse_args()
-    layers, step = load_model(args.model)
+    layers, step, fanout = load_model(args.model)
     index, x, labels, src, dst = load_dataset(args.dataset, not args.no_normalize_features)
+    ids = np.zeros(len(index), dtype=np.int64)
+    ids[list(index.values())] = list(index.keys())
+    src, dst = eval_neighbourhoods(ids, src, dst, fanout if args.eval_fanout is None else args.eval_fanout)
     probs = forward(layers, x, src, dst)
     if args.id not in index:
         raise SystemExit("no vertex %d in %s" % (args.id, args.dataset))

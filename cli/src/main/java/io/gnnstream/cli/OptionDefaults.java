@@ -12,7 +12,8 @@ import picocli.CommandLine.Option;
  * Gives an annotated flag that shares its name with a job option (such as {@code bench --fanouts})
  * the option's default, so {@code --help} and the job agree. A flag with its own annotated default
  * keeps it, so that a flag of another command with the same name ({@code generate --seed}) is not
- * given a training default, and neither does a required flag ({@code predict --model}); the job's
+ * given a training default, and neither does a required flag ({@code predict --model}) or one
+ * declared without a default ({@link Option#NULL_VALUE}, {@code predict --eval-fanout}); the job's
  * own flags carry their defaults in their descriptions.
  */
 final class OptionDefaults implements IDefaultValueProvider {
@@ -22,7 +23,7 @@ final class OptionDefaults implements IDefaultValueProvider {
         if (!(argSpec instanceof OptionSpec)
                 || argSpec.defaultValue() != null
                 || argSpec.userObject() == null
-                || declaredRequired(argSpec.userObject())) {
+                || keepsOwnDefault(argSpec.userObject())) {
             return null;
         }
         return JobOptions.byFlag(((OptionSpec) argSpec).longestName())
@@ -30,9 +31,13 @@ final class OptionDefaults implements IDefaultValueProvider {
                 .orElse(null);
     }
 
-    /** True for an annotated field or method declared {@code required = true}. */
-    private static boolean declaredRequired(Object member) {
+    /**
+     * True for an annotated field or method declared {@code required = true} or with the default
+     * {@link Option#NULL_VALUE}.
+     */
+    private static boolean keepsOwnDefault(Object member) {
         Option option = member instanceof AnnotatedElement e ? e.getAnnotation(Option.class) : null;
-        return option != null && option.required();
+        return option != null
+                && (option.required() || Option.NULL_VALUE.equals(option.defaultValue()));
     }
 }

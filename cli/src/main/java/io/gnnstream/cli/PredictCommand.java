@@ -25,8 +25,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * Scores a dataset folder with a {@code --model-out} export: layer-wise full-neighbour inference
- * ({@link LayerwiseInference}, the computation of the job's evaluation rounds) over the whole
- * graph, written as the job's prediction lines ({@link PredictionRecords#toJson}).
+ * ({@link LayerwiseInference}, the computation of the job's evaluation rounds, under the export's
+ * eval fanout) over the whole graph, written as the job's prediction lines ({@link
+ * PredictionRecords#toJson}).
  */
 @Command(
         name = "predict",
@@ -76,6 +77,17 @@ final class PredictCommand implements Callable<Integer> {
             description = "Destination vertices per inference block (default: ${DEFAULT-VALUE}).")
     int chunk;
 
+    /** Null: the export's ({@link ModelExports#evalFanout}). */
+    @Option(
+            names = "--eval-fanout",
+            paramLabel = "N",
+            defaultValue = Option.NULL_VALUE,
+            description =
+                    "In-neighbours each vertex aggregates, as the job's --eval-fanout: all up to"
+                            + " N, else the N of smallest rank; -1 = all (default: the export's,"
+                            + " 4096 for an export without one).")
+    Integer evalFanout;
+
     @Option(
             names = "--normalize-features",
             paramLabel = "auto|true|false",
@@ -112,6 +124,10 @@ final class PredictCommand implements Callable<Integer> {
         if (chunk < 1) {
             throw new IllegalArgumentException("--chunk must be >= 1, got " + chunk);
         }
+        if (evalFanout != null && evalFanout < 1 && evalFanout != -1) {
+            throw new IllegalArgumentException(
+                    "--eval-fanout must be positive or -1 (all), got " + evalFanout);
+        }
         GnnModel loaded;
         try {
             loaded = ModelExports.load(model);
@@ -120,8 +136,10 @@ final class PredictCommand implements Callable<Integer> {
         }
         try (GnnModel gnn = loaded) {
             ModelConfig config = gnn.config();
+            int fanout;
             DatasetGraph g;
             try {
+                fanout = evalFanout != null ? evalFanout : ModelExports.evalFanout(model);
                 g = DatasetGraph.load(dataset, normalizeFeatures);
             } catch (IOException e) {
                 throw new IllegalArgumentException(e.getMessage(), e);
@@ -138,7 +156,7 @@ final class PredictCommand implements Callable<Integer> {
                                 + g.featureDim);
             }
             LayerwiseInference.Outputs outputs =
-                    LayerwiseInference.run(gnn, g.inferenceGraph(), chunk);
+                    LayerwiseInference.run(gnn, g.inferenceGraph(), chunk, fanout);
             int[] predicted = write(g, config, gnn.step(), outputs);
             String val = accuracy("val", g, Split.VAL, predicted);
             String test = accuracy("test", g, Split.TEST, predicted);

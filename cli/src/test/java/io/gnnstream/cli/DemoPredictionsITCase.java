@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The user's path end to end: {@code demo} (real local broker, MiniCluster, RocksDB) writes the
  * predictions topic's records to {@code --predictions-out} and exports the model; the final round's
  * predictions cover every vertex, and {@code predict} with the exported model reproduces them
- * offline.
+ * offline. With {@code --eval-fanout 8} many vertices have more in-neighbours than the rounds
+ * aggregate: {@code predict} takes the fanout from the export and the same neighbourhoods.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class DemoPredictionsITCase {
@@ -46,6 +47,8 @@ class DemoPredictionsITCase {
                                 "40",
                                 "--eval-every",
                                 "20",
+                                "--eval-fanout",
+                                "8",
                                 "--model-out",
                                 model.toString(),
                                 "--predictions-out",

@@ -30,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * GraphStore fails once while storing the round's layer outputs, so the job restores from a
  * checkpoint in the middle of the training or the round, whose outputs on the feedback edge are
  * lost. The final round must still give every vertex the prediction that the exported model's
- * offline layer-wise inference ({@code predict}) gives.
+ * offline layer-wise inference ({@code predict}) gives, also to the vertices of more than {@code
+ * --eval-fanout 8} in-neighbours, which aggregate the same eight in both.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class DistributedRoundITCase {
@@ -95,6 +96,8 @@ class DistributedRoundITCase {
                         "2",
                         "--eval-batch-size",
                         "512",
+                        "--eval-fanout",
+                        "8",
                         "--inject-fault",
                         "layer-store:1:40",
                         "--fault-marker",

@@ -2,10 +2,12 @@ package io.gnnstream.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gnnstream.operators.model.ClassProbabilities;
 import io.gnnstream.operators.model.LayerwiseInference;
 import io.gnnstream.operators.model.ModelConfig;
@@ -139,6 +141,75 @@ class PredictCommandTest {
         }
     }
 
+    /**
+     * Hubs aggregate the neighbourhood of the export's eval fanout, or of {@code --eval-fanout}; an
+     * export without one means 4096.
+     */
+    @Test
+    void usesTheExportsEvalFanoutUnlessOneIsGiven() throws Exception {
+        Path dir = tmp.resolve("capped");
+        NpyExport.export(model, dir, 8, Map.of());
+        LayerwiseInference.Outputs capped =
+                LayerwiseInference.run(model, graph.inferenceGraph(), 2048, 8);
+        LayerwiseInference.Outputs all =
+                LayerwiseInference.run(model, graph.inferenceGraph(), 2048, -1);
+        assertFalse(java.util.Arrays.equals(capped.logits(), all.logits()), "Cora has hubs");
+
+        Path out = tmp.resolve("capped.jsonl");
+        assertEquals(0, predict(dir, out).exit());
+        assertPredicts(capped, out);
+        assertEquals(0, predict(dir, out, "--eval-fanout", "-1").exit());
+        assertPredicts(all, out);
+
+        ObjectNode manifest = (ObjectNode) JSON.readTree(dir.resolve(NpyExport.MANIFEST).toFile());
+        ((ObjectNode) manifest.get("config")).remove(NpyExport.EVAL_FANOUT);
+        JSON.writeValue(dir.resolve(NpyExport.MANIFEST).toFile(), manifest);
+        assertEquals(0, predict(dir, out).exit());
+        assertPredicts(LayerwiseInference.run(model, graph.inferenceGraph(), 2048, 4096), out);
+
+        Run bad = predict(dir, out, "--eval-fanout", "0");
+        assertEquals(CommandLine.ExitCode.USAGE, bad.exit());
+        assertTrue(bad.err().startsWith("error: --eval-fanout must be positive or -1"), bad.err());
+        PredictCommand parsed =
+                (PredictCommand)
+                        GnnstreamCli.commandLine()
+                                .parseArgs(
+                                        "predict", "--model", "m", "--dataset", "d", "--out", "o")
+                                .subcommand()
+                                .commandSpec()
+                                .userObject();
+        assertNull(parsed.evalFanout, "no default: the export's");
+    }
+
+    private static Run predict(Path dir, Path out, String... more) {
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "predict",
+                                "--model",
+                                dir.toString(),
+                                "--dataset",
+                                CORA.toString(),
+                                "--out",
+                                out.toString()));
+        args.addAll(List.of(more));
+        return run(args.toArray(String[]::new));
+    }
+
+    private static void assertPredicts(LayerwiseInference.Outputs expected, Path out)
+            throws Exception {
+        int classes = model.config().numClasses();
+        List<String> lines = Files.readAllLines(out);
+        assertEquals(graph.numVertices(), lines.size());
+        for (int v = 0; v < lines.size(); v++) {
+            JsonNode probs = JSON.readTree(lines.get(v)).get("probs");
+            float[] want = ClassProbabilities.softmax(expected.logits(), v, classes);
+            for (int c = 0; c < classes; c++) {
+                assertEquals(want[c], probs.get(c).asDouble(), 1e-6, "vertex " + v);
+            }
+        }
+    }
+
     @Test
     void withoutEmbeddingsLinesHaveTheJobFields() throws Exception {
         Path out = tmp.resolve("p.jsonl");
@@ -259,6 +330,7 @@ class PredictCommandTest {
                         "--dataset",
                         "--out",
                         "--chunk",
+                        "--eval-fanout",
                         "--normalize-features",
                         "--emit-embeddings")) {
             assertTrue(r.out().contains(flag), r.out());

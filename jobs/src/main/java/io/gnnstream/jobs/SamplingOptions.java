@@ -5,6 +5,7 @@ import static io.gnnstream.jobs.OptionCheck.nonNegative;
 import static io.gnnstream.jobs.OptionCheck.positive;
 import static io.gnnstream.jobs.OptionCheck.that;
 
+import io.gnnstream.state.EvalNeighbourhood;
 import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
@@ -57,14 +58,15 @@ public final class SamplingOptions {
             GROUP.declare(
                     ConfigOptions.key("gnnstream.sampling.eval-fanout")
                             .intType()
-                            .defaultValue(4096)
+                            .defaultValue(EvalNeighbourhood.DEFAULT_FANOUT)
                             .withDescription(
                                     "In-neighbours an evaluation round aggregates per vertex: all"
-                                        + " of them up to this many, else a uniform sample of this"
-                                        + " many without replacement (seeded by the round's step"
-                                        + " and the vertex, so a round computed again is the same);"
-                                        + " -1 = all. A hub with millions of in-neighbours would"
-                                        + " otherwise put millions of rows into one block."),
+                                        + " of them up to this many, else this many of smallest"
+                                        + " rank (a fixed hash of the two vertex ids), the same in"
+                                        + " every round and in predict (the model export records"
+                                        + " this value); -1 = all. A hub with millions of"
+                                        + " in-neighbours would otherwise put millions of rows into"
+                                        + " one block."),
                     that(f -> f == -1 || f > 0, "must be positive or -1 (all)"));
 
     public static final ConfigOption<Integer> PREFETCH =

@@ -3,6 +3,7 @@ package io.gnnstream.operators;
 import io.gnnstream.operators.internal.TrainerFeatureCache;
 import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.operators.model.gpu.Device;
+import io.gnnstream.state.EvalNeighbourhood;
 import io.gnnstream.state.VertexPartitioner;
 import java.io.Serializable;
 import java.util.Objects;
@@ -55,6 +56,9 @@ public final class TrainerConfig implements Serializable {
 
     /** Where the ranks' model steps run; {@link Device#CPU} unless {@link #withDevice} says. */
     private Device device = Device.CPU;
+
+    /** The job's eval fanout, recorded in model exports; see {@link #withEvalFanout}. */
+    private int evalFanout = EvalNeighbourhood.DEFAULT_FANOUT;
 
     /** One rank, one reducer, one GraphStore subtask. */
     public TrainerConfig(
@@ -167,6 +171,20 @@ public final class TrainerConfig implements Serializable {
     public TrainerConfig withDevice(Device device) {
         this.device = Objects.requireNonNull(device, "device");
         return this;
+    }
+
+    /**
+     * The job's {@code --eval-fanout}, which model exports record so that offline inference uses
+     * the same neighbourhoods; returns this.
+     */
+    public TrainerConfig withEvalFanout(int fanout) {
+        this.evalFanout = fanout;
+        return this;
+    }
+
+    /** See {@link #withEvalFanout}: {@link EvalNeighbourhood#DEFAULT_FANOUT} unless set. */
+    public int evalFanout() {
+        return evalFanout;
     }
 
     /** Where the ranks' model steps run: {@link Device#CPU} unless {@link #withDevice} said. */

@@ -598,6 +598,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         NpyExport.export(
                 model,
                 Path.of(config.modelOut),
+                config.evalFanout(),
                 Map.of("rank", rank, "next_seq", progress.nextSeq));
     }
 

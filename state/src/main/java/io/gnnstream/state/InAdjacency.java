@@ -443,6 +443,26 @@ public final class InAdjacency {
         return degreeOf(t) > flatDegree ? t : allNeighbours(t);
     }
 
+    /** The degree recorded in {@code tail}, a value read by {@link #tail(int)} (null: none). */
+    public static int degree(byte[] tail) {
+        return degreeOf(tail);
+    }
+
+    /**
+     * Every neighbour in slot order, from a tail read earlier by {@link #tail(int)}; the blocks, if
+     * {@link #readsBlocks} says so, in one prefix scan of the current key, which must then be the
+     * tail's vertex.
+     */
+    public long[] neighbours(byte[] t) throws Exception {
+        int d = degreeOf(t);
+        byte[] all = d == 0 ? null : allNeighbours(t);
+        long[] out = new long[d];
+        for (int s = 0; s < d; s++) {
+            out[s] = get(all, 1 + s);
+        }
+        return out;
+    }
+
     /**
      * Whether sampling from {@code tail} reads blocks, so needs its vertex to be the current key.
      */

@@ -1,6 +1,9 @@
 package io.gnnstream.state;
 
-/** Deterministic 64-bit mixing used for partitioning and for seeding samplers. */
+/**
+ * Deterministic 64-bit mixing used for partitioning, for seeding samplers and for ranking
+ * neighbours ({@link EvalNeighbourhood}).
+ */
 public final class Mix {
 
     private Mix() {}
@@ -19,5 +22,14 @@ public final class Mix {
             h = mix64(h ^ p) + 0x9E3779B97F4A7C15L;
         }
         return mix64(h);
+    }
+
+    /**
+     * A fixed hash of the ordered pair {@code (a, b)}: {@link #mix64} of {@code mix64(a) + b *
+     * golden ratio}, as SplitMix64 steps. For a fixed {@code a} it is a bijection of {@code b}, so
+     * distinct {@code b} never collide.
+     */
+    public static long pair(long a, long b) {
+        return mix64(mix64(a) + b * 0x9E3779B97F4A7C15L);
     }
 }

@@ -138,9 +138,10 @@ public final class DatasetGraph {
         return ids.length;
     }
 
-    /** The graph in the form {@link LayerwiseInference} takes. */
+    /** The graph in the form {@link LayerwiseInference} takes, with its vertex ids. */
     public LayerwiseInference.Graph inferenceGraph() {
-        return new LayerwiseInference.Graph(ids.length, offsets, neighbours, features, featureDim);
+        return new LayerwiseInference.Graph(
+                ids.length, offsets, neighbours, features, featureDim, ids);
     }
 
     /** The vertex indices of one split, ascending. */

@@ -7,6 +7,7 @@ import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.operators.model.LayerwiseInference;
 import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.operators.model.Nd4jThreads;
+import io.gnnstream.state.EvalNeighbourhood;
 import io.gnnstream.state.Mix;
 import io.gnnstream.state.records.Split;
 import io.gnnstream.tools.DatasetGraph;
@@ -28,7 +29,7 @@ import java.util.SplittableRandom;
  * java -cp ... io.gnnstream.benchmarks.offline.OfflineTraining --dataset DIR \
  *     [--hidden 64] [--dropout 0.5]
  *     [--lr 0.01] [--weight-decay 5e-4] [--batch-size 64] [--fanouts 25,10] [--steps 300]
- *     [--normalize auto|true|false] [--eval-every 50] [--seeds 1,2,3]
+ *     [--normalize auto|true|false] [--eval-every 50] [--eval-fanout 4096] [--seeds 1,2,3]
  * </pre>
  */
 public final class OfflineTraining {
@@ -86,7 +87,11 @@ public final class OfflineTraining {
                             fanouts,
                             Integer.parseInt(a.getOrDefault("batch-size", "64")),
                             steps,
-                            Integer.parseInt(a.getOrDefault("eval-every", "50")));
+                            Integer.parseInt(a.getOrDefault("eval-every", "50")),
+                            Integer.parseInt(
+                                    a.getOrDefault(
+                                            "eval-fanout",
+                                            String.valueOf(EvalNeighbourhood.DEFAULT_FANOUT))));
             sumTest += r.test();
             System.out.printf(
                     Locale.ROOT,
@@ -102,6 +107,10 @@ public final class OfflineTraining {
         System.out.printf(Locale.ROOT, "mean test %.4f %s%n", sumTest / seeds.length, a);
     }
 
+    /**
+     * {@link #run(DatasetGraph, ModelConfig, int[], int, int, int, int)} at the default eval
+     * fanout.
+     */
     public static Result run(
             DatasetGraph g,
             ModelConfig cfg,
@@ -109,8 +118,23 @@ public final class OfflineTraining {
             int batchSize,
             int steps,
             int evalEvery) {
+        return run(g, cfg, fanouts, batchSize, steps, evalEvery, EvalNeighbourhood.DEFAULT_FANOUT);
+    }
+
+    /**
+     * Trains and scores, evaluating each vertex over its neighbourhood under {@code evalFanout}.
+     */
+    public static Result run(
+            DatasetGraph g,
+            ModelConfig cfg,
+            int[] fanouts,
+            int batchSize,
+            int steps,
+            int evalEvery,
+            int evalFanout) {
         long start = System.nanoTime();
         NeighbourSampler sampler = new NeighbourSampler(g, fanouts);
+        LayerwiseInference.Graph inference = g.inferenceGraph();
         int[] train = g.split(Split.TRAIN);
         int[] val = g.split(Split.VAL);
         int[] test = g.split(Split.TEST);
@@ -144,7 +168,7 @@ public final class OfflineTraining {
                 model.trainStep(b);
                 if (step == steps || (evalEvery > 0 && step % evalEvery == 0)) {
                     float[] logits =
-                            LayerwiseInference.run(model, g.inferenceGraph(), 2048).logits();
+                            LayerwiseInference.run(model, inference, 2048, evalFanout).logits();
                     last[0] = accuracy(logits, g, val);
                     last[1] = accuracy(logits, g, test);
                     if (last[0] > bestVal) {

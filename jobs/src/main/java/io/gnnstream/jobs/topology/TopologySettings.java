@@ -224,6 +224,7 @@ public final class TopologySettings {
                         conf.get(PredictionOptions.EMIT_EMBEDDINGS))
                 .withHiddenRows(conf.get(PredictionOptions.STORE_HIDDEN_ROWS))
                 .withDevice(ModelOptions.device(conf))
+                .withEvalFanout(conf.get(SamplingOptions.EVAL_FANOUT))
                 .withIncrementalPins(incremental());
     }
 }

@@ -288,6 +288,7 @@ public final class BatchBuilder {
                     featureParts,
                     nodes.vertices(features, fi, fi + nf),
                     Arrays.copyOfRange(features, fi, fi + nf));
+            request.evalNeighbourhood = spec.kind != MiniBatch.Kind.TRAIN;
             request.layerInput = layerInput;
             request.layerDim = layerDim;
             request.layerRootRows = layerInput > 0 ? nodeCounts[0] : 0;
@@ -326,7 +327,8 @@ public final class BatchBuilder {
 
     /**
      * Neighbours an inference or evaluation block samples per vertex ({@code -1}, the default:
-     * all); a vertex with more gets a uniform sample of that many.
+     * all); a vertex with more gets its {@code EvalNeighbourhood} of that many ({@link
+     * SampleRequest#evalNeighbourhood}).
      */
     public BatchBuilder evalFanout(int fanout) {
         this.evalFanout = fanout;

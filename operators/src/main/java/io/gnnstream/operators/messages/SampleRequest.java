@@ -3,11 +3,11 @@ package io.gnnstream.operators.messages;
 /**
  * One hop of one batch for one route, the partitions one GraphStore subtask owns, named by the
  * lowest of them in {@link #route} (which keys the request to that subtask): sample {@code fanout}
- * in-neighbours of each {@code sampleVertices} entry ({@code -1} = all) and send the attributes of
- * each {@code featureVertices} entry to the batch's trainer, as feature part {@code featurePart} of
- * the batch's {@code attempt}, for rows {@code featureRows}. A route's vertices of one hop may be
- * split over several requests, numbered by {@code part}. Travels on the sampling loop's feedback
- * edge.
+ * in-neighbours of each {@code sampleVertices} entry ({@code -1} = all; uniformly, or by {@link
+ * #evalNeighbourhood}) and send the attributes of each {@code featureVertices} entry to the batch's
+ * trainer, as feature part {@code featurePart} of the batch's {@code attempt}, for rows {@code
+ * featureRows}. A route's vertices of one hop may be split over several requests, numbered by
+ * {@code part}. Travels on the sampling loop's feedback edge.
  */
 public class SampleRequest {
 
@@ -38,6 +38,14 @@ public class SampleRequest {
 
     public int part;
     public int fanout;
+
+    /**
+     * A request of an evaluation or inference block: a vertex with more than {@link #fanout}
+     * in-neighbours gets its {@code EvalNeighbourhood} (the {@code fanout} of smallest rank, in
+     * ascending order of rank), not a uniform sample.
+     */
+    public boolean evalNeighbourhood;
+
     public long[] sampleVertices;
     public long[] featureVertices;
 

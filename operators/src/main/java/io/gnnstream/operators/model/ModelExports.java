@@ -3,6 +3,7 @@ package io.gnnstream.operators.model;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gnnstream.state.EvalNeighbourhood;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,8 +12,9 @@ import java.util.List;
 
 /**
  * Reads a model back from an {@link NpyExport} directory: the manifest's config and type, the
- * parameters from the {@code .npy} files, and the step. Reads formats {@link NpyExport#FORMAT} and
- * {@link NpyExport#FORMAT_SAGE_V1} (always SAGE).
+ * parameters from the {@code .npy} files, and the step ({@link #load}), and the eval fanout ({@link
+ * #evalFanout}). Reads formats {@link NpyExport#FORMAT} and {@link NpyExport#FORMAT_SAGE_V1}
+ * (always SAGE).
  */
 public final class ModelExports {
 
@@ -123,6 +125,37 @@ public final class ModelExports {
                             + "); a tensor file is corrupt or from another export");
         }
         return model;
+    }
+
+    /**
+     * The eval fanout the model exported to {@code dir} was evaluated with ({@link
+     * NpyExport#EVAL_FANOUT}); {@link EvalNeighbourhood#DEFAULT_FANOUT} for an export without it.
+     *
+     * @throws IOException if the manifest is missing or unreadable, or the fanout is neither
+     *     positive nor -1
+     */
+    public static int evalFanout(Path dir) throws IOException {
+        Path path = dir.resolve(NpyExport.MANIFEST);
+        JsonNode manifest;
+        try {
+            manifest = new ObjectMapper().readTree(path.toFile());
+        } catch (JsonProcessingException e) {
+            throw new IOException("corrupt manifest " + path + ": " + e.getOriginalMessage(), e);
+        }
+        JsonNode c = manifest == null ? null : manifest.path("config");
+        if (c == null || !c.has(NpyExport.EVAL_FANOUT)) {
+            return EvalNeighbourhood.DEFAULT_FANOUT;
+        }
+        int fanout = intField(c, NpyExport.EVAL_FANOUT, path);
+        if (fanout < 1 && fanout != -1) {
+            throw new IOException(
+                    path
+                            + ": config."
+                            + NpyExport.EVAL_FANOUT
+                            + " must be positive or -1, got "
+                            + fanout);
+        }
+        return fanout;
     }
 
     /** The config under {@code "config"}, of the type the format and {@code "model"} name. */

@@ -2,6 +2,7 @@ package io.gnnstream.operators.model;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.gnnstream.state.EvalNeighbourhood;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,8 +16,9 @@ import java.util.Map;
  * a {@code manifest.json}, so PyTorch/PyG can load them for cross-checking and inference and {@link
  * ModelExports#load} can read them back. The manifest holds {@code format} ({@link #FORMAT}),
  * {@code model} (the {@link ModelType#id()}), {@code description}, {@code config} ({@link
- * ModelConfig#toMap()}), {@code step}, {@code checksum}, {@code parameters} (name, shape, dtype and
- * file of every tensor, in {@link GnnModel#parameters()} order) and {@code extra}.
+ * ModelConfig#toMap()} and the eval fanout, {@link #EVAL_FANOUT}), {@code step}, {@code checksum},
+ * {@code parameters} (name, shape, dtype and file of every tensor, in {@link GnnModel#parameters()}
+ * order) and {@code extra}.
  */
 public final class NpyExport {
 
@@ -30,14 +32,27 @@ public final class NpyExport {
      */
     public static final String FORMAT_SAGE_V1 = "gnnstream-sage-npy/1";
 
+    /**
+     * The config entry of the eval fanout the model was evaluated with ({@code --eval-fanout}); an
+     * export without it means {@link EvalNeighbourhood#DEFAULT_FANOUT}.
+     */
+    public static final String EVAL_FANOUT = "evalFanout";
+
     private NpyExport() {}
+
+    /** {@link #export(GnnModel, Path, int, Map)} under the default eval fanout. */
+    public static Path export(GnnModel model, Path dir, Map<String, Object> extra)
+            throws IOException {
+        return export(model, dir, EvalNeighbourhood.DEFAULT_FANOUT, extra);
+    }
 
     /**
      * Writes {@code <name>.npy} for every tensor and then the manifest (last, so a present manifest
-     * means a complete export) into {@code dir}, creating it if needed. {@code extra} entries (may
-     * be empty) are stored under {@code "extra"}. Returns the manifest path.
+     * means a complete export) into {@code dir}, creating it if needed. The job's {@code
+     * evalFanout} goes into the config ({@value #EVAL_FANOUT}), {@code extra} entries (may be
+     * empty) under {@code "extra"}. Returns the manifest path.
      */
-    public static Path export(GnnModel model, Path dir, Map<String, Object> extra)
+    public static Path export(GnnModel model, Path dir, int evalFanout, Map<String, Object> extra)
             throws IOException {
         Files.createDirectories(dir);
         List<Map<String, Object>> tensors = new ArrayList<>();
@@ -56,7 +71,9 @@ public final class NpyExport {
         ModelType type = model.config().modelType();
         manifest.put("model", type.id());
         manifest.put("description", type.description());
-        manifest.put("config", model.config().toMap());
+        Map<String, Object> config = model.config().toMap();
+        config.put(EVAL_FANOUT, evalFanout);
+        manifest.put("config", config);
         manifest.put("step", model.step());
         manifest.put("checksum", model.checksum());
         manifest.put("parameters", tensors);

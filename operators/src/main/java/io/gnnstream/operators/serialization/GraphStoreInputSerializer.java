@@ -89,9 +89,15 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
     /** Format 7: requests carry the rows that are destinations of a layer input's block. */
     static final byte WITH_LAYER_ROOT_ROWS = 7;
 
+    /**
+     * Format 8: requests carry whether they take evaluation neighbourhoods; older ones are read as
+     * sampling uniformly, as the builds that wrote them did.
+     */
+    static final byte WITH_EVAL_NEIGHBOURHOOD = 8;
+
     @Override
     byte formatVersion() {
-        return WITH_LAYER_ROOT_ROWS;
+        return WITH_EVAL_NEIGHBOURHOOD;
     }
 
     /** An empty request bundle: this serializer never reuses instances. */
@@ -174,11 +180,12 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         out.writeInt(r.layerInput);
         out.writeInt(r.layerDim);
         out.writeInt(r.layerRootRows);
+        out.writeBoolean(r.evalNeighbourhood);
     }
 
     @Override
     GraphStoreInput readFields(DataInputView in) throws IOException {
-        return readFields(in, WITH_LAYER_ROOT_ROWS);
+        return readFields(in, WITH_EVAL_NEIGHBOURHOOD);
     }
 
     @Override
@@ -293,6 +300,9 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         }
         if (version >= WITH_LAYER_ROOT_ROWS) {
             r.layerRootRows = in.readInt();
+        }
+        if (version >= WITH_EVAL_NEIGHBOURHOOD) {
+            r.evalNeighbourhood = in.readBoolean();
         }
         return r;
     }

@@ -2,6 +2,7 @@ package io.gnnstream.operators.store;
 
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.state.EvalNeighbourhood;
 import io.gnnstream.state.InAdjacency;
 import io.gnnstream.state.Mix;
 import io.gnnstream.state.VertexPartitioner;
@@ -9,17 +10,20 @@ import java.util.SplittableRandom;
 
 /**
  * The GraphStore's neighbour sampling: the in-adjacency behind the adjacency cache (a {@link
- * VertexValueCache} of tails, or of whole lists up to {@link #FLAT_DEGREE} neighbours), sampled
- * with a generator seeded by {@code (seed, sampling key, hop, vertex)}, so a request answered twice
- * gives the same answer on the same graph. See docs/design.md, "Graph state".
+ * VertexValueCache} of tails, or of whole lists up to {@link #FLAT_DEGREE} neighbours). Training
+ * requests sample with a generator seeded by {@code (seed, sampling key, hop, vertex)}, so a
+ * request answered twice gives the same answer on the same graph; evaluation requests ({@link
+ * SampleRequest#evalNeighbourhood}) take each vertex's {@link EvalNeighbourhood}. See
+ * docs/design.md, "Graph state".
  */
 final class Sampler {
 
     /**
      * Up to this many in-neighbours, the adjacency cache holds a vertex's whole list (at most 32
-     * KiB) instead of its tail, so sampling it reads no blocks from RocksDB; larger hubs are few,
-     * and sampling reads at most a fanout's worth of their blocks. Smaller for a small cache: a
-     * list takes at most 1/64 of it, so that it stays cached.
+     * KiB) instead of its tail, so sampling it reads no blocks from RocksDB; larger hubs are few: a
+     * training sample reads at most a fanout's worth of their blocks, an evaluation request above
+     * the fanout all of them. Smaller for a small cache: a list takes at most 1/64 of it, so that
+     * it stays cached.
      */
     static final int FLAT_DEGREE = 4096;
 
@@ -87,11 +91,17 @@ final class Sampler {
                 cached[i] = tailFromState(vertices[i], cached[i]);
             }
             sampled[i] =
-                    adjacency.sample(
-                            cached[i],
-                            request.fanout,
-                            new SplittableRandom(
-                                    Mix.seed(seed, request.samplingKey, request.hop, vertices[i])));
+                    request.evalNeighbourhood
+                            ? evalNeighbourhood(vertices[i], cached[i], request.fanout)
+                            : adjacency.sample(
+                                    cached[i],
+                                    request.fanout,
+                                    new SplittableRandom(
+                                            Mix.seed(
+                                                    seed,
+                                                    request.samplingKey,
+                                                    request.hop,
+                                                    vertices[i])));
             total += sampled[i].length;
         }
         if (probe != null) {
@@ -108,6 +118,18 @@ final class Sampler {
             System.arraycopy(sampled[i], 0, response.neighbours, at, sampled[i].length);
             at += sampled[i].length;
         }
+    }
+
+    /**
+     * The {@link EvalNeighbourhood} of {@code vertex}, whose tail is {@code tail}: all neighbours
+     * in slot order up to {@code fanout}, else the bottom {@code fanout} by rank, which reads all
+     * of them (a hub above {@link #FLAT_DEGREE} costs its blocks in one prefix scan).
+     */
+    private long[] evalNeighbourhood(long vertex, byte[] tail, int fanout) throws Exception {
+        if (!EvalNeighbourhood.selects(InAdjacency.degree(tail), fanout)) {
+            return adjacency.sample(tail, -1, null);
+        }
+        return EvalNeighbourhood.neighbours(vertex, adjacency.neighbours(tail), fanout);
     }
 
     /**

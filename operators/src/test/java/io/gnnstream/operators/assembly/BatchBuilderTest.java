@@ -68,6 +68,7 @@ class BatchBuilderTest {
         spec.kind = MiniBatch.Kind.TRAIN;
         int[] fanouts = {-1, -1};
         Sent plain = send(spec, 0, fanouts, null, 100);
+        assertTrue(plain.requests().stream().noneMatch(r -> r.evalNeighbourhood), "training");
         MiniBatch expected = join(plain);
         for (java.util.function.LongPredicate serve :
                 List.<java.util.function.LongPredicate>of(v -> v % 2 == 0, v -> true, v -> false)) {
@@ -144,6 +145,9 @@ class BatchBuilderTest {
         assertTrue(
                 requests.stream().allMatch(r -> r.layerInput == 1 && r.layerDim == DIM),
                 "stored outputs of layer 1");
+        assertTrue(
+                requests.stream().allMatch(r -> r.evalNeighbourhood),
+                "an evaluation block's requests take evaluation neighbourhoods");
         assertEquals(5, requests.stream().mapToInt(r -> r.featureVertices.length).sum());
     }
 

@@ -1,5 +1,6 @@
 package io.gnnstream.operators.model;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -7,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.state.EvalNeighbourhood;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -16,7 +19,10 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Every model type's layer-wise full-neighbour inference against a dense reference. */
+/**
+ * Every model type's layer-wise full-neighbour inference against a dense reference, also with hubs
+ * above the eval fanout.
+ */
 class LayerwiseInferenceTest {
 
     private static final int N = 60;
@@ -85,6 +91,74 @@ class LayerwiseInferenceTest {
                     }
                 }
             }
+        }
+    }
+
+    /**
+     * Hubs above the eval fanout aggregate their bottom-k in-neighbours by rank of the vertex ids
+     * (not the indices): the dense reference over those neighbourhoods, selected by a sort.
+     */
+    @ParameterizedTest(name = "{0} layers={1} chunk={2} hidden={3}")
+    @MethodSource("cases")
+    void hubsAboveTheEvalFanoutMatchTheDenseReferenceOverTheirBottomK(
+            ModelCase c, int layers, int chunk, int hidden) {
+        int fanout = 8;
+        TestGraphs.Graph random = TestGraphs.random(N, F, 3, 6, 5, 3);
+        int[][] nbrs = random.inNbrs().clone();
+        SplittableRandom r = new SplittableRandom(17);
+        for (int hub : new int[] {3, 10, 11, 25, 59}) {
+            nbrs[hub] = r.ints(0, N).distinct().limit(12 + r.nextInt(40)).toArray();
+        }
+        long[] ids = new long[N];
+        Arrays.setAll(ids, v -> 1_000_003L * (N - v) + 7);
+        int[][] cut = new int[N][];
+        for (int v = 0; v < N; v++) {
+            long id = ids[v];
+            cut[v] =
+                    nbrs[v].length <= fanout
+                            ? nbrs[v]
+                            : Arrays.stream(nbrs[v])
+                                    .boxed()
+                                    .sorted(
+                                            Comparator.<Integer>comparingLong(
+                                                            u -> EvalNeighbourhood.rank(id, ids[u]))
+                                                    .thenComparingLong(u -> ids[u]))
+                                    .limit(fanout)
+                                    .mapToInt(Integer::intValue)
+                                    .toArray();
+        }
+        TestGraphs.Graph full = new TestGraphs.Graph(nbrs, random.features(), F, random.labels());
+        TestGraphs.Graph bottomK = new TestGraphs.Graph(cut, random.features(), F, random.labels());
+        ModelConfig cfg = config(c, F, layers, hidden);
+        try (GnnModel model = GnnModel.create(cfg)) {
+            float[] params = randomParams(cfg.numParameters());
+            model.setParameterVector(params);
+            LayerwiseInference.Graph g = graph(full, ids);
+            LayerwiseInference.Outputs outputs = LayerwiseInference.run(model, g, chunk, fanout);
+            double[][][] expected =
+                    c.reference().dense(cfg, ReferenceModel.toDouble(params), bottomK);
+            for (int j = 0; j < layers; j++) {
+                int out = cfg.layerOut(j);
+                float[] got = outputs.layers()[j];
+                for (int v = 0; v < N; v++) {
+                    for (int k = 0; k < out; k++) {
+                        assertEquals(
+                                expected[j][v][k],
+                                got[v * out + k],
+                                1e-5,
+                                "layer " + j + " vertex " + v + " column " + k);
+                    }
+                }
+            }
+            assertFalse(
+                    Arrays.equals(
+                            outputs.layers()[0],
+                            LayerwiseInference.run(model, g, chunk, -1).layers()[0]),
+                    "the hubs' full neighbourhoods give other outputs");
+            assertArrayEquals(
+                    outputs.logits(),
+                    LayerwiseInference.run(model, graph(bottomK, ids), chunk, -1).logits(),
+                    "the cut graph itself, by all its neighbours");
         }
     }
 
@@ -216,6 +290,10 @@ class LayerwiseInferenceTest {
     }
 
     static LayerwiseInference.Graph graph(TestGraphs.Graph g) {
+        return graph(g, null);
+    }
+
+    static LayerwiseInference.Graph graph(TestGraphs.Graph g, long[] ids) {
         int n = g.inNbrs().length;
         int[] offsets = new int[n + 1];
         for (int v = 0; v < n; v++) {
@@ -225,6 +303,7 @@ class LayerwiseInferenceTest {
         for (int v = 0; v < n; v++) {
             System.arraycopy(g.inNbrs()[v], 0, neighbours, offsets[v], g.inNbrs()[v].length);
         }
-        return new LayerwiseInference.Graph(n, offsets, neighbours, g.features(), g.featureDim());
+        return new LayerwiseInference.Graph(
+                n, offsets, neighbours, g.features(), g.featureDim(), ids);
     }
 }

@@ -88,6 +88,37 @@ class NpyExportRoundTripTest {
         }
     }
 
+    /**
+     * The export records the eval fanout in its config; an export without one (older builds) reads
+     * as the default.
+     */
+    @Test
+    void theEvalFanoutTravelsInTheConfig(@TempDir Path dir) throws Exception {
+        try (GnnModel model = GnnModel.create(config(ModelType.SAGE))) {
+            NpyExport.export(model, dir, 12, Map.of());
+            JsonNode config = JSON.readTree(dir.resolve(NpyExport.MANIFEST).toFile()).get("config");
+            assertEquals(12, config.get(NpyExport.EVAL_FANOUT).asInt());
+            assertEquals(12, ModelExports.evalFanout(dir));
+            NpyExport.export(model, dir, -1, Map.of());
+            assertEquals(-1, ModelExports.evalFanout(dir));
+            try (GnnModel loaded = ModelExports.load(dir)) {
+                assertEquals(model.config(), loaded.config());
+            }
+
+            ObjectNode manifest =
+                    (ObjectNode) JSON.readTree(dir.resolve(NpyExport.MANIFEST).toFile());
+            ((ObjectNode) manifest.get("config")).remove(NpyExport.EVAL_FANOUT);
+            JSON.writeValue(dir.resolve(NpyExport.MANIFEST).toFile(), manifest);
+            assertEquals(4096, ModelExports.evalFanout(dir));
+
+            ((ObjectNode) manifest.get("config")).put(NpyExport.EVAL_FANOUT, 0);
+            JSON.writeValue(dir.resolve(NpyExport.MANIFEST).toFile(), manifest);
+            IOException e = assertThrows(IOException.class, () -> ModelExports.evalFanout(dir));
+            assertTrue(
+                    e.getMessage().contains("evalFanout must be positive or -1"), e.getMessage());
+        }
+    }
+
     @Test
     void readsTheSageFormatOfVersionOne(@TempDir Path dir) throws Exception {
         try (GnnModel model = exported(ModelType.SAGE, dir)) {

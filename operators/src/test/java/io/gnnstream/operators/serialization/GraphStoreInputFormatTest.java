@@ -24,18 +24,22 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link GraphStoreInputSerializer} writes every kind of input as the committed fixture holds it
- * ({@code format/graph-store-input.hex}, written by the serializer before the input became one type
- * per kind), and reads the fixture's bytes back to the same bytes: the loop's records reach
- * unaligned checkpoints as in-flight data in this format (docs/design.md, "State compatibility").
+ * ({@code format/graph-store-input.hex}), and reads the fixture's bytes back to the same bytes: the
+ * loop's records reach unaligned checkpoints as in-flight data in this format (docs/design.md,
+ * "State compatibility"). The fixture of format 7 ({@code graph-store-input-v7.hex}, written by the
+ * serializer before the input became one type per kind) reads as the same inputs without evaluation
+ * neighbourhoods.
  */
 class GraphStoreInputFormatTest {
 
     private static final String FIXTURE = "/format/graph-store-input.hex";
 
+    private static final String FIXTURE_V7 = "/format/graph-store-input-v7.hex";
+
     @Test
     void everyKindIsWrittenAsTheFixtureHoldsIt() throws Exception {
-        Map<String, String> fixture = fixture();
-        Map<String, String> written = written();
+        Map<String, String> fixture = fixture(FIXTURE);
+        Map<String, String> written = written(true);
         assertEquals(fixture.keySet(), written.keySet());
         for (Map.Entry<String, String> kind : written.entrySet()) {
             assertEquals(fixture.get(kind.getKey()), kind.getValue(), kind.getKey());
@@ -44,25 +48,40 @@ class GraphStoreInputFormatTest {
 
     @Test
     void theFixtureReadsBackToTheSameBytes() throws Exception {
-        for (Map.Entry<String, String> kind : fixture().entrySet()) {
-            byte[] bytes = HexFormat.of().parseHex(kind.getValue());
-            GraphStoreInput read =
-                    GraphStoreInputSerializer.INSTANCE.deserialize(
-                            new DataInputDeserializer(bytes));
-            assertEquals(kind.getValue(), hex(read), kind.getKey());
+        for (Map.Entry<String, String> kind : fixture(FIXTURE).entrySet()) {
+            assertEquals(kind.getValue(), hex(read(kind.getValue())), kind.getKey());
         }
     }
 
-    /** One input of every kind, by name, as hex. */
-    static Map<String, String> written() throws IOException {
+    @Test
+    void formatSevenReadsAsTheSameInputsWithoutEvaluationNeighbourhoods() throws Exception {
+        Map<String, String> v7 = fixture(FIXTURE_V7);
+        Map<String, String> written = written(false);
+        assertEquals(written.keySet(), v7.keySet());
+        for (Map.Entry<String, String> kind : v7.entrySet()) {
+            assertEquals((byte) 7, HexFormat.of().parseHex(kind.getValue())[0], "format 7 fixture");
+            assertEquals(written.get(kind.getKey()), hex(read(kind.getValue())), kind.getKey());
+        }
+    }
+
+    private static GraphStoreInput read(String hex) throws IOException {
+        return GraphStoreInputSerializer.INSTANCE.deserialize(
+                new DataInputDeserializer(HexFormat.of().parseHex(hex)));
+    }
+
+    /**
+     * One input of every kind, by name, as hex; {@code eval}: the first request takes evaluation
+     * neighbourhoods.
+     */
+    static Map<String, String> written(boolean eval) throws IOException {
         Map<String, String> out = new LinkedHashMap<>();
-        for (Map.Entry<String, GraphStoreInput> e : samples().entrySet()) {
+        for (Map.Entry<String, GraphStoreInput> e : samples(eval).entrySet()) {
             out.put(e.getKey(), hex(e.getValue()));
         }
         return out;
     }
 
-    private static Map<String, GraphStoreInput> samples() {
+    private static Map<String, GraphStoreInput> samples(boolean eval) {
         Map<String, GraphStoreInput> s = new LinkedHashMap<>();
         s.put("edge", GraphStoreInput.of(GraphUpdate.of(new EdgeUpdate(4, 5, false, 123L))));
         s.put(
@@ -88,6 +107,7 @@ class GraphStoreInputFormatTest {
         full.layerInput = 1;
         full.layerDim = 16;
         full.layerRootRows = 2;
+        full.evalNeighbourhood = eval;
         s.put(
                 "requests",
                 GraphStoreInput.of(
@@ -132,9 +152,9 @@ class GraphStoreInputFormatTest {
         return HexFormat.of().formatHex(out.getCopyOfBuffer());
     }
 
-    private static Map<String, String> fixture() throws IOException {
+    private static Map<String, String> fixture(String resource) throws IOException {
         Map<String, String> out = new LinkedHashMap<>();
-        try (InputStream in = GraphStoreInputFormatTest.class.getResourceAsStream(FIXTURE)) {
+        try (InputStream in = GraphStoreInputFormatTest.class.getResourceAsStream(resource)) {
             for (String line :
                     new String(in.readAllBytes(), StandardCharsets.US_ASCII).split("\n")) {
                 if (!line.isBlank() && !line.startsWith("#")) {
