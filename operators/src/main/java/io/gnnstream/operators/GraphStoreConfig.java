@@ -61,6 +61,8 @@ public final class GraphStoreConfig implements Serializable {
 
     private boolean keepHiddenRows;
 
+    private int incrementalFanout = io.gnnstream.state.EvalNeighbourhood.DEFAULT_FANOUT;
+
     /** Settings without halo replicas. */
     public GraphStoreConfig(
             long seed,
@@ -106,13 +108,21 @@ public final class GraphStoreConfig implements Serializable {
 
     /**
      * These settings with incremental predictions by {@code model}, whose rounds keep hidden rows
-     * unprojected when {@code keepHiddenRows}.
+     * unprojected when {@code keepHiddenRows}, over the evaluation neighbourhoods of {@code
+     * evalFanout}.
      */
-    public GraphStoreConfig withIncremental(ModelConfig model, boolean keepHiddenRows) {
+    public GraphStoreConfig withIncremental(
+            ModelConfig model, boolean keepHiddenRows, int evalFanout) {
         GraphStoreConfig c = with(halo, layerRowCacheBytes, layerRootWidths, aggregateAtOwner);
         c.incrementalModel = model;
         c.keepHiddenRows = keepHiddenRows;
+        c.incrementalFanout = evalFanout;
         return c;
+    }
+
+    /** The evaluation neighbourhoods' fanout of incremental predictions. */
+    public int incrementalFanout() {
+        return incrementalFanout;
     }
 
     /** The model of incremental predictions, or null when they are off. */
@@ -152,6 +162,7 @@ public final class GraphStoreConfig implements Serializable {
                         atOwner);
         c.incrementalModel = incrementalModel;
         c.keepHiddenRows = keepHiddenRows;
+        c.incrementalFanout = incrementalFanout;
         return c;
     }
 

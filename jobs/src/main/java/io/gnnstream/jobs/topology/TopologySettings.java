@@ -169,7 +169,10 @@ public final class TopologySettings {
                         .withAggregationAtOwner(conf.get(GraphOptions.AGGREGATE_AT_OWNER));
         TrainerConfig trainer = trainerConfig();
         return incremental()
-                ? store.withIncremental(trainer.model, trainer.keepsHiddenRows())
+                ? store.withIncremental(
+                        trainer.model,
+                        trainer.keepsHiddenRows(),
+                        conf.get(SamplingOptions.EVAL_FANOUT))
                 : store;
     }
 

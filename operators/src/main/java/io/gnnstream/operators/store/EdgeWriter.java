@@ -30,7 +30,13 @@ final class EdgeWriter {
     private final StoreProbe probe;
 
     /** Told of every vertex whose in-adjacency a write changed; null: none. */
-    private java.util.function.LongConsumer adjacencyChanged;
+    private Changes adjacencyChanged;
+
+    /** Told of a vertex whose in-adjacency a write changed. */
+    @FunctionalInterface
+    interface Changes {
+        void changed(long vertex) throws Exception;
+    }
 
     EdgeWriter(
             KeyedStateStore state,
@@ -63,7 +69,7 @@ final class EdgeWriter {
      * Keeps the out-edge index of every owned partition from now on (built by one scan where
      * missing) and tells {@code changed} of every vertex whose in-adjacency changes.
      */
-    void followChanges(java.util.function.LongConsumer changed) throws Exception {
+    void followChanges(Changes changed) throws Exception {
         outEdges.build(site.owned(), this::scanAdjacency);
         siteOutEdges.build(site.owned(), this::scanAdjacency);
         this.adjacencyChanged = changed;
@@ -123,7 +129,7 @@ final class EdgeWriter {
                     sizes.touched(key.partition());
                     sampler.invalidate(key.vertex());
                     if (adjacencyChanged != null) {
-                        adjacencyChanged.accept(key.vertex());
+                        adjacencyChanged.changed(key.vertex());
                     }
                     if (siteOutEdges.isOn()) {
                         for (long op : ops) {
@@ -170,7 +176,7 @@ final class EdgeWriter {
                 }
                 sampler.invalidate(w);
                 if (adjacencyChanged != null) {
-                    adjacencyChanged.accept(w);
+                    adjacencyChanged.changed(w);
                 }
             }
             if (targets.length > 0) {

@@ -166,11 +166,17 @@ public final class GraphStore {
                     new IncrementalPredictions(
                             config.incrementalModel(),
                             config.keepsHiddenRows(),
+                            config.incrementalFanout(),
                             layerOutputs,
+                            new NeighbourSums(
+                                    state,
+                                    partitioner,
+                                    keys,
+                                    config.incrementalModel().numLayers()),
                             new IncrementalPredictions.Graph() {
                                 @Override
-                                public long[] neighbourhood(long v) throws Exception {
-                                    return sampler.neighbourhood(v);
+                                public long[] inNeighbours(long v) throws Exception {
+                                    return sampler.inNeighbours(v);
                                 }
 
                                 @Override
@@ -189,7 +195,7 @@ public final class GraphStore {
                                     return records.labelOf(v);
                                 }
                             });
-            edges.followChanges(v -> incremental.mark(v, edgesSince));
+            edges.followChanges(v -> incremental.adjacencyChanged(v, edgesSince));
         } else {
             this.incremental = null;
         }
@@ -236,6 +242,9 @@ public final class GraphStore {
         VertexKey key = partitioner.keyOf(v);
         long[] in = edges.clearInEdges(key, v);
         layerOutputs.forget(v, config.hiddenLayers());
+        if (incremental != null) {
+            incremental.deleted(v);
+        }
         byte[] previous = records.clear(key, v);
         long[] s = sizes.of(key);
         s[PartitionSizes.EDGES] -= in.length;
@@ -281,7 +290,11 @@ public final class GraphStore {
         sizes.touched(key.partition());
         counters.nodesIngested++;
         if (incremental != null) {
-            incremental.markWithOutNeighbours(node.id, inputTime);
+            incremental.featuresChanged(
+                    node.id,
+                    previous == null ? null : VertexRecord.features(previous),
+                    node.features,
+                    inputTime);
         }
     }
 
@@ -318,6 +331,9 @@ public final class GraphStore {
             acknowledgedNotStored.add(outputs);
         } else {
             layerOutputs.write(outputs, records::labelOf);
+        }
+        if (incremental != null && outputs.step == incremental.pinnedStep()) {
+            incremental.rowsRewritten(outputs.layer, outputs.vertices, inputTime);
         }
         out.event(GraphEvent.layerWritten(outputs));
     }
@@ -368,7 +384,7 @@ public final class GraphStore {
      */
     public void answer(SampleRequest request, StoreOutputs out) throws Exception {
         flushEdges();
-        if (incremental != null && request.layerInput > 0) {
+        if (incremental != null && request.evalNeighbourhood) {
             incremental.roundRuns(request.samplingKey);
         }
         if (acknowledgedNotStored != null) {

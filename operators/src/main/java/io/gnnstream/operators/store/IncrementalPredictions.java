@@ -10,6 +10,8 @@ import io.gnnstream.operators.messages.PredictionBatch;
 import io.gnnstream.operators.model.ClassProbabilities;
 import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.operators.model.ModelConfig;
+import io.gnnstream.operators.model.ModelType;
+import io.gnnstream.state.EvalNeighbourhood;
 import java.util.Arrays;
 
 /**
@@ -37,8 +39,8 @@ public final class IncrementalPredictions {
 
     /** What the engine reads of the graph; all vertices it is asked about are owned here. */
     public interface Graph {
-        /** The in-neighbours a round aggregates for {@code v} (its evaluation neighbourhood). */
-        long[] neighbourhood(long v) throws Exception;
+        /** All in-neighbours of {@code v}. */
+        long[] inNeighbours(long v) throws Exception;
 
         /** The vertices of this site with in-neighbour {@code u}. */
         long[] outNeighbours(long u) throws Exception;
@@ -53,13 +55,19 @@ public final class IncrementalPredictions {
     private final ModelConfig config;
     private final boolean keepHidden;
     private final LayerOutputStore rows;
+    private final NeighbourSums sums;
     private final Graph graph;
+    private final int evalFanout;
 
     private GnnModel model;
     private long pinnedStep = -1;
     private float[] pinnedParams;
     private boolean paused;
     private boolean marking;
+
+    /** Counts rewrites of the pinned round's rows by a round (see {@link #rowsRewritten}). */
+    private long generation;
+
     private PinAssembly assembly = new PinAssembly();
 
     /** Per model layer: vertex to recompute -> earliest change time (ms) that marked it. */
@@ -67,12 +75,23 @@ public final class IncrementalPredictions {
 
     private long recomputed;
     private long predicted;
+    private long summedAgain;
 
+    /**
+     * @param evalFanout the evaluation neighbourhood's fanout ({@link EvalNeighbourhood})
+     */
     public IncrementalPredictions(
-            ModelConfig config, boolean keepHidden, LayerOutputStore rows, Graph graph) {
+            ModelConfig config,
+            boolean keepHidden,
+            int evalFanout,
+            LayerOutputStore rows,
+            NeighbourSums sums,
+            Graph graph) {
         this.config = config;
         this.keepHidden = keepHidden;
+        this.evalFanout = evalFanout;
         this.rows = rows;
+        this.sums = sums;
         this.graph = graph;
         this.pending = new LongLongHashMap[config.numLayers()];
         for (int j = 0; j < pending.length; j++) {
@@ -93,20 +112,60 @@ public final class IncrementalPredictions {
         }
     }
 
-    /** {@code v}'s layer-1 input changed at {@code changedAt} (ms). */
-    public void mark(long v, long changedAt) {
-        mark(0, v, changedAt);
+    /**
+     * The in-neighbourhood of {@code w} changed at {@code changedAt} (ms): its sums are computed
+     * again, and it is recomputed.
+     */
+    public void adjacencyChanged(long w, long changedAt) throws Exception {
+        if (!marking) {
+            return;
+        }
+        sums.clear(w);
+        mark(0, w, changedAt);
     }
 
-    /** {@code u}'s attributes changed: {@code u} and the vertices that aggregate it. */
-    public void markWithOutNeighbours(long u, long changedAt) throws Exception {
+    /**
+     * {@code u}'s features changed from {@code before} to {@code after} (null: none) at {@code
+     * changedAt}: the difference goes into the layer-0 sums of the vertices that aggregate it, and
+     * they and {@code u} are recomputed.
+     */
+    public void featuresChanged(long u, float[] before, float[] after, long changedAt)
+            throws Exception {
         if (!marking) {
             return;
         }
         mark(0, u, changedAt);
+        float[] delta = new float[config.inFeatures()];
+        for (int c = 0; c < delta.length; c++) {
+            delta[c] = (after == null ? 0 : after[c]) - (before == null ? 0 : before[c]);
+        }
         for (long w : graph.outNeighbours(u)) {
+            sums.add(0, w, tag(0), EvalNeighbourhood.rank(w, u), delta, 0, delta.length);
             mark(0, w, changedAt);
         }
+    }
+
+    /**
+     * A round wrote rows of layer {@code layer} (1-based) of the pinned round's step for {@code
+     * vertices}: the pinned round runs again after a restore, whose trainers may be behind the
+     * GraphStore's snapshot and have trained that step again on the graph as it then was, into
+     * another model. Those rows replace the engine's without a difference reaching the sums, from
+     * the graph as the round read it, maybe before a change the engine has processed since. So
+     * processing waits for the round's pins as for a new round, every sum of a round's rows is
+     * computed again (a new generation), and the vertices are recomputed and predicted after it.
+     */
+    public void rowsRewritten(int layer, long[] vertices, long changedAt) {
+        generation++;
+        paused = true;
+        for (long v : vertices) {
+            mark(layer - 1, v, changedAt);
+            mark(config.numLayers() - 1, v, changedAt);
+        }
+    }
+
+    /** {@code v} was deleted: its sums go (its out-edges' readers were told as edge changes). */
+    public void deleted(long v) throws Exception {
+        sums.clear(v);
     }
 
     private void mark(int layer, long v, long changedAt) {
@@ -126,7 +185,7 @@ public final class IncrementalPredictions {
 
     /** Takes a pin record; true when it completed a round's pin. */
     public boolean pin(LayerOutputs record) {
-        if (record.step <= pinnedStep) {
+        if (record.step < pinnedStep || (record.step == pinnedStep && !paused)) {
             return false;
         }
         if (!assembly.add(record)) {
@@ -139,6 +198,8 @@ public final class IncrementalPredictions {
         }
         model = fresh;
         pinnedParams = assembly.parameters();
+        // The pinned round's own pins again (it ran again after a restore): a new generation.
+        generation = assembly.step() > pinnedStep ? 0 : generation + 1;
         pinnedStep = assembly.step();
         assembly = new PinAssembly();
         paused = false;
@@ -188,7 +249,7 @@ public final class IncrementalPredictions {
         return taken.size();
     }
 
-    private void compute(int j, long[] candidates, long[] changedAt, StoreOutputs out)
+    private void compute(int m, long[] candidates, long[] changedAt, StoreOutputs out)
             throws Exception {
         int n = 0;
         long[] dst = new long[candidates.length];
@@ -206,39 +267,74 @@ public final class IncrementalPredictions {
             return;
         }
         dst = Arrays.copyOf(dst, n);
-        MiniBatch block = block(dst);
-        boolean projected = config.projectsRoundInput(j, keepHidden);
-        int width = config.roundRowWidth(j, keepHidden);
-        long[] nodes = block.nodeIds;
-        float[] input;
-        if (j == 0) {
-            int f = config.inFeatures();
-            float[] features = new float[nodes.length * f];
-            for (int i = 0; i < nodes.length; i++) {
-                float[] x = graph.features(nodes[i]);
+        int width = config.roundRowWidth(m, keepHidden);
+        int root = m == 0 ? 0 : config.roundRootWidth(m, keepHidden);
+        float[] own = new float[n * width];
+        if (m == 0) {
+            for (int i = 0; i < n; i++) {
+                float[] x = graph.features(dst[i]);
                 if (x != null) {
-                    System.arraycopy(x, 0, features, i * f, f);
+                    System.arraycopy(x, 0, own, i * width, width);
                 }
             }
-            input = projected ? model.project(0, features, nodes.length) : features;
         } else {
-            input = new float[nodes.length * width];
-            rows.rows(j, pinnedStep, nodes, n, width, input);
+            rows.rows(m, pinnedStep, dst, n, width, own);
         }
+        NeighbourSums.Sum[] sum = new NeighbourSums.Sum[n];
+        int pseudo = 0;
+        for (int i = 0; i < n; i++) {
+            sum[i] = sums.get(m, dst[i], tag(m));
+            if (sum[i] == null) {
+                sum[i] = sumOf(m, dst[i], width, root);
+                sums.put(m, dst[i], tag(m), sum[i]);
+                summedAgain++;
+            }
+            pseudo += sum[i].count() > 0 ? 1 : 0;
+        }
+        MiniBatch block = block(dst, sum, pseudo);
+        float[] input = new float[(n + pseudo) * width];
+        System.arraycopy(own, 0, input, 0, own.length);
+        boolean gcn = config.modelType() == ModelType.GCN;
+        for (int i = 0, p = n; i < n; i++) {
+            int count = sum[i].count();
+            if (count == 0) {
+                continue;
+            }
+            float[] v = sum[i].values();
+            int base = p++ * width + root;
+            for (int c = 0; c < v.length; c++) {
+                // One source standing for the neighbourhood: its mean; for GCN, whose layer takes
+                // the mean of the vertex and its neighbours, the row that gives the same mean.
+                float ownC = own[i * width + root + c];
+                input[base + c] = gcn ? 2 * (ownC + v[c]) / (count + 1) - ownC : v[c] / count;
+            }
+        }
+        boolean projected = config.projectsRoundInput(m, keepHidden);
         float[] result =
                 projected
-                        ? model.inferProjected(j, block, input)
-                        : model.inferLayer(j, block, input);
+                        ? model.inferProjected(m, block, input)
+                        : model.inferLayer(m, block, input);
         recomputed += n;
-        if (j == config.numLayers() - 1) {
+        if (m == config.numLayers() - 1) {
             out.prediction(predictions(dst, at, result));
             predicted += n;
             return;
         }
-        int next = j + 1;
-        boolean nextProjected = config.projectsRoundInput(next, keepHidden);
+        propagate(m + 1, dst, labels, at, result);
+    }
+
+    /**
+     * Stores the new rows layer {@code next} reads of {@code dst} (their outputs {@code result} of
+     * the layer before), adds each changed row's difference to the sums of the vertices that
+     * aggregate it, and marks those and the vertex itself for layer {@code next}.
+     */
+    private void propagate(int next, long[] dst, int[] labels, long[] at, float[] result)
+            throws Exception {
+        int n = dst.length;
+        boolean projected = config.projectsRoundInput(next, keepHidden);
         int dim = config.roundRowWidth(next, keepHidden);
-        float[] stored = nextProjected ? model.project(next, result, n) : result;
+        int root = config.roundRootWidth(next, keepHidden);
+        float[] stored = projected ? model.project(next, result, n) : result;
         float[] before = new float[n * dim];
         rows.rows(next, pinnedStep, dst, n, dim, before);
         LayerOutputs outputs = new LayerOutputs();
@@ -252,14 +348,72 @@ public final class IncrementalPredictions {
             labelOf.put(dst[i], labels[i]);
         }
         rows.write(outputs, labelOf::get);
+        float[] delta = new float[dim];
         for (int i = 0; i < n; i++) {
-            if (!Arrays.equals(before, i * dim, (i + 1) * dim, stored, i * dim, (i + 1) * dim)) {
-                mark(next, dst[i], at[i]);
-                for (long w : graph.outNeighbours(dst[i])) {
-                    mark(next, w, at[i]);
+            int from = i * dim;
+            if (Arrays.equals(before, from, from + dim, stored, from, from + dim)) {
+                continue;
+            }
+            mark(next, dst[i], at[i]);
+            for (int c = root; c < dim; c++) {
+                delta[c] = stored[from + c] - before[from + c];
+            }
+            for (long w : graph.outNeighbours(dst[i])) {
+                sums.add(
+                        next,
+                        w,
+                        tag(next),
+                        EvalNeighbourhood.rank(w, dst[i]),
+                        delta,
+                        root,
+                        dim - root);
+                mark(next, w, at[i]);
+            }
+        }
+    }
+
+    /**
+     * The sum of what layer {@code m} aggregates of {@code v}'s evaluation neighbourhood, from the
+     * neighbours' features or stored rows.
+     */
+    private NeighbourSums.Sum sumOf(int m, long v, int width, int root) throws Exception {
+        long[] all = graph.inNeighbours(v);
+        long[] hood = EvalNeighbourhood.neighbours(v, all, evalFanout);
+        long bound = Long.MAX_VALUE;
+        if (EvalNeighbourhood.selects(all.length, evalFanout)) {
+            bound = Long.MIN_VALUE;
+            for (long u : hood) {
+                bound = Math.max(bound, EvalNeighbourhood.rank(v, u));
+            }
+        }
+        float[] s = new float[width - root];
+        if (m == 0) {
+            for (long u : hood) {
+                float[] x = graph.features(u);
+                if (x != null) {
+                    for (int c = 0; c < s.length; c++) {
+                        s[c] += x[c];
+                    }
+                }
+            }
+        } else {
+            float[] r = new float[hood.length * width];
+            rows.rows(m, pinnedStep, hood, 0, width, r);
+            for (int k = 0; k < hood.length; k++) {
+                for (int c = 0; c < s.length; c++) {
+                    s[c] += r[k * width + root + c];
                 }
             }
         }
+        return new NeighbourSums.Sum(s, hood.length, bound);
+    }
+
+    /**
+     * The tag a layer's sums are valid under: the pinned round's step and the generation of its
+     * rows for rows of a round, none for the features (layer 0), which do not depend on the model.
+     */
+    private long tag(int m) {
+        return m == 0 ? 0 : (pinnedStep << 20) + (generation & 0xFFFFF);
     }
 
     private PredictionBatch predictions(long[] dst, long[] changedAt, float[] logits) {
@@ -283,46 +437,31 @@ public final class IncrementalPredictions {
         return batch;
     }
 
-    /** A one-hop block: the destinations first, then their neighbourhoods in first-seen order. */
-    private MiniBatch block(long[] dst) throws Exception {
-        long[][] hoods = new long[dst.length][];
-        int edges = 0;
-        for (int i = 0; i < dst.length; i++) {
-            hoods[i] = graph.neighbourhood(dst[i]);
-            edges += hoods[i].length;
-        }
-        LongIntHashMap index = new LongIntHashMap();
-        LongArrayList nodes = new LongArrayList(dst.length + edges);
-        for (long v : dst) {
-            index.put(v, nodes.size());
-            nodes.add(v);
-        }
+    /**
+     * A one-hop block of the destinations {@code dst}, each with one source standing for its
+     * neighbourhood (none for an empty one), placed after the destinations.
+     */
+    private MiniBatch block(long[] dst, NeighbourSums.Sum[] sum, int pseudo) {
+        int n = dst.length;
         MiniBatch b = new MiniBatch();
         b.numLayers = 1;
-        b.indptr = new int[dst.length + 1];
+        b.indptr = new int[n + 1];
         b.indptrOffsets = new int[] {0};
         b.indicesOffsets = new int[] {0};
-        b.indices = new int[edges];
-        int e = 0;
-        for (int i = 0; i < dst.length; i++) {
-            for (long u : hoods[i]) {
-                int slot = index.indexOf(u);
-                int row;
-                if (slot >= 0) {
-                    row = index.indexGet(slot);
-                } else {
-                    row = nodes.size();
-                    index.indexInsert(slot, u, row);
-                    nodes.add(u);
-                }
-                b.indices[e++] = row;
+        b.indices = new int[pseudo];
+        b.nodeIds = new long[n + pseudo];
+        System.arraycopy(dst, 0, b.nodeIds, 0, n);
+        for (int i = 0, e = 0; i < n; i++) {
+            if (sum[i].count() > 0) {
+                b.nodeIds[n + e] = -1 - i;
+                b.indices[e] = n + e;
+                e++;
             }
             b.indptr[i + 1] = e;
         }
-        b.nodeIds = nodes.toArray();
-        b.nodeCounts = new int[] {dst.length, b.nodeIds.length};
+        b.nodeCounts = new int[] {n, n + pseudo};
         b.featureDim = config.inFeatures();
-        b.labels = new int[dst.length];
+        b.labels = new int[n];
         Arrays.fill(b.labels, MiniBatch.NO_LABEL);
         return b;
     }
@@ -350,6 +489,11 @@ public final class IncrementalPredictions {
         return recomputed;
     }
 
+    /** Sums computed from the neighbours (not kept by differences) since this subtask started. */
+    public long summedAgain() {
+        return summedAgain;
+    }
+
     /** Predictions emitted since this subtask started. */
     public long predicted() {
         return predicted;
@@ -367,7 +511,7 @@ public final class IncrementalPredictions {
             }
         }
         return new IncrementalState(
-                pinnedStep, pinnedParams, paused, marking, vertices, times, assembly);
+                pinnedStep, generation, pinnedParams, paused, marking, vertices, times, assembly);
     }
 
     /**
@@ -381,6 +525,7 @@ public final class IncrementalPredictions {
         for (IncrementalState s : states) {
             if (s.pinnedStep() > pinnedStep && s.pinnedParams() != null) {
                 pinnedStep = s.pinnedStep();
+                generation = s.generation();
                 pinnedParams = s.pinnedParams();
                 paused = s.paused();
             }

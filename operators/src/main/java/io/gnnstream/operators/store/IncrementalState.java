@@ -10,14 +10,15 @@ import java.util.BitSet;
 
 /**
  * What a GraphStore subtask's {@link IncrementalPredictions} keep in a snapshot (operator union
- * state {@code incremental-predictions}, one entry per subtask): the pinned model's round and
- * parameters, whether processing waits for a newer round's pin, whether changes are marked, the
- * marked vertices per model layer with their earliest change time, and the pin records of a round
- * received so far (they are not read again after a restore). {@link #encode} writes a version byte
- * first; {@link #decode} reads every version written so far.
+ * state {@code incremental-predictions}, one entry per subtask): the pinned model's round, the
+ * generation of its rows and parameters, whether processing waits for a newer round's pin, whether
+ * changes are marked, the marked vertices per model layer with their earliest change time, and the
+ * pin records of a round received so far (they are not read again after a restore). {@link #encode}
+ * writes a version byte first; {@link #decode} reads every version written so far.
  */
 public record IncrementalState(
         long pinnedStep,
+        long generation,
         float[] pinnedParams,
         boolean paused,
         boolean marking,
@@ -33,6 +34,7 @@ public record IncrementalState(
             DataOutputStream out = new DataOutputStream(bytes);
             out.writeByte(VERSION);
             out.writeLong(pinnedStep);
+            out.writeLong(generation);
             writeFloats(out, pinnedParams);
             out.writeBoolean(paused);
             out.writeBoolean(marking);
@@ -68,6 +70,7 @@ public record IncrementalState(
                                 + VERSION);
             }
             long pinnedStep = in.readLong();
+            long generation = in.readLong();
             float[] params = readFloats(in);
             boolean paused = in.readBoolean();
             boolean marking = in.readBoolean();
@@ -90,6 +93,7 @@ public record IncrementalState(
             BitSet ranks = readBits(in);
             return new IncrementalState(
                     pinnedStep,
+                    generation,
                     params,
                     paused,
                     marking,

@@ -59,8 +59,8 @@ final class Sampler {
         this.probe = probe;
     }
 
-    /** The in-neighbours an inference round aggregates for {@code vertex}. */
-    long[] neighbourhood(long vertex) throws Exception {
+    /** All in-neighbours of {@code vertex}. */
+    long[] inNeighbours(long vertex) throws Exception {
         keys.set(partitioner.keyOf(vertex));
         return adjacency.neighbours();
     }

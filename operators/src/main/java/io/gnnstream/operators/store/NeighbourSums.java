@@ -1,0 +1,109 @@
+package io.gnnstream.operators.store;
+
+import io.gnnstream.state.VertexPartitioner;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.api.common.state.KeyedStateStore;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+
+/**
+ * Per vertex and model layer {@code m}, keyed state {@code incremental-sum-m}: the sum of what
+ * layer {@code m} aggregates of the vertex's evaluation neighbourhood (features for layer 0, else
+ * the stored rows' neighbour parts), with the neighbourhood's size and, for a hub above the fanout,
+ * the largest rank it selects (which tells whether a changed neighbour is one of it). A sum is
+ * tagged with the pinned round's step and is valid only under it; a new pin, or a change of the
+ * neighbourhood (which clears it), leaves it to be computed again from the neighbours. Record: a
+ * version byte, step, rank bound, count, then the sum as little-endian floats.
+ */
+final class NeighbourSums {
+
+    static final byte VERSION = 1;
+    private static final int HEADER = 1 + Long.BYTES + Long.BYTES + Integer.BYTES;
+    private static final VarHandle FLOATS =
+            MethodHandles.byteArrayViewVarHandle(float[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONGS =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle INTS =
+            MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+
+    /** A valid sum as read. */
+    record Sum(float[] values, int count, long rankBound) {}
+
+    private final List<ValueState<byte[]>> layers = new ArrayList<>();
+    private final VertexPartitioner partitioner;
+    private final CurrentKey keys;
+
+    NeighbourSums(KeyedStateStore store, VertexPartitioner partitioner, CurrentKey keys, int n) {
+        this.partitioner = partitioner;
+        this.keys = keys;
+        for (int m = 0; m < n; m++) {
+            layers.add(
+                    store.getState(
+                            new ValueStateDescriptor<>(
+                                    "incremental-sum-" + m,
+                                    PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO)));
+        }
+    }
+
+    /** The sum of layer {@code m} of {@code v} valid under {@code step}, or null. */
+    Sum get(int m, long v, long step) throws Exception {
+        keys.set(partitioner.keyOf(v));
+        byte[] r = layers.get(m).value();
+        if (r == null || r[0] != VERSION || (long) LONGS.get(r, 1) != step) {
+            return null;
+        }
+        float[] values = new float[(r.length - HEADER) / Float.BYTES];
+        for (int c = 0, b = HEADER; c < values.length; c++, b += Float.BYTES) {
+            values[c] = (float) FLOATS.get(r, b);
+        }
+        return new Sum(values, (int) INTS.get(r, 1 + 2 * Long.BYTES), (long) LONGS.get(r, 9));
+    }
+
+    void put(int m, long v, long step, Sum sum) throws Exception {
+        byte[] r = new byte[HEADER + sum.values().length * Float.BYTES];
+        r[0] = VERSION;
+        LONGS.set(r, 1, step);
+        LONGS.set(r, 9, sum.rankBound());
+        INTS.set(r, 1 + 2 * Long.BYTES, sum.count());
+        for (int c = 0, b = HEADER; c < sum.values().length; c++, b += Float.BYTES) {
+            FLOATS.set(r, b, sum.values()[c]);
+        }
+        keys.set(partitioner.keyOf(v));
+        layers.get(m).update(r);
+    }
+
+    /**
+     * Adds {@code delta[from, from + n)} to the sum of layer {@code m} of {@code v} if it is valid
+     * under {@code step} and its neighbourhood holds a neighbour of rank {@code rank}; true if so.
+     */
+    boolean add(int m, long v, long step, long rank, float[] delta, int from, int n)
+            throws Exception {
+        keys.set(partitioner.keyOf(v));
+        ValueState<byte[]> state = layers.get(m);
+        byte[] r = state.value();
+        if (r == null || r[0] != VERSION || (long) LONGS.get(r, 1) != step) {
+            return false;
+        }
+        if (rank > (long) LONGS.get(r, 9)) {
+            return true; // not among a hub's selected neighbours: its sum does not change
+        }
+        for (int c = 0, b = HEADER; c < n; c++, b += Float.BYTES) {
+            FLOATS.set(r, b, (float) FLOATS.get(r, b) + delta[from + c]);
+        }
+        state.update(r);
+        return true;
+    }
+
+    /** Forgets every layer's sum of {@code v} (its neighbourhood changed, or it was deleted). */
+    void clear(long v) throws Exception {
+        keys.set(partitioner.keyOf(v));
+        for (ValueState<byte[]> s : layers) {
+            s.clear();
+        }
+    }
+}
