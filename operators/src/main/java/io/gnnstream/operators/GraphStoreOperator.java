@@ -323,8 +323,8 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
     }
 
     /**
-     * Recomputes marked vertices in slices of the task thread, {@code delayMs} from now: at once
-     * again while work is left, after the coalescing interval when none is.
+     * Recomputes marked vertices in slices of the task thread, {@code delayMs} from now: after as
+     * long as the slice took while work is left, after the coalescing interval when none is.
      */
     private void schedulePredictions(long delayMs) {
         long now = getProcessingTimeService().getCurrentProcessingTime();
@@ -332,9 +332,14 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
                 .registerTimer(
                         now + delayMs,
                         time -> {
+                            long start = System.nanoTime();
                             boolean more = store.predictIncrementally(INCREMENTAL_SLICE_NANOS, out);
                             emit();
-                            schedulePredictions(more ? 0 : INCREMENTAL_INTERVAL_MS);
+                            // A timer's mail goes before the input: with work left, the next
+                            // slice waits as long as this one took, so that sampling requests
+                            // and changes keep at least half of the thread.
+                            long took = (System.nanoTime() - start) / 1_000_000;
+                            schedulePredictions(more ? Math.max(1, took) : INCREMENTAL_INTERVAL_MS);
                         });
     }
 
