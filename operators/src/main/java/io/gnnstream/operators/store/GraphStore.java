@@ -452,6 +452,7 @@ public final class GraphStore {
             return false;
         }
         flushEdges();
+        incremental.resumeIfRerunQuiet(System.currentTimeMillis());
         long start = System.nanoTime();
         while (incremental.hasWork()) {
             incremental.process(out);

@@ -65,6 +65,12 @@ public final class IncrementalPredictions {
     private boolean paused;
     private boolean marking;
 
+    /** How long a run of the pinned round again may be quiet before processing resumes. */
+    static final long RERUN_QUIET_MS = 5_000;
+
+    /** When the pinned round last ran again (ms), while it holds processing; -1: it does not. */
+    private long rerunSince = -1;
+
     /** Counts rewrites of the pinned round's rows by a round (see {@link #rowsRewritten}). */
     private long generation;
 
@@ -109,6 +115,21 @@ public final class IncrementalPredictions {
         marking = true;
         if (step > pinnedStep) {
             paused = true;
+            rerunSince = -1;
+        } else if (step == pinnedStep && rerunSince >= 0) {
+            rerunSince = System.currentTimeMillis();
+        }
+    }
+
+    /**
+     * Resumes after a run of the pinned round again whose pins do not come (the scheduler issued
+     * only some of its blocks again, which complete no rank's share) once that round was quiet for
+     * {@link #RERUN_QUIET_MS}.
+     */
+    void resumeIfRerunQuiet(long nowMs) {
+        if (paused && rerunSince >= 0 && nowMs - rerunSince >= RERUN_QUIET_MS) {
+            paused = false;
+            rerunSince = -1;
         }
     }
 
@@ -156,7 +177,10 @@ public final class IncrementalPredictions {
      */
     public void rowsRewritten(int layer, long[] vertices, long changedAt) {
         generation++;
-        paused = true;
+        if (!paused || rerunSince >= 0) {
+            paused = true;
+            rerunSince = System.currentTimeMillis();
+        }
         for (long v : vertices) {
             mark(layer - 1, v, changedAt);
             mark(config.numLayers() - 1, v, changedAt);
@@ -200,6 +224,7 @@ public final class IncrementalPredictions {
         pinnedParams = assembly.parameters();
         // The pinned round's own pins again (it ran again after a restore): a new generation.
         generation = assembly.step() > pinnedStep ? 0 : generation + 1;
+        rerunSince = -1;
         pinnedStep = assembly.step();
         assembly = new PinAssembly();
         paused = false;
