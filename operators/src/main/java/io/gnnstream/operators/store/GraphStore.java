@@ -176,7 +176,7 @@ public final class GraphStore {
                             new IncrementalPredictions.Graph() {
                                 @Override
                                 public long[] inNeighbours(long v) throws Exception {
-                                    return sampler.inNeighbours(v);
+                                    return edges.inNeighbours(v);
                                 }
 
                                 @Override
@@ -194,7 +194,8 @@ public final class GraphStore {
                                 public int label(long v) throws Exception {
                                     return records.labelOf(v);
                                 }
-                            });
+                            },
+                            System::currentTimeMillis);
             edges.followChanges(v -> incremental.adjacencyChanged(v, edgesSince));
         } else {
             this.incremental = null;
@@ -452,7 +453,7 @@ public final class GraphStore {
             return false;
         }
         flushEdges();
-        incremental.resumeIfRerunQuiet(System.currentTimeMillis());
+        incremental.resumeIfRerunQuiet();
         long start = System.nanoTime();
         while (incremental.hasWork()) {
             incremental.process(out);

@@ -59,6 +59,9 @@ public final class IncrementalPredictions {
     private final Graph graph;
     private final int evalFanout;
 
+    /** Processing time (ms), for how long a run of the pinned round again was quiet. */
+    private final java.util.function.LongSupplier clock;
+
     private GnnModel model;
     private long pinnedStep = -1;
     private float[] pinnedParams;
@@ -92,13 +95,15 @@ public final class IncrementalPredictions {
             int evalFanout,
             LayerOutputStore rows,
             NeighbourSums sums,
-            Graph graph) {
+            Graph graph,
+            java.util.function.LongSupplier clock) {
         this.config = config;
         this.keepHidden = keepHidden;
         this.evalFanout = evalFanout;
         this.rows = rows;
         this.sums = sums;
         this.graph = graph;
+        this.clock = clock;
         this.pending = new LongLongHashMap[config.numLayers()];
         for (int j = 0; j < pending.length; j++) {
             pending[j] = new LongLongHashMap();
@@ -117,7 +122,7 @@ public final class IncrementalPredictions {
             paused = true;
             rerunSince = -1;
         } else if (step == pinnedStep && rerunSince >= 0) {
-            rerunSince = System.currentTimeMillis();
+            rerunSince = clock.getAsLong();
         }
     }
 
@@ -126,8 +131,8 @@ public final class IncrementalPredictions {
      * only some of its blocks again, which complete no rank's share) once that round was quiet for
      * {@link #RERUN_QUIET_MS}.
      */
-    void resumeIfRerunQuiet(long nowMs) {
-        if (paused && rerunSince >= 0 && nowMs - rerunSince >= RERUN_QUIET_MS) {
+    void resumeIfRerunQuiet() {
+        if (paused && rerunSince >= 0 && clock.getAsLong() - rerunSince >= RERUN_QUIET_MS) {
             paused = false;
             rerunSince = -1;
         }
@@ -179,7 +184,7 @@ public final class IncrementalPredictions {
         generation++;
         if (!paused || rerunSince >= 0) {
             paused = true;
-            rerunSince = System.currentTimeMillis();
+            rerunSince = clock.getAsLong();
         }
         for (long v : vertices) {
             mark(layer - 1, v, changedAt);

@@ -59,12 +59,6 @@ final class Sampler {
         this.probe = probe;
     }
 
-    /** All in-neighbours of {@code vertex}. */
-    long[] inNeighbours(long vertex) throws Exception {
-        keys.set(partitioner.keyOf(vertex));
-        return adjacency.neighbours();
-    }
-
     /** Drops the cached adjacency of {@code vertex}, whose adjacency changed. */
     void invalidate(long vertex) {
         tails.invalidate(vertex);
