@@ -1,9 +1,6 @@
 package io.gnnstream.operators.store;
 
-import com.carrotsearch.hppc.LongArrayList;
 import com.carrotsearch.hppc.LongIntHashMap;
-import com.carrotsearch.hppc.LongLongHashMap;
-import com.carrotsearch.hppc.cursors.LongLongCursor;
 import io.gnnstream.operators.messages.LayerOutputs;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.PredictionBatch;
@@ -79,8 +76,8 @@ public final class IncrementalPredictions {
 
     private PinAssembly assembly = new PinAssembly();
 
-    /** Per model layer: vertex to recompute -> earliest change time (ms) that marked it. */
-    private final LongLongHashMap[] pending;
+    /** Per model layer: the vertices to recompute, each with its earliest change time (ms). */
+    private final PendingMarks pending;
 
     private long recomputed;
     private long predicted;
@@ -104,10 +101,7 @@ public final class IncrementalPredictions {
         this.sums = sums;
         this.graph = graph;
         this.clock = clock;
-        this.pending = new LongLongHashMap[config.numLayers()];
-        for (int j = 0; j < pending.length; j++) {
-            pending[j] = new LongLongHashMap();
-        }
+        this.pending = new PendingMarks(config.numLayers());
     }
 
     /**
@@ -201,15 +195,7 @@ public final class IncrementalPredictions {
         if (!marking) {
             return;
         }
-        LongLongHashMap p = pending[layer];
-        int slot = p.indexOf(v);
-        if (slot >= 0) {
-            if (changedAt < p.indexGet(slot)) {
-                p.indexReplace(slot, changedAt);
-            }
-        } else {
-            p.indexInsert(slot, v, changedAt);
-        }
+        pending.mark(layer, v, changedAt);
     }
 
     /** Takes a pin record; true when it completed a round's pin. */
@@ -239,44 +225,24 @@ public final class IncrementalPredictions {
 
     /** Whether {@link #process} has work it may do now. */
     public boolean hasWork() {
-        if (model == null || paused) {
-            return false;
-        }
-        for (LongLongHashMap p : pending) {
-            if (!p.isEmpty()) {
-                return true;
-            }
-        }
-        return false;
+        return model != null && !paused && !pending.isEmpty();
     }
 
     /**
-     * Recomputes one block of marked vertices of the lowest layer that has any (a change's later
-     * layers wait for its earlier ones, which mark them again); returns the vertices computed.
+     * Recomputes one block of marked vertices, in first-mark order from the layer whose oldest mark
+     * is the oldest ({@link PendingMarks}); returns the vertices computed.
      */
     public int process(StoreOutputs out) throws Exception {
         if (!hasWork()) {
             return 0;
         }
-        int layer = 0;
-        while (pending[layer].isEmpty()) {
-            layer++;
-        }
-        LongLongHashMap p = pending[layer];
-        LongArrayList taken = new LongArrayList(Math.min(p.size(), BLOCK_VERTICES));
-        LongArrayList times = new LongArrayList(taken.buffer.length);
-        for (LongLongCursor c : p) {
-            taken.add(c.key);
-            times.add(c.value);
-            if (taken.size() == BLOCK_VERTICES) {
-                break;
-            }
-        }
-        for (int i = 0; i < taken.size(); i++) {
-            p.remove(taken.get(i));
-        }
-        compute(layer, taken.toArray(), times.toArray(), out);
-        return taken.size();
+        int layer = pending.nextLayer();
+        int max = Math.min(pending.size(layer), BLOCK_VERTICES);
+        long[] taken = new long[max];
+        long[] times = new long[max];
+        pending.take(layer, max, taken, times);
+        compute(layer, taken, times, out);
+        return max;
     }
 
     private void compute(int m, long[] candidates, long[] changedAt, StoreOutputs out)
@@ -507,11 +473,7 @@ public final class IncrementalPredictions {
 
     /** Vertices marked and not yet recomputed, over all layers. */
     public long pendingVertices() {
-        long n = 0;
-        for (LongLongHashMap p : pending) {
-            n += p.size();
-        }
-        return n;
+        return pending.size();
     }
 
     /** Vertex layers recomputed since this subtask started. */
@@ -531,14 +493,11 @@ public final class IncrementalPredictions {
 
     /** The state to snapshot ({@link IncrementalState}). */
     public IncrementalState state() {
-        long[][] vertices = new long[pending.length][];
-        long[][] times = new long[pending.length][];
-        for (int j = 0; j < pending.length; j++) {
-            vertices[j] = pending[j].keys().toArray();
-            times[j] = new long[vertices[j].length];
-            for (int i = 0; i < vertices[j].length; i++) {
-                times[j][i] = pending[j].get(vertices[j][i]);
-            }
+        long[][] vertices = new long[pending.layers()][];
+        long[][] times = new long[pending.layers()][];
+        for (int j = 0; j < pending.layers(); j++) {
+            vertices[j] = pending.vertices(j);
+            times[j] = pending.times(j, vertices[j]);
         }
         return new IncrementalState(
                 pinnedStep, generation, pinnedParams, paused, marking, vertices, times, assembly);
@@ -562,7 +521,7 @@ public final class IncrementalPredictions {
             if (s.assembly().step() > assembly.step()) {
                 assembly = s.assembly();
             }
-            for (int j = 0; j < Math.min(pending.length, s.pending().length); j++) {
+            for (int j = 0; j < Math.min(pending.layers(), s.pending().length); j++) {
                 for (int i = 0; i < s.pending()[j].length; i++) {
                     if (owned.test(s.pending()[j][i])) {
                         mark(j, s.pending()[j][i], s.changedAt()[j][i]);

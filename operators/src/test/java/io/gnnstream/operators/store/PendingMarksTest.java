@@ -1,0 +1,49 @@
+package io.gnnstream.operators.store;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class PendingMarksTest {
+
+    @Test
+    void takesInFirstMarkOrderAndCoalesces() {
+        PendingMarks p = new PendingMarks(2);
+        p.mark(0, 7, 100);
+        p.mark(0, 3, 101);
+        p.mark(0, 7, 90);
+        p.mark(0, 5, 102);
+        assertEquals(3, p.size());
+        long[] v = new long[2];
+        long[] t = new long[2];
+        assertEquals(2, p.take(0, 2, v, t));
+        assertArrayEquals(new long[] {7, 3}, v);
+        assertArrayEquals(new long[] {90, 101}, t);
+        assertArrayEquals(new long[] {5}, p.vertices(0));
+        assertArrayEquals(new long[] {102}, p.times(0, p.vertices(0)));
+    }
+
+    @Test
+    void aLaterLayerWithAnOlderChangeGoesFirst() {
+        PendingMarks p = new PendingMarks(3);
+        assertEquals(-1, p.nextLayer());
+        p.mark(1, 4, 50);
+        for (long v = 0; v < 100; v++) {
+            p.mark(0, v, 60 + v);
+        }
+        assertEquals(1, p.nextLayer());
+        long[] v = new long[8];
+        long[] t = new long[8];
+        p.take(1, 8, v, t);
+        assertEquals(0, p.nextLayer());
+        p.take(0, 8, v, t);
+        p.mark(2, 9, 61);
+        assertEquals(2, p.nextLayer());
+        p.take(2, 8, v, t);
+        assertEquals(0, p.nextLayer());
+        assertEquals(92, p.size());
+        assertTrue(!p.isEmpty());
+    }
+}
