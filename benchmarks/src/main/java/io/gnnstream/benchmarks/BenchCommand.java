@@ -173,11 +173,12 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(
             names = "--rate",
+            split = ",",
             paramLabel = "R",
             description =
-                    "freshness: graph changes per second sent to the trained job (default:"
-                            + " 1000).")
-    Integer rate;
+                    "freshness: graph changes per second sent to the trained job, one phase per"
+                            + " value in ascending order, e.g. 100,200,400 (default: 1000).")
+    List<Integer> rate;
 
     @Option(names = "--profile", description = "Also print where the time went, per phase.")
     boolean profile;

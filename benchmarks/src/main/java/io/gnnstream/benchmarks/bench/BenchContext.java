@@ -33,7 +33,8 @@ import org.apache.flink.configuration.MemorySize;
  *     features}), or null
  * @param removals {@code --removals}: ingest: the share of the edges removed again, each removal
  *     mixed into the edges topic after its edge, or null for none
- * @param rate {@code --rate}: freshness: graph changes per second, or null for the default
+ * @param rates {@code --rate}: freshness: graph changes per second, one phase each in ascending
+ *     order, or null for the default
  * @param profile {@code --profile}: also print where the time went, where a benchmark can tell
  * @param log progress and profile output (the result table is printed separately)
  */
@@ -53,12 +54,12 @@ public record BenchContext(
         Path partitionMap,
         List<String> halo,
         Double removals,
-        Integer rate,
+        List<Integer> rates,
         boolean profile,
         PrintStream log) {
 
     public BenchContext {
-        requirePositive(rate, "--rate");
+        requireAllPositive(rates, "--rate");
         if (removals != null && !(removals >= 0 && removals < 1)) {
             throw new IllegalArgumentException("--removals must be in [0, 1), got " + removals);
         }
@@ -215,8 +216,8 @@ public record BenchContext(
                 null, null, null, null, null, null, null, null, null, null, false, System.out);
     }
 
-    public int rateOr(int fallback) {
-        return rate != null ? rate : fallback;
+    public List<Integer> ratesOr(List<Integer> fallback) {
+        return rates != null ? rates : fallback;
     }
 
     public int repeatOr(int fallback) {

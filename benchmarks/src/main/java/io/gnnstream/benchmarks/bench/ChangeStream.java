@@ -36,6 +36,13 @@ final class ChangeStream implements AutoCloseable {
     private final AtomicLong sent = new AtomicLong();
     private Thread thread;
 
+    // The sending thread's, kept from one start to the next (start and join order the accesses).
+    private final SplittableRandom random = new SplittableRandom(17);
+    private final long[] addedSrc = new long[1 << 16];
+    private final long[] addedDst = new long[1 << 16];
+    private int added;
+    private int datasetCursor;
+
     ChangeStream(BenchData data) throws Exception {
         this.bootstrap = data.broker.bootstrapServers();
         this.edgesTopic = data.edgesTopic;
@@ -66,15 +73,25 @@ final class ChangeStream implements AutoCloseable {
         this.dst = java.util.Arrays.copyOf(d, k);
     }
 
-    /** Starts sending {@code rate} changes per second. */
+    /** Starts sending {@code rate} changes per second (again after {@link #stop}). */
     void start(int rate) {
         running.set(true);
+        sent.set(0);
         thread = new Thread(() -> send(rate), "change-stream");
         thread.setDaemon(true);
         thread.start();
     }
 
-    /** Changes sent so far. */
+    /** Stops sending; the changes sent are flushed. */
+    void stop() throws InterruptedException {
+        running.set(false);
+        if (thread != null) {
+            thread.join(10_000);
+            thread = null;
+        }
+    }
+
+    /** Changes sent since the last {@link #start}. */
     long sent() {
         return sent.get();
     }
@@ -86,11 +103,7 @@ final class ChangeStream implements AutoCloseable {
         // broker
         // more than the job.
         p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
-        SplittableRandom r = new SplittableRandom(17);
-        long[] addedSrc = new long[1 << 16];
-        long[] addedDst = new long[1 << 16];
-        int added = 0;
-        int datasetCursor = 0;
+        SplittableRandom r = random;
         long start = System.nanoTime();
         try (KafkaProducer<String, String> producer =
                 new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
@@ -151,9 +164,6 @@ final class ChangeStream implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
-        running.set(false);
-        if (thread != null) {
-            thread.join(10_000);
-        }
+        stop();
     }
 }
