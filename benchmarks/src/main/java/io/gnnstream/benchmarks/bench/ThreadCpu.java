@@ -12,8 +12,8 @@ import java.util.stream.Stream;
 /**
  * CPU seconds per thread of processes on this machine, read from {@code /proc} (Linux), so that
  * native threads (RocksDB's compactions, OpenBLAS), the JIT compilers and a broker process count as
- * well as Java code; empty elsewhere. Threads are grouped by their name up to the first digit or
- * parenthesis ({@code rocksdb:low}, {@code C2 CompilerThread}, {@code graph-store}).
+ * well as Java code; empty elsewhere. Threads are grouped by name ({@link #group}); Linux keeps 15
+ * characters of a thread's name.
  */
 final class ThreadCpu {
 
@@ -54,16 +54,9 @@ final class ThreadCpu {
         return new ThreadCpu(s);
     }
 
-    private static String group(String name) {
-        int end = name.length();
-        for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            if (Character.isDigit(c) || c == '(' || c == '#') {
-                end = i;
-                break;
-            }
-        }
-        String g = name.substring(0, end).strip();
+    /** The name up to a parenthesis or '#', without a trailing number: one group per pool. */
+    static String group(String name) {
+        String g = name.split("[(#]", 2)[0].replaceAll("[-_ :]*\\d*$", "").strip();
         return g.isEmpty() ? name : g;
     }
 
