@@ -56,6 +56,15 @@ public final class ProgressFormat {
                         m.path("edges_ingested").asLong(),
                         m.path("vertices").asLong(),
                         m.path("elapsed_s").asDouble()));
+        if (m.has("freshness_p50_ms")) {
+            b.append(
+                    String.format(
+                            Locale.ROOT,
+                            " | %d incremental predictions, fresh in %d ms (p99 %d ms)",
+                            m.path("incremental_predictions").asLong(),
+                            m.path("freshness_p50_ms").asLong(),
+                            m.path("freshness_p99_ms").asLong()));
+        }
         return b.toString();
     }
 }

@@ -266,10 +266,11 @@ public final class TrainingJob {
         // with the requests on loop 1 (docs/design.md, "Evaluation").
         sampling.close(outputs.layerOutputs(layerOutputSink));
         allReduce.close(sampling);
-        outputs.metrics(metricsSink);
         if (predicting) {
             outputs.predictions(sampling.store(), predictionsSink);
         }
+        // After the predictions: the metrics lines carry incremental predictions' freshness.
+        outputs.metrics(metricsSink);
     }
 
     /**

@@ -149,6 +149,9 @@ class IncrementalPredictionsITCase {
             send(burst.subList(burst.size() / 2, burst.size()));
             Map<Long, float[]> topic = awaitQuietPredictions(KafkaOptions.predictionsTopic(conf));
             assertTrue(gauge(second, "incrementalPredictions") > 0, "predicted incrementally");
+            assertTrue(
+                    gauge(second, "freshnessP99Ms") > 0,
+                    "prediction-tombstones' freshness gauges measure the incremental predictions");
             compare(model, graph, topic);
         } finally {
             second.cancel().get(60, TimeUnit.SECONDS);

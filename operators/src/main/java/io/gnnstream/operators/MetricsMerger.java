@@ -37,7 +37,9 @@ import org.slf4j.LoggerFactory;
  * 0's round of the restored step after a restore at another trainer count) is merged on its own,
  * with {@code ranks} 1. Keys are emitted in the order they complete. The best validation accuracy
  * is tracked across evaluation rounds, and after the first merged round flagged {@code final_round}
- * a final line follows, as {@link TrainerOperator} writes it today.
+ * a final line follows, as {@link TrainerOperator} writes it today. A {@link RankLine#FRESHNESS}
+ * line of {@code prediction-tombstones} is no rank's: the next merged line carries its figures
+ * (incremental predictions' freshness since the line before), and is otherwise not kept.
  *
  * <p>At least once: after a restore the ranks go back to their checkpointed progress and repeat
  * steps and lines, so a step whose merged line was already emitted (before or after the checkpoint)
@@ -74,6 +76,9 @@ public class MetricsMerger extends AbstractStreamOperator<String>
     private transient Counter malformed;
     private transient Counter dropped;
     private transient TrainingGauges gauges;
+
+    /** The latest freshness line not yet carried by a merged line, or null. */
+    private transient JsonNode freshness;
 
     /** Merges the lines of {@code scale}'s ranks. */
     public MetricsMerger(JobScale scale) {
@@ -145,6 +150,11 @@ public class MetricsMerger extends AbstractStreamOperator<String>
 
     @Override
     public void processElement(StreamRecord<String> element) {
+        JsonNode freshnessLine = freshnessLine(element.getValue());
+        if (freshnessLine != null) {
+            freshness = freshnessLine;
+            return;
+        }
         JsonNode line = parse(element.getValue());
         if (line == null) {
             malformed.inc();
@@ -251,6 +261,12 @@ public class MetricsMerger extends AbstractStreamOperator<String>
                 progress.bestValStep = key.step;
             }
         }
+        if (freshness != null) {
+            out.put(FRESHNESS_P50_MS, freshness.path(FRESHNESS_P50_MS).asLong())
+                    .put(FRESHNESS_P99_MS, freshness.path(FRESHNESS_P99_MS).asLong())
+                    .put(INCREMENTAL_PREDICTIONS, freshness.path(INCREMENTAL_PREDICTIONS).asLong());
+            freshness = null;
+        }
         out.put("allreduce_s", sum(lines, ALLREDUCE_S) / count)
                 .put("checksum", checksum)
                 .<ObjectNode>set("checksums", checksums)
@@ -276,6 +292,19 @@ public class MetricsMerger extends AbstractStreamOperator<String>
                             .<ObjectNode>set("checksums", checksums)
                             .put("replicas_identical", identical);
             output.collect(new StreamRecord<>(last.toString()));
+        }
+    }
+
+    /** The line if it is a {@link RankLine#FRESHNESS} line, else null. */
+    private static JsonNode freshnessLine(String text) {
+        if (text == null || !text.contains(FRESHNESS_P50_MS)) {
+            return null;
+        }
+        try {
+            JsonNode n = JSON.readTree(text);
+            return n.isObject() && FRESHNESS.equals(n.path(TYPE).asText()) ? n : null;
+        } catch (Exception e) {
+            return null;
         }
     }
 

@@ -1,7 +1,10 @@
 package io.gnnstream.operators;
 
+import com.carrotsearch.hppc.LongArrayList;
+import io.gnnstream.operators.internal.RankLine;
 import io.gnnstream.operators.messages.Prediction;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +18,7 @@ import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.util.OutputTag;
 
 /**
  * The last stage before the predictions sink (parallelism 1): passes the trainers' predictions on
@@ -37,7 +41,9 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * prediction of an older step than the latest round's is dropped as well: that round reads the
  * graph after it. Those vertices are remembered as deletions are, and forgotten alike. The
  * freshness of each incremental prediction (now minus its change's time) goes into the histogram
- * {@code freshnessMs}, with gauges of its median and 99th percentile.
+ * {@code freshnessMs}, with gauges of its median and 99th percentile, and every second with
+ * incremental predictions a {@link RankLine#freshness} line of that second's goes to the side
+ * output {@link #FRESHNESS} (the metrics lines carry it).
  */
 public class PredictionTombstones extends AbstractStreamOperator<Prediction>
         implements TwoInputStreamOperator<Prediction, Tuple2<Long, Long>, Prediction> {
@@ -62,6 +68,16 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
     private transient Map<Long, Long> incrementalAt;
 
     private transient DescriptiveStatisticsHistogram freshness;
+
+    /** Freshness lines for the metrics merger. */
+    public static final OutputTag<String> FRESHNESS = new OutputTag<>("freshness", Types.STRING);
+
+    static final long FRESHNESS_LINE_MS = 1_000;
+
+    /** The freshness (ms) of the incremental predictions since the last freshness line. */
+    private transient LongArrayList window;
+
+    private transient long windowCount;
 
     /** Deleted vertex -> the latest round step whose predictions of it are stale. */
     private transient Map<Long, Long> deletedUpTo;
@@ -98,6 +114,8 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
         getMetricGroup().histogram("freshnessMs", freshness);
         getMetricGroup().gauge("freshnessP50Ms", () -> freshness.getStatistics().getQuantile(0.5));
         getMetricGroup().gauge("freshnessP99Ms", () -> freshness.getStatistics().getQuantile(0.99));
+        window = new LongArrayList();
+        scheduleFreshnessLine();
     }
 
     @Override
@@ -118,10 +136,14 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
                 return; // a newer round's predictions are coming or came, from a later graph
             }
             incrementalAt.merge(p.vertex, p.step, Math::max);
-            freshness.update(
+            long ms =
                     Math.max(
-                            0,
-                            getProcessingTimeService().getCurrentProcessingTime() - p.changedAt));
+                            0, getProcessingTimeService().getCurrentProcessingTime() - p.changedAt);
+            freshness.update(ms);
+            windowCount++;
+            if (window.size() < MAX_WINDOW) {
+                window.add(ms);
+            }
         } else {
             Long newer = incrementalAt.get(p.vertex);
             if (newer != null && p.step <= newer) {
@@ -129,6 +151,35 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
             }
         }
         output.collect(element);
+    }
+
+    /** At most this many values of a second are kept for its line's percentiles. */
+    private static final int MAX_WINDOW = 100_000;
+
+    private void scheduleFreshnessLine() {
+        long now = getProcessingTimeService().getCurrentProcessingTime();
+        getProcessingTimeService()
+                .registerTimer(
+                        now + FRESHNESS_LINE_MS,
+                        time -> {
+                            if (windowCount > 0) {
+                                long[] v = window.toArray();
+                                Arrays.sort(v);
+                                output.collect(
+                                        FRESHNESS,
+                                        new StreamRecord<>(
+                                                RankLine.freshness(
+                                                        v[v.length / 2],
+                                                        v[
+                                                                Math.min(
+                                                                        v.length - 1,
+                                                                        (int) (v.length * 0.99))],
+                                                        windowCount)));
+                                window.clear();
+                                windowCount = 0;
+                            }
+                            scheduleFreshnessLine();
+                        });
     }
 
     @Override

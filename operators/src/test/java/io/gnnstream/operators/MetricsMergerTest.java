@@ -27,6 +27,23 @@ class MetricsMergerTest {
     private static final double EPS = 1e-12;
 
     @Test
+    void theNextMergedLineCarriesTheLatestFreshnessLine() throws Exception {
+        try (var h = harness(new MetricsMerger(JobScale.ranks(1)))) {
+            h.open();
+            h.processElement(new StreamRecord<>(RankLine.freshness(40, 900, 7)));
+            h.processElement(new StreamRecord<>(RankLine.freshness(30, 800, 5)));
+            assertTrue(lines(h).isEmpty(), "a freshness line is no rank's line");
+            send(h, train(0, 1, 1, 5, 0xabL));
+            send(h, train(0, 1, 2, 5, 0xabL));
+            List<JsonNode> out = lines(h);
+            assertEquals(30, out.get(0).get("freshness_p50_ms").asLong());
+            assertEquals(800, out.get(0).get("freshness_p99_ms").asLong());
+            assertEquals(5, out.get(0).get("incremental_predictions").asLong());
+            assertFalse(out.get(1).has("freshness_p50_ms"), "carried once");
+        }
+    }
+
+    @Test
     void mergesTheTrainLinesOfAllRanksOnceAllAreThere() throws Exception {
         try (var h = harness(new MetricsMerger(JobScale.ranks(2)))) {
             h.open();

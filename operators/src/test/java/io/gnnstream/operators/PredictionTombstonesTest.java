@@ -45,6 +45,35 @@ class PredictionTombstonesTest {
         }
     }
 
+    @Test
+    void everySecondWithIncrementalPredictionsAFreshnessLine() throws Exception {
+        try (var h = new TwoInputStreamOperatorTestHarness<>(new PredictionTombstones())) {
+            h.setProcessingTime(10_000);
+            h.open();
+            for (int i = 1; i <= 100; i++) {
+                StreamRecord<Prediction> p = prediction(i, 10);
+                p.getValue().changedAt = 10_000 - i;
+                h.processElement1(p);
+            }
+            h.processElement1(prediction(200, 10));
+            h.setProcessingTime(10_999);
+            assertEquals(null, h.getSideOutput(PredictionTombstones.FRESHNESS));
+            h.setProcessingTime(11_000);
+            var lines = h.getSideOutput(PredictionTombstones.FRESHNESS);
+            assertEquals(1, lines.size());
+            var line =
+                    new com.fasterxml.jackson.databind.ObjectMapper()
+                            .readTree(lines.poll().getValue());
+            assertEquals("freshness", line.get("type").asText());
+            assertEquals(51, line.get("freshness_p50_ms").asLong());
+            assertEquals(100, line.get("freshness_p99_ms").asLong());
+            assertEquals(
+                    100, line.get("incremental_predictions").asLong(), "round ones not counted");
+            h.setProcessingTime(12_000);
+            assertEquals(0, h.getSideOutput(PredictionTombstones.FRESHNESS).size(), "none without");
+        }
+    }
+
     private static StreamRecord<Prediction> prediction(long vertex, long step) {
         return new StreamRecord<>(new Prediction(vertex, step, 0, new float[] {1f}, null));
     }

@@ -26,6 +26,9 @@ public final class Outputs {
     private final TopologySettings settings;
     private final SingleOutputStreamOperator<Credit> trainer;
 
+    /** {@code prediction-tombstones}' freshness lines, once built with incremental predictions. */
+    private DataStream<String> freshness;
+
     /** The outputs of the ranks {@code trainer}. */
     public Outputs(TopologySettings settings, SingleOutputStreamOperator<Credit> trainer) {
         this.settings = settings;
@@ -52,8 +55,11 @@ public final class Outputs {
 
     /** The ranks' metrics lines, merged into one per step, into {@code sink}. */
     public void metrics(Sink<String> sink) {
-        trainer.getSideOutput(TrainerOperator.METRICS)
-                .rebalance()
+        DataStream<String> lines = trainer.getSideOutput(TrainerOperator.METRICS);
+        if (freshness != null) {
+            lines = lines.union(freshness);
+        }
+        lines.rebalance()
                 .transform("metrics-merger", Types.STRING, new MetricsMerger(settings.scale()))
                 .uid("metrics-merger")
                 .setParallelism(1)
@@ -74,23 +80,24 @@ public final class Outputs {
         if (settings.incremental()) {
             batches = batches.union(store.getSideOutput(GraphStoreOperator.PREDICTIONS));
         }
-        batches.rebalance()
-                .flatMap(new Wiring.SplitPredictions())
-                .returns(Prediction.class)
-                .uid("split-predictions")
-                .name("split-predictions")
-                .setParallelism(1)
-                .connect(store.getSideOutput(GraphStoreOperator.DELETED).rebalance())
-                .transform(
-                        "prediction-tombstones",
-                        TypeInformation.of(Prediction.class),
-                        new PredictionTombstones())
-                .uid("prediction-tombstones")
-                .name("prediction-tombstones")
-                .setParallelism(1)
-                .sinkTo(sink)
-                .uid("predictions-sink")
-                .name("predictions-sink")
-                .setParallelism(1);
+        SingleOutputStreamOperator<Prediction> tombstones =
+                batches.rebalance()
+                        .flatMap(new Wiring.SplitPredictions())
+                        .returns(Prediction.class)
+                        .uid("split-predictions")
+                        .name("split-predictions")
+                        .setParallelism(1)
+                        .connect(store.getSideOutput(GraphStoreOperator.DELETED).rebalance())
+                        .transform(
+                                "prediction-tombstones",
+                                TypeInformation.of(Prediction.class),
+                                new PredictionTombstones())
+                        .uid("prediction-tombstones")
+                        .name("prediction-tombstones")
+                        .setParallelism(1);
+        if (settings.incremental()) {
+            freshness = tombstones.getSideOutput(PredictionTombstones.FRESHNESS);
+        }
+        tombstones.sinkTo(sink).uid("predictions-sink").name("predictions-sink").setParallelism(1);
     }
 }

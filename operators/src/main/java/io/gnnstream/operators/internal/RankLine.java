@@ -93,9 +93,32 @@ public final class RankLine {
 
     public static final String EVAL = "eval";
 
+    /**
+     * A line of {@code prediction-tombstones}, not of a rank: the freshness of the incremental
+     * predictions passed on since its last line ({@link #freshness}).
+     */
+    public static final String FRESHNESS = "freshness";
+
+    public static final String FRESHNESS_P50_MS = "freshness_p50_ms";
+    public static final String FRESHNESS_P99_MS = "freshness_p99_ms";
+    public static final String INCREMENTAL_PREDICTIONS = "incremental_predictions";
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private RankLine() {}
+
+    /**
+     * A {@link #FRESHNESS} line: the median and 99th percentile (ms) of the freshness of {@code
+     * count} incremental predictions.
+     */
+    public static String freshness(long p50Ms, long p99Ms, long count) {
+        return JSON.createObjectNode()
+                .put(TYPE, FRESHNESS)
+                .put(FRESHNESS_P50_MS, p50Ms)
+                .put(FRESHNESS_P99_MS, p99Ms)
+                .put(INCREMENTAL_PREDICTIONS, count)
+                .toString();
+    }
 
     /**
      * The head of a training line of rank {@code rank} of {@code ranks} after step {@code step}.
