@@ -81,6 +81,9 @@ public final class GraphStore {
     /** The step of the latest inference round whose requests this subtask answered. */
     private long latestRoundStep;
 
+    /** Processing time (ms) of incremental predictions ({@link #withClock}). */
+    private java.util.function.LongSupplier clock = System::currentTimeMillis;
+
     /** Null unless {@link #acknowledgingWritesEarly} (tests): outputs acknowledged, not stored. */
     private List<LayerOutputs> acknowledgedNotStored;
 
@@ -195,7 +198,7 @@ public final class GraphStore {
                                     return records.labelOf(v);
                                 }
                             },
-                            System::currentTimeMillis);
+                            () -> clock.getAsLong());
             edges.followChanges(v -> incremental.adjacencyChanged(v, edgesSince));
         } else {
             this.incremental = null;
@@ -291,6 +294,9 @@ public final class GraphStore {
         sizes.touched(key.partition());
         counters.nodesIngested++;
         if (incremental != null) {
+            if (previous == null) {
+                incremental.arrived(node.id, inputTime);
+            }
             incremental.featuresChanged(
                     node.id,
                     previous == null ? null : VertexRecord.features(previous),
@@ -347,6 +353,15 @@ public final class GraphStore {
      */
     public GraphStore acknowledgingWritesEarly() {
         acknowledgedNotStored = new ArrayList<>();
+        return this;
+    }
+
+    /**
+     * For tests: {@code ms} is the processing time (ms) incremental predictions measure a quiet run
+     * of the pinned round again by, instead of the system clock.
+     */
+    public GraphStore withClock(java.util.function.LongSupplier ms) {
+        this.clock = ms;
         return this;
     }
 
