@@ -567,7 +567,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                     LayerOutputs.pins(
                             step,
                             rank,
-                            config.scale.trainers(),
+                            sequence.roundRanks(step, config.scale.trainers()),
                             rank == 0 ? model.parameterVector() : null,
                             storeRoutes()));
         }

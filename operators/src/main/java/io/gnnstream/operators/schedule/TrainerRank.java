@@ -157,6 +157,15 @@ public final class TrainerRank {
         return progress.layout > 0 && step == progress.layoutStep;
     }
 
+    /**
+     * The ranks that compute the round of {@code step} at {@code trainers} ranks, as its pin
+     * records name them: one when the round is issued again all on rank 0 ({@link #alone}), whose
+     * other ranks send no pin record of it.
+     */
+    public int roundRanks(long step, int trainers) {
+        return alone(step) ? 1 : trainers;
+    }
+
     /** The batch of {@code seq} is done: the credit that acknowledges it. */
     public Credit finish(long seq) {
         progress.nextSeq = seq + 1;

@@ -20,7 +20,9 @@ import java.util.List;
 import java.util.function.LongPredicate;
 import org.apache.flink.api.common.state.KeyedStateStore;
 import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +46,16 @@ public final class GraphStore {
     /** Per vertex: its attribute record ({@link VertexRecord}). */
     public static final ValueStateDescriptor<byte[]> ATTRIBUTES =
             new ValueStateDescriptor<>("vertex-attributes", BytePrimitiveArraySerializer.INSTANCE);
+
+    /**
+     * Under each owned partition's anchor: {@link #latestRoundStep} as of the last snapshot, so a
+     * restored subtask's deletions name a round at least as late as any whose reads the restored
+     * state reflects (a rank may still predict a deleted vertex from a block read before the
+     * checkpoint); the anchors move with their partitions, and a subtask takes the latest of its
+     * own.
+     */
+    static final ValueStateDescriptor<Long> LATEST_ROUND =
+            new ValueStateDescriptor<>("latest-round-step", LongSerializer.INSTANCE);
 
     private static final Logger LOG = LoggerFactory.getLogger(GraphStore.class);
 
@@ -80,6 +92,14 @@ public final class GraphStore {
 
     /** The step of the latest inference round whose requests this subtask answered. */
     private long latestRoundStep;
+
+    /** {@link #LATEST_ROUND}, and the value the anchors hold. */
+    private final ValueState<Long> latestRound;
+
+    private long latestRoundStored;
+
+    /** Processing time (ms) of incremental predictions ({@link #withClock}). */
+    private java.util.function.LongSupplier clock = System::currentTimeMillis;
 
     /** Null unless {@link #acknowledgingWritesEarly} (tests): outputs acknowledged, not stored. */
     private List<LayerOutputs> acknowledgedNotStored;
@@ -195,7 +215,7 @@ public final class GraphStore {
                                     return records.labelOf(v);
                                 }
                             },
-                            System::currentTimeMillis);
+                            () -> clock.getAsLong());
             edges.followChanges(v -> incremental.adjacencyChanged(v, edgesSince));
         } else {
             this.incremental = null;
@@ -203,8 +223,17 @@ public final class GraphStore {
         if (halo != null && halo.droppedAtRestore()) {
             sizes.forgetReplicas(site.owned());
         }
+        this.latestRound = state.getState(LATEST_ROUND);
         if (restored) {
             sizes.loadStored(site.owned());
+            for (int p = 0; p < site.owned().length; p++) {
+                if (site.owns(p)) {
+                    keys.set(VertexKey.anchor(p));
+                    Long step = latestRound.value();
+                    latestRoundStep = Math.max(latestRoundStep, step == null ? 0 : step);
+                }
+            }
+            latestRoundStored = latestRoundStep;
         }
     }
 
@@ -291,6 +320,9 @@ public final class GraphStore {
         sizes.touched(key.partition());
         counters.nodesIngested++;
         if (incremental != null) {
+            if (previous == null) {
+                incremental.arrived(node.id, inputTime);
+            }
             incremental.featuresChanged(
                     node.id,
                     previous == null ? null : VertexRecord.features(previous),
@@ -347,6 +379,15 @@ public final class GraphStore {
      */
     public GraphStore acknowledgingWritesEarly() {
         acknowledgedNotStored = new ArrayList<>();
+        return this;
+    }
+
+    /**
+     * For tests: {@code ms} is the processing time (ms) incremental predictions measure a quiet run
+     * of the pinned round again by, instead of the system clock.
+     */
+    public GraphStore withClock(java.util.function.LongSupplier ms) {
+        this.clock = ms;
         return this;
     }
 
@@ -471,7 +512,8 @@ public final class GraphStore {
 
     /**
      * Writes what lives on the heap into the state before a snapshot: the buffered edges, the
-     * parallelism the halo replicas are made for and the changed partition sizes.
+     * parallelism the halo replicas are made for, the changed partition sizes and the latest round
+     * answered ({@link #LATEST_ROUND}).
      */
     public void snapshot() throws Exception {
         flushEdges();
@@ -479,6 +521,15 @@ public final class GraphStore {
             halo.snapshot();
         }
         sizes.flush();
+        if (latestRoundStep != latestRoundStored) {
+            for (int p = 0; p < site.owned().length; p++) {
+                if (site.owns(p)) {
+                    keys.set(VertexKey.anchor(p));
+                    latestRound.update(latestRoundStep);
+                }
+            }
+            latestRoundStored = latestRoundStep;
+        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.gnnstream.operators.store;
 
 import com.carrotsearch.hppc.LongIntHashMap;
+import com.carrotsearch.hppc.LongLongHashMap;
 import io.gnnstream.operators.messages.LayerOutputs;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.PredictionBatch;
@@ -65,6 +66,14 @@ public final class IncrementalPredictions {
     private boolean paused;
     private boolean marking;
 
+    /**
+     * The newest round whose reads or rows this subtask took; processing waits while it is newer
+     * than the pinned one, also when an older round's pin completes meanwhile.
+     */
+    private long newestRound = -1;
+
+    private final RoundArrivals arrivals = new RoundArrivals();
+
     /** How long a run of the pinned round again may be quiet before processing resumes. */
     static final long RERUN_QUIET_MS = 5_000;
 
@@ -112,6 +121,10 @@ public final class IncrementalPredictions {
      */
     public void roundRuns(long step) {
         marking = true;
+        if (step > newestRound) {
+            arrivals.roundBegins(step);
+            newestRound = step;
+        }
         if (step > pinnedStep) {
             paused = true;
             rerunSince = -1;
@@ -134,14 +147,18 @@ public final class IncrementalPredictions {
 
     /**
      * The in-neighbourhood of {@code w} changed at {@code changedAt} (ms): its sums are computed
-     * again, and it is recomputed.
+     * again, and it is recomputed at every layer, since every layer aggregates that neighbourhood:
+     * a later layer's output of {@code w} changes even where its earlier rows do not (a row of
+     * zeros after ReLU stays zeros), and only a changed row marks its readers.
      */
     public void adjacencyChanged(long w, long changedAt) throws Exception {
         if (!marking) {
             return;
         }
         sums.clear(w);
-        mark(0, w, changedAt);
+        for (int j = 0; j < pending.layers(); j++) {
+            mark(j, w, changedAt);
+        }
     }
 
     /**
@@ -186,6 +203,16 @@ public final class IncrementalPredictions {
         }
     }
 
+    /**
+     * {@code v}'s first attributes came at {@code changedAt} (ms): the next round to begin may not
+     * cover it ({@link RoundArrivals}).
+     */
+    public void arrived(long v, long changedAt) {
+        if (marking) {
+            arrivals.arrived(v, changedAt);
+        }
+    }
+
     /** {@code v} was deleted: its sums go (its out-edges' readers were told as edge changes). */
     public void deleted(long v) throws Exception {
         sums.clear(v);
@@ -198,8 +225,12 @@ public final class IncrementalPredictions {
         pending.mark(layer, v, changedAt);
     }
 
-    /** Takes a pin record; true when it completed a round's pin. */
-    public boolean pin(LayerOutputs record) {
+    /**
+     * Takes a pin record; true when it completed a round's pin. Processing resumes unless a newer
+     * round has begun meanwhile; the vertices that came just before the round's first read and have
+     * none of its rows are marked at every layer.
+     */
+    public boolean pin(LayerOutputs record) throws Exception {
         if (record.step < pinnedStep || (record.step == pinnedStep && !paused)) {
             return false;
         }
@@ -218,9 +249,34 @@ public final class IncrementalPredictions {
         rerunSince = -1;
         pinnedStep = assembly.step();
         assembly = new PinAssembly();
-        paused = false;
+        paused = newestRound > pinnedStep;
         marking = true;
+        LongLongHashMap arrived = arrivals.pinned(pinnedStep);
+        if (arrived != null) {
+            markUncovered(arrived);
+        }
         return true;
+    }
+
+    /**
+     * Marks at every layer the vertices of {@code arrived} that have no row of the pinned round (it
+     * did not cover them); with one layer, which stores no rows, all of them.
+     */
+    private void markUncovered(LongLongHashMap arrived) throws Exception {
+        long[] vertices = arrived.keys().toArray();
+        boolean[] covered = new boolean[vertices.length];
+        if (pending.layers() > 1) {
+            int dim = config.roundRowWidth(1, keepHidden);
+            float[] ignored = new float[vertices.length * dim];
+            covered = rows.rows(1, pinnedStep, vertices, 0, dim, ignored);
+        }
+        for (int i = 0; i < vertices.length; i++) {
+            if (!covered[i]) {
+                for (int j = 0; j < pending.layers(); j++) {
+                    mark(j, vertices[i], arrived.get(vertices[i]));
+                }
+            }
+        }
     }
 
     /** Whether {@link #process} has work it may do now. */
@@ -263,6 +319,8 @@ public final class IncrementalPredictions {
             return;
         }
         dst = Arrays.copyOf(dst, n);
+        // One change time per computed vertex (PredictionBatch#changedAt), deleted ones left out.
+        at = Arrays.copyOf(at, n);
         int width = config.roundRowWidth(m, keepHidden);
         int root = m == 0 ? 0 : config.roundRootWidth(m, keepHidden);
         float[] own = new float[n * width];
@@ -332,7 +390,7 @@ public final class IncrementalPredictions {
         int root = config.roundRootWidth(next, keepHidden);
         float[] stored = projected ? model.project(next, result, n) : result;
         float[] before = new float[n * dim];
-        rows.rows(next, pinnedStep, dst, n, dim, before);
+        boolean[] had = rows.rows(next, pinnedStep, dst, n, dim, before);
         LayerOutputs outputs = new LayerOutputs();
         outputs.step = pinnedStep;
         outputs.layer = next;
@@ -347,7 +405,9 @@ public final class IncrementalPredictions {
         float[] delta = new float[dim];
         for (int i = 0; i < n; i++) {
             int from = i * dim;
-            if (Arrays.equals(before, from, from + dim, stored, from, from + dim)) {
+            // A row the round did not store is new, also where it is zeros (as a missing row
+            // reads): the vertex's next layer was never computed under the pinned model.
+            if (had[i] && Arrays.equals(before, from, from + dim, stored, from, from + dim)) {
                 continue;
             }
             mark(next, dst[i], at[i]);
@@ -499,17 +559,37 @@ public final class IncrementalPredictions {
             vertices[j] = pending.vertices(j);
             times[j] = pending.times(j, vertices[j]);
         }
+        long[] rounds = arrivals.rounds();
+        long[][] arrived = new long[rounds.length][];
+        long[][] arrivedAt = new long[rounds.length][];
+        for (int r = 0; r < rounds.length; r++) {
+            arrived[r] = arrivals.vertices(rounds[r]);
+            arrivedAt[r] = arrivals.times(rounds[r], arrived[r]);
+        }
         return new IncrementalState(
-                pinnedStep, generation, pinnedParams, paused, marking, vertices, times, assembly);
+                pinnedStep,
+                generation,
+                pinnedParams,
+                paused,
+                marking,
+                newestRound,
+                vertices,
+                times,
+                rounds,
+                arrived,
+                arrivedAt,
+                assembly);
     }
 
     /**
-     * Restores from the states of every subtask of the snapshot: the newest pinned model, and the
-     * marks of vertices {@code owned} accepts.
+     * Restores from the states of every subtask of the snapshot: the newest pinned model, the
+     * newest round taken (processing waits if it is newer), and the marks and arrivals of vertices
+     * {@code owned} accepts.
      */
     public void restore(Iterable<IncrementalState> states, java.util.function.LongPredicate owned) {
         for (IncrementalState s : states) {
             marking |= s.marking();
+            newestRound = Math.max(newestRound, s.newestRound());
         }
         for (IncrementalState s : states) {
             if (s.pinnedStep() > pinnedStep && s.pinnedParams() != null) {
@@ -528,7 +608,12 @@ public final class IncrementalPredictions {
                     }
                 }
             }
+            for (int r = 0; r < s.arrivalRounds().length; r++) {
+                arrivals.restore(s.arrivalRounds()[r], s.arrived()[r], s.arrivedAt()[r], owned);
+            }
         }
+        arrivals.forgetUpTo(pinnedStep);
+        paused |= newestRound > pinnedStep;
         if (pinnedParams != null) {
             model = GnnModel.create(config);
             model.setParameterVector(pinnedParams);

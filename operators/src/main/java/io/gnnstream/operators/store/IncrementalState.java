@@ -12,9 +12,13 @@ import java.util.BitSet;
  * What a GraphStore subtask's {@link IncrementalPredictions} keep in a snapshot (operator union
  * state {@code incremental-predictions}, one entry per subtask): the pinned model's round, the
  * generation of its rows and parameters, whether processing waits for a newer round's pin, whether
- * changes are marked, the marked vertices per model layer with their earliest change time, and the
- * pin records of a round received so far (they are not read again after a restore). {@link #encode}
- * writes a version byte first; {@link #decode} reads every version written so far.
+ * changes are marked, the newest round whose reads or rows the subtask took, the marked vertices
+ * per model layer with their earliest change time, the vertices that came since a round's first
+ * read with their time, by that round ({@code arrivalRounds}; {@link RoundArrivals#NEXT_ROUND} for
+ * the next one), and the pin records of a round received so far (they are not read again after a
+ * restore). {@link #encode} writes a version byte first; {@link #decode} reads every version
+ * written so far (version 1 has neither the newest round, taken to be the pinned one, nor
+ * arrivals).
  */
 public record IncrementalState(
         long pinnedStep,
@@ -22,11 +26,15 @@ public record IncrementalState(
         float[] pinnedParams,
         boolean paused,
         boolean marking,
+        long newestRound,
         long[][] pending,
         long[][] changedAt,
+        long[] arrivalRounds,
+        long[][] arrived,
+        long[][] arrivedAt,
         PinAssembly assembly) {
 
-    static final byte VERSION = 1;
+    static final byte VERSION = 2;
 
     public byte[] encode() {
         try {
@@ -38,12 +46,22 @@ public record IncrementalState(
             writeFloats(out, pinnedParams);
             out.writeBoolean(paused);
             out.writeBoolean(marking);
+            out.writeLong(newestRound);
             out.writeInt(pending.length);
             for (int j = 0; j < pending.length; j++) {
                 out.writeInt(pending[j].length);
                 for (int i = 0; i < pending[j].length; i++) {
                     out.writeLong(pending[j][i]);
                     out.writeLong(changedAt[j][i]);
+                }
+            }
+            out.writeInt(arrivalRounds.length);
+            for (int r = 0; r < arrivalRounds.length; r++) {
+                out.writeLong(arrivalRounds[r]);
+                out.writeInt(arrived[r].length);
+                for (int i = 0; i < arrived[r].length; i++) {
+                    out.writeLong(arrived[r][i]);
+                    out.writeLong(arrivedAt[r][i]);
                 }
             }
             out.writeLong(assembly.step());
@@ -74,6 +92,7 @@ public record IncrementalState(
             float[] params = readFloats(in);
             boolean paused = in.readBoolean();
             boolean marking = in.readBoolean();
+            long newestRound = version >= 2 ? in.readLong() : pinnedStep;
             int layers = in.readInt();
             long[][] pending = new long[layers][];
             long[][] changedAt = new long[layers][];
@@ -84,6 +103,20 @@ public record IncrementalState(
                 for (int i = 0; i < n; i++) {
                     pending[j][i] = in.readLong();
                     changedAt[j][i] = in.readLong();
+                }
+            }
+            int rounds = version >= 2 ? in.readInt() : 0;
+            long[] arrivalRounds = new long[rounds];
+            long[][] arrived = new long[rounds][];
+            long[][] arrivedAt = new long[rounds][];
+            for (int r = 0; r < rounds; r++) {
+                arrivalRounds[r] = in.readLong();
+                int n = in.readInt();
+                arrived[r] = new long[n];
+                arrivedAt[r] = new long[n];
+                for (int i = 0; i < n; i++) {
+                    arrived[r][i] = in.readLong();
+                    arrivedAt[r][i] = in.readLong();
                 }
             }
             long step = in.readLong();
@@ -97,8 +130,12 @@ public record IncrementalState(
                     params,
                     paused,
                     marking,
+                    newestRound,
                     pending,
                     changedAt,
+                    arrivalRounds,
+                    arrived,
+                    arrivedAt,
                     new PinAssembly(step, trainers, partial, chunks, ranks));
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -243,14 +243,16 @@ public final class LayerOutputStore {
      * {@code dim} floats each, into {@code out} (row {@code i} at {@code i * dim}): the root part
      * only for the first {@code rootRows} vertices (zeros for the others, which the layer does not
      * read); zeros and counted as missing where a vertex has no row of that round. For incremental
-     * predictions, which read the rows a round stored.
+     * predictions, which read the rows a round stored. Returns which vertices have their row (the
+     * root part included where read) of that round.
      */
-    public void rows(int layer, long step, long[] vertices, int rootRows, int dim, float[] out)
+    public boolean[] rows(int layer, long step, long[] vertices, int rootRows, int dim, float[] out)
             throws Exception {
         layer(layer);
         ValueState<byte[]> rootState = roots.get(layer - 1);
         int root = Math.min(rootWidth.applyAsInt(layer), dim);
         byte[][] records = new byte[vertices.length][];
+        boolean[] stored = new boolean[vertices.length];
         storedAll(layer, vertices, vertices.length, step, records);
         for (int i = 0; i < vertices.length; i++) {
             if (!current(records[i], step, dim - root)) {
@@ -258,6 +260,7 @@ public final class LayerOutputStore {
                 continue;
             }
             copyFloats(records[i], out, i * dim + root, dim - root);
+            stored[i] = true;
             if (root > 0 && i < rootRows) {
                 byte[] rootRecord = rootCaches.get(layer - 1).take(vertices[i]);
                 if (!current(rootRecord, step, root)) {
@@ -268,9 +271,11 @@ public final class LayerOutputStore {
                     copyFloats(rootRecord, out, i * dim, root);
                 } else {
                     missingRows++;
+                    stored[i] = false;
                 }
             }
         }
+        return stored;
     }
 
     private static void copyFloats(byte[] record, float[] out, int at, int n) {

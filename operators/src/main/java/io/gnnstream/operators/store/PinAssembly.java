@@ -6,7 +6,10 @@ import java.util.BitSet;
 /**
  * The pin records of one round as they arrive ({@link LayerOutputs#pins}): rank 0's parameter
  * chunks and every rank's record. Complete once each of the round's ranks has sent all its records;
- * a record of a newer round starts over, one of an older round is ignored.
+ * a record of a newer round starts over, one of an older round is ignored. Rank 0 computes every
+ * round, so its records name the round's ranks: after a restore at another trainer count, a round
+ * issued again all on rank 0 completes with rank 0's records alone (they name one rank), whatever
+ * the old ranks' records of that round said.
  */
 final class PinAssembly {
 
@@ -40,6 +43,7 @@ final class PinAssembly {
         }
         int rank = record.roundIndex;
         if (rank == 0) {
+            trainers = record.dim;
             int total = (int) record.vertices[1];
             if (params == null) {
                 params = new float[total];
@@ -53,7 +57,7 @@ final class PinAssembly {
         } else {
             ranks.set(rank);
         }
-        return params != null && ranks.cardinality() == trainers;
+        return params != null && ranks.nextClearBit(0) >= trainers;
     }
 
     long step() {

@@ -157,7 +157,7 @@ class ProtocolSimulationTest {
      * Every step's seeds are the next slice of the epochs' shuffled orders: nothing trained twice,
      * nothing skipped but an epoch's remainder too small for the ranks.
      */
-    private static void checkSeeds(ProtocolSimulator sim, RankModel model, String run) {
+    static void checkSeeds(ProtocolSimulator sim, RankModel model, String run) {
         long[] train = sim.trainSeeds().clone();
         Arrays.sort(train);
         long epoch = 0;
@@ -194,7 +194,7 @@ class ProtocolSimulationTest {
         }
     }
 
-    private static String tail(ProtocolSimulator sim) {
+    static String tail(ProtocolSimulator sim) {
         List<String> t = sim.trace();
         String file = System.getProperty("sim.trace");
         if (file != null) {

@@ -4,6 +4,7 @@ import static io.gnnstream.operators.schedule.SimChannels.copy;
 
 import io.gnnstream.operators.GradientReducer;
 import io.gnnstream.operators.GraphStoreConfig;
+import io.gnnstream.operators.PredictionTombstones;
 import io.gnnstream.operators.SchedulerConfig;
 import io.gnnstream.operators.SchedulerState;
 import io.gnnstream.operators.assembly.AssemblerConfig;
@@ -17,9 +18,11 @@ import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.ReducedChunk;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.operators.schedule.SimChannels.Channel;
 import io.gnnstream.operators.schedule.SimChannels.Snap;
 import io.gnnstream.operators.schedule.SimRank.RankModel;
+import io.gnnstream.operators.store.IncrementalPredictions;
 import io.gnnstream.operators.store.StoreOutputs;
 import io.gnnstream.state.HashPartitioner;
 import io.gnnstream.state.VertexPartitioner;
@@ -48,6 +51,14 @@ import java.util.SplittableRandom;
  * count. Timers fire when nothing else can happen: idle ranks send their credit again, ranks
  * waiting for sums send their gradient again, and the clock moves past the scheduler's stall limit.
  *
+ * <p>With incremental predictions ({@link SimModels}), the GraphStore core keeps its incremental
+ * predictions, whose timer fires at random like the others; ranks compute rounds with real models
+ * and send pin records; every prediction (a round's from the ranks, an incremental one or a
+ * deletion from the GraphStore) goes, as it is emitted, through the real {@link
+ * PredictionTombstones} into a map that stands for the compacted predictions topic. After the last
+ * step the run goes on until the stream is ingested and the GraphStore's marks are drained; {@link
+ * #checkPredictions} then compares the topic with layer-wise inference on the final graph.
+ *
  * <p>This class drives a run and checks its end; a rank is a {@link SimRank}.
  */
 final class ProtocolSimulator {
@@ -56,6 +67,15 @@ final class ProtocolSimulator {
 
     /** The assembler's batch timeout: well below the scheduler's stall limit, as in the job. */
     static final long ASSEMBLER_TIMEOUT_MS = 1_000;
+
+    /**
+     * The evaluation neighbourhood's fanout with incremental predictions: small, so that vertices
+     * above it (hubs, whose neighbourhood is a bottom-k selection) are common.
+     */
+    static final int EVAL_FANOUT = Integer.getInteger("sim.evalFanout", 3);
+
+    /** Just over the quiet time after which a run of the pinned round again resumes (5 s). */
+    static final long QUIET_NANOS = 5_001_000_000L;
 
     private final SchedulerConfig base;
     private final SplittableRandom random;
@@ -94,11 +114,29 @@ final class ProtocolSimulator {
     /** Per round step: the vertices the round covers, as its first block left the scheduler. */
     private final Map<Long, Set<Long>> roundVertices = new HashMap<>();
 
+    /** Per round step: the last pass's blocks of vertices without a split or of training. */
+    private final Map<Long, Integer> roundOthers = new HashMap<>();
+
     int restores;
     int rescales;
 
+    /** Inputs the GraphStore took, over all its starts: their times. */
+    private long inputs;
+
     private final int params;
     private final long minEdges;
+
+    /** The real models of a run with incremental predictions; null without. */
+    private final SimModels models;
+
+    /** The predictions of a run with incremental predictions; null without. */
+    private final SimPredictions predictions;
+
+    /**
+     * Whether the GraphStore's timer ran to the end of its work since the last operation of the
+     * stream (whose edges it may still buffer) and the last restore.
+     */
+    private boolean settled;
 
     /**
      * A run of seed {@code seed}: {@code vertices} seeds and {@code extra} vertices without a
@@ -111,24 +149,55 @@ final class ProtocolSimulator {
             int extra,
             boolean changesWhileTraining,
             SimStore.Races races) {
+        this(config, seed, vertices, extra, changesWhileTraining, races, null);
+    }
+
+    /**
+     * A run as above; with {@code model} (null: none), with incremental predictions by real models
+     * of that shape, and a round's last pass over every vertex ({@code config.predictAll}).
+     */
+    ProtocolSimulator(
+            SchedulerConfig config,
+            long seed,
+            int vertices,
+            int extra,
+            boolean changesWhileTraining,
+            SimStore.Races races,
+            SimModels.Shape model) {
         this.params = vertices + extra;
         this.base = config;
         this.random = new SplittableRandom(seed);
         this.races = races;
-        this.graph = new SimGraph(random.split(), vertices, extra, changesWhileTraining);
+        this.models = model == null ? null : new SimModels(model, seed);
+        if (model != null && (model.layers() != config.numLayers || !config.predictAll)) {
+            throw new IllegalArgumentException(
+                    "incremental predictions need the model's layers and every vertex predicted");
+        }
+        this.graph =
+                new SimGraph(random.split(), vertices, extra, changesWhileTraining, model != null);
         // Without changes while training runs, training waits for the whole stream (its last
         // operation is an edge), so every batch is sampled from one graph.
         this.minEdges = changesWhileTraining ? config.minEdges : graph.edgeOps();
         this.partitioner = new HashPartitioner(config.scale.partitions());
-        this.storeConfig =
+        GraphStoreConfig store =
                 new GraphStoreConfig(seed, SimGraph.DIM, 250, 1 << 12, 1 << 12, 4, 0)
                         .withAggregationAtOwner(false)
                         .withLayerRowCache(1 << 10);
+        if (models != null) {
+            ModelConfig m = models.config();
+            int[] roots = new int[config.numLayers - 1];
+            for (int j = 0; j < roots.length; j++) {
+                roots[j] = m.roundRootWidth(j + 1, false);
+            }
+            store = store.withLayerRootWidths(roots).withIncremental(m, false, EVAL_FANOUT);
+        }
+        this.storeConfig = store;
         int[] fanouts = new int[config.numLayers];
         Arrays.fill(fanouts, 2);
         this.assemblerConfig =
                 new AssemblerConfig(fanouts, SimGraph.DIM, partitioner, 1, ASSEMBLER_TIMEOUT_MS, 16)
-                        .withLayerWidths(widths(config.numLayers));
+                        .withLayerWidths(widths(config.numLayers, models))
+                        .withEvalFanout(models == null ? -1 : EVAL_FANOUT);
         List<Long> t = new ArrayList<>();
         List<Long> v = new ArrayList<>();
         List<Long> te = new ArrayList<>();
@@ -140,6 +209,10 @@ final class ProtocolSimulator {
         this.test = te.stream().mapToLong(Long::longValue).toArray();
         this.trainers = config.scale.trainers();
         net.verbose = Boolean.getBoolean("sim.verbose");
+        this.predictions =
+                models == null
+                        ? null
+                        : new SimPredictions(models, graph, config.maxSteps, trace, net.verbose);
         start(null, 0);
     }
 
@@ -156,6 +229,16 @@ final class ProtocolSimulator {
         StringBuilder b = new StringBuilder(SimChannels.describe(schedule.view()));
         for (int r = 0; r < trainers; r++) {
             b.append(ranks[r].describe());
+        }
+        if (models != null) {
+            IncrementalPredictions inc = store.incremental();
+            b.append("\nincremental: pinned ")
+                    .append(inc.pinnedStep())
+                    .append(inc.paused() ? " (paused)" : "")
+                    .append(", pending ")
+                    .append(inc.pendingVertices())
+                    .append(", stream at its end ")
+                    .append(!store.hasInput(true));
         }
         return b.toString();
     }
@@ -196,6 +279,15 @@ final class ProtocolSimulator {
             }
             if (random.nextInt(20) == 0) {
                 publishSizes();
+                continue;
+            }
+            if (models != null && random.nextInt(8) == 0) {
+                // The operator's timer: one block (a budget of 0) or everything marked, now and
+                // then after a quiet time that resumes a run of the pinned round again.
+                if (random.nextInt(16) == 0) {
+                    now += QUIET_NANOS;
+                }
+                predict(random.nextBoolean() ? 0 : Long.MAX_VALUE);
                 continue;
             }
             List<Channel> ready = net.ready();
@@ -239,7 +331,11 @@ final class ProtocolSimulator {
         return speeds.computeIfAbsent(c.name, n -> random.nextInt(4) == 0 ? 1 : 8);
     }
 
-    /** Every rank applied the last step and every block of the final round was scored. */
+    /**
+     * Every rank applied the last step and every block of the final round was scored; with
+     * incremental predictions, also the stream is ingested, the final round pinned and every mark
+     * recomputed.
+     */
     boolean done() {
         for (SimRank rank : ranks) {
             if (rank.seq.progress().appliedStep < base.maxSteps) {
@@ -248,7 +344,18 @@ final class ProtocolSimulator {
         }
         Integer blocks = lastPassBlocks.get(base.maxSteps);
         Set<Integer> seen = scored.get(base.maxSteps);
-        return blocks != null && seen != null && seen.size() == blocks;
+        if (blocks == null || seen == null || seen.size() != blocks) {
+            return false;
+        }
+        if (models == null) {
+            return true;
+        }
+        IncrementalPredictions inc = store.incremental();
+        return !store.hasInput(true)
+                && settled
+                && inc.pinnedStep() == base.maxSteps
+                && !inc.paused()
+                && inc.pendingVertices() == 0;
     }
 
     List<RankModel> models() {
@@ -257,6 +364,23 @@ final class ProtocolSimulator {
 
     int trainers() {
         return trainers;
+    }
+
+    /** See {@link SimPredictions#check}. */
+    void checkPredictions() {
+        predictions.check();
+    }
+
+    /** Incremental prediction batches emitted (0 without incremental predictions). */
+    long incrementalBatches() {
+        return predictions == null ? 0 : predictions.incrementalBatches;
+    }
+
+    /** Frees the models and the tombstone stage of a run with incremental predictions. */
+    void close() {
+        if (predictions != null) {
+            predictions.close();
+        }
     }
 
     // ---- roles --------------------------------------------------------------------------------
@@ -312,9 +436,19 @@ final class ProtocolSimulator {
                         this::scored,
                         graph,
                         races.staleParts(),
-                        step -> roundVertices.getOrDefault(step, Set.of()));
+                        step -> roundVertices.getOrDefault(step, Set.of()),
+                        models,
+                        b -> predictions.roundPredictions(b),
+                        (rank, step) -> predictions.pinSent(rank, step));
         if (from == null) {
-            store = new SimStore(partitioner, storeConfig, graph, races);
+            store =
+                    new SimStore(
+                            partitioner,
+                            storeConfig,
+                            graph,
+                            races,
+                            () -> ++inputs,
+                            () -> now / 1_000_000);
             assembler = new SimAssembler(assemblerConfig);
             ranks = new SimRank[trainers];
             for (int r = 0; r < trainers; r++) {
@@ -323,6 +457,10 @@ final class ProtocolSimulator {
         } else {
             restoreRoles(from, restoredTrainers, wiring);
         }
+        if (predictions != null) {
+            predictions.start(trainers, store);
+        }
+        settled = false;
         schedule.start();
         for (SimRank rank : ranks) {
             rank.start();
@@ -331,7 +469,15 @@ final class ProtocolSimulator {
 
     @SuppressWarnings("unchecked")
     private void restoreRoles(Snap[] from, int oldTrainers, SimRank.Wiring wiring) {
-        store = new SimStore(partitioner, storeConfig, graph, races, (Object[]) from[0].state);
+        store =
+                new SimStore(
+                        partitioner,
+                        storeConfig,
+                        graph,
+                        races,
+                        () -> ++inputs,
+                        () -> now / 1_000_000,
+                        (Object[]) from[0].state);
         assembler = SimAssembler.restore(assemblerConfig, (Object[]) from[1].state);
         List<ReducerEntry>[] red = (List<ReducerEntry>[]) from[3].state;
         reducer.restore(red[0], red[1]);
@@ -429,6 +575,7 @@ final class ProtocolSimulator {
                 }
             }
             roundVertices.put(spec.step, all);
+            roundOthers.put(spec.step, blocks(s.roundOthers == null ? 0 : s.roundOthers.length));
         }
     }
 
@@ -438,7 +585,20 @@ final class ProtocolSimulator {
             if (p instanceof SampleRequest[] bundle) {
                 store.requests(bundle);
             } else {
-                store.outputs((LayerOutputs) p);
+                LayerOutputs o = (LayerOutputs) p;
+                store.outputs(o);
+                if (net.verbose && o.isPin() && models != null) {
+                    trace.add(
+                            "  pin of step "
+                                    + o.step
+                                    + " from rank "
+                                    + o.roundIndex
+                                    + " of "
+                                    + o.dim
+                                    + " taken; pinned "
+                                    + store.incremental().pinnedStep()
+                                    + (store.incremental().paused() ? " (paused)" : ""));
+                }
             }
         } catch (Exception e) {
             throw new IllegalStateException(e);
@@ -446,9 +606,15 @@ final class ProtocolSimulator {
         sendStoreOutputs();
     }
 
-    /** What the GraphStore returned: responses, feature parts to their ranks, graph events. */
+    /**
+     * What the GraphStore returned: responses, feature parts to their ranks, graph events; its
+     * incremental predictions and deletions go to the sink.
+     */
     private void sendStoreOutputs() {
         StoreOutputs out = store.out;
+        if (predictions != null) {
+            predictions.storeOutputs(out);
+        }
         for (SampleResponse r : out.responses()) {
             send(0, "responses", r);
         }
@@ -507,17 +673,23 @@ final class ProtocolSimulator {
     /** A last-pass block was scored: the round of its step has its blocks' count. */
     private void scored(MiniBatch b) {
         scored.computeIfAbsent(b.step, s -> new HashSet<>()).add(b.roundIndex);
-        lastPassBlocks.put(b.step, blocks(val.length) + blocks(test.length));
+        lastPassBlocks.put(
+                b.step,
+                blocks(val.length)
+                        + blocks(test.length)
+                        + (base.predictAll ? roundOthers.getOrDefault(b.step, 0) : 0));
     }
 
     private int blocks(int vertices) {
         return (vertices + base.evalBatchSize - 1) / base.evalBatchSize;
     }
 
-    /** The stored row width of every hidden layer. */
-    private static int[] widths(int layers) {
+    /** The stored row width of every hidden layer: the model's round rows, else two floats. */
+    private static int[] widths(int layers, SimModels models) {
         int[] w = new int[Math.max(0, layers - 1)];
-        Arrays.fill(w, SimGraph.ROW);
+        for (int j = 0; j < w.length; j++) {
+            w[j] = models == null ? SimGraph.ROW : models.config().roundRowWidth(j + 1, false);
+        }
         return w;
     }
 
@@ -525,14 +697,34 @@ final class ProtocolSimulator {
         now += STALL_NANOS + 1;
         publishSizes();
         assemblerTimers(now / 1_000_000);
+        if (models != null) {
+            predict(Long.MAX_VALUE);
+        }
         for (SimRank rank : ranks) {
             rank.timer();
         }
     }
 
+    // ---- incremental predictions ------------------------------------------------------------
+
+    /** The GraphStore's incremental-prediction timer. */
+    private void predict(long budgetNanos) {
+        try {
+            store.predict(budgetNanos);
+            settled = !store.incremental().hasWork();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        sendStoreOutputs();
+    }
+
     /** The GraphStore takes the next operation of its input. */
     private void ingest() {
         try {
+            if (net.verbose) {
+                trace.add("  ingest " + store.describeNext());
+            }
+            settled = false;
             store.ingest();
         } catch (Exception e) {
             throw new IllegalStateException(e);

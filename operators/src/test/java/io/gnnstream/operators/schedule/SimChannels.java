@@ -30,8 +30,10 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  * checkpoints across them, as Flink's unaligned checkpoints make it: a role snapshots when the
  * first barrier reaches it (from the source, from an iteration head at any time, or before it takes
  * a record sent after its sender's snapshot), and records its sender sent before the barrier but it
- * takes after its snapshot are the checkpoint's channel state; feedback channels carry none. Roles:
- * 0 store, 1 assembler, 2 scheduler, 3 reducer, 4.. ranks.
+ * takes after its snapshot are the checkpoint's channel state; feedback channels carry none. A
+ * checkpoint completes once every role has snapshotted and every such record has been taken, as
+ * Flink's completes once each input channel's barrier has arrived behind the records before it.
+ * Roles: 0 store, 1 assembler, 2 scheduler, 3 reducer, 4.. ranks.
  */
 final class SimChannels {
 
@@ -180,6 +182,8 @@ final class SimChannels {
                 && epochs[role] == checkpoint
                 && m.recorded != checkpoint) {
             snaps[role].channelState.add(new Object[] {c.name, m.payload});
+            m.recorded = checkpoint;
+            complete();
         }
         return m.payload;
     }
@@ -244,17 +248,35 @@ final class SimChannels {
                 }
             }
         }
-        boolean all = true;
+        complete();
+    }
+
+    /**
+     * Completes the checkpoint in progress once every role has snapshotted and no record sent
+     * before its sender's barrier is still on its way to a role that snapshotted before taking it
+     * (it is channel state still to be recorded).
+     */
+    private void complete() {
         for (int e : epochs) {
-            all &= e >= checkpoint;
+            if (e < checkpoint) {
+                return;
+            }
         }
-        if (all) {
-            completed = checkpoint;
-            completedSnaps = snaps;
-            completedTrainers = trainers;
-            inProgress = false;
-            trace.add("checkpoint " + checkpoint + " completed");
+        for (Channel c : channels.values()) {
+            if (c.feedback) {
+                continue;
+            }
+            for (Msg m : c.queue) {
+                if (m.epoch < checkpoint && m.recorded != checkpoint) {
+                    return;
+                }
+            }
         }
+        completed = checkpoint;
+        completedSnaps = snaps;
+        completedTrainers = trainers;
+        inProgress = false;
+        trace.add("checkpoint " + checkpoint + " completed");
     }
 
     /** A failure: the checkpoint in progress, if any, is abandoned. */

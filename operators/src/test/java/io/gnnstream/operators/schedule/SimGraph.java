@@ -2,13 +2,17 @@ package io.gnnstream.operators.schedule;
 
 import io.gnnstream.operators.messages.GraphUpdate;
 import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.operators.model.LayerwiseInference;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 
@@ -22,11 +26,20 @@ import java.util.SplittableRandom;
  * s]}. So every row of a batch shows whose it is: a row of another vertex (a part of a superseded
  * attempt) or a missing row of a vertex never deleted (an output acknowledged but lost) fails the
  * check.
+ *
+ * <p>For runs with incremental predictions ({@code real}): the features are scaled by 1/64, so a
+ * real model's outputs stay of moderate size; vertices without a split also come while training
+ * runs, with edges to and from them; no edge names a vertex after its deletion (it would come back
+ * as a vertex without attributes); a round's rows are a real model's outputs, which the check does
+ * not read; and {@link #finalGraph} is the graph once every operation is applied.
  */
 final class SimGraph {
 
     static final int DIM = 2;
     static final int ROW = 2;
+
+    /** Labels are {@code v mod CLASSES}. */
+    static final int CLASSES = 3;
 
     /** An operation of the stream: a record for the GraphStore, or a deletion (update null). */
     record Op(GraphUpdate update, long deleted) {}
@@ -34,6 +47,11 @@ final class SimGraph {
     final int seeds;
     final int extra;
     private final List<Op> ops = new ArrayList<>();
+
+    /** Rows are real model outputs; features scaled (see the class comment). */
+    private final boolean real;
+
+    private final float scale;
 
     /** Where the changes begin: the operations before it load the graph. */
     private int loaded;
@@ -46,8 +64,20 @@ final class SimGraph {
      * else before (the graph then stays the same while training runs).
      */
     SimGraph(SplittableRandom random, int seeds, int extra, boolean changesWhileTraining) {
+        this(random, seeds, extra, changesWhileTraining, false);
+    }
+
+    /** A stream as above; {@code real}: for a run with incremental predictions. */
+    SimGraph(
+            SplittableRandom random,
+            int seeds,
+            int extra,
+            boolean changesWhileTraining,
+            boolean real) {
         this.seeds = seeds;
         this.extra = extra;
+        this.real = real;
+        this.scale = real ? 1f / 64 : 1f;
         int n = seeds + extra;
         List<Op> loading = new ArrayList<>();
         for (long v = 0; v < n; v++) {
@@ -69,10 +99,14 @@ final class SimGraph {
         }
         ops.addAll(edges);
         loaded = ops.size();
+        int vertices = n; // with real rows, vertices without a split come while training runs
         for (int i = 0; i < 600; i++) {
             int kind = random.nextInt(10);
-            if (kind < 4) {
-                ops.add(edge(random.nextInt(n), random.nextInt(n), false));
+            if (real && kind == 0 && random.nextInt(4) == 0) {
+                ops.add(node(vertices++, 1 + i));
+            } else if (kind < 4) {
+                int range = real ? vertices : n;
+                ops.add(edge(random.nextInt(range), random.nextInt(range), false));
             } else if (kind < 7) {
                 Op e = edges.get(random.nextInt(edges.size()));
                 ops.add(edge(e.update().edge.src, e.update().edge.dst, true));
@@ -97,7 +131,12 @@ final class SimGraph {
                         gone.add(op.deleted());
                         return false;
                     }
-                    return op.update().node != null && gone.contains(op.update().node.id);
+                    if (op.update().node != null) {
+                        return gone.contains(op.update().node.id);
+                    }
+                    return real
+                            && (gone.contains(op.update().edge.src)
+                                    || gone.contains(op.update().edge.dst));
                 });
     }
 
@@ -131,7 +170,11 @@ final class SimGraph {
                         : v % 5 == 3 ? Split.VAL : v % 5 == 4 ? Split.TEST : Split.TRAIN;
         return new Op(
                 GraphUpdate.of(
-                        new NodeUpdate(v, new float[] {v + 1, version}, (int) (v % 3), split)),
+                        new NodeUpdate(
+                                v,
+                                new float[] {(v + 1) * scale, version * scale},
+                                (int) (v % CLASSES),
+                                split)),
                 -1);
     }
 
@@ -143,15 +186,16 @@ final class SimGraph {
      * Checks a whole batch: every row holds its own vertex's features (or, for an inference block
      * of layer 2 and up, its output of this round's previous layer), or is empty for a vertex that
      * the stream deletes or, in an inference block, that the round does not cover ({@code round}:
-     * the vertices the scheduler knew when the round began); every seed has its label.
+     * the vertices the scheduler knew when the round began); every seed has its label. In a run
+     * with real rows, the rows of layer 2 and up are not read.
      */
     void check(MiniBatch b, String where, Set<Long> round) {
         int width = b.featureDim;
         boolean rows = b.layer >= 2;
-        for (int i = 0; i < b.numNodes(); i++) {
+        for (int i = 0; i < b.numNodes() && !(rows && real); i++) {
             long v = b.nodeIds[i];
             float[] row = Arrays.copyOfRange(b.features, i * width, i * width + 2);
-            boolean own = row[0] == v + 1 && (!rows || row[1] == b.step);
+            boolean own = row[0] == (v + 1) * scale && (!rows || row[1] == b.step);
             boolean empty =
                     row[0] == 0
                             && row[1] == 0
@@ -176,10 +220,79 @@ final class SimGraph {
         }
         if (b.isTraining()) {
             for (int i = 0; i < b.numSeeds(); i++) {
-                if (b.labels[i] != b.nodeIds[i] % 3) {
+                if (b.labels[i] != b.nodeIds[i] % CLASSES) {
                     throw new AssertionError(where + ": label of seed " + b.nodeIds[i]);
                 }
             }
         }
+    }
+
+    /** The graph once every operation is applied: its vertices with attributes, in id order. */
+    record Final(long[] ids, LayerwiseInference.Graph graph) {
+
+        /** The in-neighbours of vertex {@code i} (an index into {@link #ids}), as ids. */
+        long[] inNeighbours(int i) {
+            long[] n = new long[graph.offsets()[i + 1] - graph.offsets()[i]];
+            for (int k = 0; k < n.length; k++) {
+                n[k] = ids[graph.neighbours()[graph.offsets()[i] + k]];
+            }
+            Arrays.sort(n);
+            return n;
+        }
+    }
+
+    Final finalGraph() {
+        Map<Long, float[]> features = new HashMap<>();
+        Map<Long, Set<Long>> in = new HashMap<>();
+        for (Op op : ops) {
+            if (op.update() == null) {
+                long v = op.deleted();
+                features.remove(v);
+                in.remove(v);
+                for (Set<Long> n : in.values()) {
+                    n.remove(v);
+                }
+            } else if (op.update().node != null) {
+                features.put(op.update().node.id, op.update().node.features);
+                in.computeIfAbsent(op.update().node.id, k -> new LinkedHashSet<>());
+            } else {
+                EdgeUpdate e = op.update().edge;
+                Set<Long> n = in.computeIfAbsent(e.dst, k -> new LinkedHashSet<>());
+                if (e.remove) {
+                    n.remove(e.src);
+                } else {
+                    n.add(e.src);
+                }
+            }
+        }
+        long[] ids = features.keySet().stream().mapToLong(Long::longValue).sorted().toArray();
+        Map<Long, Integer> index = new HashMap<>();
+        for (int i = 0; i < ids.length; i++) {
+            index.put(ids[i], i);
+        }
+        int[] offsets = new int[ids.length + 1];
+        List<Integer> neighbours = new ArrayList<>();
+        float[] x = new float[ids.length * DIM];
+        for (int i = 0; i < ids.length; i++) {
+            for (long u : in.get(ids[i])) {
+                Integer at = index.get(u);
+                if (at == null) {
+                    throw new IllegalStateException(
+                            "edge " + u + " -> " + ids[i] + " from a vertex without attributes");
+                }
+                neighbours.add(at);
+            }
+            offsets[i + 1] = neighbours.size();
+            System.arraycopy(features.get(ids[i]), 0, x, i * DIM, DIM);
+        }
+        return new Final(
+                ids,
+                new LayerwiseInference.Graph(
+                        ids.length,
+                        offsets,
+                        neighbours.stream().mapToInt(Integer::intValue).toArray(),
+                        x,
+                        DIM,
+                        ids));
     }
 }

@@ -5,6 +5,7 @@ import static io.gnnstream.operators.schedule.SimChannels.copy;
 import io.gnnstream.operators.TrainerProgress;
 import io.gnnstream.operators.TrainerReplica;
 import io.gnnstream.operators.assembly.PartialBatches;
+import io.gnnstream.operators.internal.InferenceRound;
 import io.gnnstream.operators.internal.PendingStep;
 import io.gnnstream.operators.internal.TrainerFeatureCache;
 import io.gnnstream.operators.messages.Credit;
@@ -12,6 +13,7 @@ import io.gnnstream.operators.messages.GradientChunk;
 import io.gnnstream.operators.messages.LayerOutputs;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
+import io.gnnstream.operators.messages.PredictionBatch;
 import io.gnnstream.operators.messages.ReducedChunk;
 import io.gnnstream.operators.model.ModelState;
 import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
@@ -27,6 +29,13 @@ import java.util.function.Consumer;
  * against the graph ({@link SimGraph#check}), takes them in sequence, joins the all-reduce of a
  * training step when there are several ranks, hands a hidden layer's outputs to the GraphStore and
  * reports a last-pass block as scored.
+ *
+ * <p>With incremental predictions ({@link Wiring#models}), a round's blocks are computed by the
+ * real model of the round's step ({@link SimModels}) through {@link InferenceRound}, as the trainer
+ * does: a hidden layer's outputs are its rows, the last pass gives predictions. Once the rank has
+ * scored its share of a round ({@link TrainerRank#roundBegins}, {@link TrainerRank#evaluated}), it
+ * sends its pin records on the channel of its layer outputs, rank 0's with the model's parameters,
+ * as {@code TrainerOperator.roundComplete} does.
  */
 final class SimRank {
 
@@ -60,10 +69,20 @@ final class SimRank {
             Consumer<MiniBatch> scored,
             SimGraph graph,
             boolean staleParts,
-            java.util.function.LongFunction<java.util.Set<Long>> roundVertices) {
+            java.util.function.LongFunction<java.util.Set<Long>> roundVertices,
+            SimModels models,
+            Consumer<PredictionBatch> predicted,
+            java.util.function.ObjLongConsumer<Integer> pinned) {
 
         PartialBatches partials() {
             return staleParts ? PartialBatches.acceptingStaleParts() : new PartialBatches();
+        }
+
+        /** A round's blocks as the trainer computes them, with the real model. */
+        InferenceRound inference() {
+            return models == null
+                    ? null
+                    : new InferenceRound(models.config(), true, false, false, null, 1);
         }
     }
 
@@ -74,6 +93,7 @@ final class SimRank {
     private final Wiring w;
     private final PartialBatches partials;
     private final TrainerFeatureCache cache = new TrainerFeatureCache(0, SimGraph.DIM);
+    private final InferenceRound inference;
 
     private SimRank(
             int r,
@@ -88,6 +108,7 @@ final class SimRank {
         this.model = model;
         this.w = w;
         this.partials = partials;
+        this.inference = w.inference();
     }
 
     /** Rank {@code r} of a run that starts from nothing. */
@@ -206,6 +227,7 @@ final class SimRank {
                 PendingStep step = exchange.pending();
                 apply(step.step, mean);
                 exchange.complete();
+                stepDone(step.step, step.roundSize, step.roundShare);
                 w.net().send(role(), "credits", seq.finish(step.seq));
                 next();
             }
@@ -236,6 +258,8 @@ final class SimRank {
                 p.seeds = b.numSeeds();
                 p.grad = gradient(b);
                 p.roundSize = b.roundSize;
+                p.roundShare = b.roundShare;
+                p.finalRound = b.finalRound;
                 for (GradientChunk c : exchange.begin(p)) {
                     w.net().send(role(), "gradients", c);
                 }
@@ -243,13 +267,51 @@ final class SimRank {
             }
             if (b.isTraining()) {
                 apply(b.step, gradient(b));
-            } else if (b.layer < w.numLayers()) {
-                w.net().send(role(), "outputs", outputs(b));
+                stepDone(b.step, b.roundSize, b.roundShare);
             } else {
-                w.scored().accept(b);
+                if (inference != null) {
+                    InferenceRound.Outcome o = inference.compute(w.models().of(b.step), b);
+                    for (LayerOutputs rows : o.outputs()) {
+                        w.net().send(role(), "outputs", rows);
+                    }
+                    if (o.predictions() != null) {
+                        w.predicted().accept(o.predictions());
+                    }
+                } else if (b.layer < w.numLayers()) {
+                    w.net().send(role(), "outputs", outputs(b));
+                }
+                if (b.layer == w.numLayers()) {
+                    w.scored().accept(b);
+                }
+                if (seq.evaluated(b, null, b.layer == 0 || b.layer == w.numLayers())) {
+                    roundComplete(b.step);
+                }
             }
             w.net().send(role(), "credits", seq.finish(b.seq));
         }
+    }
+
+    /** A training step is applied: a round it starts may leave this rank nothing to score. */
+    private void stepDone(long step, int roundSize, int roundShare) {
+        if (roundSize > 0 && seq.roundBegins(step, roundShare)) {
+            roundComplete(step);
+        }
+    }
+
+    /**
+     * This rank has scored its share of the round of {@code step}: with incremental predictions,
+     * its pin records to the GraphStore (one subtask, route 0), on the channel of its outputs.
+     */
+    private void roundComplete(long step) {
+        if (w.models() == null) {
+            return;
+        }
+        float[] params = r == 0 ? w.models().of(step).parameterVector() : null;
+        int ranks = seq.roundRanks(step, w.trainers());
+        for (LayerOutputs pin : LayerOutputs.pins(step, r, ranks, params, new int[] {0})) {
+            w.net().send(role(), "outputs", pin);
+        }
+        w.pinned().accept(r, step);
     }
 
     private void apply(long step, float[] mean) {
