@@ -5,6 +5,7 @@ import io.gnnstream.jobs.GraphOptions;
 import io.gnnstream.jobs.JobDefaults;
 import io.gnnstream.jobs.KafkaOptions;
 import io.gnnstream.jobs.ModelOptions;
+import io.gnnstream.jobs.PredictionOptions;
 import io.gnnstream.jobs.RunOptions;
 import io.gnnstream.jobs.SamplingOptions;
 import io.gnnstream.jobs.TrainingJob;
@@ -71,6 +72,12 @@ public final class MigrationScenario {
 
     static final long MAX_STEPS = 120;
     static final int PARALLELISM_VALUE = 2;
+
+    /** The job's parallelism: incremental predictions run at parallelism 1. */
+    static int parallelism(boolean incremental) {
+        return incremental ? 1 : PARALLELISM_VALUE;
+    }
+
     static final int TOPIC_PARTITIONS_VALUE = 2;
 
     private MigrationScenario() {}
@@ -91,7 +98,7 @@ public final class MigrationScenario {
      * The options a new savepoint is written with (the restoring test reads them back from {@value
      * #PROPERTIES}): two trainer ranks, training once the whole graph is in.
      */
-    static Configuration options(DatasetInfo dataset) {
+    static Configuration options(DatasetInfo dataset, boolean incremental) {
         Configuration conf = new Configuration();
         conf.set(KafkaOptions.TOPIC_PREFIX, "migration");
         conf.set(KafkaOptions.GROUP_ID, "migration");
@@ -104,7 +111,10 @@ public final class MigrationScenario {
         conf.set(ModelOptions.TRAINERS, 2);
         conf.set(ModelOptions.HIDDEN, 32);
         conf.set(ModelOptions.CREDIT_RESEND_MS, 1_000L);
-        conf.set(RunOptions.PARALLELISM, PARALLELISM_VALUE);
+        conf.set(RunOptions.PARALLELISM, parallelism(incremental));
+        if (incremental) {
+            conf.set(PredictionOptions.PREDICTION_UPDATES, PredictionOptions.Updates.INCREMENTAL);
+        }
         conf.set(SamplingOptions.BATCH_SIZE, 32);
         conf.set(SamplingOptions.MAX_STEPS, MAX_STEPS);
         conf.set(SamplingOptions.EVAL_EVERY, 50);

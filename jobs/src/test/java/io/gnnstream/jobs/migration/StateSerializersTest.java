@@ -87,8 +87,6 @@ class StateSerializersTest {
     static final Set<String> EXPECTED_STATES =
             Set.of(
                     "scheduler",
-                    "model",
-                    "progress",
                     "buffered-batches",
                     "partial-batches",
                     "pending-step",
@@ -103,6 +101,17 @@ class StateSerializersTest {
                     "adj-tail",
                     "adj-blocks",
                     "SourceReaderState");
+
+    /** The states of incremental predictions, in a savepoint written with them. */
+    static final Set<String> INCREMENTAL_STATES =
+            Set.of(
+                    "incremental-predictions",
+                    "incremental-sum-0",
+                    "incremental-sum-1",
+                    "site-out-edges",
+                    "out-edge-index",
+                    "latest-round-step",
+                    "prediction-incremental");
 
     static Stream<String> committedSavepoints() throws IOException {
         return MigrationScenario.committedLabels().stream();
@@ -159,6 +168,17 @@ class StateSerializersTest {
                         .collect(Collectors.toCollection(TreeSet::new));
         assertTrue(
                 names.containsAll(EXPECTED_STATES), "savepoint-v" + label + " holds only " + names);
+        assertTrue(
+                names.contains("replicas") || names.containsAll(Set.of("model", "progress")),
+                "the ranks' replicas, or the model and progress of a savepoint before them: "
+                        + names);
+        if (MigrationScenario.readProperties(MigrationScenario.committed(label))
+                .getProperty("option.gnnstream.prediction-updates", "ROUNDS")
+                .equals("INCREMENTAL")) {
+            assertTrue(
+                    names.containsAll(INCREMENTAL_STATES),
+                    "savepoint-v" + label + " of incremental predictions holds only " + names);
+        }
         List<String> problems = StateAudit.problems(savepoint, false);
         assertTrue(problems.isEmpty(), String.join("\n", problems));
     }

@@ -5,7 +5,7 @@ import static io.gnnstream.jobs.migration.MigrationScenario.SAVEPOINT;
 
 import io.gnnstream.jobs.TrainingJob;
 import io.gnnstream.jobs.TrainingRunner;
-import io.gnnstream.operators.model.ModelState;
+import io.gnnstream.operators.TrainerReplica;
 import io.gnnstream.tools.DatasetInfo;
 import io.gnnstream.tools.DatasetLoader;
 import io.gnnstream.tools.Directories;
@@ -26,6 +26,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -52,7 +53,10 @@ import org.apache.flink.streaming.util.TestStreamEnvironment;
  *     io.gnnstream.jobs.migration.WriteMigrationSavepoint 0.2
  * </pre>
  *
- * It writes a small synthetic graph ({@link MigrationScenario#graph()}), starts a local Kafka
+ * With {@code --incremental} after the label the job runs with {@code --prediction-updates
+ * incremental} at parallelism 1, so the savepoint holds the incremental predictions' state.
+ *
+ * <p>It writes a small synthetic graph ({@link MigrationScenario#graph()}), starts a local Kafka
  * broker and produces the graph into the input topics, runs the real topology ({@link TrainingJob})
  * with two trainer ranks at parallelism 2 on a MiniCluster, triggers a canonical savepoint once a
  * metrics line reports step {@value MigrationScenario#SAVEPOINT_AFTER_STEP} or later, cancels the
@@ -80,8 +84,16 @@ public final class WriteMigrationSavepoint {
     }
 
     private static void write(String[] args) throws Exception {
+        boolean incremental = args.length > 1 && args[1].equals("--incremental");
+        if (incremental) {
+            String[] rest = new String[args.length - 1];
+            rest[0] = args[0];
+            System.arraycopy(args, 2, rest, 1, args.length - 2);
+            args = rest;
+        }
         if (args.length < 1 || args.length > 2 || !args[0].matches("[0-9A-Za-z._-]+")) {
-            System.err.println("usage: WriteMigrationSavepoint <label> [repository root]");
+            System.err.println(
+                    "usage: WriteMigrationSavepoint <label> [--incremental] [repository root]");
             System.exit(2);
         }
         String label = args[0];
@@ -116,12 +128,12 @@ public final class WriteMigrationSavepoint {
                 .write(staging.resolve(DATASET));
         DatasetInfo dataset = DatasetInfo.scan(staging.resolve(DATASET));
         Properties p = new Properties();
-        MigrationScenario.options(dataset)
+        MigrationScenario.options(dataset, incremental)
                 .toMap()
                 .forEach((k, v) -> p.setProperty(MigrationScenario.OPTION_PREFIX + k, v));
         p.setProperty(
                 MigrationScenario.PARALLELISM,
-                Integer.toString(MigrationScenario.PARALLELISM_VALUE));
+                Integer.toString(MigrationScenario.parallelism(incremental)));
         p.setProperty(
                 MigrationScenario.TOPIC_PARTITIONS,
                 Integer.toString(MigrationScenario.TOPIC_PARTITIONS_VALUE));
@@ -144,18 +156,24 @@ public final class WriteMigrationSavepoint {
                             MigrationScenario.TOPIC_PARTITIONS_VALUE,
                             staging.resolve(DATASET));
             System.out.println("Produced " + loaded);
+            // Uncompressed, so that the ranks' steps can be read from the savepoint below.
+            conf.set(ExecutionOptions.SNAPSHOT_COMPRESSION, false);
             savepoint = runUntilSavepoint(conf, work, p);
         }
 
         Path copy = staging.resolve(SAVEPOINT);
         copyTree(SavepointContents.localPath(savepoint), copy);
         List<Long> steps =
-                SavepointContents.read(copy).operatorStateValues("model").stream()
-                        .map(m -> ((ModelState) m).step)
+                SavepointContents.read(copy).operatorStateValues("replicas").stream()
+                        .filter(r -> r instanceof TrainerReplica t && t.model != null)
+                        .map(r -> ((TrainerReplica) r).model.step)
                         .collect(Collectors.toList());
         if (steps.size() != 2) {
             throw new IllegalStateException(
-                    "expected the model state of 2 trainer ranks, found " + steps);
+                    "expected the replica state of 2 trainer ranks, found "
+                            + steps
+                            + " of "
+                            + SavepointContents.read(copy).operatorStateValues("replicas"));
         }
         p.setProperty(
                 MigrationScenario.STEPS,
@@ -186,14 +204,15 @@ public final class WriteMigrationSavepoint {
      */
     private static String runUntilSavepoint(Configuration conf, Path work, Properties p)
             throws Exception {
-        int parallelism = MigrationScenario.PARALLELISM_VALUE;
+        int parallelism = Integer.parseInt(p.getProperty(MigrationScenario.PARALLELISM));
         Configuration clusterConf = new Configuration();
         clusterConf.set(RestOptions.BIND_PORT, "0");
         MiniCluster cluster =
                 new MiniCluster(
                         new MiniClusterConfiguration.Builder()
                                 .setNumTaskManagers(1)
-                                .setNumSlotsPerTaskManager(parallelism)
+                                // The two trainer ranks take two slots at any parallelism.
+                                .setNumSlotsPerTaskManager(MigrationScenario.PARALLELISM_VALUE)
                                 .setConfiguration(clusterConf)
                                 .build());
         cluster.start();
