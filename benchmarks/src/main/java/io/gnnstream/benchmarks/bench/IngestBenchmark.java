@@ -8,10 +8,11 @@ import java.util.Map;
 
 /**
  * {@code bench ingest}: edges/s from Kafka into the GraphStore's RocksDB state at parallelism 1 and
- * 2, against a plain consumer reading and parsing the same topic in the same invocation, both timed
- * between 10 % and 90 % of the edges ({@link SteadyRate}) so that job start-up is not counted.
- * After one untimed run of each side, the runs go round by round (the consumer, then every halo
- * setting and parallelism), so that JIT warm-up favours no case.
+ * 2, and at parallelism 1 with what {@code --prediction-updates incremental} keeps from the start
+ * (the out-edge indexes), against a plain consumer reading and parsing the same topic in the same
+ * invocation, both timed between 10 % and 90 % of the edges ({@link SteadyRate}) so that job
+ * start-up is not counted. After one untimed run of each side, the runs go round by round (the
+ * consumer, then every halo setting and parallelism), so that JIT warm-up favours no case.
  *
  * <p>Per parallelism it also reports what a scaling study needs, measured in the same runs ({@link
  * IngestRates}):
@@ -60,9 +61,11 @@ public final class IngestBenchmark implements Benchmark {
             List<Case> cases = new ArrayList<>();
             for (String halo : context.haloOr(List.of("none"))) {
                 for (int parallelism : context.threadsOr(List.of(1, 2))) {
-                    cases.add(new Case(halo, parallelism, repeat));
+                    cases.add(new Case(halo, parallelism, false, repeat));
                 }
             }
+            // What incremental predictions keep from the start, at the parallelism they run at.
+            cases.add(new Case("none", 1, true, repeat));
             // One untimed run of each side first (class loading, JIT, the broker's page cache),
             // then
             // the runs interleaved round by round, so that every case sees the JVM in the same
@@ -72,7 +75,8 @@ public final class IngestBenchmark implements Benchmark {
                     data,
                     cases.get(0).parallelism,
                     PARTITIONS,
-                    cases.get(0).halo.equals("features"));
+                    cases.get(0).halo.equals("features"),
+                    false);
             context.log().printf("  warm-up runs done%n");
             double[] plain = new double[repeat];
             for (int r = 0; r < repeat; r++) {
@@ -87,15 +91,20 @@ public final class IngestBenchmark implements Benchmark {
                 for (Case c : cases) {
                     IngestRates.GraphStoreRun run =
                             IngestRates.graphStore(
-                                    data, c.parallelism, PARTITIONS, c.halo.equals("features"));
+                                    data,
+                                    c.parallelism,
+                                    PARTITIONS,
+                                    c.halo.equals("features"),
+                                    c.incremental);
                     c.record(r, run, edges);
                     context.log()
                             .printf(
-                                    "  graph store p=%d halo %s run %d: %.0f edges/s (%s); peak RSS"
-                                        + " %.0f MiB (%.0f before; broker %.0f), RocksDB %.2f MiB ="
-                                        + " %.1f bytes/edge%n",
+                                    "  graph store p=%d halo %s%s run %d: %.0f edges/s (%s); peak"
+                                        + " RSS %.0f MiB (%.0f before; broker %.0f), RocksDB %.2f"
+                                        + " MiB = %.1f bytes/edge%n",
                                     c.parallelism,
                                     c.halo,
+                                    c.incremental ? " incremental" : "",
                                     r + 1,
                                     c.rates[r],
                                     run.rate().describe(),
@@ -122,6 +131,7 @@ public final class IngestBenchmark implements Benchmark {
                 if (context.halo() != null) {
                     params.put("halo", c.halo);
                 }
+                params.put("prediction_updates", c.incremental ? "incremental" : "rounds");
                 params.put("state_backend", "rocksdb");
                 params.put("window", WINDOW);
                 params.put("stats_interval_ms", IngestRates.STATS_INTERVAL_MS);
@@ -161,10 +171,11 @@ public final class IngestBenchmark implements Benchmark {
         return results;
     }
 
-    /** One halo setting at one parallelism, and what its runs measured. */
+    /** One halo setting at one parallelism, with or without incremental predictions' indexes. */
     private static final class Case {
         final String halo;
         final int parallelism;
+        final boolean incremental;
         final double[] rates;
         final double[] rss;
         final double[] rssBefore;
@@ -172,9 +183,10 @@ public final class IngestBenchmark implements Benchmark {
         final double[] rocksDb;
         final double[] perEdge;
 
-        Case(String halo, int parallelism, int repeat) {
+        Case(String halo, int parallelism, boolean incremental, int repeat) {
             this.halo = halo;
             this.parallelism = parallelism;
+            this.incremental = incremental;
             this.rates = new double[repeat];
             this.rss = new double[repeat];
             this.rssBefore = new double[repeat];

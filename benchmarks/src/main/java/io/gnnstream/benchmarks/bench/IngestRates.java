@@ -14,7 +14,9 @@ import io.gnnstream.operators.GraphStoreOperator;
 import io.gnnstream.operators.JobScale;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.operators.serialization.SampleResponseSerializer;
+import io.gnnstream.state.EvalNeighbourhood;
 import io.gnnstream.state.HashPartitioner;
 import io.gnnstream.state.VertexKeyTypeInfo;
 import io.gnnstream.state.records.EdgeUpdate;
@@ -91,9 +93,12 @@ final class IngestRates {
 
     /**
      * Runs the GraphStore once over the whole edges topic of {@code data}; with {@code halo}, the
-     * edges between partitions also pass the replica router, whose pushes the GraphStore stores.
+     * edges between partitions also pass the replica router, whose pushes the GraphStore stores;
+     * with {@code incremental}, the GraphStore keeps what incremental predictions need from the
+     * start (the out-edge index and the site's out-edges, updated with every stored edge).
      */
-    static GraphStoreRun graphStore(BenchData data, int parallelism, int partitions, boolean halo)
+    static GraphStoreRun graphStore(
+            BenchData data, int parallelism, int partitions, boolean halo, boolean incremental)
             throws Exception {
         String runId = "ingest-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
         Path runDir = BenchData.WORK.resolve(runId).toAbsolutePath();
@@ -145,7 +150,24 @@ final class IngestRates {
                                                             0,
                                                             edgeBuffer(data.info.edges()),
                                                             0)
-                                                    .withHalo(halo)))
+                                                    .withHalo(halo)
+                                                    .withIncremental(
+                                                            incremental
+                                                                    ? new ModelConfig(
+                                                                            data.info.featureDim(),
+                                                                            64,
+                                                                            Math.max(
+                                                                                    2,
+                                                                                    data.info
+                                                                                            .numClasses()),
+                                                                            2,
+                                                                            0.5,
+                                                                            0.01,
+                                                                            0,
+                                                                            1L)
+                                                                    : null,
+                                                            true,
+                                                            EvalNeighbourhood.DEFAULT_FANOUT)))
                             .uid("graph-store");
             store.sinkTo(new DiscardingSink<>());
             store.getSideOutput(GraphStoreOperator.EVENTS)
