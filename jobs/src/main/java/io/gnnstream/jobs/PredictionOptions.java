@@ -2,6 +2,7 @@ package io.gnnstream.jobs;
 
 import static io.gnnstream.jobs.OptionCheck.nonNegative;
 
+import io.gnnstream.operators.store.IncrementalPredictions;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 
@@ -44,6 +45,21 @@ public final class PredictionOptions {
                                         + " of the latest round; exactly what a round with that"
                                         + " model would predict. Needs --parallelism 1."),
                     OptionCheck.any());
+
+    public static final ConfigOption<Long> INCREMENTAL_MAX_MARKS =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.incremental-max-marks")
+                            .longType()
+                            .defaultValue(IncrementalPredictions.DEFAULT_MAX_MARKS)
+                            .withDescription(
+                                    "With --prediction-updates incremental: the most vertices (per"
+                                        + " model layer) waiting on the GraphStore's heap to be"
+                                        + " predicted again, about 30 bytes each. A burst that"
+                                        + " marks more suspends incremental predictions until the"
+                                        + " next round begins (--predict-every), which predicts"
+                                        + " every vertex; the GraphStore's gauge"
+                                        + " incrementalSuspensions counts them."),
+                    OptionCheck.that(n -> n >= 1_000, "at least 1000"));
 
     public static final ConfigOption<Integer> PREDICT_EVERY =
             GROUP.declare(

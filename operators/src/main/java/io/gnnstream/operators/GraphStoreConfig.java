@@ -63,6 +63,9 @@ public final class GraphStoreConfig implements Serializable {
 
     private int incrementalFanout = io.gnnstream.state.EvalNeighbourhood.DEFAULT_FANOUT;
 
+    private long incrementalMaxMarks =
+            io.gnnstream.operators.store.IncrementalPredictions.DEFAULT_MAX_MARKS;
+
     /** Settings without halo replicas. */
     public GraphStoreConfig(
             long seed,
@@ -120,6 +123,18 @@ public final class GraphStoreConfig implements Serializable {
         return c;
     }
 
+    /** These settings with at most {@code maxMarks} vertices marked per layer (heap budget). */
+    public GraphStoreConfig withIncrementalMaxMarks(long maxMarks) {
+        GraphStoreConfig c = withIncremental(incrementalModel, keepHiddenRows, incrementalFanout);
+        c.incrementalMaxMarks = maxMarks;
+        return c;
+    }
+
+    /** The most vertices incremental predictions keep marked per layer. */
+    public long incrementalMaxMarks() {
+        return incrementalMaxMarks;
+    }
+
     /** The evaluation neighbourhoods' fanout of incremental predictions. */
     public int incrementalFanout() {
         return incrementalFanout;
@@ -163,6 +178,7 @@ public final class GraphStoreConfig implements Serializable {
         c.incrementalModel = incrementalModel;
         c.keepHiddenRows = keepHiddenRows;
         c.incrementalFanout = incrementalFanout;
+        c.incrementalMaxMarks = incrementalMaxMarks;
         return c;
     }
 

@@ -212,6 +212,7 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
             getMetricGroup().gauge("incrementalPredictions", incremental::predicted);
             getMetricGroup().gauge("incrementalRecomputed", incremental::recomputed);
             getMetricGroup().gauge("pinnedRoundStep", incremental::pinnedStep);
+            getMetricGroup().gauge("incrementalSuspensions", incremental::suspensions);
             schedulePredictions(INCREMENTAL_INTERVAL_MS);
         }
     }

@@ -170,9 +170,10 @@ public final class TopologySettings {
         TrainerConfig trainer = trainerConfig();
         return incremental()
                 ? store.withIncremental(
-                        trainer.model,
-                        trainer.keepsHiddenRows(),
-                        conf.get(SamplingOptions.EVAL_FANOUT))
+                                trainer.model,
+                                trainer.keepsHiddenRows(),
+                                conf.get(SamplingOptions.EVAL_FANOUT))
+                        .withIncrementalMaxMarks(conf.get(PredictionOptions.INCREMENTAL_MAX_MARKS))
                 : store;
     }
 

@@ -216,6 +216,7 @@ public final class GraphStore {
                                 }
                             },
                             () -> clock.getAsLong());
+            incremental.maxMarks(config.incrementalMaxMarks());
             edges.followChanges(v -> incremental.adjacencyChanged(v, edgesSince));
         } else {
             this.incremental = null;

@@ -35,6 +35,16 @@ public final class IncrementalPredictions {
     /** Destinations per computed block. */
     public static final int BLOCK_VERTICES = 512;
 
+    /** Vertices marked per layer at most, by default (about 30 bytes of heap each). */
+    public static final long DEFAULT_MAX_MARKS = 1_000_000;
+
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger(IncrementalPredictions.class);
+
+    private long maxMarks = DEFAULT_MAX_MARKS;
+
+    private long suspensions;
+
     /** What the engine reads of the graph; all vertices it is asked about are owned here. */
     public interface Graph {
         /** All in-neighbours of {@code v}. */
@@ -120,8 +130,9 @@ public final class IncrementalPredictions {
      * could leave a vertex with the round's older prediction.
      */
     public void roundRuns(long step) {
-        marking = true;
         if (step > newestRound) {
+            // A new round covers every change before its reads, also those a suspension dropped.
+            marking = true;
             arrivals.roundBegins(step);
             newestRound = step;
         }
@@ -152,8 +163,8 @@ public final class IncrementalPredictions {
      * zeros after ReLU stays zeros), and only a changed row marks its readers.
      */
     public void adjacencyChanged(long w, long changedAt) throws Exception {
-        if (!marking) {
-            return;
+        if (!marking && pinnedStep < 0) {
+            return; // no sums yet
         }
         sums.clear(w);
         for (int j = 0; j < pending.layers(); j++) {
@@ -168,8 +179,8 @@ public final class IncrementalPredictions {
      */
     public void featuresChanged(long u, float[] before, float[] after, long changedAt)
             throws Exception {
-        if (!marking) {
-            return;
+        if (!marking && pinnedStep < 0) {
+            return; // no sums yet
         }
         mark(0, u, changedAt);
         float[] delta = new float[config.inFeatures()];
@@ -223,6 +234,36 @@ public final class IncrementalPredictions {
             return;
         }
         pending.mark(layer, v, changedAt);
+        if (pending.size(layer) > maxMarks) {
+            suspend(layer);
+        }
+    }
+
+    /**
+     * More than {@link #maxMarks} vertices of a layer are marked: the marks go, and so do the
+     * changes' predictions until the next round begins, which predicts every vertex from the graph
+     * as it then is. The sums stay kept by differences meanwhile (layer 0's outlive rounds).
+     */
+    private void suspend(int layer) {
+        LOG.warn(
+                "More than {} vertices of layer {} wait to be predicted again: incremental"
+                        + " predictions are suspended until the next round begins"
+                        + " (--predict-every; --incremental-max-marks)",
+                maxMarks,
+                layer + 1);
+        pending.clear();
+        marking = false;
+        suspensions++;
+    }
+
+    /** Sets the most vertices marked per layer ({@link #DEFAULT_MAX_MARKS} by default). */
+    public void maxMarks(long max) {
+        this.maxMarks = max;
+    }
+
+    /** How often a burst marked more than the budget since this subtask started. */
+    public long suspensions() {
+        return suspensions;
     }
 
     /**
@@ -250,7 +291,6 @@ public final class IncrementalPredictions {
         pinnedStep = assembly.step();
         assembly = new PinAssembly();
         paused = newestRound > pinnedStep;
-        marking = true;
         LongLongHashMap arrived = arrivals.pinned(pinnedStep);
         if (arrived != null) {
             markUncovered(arrived);

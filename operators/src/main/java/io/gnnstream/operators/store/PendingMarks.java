@@ -83,6 +83,13 @@ final class PendingMarks {
         return n;
     }
 
+    void clear() {
+        for (int j = 0; j < times.length; j++) {
+            times[j].clear();
+            order[j].clear();
+        }
+    }
+
     int size(int layer) {
         return times[layer].size();
     }

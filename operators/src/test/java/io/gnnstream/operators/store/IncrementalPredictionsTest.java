@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -43,6 +44,9 @@ class IncrementalPredictionsTest {
     private static final int F = 8;
     private static final int CLASSES = 4;
     private static final long STEP = 7;
+
+    /** The step of the latest round {@link #round} ran. */
+    private long step = STEP;
 
     /** Small enough that hubs sample: the graph's in-degrees are 5 on average. */
     private static final int FANOUT = 6;
@@ -134,6 +138,54 @@ class IncrementalPredictionsTest {
         compare(pinned, model);
     }
 
+    @Test
+    @Timeout(120)
+    void aBurstAboveTheMarksBudgetWaitsForTheNextRound() throws Exception {
+        ModelConfig model =
+                ModelConfig.builder().inFeatures(F).hidden(16).numClasses(CLASSES).seed(5).build();
+        config =
+                new GraphStoreConfig(5, F, 250, 1 << 20, 1 << 20, 64, 0)
+                        .withLayerRowCache(1 << 20)
+                        .withLayerRootWidths(new int[] {model.roundRootWidth(1, false)})
+                        .withIncremental(model, false, FANOUT)
+                        .withIncrementalMaxMarks(60);
+        Random r = new Random(5);
+        GraphStore store = start(false);
+        long time = 1;
+        int n = 200;
+        for (long v = 0; v < n; v++) {
+            node(store, v, r, time++);
+        }
+        for (int e = 0; e < 5 * n; e++) {
+            edge(store, r.nextInt(n), r.nextInt(n), false, time++);
+        }
+        GnnModel pinned = GnnModel.create(model);
+        round(store, pinned, model);
+        for (int c = 0; c < 60; c++) {
+            node(store, r.nextInt(n), r, time++);
+            edge(store, r.nextInt(n), r.nextInt(n), c % 2 == 0, time++);
+        }
+        assertEquals(1, store.incremental().suspensions(), "a burst above the budget suspends");
+        assertEquals(0, store.incremental().pendingVertices(), "its marks go");
+        for (int c = 0; c < 20; c++) {
+            node(store, r.nextInt(n), r, time++);
+        }
+        assertEquals(0, store.incremental().pendingVertices(), "nothing marked while suspended");
+        step = STEP + 1;
+        round(store, pinned, model);
+        for (int c = 0; c < 2; c++) {
+            edge(store, r.nextInt(n), r.nextInt(n), false, time++);
+        }
+        store.flushEdges();
+        assertTrue(store.incremental().pendingVertices() > 0, "the next round marks again");
+        while (store.predictIncrementally(Long.MAX_VALUE, out)) {
+            collect();
+        }
+        collect();
+        assertEquals(1, store.incremental().suspensions());
+        compare(pinned, model);
+    }
+
     private GraphStore start(boolean restored) throws Exception {
         return new GraphStore(
                 partitioner,
@@ -214,7 +266,7 @@ class IncrementalPredictionsTest {
                             ? model.project(j, hidden, g.ids.length)
                             : hidden;
             LayerOutputs o = new LayerOutputs();
-            o.step = STEP;
+            o.step = step;
             o.layer = j;
             o.vertices = g.ids;
             o.dim = config.roundRowWidth(j, false);
@@ -226,16 +278,16 @@ class IncrementalPredictionsTest {
             topic.put(g.ids[i], ClassProbabilities.softmax(outputs.logits(), i, CLASSES));
         }
         for (LayerOutputs pin :
-                LayerOutputs.pins(STEP, 0, 1, model.parameterVector(), new int[] {0})) {
+                LayerOutputs.pins(step, 0, 1, model.parameterVector(), new int[] {0})) {
             store.write(pin, out);
         }
         out.clear();
-        assertEquals(STEP, store.incremental().pinnedStep());
+        assertEquals(step, store.incremental().pinnedStep());
     }
 
     private void collect() {
         for (PredictionBatch b : out.predictions()) {
-            assertEquals(STEP, b.step);
+            assertEquals(step, b.step);
             for (int i = 0; i < b.vertices.length; i++) {
                 assertTrue(b.changedAt[i] > 0);
                 topic.put(
