@@ -133,6 +133,8 @@ public final class KafkaIO {
     /**
      * A plain consumer of string keys and values without a group (callers assign partitions) and
      * without offset commits: for tools that read a topic directly, such as the metrics follower.
+     * It reads committed records only ({@code isolation.level=read_committed}): the predictions of
+     * an exactly-once sink once their checkpoint completed, and everything else at once.
      */
     public static KafkaConsumer<String, String> stringConsumer(
             String bootstrapServers, int maxPollRecords) {
@@ -141,6 +143,7 @@ public final class KafkaIO {
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(maxPollRecords));
         return new KafkaConsumer<>(p);
     }

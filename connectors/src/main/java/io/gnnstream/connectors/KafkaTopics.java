@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Properties;
 import java.util.Set;
@@ -14,10 +15,18 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
@@ -145,6 +154,102 @@ public final class KafkaTopics {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new BrokerException("interrupted while describing topic '" + topic + "'", e);
+        }
+    }
+
+    /**
+     * A setting of one of the cluster's brokers ({@code describeConfigs}), or empty when the broker
+     * does not report it.
+     */
+    public static Optional<String> brokerConfig(String bootstrapServers, String key)
+            throws BrokerException {
+        try (Admin admin = admin(bootstrapServers)) {
+            Collection<Node> nodes =
+                    admin.describeCluster().nodes().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            if (nodes.isEmpty()) {
+                return Optional.empty();
+            }
+            ConfigResource broker =
+                    new ConfigResource(
+                            ConfigResource.Type.BROKER, nodes.iterator().next().idString());
+            Config config =
+                    admin.describeConfigs(List.of(broker))
+                            .all()
+                            .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                            .get(broker);
+            ConfigEntry entry = config == null ? null : config.get(key);
+            return entry == null ? Optional.empty() : Optional.ofNullable(entry.value());
+        } catch (ExecutionException e) {
+            throw new BrokerException(
+                    "cannot read the broker setting "
+                            + key
+                            + " from "
+                            + bootstrapServers
+                            + ": "
+                            + e.getCause().getMessage(),
+                    e.getCause());
+        } catch (TimeoutException e) {
+            throw new BrokerException(
+                    "Kafka at "
+                            + bootstrapServers
+                            + " did not answer within "
+                            + TIMEOUT.toSeconds()
+                            + " s while reading the broker setting "
+                            + key,
+                    e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BrokerException("interrupted while reading the broker setting " + key, e);
+        }
+    }
+
+    /**
+     * The end offset of each partition of {@code topic} as a consumer of {@code isolation} sees it:
+     * the high watermark for {@code READ_UNCOMMITTED}, the last stable offset (before the first
+     * open transaction) for {@code READ_COMMITTED}.
+     */
+    public static Map<Integer, Long> endOffsets(
+            String bootstrapServers, String topic, IsolationLevel isolation)
+            throws BrokerException {
+        try (Admin admin = admin(bootstrapServers)) {
+            TopicDescription description =
+                    admin.describeTopics(List.of(topic))
+                            .allTopicNames()
+                            .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                            .get(topic);
+            Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
+            for (TopicPartitionInfo p : description.partitions()) {
+                latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
+            }
+            Map<Integer, Long> ends = new LinkedHashMap<>();
+            admin.listOffsets(latest, new ListOffsetsOptions(isolation))
+                    .all()
+                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                    .forEach((tp, info) -> ends.put(tp.partition(), info.offset()));
+            return ends;
+        } catch (ExecutionException e) {
+            throw new BrokerException(
+                    "cannot read the end offsets of topic '"
+                            + topic
+                            + "' on "
+                            + bootstrapServers
+                            + ": "
+                            + e.getCause().getMessage(),
+                    e.getCause());
+        } catch (TimeoutException e) {
+            throw new BrokerException(
+                    "Kafka at "
+                            + bootstrapServers
+                            + " did not answer within "
+                            + TIMEOUT.toSeconds()
+                            + " s while reading the end offsets of topic '"
+                            + topic
+                            + "'",
+                    e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BrokerException(
+                    "interrupted while reading the end offsets of topic '" + topic + "'", e);
         }
     }
 

@@ -157,7 +157,7 @@ public final class JobOption<T> {
             return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
         }
         if (value instanceof Enum) {
-            return ((Enum<?>) value).name().toLowerCase(java.util.Locale.ROOT);
+            return value.toString().toLowerCase(java.util.Locale.ROOT);
         }
         return String.valueOf(value);
     }

@@ -1,8 +1,11 @@
 package io.gnnstream.jobs;
 
+import java.time.Duration;
+import java.util.Locale;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.connector.base.DeliveryGuarantee;
 
 /** Options of the Kafka inputs and outputs. */
 public final class KafkaOptions {
@@ -62,6 +65,68 @@ public final class KafkaOptions {
                                             + " offsets in checkpoints)."),
                     OptionCheck.that(s -> !s.isBlank(), "must not be empty"));
 
+    /** How the predictions and their tombstones reach their topic. */
+    public enum Delivery {
+        /** Flink's transactional Kafka sink: visible to read_committed consumers at checkpoints. */
+        EXACTLY_ONCE(DeliveryGuarantee.EXACTLY_ONCE),
+        /** Written at once; a restore may write a round's predictions again. */
+        AT_LEAST_ONCE(DeliveryGuarantee.AT_LEAST_ONCE);
+
+        private final DeliveryGuarantee guarantee;
+
+        Delivery(DeliveryGuarantee guarantee) {
+            this.guarantee = guarantee;
+        }
+
+        public DeliveryGuarantee guarantee() {
+            return guarantee;
+        }
+
+        /** The flag's spelling ({@code exactly-once}), which Flink's enum conversion accepts. */
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+    }
+
+    public static final ConfigOption<Delivery> PREDICTIONS_DELIVERY =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.kafka.predictions-delivery")
+                            .enumType(Delivery.class)
+                            .defaultValue(Delivery.EXACTLY_ONCE)
+                            .withDescription(
+                                    "exactly-once: the predictions and tombstones are written in"
+                                            + " Kafka transactions that commit when a checkpoint"
+                                            + " completes, so a read_committed consumer sees each"
+                                            + " round's prediction of a vertex once, also across"
+                                            + " failures, one checkpoint interval late."
+                                            + " at-least-once: visible at once; a restore may write"
+                                            + " some again."),
+                    OptionCheck.any());
+
+    /**
+     * The broker's default {@code transaction.max.timeout.ms}; the connector's default (1 h) is
+     * refused by brokers with default settings.
+     */
+    public static final Duration DEFAULT_TRANSACTION_TIMEOUT = Duration.ofMinutes(15);
+
+    public static final ConfigOption<Duration> TRANSACTION_TIMEOUT =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.kafka.transaction-timeout")
+                            .durationType()
+                            .defaultValue(DEFAULT_TRANSACTION_TIMEOUT)
+                            .withDescription(
+                                    "transaction.timeout.ms of the exactly-once predictions"
+                                            + " sink: longer than a checkpoint interval plus a"
+                                            + " checkpoint, and at most the broker's"
+                                            + " transaction.max.timeout.ms (checked at start)."),
+                    OptionCheck.that(
+                            d ->
+                                    !d.isNegative()
+                                            && !d.isZero()
+                                            && d.toMillis() <= Integer.MAX_VALUE,
+                            "must be positive and below 24 days"));
+
     public static String edgesTopic(ReadableConfig c) {
         return c.getOptional(EDGES_TOPIC).orElse(c.get(TOPIC_PREFIX) + ".edges");
     }
@@ -81,6 +146,15 @@ public final class KafkaOptions {
     /** Topic of the inference rounds' layer outputs, from the trainer ranks to the GraphStore. */
     public static String layerOutputsTopic(ReadableConfig c) {
         return c.get(TOPIC_PREFIX) + ".layer-outputs";
+    }
+
+    /**
+     * The transactional id prefix of the exactly-once predictions sink: the predictions topic's
+     * name, so that it is the job's own (two jobs never share a topic prefix), stable across
+     * restores, and covered by a prefixed ACL on {@code <prefix>.}.
+     */
+    public static String predictionsTransactionalIdPrefix(ReadableConfig c) {
+        return predictionsTopic(c);
     }
 
     /** Compacted topic of the latest prediction per vertex (key: vertex id). */
