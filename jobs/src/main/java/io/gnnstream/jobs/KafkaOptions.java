@@ -1,11 +1,19 @@
 package io.gnnstream.jobs;
 
+import io.gnnstream.connectors.KafkaClientConfig;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigDef;
 
 /** Options of the Kafka inputs and outputs. */
 public final class KafkaOptions {
@@ -64,6 +72,83 @@ public final class KafkaOptions {
                                     "Consumer group id used for committed offsets (Flink tracks"
                                             + " offsets in checkpoints)."),
                     OptionCheck.that(s -> !s.isBlank(), "must not be empty"));
+
+    public static final ConfigOption<List<String>> KAFKA_PROPERTIES =
+            GROUP.declareRepeatable(
+                    ConfigOptions.key("gnnstream.kafka.properties")
+                            .stringType()
+                            .asList()
+                            .noDefaultValue()
+                            .withDescription(
+                                    "A Kafka client setting (e.g. security.protocol=SASL_SSL) for"
+                                        + " every source, sink and admin client of the job;"
+                                        + " repeatable. Not for secrets: the values are kept with"
+                                        + " the job's options (Web UI, savepoints); settings of the"
+                                        + " password type are refused, put them in"
+                                        + " --kafka-config."),
+                    "--kafka-property",
+                    "KEY=VALUE",
+                    KafkaOptions::plainSettings);
+
+    public static final ConfigOption<String> KAFKA_CONFIG =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.kafka.config-file")
+                            .stringType()
+                            .noDefaultValue()
+                            .withDescription(
+                                    "A Java properties file of Kafka client settings, secrets"
+                                        + " included (SSL key stores, sasl.jaas.config), for every"
+                                        + " Kafka client of the job and of load. Only its path"
+                                        + " travels with the job: each process that creates a"
+                                        + " client (this one, the JobManager, the TaskManagers)"
+                                        + " reads the file at that path."),
+                    "--kafka-config",
+                    OptionCheck.that(s -> !s.isBlank(), "must name a file"));
+
+    /** The Kafka client settings of the job: bootstrap servers, properties and settings file. */
+    public static KafkaClientConfig clients(ReadableConfig c) {
+        Map<String, String> settings = new TreeMap<>();
+        for (String setting : c.getOptional(KAFKA_PROPERTIES).orElse(List.of())) {
+            int eq = setting.indexOf('=');
+            settings.put(setting.substring(0, eq).trim(), setting.substring(eq + 1));
+        }
+        return KafkaClientConfig.of(c.get(BOOTSTRAP_SERVERS))
+                .with(settings, c.getOptional(KAFKA_CONFIG).orElse(null));
+    }
+
+    /**
+     * Null when every setting is {@code KEY=VALUE} and none of Kafka's password type; the problem
+     * names the key only, never a value.
+     */
+    private static String plainSettings(List<String> settings) {
+        for (String setting : settings) {
+            String problem = plainSetting(setting);
+            if (problem != null) {
+                return problem;
+            }
+        }
+        return null;
+    }
+
+    /** Null for a {@code KEY=VALUE} setting that is not of Kafka's password type. */
+    private static String plainSetting(String setting) {
+        int eq = setting.indexOf('=');
+        if (eq <= 0 || setting.substring(0, eq).isBlank()) {
+            return "must be KEY=VALUE (one setting per flag)";
+        }
+        String key = setting.substring(0, eq).trim();
+        for (ConfigDef def :
+                List.of(
+                        ProducerConfig.configDef(),
+                        ConsumerConfig.configDef(),
+                        AdminClientConfig.configDef())) {
+            ConfigDef.ConfigKey known = def.configKeys().get(key);
+            if (known != null && known.type == ConfigDef.Type.PASSWORD) {
+                return "must not set the secret " + key + " (put it in the --kafka-config file)";
+            }
+        }
+        return null;
+    }
 
     /** How the predictions and their tombstones reach their topic. */
     public enum Delivery {

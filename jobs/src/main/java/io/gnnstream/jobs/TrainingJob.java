@@ -1,6 +1,7 @@
 package io.gnnstream.jobs;
 
 import io.gnnstream.connectors.BrokerException;
+import io.gnnstream.connectors.KafkaClientConfig;
 import io.gnnstream.connectors.KafkaIO;
 import io.gnnstream.connectors.KafkaTopics;
 import io.gnnstream.connectors.RawRecord;
@@ -126,7 +127,7 @@ public final class TrainingJob {
      * transaction.max.timeout.ms}, which would otherwise fail the job at its first transaction.
      */
     public static void ensureOutputTopics(ReadableConfig conf) throws BrokerException {
-        String bootstrap = conf.get(KafkaOptions.BOOTSTRAP_SERVERS);
+        KafkaClientConfig bootstrap = KafkaOptions.clients(conf);
         if (exactlyOncePredictions(conf)) {
             long timeout = conf.get(KafkaOptions.TRANSACTION_TIMEOUT).toMillis();
             String max =
@@ -183,7 +184,7 @@ public final class TrainingJob {
     /** Builds the job reading and writing the Kafka topics named in the options. */
     public void buildWithKafka(StreamExecutionEnvironment env) {
         JobOptions.require(conf, KafkaOptions.BOOTSTRAP_SERVERS);
-        String bootstrap = conf.get(KafkaOptions.BOOTSTRAP_SERVERS);
+        KafkaClientConfig bootstrap = KafkaOptions.clients(conf);
         String group = conf.get(KafkaOptions.GROUP_ID);
         build(
                 env,
@@ -218,8 +219,7 @@ public final class TrainingJob {
     static KafkaSink<Prediction> predictionsSink(ReadableConfig conf) {
         KafkaOptions.Delivery delivery = conf.get(KafkaOptions.PREDICTIONS_DELIVERY);
         KafkaSinkBuilder<Prediction> builder =
-                KafkaSink.<Prediction>builder()
-                        .setBootstrapServers(conf.get(KafkaOptions.BOOTSTRAP_SERVERS))
+                KafkaIO.<Prediction>sinkBuilder(KafkaOptions.clients(conf))
                         .setDeliveryGuarantee(delivery.guarantee())
                         // A round writes a record per vertex: batches of thousands of records.
                         .setProperty("linger.ms", "5")

@@ -2,6 +2,7 @@ package io.gnnstream.jobs;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gnnstream.connectors.KafkaClientConfig;
 import io.gnnstream.connectors.KafkaIO;
 import io.gnnstream.connectors.KafkaTopics;
 import java.io.BufferedWriter;
@@ -89,7 +90,7 @@ public final class TrainingRunner {
      */
     public Result run(StreamExecutionEnvironment env, Duration timeout, Predicate<JsonNode> last)
             throws Exception {
-        String bootstrap = conf.get(KafkaOptions.BOOTSTRAP_SERVERS);
+        KafkaClientConfig bootstrap = KafkaOptions.clients(conf);
         String topic = KafkaOptions.metricsTopic(conf);
         try (KafkaConsumer<String, String> consumer = KafkaIO.stringConsumer(bootstrap, 500);
                 BufferedWriter file = metricsOut == null ? null : openFile(metricsOut);
@@ -166,7 +167,7 @@ public final class TrainingRunner {
         if (!TrainingJob.exactlyOncePredictions(conf)) {
             return;
         }
-        String bootstrap = conf.get(KafkaOptions.BOOTSTRAP_SERVERS);
+        KafkaClientConfig bootstrap = KafkaOptions.clients(conf);
         String topic = KafkaOptions.predictionsTopic(conf);
         long deadline =
                 System.nanoTime()
