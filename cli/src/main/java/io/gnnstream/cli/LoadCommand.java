@@ -1,10 +1,16 @@
 package io.gnnstream.cli;
 
+import io.gnnstream.connectors.KafkaClientConfig;
 import io.gnnstream.connectors.KafkaTopics;
+import io.gnnstream.jobs.JobOptions;
+import io.gnnstream.jobs.KafkaOptions;
 import io.gnnstream.tools.DatasetInfo;
 import io.gnnstream.tools.DatasetLoader;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
+import org.apache.flink.configuration.Configuration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -49,14 +55,40 @@ final class LoadCommand implements Callable<Integer> {
                     "Partitions of topics created by this command (default: ${DEFAULT-VALUE}).")
     int topicPartitions;
 
+    @Option(
+            names = "--kafka-property",
+            paramLabel = "KEY=VALUE",
+            description =
+                    "A Kafka client setting (e.g. security.protocol=SASL_SSL) for the producer and"
+                            + " admin client; repeatable. Not for secrets (settings of the"
+                            + " password type are refused): put those in --kafka-config.")
+    List<String> kafkaProperties = new ArrayList<>();
+
+    @Option(
+            names = "--kafka-config",
+            paramLabel = "FILE",
+            description =
+                    "A Java properties file of Kafka client settings, secrets included (SSL key"
+                            + " stores, sasl.jaas.config), the job's --kafka-config.")
+    String kafkaConfig;
+
     @Override
     public Integer call() throws Exception {
         DatasetInfo info = DatasetInfo.scan(dataset);
         String edges = edgesTopic != null ? edgesTopic : topicPrefix + ".edges";
         String nodes = nodesTopic != null ? nodesTopic : topicPrefix + ".nodes";
-        KafkaTopics.ensure(bootstrapServers, topicPartitions, edges, nodes);
-        DatasetLoader.Result result =
-                new DatasetLoader(bootstrapServers).load(dataset, edges, nodes);
+        Configuration conf = new Configuration();
+        conf.set(KafkaOptions.BOOTSTRAP_SERVERS, bootstrapServers);
+        if (!kafkaProperties.isEmpty()) {
+            conf.set(KafkaOptions.KAFKA_PROPERTIES, kafkaProperties);
+        }
+        if (kafkaConfig != null) {
+            conf.set(KafkaOptions.KAFKA_CONFIG, kafkaConfig);
+        }
+        JobOptions.byFlag("--kafka-property").orElseThrow().validate(conf);
+        KafkaClientConfig clients = KafkaOptions.clients(conf);
+        KafkaTopics.ensure(clients, topicPartitions, edges, nodes);
+        DatasetLoader.Result result = new DatasetLoader(clients).load(dataset, edges, nodes);
         System.out.println("Loaded " + info + " into " + edges + ", " + nodes + ": " + result);
         return 0;
     }

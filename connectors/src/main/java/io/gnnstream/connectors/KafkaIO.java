@@ -50,8 +50,15 @@ public final class KafkaIO {
      */
     public static KafkaSourceBuilder<RawRecord> rawSourceBuilder(
             String bootstrapServers, String topic, String groupId, OffsetsInitializer start) {
+        return rawSourceBuilder(KafkaClientConfig.of(bootstrapServers), topic, groupId, start);
+    }
+
+    /** {@link #rawSourceBuilder(String, String, String, OffsetsInitializer)} with settings. */
+    public static KafkaSourceBuilder<RawRecord> rawSourceBuilder(
+            KafkaClientConfig clients, String topic, String groupId, OffsetsInitializer start) {
         return KafkaSource.<RawRecord>builder()
-                .setBootstrapServers(bootstrapServers)
+                .setProperties(clients.properties())
+                .setBootstrapServers(clients.bootstrapServers())
                 .setTopics(topic)
                 .setGroupId(groupId)
                 .setClientIdPrefix(groupId + "-" + topic)
@@ -68,7 +75,13 @@ public final class KafkaIO {
      */
     public static KafkaSourceBuilder<RawRecord> edgeSourceBuilder(
             String bootstrapServers, String topic, String groupId, OffsetsInitializer start) {
-        return rawSourceBuilder(bootstrapServers, topic, groupId, start)
+        return edgeSourceBuilder(KafkaClientConfig.of(bootstrapServers), topic, groupId, start);
+    }
+
+    /** {@link #edgeSourceBuilder(String, String, String, OffsetsInitializer)} with settings. */
+    public static KafkaSourceBuilder<RawRecord> edgeSourceBuilder(
+            KafkaClientConfig clients, String topic, String groupId, OffsetsInitializer start) {
+        return rawSourceBuilder(clients, topic, groupId, start)
                 .setProperty(
                         ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
                         Integer.toString(EDGE_MAX_POLL_RECORDS));
@@ -78,6 +91,23 @@ public final class KafkaIO {
     public static KafkaSource<RawRecord> rawSource(
             String bootstrapServers, String topic, String groupId, OffsetsInitializer start) {
         return rawSourceBuilder(bootstrapServers, topic, groupId, start).build();
+    }
+
+    /** {@link #rawSource(String, String, String, OffsetsInitializer)} with settings. */
+    public static KafkaSource<RawRecord> rawSource(
+            KafkaClientConfig clients, String topic, String groupId, OffsetsInitializer start) {
+        return rawSourceBuilder(clients, topic, groupId, start).build();
+    }
+
+    /**
+     * A sink builder for {@code clients}: bootstrap servers and every client setting ({@link
+     * KafkaClientConfig#properties}).
+     */
+    public static <T> KafkaSinkBuilder<T> sinkBuilder(KafkaClientConfig clients) {
+        KafkaSinkBuilder<T> builder = KafkaSink.<T>builder();
+        clients.properties()
+                .forEach((k, v) -> builder.setProperty(String.valueOf(k), String.valueOf(v)));
+        return builder.setBootstrapServers(clients.bootstrapServers());
     }
 
     /**
@@ -91,9 +121,18 @@ public final class KafkaIO {
             String topic,
             DeliveryGuarantee guarantee,
             String transactionalIdPrefix) {
+        return stringSink(
+                KafkaClientConfig.of(bootstrapServers), topic, guarantee, transactionalIdPrefix);
+    }
+
+    /** {@link #stringSink(String, String, DeliveryGuarantee, String)} with settings. */
+    public static KafkaSink<String> stringSink(
+            KafkaClientConfig clients,
+            String topic,
+            DeliveryGuarantee guarantee,
+            String transactionalIdPrefix) {
         KafkaSinkBuilder<String> builder =
-                KafkaSink.<String>builder()
-                        .setBootstrapServers(bootstrapServers)
+                KafkaIO.<String>sinkBuilder(clients)
                         .setDeliveryGuarantee(guarantee)
                         .setRecordSerializer(
                                 KafkaRecordSerializationSchema.<String>builder()
@@ -118,8 +157,12 @@ public final class KafkaIO {
      * because a duplicate reject after a restore is harmless and needs no transactions.
      */
     public static KafkaSink<Reject> deadLetterSink(String bootstrapServers, String topic) {
-        return KafkaSink.<Reject>builder()
-                .setBootstrapServers(bootstrapServers)
+        return deadLetterSink(KafkaClientConfig.of(bootstrapServers), topic);
+    }
+
+    /** {@link #deadLetterSink(String, String)} with settings. */
+    public static KafkaSink<Reject> deadLetterSink(KafkaClientConfig clients, String topic) {
+        return KafkaIO.<Reject>sinkBuilder(clients)
                 .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
                 .setRecordSerializer(
                         KafkaRecordSerializationSchema.<Reject>builder()
@@ -133,14 +176,22 @@ public final class KafkaIO {
     /**
      * A plain consumer of string keys and values without a group (callers assign partitions) and
      * without offset commits: for tools that read a topic directly, such as the metrics follower.
+     * It reads committed records only ({@code isolation.level=read_committed}): the predictions of
+     * an exactly-once sink once their checkpoint completed, and everything else at once.
      */
     public static KafkaConsumer<String, String> stringConsumer(
             String bootstrapServers, int maxPollRecords) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        return stringConsumer(KafkaClientConfig.of(bootstrapServers), maxPollRecords);
+    }
+
+    /** {@link #stringConsumer(String, int)} with settings. */
+    public static KafkaConsumer<String, String> stringConsumer(
+            KafkaClientConfig clients, int maxPollRecords) {
+        Properties p = clients.properties();
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(maxPollRecords));
         return new KafkaConsumer<>(p);
     }

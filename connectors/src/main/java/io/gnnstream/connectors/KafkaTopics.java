@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Properties;
 import java.util.Set;
@@ -14,10 +15,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
@@ -36,6 +46,14 @@ public final class KafkaTopics {
     public static Map<String, Integer> ensure(
             String bootstrapServers, int partitions, String... topics) throws BrokerException {
         return ensure(bootstrapServers, partitions, (short) 1, List.of(topics));
+    }
+
+    /**
+     * {@link #ensure(KafkaClientConfig, int, short, Collection, Map)}, replication 1, no configs.
+     */
+    public static Map<String, Integer> ensure(
+            KafkaClientConfig clients, int partitions, String... topics) throws BrokerException {
+        return ensure(clients, partitions, (short) 1, List.of(topics), Map.of());
     }
 
     /**
@@ -59,12 +77,29 @@ public final class KafkaTopics {
             int partitions,
             short replication,
             Collection<String> topics,
+            Map<String, String> topicConfigs)
+            throws BrokerException {
+        return ensure(
+                KafkaClientConfig.of(bootstrapServers),
+                partitions,
+                replication,
+                topics,
+                topicConfigs);
+    }
+
+    /** As {@link #ensure(String, int, short, Collection, Map)}, with a client's settings. */
+    public static Map<String, Integer> ensure(
+            KafkaClientConfig clients,
+            int partitions,
+            short replication,
+            Collection<String> topics,
             Map<String, String> configs)
             throws BrokerException {
         if (partitions <= 0) {
             throw new IllegalArgumentException("partitions must be positive, got " + partitions);
         }
-        try (Admin admin = admin(bootstrapServers)) {
+        String bootstrapServers = clients.bootstrapServers();
+        try (Admin admin = admin(clients)) {
             Set<String> existing =
                     admin.listTopics().names().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             List<NewTopic> missing = new ArrayList<>();
@@ -87,6 +122,7 @@ public final class KafkaTopics {
             }
             return awaitLeaders(admin, topics);
         } catch (ExecutionException e) {
+            refusedCredentials(e.getCause(), bootstrapServers);
             throw new BrokerException(
                     "cannot create topics "
                             + topics
@@ -113,7 +149,14 @@ public final class KafkaTopics {
     /** The topic's partition count, or empty if the topic does not exist. */
     public static OptionalInt partitionCount(String bootstrapServers, String topic)
             throws BrokerException {
-        try (Admin admin = admin(bootstrapServers)) {
+        return partitionCount(KafkaClientConfig.of(bootstrapServers), topic);
+    }
+
+    /** The topic's partition count, or empty if the topic does not exist. */
+    public static OptionalInt partitionCount(KafkaClientConfig clients, String topic)
+            throws BrokerException {
+        String bootstrapServers = clients.bootstrapServers();
+        try (Admin admin = admin(clients)) {
             TopicDescription description =
                     admin.describeTopics(List.of(topic))
                             .allTopicNames()
@@ -121,6 +164,7 @@ public final class KafkaTopics {
                             .get(topic);
             return OptionalInt.of(description.partitions().size());
         } catch (ExecutionException e) {
+            refusedCredentials(e.getCause(), bootstrapServers);
             if (e.getCause() instanceof UnknownTopicOrPartitionException) {
                 return OptionalInt.empty();
             }
@@ -145,6 +189,106 @@ public final class KafkaTopics {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new BrokerException("interrupted while describing topic '" + topic + "'", e);
+        }
+    }
+
+    /**
+     * A setting of one of the cluster's brokers ({@code describeConfigs}), or empty when the broker
+     * does not report it.
+     */
+    public static Optional<String> brokerConfig(KafkaClientConfig clients, String key)
+            throws BrokerException {
+        String bootstrapServers = clients.bootstrapServers();
+        try (Admin admin = admin(clients)) {
+            Collection<Node> nodes =
+                    admin.describeCluster().nodes().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            if (nodes.isEmpty()) {
+                return Optional.empty();
+            }
+            ConfigResource broker =
+                    new ConfigResource(
+                            ConfigResource.Type.BROKER, nodes.iterator().next().idString());
+            Config config =
+                    admin.describeConfigs(List.of(broker))
+                            .all()
+                            .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                            .get(broker);
+            ConfigEntry entry = config == null ? null : config.get(key);
+            return entry == null ? Optional.empty() : Optional.ofNullable(entry.value());
+        } catch (ExecutionException e) {
+            refusedCredentials(e.getCause(), bootstrapServers);
+            throw new BrokerException(
+                    "cannot read the broker setting "
+                            + key
+                            + " from "
+                            + bootstrapServers
+                            + ": "
+                            + e.getCause().getMessage(),
+                    e.getCause());
+        } catch (TimeoutException e) {
+            throw new BrokerException(
+                    "Kafka at "
+                            + bootstrapServers
+                            + " did not answer within "
+                            + TIMEOUT.toSeconds()
+                            + " s while reading the broker setting "
+                            + key,
+                    e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BrokerException("interrupted while reading the broker setting " + key, e);
+        }
+    }
+
+    /**
+     * The end offset of each partition of {@code topic} as a consumer of {@code isolation} sees it:
+     * the high watermark for {@code READ_UNCOMMITTED}, the last stable offset (before the first
+     * open transaction) for {@code READ_COMMITTED}.
+     */
+    public static Map<Integer, Long> endOffsets(
+            KafkaClientConfig clients, String topic, IsolationLevel isolation)
+            throws BrokerException {
+        String bootstrapServers = clients.bootstrapServers();
+        try (Admin admin = admin(clients)) {
+            TopicDescription description =
+                    admin.describeTopics(List.of(topic))
+                            .allTopicNames()
+                            .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                            .get(topic);
+            Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
+            for (TopicPartitionInfo p : description.partitions()) {
+                latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
+            }
+            Map<Integer, Long> ends = new LinkedHashMap<>();
+            admin.listOffsets(latest, new ListOffsetsOptions(isolation))
+                    .all()
+                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                    .forEach((tp, info) -> ends.put(tp.partition(), info.offset()));
+            return ends;
+        } catch (ExecutionException e) {
+            refusedCredentials(e.getCause(), bootstrapServers);
+            throw new BrokerException(
+                    "cannot read the end offsets of topic '"
+                            + topic
+                            + "' on "
+                            + bootstrapServers
+                            + ": "
+                            + e.getCause().getMessage(),
+                    e.getCause());
+        } catch (TimeoutException e) {
+            throw new BrokerException(
+                    "Kafka at "
+                            + bootstrapServers
+                            + " did not answer within "
+                            + TIMEOUT.toSeconds()
+                            + " s while reading the end offsets of topic '"
+                            + topic
+                            + "'",
+                    e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BrokerException(
+                    "interrupted while reading the end offsets of topic '" + topic + "'", e);
         }
     }
 
@@ -181,9 +325,26 @@ public final class KafkaTopics {
         }
     }
 
-    private static Admin admin(String bootstrapServers) {
-        Properties props = new Properties();
-        props.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    /**
+     * Throws a {@link BrokerException} saying that the cluster refused the client's credentials
+     * when {@code cause} is an authentication failure (a wrong password, an untrusted certificate):
+     * no retry would succeed.
+     */
+    private static void refusedCredentials(Throwable cause, String bootstrapServers)
+            throws BrokerException {
+        if (cause instanceof AuthenticationException) {
+            throw new BrokerException(
+                    "Kafka at "
+                            + bootstrapServers
+                            + " refused the client's credentials: "
+                            + cause.getMessage()
+                            + " (check --kafka-config)",
+                    cause);
+        }
+    }
+
+    private static Admin admin(KafkaClientConfig clients) {
+        Properties props = clients.properties();
         props.setProperty(
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(TIMEOUT.toMillis()));
         return Admin.create(props);

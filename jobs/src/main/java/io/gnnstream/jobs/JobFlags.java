@@ -1,6 +1,7 @@
 package io.gnnstream.jobs;
 
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.configuration.Configuration;
@@ -52,9 +53,14 @@ public final class JobFlags {
         return conf;
     }
 
+    @SuppressWarnings("unchecked")
     private static <T> void put(Configuration conf, JobOption<T> option, ParseResult parsed) {
         OptionSpec matched = parsed.matchedOption(option.flag());
-        if (matched != null) {
+        if (matched != null && option.repeatable()) {
+            T values = (T) new java.util.ArrayList<String>(matched.<List<String>>getValue());
+            option.requireValid(values);
+            conf.set(option.option(), values);
+        } else if (matched != null) {
             conf.set(option.option(), option.parse(matched.getValue()));
         }
     }
@@ -63,6 +69,16 @@ public final class JobFlags {
         String description =
                 option.description()
                         + (defaultText == null ? "" : " (default: " + defaultText + ")");
+        if (option.repeatable()) {
+            return OptionSpec.builder(option.flag())
+                    .paramLabel(option.paramLabel())
+                    .description(description.replace("%", "%%"))
+                    .type(List.class)
+                    .auxiliaryTypes(String.class)
+                    .arity("1")
+                    .hidden(option.hidden())
+                    .build();
+        }
         return OptionSpec.builder(option.flag())
                 .paramLabel(option.paramLabel())
                 .description(description.replace("%", "%%"))

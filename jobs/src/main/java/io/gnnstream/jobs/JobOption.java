@@ -26,6 +26,7 @@ public final class JobOption<T> {
     private final OptionCheck<T> check;
     private final boolean required;
     private final boolean hidden;
+    private final boolean repeatable;
 
     JobOption(
             ConfigOption<T> option,
@@ -34,12 +35,43 @@ public final class JobOption<T> {
             OptionCheck<T> check,
             boolean required,
             boolean hidden) {
+        this(option, flag, paramLabel, check, required, hidden, false);
+    }
+
+    JobOption(
+            ConfigOption<T> option,
+            String flag,
+            String paramLabel,
+            OptionCheck<T> check,
+            boolean required,
+            boolean hidden,
+            boolean repeatable) {
         this.option = option;
         this.flag = flag;
         this.paramLabel = paramLabel;
         this.check = check;
         this.required = required;
         this.hidden = hidden;
+        this.repeatable = repeatable;
+    }
+
+    /**
+     * A list option whose flag is given once per element ({@code --kafka-property a=1
+     * --kafka-property b=2}); its text is Flink's own list form (elements separated by {@code ;},
+     * quoted where they hold one), so that elements may contain commas.
+     */
+    public boolean repeatable() {
+        return repeatable;
+    }
+
+    /** The text of {@code value} as {@link #parse} reads it back. */
+    public String textOf(T value) {
+        if (repeatable) {
+            Configuration c = new Configuration();
+            c.set(option, value);
+            return c.toMap().get(key());
+        }
+        return text(value);
     }
 
     /**
@@ -94,6 +126,15 @@ public final class JobOption<T> {
      */
     public T parse(String text) {
         T value;
+        if (repeatable) {
+            try {
+                value = Configuration.fromMap(java.util.Map.of(key(), text)).get(option);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("cannot read '" + text + "' as " + flag, e);
+            }
+            requireValid(value);
+            return value;
+        }
         try {
             value = Configuration.fromMap(java.util.Map.of(key(), text)).get(option);
         } catch (IllegalArgumentException notAsIs) {
@@ -121,7 +162,8 @@ public final class JobOption<T> {
     public void requireValid(T value) {
         String problem = check.problem(value);
         if (problem != null) {
-            throw new IllegalArgumentException(flag + " " + problem + ", got " + text(value));
+            throw new IllegalArgumentException(
+                    flag + " " + problem + (repeatable ? "" : ", got " + text(value)));
         }
     }
 
@@ -157,7 +199,7 @@ public final class JobOption<T> {
             return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
         }
         if (value instanceof Enum) {
-            return ((Enum<?>) value).name().toLowerCase(java.util.Locale.ROOT);
+            return value.toString().toLowerCase(java.util.Locale.ROOT);
         }
         return String.valueOf(value);
     }

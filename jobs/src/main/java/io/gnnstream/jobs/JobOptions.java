@@ -75,8 +75,7 @@ public final class JobOptions {
         Map<String, String> recorded = new java.util.TreeMap<>();
         for (JobOption<?> option : all()) {
             if (!option.key().startsWith(TEST_PREFIX)) {
-                conf.getOptional(option.option())
-                        .ifPresent(v -> recorded.put(option.key(), JobOption.text(v)));
+                record(recorded, conf, option);
             }
         }
         // The savepoint lineage's options, also when defaulted: a later build's default must not
@@ -85,6 +84,12 @@ public final class JobOptions {
                 GraphOptions.PARTITIONS.key(), JobOption.text(conf.get(GraphOptions.PARTITIONS)));
         recorded.putIfAbsent(GraphOptions.HALO.key(), JobOption.text(GraphOptions.halo(conf)));
         return recorded;
+    }
+
+    private static <T> void record(
+            Map<String, String> recorded, ReadableConfig conf, JobOption<T> option) {
+        conf.getOptional(option.option())
+                .ifPresent(v -> recorded.put(option.key(), option.textOf(v)));
     }
 
     /**

@@ -60,6 +60,18 @@ public final class OptionGroup {
         return add(new JobOption<>(option, flag, label(option), check, false, false));
     }
 
+    /**
+     * Declares a list option under {@code flag}, given once per element on the command line ({@link
+     * JobOption#repeatable}).
+     */
+    public <T> ConfigOption<java.util.List<T>> declareRepeatable(
+            ConfigOption<java.util.List<T>> option,
+            String flag,
+            String paramLabel,
+            OptionCheck<java.util.List<T>> check) {
+        return add(new JobOption<>(option, flag, paramLabel, check, false, false, true));
+    }
+
     /** Declares an option that {@code --help} does not list (for benchmarks and tests). */
     public <T> ConfigOption<T> declareHidden(ConfigOption<T> option, OptionCheck<T> check) {
         return add(

@@ -1,6 +1,7 @@
 package io.gnnstream.jobs;
 
 import io.gnnstream.connectors.BrokerException;
+import io.gnnstream.connectors.KafkaClientConfig;
 import io.gnnstream.connectors.KafkaIO;
 import io.gnnstream.connectors.KafkaTopics;
 import io.gnnstream.connectors.RawRecord;
@@ -29,6 +30,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -120,10 +122,26 @@ public final class TrainingJob {
 
     /**
      * Creates the job's output topics that do not exist: dead letters, metrics, the compacted
-     * predictions topic and the layer outputs' channel.
+     * predictions topic and the layer outputs' channel; and, with exactly-once predictions, checks
+     * {@link KafkaOptions#TRANSACTION_TIMEOUT} against the broker's {@code
+     * transaction.max.timeout.ms}, which would otherwise fail the job at its first transaction.
      */
     public static void ensureOutputTopics(ReadableConfig conf) throws BrokerException {
-        String bootstrap = conf.get(KafkaOptions.BOOTSTRAP_SERVERS);
+        KafkaClientConfig bootstrap = KafkaOptions.clients(conf);
+        if (exactlyOncePredictions(conf)) {
+            long timeout = conf.get(KafkaOptions.TRANSACTION_TIMEOUT).toMillis();
+            String max =
+                    KafkaTopics.brokerConfig(bootstrap, "transaction.max.timeout.ms").orElse(null);
+            if (max != null && timeout > Long.parseLong(max)) {
+                throw new BrokerException(
+                        "--transaction-timeout "
+                                + JobOption.text(conf.get(KafkaOptions.TRANSACTION_TIMEOUT))
+                                + " exceeds the broker's transaction.max.timeout.ms ("
+                                + max
+                                + " ms)",
+                        null);
+            }
+        }
         KafkaTopics.ensure(
                 bootstrap, 1, KafkaOptions.rejectsTopic(conf), KafkaOptions.metricsTopic(conf));
         KafkaTopics.ensure(
@@ -166,7 +184,7 @@ public final class TrainingJob {
     /** Builds the job reading and writing the Kafka topics named in the options. */
     public void buildWithKafka(StreamExecutionEnvironment env) {
         JobOptions.require(conf, KafkaOptions.BOOTSTRAP_SERVERS);
-        String bootstrap = conf.get(KafkaOptions.BOOTSTRAP_SERVERS);
+        KafkaClientConfig bootstrap = KafkaOptions.clients(conf);
         String group = conf.get(KafkaOptions.GROUP_ID);
         build(
                 env,
@@ -187,17 +205,34 @@ public final class TrainingJob {
                         KafkaOptions.metricsTopic(conf),
                         DeliveryGuarantee.AT_LEAST_ONCE,
                         null),
-                KafkaSink.<Prediction>builder()
-                        .setBootstrapServers(bootstrap)
-                        .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+                predictionsSink(conf),
+                LayerOutputRecords.sink(bootstrap, KafkaOptions.layerOutputsTopic(conf)),
+                LayerOutputRecords.source(bootstrap, KafkaOptions.layerOutputsTopic(conf), group));
+    }
+
+    /**
+     * The predictions' Kafka sink, with {@link KafkaOptions#PREDICTIONS_DELIVERY}: exactly-once
+     * through Flink's transactional sink (the transactional id prefix {@link
+     * KafkaOptions#predictionsTransactionalIdPrefix}, {@link KafkaOptions#TRANSACTION_TIMEOUT}) or
+     * at-least-once (docs/design.md, "Evaluation").
+     */
+    static KafkaSink<Prediction> predictionsSink(ReadableConfig conf) {
+        KafkaOptions.Delivery delivery = conf.get(KafkaOptions.PREDICTIONS_DELIVERY);
+        KafkaSinkBuilder<Prediction> builder =
+                KafkaIO.<Prediction>sinkBuilder(KafkaOptions.clients(conf))
+                        .setDeliveryGuarantee(delivery.guarantee())
                         // A round writes a record per vertex: batches of thousands of records.
                         .setProperty("linger.ms", "5")
                         .setProperty("batch.size", Integer.toString(256 << 10))
                         .setRecordSerializer(
-                                new PredictionRecords(KafkaOptions.predictionsTopic(conf)))
-                        .build(),
-                LayerOutputRecords.sink(bootstrap, KafkaOptions.layerOutputsTopic(conf)),
-                LayerOutputRecords.source(bootstrap, KafkaOptions.layerOutputsTopic(conf), group));
+                                new PredictionRecords(KafkaOptions.predictionsTopic(conf)));
+        if (delivery == KafkaOptions.Delivery.EXACTLY_ONCE) {
+            builder.setTransactionalIdPrefix(KafkaOptions.predictionsTransactionalIdPrefix(conf))
+                    .setProperty(
+                            "transaction.timeout.ms",
+                            Long.toString(conf.get(KafkaOptions.TRANSACTION_TIMEOUT).toMillis()));
+        }
+        return builder.build();
     }
 
     /** Builds the job without a predictions sink (evaluation rounds then emit none). */
@@ -293,6 +328,13 @@ public final class TrainingJob {
         }
     }
 
+    /** The job writes predictions, in Kafka transactions. */
+    static boolean exactlyOncePredictions(ReadableConfig conf) {
+        return conf.get(PredictionOptions.PREDICTIONS)
+                && conf.get(KafkaOptions.PREDICTIONS_DELIVERY)
+                        == KafkaOptions.Delivery.EXACTLY_ONCE;
+    }
+
     /** {@link FaultInjector#NONE} unless {@link RunOptions#INJECT_FAULT} is set. */
     private FaultInjector faults() {
         return FaultInjector.parse(
@@ -307,6 +349,17 @@ public final class TrainingJob {
      */
     public static void validate(ReadableConfig conf) {
         JobOptions.validate(conf);
+        if (exactlyOncePredictions(conf)
+                && conf.get(KafkaOptions.TRANSACTION_TIMEOUT)
+                                .compareTo(conf.get(RunOptions.CHECKPOINT_INTERVAL))
+                        <= 0) {
+            throw new IllegalArgumentException(
+                    "--transaction-timeout must be longer than --checkpoint-interval (a"
+                            + " transaction stays open from one checkpoint to the next), got "
+                            + JobOption.text(conf.get(KafkaOptions.TRANSACTION_TIMEOUT))
+                            + " and "
+                            + JobOption.text(conf.get(RunOptions.CHECKPOINT_INTERVAL)));
+        }
         JobScale scale = TopologySettings.scale(conf, conf.get(RunOptions.PARALLELISM));
         if (conf.getOptional(SamplingOptions.LOCAL_BATCHES).orElse(false)
                 && scale.trainers() > scale.parallelism()) {

@@ -2,7 +2,9 @@ package io.gnnstream.jobs;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gnnstream.connectors.KafkaClientConfig;
 import io.gnnstream.connectors.KafkaIO;
+import io.gnnstream.connectors.KafkaTopics;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -11,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -26,12 +29,14 @@ import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 
 /**
  * Submits the training job and follows its metrics topic: prints progress, copies the JSON lines to
- * a file, and, when the trainer reports its final evaluation, cancels the job (a streaming job with
- * iterations never finishes by itself; its last checkpoint is retained for a resume).
+ * a file, and, when the trainer reports its final evaluation and its predictions are committed,
+ * cancels the job (a streaming job with iterations never finishes by itself; its last checkpoint is
+ * retained for a resume).
  */
 public final class TrainingRunner {
 
@@ -39,6 +44,9 @@ public final class TrainingRunner {
     private static final Duration STOP_TIMEOUT = Duration.ofMinutes(2);
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** How long the predictions topic must stay unchanged for a round to have reached it. */
+    private static final Duration PREDICTIONS_QUIET = Duration.ofSeconds(2);
 
     private final ReadableConfig conf;
     private final PrintStream out;
@@ -53,8 +61,8 @@ public final class TrainingRunner {
     }
 
     /**
-     * Also follows the predictions topic and writes its records (JSON lines) to {@code file}, until
-     * the final round's predictions have stopped arriving.
+     * Also follows the predictions topic and writes its committed records (JSON lines) to {@code
+     * file}, until the final round's predictions have stopped arriving.
      */
     public TrainingRunner predictionsOut(Path file) {
         this.predictionsOut = file;
@@ -82,7 +90,7 @@ public final class TrainingRunner {
      */
     public Result run(StreamExecutionEnvironment env, Duration timeout, Predicate<JsonNode> last)
             throws Exception {
-        String bootstrap = conf.get(KafkaOptions.BOOTSTRAP_SERVERS);
+        KafkaClientConfig bootstrap = KafkaOptions.clients(conf);
         String topic = KafkaOptions.metricsTopic(conf);
         try (KafkaConsumer<String, String> consumer = KafkaIO.stringConsumer(bootstrap, 500);
                 BufferedWriter file = metricsOut == null ? null : openFile(metricsOut);
@@ -117,6 +125,7 @@ public final class TrainingRunner {
                     }
                     out.println(ProgressFormat.format(line));
                     if (last.test(line)) {
+                        awaitCommittedPredictions(ended);
                         copy(predictions, predictionsFile, Duration.ofSeconds(2));
                         stop(client);
                         return new Result(client.getJobID(), line);
@@ -143,6 +152,54 @@ public final class TrainingRunner {
                             + ")",
                     null);
         }
+    }
+
+    /**
+     * With exactly-once predictions, waits until what the predictions topic received by the final
+     * line has been committed (at the next completed checkpoint), so that cancelling the job does
+     * not abort the final round's transaction: first until the topic's high watermark has not moved
+     * for {@link #PREDICTIONS_QUIET} (the round's last records have reached the broker), then until
+     * its last stable offset has passed that mark. Gives up with a note after two checkpoint
+     * intervals and a minute.
+     */
+    private void awaitCommittedPredictions(CompletableFuture<JobExecutionResult> ended)
+            throws Exception {
+        if (!TrainingJob.exactlyOncePredictions(conf)) {
+            return;
+        }
+        KafkaClientConfig bootstrap = KafkaOptions.clients(conf);
+        String topic = KafkaOptions.predictionsTopic(conf);
+        long deadline =
+                System.nanoTime()
+                        + conf.get(RunOptions.CHECKPOINT_INTERVAL).multipliedBy(2).toNanos()
+                        + TimeUnit.MINUTES.toNanos(1);
+        Map<Integer, Long> written =
+                KafkaTopics.endOffsets(bootstrap, topic, IsolationLevel.READ_UNCOMMITTED);
+        long stableSince = System.nanoTime();
+        while (System.nanoTime() - stableSince < PREDICTIONS_QUIET.toNanos()
+                && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            Map<Integer, Long> now =
+                    KafkaTopics.endOffsets(bootstrap, topic, IsolationLevel.READ_UNCOMMITTED);
+            if (!now.equals(written)) {
+                written = now;
+                stableSince = System.nanoTime();
+            }
+        }
+        while (System.nanoTime() < deadline) {
+            Map<Integer, Long> stable =
+                    KafkaTopics.endOffsets(bootstrap, topic, IsolationLevel.READ_COMMITTED);
+            Map<Integer, Long> target = written;
+            if (target.entrySet().stream()
+                    .allMatch(e -> stable.getOrDefault(e.getKey(), 0L) >= e.getValue())) {
+                return;
+            }
+            failIfTerminated(ended);
+            Thread.sleep(200);
+        }
+        out.println(
+                "Note: the final round's predictions were not committed in time (no checkpoint"
+                        + " completed); they are dropped with the job's open transaction.");
     }
 
     /** The job that ran and its last metrics line. */

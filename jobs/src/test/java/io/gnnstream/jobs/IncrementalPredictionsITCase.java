@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gnnstream.connectors.KafkaClientConfig;
 import io.gnnstream.connectors.KafkaIO;
 import io.gnnstream.connectors.KafkaTopics;
 import io.gnnstream.connectors.RowNormalization;
@@ -53,6 +54,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -231,8 +233,12 @@ class IncrementalPredictionsITCase {
         }
     }
 
-    /** The topic's latest value per vertex (tombstones remove), once it was quiet for 5 s. */
+    /**
+     * The topic's latest value per vertex (tombstones remove), once it was quiet for 5 s with every
+     * transaction committed.
+     */
     private static Map<Long, float[]> awaitQuietPredictions(String topic) throws Exception {
+        KafkaClientConfig clients = KafkaClientConfig.of(broker.bootstrapServers());
         Map<Long, float[]> latest = new HashMap<>();
         try (KafkaConsumer<String, String> consumer =
                 KafkaIO.stringConsumer(broker.bootstrapServers(), 10_000)) {
@@ -242,6 +248,14 @@ class IncrementalPredictionsITCase {
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
             while (System.nanoTime() - quietSince < TimeUnit.SECONDS.toNanos(5)) {
                 assertTrue(System.nanoTime() < deadline, "the predictions never settled");
+                // Exactly-once predictions: a record in a transaction not committed yet holds back
+                // everything after it, so quiet also means no open transaction.
+                if (!KafkaTopics.endOffsets(clients, topic, IsolationLevel.READ_COMMITTED)
+                        .equals(
+                                KafkaTopics.endOffsets(
+                                        clients, topic, IsolationLevel.READ_UNCOMMITTED))) {
+                    quietSince = System.nanoTime();
+                }
                 for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
                     quietSince = System.nanoTime();
                     long id = Long.parseLong(r.key());

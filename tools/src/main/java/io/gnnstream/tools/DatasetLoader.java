@@ -3,6 +3,7 @@ package io.gnnstream.tools;
 import io.gnnstream.connectors.BrokerException;
 import io.gnnstream.connectors.EdgeFormat;
 import io.gnnstream.connectors.InvalidRecordException;
+import io.gnnstream.connectors.KafkaClientConfig;
 import io.gnnstream.connectors.KafkaTopics;
 import io.gnnstream.connectors.NodeFormat;
 import io.gnnstream.tools.internal.CountingInputStream;
@@ -40,12 +41,17 @@ public final class DatasetLoader {
     /** Bounds the producer's close, which would otherwise wait forever for a vanished broker. */
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
-    private final String bootstrapServers;
+    private final KafkaClientConfig clients;
     private final Properties overrides = new Properties();
     private boolean progress = true;
 
     public DatasetLoader(String bootstrapServers) {
-        this.bootstrapServers = bootstrapServers;
+        this(KafkaClientConfig.of(bootstrapServers));
+    }
+
+    /** A loader whose producer and admin client get {@code clients}' settings (security). */
+    public DatasetLoader(KafkaClientConfig clients) {
+        this.clients = clients;
     }
 
     /** Whether to draw a progress bar on stderr (default true; tests turn it off). */
@@ -134,7 +140,11 @@ public final class DatasetLoader {
             return new Result(nodes.lines, edges.lines, nodes.unkeyed + edges.unkeyed);
         } catch (KafkaException e) {
             throw new BrokerException(
-                    "cannot write the dataset to " + bootstrapServers + ": " + e.getMessage(), e);
+                    "cannot write the dataset to "
+                            + clients.bootstrapServers()
+                            + ": "
+                            + e.getMessage(),
+                    e);
         } finally {
             if (producer != null) {
                 producer.close(CLOSE_TIMEOUT);
@@ -209,19 +219,18 @@ public final class DatasetLoader {
     }
 
     private void requireTopic(String topic) throws BrokerException {
-        if (KafkaTopics.partitionCount(bootstrapServers, topic).isEmpty()) {
+        if (KafkaTopics.partitionCount(clients, topic).isEmpty()) {
             throw new BrokerException(
                     "topic '"
                             + topic
                             + "' does not exist on "
-                            + bootstrapServers
+                            + clients.bootstrapServers()
                             + "; create it first (KafkaTopics.ensure)");
         }
     }
 
     private Properties producerConfig() {
         Properties props = new Properties();
-        props.setProperty(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.setProperty(ProducerConfig.CLIENT_ID_CONFIG, "gnnstream-dataset-loader");
         props.setProperty(ProducerConfig.ACKS_CONFIG, "all");
         props.setProperty(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
@@ -232,6 +241,7 @@ public final class DatasetLoader {
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         props.setProperty(
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        props.putAll(clients.properties());
         props.putAll(overrides);
         return props;
     }

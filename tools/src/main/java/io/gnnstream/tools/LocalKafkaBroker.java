@@ -8,7 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -23,9 +25,10 @@ import org.apache.kafka.common.Uuid;
  * A real single-node Kafka broker (KRaft, broker and controller in one process) for laptops and
  * tests, run as a child {@code java} process from the jars of the {@code kafka-broker} module. It
  * is a separate process because the broker's kafka-clients differs from the Flink connector's.
- * Bound to one address (loopback unless {@link Builder#host} names the host's own). The child exits
- * by itself when this JVM dies (it watches its stdin), and a shutdown hook stops it on a normal
- * exit or Ctrl-C, so no orphan broker is left behind.
+ * Bound to one address (loopback unless {@link Builder#host} names the host's own), with a
+ * PLAINTEXT listener and any further ones (SSL, SASL_SSL) of {@link Builder#listener}. The child
+ * exits by itself when this JVM dies (it watches its stdin), and a shutdown hook stops it on a
+ * normal exit or Ctrl-C, so no orphan broker is left behind.
  *
  * <p>Data lives in {@code <workDir>/data}; a work directory that already holds a formatted broker
  * is reused with its topics and records. The child's output goes to {@code <workDir>/broker.log}.
@@ -47,11 +50,19 @@ public final class LocalKafkaBroker implements AutoCloseable {
     private final Path logFile;
     private final String host;
     private final int port;
+    private final Map<String, Integer> listenerPorts;
     private final Thread shutdownHook;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private LocalKafkaBroker(Process process, Path workDir, Path logFile, String host, int port) {
+    private LocalKafkaBroker(
+            Process process,
+            Path workDir,
+            Path logFile,
+            String host,
+            int port,
+            Map<String, Integer> listenerPorts) {
         this.process = process;
+        this.listenerPorts = listenerPorts;
         this.host = host;
         this.workDir = workDir;
         this.logFile = logFile;
@@ -79,6 +90,18 @@ public final class LocalKafkaBroker implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /**
+     * {@code <host>:<port>} of a listener added with {@link Builder#listener}; the PLAINTEXT one is
+     * {@link #bootstrapServers()}.
+     */
+    public String listenerAddress(String name) {
+        Integer listenerPort = listenerPorts.get(name.toUpperCase(java.util.Locale.ROOT));
+        if (listenerPort == null) {
+            throw new IllegalArgumentException("no listener " + name);
+        }
+        return host + ":" + listenerPort;
     }
 
     public Path workDir() {
@@ -132,8 +155,31 @@ public final class LocalKafkaBroker implements AutoCloseable {
         private int partitions = 1;
         private String maxHeap = "256m";
         private Duration startTimeout = Duration.ofSeconds(60);
+        private final Map<String, String> listeners = new LinkedHashMap<>();
+        private final Map<String, String> serverProperties = new LinkedHashMap<>();
 
         private Builder() {}
+
+        /**
+         * Adds a listener {@code name} (e.g. {@code SECURED}) of {@code securityProtocol} ({@code
+         * SSL}, {@code SASL_SSL}, ...) on a free port of the same address, besides PLAINTEXT; its
+         * settings ({@code listener.name.<name>.ssl.keystore.location}, SASL mechanisms and JAAS
+         * configuration) come with {@link #serverProperty}.
+         */
+        public Builder listener(String name, String securityProtocol) {
+            String upper = name.toUpperCase(java.util.Locale.ROOT);
+            if (upper.equals("PLAINTEXT") || upper.equals("CONTROLLER")) {
+                throw new IllegalArgumentException("listener name " + name + " is taken");
+            }
+            listeners.put(upper, securityProtocol);
+            return this;
+        }
+
+        /** A further line of {@code server.properties}; a later one of the same key wins. */
+        public Builder serverProperty(String key, String value) {
+            serverProperties.put(key, value);
+            return this;
+        }
 
         /** Directory for {@code server.properties}, the log and the data; created if absent. */
         public Builder workDir(Path dir) {
@@ -192,6 +238,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
                 throw new IllegalArgumentException("a work directory is required");
             }
             Path lib = resolveLibDir(libDir);
+            Map<String, Integer> listenerPorts = new LinkedHashMap<>();
             Path dir = workDir.toAbsolutePath();
             Path dataDir = dir.resolve("data");
             Path config = dir.resolve("server.properties");
@@ -199,13 +246,28 @@ public final class LocalKafkaBroker implements AutoCloseable {
             int[] ports;
             try {
                 Files.createDirectories(dataDir);
-                int[] free = Processes.freePorts(host, 2);
+                int[] free = Processes.freePorts(host, 2 + listeners.size());
                 ports =
                         new int[] {
                             port > 0 ? port : free[0], controllerPort > 0 ? controllerPort : free[1]
                         };
-                Files.writeString(
-                        config, serverProperties(dataDir, host, ports[0], ports[1], partitions));
+                int next = 2;
+                for (String name : listeners.keySet()) {
+                    listenerPorts.put(name, free[next++]);
+                }
+                StringBuilder properties =
+                        new StringBuilder(
+                                serverProperties(
+                                        dataDir,
+                                        host,
+                                        ports[0],
+                                        ports[1],
+                                        partitions,
+                                        listeners,
+                                        listenerPorts));
+                serverProperties.forEach(
+                        (k, v) -> properties.append(k).append('=').append(v).append('\n'));
+                Files.writeString(config, properties);
                 Files.writeString(dir.resolve("log4j.properties"), LOG4J_PROPERTIES);
                 if (!Files.exists(dataDir.resolve("meta.properties"))) {
                     format(lib, dir, config);
@@ -229,7 +291,8 @@ public final class LocalKafkaBroker implements AutoCloseable {
                 throw new BrokerException(
                         "cannot start the Kafka broker process: " + e.getMessage(), e);
             }
-            LocalKafkaBroker broker = new LocalKafkaBroker(child, dir, log, host, ports[0]);
+            LocalKafkaBroker broker =
+                    new LocalKafkaBroker(child, dir, log, host, ports[0], listenerPorts);
             Runtime.getRuntime().addShutdownHook(broker.shutdownHook);
             try {
                 broker.awaitReady(startTimeout);
@@ -402,8 +465,26 @@ public final class LocalKafkaBroker implements AutoCloseable {
     }
 
     private static String serverProperties(
-            Path dataDir, String host, int port, int controllerPort, int partitions) {
+            Path dataDir,
+            String host,
+            int port,
+            int controllerPort,
+            int partitions,
+            Map<String, String> listeners,
+            Map<String, Integer> listenerPorts) {
         String data = dataDir.toString().replace("\\", "\\\\");
+        StringBuilder extra = new StringBuilder();
+        StringBuilder extraProtocols = new StringBuilder();
+        listeners.forEach(
+                (name, protocol) -> {
+                    extra.append(',')
+                            .append(name)
+                            .append("://")
+                            .append(host)
+                            .append(':')
+                            .append(listenerPorts.get(name));
+                    extraProtocols.append(',').append(name).append(':').append(protocol);
+                });
         return String.join(
                         "\n",
                         "# Written by gnnstream LocalKafkaBroker; rewritten on every start.",
@@ -417,9 +498,11 @@ public final class LocalKafkaBroker implements AutoCloseable {
                                 + ",CONTROLLER://"
                                 + host
                                 + ":"
-                                + controllerPort,
-                        "advertised.listeners=PLAINTEXT://" + host + ":" + port,
-                        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                                + controllerPort
+                                + extra,
+                        "advertised.listeners=PLAINTEXT://" + host + ":" + port + extra,
+                        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
+                                + extraProtocols,
                         "controller.listener.names=CONTROLLER",
                         "inter.broker.listener.name=PLAINTEXT",
                         "log.dirs=" + data,

@@ -1,5 +1,7 @@
 package io.gnnstream.jobs.internal;
 
+import io.gnnstream.connectors.KafkaClientConfig;
+import io.gnnstream.connectors.KafkaIO;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.LayerOutputs;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
@@ -53,9 +55,8 @@ public final class LayerOutputRecords {
     private LayerOutputRecords() {}
 
     /** The ranks' side: at least once, a repeated output being harmless. */
-    public static KafkaSink<GraphStoreInput> sink(String bootstrapServers, String topic) {
-        return KafkaSink.<GraphStoreInput>builder()
-                .setBootstrapServers(bootstrapServers)
+    public static KafkaSink<GraphStoreInput> sink(KafkaClientConfig clients, String topic) {
+        return KafkaIO.<GraphStoreInput>sinkBuilder(clients)
                 .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
                 .setProperty("linger.ms", "5")
                 // A round writes about a gigabyte in records of up to 16 KiB: batches of many
@@ -69,9 +70,10 @@ public final class LayerOutputRecords {
 
     /** The GraphStore's side, from the earliest offsets of a fresh job. */
     public static KafkaSource<GraphStoreInput> source(
-            String bootstrapServers, String topic, String groupId) {
+            KafkaClientConfig clients, String topic, String groupId) {
         return KafkaSource.<GraphStoreInput>builder()
-                .setBootstrapServers(bootstrapServers)
+                .setProperties(clients.properties())
+                .setBootstrapServers(clients.bootstrapServers())
                 .setTopics(topic)
                 .setGroupId(groupId)
                 .setClientIdPrefix(groupId + "-" + topic)
