@@ -89,14 +89,8 @@ class IncrementalPredictionsTest {
                         .withIncremental(model, false, FANOUT);
         Random r = new Random(seed);
         GraphStore store = start(false);
-        long time = 1;
         int n = 200;
-        for (long v = 0; v < n; v++) {
-            node(store, v, r, time++);
-        }
-        for (int e = 0; e < 5 * n; e++) {
-            edge(store, r.nextInt(n), r.nextInt(n), false, time++);
-        }
+        long time = graph(store, n, r);
         GnnModel pinned = GnnModel.create(model);
         round(store, pinned, model);
 
@@ -151,14 +145,8 @@ class IncrementalPredictionsTest {
                         .withIncrementalMaxMarks(60);
         Random r = new Random(5);
         GraphStore store = start(false);
-        long time = 1;
         int n = 200;
-        for (long v = 0; v < n; v++) {
-            node(store, v, r, time++);
-        }
-        for (int e = 0; e < 5 * n; e++) {
-            edge(store, r.nextInt(n), r.nextInt(n), false, time++);
-        }
+        long time = graph(store, n, r);
         GnnModel pinned = GnnModel.create(model);
         round(store, pinned, model);
         for (int c = 0; c < 60; c++) {
@@ -184,6 +172,18 @@ class IncrementalPredictionsTest {
         collect();
         assertEquals(1, store.incremental().suspensions());
         compare(pinned, model);
+    }
+
+    /** {@code n} vertices and {@code 5n} random edges; returns the next change time. */
+    private long graph(GraphStore store, int n, Random r) throws Exception {
+        long time = 1;
+        for (long v = 0; v < n; v++) {
+            node(store, v, r, time++);
+        }
+        for (int e = 0; e < 5 * n; e++) {
+            edge(store, r.nextInt(n), r.nextInt(n), false, time++);
+        }
+        return time;
     }
 
     private GraphStore start(boolean restored) throws Exception {
