@@ -66,11 +66,11 @@ final class EdgeWriter {
     }
 
     /**
-     * Keeps the out-edge index of every owned partition from now on (built by one scan where
-     * missing) and tells {@code changed} of every vertex whose in-adjacency changes.
+     * Keeps the site's out-edges from now on (built by one scan where missing), which deletions
+     * then use in place of the partitions' out-edge index, and tells {@code changed} of every
+     * vertex whose in-adjacency changes.
      */
     void followChanges(Changes changed) throws Exception {
-        outEdges.build(site.owned(), this::scanAdjacency);
         siteOutEdges.build(site.owned(), this::scanAdjacency);
         this.adjacencyChanged = changed;
     }
@@ -153,35 +153,48 @@ final class EdgeWriter {
     }
 
     /**
-     * Removes {@code v} from the in-adjacency of this site's vertices, found through the out-edge
-     * index (built first if a partition has none, one read per partition); buffered edges must be
-     * written before.
+     * Removes {@code v} from the in-adjacency of this site's vertices, found through the site's
+     * out-edges where they are kept, else through the out-edge index (built first if a partition
+     * has none, one read per partition); buffered edges must be written before.
      */
     void removeOutEdges(long v) throws Exception {
-        outEdges.build(site.owned(), this::scanAdjacency);
         if (probe != null) {
             probe.deleted(site.subtask(), v);
         }
-        siteOutEdges.clear(v);
+        if (siteOutEdges.isOn()) {
+            long[] targets = siteOutEdges.targets(v);
+            siteOutEdges.clear(v);
+            for (long w : targets) {
+                VertexKey key = partitioner.keyOf(w);
+                outEdges.remove(key.partition(), v, w); // where a restored index is kept
+                removeInEdge(key, v, w);
+                sizes.touched(key.partition());
+            }
+            return;
+        }
+        outEdges.build(site.owned(), this::scanAdjacency);
         for (int p = 0; p < site.owned().length; p++) {
             if (!site.owns(p)) {
                 continue;
             }
             long[] targets = outEdges.takeAll(p, v);
             for (long w : targets) {
-                VertexKey key = partitioner.keyOf(w);
-                keys.set(key);
-                if (adjacency.remove(v)) {
-                    sizes.of(key)[PartitionSizes.EDGES]--;
-                }
-                sampler.invalidate(w);
-                if (adjacencyChanged != null) {
-                    adjacencyChanged.changed(w);
-                }
+                removeInEdge(partitioner.keyOf(w), v, w);
             }
             if (targets.length > 0) {
                 sizes.touched(p);
             }
+        }
+    }
+
+    private void removeInEdge(VertexKey key, long v, long w) throws Exception {
+        keys.set(key);
+        if (adjacency.remove(v)) {
+            sizes.of(key)[PartitionSizes.EDGES]--;
+        }
+        sampler.invalidate(w);
+        if (adjacencyChanged != null) {
+            adjacencyChanged.changed(w);
         }
     }
 
