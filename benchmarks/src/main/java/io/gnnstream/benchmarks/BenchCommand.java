@@ -180,6 +180,15 @@ final class BenchCommand implements Callable<Integer> {
                             + " value in ascending order, e.g. 100,200,400 (default: 1000).")
     List<Integer> rate;
 
+    @Option(
+            names = "--checkpoint-interval",
+            paramLabel = "DURATION",
+            converter = io.gnnstream.cli.DurationConverter.class,
+            description =
+                    "freshness: the checkpoint interval of the measured job, e.g. 2s; exactly-once"
+                        + " predictions become visible at checkpoints (default: the job's, 10 s).")
+    java.time.Duration checkpointInterval;
+
     @Option(names = "--profile", description = "Also print where the time went, per phase.")
     boolean profile;
 
@@ -224,6 +233,7 @@ final class BenchCommand implements Callable<Integer> {
                 halo,
                 removals,
                 rate,
+                checkpointInterval,
                 profile,
                 System.out);
     }

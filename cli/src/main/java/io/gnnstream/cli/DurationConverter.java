@@ -7,7 +7,7 @@ import picocli.CommandLine.ITypeConverter;
 /**
  * Parses durations the way Flink's configuration does ({@code 500ms}, {@code 10s}, {@code 2 min}).
  */
-final class DurationConverter implements ITypeConverter<Duration> {
+public final class DurationConverter implements ITypeConverter<Duration> {
     @Override
     public Duration convert(String value) {
         return TimeUtils.parseDuration(value);

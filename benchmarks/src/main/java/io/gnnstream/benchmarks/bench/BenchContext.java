@@ -3,6 +3,7 @@ package io.gnnstream.benchmarks.bench;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +34,8 @@ import org.apache.flink.configuration.MemorySize;
  *     features}), or null
  * @param removals {@code --removals}: ingest: the share of the edges removed again, each removal
  *     mixed into the edges topic after its edge, or null for none
+ * @param checkpointInterval {@code --checkpoint-interval}: freshness: the resumed job's, or null
+ *     for the default
  * @param rates {@code --rate}: freshness: graph changes per second, one phase each in ascending
  *     order, or null for the default
  * @param profile {@code --profile}: also print where the time went, where a benchmark can tell
@@ -55,11 +58,16 @@ public record BenchContext(
         List<String> halo,
         Double removals,
         List<Integer> rates,
+        Duration checkpointInterval,
         boolean profile,
         PrintStream log) {
 
     public BenchContext {
         requireAllPositive(rates, "--rate");
+        if (checkpointInterval != null && checkpointInterval.toMillis() < 100) {
+            throw new IllegalArgumentException(
+                    "--checkpoint-interval must be at least 100 ms, got " + checkpointInterval);
+        }
         if (removals != null && !(removals >= 0 && removals < 1)) {
             throw new IllegalArgumentException("--removals must be in [0, 1), got " + removals);
         }
@@ -139,6 +147,7 @@ public record BenchContext(
                 halo,
                 removals,
                 null,
+                null,
                 profile,
                 log);
     }
@@ -214,6 +223,10 @@ public record BenchContext(
     public static BenchContext defaults() {
         return new BenchContext(
                 null, null, null, null, null, null, null, null, null, null, false, System.out);
+    }
+
+    public Duration checkpointIntervalOr(Duration fallback) {
+        return checkpointInterval != null ? checkpointInterval : fallback;
     }
 
     public List<Integer> ratesOr(List<Integer> fallback) {

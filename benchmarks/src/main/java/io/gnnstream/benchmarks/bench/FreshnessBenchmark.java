@@ -96,7 +96,9 @@ public final class FreshnessBenchmark implements Benchmark {
                 conf.set(SamplingOptions.EVAL_EVERY, 0);
                 // The resumed job checkpoints at the default interval: each checkpoint flushes
                 // RocksDB's memtables, and more often means more compaction.
-                conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, RESUMED_CHECKPOINT_INTERVAL);
+                conf.set(
+                        CheckpointingOptions.CHECKPOINTING_INTERVAL,
+                        context.checkpointIntervalOr(RESUMED_CHECKPOINT_INTERVAL));
                 conf.set(StateRecoveryOptions.SAVEPOINT_PATH, restore.toString());
                 try (KafkaConsumer<String, String> metrics = follow(data, conf, "metrics");
                         KafkaConsumer<String, String> predictions =
@@ -112,7 +114,14 @@ public final class FreshnessBenchmark implements Benchmark {
                             Phase changing =
                                     measure(data, metrics, predictions, changes, rate, context);
                             changes.stop();
-                            out.addAll(results(data, rate, quiet, changing));
+                            out.addAll(
+                                    results(
+                                            data,
+                                            rate,
+                                            context.checkpointIntervalOr(
+                                                    RESUMED_CHECKPOINT_INTERVAL),
+                                            quiet,
+                                            changing));
                             if (!changing.freshnessMs().isEmpty()
                                     && percentile(changing.writtenMs(), 0.99) <= P99_BOUND_MS) {
                                 highest = Math.max(highest, rate);
@@ -295,12 +304,13 @@ public final class FreshnessBenchmark implements Benchmark {
         return sorted.get(Math.min(sorted.size() - 1, (int) (sorted.size() * q)));
     }
 
-    private List<BenchResult> results(BenchData data, int rate, Phase quiet, Phase changing) {
+    private List<BenchResult> results(
+            BenchData data, int rate, Duration checkpointInterval, Phase quiet, Phase changing) {
         Map<String, Object> params = data.graphParams();
         params.put("rate", rate);
         params.put("parallelism", 1);
         params.put("predictions_delivery", "exactly-once");
-        params.put("checkpoint_interval_ms", RESUMED_CHECKPOINT_INTERVAL.toMillis());
+        params.put("checkpoint_interval_ms", checkpointInterval.toMillis());
         List<BenchResult> out = new ArrayList<>();
         if (changing.freshnessMs().isEmpty()) {
             return out; // told in the log; the highest rate's row says what was met
