@@ -125,7 +125,11 @@ public final class TrainingRunner {
                     }
                     out.println(ProgressFormat.format(line));
                     if (last.test(line)) {
-                        awaitCommittedPredictions(ended);
+                        if (line.path("final").asBoolean(false)) {
+                            // A stop mid-training leaves its open transaction to be aborted (a
+                            // restore writes those records again); waiting would train on.
+                            awaitCommittedPredictions(ended);
+                        }
                         copy(predictions, predictionsFile, Duration.ofSeconds(2));
                         stop(client);
                         return new Result(client.getJobID(), line);
@@ -155,12 +159,12 @@ public final class TrainingRunner {
     }
 
     /**
-     * With exactly-once predictions, waits until what the predictions topic received by the final
-     * line has been committed (at the next completed checkpoint), so that cancelling the job does
-     * not abort the final round's transaction: first until the topic's high watermark has not moved
-     * for {@link #PREDICTIONS_QUIET} (the round's last records have reached the broker), then until
-     * its last stable offset has passed that mark. Gives up with a note after two checkpoint
-     * intervals and a minute.
+     * With exactly-once predictions, after the final line, waits until what the predictions topic
+     * received by it has been committed (at the next completed checkpoint), so that cancelling the
+     * job does not abort the final round's transaction: first until the topic's high watermark has
+     * not moved for {@link #PREDICTIONS_QUIET} (the round's last records have reached the broker),
+     * then until its last stable offset has passed that mark. Gives up with a note after two
+     * checkpoint intervals and a minute.
      */
     private void awaitCommittedPredictions(CompletableFuture<JobExecutionResult> ended)
             throws Exception {
