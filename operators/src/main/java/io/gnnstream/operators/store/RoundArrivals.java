@@ -10,7 +10,7 @@ import java.util.function.LongPredicate;
  * For {@link IncrementalPredictions}: the vertices whose first attributes came while changes are
  * marked (vertex -> time, ms), by the first round whose first read came after them ({@link
  * #NEXT_ROUND} while none has). That round may not cover them, since the scheduler may have frozen
- * its vertices before their announcement reached it, and a vertex computed under the older model
+ * its vertices before their announcement reached it, and a vertex computed under the pinned model
  * before the round's first read has no mark left; so at that round's pin, those without its rows
  * are marked. Not thread-safe.
  */

@@ -123,7 +123,7 @@ final class SimGraph {
             ops.add(edge(random.nextInt(n), random.nextInt(n), false)); // the last: an edge
         }
         loaded = changesWhileTraining ? loaded : ops.size();
-        // No record of a deleted vertex after its deletion: it would be a new vertex.
+        // No record of a deleted vertex after its deletion: it would be a vertex of its own.
         Set<Long> gone = new HashSet<>();
         ops.removeIf(
                 op -> {

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Timeout;
  * and at other trainer counts), some must fail with the race's symptom, each naming the seed that
  * replays it; without the switches, none shows it.
  *
- * <p>Replicas that differ are not counted here: a restore can make a rank train a step again on a
- * graph that changed since the other ranks applied it (docs/design.md, "All-reduce").
+ * <p>Replicas that differ are not counted here: a restore can make a rank repeat a step on a graph
+ * that differs from the one the other ranks applied it on (docs/design.md, "All-reduce").
  */
 class SimulatedRacesTest {
 
