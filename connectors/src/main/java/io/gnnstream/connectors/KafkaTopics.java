@@ -98,52 +98,36 @@ public final class KafkaTopics {
         if (partitions <= 0) {
             throw new IllegalArgumentException("partitions must be positive, got " + partitions);
         }
-        String bootstrapServers = clients.bootstrapServers();
-        try (Admin admin = admin(clients)) {
-            Set<String> existing =
-                    admin.listTopics().names().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            List<NewTopic> missing = new ArrayList<>();
-            for (String topic : topics) {
-                if (!existing.contains(topic)) {
-                    missing.add(new NewTopic(topic, partitions, replication).configs(configs));
-                }
-            }
-            if (!missing.isEmpty()) {
-                for (Map.Entry<String, KafkaFuture<Void>> created :
-                        admin.createTopics(missing).values().entrySet()) {
-                    try {
-                        created.getValue().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-                    } catch (ExecutionException e) {
-                        if (!(e.getCause() instanceof TopicExistsException)) {
-                            throw e;
+        return onAdmin(
+                clients,
+                "create topics " + topics + " on",
+                "creating topics " + topics,
+                admin -> {
+                    Set<String> existing =
+                            admin.listTopics()
+                                    .names()
+                                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                    List<NewTopic> missing = new ArrayList<>();
+                    for (String topic : topics) {
+                        if (!existing.contains(topic)) {
+                            missing.add(
+                                    new NewTopic(topic, partitions, replication).configs(configs));
                         }
                     }
-                }
-            }
-            return awaitLeaders(admin, topics);
-        } catch (ExecutionException e) {
-            refusedCredentials(e.getCause(), bootstrapServers);
-            throw new BrokerException(
-                    "cannot create topics "
-                            + topics
-                            + " on "
-                            + bootstrapServers
-                            + ": "
-                            + e.getCause().getMessage(),
-                    e.getCause());
-        } catch (TimeoutException e) {
-            throw new BrokerException(
-                    "Kafka at "
-                            + bootstrapServers
-                            + " did not answer within "
-                            + TIMEOUT.toSeconds()
-                            + " s while creating topics "
-                            + topics,
-                    e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new BrokerException("interrupted while creating topics " + topics, e);
-        }
+                    if (!missing.isEmpty()) {
+                        for (Map.Entry<String, KafkaFuture<Void>> created :
+                                admin.createTopics(missing).values().entrySet()) {
+                            try {
+                                created.getValue().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                            } catch (ExecutionException e) {
+                                if (!(e.getCause() instanceof TopicExistsException)) {
+                                    throw e;
+                                }
+                            }
+                        }
+                    }
+                    return awaitLeaders(admin, topics);
+                });
     }
 
     /** The topic's partition count, or empty if the topic does not exist. */
@@ -198,46 +182,29 @@ public final class KafkaTopics {
      */
     public static Optional<String> brokerConfig(KafkaClientConfig clients, String key)
             throws BrokerException {
-        String bootstrapServers = clients.bootstrapServers();
-        try (Admin admin = admin(clients)) {
-            Collection<Node> nodes =
-                    admin.describeCluster().nodes().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            if (nodes.isEmpty()) {
-                return Optional.empty();
-            }
-            ConfigResource broker =
-                    new ConfigResource(
-                            ConfigResource.Type.BROKER, nodes.iterator().next().idString());
-            Config config =
-                    admin.describeConfigs(List.of(broker))
-                            .all()
-                            .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-                            .get(broker);
-            ConfigEntry entry = config == null ? null : config.get(key);
-            return entry == null ? Optional.empty() : Optional.ofNullable(entry.value());
-        } catch (ExecutionException e) {
-            refusedCredentials(e.getCause(), bootstrapServers);
-            throw new BrokerException(
-                    "cannot read the broker setting "
-                            + key
-                            + " from "
-                            + bootstrapServers
-                            + ": "
-                            + e.getCause().getMessage(),
-                    e.getCause());
-        } catch (TimeoutException e) {
-            throw new BrokerException(
-                    "Kafka at "
-                            + bootstrapServers
-                            + " did not answer within "
-                            + TIMEOUT.toSeconds()
-                            + " s while reading the broker setting "
-                            + key,
-                    e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new BrokerException("interrupted while reading the broker setting " + key, e);
-        }
+        return onAdmin(
+                clients,
+                "read the broker setting " + key + " from",
+                "reading the broker setting " + key,
+                admin -> {
+                    Collection<Node> nodes =
+                            admin.describeCluster()
+                                    .nodes()
+                                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                    if (nodes.isEmpty()) {
+                        return Optional.empty();
+                    }
+                    ConfigResource broker =
+                            new ConfigResource(
+                                    ConfigResource.Type.BROKER, nodes.iterator().next().idString());
+                    Config config =
+                            admin.describeConfigs(List.of(broker))
+                                    .all()
+                                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                                    .get(broker);
+                    ConfigEntry entry = config == null ? null : config.get(key);
+                    return entry == null ? Optional.empty() : Optional.ofNullable(entry.value());
+                });
     }
 
     /**
@@ -248,32 +215,50 @@ public final class KafkaTopics {
     public static Map<Integer, Long> endOffsets(
             KafkaClientConfig clients, String topic, IsolationLevel isolation)
             throws BrokerException {
+        return onAdmin(
+                clients,
+                "read the end offsets of topic '" + topic + "' on",
+                "reading the end offsets of topic '" + topic + "'",
+                admin -> {
+                    TopicDescription description =
+                            admin.describeTopics(List.of(topic))
+                                    .allTopicNames()
+                                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                                    .get(topic);
+                    Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
+                    for (TopicPartitionInfo p : description.partitions()) {
+                        latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
+                    }
+                    Map<Integer, Long> ends = new LinkedHashMap<>();
+                    admin.listOffsets(latest, new ListOffsetsOptions(isolation))
+                            .all()
+                            .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                            .forEach((tp, info) -> ends.put(tp.partition(), info.offset()));
+                    return ends;
+                });
+    }
+
+    /** What {@link #onAdmin} runs with the admin client. */
+    @FunctionalInterface
+    private interface AdminCall<T> {
+        T call(Admin admin) throws ExecutionException, TimeoutException, InterruptedException;
+    }
+
+    /**
+     * Runs {@code call} on an admin client of {@code clients}, turning its failures into {@link
+     * BrokerException}s: "cannot {@code cannot} <servers>: ..." (refused credentials named as
+     * such), a timeout or an interruption "while {@code doing}".
+     */
+    private static <T> T onAdmin(
+            KafkaClientConfig clients, String cannot, String doing, AdminCall<T> call)
+            throws BrokerException {
         String bootstrapServers = clients.bootstrapServers();
         try (Admin admin = admin(clients)) {
-            TopicDescription description =
-                    admin.describeTopics(List.of(topic))
-                            .allTopicNames()
-                            .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-                            .get(topic);
-            Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
-            for (TopicPartitionInfo p : description.partitions()) {
-                latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
-            }
-            Map<Integer, Long> ends = new LinkedHashMap<>();
-            admin.listOffsets(latest, new ListOffsetsOptions(isolation))
-                    .all()
-                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-                    .forEach((tp, info) -> ends.put(tp.partition(), info.offset()));
-            return ends;
+            return call.call(admin);
         } catch (ExecutionException e) {
             refusedCredentials(e.getCause(), bootstrapServers);
             throw new BrokerException(
-                    "cannot read the end offsets of topic '"
-                            + topic
-                            + "' on "
-                            + bootstrapServers
-                            + ": "
-                            + e.getCause().getMessage(),
+                    "cannot " + cannot + " " + bootstrapServers + ": " + e.getCause().getMessage(),
                     e.getCause());
         } catch (TimeoutException e) {
             throw new BrokerException(
@@ -281,14 +266,12 @@ public final class KafkaTopics {
                             + bootstrapServers
                             + " did not answer within "
                             + TIMEOUT.toSeconds()
-                            + " s while reading the end offsets of topic '"
-                            + topic
-                            + "'",
+                            + " s while "
+                            + doing,
                     e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new BrokerException(
-                    "interrupted while reading the end offsets of topic '" + topic + "'", e);
+            throw new BrokerException("interrupted while " + doing, e);
         }
     }
 
