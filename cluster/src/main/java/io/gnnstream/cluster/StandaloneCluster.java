@@ -367,10 +367,11 @@ public final class StandaloneCluster {
         c.setString("state.checkpoints.dir", dir.resolve("checkpoints").toUri().toString());
         c.setString("state.savepoints.dir", dir.resolve("savepoints").toUri().toString());
         // Every process reports its metrics (the job's training gauges included) on the first
-        // free port of the range, at http://<address>:<port>/metrics.
+        // free port of the range, at http://<bind>:<port>/metrics.
         c.setString(
                 "metrics.reporter.prom.factory.class",
-                "org.apache.flink.metrics.prometheus.PrometheusReporterFactory");
+                "io.gnnstream.reporter.BoundPrometheusReporterFactory");
+        c.setString("metrics.reporter.prom.host", bind);
         c.setString("metrics.reporter.prom.port", prometheusPorts);
         if (ha) {
             HighAvailability.configure(
