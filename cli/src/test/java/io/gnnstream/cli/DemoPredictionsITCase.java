@@ -12,16 +12,19 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The user's path end to end: {@code demo} (real local broker, MiniCluster, RocksDB) writes the
  * predictions topic's records to {@code --predictions-out} and exports the model; the final round's
  * predictions cover every vertex, and {@code predict} with the exported model reproduces them
  * offline. With {@code --eval-fanout 8} many vertices have more in-neighbours than the rounds
- * aggregate: {@code predict} takes the fanout from the export and the same neighbourhoods.
+ * aggregate: {@code predict} takes the fanout from the export and the same neighbourhoods. Once per
+ * architecture: the rounds' layer-output store, the export and {@code predict} each have their own
+ * path per model.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class DemoPredictionsITCase {
@@ -29,9 +32,10 @@ class DemoPredictionsITCase {
     private static final Path CORA = Path.of("..", "data", "cora");
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    @Test
-    void demoStreamsPredictionsOfEveryVertexAndPredictReproducesThem(@TempDir Path dir)
-            throws Exception {
+    @ParameterizedTest(name = "--model {0}")
+    @ValueSource(strings = {"sage", "gcn"})
+    void demoStreamsPredictionsOfEveryVertexAndPredictReproducesThem(
+            String modelType, @TempDir Path dir) throws Exception {
         Path model = dir.resolve("model");
         Path streamed = dir.resolve("predictions.jsonl");
         Path offline = dir.resolve("offline.jsonl");
@@ -49,6 +53,8 @@ class DemoPredictionsITCase {
                                 "20",
                                 "--eval-fanout",
                                 "8",
+                                "--model",
+                                modelType,
                                 "--model-out",
                                 model.toString(),
                                 "--predictions-out",
@@ -76,6 +82,9 @@ class DemoPredictionsITCase {
                                 "--out",
                                 offline.toString());
         assertEquals(0, exit, "predict failed");
+        assertTrue(
+                Files.readString(model.resolve("manifest.json")).contains("\"" + modelType + "\""),
+                "the export names the model " + modelType);
         List<String> lines = Files.readAllLines(offline);
         assertEquals(cora.nodes(), lines.size());
         double maxDiff = 0;
