@@ -6,6 +6,7 @@ import io.gnnstream.cluster.ClusterRest;
 import io.gnnstream.jobs.GraphOptions;
 import io.gnnstream.jobs.JobOptions;
 import io.gnnstream.jobs.KafkaOptions;
+import io.gnnstream.jobs.MemoryDefaults;
 import io.gnnstream.jobs.RunOptions;
 import io.gnnstream.jobs.TrainingJob;
 import io.gnnstream.jobs.TrainingRunner;
@@ -13,6 +14,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.OptionalLong;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
@@ -63,6 +65,18 @@ final class ClusterSubmission {
         if (rest.overview().isEmpty()) {
             throw new ClusterException("the cluster at " + rest.webUi() + " does not answer");
         }
+        slotHeap(rest)
+                .ifPresent(
+                        bytes -> {
+                            String memory =
+                                    MemoryDefaults.apply(
+                                            conf,
+                                            MemoryDefaults.Heap.slot(bytes),
+                                            OptionalLong.empty());
+                            if (memory != null) {
+                                System.out.println(memory);
+                            }
+                        });
         TrainingJob.ensureOutputTopics(conf);
         StreamExecutionEnvironment env =
                 StreamExecutionEnvironment.createRemoteEnvironment(
@@ -85,6 +99,17 @@ final class ClusterSubmission {
                         + client.getJobID()
                         + " --savepoint-dir URI");
         return 0;
+    }
+
+    /**
+     * The smallest task heap per slot of the cluster's TaskManagers: a subtask may be placed in any
+     * slot, also after a failover.
+     */
+    private static OptionalLong slotHeap(ClusterRest rest) throws IOException {
+        return rest.taskManagers().stream()
+                .filter(tm -> tm.slots() > 0 && tm.taskHeapBytes() > 0)
+                .mapToLong(tm -> tm.taskHeapBytes() / tm.slots())
+                .min();
     }
 
     private Path jar() throws IOException {

@@ -6,6 +6,7 @@ import io.gnnstream.jobs.DensityDefaults;
 import io.gnnstream.jobs.GraphOptions;
 import io.gnnstream.jobs.KafkaOptions;
 import io.gnnstream.jobs.LocalFlink;
+import io.gnnstream.jobs.MemoryDefaults;
 import io.gnnstream.jobs.ModelOptions;
 import io.gnnstream.jobs.ProgressFormat;
 import io.gnnstream.jobs.RunOptions;
@@ -23,6 +24,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
@@ -110,6 +112,12 @@ final class DemoCommand implements Callable<Integer> {
             conf.set(SamplingOptions.MIN_TRAIN_SEEDS, (int) info.splitCount(Split.TRAIN));
         }
         DensityDefaults.apply(conf, info.meanNonZeroFeatures(), info.signedRows() > 0);
+        String memory =
+                MemoryDefaults.apply(
+                        conf, MemoryDefaults.Heap.local(conf), OptionalLong.of(info.nodes()));
+        if (memory != null) {
+            System.out.println(memory);
+        }
         System.out.println(
                 String.format(
                         Locale.ROOT,

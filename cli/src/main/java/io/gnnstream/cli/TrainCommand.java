@@ -5,11 +5,13 @@ import io.gnnstream.jobs.GraphOptions;
 import io.gnnstream.jobs.JobOptions;
 import io.gnnstream.jobs.KafkaOptions;
 import io.gnnstream.jobs.LocalFlink;
+import io.gnnstream.jobs.MemoryDefaults;
 import io.gnnstream.jobs.RunOptions;
 import io.gnnstream.jobs.TrainingJob;
 import io.gnnstream.jobs.TrainingRunner;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
@@ -75,6 +77,12 @@ final class TrainCommand implements Callable<Integer> {
         int parallelism = conf.get(RunOptions.PARALLELISM);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         if (env instanceof LocalStreamEnvironment) {
+            String memory =
+                    MemoryDefaults.apply(
+                            conf, MemoryDefaults.Heap.local(conf), OptionalLong.empty());
+            if (memory != null) {
+                System.out.println(memory);
+            }
             env = LocalFlink.environment(conf, parallelism, webPort);
         } else {
             env.configure(conf);

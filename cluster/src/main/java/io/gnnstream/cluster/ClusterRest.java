@@ -95,7 +95,7 @@ public final class ClusterRest {
         }
     }
 
-    /** The registered TaskManagers with their slots. */
+    /** The registered TaskManagers with their slots and task heap. */
     public List<TaskManagerInfo> taskManagers() throws IOException {
         List<TaskManagerInfo> tms = new ArrayList<>();
         for (JsonNode tm : get("/taskmanagers").path("taskmanagers")) {
@@ -103,7 +103,8 @@ public final class ClusterRest {
                     new TaskManagerInfo(
                             tm.path("id").asText(),
                             tm.path("slotsNumber").asInt(),
-                            tm.path("freeSlots").asInt()));
+                            tm.path("freeSlots").asInt(),
+                            tm.path("memoryConfiguration").path("taskHeap").asLong(0)));
         }
         return tms;
     }
@@ -300,7 +301,8 @@ public final class ClusterRest {
             String flinkVersion) {}
 
     /** One TaskManager of {@code /taskmanagers}. */
-    public record TaskManagerInfo(String id, int slots, int freeSlots) {}
+    /** A TaskManager: its slots and its task heap in bytes (0 where the cluster does not say). */
+    public record TaskManagerInfo(String id, int slots, int freeSlots, long taskHeapBytes) {}
 
     /** One job of {@code /jobs/overview}. */
     public record JobInfo(JobID id, String name, JobStatus status, long startTime) {}
