@@ -169,17 +169,18 @@ final class FailureWatch implements AutoCloseable {
             FailureCause cause = FailureCause.of(entry.getExceptionName(), entry.getStacktrace());
             streak.failure(entry.getTimestamp(), cause);
             report.accept(
-                    "Job failed: "
-                            + cause.description()
+                    "Job failed"
                             + (cause.environmental()
-                                    ? " (the environment's; Flink restarts the job)"
+                                    ? " (the environment's, Flink restarts it)"
                                     : streak.length() == 0
                                             ? ""
                                             : String.format(
                                                     Locale.ROOT,
                                                     " (%d of %d in a row with this cause)",
                                                     streak.length(),
-                                                    limit)));
+                                                    limit))
+                            + ": "
+                            + cause.description());
         }
     }
 

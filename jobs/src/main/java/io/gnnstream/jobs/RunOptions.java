@@ -65,12 +65,11 @@ public final class RunOptions {
                                         + " the job fails and demo, train and submit --follow exit"
                                         + " with its cause (Flink's exponential-delay restart"
                                         + " strategy, used unless restart-strategy.type is"
-                                        + " configured). A failure that repeats at every restore (a"
-                                        + " trainer out of heap, say) ends the job instead of"
-                                        + " restarting it for ever; a lost TaskManager or an"
-                                        + " expired checkpoint is ridden out. Failures at the same"
-                                        + " time count once; the count starts again after"
-                                        + " --restart-reset-after without a failure."),
+                                        + " configured). A lost TaskManager or an expired"
+                                        + " checkpoint is ridden out; a failure that repeats at"
+                                        + " every restore ends sooner (--max-same-failures)."
+                                        + " Failures at the same time count once; the count starts"
+                                        + " again after --restart-reset-after without a failure."),
                     "--max-restarts",
                     positive());
 

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
@@ -50,14 +51,30 @@ class FailureRecoveryITCase {
     private static final String NODES = "recovery.nodes";
     private static final int STEPS = 60;
 
+    /**
+     * The MiniCluster's REST port, also in each run's configuration, so that the runner follows the
+     * job's failures as {@code demo} does (one injected failure must not end the run).
+     */
+    private static final int REST_PORT = freeRestPort();
+
     @RegisterExtension
     static final MiniClusterExtension FLINK =
             new MiniClusterExtension(
                     new MiniClusterResourceConfiguration.Builder()
                             .setNumberTaskManagers(1)
                             .setNumberSlotsPerTaskManager(2)
-                            .setConfiguration(REPORTER.addToConfiguration(new Configuration()))
+                            .setConfiguration(
+                                    REPORTER.addToConfiguration(
+                                            new Configuration().set(RestOptions.PORT, REST_PORT)))
                             .build());
+
+    private static int freeRestPort() {
+        try {
+            return LocalFlink.freePort(0);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
 
     private static LocalKafkaBroker broker;
     private static DatasetInfo cora;
@@ -246,6 +263,7 @@ class FailureRecoveryITCase {
         conf.set(SamplingOptions.MIN_EDGES, cora.edges());
         conf.set(SamplingOptions.BATCH_TIMEOUT_MS, 3_000L);
         conf.set(ModelOptions.CREDIT_RESEND_MS, 1_000L);
+        conf.set(RestOptions.PORT, REST_PORT);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(500));

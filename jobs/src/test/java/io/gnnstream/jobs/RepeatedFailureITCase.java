@@ -107,8 +107,8 @@ class RepeatedFailureITCase {
         List<String> failures = failureLines(printed);
         assertEquals(
                 List.of(
-                        "Job failed: InjectedFailure: trainer subtask 0 fails at event 3 (1 of 3 in"
-                                + " a row with this cause)"),
+                        "Job failed (1 of 3 in a row with this cause): InjectedFailure: trainer"
+                                + " subtask 0 fails at event 3 (injected once)"),
                 failures);
     }
 
