@@ -51,30 +51,14 @@ class FailureRecoveryITCase {
     private static final String NODES = "recovery.nodes";
     private static final int STEPS = 60;
 
-    /**
-     * The MiniCluster's REST port, also in each run's configuration, so that the runner follows the
-     * job's failures as {@code demo} does (one injected failure must not end the run).
-     */
-    private static final int REST_PORT = freeRestPort();
-
     @RegisterExtension
     static final MiniClusterExtension FLINK =
             new MiniClusterExtension(
                     new MiniClusterResourceConfiguration.Builder()
                             .setNumberTaskManagers(1)
                             .setNumberSlotsPerTaskManager(2)
-                            .setConfiguration(
-                                    REPORTER.addToConfiguration(
-                                            new Configuration().set(RestOptions.PORT, REST_PORT)))
+                            .setConfiguration(REPORTER.addToConfiguration(new Configuration()))
                             .build());
-
-    private static int freeRestPort() {
-        try {
-            return LocalFlink.freePort(0);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
 
     private static LocalKafkaBroker broker;
     private static DatasetInfo cora;
@@ -137,6 +121,9 @@ class FailureRecoveryITCase {
     private static void assertRecoversToTheFailureFreeParameters(String fault) throws Exception {
         String name = fault.replaceAll("[^a-z0-9]+", "-");
         Configuration conf = jobConfiguration(name);
+        // The runner follows the job's failures through the MiniCluster's REST endpoint, as demo
+        // does: one injected failure must not end the run.
+        conf.set(RestOptions.PORT, FLINK.getClientConfiguration().get(RestOptions.PORT));
         Path marker = WORK.resolve("fault-" + name);
         conf.set(RunOptions.INJECT_FAULT, fault);
         conf.set(RunOptions.FAULT_MARKER, marker.toAbsolutePath().toString());
@@ -263,7 +250,6 @@ class FailureRecoveryITCase {
         conf.set(SamplingOptions.MIN_EDGES, cora.edges());
         conf.set(SamplingOptions.BATCH_TIMEOUT_MS, 3_000L);
         conf.set(ModelOptions.CREDIT_RESEND_MS, 1_000L);
-        conf.set(RestOptions.PORT, REST_PORT);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(500));
