@@ -19,7 +19,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
@@ -121,9 +120,6 @@ class FailureRecoveryITCase {
     private static void assertRecoversToTheFailureFreeParameters(String fault) throws Exception {
         String name = fault.replaceAll("[^a-z0-9]+", "-");
         Configuration conf = jobConfiguration(name);
-        // The runner follows the job's failures through the MiniCluster's REST endpoint, as demo
-        // does: one injected failure must not end the run.
-        conf.set(RestOptions.PORT, FLINK.getClientConfiguration().get(RestOptions.PORT));
         Path marker = WORK.resolve("fault-" + name);
         conf.set(RunOptions.INJECT_FAULT, fault);
         conf.set(RunOptions.FAULT_MARKER, marker.toAbsolutePath().toString());
