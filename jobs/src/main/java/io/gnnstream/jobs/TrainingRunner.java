@@ -318,7 +318,7 @@ public final class TrainingRunner {
         String line = describe(first);
         return first == root
                         || describe(root).equals(line)
-                        || line.contains(String.valueOf(root.getMessage()))
+                        || line.contains(FailureCause.oneLine(String.valueOf(root.getMessage())))
                 ? line
                 : line + " (caused by " + describe(root) + ")";
     }
