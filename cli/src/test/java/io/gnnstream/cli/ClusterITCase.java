@@ -133,6 +133,12 @@ class ClusterITCase {
                                     + " event 3 (injected at every attempt)"),
                     run.err);
             assertTrue(seconds < 120, "took " + seconds + " s");
+            // The REST endpoint's job overview is cached for a few seconds.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            while (!rest().jobs().stream().allMatch(j -> j.status() == JobStatus.CANCELED)
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(500);
+            }
             assertTrue(
                     rest().jobs().stream().allMatch(j -> j.status() == JobStatus.CANCELED),
                     "the job is cancelled: " + rest().jobs());

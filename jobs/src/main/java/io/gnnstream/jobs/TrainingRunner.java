@@ -182,6 +182,7 @@ public final class TrainingRunner {
                 if (repeated != null) {
                     int times = failures.streakLength();
                     stop(client);
+                    awaitEnd(ended, STOP_TIMEOUT);
                     throw new JobFailedException(
                             "training job FAILED "
                                     + times
@@ -378,6 +379,18 @@ public final class TrainingRunner {
                 }
                 Thread.sleep(1000);
             }
+        }
+    }
+
+    /** Waits until the job has ended (cancelled, failed or finished), at most {@code timeout}. */
+    private static void awaitEnd(CompletableFuture<JobExecutionResult> ended, Duration timeout)
+            throws InterruptedException {
+        try {
+            ended.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException
+                | TimeoutException
+                | java.util.concurrent.CancellationException e) {
+            // cancelled (the usual end), failed, or still ending: the cancellation was accepted
         }
     }
 
