@@ -107,6 +107,47 @@ class ClusterITCase {
     }
 
     /**
+     * {@code submit --follow} of a job whose trainer fails at its third step at every attempt,
+     * under the default restart strategy (20 restarts with growing delays): the command cancels the
+     * job at the third failure in a row with that cause and exits 1 with the cause in one line,
+     * within 2 minutes.
+     */
+    @Test
+    @Order(0)
+    void submitFollowEndsAFailureThatRepeatsWithItsCause() throws Exception {
+        String prefix = "repeating";
+        createTopicsAndLoad(prefix, CORA);
+        List<String> args =
+                new ArrayList<>(Arrays.asList(submitArgs(prefix, "1", "1", cora.edges())));
+        args.addAll(List.of("--follow", "--timeout", "5m", "--inject-fault", "trainer:0:3:always"));
+        long started = System.nanoTime();
+        try {
+            Run run = cli(args.toArray(new String[0]));
+            long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
+            System.out.println("ClusterITCase: submit --follow gave up after " + seconds + " s");
+            assertEquals(1, run.code, run.err);
+            assertTrue(
+                    run.err.contains(
+                            "error: training job FAILED 3 times in a row with the same cause"
+                                    + " (cancelled): InjectedFailure: trainer subtask 0 fails at"
+                                    + " event 3 (injected at every attempt)"),
+                    run.err);
+            assertTrue(seconds < 120, "took " + seconds + " s");
+            // The REST endpoint's job overview is cached for a few seconds.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            while (!rest().jobs().stream().allMatch(j -> j.status() == JobStatus.CANCELED)
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(500);
+            }
+            assertTrue(
+                    rest().jobs().stream().allMatch(j -> j.status() == JobStatus.CANCELED),
+                    "the job is cancelled: " + rest().jobs());
+        } finally {
+            cancelRunningJobs();
+        }
+    }
+
+    /**
      * Submit at parallelism 2 / trainers 2, stop with a savepoint, produce the held-back edges,
      * resume at 1 / 1, stop again, resume at 3 / 2 and train to the end: the step and the loss
      * continue, the graph holds every produced vertex and edge exactly once, the replicas agree.

@@ -16,9 +16,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A failure that repeats at every restore ends the job: {@code demo} (a forked JVM, as {@code
- * bin/gnnstream} runs it, with its real broker child process) exits non-zero with the cause in one
- * line once the restart strategy gives up, and leaves no process behind.
+ * A failure that repeats at every restore ends the job soon: {@code demo} (a forked JVM, as {@code
+ * bin/gnnstream} runs it, with its real broker child process), under the default restart strategy
+ * (20 restarts), cancels the job at the third failure in a row with the same cause, exits 1 with
+ * the cause in one line within 2 minutes of its start, and leaves no process behind.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class RepeatingFailureITCase {
@@ -48,17 +49,19 @@ class RepeatingFailureITCase {
                         "--max-steps",
                         "200",
                         "--inject-fault",
-                        "trainer:0:3:always",
-                        "--max-restarts",
-                        "2"));
+                        "trainer:0:3:always"));
         Path out = dir.resolve("demo.out");
         Process demo =
                 new ProcessBuilder(command)
                         .redirectErrorStream(true)
                         .redirectOutput(out.toFile())
                         .start();
+        long started = System.nanoTime();
         try {
             assertTrue(demo.waitFor(5, TimeUnit.MINUTES), "demo did not end: " + tail(out));
+            long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
+            System.out.println("RepeatingFailureITCase: demo exited after " + seconds + " s");
+            assertTrue(seconds < 120, "demo took " + seconds + " s:\n" + tail(out));
             String output = Files.readString(out, StandardCharsets.UTF_8);
             assertEquals(1, demo.exitValue(), "exit code; output:\n" + tail(out));
             List<String> errors =
@@ -69,8 +72,10 @@ class RepeatingFailureITCase {
             assertTrue(
                     errors.get(0)
                             .matches(
-                                    "error: training job FAILED: InjectedFailure: trainer subtask 0"
-                                            + " fails at event 3 \\(injected at every attempt\\)"),
+                                    "error: training job FAILED 3 times in a row with the same"
+                                            + " cause \\(cancelled\\): InjectedFailure: trainer"
+                                            + " subtask 0 fails at event 3 \\(injected at every"
+                                            + " attempt\\)"),
                     errors.get(0));
             List<String> left =
                     ProcessHandle.allProcesses()

@@ -1,5 +1,6 @@
 package io.gnnstream.jobs;
 
+import static io.gnnstream.jobs.OptionCheck.nonNegative;
 import static io.gnnstream.jobs.OptionCheck.positive;
 import static io.gnnstream.jobs.OptionCheck.that;
 
@@ -64,12 +65,11 @@ public final class RunOptions {
                                         + " the job fails and demo, train and submit --follow exit"
                                         + " with its cause (Flink's exponential-delay restart"
                                         + " strategy, used unless restart-strategy.type is"
-                                        + " configured). A failure that repeats at every restore (a"
-                                        + " trainer out of heap, say) ends the job instead of"
-                                        + " restarting it for ever; a lost TaskManager or an"
-                                        + " expired checkpoint is ridden out. Failures at the same"
-                                        + " time count once; the count starts again after"
-                                        + " --restart-reset-after without a failure."),
+                                        + " configured). A lost TaskManager or an expired"
+                                        + " checkpoint is ridden out; a failure that repeats at"
+                                        + " every restore ends sooner (--max-same-failures)."
+                                        + " Failures at the same time count once; the count starts"
+                                        + " again after --restart-reset-after without a failure."),
                     "--max-restarts",
                     positive());
 
@@ -87,6 +87,24 @@ public final class RunOptions {
                                         + " again, e.g. 30min."),
                     "--restart-reset-after",
                     that(d -> !d.isNegative() && !d.isZero(), "must be positive"));
+
+    public static final ConfigOption<Integer> MAX_SAME_FAILURES =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.max-same-failures")
+                            .intType()
+                            .defaultValue(3)
+                            .withDescription(
+                                    "demo, train and submit --follow cancel the job and exit 1 with"
+                                        + " its cause when it fails this many times in a row with"
+                                        + " the same root cause (class and message, numbers aside)"
+                                        + " and no progress between the failures (no completed"
+                                        + " checkpoint, no training step further than before): a"
+                                        + " failure that repeats at every restore ends within a"
+                                        + " minute instead of after --max-restarts. Failures of the"
+                                        + " environment (a lost TaskManager, missing slots,"
+                                        + " timeouts, an expired checkpoint, a retriable Kafka"
+                                        + " error) are left to --max-restarts. 0: never."),
+                    nonNegative());
 
     private static final String FAULT_OPERATORS =
             "(trainer|gradient-reducer|graph-store|graph-store-ingest|layer-store|edge-bundles"

@@ -109,53 +109,105 @@ public final class TrainingRunner {
             onSubmit.accept(client.getJobID());
             // Completes when the job ends, also after a local MiniCluster has shut down with it.
             CompletableFuture<JobExecutionResult> ended = client.getJobExecutionResult();
-            long started = System.nanoTime();
-            JsonNode lastLine = null;
-            long lastAt = started;
-            while (timeout.isZero() || System.nanoTime() - started < timeout.toNanos()) {
-                for (ConsumerRecord<String, String> record :
-                        consumer.poll(Duration.ofMillis(500))) {
-                    JsonNode line = JSON.readTree(record.value());
-                    lastLine = line;
-                    lastAt = System.nanoTime();
-                    if (file != null) {
-                        file.write(record.value());
-                        file.newLine();
-                        file.flush();
-                    }
-                    out.println(ProgressFormat.format(line));
-                    if (last.test(line)) {
-                        if (line.path("final").asBoolean(false)) {
-                            // A stop mid-training leaves its open transaction to be aborted (a
-                            // restore writes those records again); waiting would train on.
-                            awaitCommittedPredictions(ended);
-                        }
-                        copy(predictions, predictionsFile, Duration.ofSeconds(2));
-                        stop(client);
-                        return new Result(client.getJobID(), line);
+            try (FailureWatch failures =
+                    FailureWatch.of(
+                                    env.getConfiguration(),
+                                    client.getJobID(),
+                                    conf.get(RunOptions.MAX_SAME_FAILURES),
+                                    out::println)
+                            .orElse(null)) {
+                return follow(
+                        client,
+                        ended,
+                        failures,
+                        consumer,
+                        file,
+                        predictions,
+                        predictionsFile,
+                        timeout,
+                        last);
+            }
+        }
+    }
+
+    /** Follows the submitted job until {@code last} accepts a metrics line; see {@link #run}. */
+    private Result follow(
+            JobClient client,
+            CompletableFuture<JobExecutionResult> ended,
+            FailureWatch failures,
+            KafkaConsumer<String, String> consumer,
+            BufferedWriter file,
+            KafkaConsumer<String, String> predictions,
+            BufferedWriter predictionsFile,
+            Duration timeout,
+            Predicate<JsonNode> last)
+            throws Exception {
+        long started = System.nanoTime();
+        JsonNode lastLine = null;
+        long lastAt = started;
+        long furthestStep = Long.MIN_VALUE;
+        while (timeout.isZero() || System.nanoTime() - started < timeout.toNanos()) {
+            for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {
+                JsonNode line = JSON.readTree(record.value());
+                lastLine = line;
+                lastAt = System.nanoTime();
+                if (line.has("step") && line.path("step").asLong() > furthestStep) {
+                    furthestStep = line.path("step").asLong();
+                    if (failures != null) {
+                        failures.progressed();
                     }
                 }
-                copy(predictions, predictionsFile, Duration.ZERO);
-                failIfTerminated(ended);
+                if (file != null) {
+                    file.write(record.value());
+                    file.newLine();
+                    file.flush();
+                }
+                out.println(ProgressFormat.format(line));
+                if (last.test(line)) {
+                    if (line.path("final").asBoolean(false)) {
+                        // A stop mid-training leaves its open transaction to be aborted (a
+                        // restore writes those records again); waiting would train on.
+                        awaitCommittedPredictions(ended);
+                    }
+                    copy(predictions, predictionsFile, Duration.ofSeconds(2));
+                    stop(client);
+                    return new Result(client.getJobID(), line);
+                }
             }
-            JobStatus status = client.getJobStatus().get(10, TimeUnit.SECONDS);
-            stop(client);
-            throw new JobFailedException(
-                    "no final result within "
-                            + timeout.toSeconds()
-                            + " s (job "
-                            + status
-                            + (lastLine == null
-                                    ? ", no metrics line"
-                                    : ", last metrics line at step "
-                                            + lastLine.path("step").asLong()
-                                            + ", "
-                                            + TimeUnit.NANOSECONDS.toSeconds(
-                                                    System.nanoTime() - lastAt)
-                                            + " s before the end")
-                            + ")",
-                    null);
+            copy(predictions, predictionsFile, Duration.ZERO);
+            failIfTerminated(ended);
+            if (failures != null) {
+                failures.poll();
+                String repeated = failures.repeatedCause();
+                if (repeated != null) {
+                    int times = failures.streakLength();
+                    stop(client);
+                    awaitEnd(ended, STOP_TIMEOUT);
+                    throw new JobFailedException(
+                            "training job FAILED "
+                                    + times
+                                    + " times in a row with the same cause (cancelled): "
+                                    + repeated,
+                            null);
+                }
+            }
         }
+        JobStatus status = client.getJobStatus().get(10, TimeUnit.SECONDS);
+        stop(client);
+        throw new JobFailedException(
+                "no final result within "
+                        + timeout.toSeconds()
+                        + " s (job "
+                        + status
+                        + (lastLine == null
+                                ? ", no metrics line"
+                                : ", last metrics line at step "
+                                        + lastLine.path("step").asLong()
+                                        + ", "
+                                        + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - lastAt)
+                                        + " s before the end")
+                        + ")",
+                null);
     }
 
     /**
@@ -267,19 +319,30 @@ public final class TrainingRunner {
         String line = describe(first);
         return first == root
                         || describe(root).equals(line)
-                        || line.contains(String.valueOf(root.getMessage()))
+                        || line.contains(FailureCause.oneLine(String.valueOf(root.getMessage())))
                 ? line
                 : line + " (caused by " + describe(root) + ")";
     }
 
     private static String describe(Throwable t) {
-        if (t.getMessage() == null) {
-            return t.getClass().getSimpleName();
+        return describe(t.getClass().getName(), t.getMessage());
+    }
+
+    /**
+     * An exception in one line: its class's simple name and its message, the message alone for a
+     * plain runtime or illegal-state exception.
+     */
+    static String describe(String className, String message) {
+        String simple = className.substring(className.lastIndexOf('.') + 1);
+        simple = simple.substring(simple.lastIndexOf('$') + 1);
+        if (message == null) {
+            return simple;
         }
+        String line = FailureCause.oneLine(message);
         boolean plain =
-                t.getClass() == IllegalStateException.class
-                        || t.getClass() == RuntimeException.class;
-        return plain ? t.getMessage() : t.getClass().getSimpleName() + ": " + t.getMessage();
+                className.equals(IllegalStateException.class.getName())
+                        || className.equals(RuntimeException.class.getName());
+        return plain ? line : simple + ": " + line;
     }
 
     /** The job failed or ended before its final evaluation; the message says why, in one line. */
@@ -316,6 +379,18 @@ public final class TrainingRunner {
                 }
                 Thread.sleep(1000);
             }
+        }
+    }
+
+    /** Waits until the job has ended (cancelled, failed or finished), at most {@code timeout}. */
+    private static void awaitEnd(CompletableFuture<JobExecutionResult> ended, Duration timeout)
+            throws InterruptedException {
+        try {
+            ended.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException
+                | TimeoutException
+                | java.util.concurrent.CancellationException e) {
+            // cancelled (the usual end), failed, or still ending: the cancellation was accepted
         }
     }
 
