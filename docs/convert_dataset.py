@@ -9,8 +9,8 @@ predict and bench:
              numpy.core.multiarray._reconstruct with latin-1 byte strings, a
              collections.defaultdict of lists) and a text file of test indices. The split must
              be Planetoid-shaped: train = ids 0..T-1, val = the next 500, test = ids from the
-             smallest test id up; ids in that range outside test must have no label and zero
-             features (CiteSeer's isolated test nodes, left out of tx/ty);
+             smallest test id up; ids in that range outside test must be in no split with zero
+             features (CiteSeer's isolated test nodes, left out of tx/ty, their labels too);
   npz        <name>.npz by numpy.savez with the gnn-benchmark keys adj_data, adj_indices,
              adj_indptr, adj_shape, attr_data, attr_indices, attr_indptr, attr_shape, labels and
              class_names (an object array); no split is stored (readers draw one per class);
@@ -260,8 +260,11 @@ def write_planetoid(out, labels, splits, x, edges, args):
         sys.exit("planetoid needs train = ids 0..T-1 and val = up to 500 ids right after them")
     lo = int(test.min())
     rest = np.setdiff1d(np.arange(lo, n), test)
-    if (labels[rest] >= 0).any() or np.abs(x[rest]).sum() > 0 or (splits[lo:] == 2).any():
-        sys.exit("ids from the smallest test id up must be test nodes or unlabelled all-zero ones")
+    if np.abs(x[rest]).sum() > 0 or (splits[rest] != 0).any():
+        sys.exit("ids from the smallest test id up must be test nodes or all-zero ones in no split")
+    if (labels[rest] >= 0).any():
+        print("note: %d ids of the test range are not test nodes; they are left out of tx/ty, so "
+              "their labels (%s) are not written" % (len(rest), sorted(set(labels[rest].tolist()))))
     classes = int(labels.max()) + 1
     onehot = np.zeros((n, classes), dtype=np.float64)
     onehot[labels >= 0, labels[labels >= 0]] = 1
