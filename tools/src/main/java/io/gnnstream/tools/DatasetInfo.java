@@ -12,7 +12,6 @@ import io.gnnstream.tools.formats.DatasetReader;
 import io.gnnstream.tools.formats.DatasetReaders;
 import io.gnnstream.tools.formats.FormatOptions;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -153,35 +152,6 @@ public final class DatasetInfo {
                 splits.put(s, 0L);
             }
         }
-    }
-
-    /** The named file of a dataset folder, with a clear error if the folder or file is missing. */
-    static Path file(Path dir, String name) throws DatasetException {
-        if (!Files.isDirectory(dir)) {
-            throw new DatasetException(
-                    "dataset folder "
-                            + dir.toAbsolutePath()
-                            + " does not exist"
-                            + " (expected a folder with "
-                            + NODES_FILE
-                            + " and "
-                            + EDGES_FILE
-                            + ")");
-        }
-        Path file = dir.resolve(name);
-        if (!Files.isRegularFile(file)) {
-            throw new DatasetException(
-                    "dataset folder "
-                            + dir.toAbsolutePath()
-                            + " has no "
-                            + name
-                            + " (expected "
-                            + NODES_FILE
-                            + " and "
-                            + EDGES_FILE
-                            + ")");
-        }
-        return file;
     }
 
     private static int featureDim(String file, long lineNo, String line) throws DatasetException {

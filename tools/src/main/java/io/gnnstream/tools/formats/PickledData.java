@@ -20,7 +20,10 @@ final class PickledData {
                 throw new DatasetException(where + ": " + i.type + " without its attribute dict");
             }
             Object shape = state.containsKey("_shape") ? state.get("_shape") : state.get("shape");
-            if (!(shape instanceof List<?> dims) || dims.size() != 2) {
+            if (!(shape instanceof List<?> dims)
+                    || dims.size() != 2
+                    || !(dims.get(0) instanceof Long)
+                    || !(dims.get(1) instanceof Long)) {
                 throw new DatasetException(where + ": " + i.type + " without a 2-D _shape");
             }
             return Matrix.csr(
