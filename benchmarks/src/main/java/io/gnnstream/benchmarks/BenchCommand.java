@@ -6,7 +6,14 @@ import io.gnnstream.benchmarks.bench.BenchResult;
 import io.gnnstream.benchmarks.bench.Benchmark;
 import io.gnnstream.benchmarks.bench.Benchmarks;
 import io.gnnstream.benchmarks.bench.SyntheticSpec;
+import io.gnnstream.cli.DatasetFormatOptions;
 import io.gnnstream.cli.MemorySizeConverter;
+import io.gnnstream.tools.Directories;
+import io.gnnstream.tools.formats.DatasetFormat;
+import io.gnnstream.tools.formats.DatasetReaders;
+import io.gnnstream.tools.formats.FormatOptions;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -16,6 +23,7 @@ import org.apache.flink.configuration.MemorySize;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -41,11 +49,16 @@ final class BenchCommand implements Callable<Integer> {
     @ArgGroup(exclusive = true)
     Input input;
 
+    @Mixin DatasetFormatOptions format = new DatasetFormatOptions();
+
     static final class Input {
         @Option(
                 names = "--dataset",
                 paramLabel = "DIR",
-                description = "Dataset folder (nodes.jsonl + edges.csv) the cases use.")
+                description =
+                        "Dataset folder the cases use, in any --format (other layouts are"
+                                + " written once as nodes.jsonl + edges.csv under"
+                                + " work/bench/).")
         Path dataset;
 
         @Option(
@@ -197,7 +210,7 @@ final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Benchmark benchmark = Benchmarks.require(what);
-        List<BenchResult> results = benchmark.run(context());
+        List<BenchResult> results = benchmark.run(context(dataset()));
         System.out.println();
         BenchReport.printTable(results, System.out);
         if (json != null) {
@@ -213,9 +226,40 @@ final class BenchCommand implements Callable<Integer> {
      * them only when they were given, so that it applies its own cases otherwise.
      */
     BenchContext context() {
+        return context(input == null ? null : input.dataset);
+    }
+
+    /**
+     * {@code --dataset} as a folder of the project's format: itself, or the other layout written
+     * once to {@code work/bench/<name>-<format>/} (kept, as generated graphs are).
+     */
+    private Path dataset() throws IOException {
+        if (input == null || input.dataset == null) {
+            return null;
+        }
+        FormatOptions options = format.toOptions();
+        DatasetFormat f =
+                options.format() == DatasetFormat.AUTO
+                        ? DatasetFormat.detect(input.dataset)
+                        : options.format();
+        if (f == DatasetFormat.GNNSTREAM) {
+            return input.dataset;
+        }
+        Path target = Path.of("work", "bench", input.dataset.getFileName() + "-" + f.wireName());
+        Path done = target.resolve(".written");
+        if (!Files.isRegularFile(done) || !Files.readString(done).equals(options.toString())) {
+            System.out.println("Writing " + input.dataset + " (" + f.wireName() + ") to " + target);
+            Directories.deleteRecursively(target);
+            DatasetReaders.materialise(input.dataset, options.withFormat(f), target);
+            Files.writeString(done, options.toString());
+        }
+        return target;
+    }
+
+    private BenchContext context(Path dataset) {
         CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
         return new BenchContext(
-                input == null ? null : input.dataset,
+                dataset,
                 input == null || input.synthetic == null
                         ? null
                         : SyntheticSpec.parse(input.synthetic),

@@ -52,8 +52,10 @@ final class DemoCommand implements Callable<Integer> {
 
     @Option(
             names = "--dataset",
-            description = "Dataset folder (default: <gnnstream home>/data/cora).")
+            description = "Dataset folder, in any --format (default: <gnnstream home>/data/cora).")
     Path dataset;
+
+    @Mixin DatasetFormatOptions format = new DatasetFormatOptions();
 
     @Option(
             names = "--work-dir",
@@ -94,7 +96,7 @@ final class DemoCommand implements Callable<Integer> {
                 dataset != null
                         ? dataset
                         : Path.of(System.getProperty(HOME_PROPERTY, "."), "data", "cora");
-        DatasetInfo info = DatasetInfo.scan(data);
+        DatasetInfo info = DatasetInfo.scan(data, format.toOptions());
         System.out.println("Dataset " + info);
         Configuration conf = flags.toConfiguration(spec, workDir.resolve("checkpoints"));
         conf.set(GraphOptions.NUM_FEATURES, info.featureDim());
@@ -143,7 +145,8 @@ final class DemoCommand implements Callable<Integer> {
                     nodes);
             TrainingJob.ensureOutputTopics(conf);
             DatasetLoader.Result loaded =
-                    new DatasetLoader(broker.bootstrapServers()).load(data, edges, nodes);
+                    new DatasetLoader(broker.bootstrapServers())
+                            .load(data, format.toOptions(), edges, nodes);
             System.out.println("Produced " + loaded);
 
             StreamExecutionEnvironment env =

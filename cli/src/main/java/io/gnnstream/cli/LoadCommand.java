@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** Produces a dataset folder into an edges topic and a nodes topic. */
@@ -19,15 +20,14 @@ import picocli.CommandLine.Option;
         name = "load",
         mixinStandardHelpOptions = true,
         description =
-                "Produce a dataset folder (nodes.jsonl + edges.csv) into Kafka topics, with a"
-                        + " progress bar.")
+                "Produce a dataset folder (nodes.jsonl + edges.csv, or a --format layout"
+                        + " streamed as those lines) into Kafka topics, with a progress bar.")
 final class LoadCommand implements Callable<Integer> {
 
-    @Option(
-            names = "--dataset",
-            required = true,
-            description = "Dataset folder with nodes.jsonl and edges.csv.")
+    @Option(names = "--dataset", required = true, description = "Dataset folder, in any --format.")
     Path dataset;
+
+    @Mixin DatasetFormatOptions format = new DatasetFormatOptions();
 
     @Option(
             names = "--bootstrap-servers",
@@ -74,7 +74,7 @@ final class LoadCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        DatasetInfo info = DatasetInfo.scan(dataset);
+        DatasetInfo info = DatasetInfo.scan(dataset, format.toOptions());
         String edges = edgesTopic != null ? edgesTopic : topicPrefix + ".edges";
         String nodes = nodesTopic != null ? nodesTopic : topicPrefix + ".nodes";
         Configuration conf = new Configuration();
@@ -88,7 +88,8 @@ final class LoadCommand implements Callable<Integer> {
         JobOptions.byFlag("--kafka-property").orElseThrow().validate(conf);
         KafkaClientConfig clients = KafkaOptions.clients(conf);
         KafkaTopics.ensure(clients, topicPartitions, edges, nodes);
-        DatasetLoader.Result result = new DatasetLoader(clients).load(dataset, edges, nodes);
+        DatasetLoader.Result result =
+                new DatasetLoader(clients).load(dataset, format.toOptions(), edges, nodes);
         System.out.println("Loaded " + info + " into " + edges + ", " + nodes + ": " + result);
         return 0;
     }

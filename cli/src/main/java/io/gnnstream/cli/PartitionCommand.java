@@ -5,6 +5,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gnnstream.partitioning.GraphPartitioner;
 import io.gnnstream.partitioning.PartitionQuality;
 import io.gnnstream.tools.DatasetInfo;
+import io.gnnstream.tools.Directories;
+import io.gnnstream.tools.formats.DatasetFormat;
+import io.gnnstream.tools.formats.DatasetReaders;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +15,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code partition}: the Gelly partitioning job on a dataset folder or an edge file. */
@@ -27,7 +31,7 @@ import picocli.CommandLine.Option;
 final class PartitionCommand implements Callable<Integer> {
 
     static final class Input {
-        @Option(names = "--dataset", description = "Dataset folder (nodes.jsonl + edges.csv).")
+        @Option(names = "--dataset", description = "Dataset folder, in any --format.")
         Path dataset;
 
         @Option(names = "--edges", description = "Edge file in the edges topic's format.")
@@ -36,6 +40,8 @@ final class PartitionCommand implements Callable<Integer> {
 
     @ArgGroup(exclusive = true, multiplicity = "1")
     Input input;
+
+    @Mixin DatasetFormatOptions format = new DatasetFormatOptions();
 
     @Option(
             names = "--partitions",
@@ -76,19 +82,32 @@ final class PartitionCommand implements Callable<Integer> {
         }
         Path edgesFile = input.edges;
         Path nodesFile = null;
+        Path scratch = null;
         if (input.dataset != null) {
-            DatasetInfo.scan(input.dataset);
-            edgesFile = input.dataset.resolve(DatasetInfo.EDGES_FILE);
-            nodesFile = input.dataset.resolve(DatasetInfo.NODES_FILE);
+            DatasetInfo info = DatasetInfo.scan(input.dataset, format.toOptions());
+            Path dir = input.dataset;
+            if (info.format() != DatasetFormat.GNNSTREAM) {
+                scratch = Files.createTempDirectory("gnnstream-partition-");
+                dir = DatasetReaders.materialise(input.dataset, format.toOptions(), scratch);
+            }
+            edgesFile = dir.resolve(DatasetInfo.EDGES_FILE);
+            nodesFile = dir.resolve(DatasetInfo.NODES_FILE);
         } else if (!Files.isRegularFile(edgesFile)) {
             throw new IllegalArgumentException("--edges " + edgesFile + " does not exist");
         }
-        GraphPartitioner.Result r =
-                new GraphPartitioner(partitions)
-                        .supersteps(supersteps)
-                        .seed(seed)
-                        .parallelism(parallelism)
-                        .run(edgesFile, nodesFile);
+        GraphPartitioner.Result r;
+        try {
+            r =
+                    new GraphPartitioner(partitions)
+                            .supersteps(supersteps)
+                            .seed(seed)
+                            .parallelism(parallelism)
+                            .run(edgesFile, nodesFile);
+        } finally {
+            if (scratch != null) {
+                Directories.deleteRecursively(scratch);
+            }
+        }
         Path parent = out.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);

@@ -19,6 +19,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -60,8 +61,10 @@ final class PredictCommand implements Callable<Integer> {
             names = "--dataset",
             required = true,
             paramLabel = "DIR",
-            description = "Dataset folder with nodes.jsonl and edges.csv.")
+            description = "Dataset folder, in any --format.")
     Path dataset;
+
+    @Mixin DatasetFormatOptions format = new DatasetFormatOptions();
 
     @Option(
             names = "--out",
@@ -140,7 +143,7 @@ final class PredictCommand implements Callable<Integer> {
             DatasetGraph g;
             try {
                 fanout = evalFanout != null ? evalFanout : ModelExports.evalFanout(model);
-                g = DatasetGraph.load(dataset, normalizeFeatures);
+                g = DatasetGraph.load(dataset, format.toOptions(), normalizeFeatures);
             } catch (IOException e) {
                 throw new IllegalArgumentException(e.getMessage(), e);
             }

@@ -210,6 +210,40 @@ class PredictCommandTest {
         }
     }
 
+    /** The OGB layout of Cora (one row per undirected edge) predicts as the bundled folder. */
+    @Test
+    void readsOtherDatasetFormats() throws Exception {
+        Path out = tmp.resolve("ogb.jsonl");
+        Path ogb = Path.of("..", "tools", "src", "test", "resources", "formats", "cora-ogb");
+        Run r =
+                run(
+                        "predict",
+                        "--model",
+                        export(model, "model").toString(),
+                        "--dataset",
+                        ogb.toString(),
+                        "--format",
+                        "ogb",
+                        "--add-inverse-edges",
+                        "--out",
+                        out.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertPredicts(LayerwiseInference.run(model, graph.inferenceGraph(), 2048), out);
+        r =
+                run(
+                        "predict",
+                        "--model",
+                        export(model, "model").toString(),
+                        "--dataset",
+                        ogb.toString(),
+                        "--format",
+                        "npz",
+                        "--out",
+                        out.toString());
+        assertEquals(CommandLine.ExitCode.USAGE, r.exit(), r.out());
+        assertTrue(r.err().contains("is not in the npz format"), r.err());
+    }
+
     @Test
     void withoutEmbeddingsLinesHaveTheJobFields() throws Exception {
         Path out = tmp.resolve("p.jsonl");
@@ -332,7 +366,8 @@ class PredictCommandTest {
                         "--chunk",
                         "--eval-fanout",
                         "--normalize-features",
-                        "--emit-embeddings")) {
+                        "--emit-embeddings",
+                        "--format")) {
             assertTrue(r.out().contains(flag), r.out());
         }
         String help = r.out().replaceAll("\\s+", " ");

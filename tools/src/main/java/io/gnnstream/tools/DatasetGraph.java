@@ -9,17 +9,19 @@ import io.gnnstream.operators.model.LayerwiseInference;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
-import java.io.BufferedReader;
+import io.gnnstream.tools.formats.DatasetReader;
+import io.gnnstream.tools.formats.DatasetReaders;
+import io.gnnstream.tools.formats.FormatOptions;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 
 /**
- * A dataset folder held in memory: vertices numbered {@code 0..n-1} in the order of {@code
- * nodes.jsonl}, in-neighbours as CSR in the order of {@code edges.csv}, features parsed by the
- * job's own {@link NodeFormat} (so normalised exactly as the job normalises them), labels and
- * splits. Edges that name a vertex without a line in {@code nodes.jsonl} are skipped and counted.
+ * A dataset folder held in memory (any {@link io.gnnstream.tools.formats.DatasetFormat}, read as
+ * the project's lines): vertices numbered {@code 0..n-1} in the order of the node lines,
+ * in-neighbours as CSR in the order of the edge lines, features parsed by the job's own {@link
+ * NodeFormat} (so normalised exactly as the job normalises them), labels and splits. Edges that
+ * name a vertex without a node line are skipped and counted.
  */
 public final class DatasetGraph {
 
@@ -61,77 +63,96 @@ public final class DatasetGraph {
 
     /** Reads {@code dir}; {@code normalize} as the job's {@code --normalize-features}. */
     public static DatasetGraph load(Path dir, RowNormalization normalize) throws IOException {
-        DatasetInfo info = DatasetInfo.scan(dir);
+        return load(dir, FormatOptions.defaults(), normalize);
+    }
+
+    /**
+     * Reads {@code dir} in the format of {@code options}; {@code normalize} as the job's {@code
+     * --normalize-features}.
+     */
+    public static DatasetGraph load(Path dir, FormatOptions options, RowNormalization normalize)
+            throws IOException {
+        DatasetInfo info = DatasetInfo.scan(dir, options);
+        DatasetReader reader = DatasetReaders.open(dir, options);
         int n = Math.toIntExact(info.nodes());
         int f = info.featureDim();
         NodeFormat nodes = new NodeFormat(f, info.numClasses(), normalize);
         long[] ids = new long[n];
-        float[] features = new float[n * f];
+        float[] features = new float[Math.multiplyExact(n, f)];
         int[] labels = new int[n];
         Split[] splits = new Split[n];
         LongIntHashMap index = new LongIntHashMap(n);
-        int count = 0;
-        try (BufferedReader r = Files.newBufferedReader(dir.resolve(DatasetInfo.NODES_FILE))) {
-            for (String line; (line = r.readLine()) != null; ) {
-                if (line.isBlank()) {
-                    continue;
-                }
-                NodeUpdate node = parse(nodes, line);
-                int v = index.getOrDefault(node.id, -1);
-                if (v < 0) {
-                    v = count++;
-                    index.put(node.id, v);
-                }
-                ids[v] = node.id;
-                System.arraycopy(node.features, 0, features, v * f, f);
-                labels[v] = node.label;
-                splits[v] = node.split;
-            }
-        }
+        int[] count = {0};
+        reader.nodes(
+                line -> {
+                    if (line.isBlank()) {
+                        return;
+                    }
+                    NodeUpdate node = parse(nodes, line);
+                    int v = index.getOrDefault(node.id, -1);
+                    if (v < 0) {
+                        v = count[0]++;
+                        index.put(node.id, v);
+                    }
+                    ids[v] = node.id;
+                    System.arraycopy(node.features, 0, features, v * f, f);
+                    labels[v] = node.label;
+                    splits[v] = node.split;
+                });
+        int vertices = count[0];
         EdgeFormat edgeFormat = new EdgeFormat();
-        int[] degree = new int[count + 1];
-        long[][] edges = new long[2][1024];
-        int numEdges = 0;
-        long skipped = 0;
-        try (BufferedReader r = Files.newBufferedReader(dir.resolve(DatasetInfo.EDGES_FILE))) {
-            for (String line; (line = r.readLine()) != null; ) {
-                if (line.isBlank()) {
-                    continue;
-                }
-                EdgeUpdate e = parse(edgeFormat, line);
-                int src = index.getOrDefault(e.src, -1);
-                int dst = index.getOrDefault(e.dst, -1);
-                if (src < 0 || dst < 0 || e.remove) {
-                    skipped++;
-                    continue;
-                }
-                if (numEdges == edges[0].length) {
-                    edges[0] = Arrays.copyOf(edges[0], numEdges * 2);
-                    edges[1] = Arrays.copyOf(edges[1], numEdges * 2);
-                }
-                edges[0][numEdges] = src;
-                edges[1][numEdges++] = dst;
-                degree[dst + 1]++;
-            }
-        }
-        for (int v = 0; v < count; v++) {
+        int[] degree = new int[vertices + 1];
+        Edges edges = new Edges();
+        reader.edges(
+                line -> {
+                    if (line.isBlank()) {
+                        return;
+                    }
+                    EdgeUpdate e = parse(edgeFormat, line);
+                    int src = index.getOrDefault(e.src, -1);
+                    int dst = index.getOrDefault(e.dst, -1);
+                    if (src < 0 || dst < 0 || e.remove) {
+                        edges.skipped++;
+                        return;
+                    }
+                    edges.add(src, dst);
+                    degree[dst + 1]++;
+                });
+        for (int v = 0; v < vertices; v++) {
             degree[v + 1] += degree[v];
         }
-        int[] fill = Arrays.copyOf(degree, count);
-        int[] neighbours = new int[numEdges];
-        for (int k = 0; k < numEdges; k++) {
-            neighbours[fill[(int) edges[1][k]]++] = (int) edges[0][k];
+        int[] fill = Arrays.copyOf(degree, vertices);
+        int[] neighbours = new int[edges.count];
+        for (int k = 0; k < edges.count; k++) {
+            neighbours[fill[edges.dst[k]]++] = edges.src[k];
         }
         return new DatasetGraph(
-                Arrays.copyOf(ids, count),
+                Arrays.copyOf(ids, vertices),
                 degree,
                 neighbours,
-                Arrays.copyOf(features, count * f),
+                Arrays.copyOf(features, vertices * f),
                 f,
                 info.numClasses(),
-                Arrays.copyOf(labels, count),
-                Arrays.copyOf(splits, count),
-                skipped);
+                Arrays.copyOf(labels, vertices),
+                Arrays.copyOf(splits, vertices),
+                edges.skipped);
+    }
+
+    /** The kept edges as vertex indices, and how many were skipped. */
+    private static final class Edges {
+        int[] src = new int[1024];
+        int[] dst = new int[1024];
+        int count;
+        long skipped;
+
+        void add(int s, int d) {
+            if (count == src.length) {
+                src = Arrays.copyOf(src, count * 2);
+                dst = Arrays.copyOf(dst, count * 2);
+            }
+            src[count] = s;
+            dst[count++] = d;
+        }
     }
 
     public int numVertices() {

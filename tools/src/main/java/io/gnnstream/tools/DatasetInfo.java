@@ -7,10 +7,11 @@ import io.gnnstream.connectors.RecordFormat;
 import io.gnnstream.connectors.RowNormalization;
 import io.gnnstream.state.records.NodeUpdate;
 import io.gnnstream.state.records.Split;
-import java.io.BufferedReader;
+import io.gnnstream.tools.formats.DatasetFormat;
+import io.gnnstream.tools.formats.DatasetReader;
+import io.gnnstream.tools.formats.DatasetReaders;
+import io.gnnstream.tools.formats.FormatOptions;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -18,9 +19,9 @@ import java.util.Map;
 
 /**
  * Statistics of a dataset folder ({@value #NODES_FILE} + {@value #EDGES_FILE}, as in {@code
- * data/cora/README.md}), read line by line so that graphs larger than memory can be checked. Every
- * line is validated with the same formats the job uses, so a folder that scans cleanly produces no
- * dead letters.
+ * data/cora/README.md}, or another {@link DatasetFormat} read as those lines), read line by line so
+ * that graphs larger than memory can be checked. Every line is validated with the same formats the
+ * job uses, so a folder that scans cleanly produces no dead letters.
  */
 public final class DatasetInfo {
 
@@ -36,6 +37,7 @@ public final class DatasetInfo {
     private final Map<Split, Long> splitCounts;
     private final long featureNonZeros;
     private long signedRows;
+    private DatasetFormat format = DatasetFormat.GNNSTREAM;
 
     private DatasetInfo(
             Path dir,
@@ -56,106 +58,103 @@ public final class DatasetInfo {
         this.splitCounts = Collections.unmodifiableMap(splitCounts);
     }
 
-    /** Scans and validates both files of the folder. */
+    /** Scans and validates a folder of any format, detected from its files. */
     public static DatasetInfo scan(Path dir) throws DatasetException {
-        Path nodesFile = file(dir, NODES_FILE);
-        Path edgesFile = file(dir, EDGES_FILE);
-        Map<Split, Long> splits = new EnumMap<>(Split.class);
-        for (Split s : Split.values()) {
-            splits.put(s, 0L);
-        }
-        long nodes = 0;
-        long labelled = 0;
-        long nonZeros = 0;
-        long signedRows = 0;
-        int maxLabel = -1;
-        NodeFormat format = null;
-        try (BufferedReader reader = Files.newBufferedReader(nodesFile, StandardCharsets.UTF_8)) {
-            long lineNo = 0;
-            for (String line = reader.readLine(); line != null; line = reader.readLine()) {
-                lineNo++;
-                if (line.isBlank()) {
-                    continue;
-                }
-                if (format == null) {
-                    format =
-                            new NodeFormat(
-                                    featureDim(nodesFile, lineNo, line), Integer.MAX_VALUE, false);
-                }
-                NodeUpdate node = parse(format, line, nodesFile, lineNo);
-                nodes++;
-                for (float f : node.features) {
-                    nonZeros += f != 0f ? 1 : 0;
-                }
-                signedRows += RowNormalization.signed(node.features) ? 1 : 0;
-                splits.merge(node.split, 1L, Long::sum);
-                if (node.label != NodeUpdate.NO_LABEL) {
-                    labelled++;
-                    maxLabel = Math.max(maxLabel, node.label);
-                }
-            }
+        return scan(dir, FormatOptions.defaults());
+    }
+
+    /** Scans and validates the node and edge lines of a folder in the format of {@code options}. */
+    public static DatasetInfo scan(Path dir, FormatOptions options) throws DatasetException {
+        DatasetReader reader;
+        try {
+            reader = DatasetReaders.open(dir, options);
+        } catch (DatasetException e) {
+            throw e;
         } catch (IOException e) {
-            throw unreadable(nodesFile, e);
+            throw new DatasetException("cannot read " + dir + ": " + e.getMessage(), e);
         }
-        if (format == null) {
-            throw new DatasetException(nodesFile + " has no nodes");
+        Counts c = new Counts();
+        try {
+            reader.nodes(
+                    line -> {
+                        c.lineNo++;
+                        if (line.isBlank()) {
+                            return;
+                        }
+                        if (c.format == null) {
+                            c.format =
+                                    new NodeFormat(
+                                            featureDim(reader.nodesSource(), c.lineNo, line),
+                                            Integer.MAX_VALUE,
+                                            false);
+                        }
+                        NodeUpdate node = parse(c.format, line, reader.nodesSource(), c.lineNo);
+                        c.nodes++;
+                        for (float f : node.features) {
+                            c.nonZeros += f != 0f ? 1 : 0;
+                        }
+                        c.signedRows += RowNormalization.signed(node.features) ? 1 : 0;
+                        c.splits.merge(node.split, 1L, Long::sum);
+                        if (node.label != NodeUpdate.NO_LABEL) {
+                            c.labelled++;
+                            c.maxLabel = Math.max(c.maxLabel, node.label);
+                        }
+                    });
+        } catch (IOException e) {
+            throw unreadable(reader.nodesSource(), e);
         }
-        long edges = 0;
+        if (c.format == null) {
+            throw new DatasetException(reader.nodesSource() + " has no nodes");
+        }
         EdgeFormat edgeFormat = new EdgeFormat();
-        try (BufferedReader reader = Files.newBufferedReader(edgesFile, StandardCharsets.UTF_8)) {
-            long lineNo = 0;
-            for (String line = reader.readLine(); line != null; line = reader.readLine()) {
-                lineNo++;
-                if (!line.isBlank()) {
-                    parse(edgeFormat, line, edgesFile, lineNo);
-                    edges++;
-                }
-            }
+        c.lineNo = 0;
+        try {
+            reader.edges(
+                    line -> {
+                        c.lineNo++;
+                        if (!line.isBlank()) {
+                            parse(edgeFormat, line, reader.edgesSource(), c.lineNo);
+                            c.edges++;
+                        }
+                    });
         } catch (IOException e) {
-            throw unreadable(edgesFile, e);
+            throw unreadable(reader.edgesSource(), e);
         }
-        return new DatasetInfo(
+        DatasetInfo info =
+                new DatasetInfo(
                         dir,
-                        nodes,
-                        edges,
-                        format.featureDim(),
-                        maxLabel + 1,
-                        labelled,
-                        splits,
-                        nonZeros)
-                .withSignedRows(signedRows);
+                        c.nodes,
+                        c.edges,
+                        c.format.featureDim(),
+                        c.maxLabel + 1,
+                        c.labelled,
+                        c.splits,
+                        c.nonZeros);
+        info.signedRows = c.signedRows;
+        info.format = reader.format();
+        return info;
     }
 
-    /** The named file of a dataset folder, with a clear error if the folder or file is missing. */
-    static Path file(Path dir, String name) throws DatasetException {
-        if (!Files.isDirectory(dir)) {
-            throw new DatasetException(
-                    "dataset folder "
-                            + dir.toAbsolutePath()
-                            + " does not exist"
-                            + " (expected a folder with "
-                            + NODES_FILE
-                            + " and "
-                            + EDGES_FILE
-                            + ")");
+    /** Running counts of a scan. */
+    private static final class Counts {
+        final Map<Split, Long> splits = new EnumMap<>(Split.class);
+        long lineNo;
+        long nodes;
+        long edges;
+        long labelled;
+        long nonZeros;
+        long signedRows;
+        int maxLabel = -1;
+        NodeFormat format;
+
+        Counts() {
+            for (Split s : Split.values()) {
+                splits.put(s, 0L);
+            }
         }
-        Path file = dir.resolve(name);
-        if (!Files.isRegularFile(file)) {
-            throw new DatasetException(
-                    "dataset folder "
-                            + dir.toAbsolutePath()
-                            + " has no "
-                            + name
-                            + " (expected "
-                            + NODES_FILE
-                            + " and "
-                            + EDGES_FILE
-                            + ")");
-        }
-        return file;
     }
 
-    private static int featureDim(Path file, long lineNo, String line) throws DatasetException {
+    private static int featureDim(String file, long lineNo, String line) throws DatasetException {
         try {
             return NodeFormat.featureCountOf(line);
         } catch (InvalidRecordException e) {
@@ -163,7 +162,7 @@ public final class DatasetInfo {
         }
     }
 
-    private static <T> T parse(RecordFormat<T> format, String line, Path file, long lineNo)
+    private static <T> T parse(RecordFormat<T> format, String line, String file, long lineNo)
             throws DatasetException {
         try {
             return format.parse(line);
@@ -172,7 +171,10 @@ public final class DatasetInfo {
         }
     }
 
-    private static DatasetException unreadable(Path file, IOException e) {
+    private static DatasetException unreadable(String file, IOException e) {
+        if (e instanceof DatasetException d) {
+            return d;
+        }
         return new DatasetException("cannot read " + file + ": " + e.getMessage(), e);
     }
 
@@ -232,14 +234,15 @@ public final class DatasetInfo {
         return signedRows;
     }
 
-    private DatasetInfo withSignedRows(long rows) {
-        this.signedRows = rows;
-        return this;
+    /** The format the folder was read in. */
+    public DatasetFormat format() {
+        return format;
     }
 
     @Override
     public String toString() {
         return dir
+                + (format != DatasetFormat.GNNSTREAM ? " (" + format.wireName() + ")" : "")
                 + ": "
                 + nodes
                 + " nodes, "

@@ -6,6 +6,11 @@ import io.gnnstream.connectors.InvalidRecordException;
 import io.gnnstream.connectors.KafkaClientConfig;
 import io.gnnstream.connectors.KafkaTopics;
 import io.gnnstream.connectors.NodeFormat;
+import io.gnnstream.tools.formats.DatasetFormat;
+import io.gnnstream.tools.formats.DatasetReader;
+import io.gnnstream.tools.formats.DatasetReaders;
+import io.gnnstream.tools.formats.FormatOptions;
+import io.gnnstream.tools.formats.LineSink;
 import io.gnnstream.tools.internal.CountingInputStream;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -28,11 +33,12 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * Produces a dataset folder ({@link DatasetInfo#NODES_FILE}, {@link DatasetInfo#EDGES_FILE}) into a
- * nodes topic and an edges topic, one record per non-blank line, values verbatim. Edges are keyed
- * by destination id, so that all updates of one destination's in-adjacency stay in one partition in
- * file order (sampling determinism depends on it); nodes are keyed by node id. A line whose key
- * cannot be read is still sent, without a key, so that the job dead-letters it with its reason.
+ * Produces a dataset folder ({@link DatasetInfo#NODES_FILE}, {@link DatasetInfo#EDGES_FILE}, or
+ * another {@link DatasetFormat} streamed as those lines by its reader) into a nodes topic and an
+ * edges topic, one record per non-blank line, values verbatim. Edges are keyed by destination id,
+ * so that all updates of one destination's in-adjacency stay in one partition in file order
+ * (sampling determinism depends on it); nodes are keyed by node id. A line whose key cannot be read
+ * is still sent, without a key, so that the job dead-letters it with its reason.
  */
 public final class DatasetLoader {
 
@@ -105,30 +111,36 @@ public final class DatasetLoader {
 
     /**
      * Writes the nodes, then the edges, and returns once the broker has acknowledged every record.
-     * Both topics must exist ({@link KafkaTopics#ensure}).
+     * Both topics must exist ({@link KafkaTopics#ensure}). The folder's format is detected.
      */
     public Result load(Path datasetDir, String edgesTopic, String nodesTopic) throws IOException {
-        Path nodesFile = DatasetInfo.file(datasetDir, DatasetInfo.NODES_FILE);
-        Path edgesFile = DatasetInfo.file(datasetDir, DatasetInfo.EDGES_FILE);
+        return load(datasetDir, FormatOptions.defaults(), edgesTopic, nodesTopic);
+    }
+
+    /**
+     * Writes the nodes, then the edges, of a folder in the format of {@code options} (streamed from
+     * its reader), and returns once the broker has acknowledged every record.
+     */
+    public Result load(Path datasetDir, FormatOptions options, String edgesTopic, String nodesTopic)
+            throws IOException {
+        DatasetReader reader = DatasetReaders.open(datasetDir, options);
         requireTopic(nodesTopic);
         requireTopic(edgesTopic);
         EdgeFormat edgeFormat = new EdgeFormat();
         Producer<String, String> producer = null;
         try {
             producer = new KafkaProducer<>(producerConfig());
-            Sent nodes =
-                    send(
+            Sender nodes =
+                    new Sender(
                             producer,
-                            nodesFile,
                             nodesTopic,
                             line -> {
                                 long id = NodeFormat.idOf(line);
                                 return id < 0 ? null : Long.toString(id);
                             });
-            Sent edges =
-                    send(
+            Sender edges =
+                    new Sender(
                             producer,
-                            edgesFile,
                             edgesTopic,
                             line -> {
                                 try {
@@ -137,6 +149,13 @@ public final class DatasetLoader {
                                     return null;
                                 }
                             });
+            if (reader.format() == DatasetFormat.GNNSTREAM) {
+                sendFile(datasetDir.resolve(DatasetInfo.NODES_FILE), nodes);
+                sendFile(datasetDir.resolve(DatasetInfo.EDGES_FILE), edges);
+            } else {
+                sendLines(reader, true, nodes);
+                sendLines(reader, false, edges);
+            }
             return new Result(nodes.lines, edges.lines, nodes.unkeyed + edges.unkeyed);
         } catch (KafkaException e) {
             throw new BrokerException(
@@ -152,55 +171,98 @@ public final class DatasetLoader {
         }
     }
 
-    /** Lines of one file sent, and how many of them without a key. */
-    private static final class Sent {
+    /** Sends the lines of one topic, keyed, and counts them. */
+    private static final class Sender {
+        final Producer<String, String> producer;
+        final String topic;
+        final Function<String, String> key;
+        final AtomicReference<Exception> failure = new AtomicReference<>();
         long lines;
         long unkeyed;
+
+        Sender(Producer<String, String> producer, String topic, Function<String, String> key) {
+            this.producer = producer;
+            this.topic = topic;
+            this.key = key;
+        }
+
+        /** Sends one line unless blank; true every {@link #PROGRESS_EVERY_LINES} lines. */
+        boolean send(String line) throws BrokerException {
+            if (line.isBlank()) {
+                return false;
+            }
+            String k = key.apply(line);
+            if (k == null) {
+                unkeyed++;
+            }
+            producer.send(
+                    new ProducerRecord<>(topic, k, line),
+                    (metadata, e) -> {
+                        if (e != null) {
+                            failure.compareAndSet(null, e);
+                        }
+                    });
+            lines++;
+            if (lines % PROGRESS_EVERY_LINES == 0) {
+                checkFailure(failure, topic, lines);
+                return true;
+            }
+            return false;
+        }
+
+        void finish() throws BrokerException {
+            producer.flush();
+            checkFailure(failure, topic, lines);
+        }
     }
 
-    private Sent send(
-            Producer<String, String> producer,
-            Path file,
-            String topic,
-            Function<String, String> key)
-            throws IOException {
-        AtomicReference<Exception> failure = new AtomicReference<>();
-        Sent sent = new Sent();
+    /** A file's lines, with a progress bar over its bytes. */
+    private void sendFile(Path file, Sender sender) throws IOException {
         try (CountingInputStream in = new CountingInputStream(Files.newInputStream(file));
                 BufferedReader reader =
                         new BufferedReader(
                                 new InputStreamReader(in, StandardCharsets.UTF_8), 1 << 16);
                 ProgressBar bar = progress ? progressBar(file) : null) {
             for (String line = reader.readLine(); line != null; line = reader.readLine()) {
-                if (line.isBlank()) {
-                    continue;
-                }
-                String k = key.apply(line);
-                if (k == null) {
-                    sent.unkeyed++;
-                }
-                producer.send(
-                        new ProducerRecord<>(topic, k, line),
-                        (metadata, e) -> {
-                            if (e != null) {
-                                failure.compareAndSet(null, e);
-                            }
-                        });
-                sent.lines++;
-                if (sent.lines % PROGRESS_EVERY_LINES == 0) {
-                    checkFailure(failure, topic, sent.lines);
-                    if (bar != null) {
-                        bar.stepTo(in.count());
-                    }
+                if (sender.send(line) && bar != null) {
+                    bar.stepTo(in.count());
                 }
             }
-            producer.flush();
-            checkFailure(failure, topic, sent.lines);
+            sender.finish();
             if (bar != null) {
                 bar.stepTo(in.count());
             }
         }
-        return sent;
+    }
+
+    /** A reader's node or edge lines, with a progress bar over the records sent. */
+    private void sendLines(DatasetReader reader, boolean nodes, Sender sender) throws IOException {
+        try (ProgressBar bar =
+                progress
+                        ? new ProgressBarBuilder()
+                                .setTaskName(nodes ? "nodes" : "edges")
+                                .setInitialMax(-1)
+                                .setStyle(ProgressBarStyle.ASCII)
+                                .setUpdateIntervalMillis(250)
+                                .showSpeed()
+                                .build()
+                        : null) {
+            LineSink sink =
+                    line -> {
+                        if (sender.send(line) && bar != null) {
+                            bar.stepTo(sender.lines);
+                        }
+                    };
+            if (nodes) {
+                reader.nodes(sink);
+            } else {
+                reader.edges(sink);
+            }
+            sender.finish();
+            if (bar != null) {
+                bar.stepTo(sender.lines);
+            }
+        }
     }
 
     private static void checkFailure(AtomicReference<Exception> failure, String topic, long lines)

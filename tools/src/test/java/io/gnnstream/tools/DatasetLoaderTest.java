@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.gnnstream.connectors.BrokerException;
 import io.gnnstream.connectors.KafkaTopics;
 import io.gnnstream.state.records.Split;
+import io.gnnstream.tools.formats.FormatOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -92,6 +93,33 @@ class DatasetLoaderTest {
                     NODES.get(Integer.parseInt(r.key())),
                     r.value(),
                     "node key is the id, value verbatim");
+        }
+    }
+
+    /** A Planetoid folder is streamed from its reader as node lines and edge lines. */
+    @Test
+    void loadsAnotherFormatAsTheProjectsLines() throws Exception {
+        Path dir = Path.of("src", "test", "resources", "formats", "tiny-citeseer-planetoid");
+        String bootstrap = broker.bootstrapServers();
+        KafkaTopics.ensure(bootstrap, 2, "planetoid-edges", "planetoid-nodes");
+        DatasetLoader.Result result =
+                new DatasetLoader(bootstrap)
+                        .progress(false)
+                        .load(dir, FormatOptions.defaults(), "planetoid-edges", "planetoid-nodes");
+        assertEquals(12, result.nodes());
+        assertEquals(12, result.edges());
+        assertEquals(0, result.unkeyed());
+        List<ConsumerRecord<String, String>> nodes =
+                LocalKafkaBrokerTest.consume(bootstrap, "planetoid-nodes", 12);
+        Map<String, String> byKey = new HashMap<>();
+        nodes.forEach(r -> byKey.put(r.key(), r.value()));
+        assertEquals("{\"id\":8,\"split\":\"none\",\"features\":[0,0,0,0]}", byKey.get("8"));
+        assertEquals(
+                "{\"id\":11,\"label\":0,\"split\":\"test\",\"features\":[1,1,0,1]}",
+                byKey.get("11"));
+        for (ConsumerRecord<String, String> r :
+                LocalKafkaBrokerTest.consume(bootstrap, "planetoid-edges", 12)) {
+            assertEquals(r.value().split(",")[1], r.key(), "edge key is the destination id");
         }
     }
 

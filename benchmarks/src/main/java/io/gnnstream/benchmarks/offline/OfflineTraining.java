@@ -12,6 +12,8 @@ import io.gnnstream.state.Mix;
 import io.gnnstream.state.records.Split;
 import io.gnnstream.tools.DatasetGraph;
 import io.gnnstream.tools.NeighbourSampler;
+import io.gnnstream.tools.formats.DatasetFormat;
+import io.gnnstream.tools.formats.FormatOptions;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -30,6 +32,8 @@ import java.util.SplittableRandom;
  *     [--hidden 64] [--dropout 0.5]
  *     [--lr 0.01] [--weight-decay 5e-4] [--batch-size 64] [--fanouts 25,10] [--steps 300]
  *     [--normalize auto|true|false] [--eval-every 50] [--eval-fanout 4096] [--seeds 1,2,3]
+ *     [--format auto|gnnstream|ogb|planetoid|npz|dgl-csv] [--split-name NAME]
+ *     [--add-inverse-edges true] [--split-seed 0]
  * </pre>
  */
 public final class OfflineTraining {
@@ -54,6 +58,13 @@ public final class OfflineTraining {
         DatasetGraph g =
                 DatasetGraph.load(
                         Path.of(a.get("dataset")),
+                        new FormatOptions(
+                                DatasetFormat.parse(a.getOrDefault("format", "auto")),
+                                a.get("split-name"),
+                                Boolean.parseBoolean(a.getOrDefault("add-inverse-edges", "false")),
+                                Long.parseLong(a.getOrDefault("split-seed", "0")),
+                                FormatOptions.DEFAULT_TRAIN_PER_CLASS,
+                                FormatOptions.DEFAULT_VAL_PER_CLASS),
                         RowNormalization.valueOf(
                                 a.getOrDefault("normalize", "auto")
                                         .toUpperCase(java.util.Locale.ROOT)));
