@@ -3,6 +3,7 @@ package io.gnnstream.cli;
 import io.gnnstream.cluster.ClusterRest;
 import io.gnnstream.cluster.ClusterState;
 import io.gnnstream.cluster.StandaloneCluster;
+import io.gnnstream.cluster.TaskManagerMemory;
 import io.gnnstream.jobs.LocalFlink;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -163,10 +164,13 @@ final class ClusterCommand implements Runnable {
 
         @Option(
                 names = "--taskmanager-memory",
-                defaultValue = "3g",
+                defaultValue = TaskManagerMemory.AUTO,
                 description =
-                        "Process memory of each TaskManager, 1 GiB of it managed memory for RocksDB"
-                                + " (default: ${DEFAULT-VALUE}).")
+                        "Process memory of each TaskManager, 1 GiB of it managed memory for"
+                            + " RocksDB; auto: three quarters of the host's memory less the"
+                            + " JobManagers', shared by the host's TaskManagers, 2g to 64g (hosts"
+                            + " that share one machine's memory need sizes; default:"
+                            + " ${DEFAULT-VALUE}).")
         String taskManagerMemory;
 
         @Override

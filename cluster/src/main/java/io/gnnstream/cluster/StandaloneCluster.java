@@ -14,10 +14,12 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.runtime.clusterframework.BootstrapTools;
 
 /**
@@ -81,13 +83,13 @@ public final class StandaloneCluster {
         this.taskManagers = b.taskManagers;
         this.slots = b.slots;
         this.restPort = b.restPort;
-        this.taskManagerMemory = b.taskManagerMemory;
         this.jobManagerMemory = b.jobManagerMemory;
+        this.jobManagers = b.jobManagers == null ? (b.ha ? 2 : 1) : b.jobManagers;
+        this.taskManagerMemory = taskManagerMemory(b, jobManagers);
         this.settings = Map.copyOf(b.settings);
         this.startTimeout = b.startTimeout;
         this.out = b.out;
         this.bind = b.bind;
-        this.jobManagers = b.jobManagers == null ? (b.ha ? 2 : 1) : b.jobManagers;
         this.joinJobManager = b.joinJobManager;
         this.ha = b.ha;
         this.zooKeeperQuorum = b.zooKeeperQuorum;
@@ -191,6 +193,15 @@ public final class StandaloneCluster {
                                 out);
                 state = state.withJobManager(jm.pid());
                 state.write(dir);
+            }
+            if (taskManagers > 0) {
+                out.println(
+                        taskManagers
+                                + " TaskManager(s) of "
+                                + taskManagerMemory
+                                + " process memory, "
+                                + slots
+                                + " slots each");
             }
             for (int i = 0; i < taskManagers; i++) {
                 Process tm =
@@ -722,6 +733,25 @@ public final class StandaloneCluster {
         }
     }
 
+    /** {@code b}'s TaskManager size, {@value TaskManagerMemory#AUTO} resolved on this host. */
+    private static String taskManagerMemory(Builder b, int jobManagers) {
+        if (!TaskManagerMemory.AUTO.equals(b.taskManagerMemory)) {
+            return b.taskManagerMemory;
+        }
+        OptionalLong host = TaskManagerMemory.hostBytes();
+        if (host.isEmpty()) {
+            return TaskManagerMemory.FALLBACK;
+        }
+        MemorySize each =
+                TaskManagerMemory.auto(
+                        host.getAsLong(),
+                        b.taskManagers,
+                        jobManagers,
+                        MemorySize.parse(b.jobManagerMemory).getBytes(),
+                        b.ha && b.zooKeeperQuorum == null);
+        return each.getMebiBytes() + "m";
+    }
+
     /** Settings of a cluster to start. */
     public static final class Builder {
         private final Path dir;
@@ -862,12 +892,15 @@ public final class StandaloneCluster {
             return this;
         }
 
-        /** {@code taskmanager.memory.process.size} of each TaskManager, e.g. {@code 3g}. */
+        /**
+         * {@code taskmanager.memory.process.size} of each TaskManager, e.g. {@code 3g}, or {@value
+         * TaskManagerMemory#AUTO} ({@link TaskManagerMemory}).
+         */
         public Builder taskManagerMemory(String size) {
             this.taskManagerMemory =
-                    org.apache.flink.configuration.MemorySize.parse(size)
-                            .toString()
-                            .replace(" ", "");
+                    TaskManagerMemory.AUTO.equals(size)
+                            ? size
+                            : MemorySize.parse(size).toString().replace(" ", "");
             return this;
         }
 
