@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.TwoInputStreamOperatorTestHarness;
 
@@ -58,6 +59,8 @@ final class SimPredictions {
 
     long roundBatches;
 
+    private long sinkRestarts;
+
     SimPredictions(
             SimModels models, SimGraph graph, long finalStep, List<String> trace, boolean verbose) {
         this.models = models;
@@ -73,8 +76,22 @@ final class SimPredictions {
         }
     }
 
-    /** A start or restore with {@code trainers} ranks and {@code store}. */
+    /**
+     * A start or restore with {@code trainers} ranks and {@code store}. A restore restarts the
+     * tombstone stage too, from its state (its entries; rounds it knew complete are not state).
+     */
     void start(int trainers, SimStore store) {
+        if (this.store != null) {
+            try {
+                OperatorSubtaskState state = sink.snapshot(++sinkRestarts, sinkRestarts);
+                sink.close();
+                sink = new TwoInputStreamOperatorTestHarness<>(new PredictionTombstones());
+                sink.initializeState(state);
+                sink.open();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
         this.trainers = trainers;
         this.store = store;
         pinsSent.clear();
@@ -145,7 +162,7 @@ final class SimPredictions {
 
     /** A rank emitted a round block's predictions. */
     void roundPredictions(PredictionBatch b) {
-        roundBatches++;
+        roundBatches += b.isRoundEnd() ? 0 : 1;
         if (verbose) {
             trace.add("  round predictions of step " + b.step + ": " + Arrays.toString(b.vertices));
         }
@@ -167,7 +184,9 @@ final class SimPredictions {
     }
 
     private void sink(Prediction p) {
-        emitted.put(p.vertex, p.probs);
+        if (!p.isRoundEnd()) {
+            emitted.put(p.vertex, p.probs);
+        }
         try {
             sink.processElement1(new StreamRecord<>(p));
         } catch (Exception e) {
