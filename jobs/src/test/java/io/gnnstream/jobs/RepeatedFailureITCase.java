@@ -88,7 +88,12 @@ class RepeatedFailureITCase {
                         + " InjectedFailure: trainer subtask 0 fails at event 3 (injected at every"
                         + " attempt)",
                 failed.getMessage());
-        assertEquals(3, failures.size(), String.join("\n", failures));
+        // A checkpoint that completes between two failures is progress and starts the count
+        // again: how often that happens before the failure depends on timing.
+        assertTrue(failures.size() >= 3, String.join("\n", failures));
+        assertTrue(
+                failures.get(failures.size() - 1).startsWith("Job failed (3 of 3 in a row"),
+                String.join("\n", failures));
         assertTrue(
                 ended - submitted[0] < TimeUnit.MINUTES.toNanos(2),
                 "took " + TimeUnit.NANOSECONDS.toSeconds(ended - submitted[0]) + " s");
