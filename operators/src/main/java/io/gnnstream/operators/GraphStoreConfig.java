@@ -1,6 +1,7 @@
 package io.gnnstream.operators;
 
 import io.gnnstream.operators.model.ModelConfig;
+import io.gnnstream.operators.model.ModelType;
 import java.io.Serializable;
 
 /**
@@ -61,6 +62,9 @@ public final class GraphStoreConfig implements Serializable {
 
     private boolean keepHiddenRows;
 
+    /** The architecture of the model whose rows the layer-output store keeps. */
+    private ModelType modelType = ModelType.DEFAULT;
+
     private int incrementalFanout = io.gnnstream.state.EvalNeighbourhood.DEFAULT_FANOUT;
 
     private long incrementalMaxMarks =
@@ -107,6 +111,21 @@ public final class GraphStoreConfig implements Serializable {
     /** These settings with aggregation at the owner in inference rounds on or off. */
     public GraphStoreConfig withAggregationAtOwner(boolean on) {
         return with(halo, layerRowCacheBytes, layerRootWidths, on);
+    }
+
+    /**
+     * These settings for rows of a model of type {@code type}, whose {@link
+     * ModelType#architecture()} says how the layer-output store aggregates them at their owner.
+     */
+    public GraphStoreConfig withModelType(ModelType type) {
+        GraphStoreConfig c = with(halo, layerRowCacheBytes, layerRootWidths, aggregateAtOwner);
+        c.modelType = java.util.Objects.requireNonNull(type, "type");
+        return c;
+    }
+
+    /** The architecture of the model whose rows the layer-output store keeps. */
+    public ModelType modelType() {
+        return modelType;
     }
 
     /**
@@ -179,6 +198,7 @@ public final class GraphStoreConfig implements Serializable {
         c.keepHiddenRows = keepHiddenRows;
         c.incrementalFanout = incrementalFanout;
         c.incrementalMaxMarks = incrementalMaxMarks;
+        c.modelType = modelType;
         return c;
     }
 
