@@ -129,14 +129,17 @@ public final class GraphStoreConfig implements Serializable {
     }
 
     /**
-     * These settings with incremental predictions by {@code model}, whose rounds keep hidden rows
-     * unprojected when {@code keepHiddenRows}, over the evaluation neighbourhoods of {@code
-     * evalFanout}.
+     * These settings with incremental predictions by {@code model} (whose type becomes the {@link
+     * #modelType()}), whose rounds keep hidden rows unprojected when {@code keepHiddenRows}, over
+     * the evaluation neighbourhoods of {@code evalFanout}.
      */
     public GraphStoreConfig withIncremental(
             ModelConfig model, boolean keepHiddenRows, int evalFanout) {
         GraphStoreConfig c = with(halo, layerRowCacheBytes, layerRootWidths, aggregateAtOwner);
         c.incrementalModel = model;
+        if (model != null) {
+            c.modelType = model.modelType();
+        }
         c.keepHiddenRows = keepHiddenRows;
         c.incrementalFanout = evalFanout;
         return c;
