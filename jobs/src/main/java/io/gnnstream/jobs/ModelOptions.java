@@ -22,7 +22,7 @@ public final class ModelOptions {
             GROUP.declare(
                     ConfigOptions.key("gnnstream.model.type")
                             .enumType(ModelType.class)
-                            .defaultValue(ModelType.SAGE)
+                            .defaultValue(ModelType.DEFAULT)
                             .withDescription(
                                     "The model: sage (GraphSAGE with mean aggregation, PyG"
                                             + " SAGEConv) or gcn (GCN with a self-loop and mean"

@@ -1,6 +1,7 @@
 package io.gnnstream.operators;
 
 import io.gnnstream.operators.model.ModelConfig;
+import io.gnnstream.operators.model.ModelType;
 import java.io.Serializable;
 
 /**
@@ -61,6 +62,9 @@ public final class GraphStoreConfig implements Serializable {
 
     private boolean keepHiddenRows;
 
+    /** The architecture of the model whose rows the layer-output store keeps. */
+    private ModelType modelType = ModelType.DEFAULT;
+
     private int incrementalFanout = io.gnnstream.state.EvalNeighbourhood.DEFAULT_FANOUT;
 
     private long incrementalMaxMarks =
@@ -110,14 +114,32 @@ public final class GraphStoreConfig implements Serializable {
     }
 
     /**
-     * These settings with incremental predictions by {@code model}, whose rounds keep hidden rows
-     * unprojected when {@code keepHiddenRows}, over the evaluation neighbourhoods of {@code
-     * evalFanout}.
+     * These settings for rows of a model of type {@code type}, whose {@link
+     * ModelType#architecture()} says how the layer-output store aggregates them at their owner.
+     */
+    public GraphStoreConfig withModelType(ModelType type) {
+        GraphStoreConfig c = with(halo, layerRowCacheBytes, layerRootWidths, aggregateAtOwner);
+        c.modelType = java.util.Objects.requireNonNull(type, "type");
+        return c;
+    }
+
+    /** The architecture of the model whose rows the layer-output store keeps. */
+    public ModelType modelType() {
+        return modelType;
+    }
+
+    /**
+     * These settings with incremental predictions by {@code model} (whose type becomes the {@link
+     * #modelType()}), whose rounds keep hidden rows unprojected when {@code keepHiddenRows}, over
+     * the evaluation neighbourhoods of {@code evalFanout}.
      */
     public GraphStoreConfig withIncremental(
             ModelConfig model, boolean keepHiddenRows, int evalFanout) {
         GraphStoreConfig c = with(halo, layerRowCacheBytes, layerRootWidths, aggregateAtOwner);
         c.incrementalModel = model;
+        if (model != null) {
+            c.modelType = model.modelType();
+        }
         c.keepHiddenRows = keepHiddenRows;
         c.incrementalFanout = evalFanout;
         return c;
@@ -179,6 +201,7 @@ public final class GraphStoreConfig implements Serializable {
         c.keepHiddenRows = keepHiddenRows;
         c.incrementalFanout = incrementalFanout;
         c.incrementalMaxMarks = incrementalMaxMarks;
+        c.modelType = modelType;
         return c;
     }
 

@@ -6,6 +6,7 @@ import io.gnnstream.operators.model.ClassProbabilities;
 import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.operators.model.LayerwiseInference;
 import io.gnnstream.operators.model.ModelConfig;
+import io.gnnstream.operators.model.ModelType;
 import io.gnnstream.operators.model.Nd4jThreads;
 import io.gnnstream.state.EvalNeighbourhood;
 import io.gnnstream.state.Mix;
@@ -81,8 +82,8 @@ public final class OfflineTraining {
                             .inFeatures(g.featureDim)
                             .numClasses(g.numClasses)
                             .modelType(
-                                    io.gnnstream.operators.model.ModelType.parse(
-                                            a.getOrDefault("model", "sage")))
+                                    ModelType.parse(
+                                            a.getOrDefault("model", ModelType.DEFAULT.id())))
                             .numLayers(fanouts.length)
                             .hidden(Integer.parseInt(a.getOrDefault("hidden", "64")))
                             .dropout(Double.parseDouble(a.getOrDefault("dropout", "0.5")))

@@ -166,6 +166,7 @@ public final class TopologySettings {
                         .withHalo(halo())
                         .withLayerRowCache(conf.get(GraphOptions.LAYER_ROW_CACHE).getBytes())
                         .withLayerRootWidths(roundRowWidths(true))
+                        .withModelType(trainerConfig().model.modelType())
                         .withAggregationAtOwner(conf.get(GraphOptions.AGGREGATE_AT_OWNER));
         TrainerConfig trainer = trainerConfig();
         return incremental()

@@ -1,11 +1,12 @@
 package io.gnnstream.operators.model;
 
+import io.gnnstream.operators.messages.MiniBatch;
 import java.nio.FloatBuffer;
 
 /**
- * The element-wise kernels every architecture shares (dropout masks, ReLU forward and backward), as
- * tight loops over heap arrays; the sparse kernels of a layer live with its architecture ({@link
- * SageBlockOps}, {@link GcnBlockOps}).
+ * The kernels every architecture shares (dropout masks, ReLU forward and backward, the scatter of a
+ * mean aggregation's input gradient), as tight loops over heap arrays; the kernels that build a
+ * layer's input rows live with its architecture ({@link SageBlockOps}, {@link GcnBlockOps}).
  *
  * <p>Every method works on a part of its output ({@code [from, to)} of destination rows, elements
  * or columns) so that a {@link LoopPool} can spread it over threads; each output element is
@@ -80,6 +81,68 @@ final class BlockOps {
             }
         }
         out.put(from, grad, from, to - from);
+    }
+
+    /**
+     * Gradient w.r.t. a mean-aggregating layer's (dropped) source rows from the gradient {@code dx}
+     * of its input rows, for columns {@code [c0, c1)}. The input row of destination {@code i} is
+     * {@code [h_i |] (self * h_i + sum_u h_u) / (self + |N(i)|) | 1}: with {@code root}, a first
+     * block of the destination's own row (SAGE's root weight), whose gradient goes to row {@code i}
+     * unscaled; then the mean block, whose gradient, scaled by {@code 1f / (self + |N(i)|)} where
+     * {@code i} has sampled neighbours, goes to row {@code i} if {@code self} is 1 (GCN's
+     * self-loop) and to each sampled neighbour. Adds into {@code dSrc} (rows of {@code in}), whose
+     * columns {@code [c0, c1)} of the first {@code numSrc} rows must be zero; the contributions to
+     * every element arrive in destination order (own row first, then edge order), as in a
+     * sequential pass. {@code row} needs {@code c1 - c0} floats.
+     */
+    static void scatterInputGrad(
+            FloatBuffer dx,
+            int in,
+            boolean root,
+            int self,
+            MiniBatch b,
+            int hop,
+            float[] dSrc,
+            int c0,
+            int c1,
+            float[] row) {
+        int nDst = b.numDst(hop);
+        int mean = root ? in : 0;
+        int width = mean + in + 1;
+        int len = c1 - c0;
+        int[] indices = b.indices;
+        for (int i = 0; i < nDst; i++) {
+            int base = i * in + c0;
+            if (root) {
+                dx.get(i * width + c0, row, 0, len);
+                for (int c = 0; c < len; c++) {
+                    dSrc[base + c] += row[c];
+                }
+            }
+            int start = b.edgeStart(hop, i);
+            int end = b.edgeEnd(hop, i);
+            if (end == start && self == 0) {
+                continue;
+            }
+            dx.get(i * width + mean + c0, row, 0, len);
+            if (end > start) {
+                float inv = 1f / (end - start + self);
+                for (int c = 0; c < len; c++) {
+                    row[c] *= inv;
+                }
+            }
+            if (self != 0) {
+                for (int c = 0; c < len; c++) {
+                    dSrc[base + c] += row[c];
+                }
+            }
+            for (int k = start; k < end; k++) {
+                int ub = indices[k] * in + c0;
+                for (int c = 0; c < len; c++) {
+                    dSrc[ub + c] += row[c];
+                }
+            }
+        }
     }
 
     /** All ones if the post-ReLU activation is positive, zero if it is {@code +0.0}. */

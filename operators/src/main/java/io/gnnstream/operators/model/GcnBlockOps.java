@@ -7,7 +7,8 @@ import java.nio.FloatBuffer;
  * The sparse half of a {@link GcnModel} layer, as tight loops over heap arrays. A layer's dense
  * input row for destination {@code i} with sampled in-neighbours {@code N(i)} is {@code [(drop(h_i)
  * + sum_u drop(h_u)) / (|N(i)| + 1) | 1]}, so one gemm against {@code [W; b]} (exactly the flat
- * parameter layout) gives the layer output, and one gemm gives both gradients.
+ * parameter layout) gives the layer output, and one gemm gives both gradients. The input gradient
+ * is scattered back by {@link BlockOps#scatterInputGrad}.
  *
  * <p>As in {@link BlockOps}, every method works on a part of its output ({@code [from, to)} of
  * destination rows, or columns {@code [c0, c1)}) with the same operations in the same order
@@ -106,51 +107,6 @@ final class GcnBlockOps {
             }
             row[in] = 1f;
             out.put(i * width, row, 0, width);
-        }
-    }
-
-    /**
-     * Gradient w.r.t. the layer's (dropped) source rows from the gradient {@code dx} of its input
-     * rows (width {@code in+1}), for columns {@code [c0, c1)}: destination {@code i}'s gradient,
-     * scaled by {@code 1f / (|N(i)| + 1)}, goes to row {@code i} and to each sampled neighbour.
-     * Adds into {@code dSrc} (rows of {@code in}), whose columns {@code [c0, c1)} of the first
-     * {@code numSrc} rows must be zero; the contributions to every element arrive in destination
-     * order (own row first, then edge order), as in a sequential pass. {@code row} needs {@code c1
-     * - c0} floats.
-     */
-    static void scatterInputGrad(
-            FloatBuffer dx,
-            int in,
-            MiniBatch b,
-            int hop,
-            float[] dSrc,
-            int c0,
-            int c1,
-            float[] row) {
-        int nDst = b.numDst(hop);
-        int width = in + 1;
-        int len = c1 - c0;
-        int[] indices = b.indices;
-        for (int i = 0; i < nDst; i++) {
-            dx.get(i * width + c0, row, 0, len);
-            int start = b.edgeStart(hop, i);
-            int end = b.edgeEnd(hop, i);
-            if (end > start) {
-                float inv = 1f / (end - start + 1);
-                for (int c = 0; c < len; c++) {
-                    row[c] *= inv;
-                }
-            }
-            int base = i * in + c0;
-            for (int c = 0; c < len; c++) {
-                dSrc[base + c] += row[c];
-            }
-            for (int k = start; k < end; k++) {
-                int ub = indices[k] * in + c0;
-                for (int c = 0; c < len; c++) {
-                    dSrc[ub + c] += row[c];
-                }
-            }
         }
     }
 }

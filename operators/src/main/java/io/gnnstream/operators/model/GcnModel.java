@@ -20,8 +20,8 @@ import java.nio.FloatBuffer;
  * layer-wise inference alike.
  *
  * <p>Everything else (ReLU, dropout, loss, Adam, determinism) is {@link GnnModelBase}'s. Parameters
- * per layer are {@code layers.j.lin.weight [in, out]} and {@code layers.j.bias [out]}; the sparse
- * kernels are {@link GcnBlockOps}.
+ * per layer are {@code layers.j.lin.weight [in, out]} and {@code layers.j.bias [out]} ({@link
+ * GcnArchitecture}); its input rows are built by {@link GcnBlockOps}.
  */
 public final class GcnModel extends GnnModelBase {
 
@@ -31,7 +31,7 @@ public final class GcnModel extends GnnModelBase {
      * @throws IllegalArgumentException if {@code config} is not of type {@link ModelType#GCN}
      */
     public GcnModel(ModelConfig config) {
-        super(checkType(config), 1, ModelTensors.gcn(config));
+        super(checkType(config), ModelType.GCN.architecture());
     }
 
     /** Rebuilds a model from a {@link #snapshot()}; training then continues bit-identically. */
@@ -79,6 +79,6 @@ public final class GcnModel extends GnnModelBase {
             int c0,
             int c1,
             float[] row) {
-        GcnBlockOps.scatterInputGrad(dx, in, batch, hop, dSrc, c0, c1, row);
+        BlockOps.scatterInputGrad(dx, in, false, 1, batch, hop, dSrc, c0, c1, row);
     }
 }

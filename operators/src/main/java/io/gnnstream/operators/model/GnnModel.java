@@ -15,10 +15,7 @@ public interface GnnModel extends AutoCloseable {
 
     /** A freshly initialized model of the type {@link ModelConfig#modelType()} names. */
     static GnnModel create(ModelConfig config) {
-        return switch (config.modelType()) {
-            case SAGE -> new SageModel(config);
-            case GCN -> new GcnModel(config);
-        };
+        return config.architecture().create(config);
     }
 
     /**
@@ -28,10 +25,7 @@ public interface GnnModel extends AutoCloseable {
      * @throws IllegalArgumentException if {@code state} does not hold this model's tensors
      */
     static GnnModel restore(ModelConfig config, ModelState state) {
-        return switch (config.modelType()) {
-            case SAGE -> SageModel.restore(config, state);
-            case GCN -> GcnModel.restore(config, state);
-        };
+        return config.architecture().restore(config, state);
     }
 
     ModelConfig config();

@@ -13,8 +13,9 @@ import org.nd4j.linalg.factory.Nd4j;
  * destination ({@code k} blocks of {@code in} floats and a constant 1, so one gemm against the
  * layer's flat parameter slice gives its output), ReLU between layers, dropout on every layer's
  * input during training, softmax cross-entropy over the labelled seeds and Adam over the {@link
- * ModelParameters}. An architecture supplies its tensors and its two sparse kernels, {@link
- * #buildInput} and {@link #scatterInputGrad} (e.g. {@link SageBlockOps}, {@link GcnBlockOps}).
+ * ModelParameters}. An architecture supplies its {@link Architecture} (blocks, tensors) and its
+ * sparse kernels: {@link #buildInput} (e.g. {@link SageBlockOps}, {@link GcnBlockOps}) and {@link
+ * #scatterInputGrad} (usually the shared {@link BlockOps#scatterInputGrad}).
  *
  * <p>Parameters live in one heap vector whose per-layer slice is mirrored into native memory for
  * gemm. The sparse loops run on a {@link ModelLoops} pool with results that do not depend on the
@@ -54,15 +55,17 @@ abstract class GnnModelBase implements GnnModel {
     private boolean weightsStale = true;
 
     /**
-     * @param blocks blocks of {@code in} floats per dense input row (their weights are stacked
-     *     above the bias in each layer's parameter slice)
-     * @param layers each layer's tensors in the order of its parameter slice
+     * @param architecture the model's: its {@link Architecture#weightBlocks()} blocks of {@code in}
+     *     floats per dense input row (their weights stacked above the bias in each layer's
+     *     parameter slice) and its {@link Architecture#tensors} in the order of that slice
      */
-    GnnModelBase(ModelConfig config, int blocks, List<List<ModelParameters.Tensor>> layers) {
+    GnnModelBase(ModelConfig config, Architecture architecture) {
         this.config = config;
         this.numLayers = config.numLayers();
-        this.blocks = blocks;
-        this.params = new ModelParameters(layers, config.seed(), config.weightDecay());
+        this.blocks = architecture.weightBlocks();
+        this.params =
+                new ModelParameters(
+                        architecture.tensors(config), config.seed(), config.weightDecay());
         int maxIn = 1;
         for (int j = 0; j < numLayers; j++) {
             maxIn = Math.max(maxIn, config.layerIn(j));

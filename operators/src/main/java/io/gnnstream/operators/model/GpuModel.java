@@ -54,11 +54,12 @@ public final class GpuModel implements GnnModel {
         this.config = config;
         this.k = kernels;
         this.numLayers = config.numLayers();
-        boolean sage = config.modelType() == ModelType.SAGE;
-        this.mode = sage ? GpuKernels.SAGE : GpuKernels.GCN;
-        this.blocks = sage ? 2 : 1;
+        Architecture architecture = config.architecture();
+        this.mode = architecture.gpuMode();
+        this.blocks = architecture.weightBlocks();
         this.params =
-                new ModelParameters(ModelTensors.of(config), config.seed(), config.weightDecay());
+                new ModelParameters(
+                        architecture.tensors(config), config.seed(), config.weightDecay());
         this.ints = new DeviceBuffer(kernels);
         this.features = new DeviceBuffer(kernels);
         this.dropped = new DeviceBuffer(kernels);

@@ -6,9 +6,10 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Hyper-parameters of a {@link GnnModel}, including its {@link ModelType} ({@link ModelType#SAGE}
- * unless set). Immutable and {@link Serializable} so it can travel inside job graphs; every replica
- * built from an equal config (including {@link #seed()}) starts from bit-identical parameters.
+ * Hyper-parameters of a {@link GnnModel}, including its {@link ModelType} ({@link
+ * ModelType#DEFAULT} unless set). Immutable and {@link Serializable} so it can travel inside job
+ * graphs; every replica built from an equal config (including {@link #seed()}) starts from
+ * bit-identical parameters.
  */
 public final class ModelConfig implements Serializable {
 
@@ -65,7 +66,7 @@ public final class ModelConfig implements Serializable {
             long seed,
             long decaySteps) {
         this(
-                ModelType.SAGE,
+                ModelType.DEFAULT,
                 inFeatures,
                 hidden,
                 numClasses,
@@ -123,9 +124,14 @@ public final class ModelConfig implements Serializable {
         return new Builder();
     }
 
-    /** The architecture: which {@link GnnModel} class {@link GnnModel#create} builds. */
+    /** The architecture's type: which {@link GnnModel} class {@link GnnModel#create} builds. */
     public ModelType modelType() {
         return modelType;
+    }
+
+    /** What the model is: {@code modelType().architecture()}. */
+    public Architecture architecture() {
+        return modelType.architecture();
     }
 
     public int inFeatures() {
@@ -184,8 +190,9 @@ public final class ModelConfig implements Serializable {
     }
 
     /**
-     * Trainable parameters of layer {@code layer}: a bias per output plus, for SAGE, self and
-     * neighbour weights ({@code (2 in + 1) out}) and, for GCN, one weight ({@code (in + 1) out}).
+     * Trainable parameters of layer {@code layer}: a bias per output plus an {@code in x out}
+     * weight per {@link Architecture#weightBlocks() weight block} (SAGE: root and neighbour, GCN:
+     * one).
      */
     public int layerParameters(int layer) {
         return (weightBlocks() * layerIn(layer) + 1) * layerOut(layer);
@@ -217,17 +224,19 @@ public final class ModelConfig implements Serializable {
 
     /**
      * Of the rows an inference round stores for model layer {@code layer}, the leading floats that
-     * only the layer's destinations read: SAGE's projection by its root weight ({@code
-     * layerOut(layer)} floats) when the rows are projected, else none. The layer's sources read the
-     * rest, its projection by the neighbour weight.
+     * only the layer's destinations read: the projection by the {@link Architecture#hasRootWeight()
+     * root weight} ({@code layerOut(layer)} floats) when the rows are projected, else none. The
+     * layer's sources read the rest, its projection by the neighbour weight.
      */
     public int roundRootWidth(int layer, boolean keepHidden) {
-        return projectsRoundInput(layer, keepHidden) && weightBlocks() == 2 ? layerOut(layer) : 0;
+        return projectsRoundInput(layer, keepHidden) && architecture().hasRootWeight()
+                ? layerOut(layer)
+                : 0;
     }
 
-    /** Weight blocks per layer: root and neighbour for SAGE, one for GCN. */
+    /** Weight blocks per layer, the architecture's. */
     private int weightBlocks() {
-        return modelType == ModelType.GCN ? 1 : 2;
+        return architecture().weightBlocks();
     }
 
     /** Trainable parameters of the whole model (the length of its parameter vector). */
@@ -304,7 +313,7 @@ public final class ModelConfig implements Serializable {
         return modelType != null
                 ? this
                 : new ModelConfig(
-                        ModelType.SAGE,
+                        ModelType.DEFAULT,
                         inFeatures,
                         hidden,
                         numClasses,
@@ -327,7 +336,7 @@ public final class ModelConfig implements Serializable {
      * hidden 256, 2 layers, dropout 0.5, learning rate 0.003, no weight decay, seed 0.
      */
     public static final class Builder {
-        private ModelType modelType = ModelType.SAGE;
+        private ModelType modelType = ModelType.DEFAULT;
         private int inFeatures = -1;
         private int hidden = 256;
         private int numClasses = -1;

@@ -1,41 +1,48 @@
 package io.gnnstream.operators.model;
 
+import java.util.Arrays;
 import java.util.Locale;
+import java.util.stream.Collectors;
 
 /**
- * The architecture a {@link ModelConfig} describes; {@link GnnModel#create} builds the matching
- * class. {@link #id()} is the lower-case name used on command lines, in {@link ModelConfig#toMap()}
- * and in export manifests.
+ * The registry of architectures: each type a {@link ModelConfig} can name holds its {@link
+ * Architecture}, which says everything else needs to know about it (names, tensors, model
+ * construction, round rows, aggregation). Adding an architecture adds one constant here. {@link
+ * #id()} is the lower-case name used on command lines, in {@link ModelConfig#toMap()} and in export
+ * manifests.
  */
 public enum ModelType {
 
     /** {@link SageModel}: GraphSAGE with mean aggregation and a separate root weight. */
-    SAGE("sage", "GraphSAGE-mean (PyG SAGEConv aggr=mean, root_weight=True)"),
+    SAGE(new SageArchitecture()),
 
     /**
      * {@link GcnModel}: GCN with a self-loop and mean normalisation over the sampled neighbourhood.
      */
-    GCN(
-            "gcn",
-            "GCN with self-loop and mean normalisation over the sampled in-neighbours "
-                    + "(DGL GraphConv norm=right on the block with a self-loop per destination)");
+    GCN(new GcnArchitecture());
 
-    private final String id;
-    private final String description;
+    /** The type of configs that name none (and of configs and exports made before types). */
+    public static final ModelType DEFAULT = SAGE;
 
-    ModelType(String id, String description) {
-        this.id = id;
-        this.description = description;
+    private final Architecture architecture;
+
+    ModelType(Architecture architecture) {
+        this.architecture = architecture;
+    }
+
+    /** What this type's models are: the one place that knows about the architecture. */
+    public Architecture architecture() {
+        return architecture;
     }
 
     /** The lower-case name: {@code "sage"} or {@code "gcn"}. */
     public String id() {
-        return id;
+        return architecture.id();
     }
 
     /** A one-line human-readable description of the architecture. */
     public String description() {
-        return description;
+        return architecture.description();
     }
 
     /**
@@ -48,7 +55,7 @@ public enum ModelType {
         if (name != null) {
             String key = name.trim().toLowerCase(Locale.ROOT);
             for (ModelType t : values()) {
-                if (t.id.equals(key)) {
+                if (t.id().equals(key)) {
                     return t;
                 }
             }
@@ -56,6 +63,9 @@ public enum ModelType {
         throw new IllegalArgumentException(
                 "unknown model type "
                         + (name == null ? "null" : "'" + name + "'")
-                        + ", expected one of: sage, gcn");
+                        + ", expected one of: "
+                        + Arrays.stream(values())
+                                .map(ModelType::id)
+                                .collect(Collectors.joining(", ")));
     }
 }

@@ -8,8 +8,9 @@ import java.util.Arrays;
  * The sparse half of a {@link SageModel} layer, as tight loops over heap arrays. A layer's dense
  * input row for destination {@code i} is {@code [drop(h_i) | mean_u drop(h_u) | 1]}, so one gemm
  * against {@code [W_root; W_neigh; b]} (exactly the flat parameter layout) gives the layer output,
- * and one gemm gives all three weight gradients. Rows move to and from native memory as one bulk
- * copy each instead of per-element INDArray access.
+ * and one gemm gives all three weight gradients. The input gradient is scattered back by {@link
+ * BlockOps#scatterInputGrad}. Rows move to and from native memory as one bulk copy each instead of
+ * per-element INDArray access.
  *
  * <p>As in {@link BlockOps}, every method works on a part of its output with the same operations in
  * the same order whatever the part, so results do not depend on the number of threads of a {@link
@@ -110,52 +111,6 @@ final class SageBlockOps {
             }
             row[2 * in] = 1f;
             out.put(i * width, row, 0, width);
-        }
-    }
-
-    /**
-     * Gradient w.r.t. the layer's (dropped) source rows from the gradient {@code dx} of its input
-     * rows, for columns {@code [c0, c1)}: the root part goes to row {@code i}, the neighbour part
-     * is shared equally among the sampled neighbours. Adds into {@code dSrc} (rows of {@code in}),
-     * whose columns {@code [c0, c1)} of the first {@code numSrc} rows must be zero; the
-     * contributions to every element arrive in destination order, as in a sequential pass. {@code
-     * row} needs {@code 2 * (c1 - c0)} floats.
-     */
-    static void scatterInputGrad(
-            FloatBuffer dx,
-            int in,
-            MiniBatch b,
-            int hop,
-            float[] dSrc,
-            int c0,
-            int c1,
-            float[] row) {
-        int nDst = b.numDst(hop);
-        int width = 2 * in + 1;
-        int len = c1 - c0;
-        int[] indices = b.indices;
-        for (int i = 0; i < nDst; i++) {
-            dx.get(i * width + c0, row, 0, len);
-            int base = i * in + c0;
-            for (int c = 0; c < len; c++) {
-                dSrc[base + c] += row[c];
-            }
-            int start = b.edgeStart(hop, i);
-            int end = b.edgeEnd(hop, i);
-            if (end == start) {
-                continue;
-            }
-            dx.get(i * width + in + c0, row, len, len);
-            float inv = 1f / (end - start);
-            for (int c = 0; c < len; c++) {
-                row[len + c] *= inv;
-            }
-            for (int k = start; k < end; k++) {
-                int ub = indices[k] * in + c0;
-                for (int c = 0; c < len; c++) {
-                    dSrc[ub + c] += row[len + c];
-                }
-            }
         }
     }
 }

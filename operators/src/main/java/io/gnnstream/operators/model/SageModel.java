@@ -8,8 +8,8 @@ import java.nio.FloatBuffer;
  * root_weight=True)} layers: {@code z = h_dst W_root + mean(h_nbrs) W_neigh + b}, ReLU between
  * layers, dropout on every layer's input during training, softmax cross-entropy over the seeds and
  * Adam ({@link GnnModelBase}). Model layer {@code j} consumes hop {@code L - j} of a {@link
- * MiniBatch}; its parameter slice is {@code [W_root; W_neigh; b]}, its sparse kernels are {@link
- * SageBlockOps}.
+ * MiniBatch}; its parameter slice is {@code [W_root; W_neigh; b]} ({@link SageArchitecture}), its
+ * input rows are built by {@link SageBlockOps}.
  */
 public final class SageModel extends GnnModelBase {
 
@@ -18,7 +18,7 @@ public final class SageModel extends GnnModelBase {
 
     /** A freshly initialized model: Glorot-uniform weights and zero biases drawn from the seed. */
     public SageModel(ModelConfig config) {
-        super(config, 2, ModelTensors.sage(config));
+        super(config, ModelType.SAGE.architecture());
     }
 
     /** Rebuilds a model from a {@link #snapshot()}; training then continues bit-identically. */
@@ -74,6 +74,6 @@ public final class SageModel extends GnnModelBase {
             int c0,
             int c1,
             float[] row) {
-        SageBlockOps.scatterInputGrad(dx, in, batch, hop, dSrc, c0, c1, row);
+        BlockOps.scatterInputGrad(dx, in, true, 0, batch, hop, dSrc, c0, c1, row);
     }
 }

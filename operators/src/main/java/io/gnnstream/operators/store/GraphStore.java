@@ -146,7 +146,8 @@ public final class GraphStore {
                         partitioner,
                         keys,
                         config.layerRowCacheBytes,
-                        config::layerRootWidth);
+                        config::layerRootWidth,
+                        config.modelType().architecture());
         this.sizes =
                 new PartitionSizes(
                         state, keys, partitioner.numPartitions(), partitioner.fingerprint());

@@ -5,10 +5,10 @@ import com.carrotsearch.hppc.LongLongHashMap;
 import io.gnnstream.operators.messages.LayerOutputs;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.PredictionBatch;
+import io.gnnstream.operators.model.Architecture;
 import io.gnnstream.operators.model.ClassProbabilities;
 import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.operators.model.ModelConfig;
-import io.gnnstream.operators.model.ModelType;
 import io.gnnstream.state.EvalNeighbourhood;
 import java.util.Arrays;
 
@@ -388,7 +388,7 @@ public final class IncrementalPredictions {
         MiniBatch block = block(dst, sum, pseudo);
         float[] input = new float[(n + pseudo) * width];
         System.arraycopy(own, 0, input, 0, own.length);
-        boolean gcn = config.modelType() == ModelType.GCN;
+        Architecture architecture = config.architecture();
         for (int i = 0, p = n; i < n; i++) {
             int count = sum[i].count();
             if (count == 0) {
@@ -397,10 +397,11 @@ public final class IncrementalPredictions {
             float[] v = sum[i].values();
             int base = p++ * width + root;
             for (int c = 0; c < v.length; c++) {
-                // One source standing for the neighbourhood: its mean; for GCN, whose layer takes
-                // the mean of the vertex and its neighbours, the row that gives the same mean.
-                float ownC = own[i * width + root + c];
-                input[base + c] = gcn ? 2 * (ownC + v[c]) / (count + 1) - ownC : v[c] / count;
+                // One source standing for the neighbourhood: the row that, as the only neighbour,
+                // gives the architecture's aggregate (SAGE: the mean; GCN: the row that makes the
+                // mean of the vertex and it the mean of the vertex and its neighbours).
+                input[base + c] =
+                        architecture.pseudoNeighbour(own[i * width + root + c], v[c], count);
             }
         }
         boolean projected = config.projectsRoundInput(m, keepHidden);

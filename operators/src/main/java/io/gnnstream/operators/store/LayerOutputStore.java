@@ -6,6 +6,8 @@ import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
+import io.gnnstream.operators.model.Architecture;
+import io.gnnstream.operators.model.ModelType;
 import io.gnnstream.state.LayerOutputRecord;
 import io.gnnstream.state.VertexPartitioner;
 import java.lang.invoke.MethodHandles;
@@ -29,10 +31,11 @@ import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
  * checkpoints and rescales with the graph. A round overwrites the values of the previous one.
  *
  * <p>A row whose leading floats only the next layer's destinations read (its root part: SAGE's
- * projection by the root weight, see {@code ModelConfig.roundRootWidth}) is kept as two values: the
- * root part in {@code layer-output-j-root}, read for the destination rows of a request ({@link
- * SampleRequest#layerRootRows}), about once per vertex and round; the rest, which every block with
- * the vertex among its sources reads, in {@code layer-output-j} and the cache.
+ * projection by the root weight, see {@code ModelConfig.roundRootWidth} and {@link
+ * Architecture#hasRootWeight}) is kept as two values: the root part in {@code layer-output-j-root},
+ * read for the destination rows of a request ({@link SampleRequest#layerRootRows}), about once per
+ * vertex and round; the rest, which every block with the vertex among its sources reads, in {@code
+ * layer-output-j} and the cache.
  *
  * <p>Root parts pass through a second heap cache per layer that only gets the room the rest parts
  * leave in the same budget: the rest parts are read once per block with the vertex among its
@@ -50,11 +53,12 @@ import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
  * round's start), goes out as zeros without a label and is counted ({@link #missingRows}).
  *
  * <p>Where rows have a root part, a destination's sampled in-neighbours that this subtask owns are
- * aggregated here ({@link #sumOwned}): their rest parts are summed, divided by the destination's
- * degree and added to the destination's root part, and they leave the block. The layer is linear in
- * its rows up to that point ({@code root(v) + mean_u neigh(u)}), so the trainer adds the other
- * owners' rows to the same result, and rows of a block's owned neighbours are never copied, sent or
- * aggregated by the trainer.
+ * aggregated here ({@link #sumOwned}): their rest parts are summed, scaled as the model's {@link
+ * Architecture} aggregates them (SAGE: divided by the destination's degree) and added to the
+ * destination's root part, and they leave the block. The layer is linear in its rows up to that
+ * point ({@code root(v) + mean_u neigh(u)}), so the trainer adds the other owners' rows to the same
+ * result, and rows of a block's owned neighbours are never copied, sent or aggregated by the
+ * trainer.
  */
 public final class LayerOutputStore {
 
@@ -76,6 +80,7 @@ public final class LayerOutputStore {
     private final List<ValueState<byte[]>> layers = new ArrayList<>();
     private final List<ValueState<byte[]>> roots = new ArrayList<>();
     private final IntUnaryOperator rootWidth;
+    private final Architecture architecture;
     private final long cacheBytes;
     private final List<VertexValueCache> caches = new ArrayList<>();
     private final List<VertexValueCache> rootCaches = new ArrayList<>();
@@ -86,20 +91,40 @@ public final class LayerOutputStore {
     private long rowsWritten;
     private long summedRows;
 
-    /**
-     * @param cacheBytes heap for the rows of each layer written or read last (0: none)
-     * @param rootWidth per hidden layer (1-based), the leading floats of its rows that only
-     *     destinations read (0: none), kept apart from the rest and cached in what room the rest
-     *     leave
-     */
+    /** A store for rows of the {@link ModelType#DEFAULT} architecture. */
     public LayerOutputStore(
             KeyedStateStore store,
             VertexPartitioner partitioner,
             CurrentKey setCurrentKey,
             long cacheBytes,
             IntUnaryOperator rootWidth) {
+        this(
+                store,
+                partitioner,
+                setCurrentKey,
+                cacheBytes,
+                rootWidth,
+                ModelType.DEFAULT.architecture());
+    }
+
+    /**
+     * @param cacheBytes heap for the rows of each layer written or read last (0: none)
+     * @param rootWidth per hidden layer (1-based), the leading floats of its rows that only
+     *     destinations read (0: none), kept apart from the rest and cached in what room the rest
+     *     leave
+     * @param architecture the model's, which says how owned neighbours' sums join a destination's
+     *     aggregate ({@link #sumOwned})
+     */
+    public LayerOutputStore(
+            KeyedStateStore store,
+            VertexPartitioner partitioner,
+            CurrentKey setCurrentKey,
+            long cacheBytes,
+            IntUnaryOperator rootWidth,
+            Architecture architecture) {
         this.store = store;
         this.rootWidth = rootWidth;
+        this.architecture = architecture;
         this.cacheBytes = cacheBytes;
         this.partitioner = partitioner;
         this.setCurrentKey = setCurrentKey;
@@ -287,11 +312,13 @@ public final class LayerOutputStore {
     /**
      * For a request of a layer whose rows have a root part: sums, for each sampled vertex that is
      * also among the request's destination rows, the rest parts of the sampled in-neighbours that
-     * {@code owned} accepts, divided by the vertex's degree (all its sampled in-neighbours), and
-     * leaves only the others in {@code response} ({@link SampleResponse#summedCounts} counts the
-     * summed ones). Returns the sums per feature row of the request (null where none), for {@link
-     * #part(SampleRequest, float[][])}; null when the request has no such rows. An owned neighbour
-     * without a row of the round adds nothing and is counted as missing, as a row served as zeros.
+     * {@code owned} accepts, scaled as the architecture's aggregate does ({@link
+     * Architecture#scaleOwnedSum}: SAGE divides by the vertex's degree, all its sampled
+     * in-neighbours), and leaves only the others in {@code response} ({@link
+     * SampleResponse#summedCounts} counts the summed ones). Returns the sums per feature row of the
+     * request (null where none), for {@link #part(SampleRequest, float[][])}; null when the request
+     * has no such rows. An owned neighbour without a row of the round adds nothing and is counted
+     * as missing, as a row served as zeros.
      */
     public float[][] sumOwned(SampleRequest request, SampleResponse response, LongPredicate owned)
             throws Exception {
@@ -356,7 +383,8 @@ public final class LayerOutputStore {
             }
             summedRows += summedCounts[i];
             if (summedCounts[i] > 0) {
-                sums[row] = meanOf(gathered, found, root, counts[i]);
+                sums[row] = sumOf(gathered, found, root);
+                architecture.scaleOwnedSum(sums[row], root, counts[i]);
             }
             Arrays.fill(gathered, 0, summedCounts[i], null);
         }
@@ -367,11 +395,11 @@ public final class LayerOutputStore {
     }
 
     /**
-     * The sum of the first {@code root} floats of {@code records[0, n)}, divided by {@code degree}.
-     * Four rows at a time, whose reads the memory system fetches in parallel; each float still adds
-     * the rows one by one in order.
+     * The sum of the first {@code root} floats of {@code records[0, n)}. Four rows at a time, whose
+     * reads the memory system fetches in parallel; each float still adds the rows one by one in
+     * order.
      */
-    private static float[] meanOf(byte[][] records, int n, int root, int degree) {
+    private static float[] sumOf(byte[][] records, int n, int root) {
         float[] sum = new float[root];
         int h = LayerOutputRecord.HEADER_BYTES;
         int k = 0;
@@ -394,10 +422,6 @@ public final class LayerOutputStore {
             for (int c = 0, b = h; c < root; c++, b += Float.BYTES) {
                 sum[c] += (float) FLOATS.get(r, b);
             }
-        }
-        float inv = 1f / degree;
-        for (int c = 0; c < root; c++) {
-            sum[c] *= inv;
         }
         return sum;
     }
