@@ -32,12 +32,7 @@ import org.apache.flink.util.OutputTag;
  * So each deletion is remembered as (vertex, step) and a later prediction of the vertex from a
  * round up to that step is dropped. Rounds run one after another: once predictions of two later
  * rounds have come, no prediction of an earlier one is on its way, and the entry is forgotten. The
- * entries and the two latest round steps are operator state. Each rank also sends a {@link
- * Prediction#roundEnd} marker after its share of a round's predictions, on the same channel: once
- * every rank's marker of a round has come, no prediction of that round or an earlier one is on its
- * way, and every entry up to its step is forgotten at once (so the entries stay few also when no
- * further round comes, as with incremental predictions between rounds). A restore starts without
- * completed rounds: a round the restored ranks run again sends its markers again.
+ * entries and the two latest round steps are operator state.
  *
  * <p>Incremental predictions (docs/design.md, "Incremental predictions") come from the GraphStore
  * with the pinned round's step; the GraphStore pins a round only once every rank has emitted its
@@ -87,15 +82,6 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
     /** Deleted vertex -> the latest round step whose predictions of it are stale. */
     private transient Map<Long, Long> deletedUpTo;
 
-    /**
-     * The latest round every one of whose ranks has sent its {@link Prediction#roundEnd} since this
-     * subtask started; -1 for none.
-     */
-    private transient long completedRound;
-
-    /** Round step -> the ranks whose markers came, for rounds not complete yet. */
-    private transient Map<Long, java.util.BitSet> roundEnds;
-
     /** The step of the latest round seen in predictions, and of the one before it. */
     private transient long latestRound;
 
@@ -115,8 +101,6 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
         for (Tuple2<Long, Long> d : deletionState.get()) {
             deletedUpTo.merge(d.f0, d.f1, Math::max);
         }
-        completedRound = -1;
-        roundEnds = new HashMap<>();
         List<Long> rounds = new ArrayList<>();
         roundState.get().forEach(rounds::add);
         latestRound = rounds.isEmpty() ? -1 : rounds.get(0);
@@ -137,10 +121,6 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
     @Override
     public void processElement1(StreamRecord<Prediction> element) {
         Prediction p = element.getValue();
-        if (p.isRoundEnd()) {
-            roundEnded(p);
-            return;
-        }
         if (p.step > latestRound) {
             previousRound = latestRound;
             latestRound = p.step;
@@ -155,9 +135,7 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
             if (p.step < latestRound) {
                 return; // a newer round's predictions are coming or came, from a later graph
             }
-            if (p.step > completedRound) {
-                incrementalAt.merge(p.vertex, p.step, Math::max);
-            }
+            incrementalAt.merge(p.vertex, p.step, Math::max);
             long ms =
                     Math.max(
                             0, getProcessingTimeService().getCurrentProcessingTime() - p.changedAt);
@@ -173,22 +151,6 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
             }
         }
         output.collect(element);
-    }
-
-    /** A rank's marker after its share of a round: the round may be complete. */
-    private void roundEnded(Prediction marker) {
-        if (marker.step <= completedRound) {
-            return;
-        }
-        java.util.BitSet ranks =
-                roundEnds.computeIfAbsent(marker.step, s -> new java.util.BitSet());
-        ranks.set(marker.roundEndRank());
-        if (ranks.cardinality() >= marker.roundEndRanks()) {
-            completedRound = marker.step;
-            roundEnds.keySet().removeIf(step -> step <= completedRound);
-            deletedUpTo.values().removeIf(step -> step <= completedRound);
-            incrementalAt.values().removeIf(step -> step <= completedRound);
-        }
     }
 
     /** At most this many values of a second are kept for its line's percentiles. */
@@ -223,9 +185,7 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
     @Override
     public void processElement2(StreamRecord<Tuple2<Long, Long>> element) {
         long vertex = element.getValue().f0;
-        if (element.getValue().f1 > completedRound) {
-            deletedUpTo.merge(vertex, element.getValue().f1, Math::max);
-        }
+        deletedUpTo.merge(vertex, element.getValue().f1, Math::max);
         output.collect(new StreamRecord<>(Prediction.tombstone(vertex)));
     }
 
@@ -244,10 +204,5 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
     /** Deletions remembered, for tests. */
     int remembered() {
         return deletedUpTo.size();
-    }
-
-    /** Vertices whose incremental predictions are remembered, for tests. */
-    int rememberedIncremental() {
-        return incrementalAt.size();
     }
 }

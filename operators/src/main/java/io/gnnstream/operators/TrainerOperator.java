@@ -562,19 +562,12 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     /** This rank has scored its share of the round of {@code step}: its evaluation line. */
     private void roundComplete(long step, boolean finalRound) throws Exception {
         report.roundComplete(step, finalRound, sequence.alone(step));
-        int ranks = sequence.roundRanks(step, config.scale.trainers());
-        if (config.predictions) {
-            // After this rank's predictions of the round, on the same channel
-            // (PredictionTombstones).
-            output.collect(
-                    PREDICTIONS, new StreamRecord<>(PredictionBatch.roundEnd(step, rank, ranks)));
-        }
         if (config.sendsPins()) {
             layerOutputs.send(
                     LayerOutputs.pins(
                             step,
                             rank,
-                            ranks,
+                            sequence.roundRanks(step, config.scale.trainers()),
                             rank == 0 ? model.parameterVector() : null,
                             storeRoutes()));
         }

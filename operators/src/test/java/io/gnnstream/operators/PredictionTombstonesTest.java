@@ -46,60 +46,6 @@ class PredictionTombstonesTest {
     }
 
     @Test
-    void everyRanksRoundEndForgetsTheEntriesOfThatRoundWithoutALaterRound() throws Exception {
-        OperatorSubtaskState snapshot;
-        try (var h = new TwoInputStreamOperatorTestHarness<>(new PredictionTombstones())) {
-            h.open();
-            PredictionTombstones op = (PredictionTombstones) h.getOperator();
-            h.processElement1(prediction(1, 10)); // rank 0's share of round 10
-            h.processElement1(new StreamRecord<>(Prediction.roundEnd(10, 0, 2)));
-            h.processElement1(incremental(2, 10)); // after the pin, before rank 1's share
-            h.processElement2(new StreamRecord<>(Tuple2.of(3L, 10L)));
-            h.processElement1(prediction(2, 10)); // rank 1's, older than the incremental one
-            assertEquals(1, op.rememberedIncremental());
-            assertEquals(1, op.remembered());
-            h.processElement1(new StreamRecord<>(Prediction.roundEnd(10, 1, 2)));
-            assertEquals(
-                    List.of("1@10", "2@10", "3 deleted"),
-                    lines(h),
-                    "markers never reach the sink; the round's late prediction is dropped");
-            assertEquals(0, op.rememberedIncremental(), "forgotten at the last rank's marker");
-            assertEquals(0, op.remembered());
-            for (int v = 100; v < 200; v++) {
-                h.processElement1(incremental(v, 10));
-            }
-            h.processElement2(new StreamRecord<>(Tuple2.of(4L, 10L)));
-            assertEquals(0, op.rememberedIncremental(), "none of a complete round is kept");
-            assertEquals(0, op.remembered());
-            h.processElement1(incremental(5, 10));
-            h.processElement1(new StreamRecord<>(Prediction.roundEnd(20, 0, 1)));
-            h.processElement1(incremental(6, 20));
-            snapshot = h.snapshot(1, 1);
-        }
-        try (var h = new TwoInputStreamOperatorTestHarness<>(new PredictionTombstones())) {
-            h.initializeState(snapshot);
-            h.open();
-            PredictionTombstones op = (PredictionTombstones) h.getOperator();
-            h.processElement1(incremental(7, 20));
-            assertEquals(
-                    1,
-                    op.rememberedIncremental(),
-                    "after a restore, kept until the round's markers come again (it may run"
-                            + " again)");
-            h.processElement1(prediction(7, 20));
-            assertEquals(List.of("7@20"), lines(h), "a rerun's older prediction is dropped");
-            h.processElement1(new StreamRecord<>(Prediction.roundEnd(20, 0, 1)));
-            assertEquals(0, op.rememberedIncremental());
-        }
-    }
-
-    private static StreamRecord<Prediction> incremental(long vertex, long step) {
-        StreamRecord<Prediction> p = prediction(vertex, step);
-        p.getValue().changedAt = 1;
-        return p;
-    }
-
-    @Test
     void everySecondWithIncrementalPredictionsAFreshnessLine() throws Exception {
         try (var h = new TwoInputStreamOperatorTestHarness<>(new PredictionTombstones())) {
             h.setProcessingTime(10_000);

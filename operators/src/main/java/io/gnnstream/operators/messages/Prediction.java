@@ -38,35 +38,6 @@ public class Prediction {
         return probs == null;
     }
 
-    /** The vertex of a {@link #roundEnd} marker; vertex ids are never negative. */
-    public static final long ROUND_END = -1;
-
-    /**
-     * The marker a trainer rank sends after its share of the round of {@code step}'s predictions:
-     * the rank and how many ranks the round has ({@link #roundEndRank}, {@link #roundEndRanks}).
-     * Never written to the topic.
-     */
-    public static Prediction roundEnd(long step, int rank, int ranks) {
-        Prediction p = new Prediction(ROUND_END, step, rank, new float[0], null);
-        p.changedAt = ranks;
-        return p;
-    }
-
-    /** Whether this is a {@link #roundEnd} marker. */
-    public boolean isRoundEnd() {
-        return vertex == ROUND_END;
-    }
-
-    /** The rank of a {@link #roundEnd} marker. */
-    public int roundEndRank() {
-        return label;
-    }
-
-    /** The round's number of ranks, of a {@link #roundEnd} marker. */
-    public int roundEndRanks() {
-        return (int) changedAt;
-    }
-
     public Prediction(long vertex, long step, int label, float[] probs, float[] embedding) {
         this.vertex = vertex;
         this.step = step;

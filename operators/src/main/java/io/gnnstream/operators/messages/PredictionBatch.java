@@ -32,22 +32,6 @@ public class PredictionBatch {
 
     public PredictionBatch() {}
 
-    /** A batch whose {@link #split} is the {@link Prediction#roundEnd} marker. */
-    public static PredictionBatch roundEnd(long step, int rank, int ranks) {
-        PredictionBatch b = new PredictionBatch();
-        b.step = step;
-        b.vertices = new long[] {Prediction.ROUND_END};
-        b.labels = new int[] {rank};
-        b.probs = new float[0];
-        b.changedAt = new long[] {ranks};
-        return b;
-    }
-
-    /** Whether this is a {@link #roundEnd} marker. */
-    public boolean isRoundEnd() {
-        return vertices.length == 1 && vertices[0] == Prediction.ROUND_END;
-    }
-
     public int size() {
         return vertices.length;
     }

@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.java.tuple.Tuple2;
-import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.TwoInputStreamOperatorTestHarness;
 
@@ -59,8 +58,6 @@ final class SimPredictions {
 
     long roundBatches;
 
-    private long sinkRestarts;
-
     SimPredictions(
             SimModels models, SimGraph graph, long finalStep, List<String> trace, boolean verbose) {
         this.models = models;
@@ -76,22 +73,8 @@ final class SimPredictions {
         }
     }
 
-    /**
-     * A start or restore with {@code trainers} ranks and {@code store}. A restore restarts the
-     * tombstone stage too, from its state (its entries; rounds it knew complete are not state).
-     */
+    /** A start or restore with {@code trainers} ranks and {@code store}. */
     void start(int trainers, SimStore store) {
-        if (this.store != null) {
-            try {
-                OperatorSubtaskState state = sink.snapshot(++sinkRestarts, sinkRestarts);
-                sink.close();
-                sink = new TwoInputStreamOperatorTestHarness<>(new PredictionTombstones());
-                sink.initializeState(state);
-                sink.open();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }
         this.trainers = trainers;
         this.store = store;
         pinsSent.clear();
@@ -162,7 +145,7 @@ final class SimPredictions {
 
     /** A rank emitted a round block's predictions. */
     void roundPredictions(PredictionBatch b) {
-        roundBatches += b.isRoundEnd() ? 0 : 1;
+        roundBatches++;
         if (verbose) {
             trace.add("  round predictions of step " + b.step + ": " + Arrays.toString(b.vertices));
         }
@@ -184,9 +167,7 @@ final class SimPredictions {
     }
 
     private void sink(Prediction p) {
-        if (!p.isRoundEnd()) {
-            emitted.put(p.vertex, p.probs);
-        }
+        emitted.put(p.vertex, p.probs);
         try {
             sink.processElement1(new StreamRecord<>(p));
         } catch (Exception e) {

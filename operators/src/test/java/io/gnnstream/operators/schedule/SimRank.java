@@ -308,8 +308,6 @@ final class SimRank {
         }
         float[] params = r == 0 ? w.models().of(step).parameterVector() : null;
         int ranks = seq.roundRanks(step, w.trainers());
-        // After this rank's predictions of the round, as TrainerOperator sends it.
-        w.predicted().accept(PredictionBatch.roundEnd(step, r, ranks));
         for (LayerOutputs pin : LayerOutputs.pins(step, r, ranks, params, new int[] {0})) {
             w.net().send(role(), "outputs", pin);
         }
