@@ -36,6 +36,14 @@ final class EdgeWriter {
     @FunctionalInterface
     interface Changes {
         void changed(long vertex) throws Exception;
+
+        /**
+         * {@code ops} (sources, or {@code -1 - source} for removals) were applied to {@code
+         * vertex}'s in-adjacency, changing its degree by {@code change} to {@code degree}.
+         */
+        default void applied(long vertex, long[] ops, int change, int degree) throws Exception {
+            changed(vertex);
+        }
     }
 
     EdgeWriter(
@@ -125,11 +133,12 @@ final class EdgeWriter {
                     }
                     keys.set(key);
                     long[] s = sizes.of(key);
-                    s[PartitionSizes.EDGES] += adjacency.applyAll(ops);
+                    int change = adjacency.applyAll(ops);
+                    s[PartitionSizes.EDGES] += change;
                     sizes.touched(key.partition());
                     sampler.invalidate(key.vertex());
                     if (adjacencyChanged != null) {
-                        adjacencyChanged.changed(key.vertex());
+                        adjacencyChanged.applied(key.vertex(), ops, change, adjacency.degree());
                     }
                     if (siteOutEdges.isOn()) {
                         for (long op : ops) {

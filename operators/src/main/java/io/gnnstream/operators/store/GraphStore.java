@@ -218,7 +218,19 @@ public final class GraphStore {
                             },
                             () -> clock.getAsLong());
             incremental.maxMarks(config.incrementalMaxMarks());
-            edges.followChanges(v -> incremental.adjacencyChanged(v, edgesSince));
+            edges.followChanges(
+                    new EdgeWriter.Changes() {
+                        @Override
+                        public void changed(long v) throws Exception {
+                            incremental.adjacencyChanged(v, edgesSince);
+                        }
+
+                        @Override
+                        public void applied(long v, long[] ops, int change, int degree)
+                                throws Exception {
+                            incremental.edgesApplied(v, ops, change, degree, edgesSince);
+                        }
+                    });
         } else {
             this.incremental = null;
         }

@@ -101,6 +101,7 @@ public final class IncrementalPredictions {
     private long recomputed;
     private long predicted;
     private long summedAgain;
+    private long summedByDifference;
 
     /**
      * @param evalFanout the evaluation neighbourhood's fanout ({@link EvalNeighbourhood})
@@ -169,6 +170,58 @@ public final class IncrementalPredictions {
         sums.clear(w);
         for (int j = 0; j < pending.layers(); j++) {
             mark(j, w, changedAt);
+        }
+    }
+
+    /**
+     * {@code ops} (sources, or {@code -1 - source} for removals) changed {@code w}'s in-adjacency
+     * by {@code change} to {@code degree} in-neighbours at {@code changedAt} (ms). Where every
+     * operation took effect and the neighbourhood is the whole list before and after (no hub
+     * selection), each valid sum takes the added neighbours' parts and gives back the removed ones'
+     * (the neighbours' current features and stored rows, which their own changes keep in step);
+     * otherwise the sums are computed again, as {@link #adjacencyChanged}. Either way {@code w} is
+     * recomputed at every layer.
+     */
+    public void edgesApplied(long w, long[] ops, int change, int degree, long changedAt)
+            throws Exception {
+        if (!marking && pinnedStep < 0) {
+            return; // no sums yet
+        }
+        int adds = 0;
+        for (long op : ops) {
+            adds += op >= 0 ? 1 : 0;
+        }
+        boolean allTookEffect =
+                adds == ops.length && change == ops.length || adds == 0 && change == -ops.length;
+        if (!allTookEffect
+                || EvalNeighbourhood.selects(degree, evalFanout)
+                || EvalNeighbourhood.selects(degree - change, evalFanout)) {
+            adjacencyChanged(w, changedAt);
+            return;
+        }
+        long[] sources = new long[ops.length];
+        for (int i = 0; i < ops.length; i++) {
+            sources[i] = ops[i] >= 0 ? ops[i] : -1 - ops[i];
+        }
+        float sign = adds > 0 ? 1f : -1f;
+        for (int m = 0; m < pending.layers(); m++) {
+            NeighbourSums.Sum sum = sums.get(m, w, tag(m));
+            if (sum != null) {
+                float[] s = sum.values();
+                float[] parts = neighbourParts(m, sources);
+                for (int k = 0; k < sources.length; k++) {
+                    for (int c = 0; c < s.length; c++) {
+                        s[c] += sign * parts[k * s.length + c];
+                    }
+                }
+                sums.put(
+                        m,
+                        w,
+                        tag(m),
+                        new NeighbourSums.Sum(s, sum.count() + change, Long.MAX_VALUE));
+                summedByDifference++;
+            }
+            mark(m, w, changedAt);
         }
     }
 
@@ -484,25 +537,39 @@ public final class IncrementalPredictions {
             }
         }
         float[] s = new float[width - root];
-        if (m == 0) {
-            for (long u : hood) {
-                float[] x = graph.features(u);
-                if (x != null) {
-                    for (int c = 0; c < s.length; c++) {
-                        s[c] += x[c];
-                    }
-                }
-            }
-        } else {
-            float[] r = new float[hood.length * width];
-            rows.rows(m, pinnedStep, hood, 0, width, r);
-            for (int k = 0; k < hood.length; k++) {
-                for (int c = 0; c < s.length; c++) {
-                    s[c] += r[k * width + root + c];
-                }
+        float[] parts = neighbourParts(m, hood);
+        for (int k = 0; k < hood.length; k++) {
+            for (int c = 0; c < s.length; c++) {
+                s[c] += parts[k * s.length + c];
             }
         }
         return new NeighbourSums.Sum(s, hood.length, bound);
+    }
+
+    /**
+     * What layer {@code m} aggregates of each of {@code sources}, one after the other: their
+     * features (zeros for none) for layer 0, else the neighbour parts of their stored rows.
+     */
+    private float[] neighbourParts(int m, long[] sources) throws Exception {
+        int width = config.roundRowWidth(m, keepHidden);
+        int root = m == 0 ? 0 : config.roundRootWidth(m, keepHidden);
+        int n = width - root;
+        float[] parts = new float[sources.length * n];
+        if (m == 0) {
+            for (int k = 0; k < sources.length; k++) {
+                float[] x = graph.features(sources[k]);
+                if (x != null) {
+                    System.arraycopy(x, 0, parts, k * n, n);
+                }
+            }
+            return parts;
+        }
+        float[] r = new float[sources.length * width];
+        rows.rows(m, pinnedStep, sources, 0, width, r);
+        for (int k = 0; k < sources.length; k++) {
+            System.arraycopy(r, k * width + root, parts, k * n, n);
+        }
+        return parts;
     }
 
     /**
@@ -583,6 +650,11 @@ public final class IncrementalPredictions {
     }
 
     /** Sums computed from the neighbours (not kept by differences) since this subtask started. */
+    /** Sums that took an edge change as a difference instead of being summed again. */
+    public long summedByDifference() {
+        return summedByDifference;
+    }
+
     public long summedAgain() {
         return summedAgain;
     }

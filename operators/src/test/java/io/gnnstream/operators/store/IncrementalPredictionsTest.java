@@ -129,6 +129,9 @@ class IncrementalPredictionsTest {
         }
         collect();
         assertEquals(0, store.incremental().pendingVertices());
+        assertTrue(
+                store.incremental().summedByDifference() > 0,
+                "edge changes below the fanout take differences");
         compare(pinned, model);
     }
 
