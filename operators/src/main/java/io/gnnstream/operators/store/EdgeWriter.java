@@ -39,11 +39,17 @@ final class EdgeWriter {
 
         /**
          * {@code ops} (sources, or {@code -1 - source} for removals) were applied to {@code
-         * vertex}'s in-adjacency, changing its degree by {@code change} to {@code degree}.
+         * vertex}'s in-adjacency, changing its degree by {@code change}; {@code degree} reads the
+         * new degree while the vertex is still the current key.
          */
-        default void applied(long vertex, long[] ops, int change, int degree) throws Exception {
+        default void applied(long vertex, long[] ops, int change, Degree degree) throws Exception {
             changed(vertex);
         }
+    }
+
+    /** The degree of the vertex just written, read on demand. */
+    interface Degree {
+        int read() throws Exception;
     }
 
     EdgeWriter(
@@ -138,7 +144,7 @@ final class EdgeWriter {
                     sizes.touched(key.partition());
                     sampler.invalidate(key.vertex());
                     if (adjacencyChanged != null) {
-                        adjacencyChanged.applied(key.vertex(), ops, change, adjacency.degree());
+                        adjacencyChanged.applied(key.vertex(), ops, change, adjacency::degree);
                     }
                     if (siteOutEdges.isOn()) {
                         for (long op : ops) {

@@ -226,7 +226,8 @@ public final class GraphStore {
                         }
 
                         @Override
-                        public void applied(long v, long[] ops, int change, int degree)
+                        public void applied(
+                                long v, long[] ops, int change, EdgeWriter.Degree degree)
                                 throws Exception {
                             incremental.edgesApplied(v, ops, change, degree, edgesSince);
                         }

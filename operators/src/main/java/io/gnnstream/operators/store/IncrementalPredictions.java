@@ -175,14 +175,16 @@ public final class IncrementalPredictions {
 
     /**
      * {@code ops} (sources, or {@code -1 - source} for removals) changed {@code w}'s in-adjacency
-     * by {@code change} to {@code degree} in-neighbours at {@code changedAt} (ms). Where every
-     * operation took effect and the neighbourhood is the whole list before and after (no hub
-     * selection), each valid sum takes the added neighbours' parts and gives back the removed ones'
-     * (the neighbours' current features and stored rows, which their own changes keep in step);
-     * otherwise the sums are computed again, as {@link #adjacencyChanged}. Either way {@code w} is
-     * recomputed at every layer.
+     * by {@code change} at {@code changedAt} (ms); {@code degree} reads its new degree, only where
+     * every operation took effect, before any other state is read. Where every operation took
+     * effect and the neighbourhood is the whole list before and after (no hub selection), each
+     * valid sum takes the added neighbours' parts and gives back the removed ones' (the neighbours'
+     * current features and stored rows, which their own changes keep in step); otherwise the sums
+     * are computed again, as {@link #adjacencyChanged}. Either way {@code w} is recomputed at every
+     * layer.
      */
-    public void edgesApplied(long w, long[] ops, int change, int degree, long changedAt)
+    public void edgesApplied(
+            long w, long[] ops, int change, EdgeWriter.Degree degree, long changedAt)
             throws Exception {
         if (!marking && pinnedStep < 0) {
             return; // no sums yet
@@ -193,9 +195,10 @@ public final class IncrementalPredictions {
         }
         boolean allTookEffect =
                 adds == ops.length && change == ops.length || adds == 0 && change == -ops.length;
+        int after = allTookEffect ? degree.read() : 0;
         if (!allTookEffect
-                || EvalNeighbourhood.selects(degree, evalFanout)
-                || EvalNeighbourhood.selects(degree - change, evalFanout)) {
+                || EvalNeighbourhood.selects(after, evalFanout)
+                || EvalNeighbourhood.selects(after - change, evalFanout)) {
             adjacencyChanged(w, changedAt);
             return;
         }

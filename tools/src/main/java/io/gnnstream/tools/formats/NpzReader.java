@@ -84,9 +84,7 @@ final class NpzReader implements DatasetReader {
     @Override
     public void edges(LineSink sink) throws IOException {
         load();
-        for (long e : edges) {
-            sink.line((e >>> 32) + "," + (e & 0xffffffffL));
-        }
+        UndirectedEdges.write(edges, sink);
     }
 
     private synchronized void load() throws IOException {
@@ -159,20 +157,9 @@ final class NpzReader implements DatasetReader {
 
     /** Directed edges of both directions, self-loops dropped, sorted and distinct. */
     private long[] undirected(Matrix adj) throws DatasetException {
-        long[][] out = {new long[1024]};
-        int[] count = {0};
-        adj.forEachEntry(
-                (r, c) -> {
-                    if (r == c) {
-                        return;
-                    }
-                    if (count[0] + 2 > out[0].length) {
-                        out[0] = java.util.Arrays.copyOf(out[0], out[0].length * 2);
-                    }
-                    out[0][count[0]++] = (long) r << 32 | c;
-                    out[0][count[0]++] = (long) c << 32 | r;
-                });
-        return java.util.Arrays.stream(out[0], 0, count[0]).sorted().distinct().toArray();
+        UndirectedEdges out = new UndirectedEdges();
+        adj.forEachEntry(out::add);
+        return out.toArray();
     }
 
     /** The CSR matrix {@code prefix_data/_indices/_indptr/_shape}, or null when absent. */

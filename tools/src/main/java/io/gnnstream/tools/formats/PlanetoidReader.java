@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -101,9 +100,7 @@ final class PlanetoidReader implements DatasetReader {
     @Override
     public void edges(LineSink sink) throws IOException {
         load();
-        for (long e : edges) {
-            sink.line((e >>> 32) + "," + (e & 0xffffffffL));
-        }
+        UndirectedEdges.write(edges, sink);
     }
 
     private synchronized void load() throws IOException {
@@ -191,7 +188,7 @@ final class PlanetoidReader implements DatasetReader {
             throw new DatasetException(
                     where("graph") + ": expected a dict of lists, got " + Pickle.describe(graph));
         }
-        List<Long> pairs = new ArrayList<>();
+        UndirectedEdges pairs = new UndirectedEdges();
         for (Map.Entry<?, ?> e : dict.entrySet()) {
             long src = node(e.getKey(), n);
             if (!(e.getValue() instanceof List<?> targets)) {
@@ -199,14 +196,10 @@ final class PlanetoidReader implements DatasetReader {
                         where("graph") + ": the neighbours of " + src + " are not a list");
             }
             for (Object t : targets) {
-                long dst = node(t, n);
-                if (src != dst) {
-                    pairs.add(src << 32 | dst);
-                    pairs.add(dst << 32 | src);
-                }
+                pairs.add(src, node(t, n));
             }
         }
-        return pairs.stream().mapToLong(Long::longValue).sorted().distinct().toArray();
+        return pairs.toArray();
     }
 
     private long node(Object key, int n) throws DatasetException {
