@@ -184,7 +184,10 @@ public final class GraphOptions {
                                     "Edge additions a graph store subtask buffers per destination"
                                         + " vertex before writing them, one adjacency update per"
                                         + " vertex; written before every sample request and"
-                                        + " checkpoint. 1 writes every edge at once."),
+                                        + " checkpoint. 1 writes every edge at once. With"
+                                        + " incremental prediction updates, up to eight times as"
+                                        + " many out-edge changes are staged on the heap (about 16"
+                                        + " bytes each) and written per source vertex."),
                     positive());
 
     /** The halo setting of {@code conf}: {@link #HALO}, or its default for the placement. */
