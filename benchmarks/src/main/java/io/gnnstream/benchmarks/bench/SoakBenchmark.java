@@ -110,6 +110,7 @@ final class SoakBenchmark implements Benchmark {
                         },
                         "soak-stop-cluster");
         Runtime.getRuntime().addShutdownHook(stopCluster);
+        boolean done = false;
         try (BenchData data = BenchData.prepare(context, GRAPH, 1)) {
             ClusterState cluster =
                     StandaloneCluster.builder(clusterDir, home.resolve("cluster/target/flink/lib"))
@@ -134,6 +135,7 @@ final class SoakBenchmark implements Benchmark {
                 long start = awaitLoaded(probe, log);
                 List<SoakTargets.Sample> taken =
                         soak(probe, changes, cluster, data, rate, minutes, start, log, samples);
+                done = true;
                 return results(data, taken, minutes, rate, start, log);
             }
         } finally {
@@ -144,7 +146,11 @@ final class SoakBenchmark implements Benchmark {
             } catch (IllegalStateException shuttingDown) {
                 // the hook runs
             }
-            Directories.deleteRecursively(work);
+            // A failed run keeps the cluster's logs.
+            Directories.deleteRecursively(done ? work : work.resolve("checkpoints"));
+            if (!done) {
+                log.println("The cluster's logs: " + clusterDir.resolve("log"));
+            }
         }
     }
 
