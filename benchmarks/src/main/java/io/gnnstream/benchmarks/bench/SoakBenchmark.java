@@ -257,8 +257,11 @@ final class SoakBenchmark implements Benchmark {
         SoakProbe.Checkpoints before = probe.checkpoints();
         if (before.failed() > 0) {
             log.println(
-                    "  not counted, before the changes: failed checkpoints "
-                            + probe.checkpointFailures());
+                    "  not counted: "
+                            + before.failed()
+                            + " checkpoint(s) failed before the changes began (in the history: "
+                            + probe.checkpointFailures()
+                            + ")");
         }
         long began = System.nanoTime();
         changes.start(rate);

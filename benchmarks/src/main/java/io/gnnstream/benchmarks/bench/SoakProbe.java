@@ -191,12 +191,16 @@ final class SoakProbe implements AutoCloseable {
      */
     static long oldGenerationAfterFullGc(long pid) throws IOException, InterruptedException {
         jcmd(pid, "GC.run");
-        String info = jcmd(pid, "GC.heap_info");
-        Matcher m = OLD_GEN.matcher(info);
-        if (m.find() || (m = G1_USED.matcher(info)).find()) {
+        return oldGeneration(jcmd(pid, "GC.heap_info"));
+    }
+
+    /** The old generation's used bytes in the text of {@code jcmd <pid> GC.heap_info}. */
+    static long oldGeneration(String heapInfo) throws IOException {
+        Matcher m = OLD_GEN.matcher(heapInfo);
+        if (m.find() || (m = G1_USED.matcher(heapInfo)).find()) {
             return Long.parseLong(m.group(1)) * 1024;
         }
-        throw new IOException("no old generation in jcmd " + pid + " GC.heap_info: " + info);
+        throw new IOException("no old generation in GC.heap_info: " + heapInfo);
     }
 
     private static String jcmd(long pid, String command) throws IOException, InterruptedException {
