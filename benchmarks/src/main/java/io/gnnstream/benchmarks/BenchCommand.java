@@ -36,7 +36,8 @@ import picocli.CommandLine.Spec;
         modelTransformer = BenchCommand.ListBenchmarks.class,
         description =
                 "Measure a part of gnnstream: prints median, min and max over the repeats and "
-                        + "the ratio to a baseline, and writes/appends the results as a JSON list.")
+                        + "the ratio to a baseline, and writes/appends the results as a JSON list."
+                        + " Exits 1 when a benchmark with targets (soak) misses one.")
 final class BenchCommand implements Callable<Integer> {
 
     @Parameters(
@@ -190,7 +191,8 @@ final class BenchCommand implements Callable<Integer> {
             paramLabel = "R",
             description =
                     "freshness: graph changes per second sent to the trained job, one phase per"
-                            + " value in ascending order, e.g. 100,200,400 (default: 1000).")
+                            + " value in ascending order, e.g. 100,200,400 (default: 1000); soak:"
+                            + " one rate (default: 1000).")
     List<Integer> rate;
 
     @Option(
@@ -201,6 +203,14 @@ final class BenchCommand implements Callable<Integer> {
                     "freshness: the checkpoint interval of the measured job, e.g. 2s; exactly-once"
                         + " predictions become visible at checkpoints (default: the job's, 10 s).")
     java.time.Duration checkpointInterval;
+
+    @Option(
+            names = "--minutes",
+            paramLabel = "N",
+            description =
+                    "soak: minutes of the change stream on the trained job, sampled every 30 s (60"
+                        + " s from 10 minutes on); the targets' verdicts need 30 (default: 30).")
+    Integer minutes;
 
     @Option(names = "--profile", description = "Also print where the time went, per phase.")
     boolean profile;
@@ -216,6 +226,15 @@ final class BenchCommand implements Callable<Integer> {
         if (json != null) {
             BenchReport.writeJson(json, results);
             System.out.println("Results appended to " + json);
+        }
+        List<String> missed =
+                results.stream()
+                        .filter(r -> Boolean.FALSE.equals(r.extra().get(BenchResult.MET)))
+                        .map(r -> String.valueOf(r.getParams().get("figure")))
+                        .toList();
+        if (!missed.isEmpty()) {
+            System.out.println("Targets missed: " + String.join(", ", missed));
+            return 1;
         }
         return 0;
     }
@@ -278,6 +297,7 @@ final class BenchCommand implements Callable<Integer> {
                 removals,
                 rate,
                 checkpointInterval,
+                minutes,
                 profile,
                 System.out);
     }

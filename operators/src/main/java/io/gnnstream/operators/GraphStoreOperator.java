@@ -198,6 +198,8 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
         getMetricGroup().gauge("layerRowCacheHits", layers::cacheHits);
         getMetricGroup().gauge("layerRowsSummedAtOwner", layers::summedRows);
         getMetricGroup().gauge("haloReplicas", store::replicas);
+        getMetricGroup().gauge("liveVertices", store::vertices);
+        getMetricGroup().gauge("liveEdges", store::edges);
         getMetricGroup()
                 .gauge(
                         "replicationFactor",

@@ -36,6 +36,7 @@ import org.apache.flink.configuration.MemorySize;
  *     mixed into the edges topic after its edge, or null for none
  * @param checkpointInterval {@code --checkpoint-interval}: freshness: the resumed job's, or null
  *     for the default
+ * @param minutes {@code --minutes}: soak: how long the change stream runs, or null for the default
  * @param rates {@code --rate}: freshness: graph changes per second, one phase each in ascending
  *     order, or null for the default
  * @param profile {@code --profile}: also print where the time went, where a benchmark can tell
@@ -59,10 +60,12 @@ public record BenchContext(
         Double removals,
         List<Integer> rates,
         Duration checkpointInterval,
+        Integer minutes,
         boolean profile,
         PrintStream log) {
 
     public BenchContext {
+        requirePositive(minutes, "--minutes");
         requireAllPositive(rates, "--rate");
         if (checkpointInterval != null && checkpointInterval.toMillis() < 100) {
             throw new IllegalArgumentException(
@@ -148,6 +151,7 @@ public record BenchContext(
                 removals,
                 null,
                 null,
+                null,
                 profile,
                 log);
     }
@@ -227,6 +231,10 @@ public record BenchContext(
 
     public Duration checkpointIntervalOr(Duration fallback) {
         return checkpointInterval != null ? checkpointInterval : fallback;
+    }
+
+    public int minutesOr(int fallback) {
+        return minutes != null ? minutes : fallback;
     }
 
     public List<Integer> ratesOr(List<Integer> fallback) {

@@ -19,6 +19,12 @@ import java.util.Objects;
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public final class BenchResult {
 
+    /**
+     * The {@code extra} entry of a result that is a target: true when met, false when missed
+     * ({@code bench} then exits 1).
+     */
+    public static final String MET = "met";
+
     private final String what;
     private final Map<String, Object> params;
     private final String unit;

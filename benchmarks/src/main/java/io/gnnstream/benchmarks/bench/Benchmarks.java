@@ -17,7 +17,8 @@ public final class Benchmarks {
                     new AllReduceBenchmark(),
                     new ScaleBenchmark(),
                     new DeleteBenchmark(),
-                    new FreshnessBenchmark());
+                    new FreshnessBenchmark(),
+                    new SoakBenchmark());
 
     private Benchmarks() {}
 

@@ -14,10 +14,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Graph changes sent to a job's input topics at a steady rate on a thread of its own: 90 % edge
- * additions and removals (half each; a removal takes an edge of the dataset or one added before, so
- * the live edges stay about as many), 9 % node records of known vertices (new non-negative
- * features), 1 % deletions. Each record is keyed as the loader keys it (edges by destination), and
- * its Kafka timestamp is its send time.
+ * additions and removals (half each unless {@link #addShare} says otherwise; a removal takes an
+ * edge of the dataset or one added before), 9 % node records of known vertices (new non-negative
+ * features), 1 % deletions (which also end the vertex's edges, so a caller that keeps the live
+ * edges level raises the additions' share). Each record is keyed as the loader keys it (edges by
+ * destination), and its Kafka timestamp is its send time.
  */
 final class ChangeStream implements AutoCloseable {
 
@@ -34,6 +35,9 @@ final class ChangeStream implements AutoCloseable {
     private final long[] dst;
     private final AtomicBoolean running = new AtomicBoolean();
     private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong additions = new AtomicLong();
+    private final AtomicLong removals = new AtomicLong();
+    private volatile double addShare = 0.5;
     private Thread thread;
 
     // The sending thread's, kept from one start to the next (start and join order the accesses).
@@ -91,6 +95,28 @@ final class ChangeStream implements AutoCloseable {
         }
     }
 
+    /**
+     * The share of the edge changes that are additions from now on (0.5 at first), in [0, 1]; the
+     * rest are removals.
+     */
+    void addShare(double share) {
+        if (!(share >= 0 && share <= 1)) {
+            throw new IllegalArgumentException(
+                    "the additions' share must be in [0, 1], got " + share);
+        }
+        addShare = share;
+    }
+
+    /** Edge additions sent in all. */
+    long additions() {
+        return additions.get();
+    }
+
+    /** Edge removals sent in all. */
+    long removals() {
+        return removals.get();
+    }
+
     /** Changes sent since the last {@link #start}. */
     long sent() {
         return sent.get();
@@ -115,7 +141,8 @@ final class ChangeStream implements AutoCloseable {
                     continue;
                 }
                 double kind = r.nextDouble();
-                if (kind < 0.45) {
+                if (kind < 0.9 * addShare) {
+                    additions.incrementAndGet();
                     long s = r.nextLong(vertices);
                     long d = r.nextLong(vertices);
                     if (added < addedSrc.length) {
@@ -124,6 +151,7 @@ final class ChangeStream implements AutoCloseable {
                     }
                     producer.send(new ProducerRecord<>(edgesTopic, "" + d, s + "," + d));
                 } else if (kind < 0.9) {
+                    removals.incrementAndGet();
                     long s;
                     long d;
                     if (added > 0 && r.nextBoolean()) {

@@ -585,6 +585,11 @@ public final class GraphStore {
         return sizes.sum(PartitionSizes.VERTICES);
     }
 
+    /** Stored edges (into this subtask's partitions' vertices) less those removed or deleted. */
+    public long edges() {
+        return sizes.sum(PartitionSizes.EDGES);
+    }
+
     /** The halo replicas (null when off), for tests. */
     public HaloReplicas halo() {
         return halo;
