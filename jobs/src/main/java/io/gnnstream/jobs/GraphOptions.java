@@ -184,10 +184,7 @@ public final class GraphOptions {
                                     "Edge additions a graph store subtask buffers per destination"
                                         + " vertex before writing them, one adjacency update per"
                                         + " vertex; written before every sample request and"
-                                        + " checkpoint. 1 writes every edge at once. With"
-                                        + " incremental prediction updates, up to eight times as"
-                                        + " many out-edge changes are staged on the heap (about 16"
-                                        + " bytes each) and written per source vertex."),
+                                        + " checkpoint. 1 writes every edge at once."),
                     positive());
 
     /** The halo setting of {@code conf}: {@link #HALO}, or its default for the placement. */

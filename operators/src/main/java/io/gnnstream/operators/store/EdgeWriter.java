@@ -17,7 +17,6 @@ final class EdgeWriter {
     private final InAdjacency adjacency;
     private final OutEdgeIndex outEdges;
     private final SiteOutEdges siteOutEdges;
-    private boolean stagedFull;
     private final EdgeBuffer buffer;
     private final PartitionSizes sizes;
     private final Sampler sampler;
@@ -68,12 +67,7 @@ final class EdgeWriter {
             throws Exception {
         this.adjacency = adjacency;
         this.outEdges = new OutEdgeIndex(state, keys, site.owned());
-        this.siteOutEdges =
-                new SiteOutEdges(
-                        state,
-                        keys,
-                        site.holder(),
-                        (int) Math.min(Integer.MAX_VALUE, 8L * bufferEdges));
+        this.siteOutEdges = new SiteOutEdges(state, keys, site.holder());
         this.buffer = new EdgeBuffer(bufferEdges, partitioner);
         this.sizes = sizes;
         this.sampler = sampler;
@@ -154,9 +148,11 @@ final class EdgeWriter {
                     }
                     if (siteOutEdges.isOn()) {
                         for (long op : ops) {
-                            stagedFull |=
-                                    siteOutEdges.stage(
-                                            op >= 0 ? op : -1 - op, key.vertex(), op < 0);
+                            if (op >= 0) {
+                                siteOutEdges.add(op, key.vertex());
+                            } else {
+                                siteOutEdges.remove(-1 - op, key.vertex());
+                            }
                         }
                     }
                     if (outEdges.isBuilt(key.partition())) {
@@ -169,17 +165,6 @@ final class EdgeWriter {
                         }
                     }
                 });
-        if (stagedFull) {
-            siteOutEdges.writeStaged();
-            stagedFull = false;
-        }
-    }
-
-    /** Writes the buffered edges and the site's staged out-edges (before a snapshot). */
-    void writeAll() throws Exception {
-        flush();
-        siteOutEdges.writeStaged();
-        stagedFull = false;
     }
 
     /**

@@ -489,15 +489,9 @@ public final class GraphStore {
         sizes.publish(out::event);
     }
 
-    /** Writes the buffered edges into the adjacency. */
+    /** Writes the buffered edges (a bounded input's end). */
     public void flushEdges() throws Exception {
         edges.flush();
-        edgesSince = Long.MAX_VALUE;
-    }
-
-    /** Writes the buffered edges and the staged out-edges (a bounded input's end). */
-    public void writeEdges() throws Exception {
-        edges.writeAll();
         edgesSince = Long.MAX_VALUE;
     }
 
@@ -532,12 +526,12 @@ public final class GraphStore {
     }
 
     /**
-     * Writes what lives on the heap into the state before a snapshot: the buffered and staged
-     * edges, the parallelism the halo replicas are made for, the changed partition sizes and the
-     * latest round answered ({@link #LATEST_ROUND}).
+     * Writes what lives on the heap into the state before a snapshot: the buffered edges, the
+     * parallelism the halo replicas are made for, the changed partition sizes and the latest round
+     * answered ({@link #LATEST_ROUND}).
      */
     public void snapshot() throws Exception {
-        writeEdges();
+        flushEdges();
         if (halo != null) {
             halo.snapshot();
         }

@@ -1,11 +1,7 @@
 package io.gnnstream.operators.store;
 
 import com.carrotsearch.hppc.LongArrayList;
-import com.carrotsearch.hppc.LongHashSet;
-import io.gnnstream.state.HashPartitioner;
 import io.gnnstream.state.VertexKey;
-import java.util.HashMap;
-import java.util.Map;
 import org.apache.flink.api.common.state.KeyedStateStore;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -21,10 +17,6 @@ import org.apache.flink.api.common.typeutils.base.LongSerializer;
  * OutEdgeIndex} (kept by partition, so that it rescales with the adjacency) takes one per owned
  * partition. Kept with the adjacency once {@link #build} ran; made for one parallelism (see
  * docs/design.md, "Incremental predictions").
- *
- * <p>A flush of the edge buffer {@link #stage stages} its out-edges and {@link #writeStaged writes}
- * them source after source in key order, a source's additions as one write batch: RocksDB's
- * memtable then takes keys next to the ones before instead of at random places.
  */
 final class SiteOutEdges {
 
@@ -40,16 +32,9 @@ final class SiteOutEdges {
     private final ValueState<Boolean> built;
     private final CurrentKey keys;
     private final int holder;
-    private final EdgeBuffer staged;
-    private final LongHashSet seen = new LongHashSet();
-    private final Map<Long, Boolean> additions = new HashMap<>();
     private boolean on;
 
-    /**
-     * @param stagedCapacity out-edge changes staged before {@link #stage} reports the stage full
-     */
-    SiteOutEdges(KeyedStateStore store, CurrentKey keys, int holder, int stagedCapacity) {
-        this.staged = new EdgeBuffer(stagedCapacity, new HashPartitioner(1));
+    SiteOutEdges(KeyedStateStore store, CurrentKey keys, int holder) {
         this.targets = store.getMapState(STATE);
         this.built = store.getState(BUILT);
         this.keys = keys;
@@ -78,52 +63,8 @@ final class SiteOutEdges {
         on = true;
     }
 
-    /**
-     * Stages the addition ({@code remove} false) or removal of {@code source -> target}; returns
-     * true when the stage is full and should be written.
-     */
-    boolean stage(long source, long target, boolean remove) {
-        if (!on) {
-            return false;
-        }
-        return remove ? staged.remove(source, target) : staged.add(source, target);
-    }
-
-    /**
-     * Writes the staged out-edges by source in ascending order: of a source's operations on one
-     * target, the last decides, as if each were written in its turn.
-     */
-    void writeStaged() throws Exception {
-        if (staged.isEmpty()) {
-            return;
-        }
-        staged.drain(
-                (key, ops) -> {
-                    keys.set(new VertexKey(holder, key.vertex()));
-                    seen.clear();
-                    additions.clear();
-                    for (int i = ops.length - 1; i >= 0; i--) {
-                        long target = ops[i] >= 0 ? ops[i] : -1 - ops[i];
-                        if (!seen.add(target)) {
-                            continue;
-                        }
-                        if (ops[i] >= 0) {
-                            additions.put(target, Boolean.TRUE);
-                        } else {
-                            targets.remove(target);
-                        }
-                    }
-                    if (additions.size() == 1) {
-                        targets.put(additions.keySet().iterator().next(), Boolean.TRUE);
-                    } else if (!additions.isEmpty()) {
-                        targets.putAll(additions);
-                    }
-                });
-    }
-
     void add(long source, long target) throws Exception {
         if (on) {
-            writeStaged();
             keys.set(new VertexKey(holder, source));
             targets.put(target, Boolean.TRUE);
         }
@@ -131,7 +72,6 @@ final class SiteOutEdges {
 
     void remove(long source, long target) throws Exception {
         if (on) {
-            writeStaged();
             keys.set(new VertexKey(holder, source));
             targets.remove(target);
         }
@@ -140,14 +80,12 @@ final class SiteOutEdges {
     /** Forgets every out-edge of {@code source} (a deleted vertex). */
     void clear(long source) throws Exception {
         if (on) {
-            writeStaged();
             keys.set(new VertexKey(holder, source));
             targets.clear();
         }
     }
 
     long[] targets(long source) throws Exception {
-        writeStaged();
         keys.set(new VertexKey(holder, source));
         LongArrayList out = new LongArrayList();
         for (Long w : targets.keys()) {
