@@ -43,6 +43,14 @@ public interface Architecture {
         return true;
     }
 
+    /**
+     * Whether the architecture has attention heads ({@link ModelConfig#heads()}, {@link
+     * ModelConfig#outHeads()}, {@link ModelConfig#attentionDropout()}); others need one head.
+     */
+    default boolean hasHeads() {
+        return false;
+    }
+
     /** Whether the architecture has GPU kernels ({@link #gpuMode()}); {@code --device cuda}. */
     default boolean gpuKernels() {
         return true;

@@ -40,6 +40,11 @@ final class GatArchitecture implements Architecture {
     }
 
     @Override
+    public boolean hasHeads() {
+        return true;
+    }
+
+    @Override
     public boolean gpuKernels() {
         return false;
     }

@@ -156,7 +156,7 @@ public final class ModelConfig implements Serializable {
                 attentionDropout >= 0.0 && attentionDropout < 1.0,
                 "attentionDropout must be in [0, 1), got " + attentionDropout);
         require(
-                modelType == ModelType.GAT
+                modelType.architecture().hasHeads()
                         || (heads == 1 && outHeads == 1 && attentionDropout == 0.0),
                 "heads, out-heads and attention-dropout apply to model gat only, got model "
                         + modelType.id());
@@ -339,7 +339,7 @@ public final class ModelConfig implements Serializable {
         m.put("weightDecay", weightDecay);
         m.put("seed", seed);
         m.put("decaySteps", decaySteps);
-        if (modelType == ModelType.GAT) {
+        if (modelType.architecture().hasHeads()) {
             m.put("heads", heads);
             m.put("outHeads", outHeads);
             m.put("attentionDropout", attentionDropout);
