@@ -41,8 +41,25 @@ public final class ModelOptions {
                             .defaultValue(64)
                             .withDescription(
                                     "Hidden units per layer (gat: per attention head, a hidden"
-                                            + " layer outputs hidden x heads)."),
+                                            + " layer outputs hidden x heads; default "
+                                            + ModelOptions.HIDDEN_PER_HEAD
+                                            + " there)."),
                     positive());
+
+    /** {@link #HIDDEN}'s default for a model with attention heads (the GAT paper's). */
+    static final int HIDDEN_PER_HEAD = 8;
+
+    /**
+     * {@link #HIDDEN} if set, else its default; for a model with attention heads {@link
+     * #HIDDEN_PER_HEAD} (units per head).
+     */
+    public static int hidden(ReadableConfig conf) {
+        return conf.getOptional(HIDDEN)
+                .orElse(
+                        conf.get(MODEL).architecture().hasHeads()
+                                ? HIDDEN_PER_HEAD
+                                : HIDDEN.defaultValue());
+    }
 
     public static final ConfigOption<Integer> HEADS =
             GROUP.declare(

@@ -65,7 +65,13 @@ class GatOptionsTest {
         assertEquals(2, m.outHeads());
         assertEquals(0.1, m.attentionDropout());
         assertEquals(15, m.layerOut(0), "hidden layers concatenate their heads");
+        ModelConfig defaults = model(gat());
+        assertEquals(8, defaults.hidden(), "8 units per head by default");
+        assertEquals(8, defaults.heads());
+        assertEquals(1, defaults.outHeads());
+        assertEquals(0.6, defaults.attentionDropout());
         ModelConfig sage = model(TrainingJobTest.configuration());
+        assertEquals(64, sage.hidden());
         assertEquals(1, sage.heads());
         assertEquals(0.0, sage.attentionDropout());
     }

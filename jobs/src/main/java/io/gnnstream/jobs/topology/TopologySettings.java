@@ -209,7 +209,7 @@ public final class TopologySettings {
         ModelConfig model =
                 builder.modelType(conf.get(ModelOptions.MODEL))
                         .inFeatures(conf.get(GraphOptions.NUM_FEATURES))
-                        .hidden(conf.get(ModelOptions.HIDDEN))
+                        .hidden(ModelOptions.hidden(conf))
                         .numClasses(conf.get(GraphOptions.NUM_CLASSES))
                         .numLayers(fanouts().length)
                         .dropout(conf.get(ModelOptions.DROPOUT))
