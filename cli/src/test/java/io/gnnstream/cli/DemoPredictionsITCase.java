@@ -33,7 +33,7 @@ class DemoPredictionsITCase {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @ParameterizedTest(name = "--model {0}")
-    @ValueSource(strings = {"sage", "gcn"})
+    @ValueSource(strings = {"sage", "gcn", "gat"})
     void demoStreamsPredictionsOfEveryVertexAndPredictReproducesThem(
             String modelType, @TempDir Path dir) throws Exception {
         Path model = dir.resolve("model");

@@ -42,15 +42,18 @@ public final class JobOptions {
     public static void require(ReadableConfig conf, ConfigOption<?>... options) {
         for (ConfigOption<?> option : options) {
             if (conf.getOptional(option).isEmpty()) {
-                String flag =
-                        all().stream()
-                                .filter(o -> o.key().equals(option.key()))
-                                .map(JobOption::flag)
-                                .findFirst()
-                                .orElse(option.key());
-                throw new IllegalArgumentException(flag + " is required");
+                throw new IllegalArgumentException(flagOf(option) + " is required");
             }
         }
+    }
+
+    /** The flag of {@code option} ({@code --name}), or its key if it has none. */
+    public static String flagOf(ConfigOption<?> option) {
+        return all().stream()
+                .filter(o -> o.key().equals(option.key()))
+                .map(JobOption::flag)
+                .findFirst()
+                .orElse(option.key());
     }
 
     /**

@@ -25,9 +25,12 @@ public final class ModelOptions {
                             .defaultValue(ModelType.DEFAULT)
                             .withDescription(
                                     "The model: sage (GraphSAGE with mean aggregation, PyG"
-                                            + " SAGEConv) or gcn (GCN with a self-loop and mean"
+                                            + " SAGEConv), gcn (GCN with a self-loop and mean"
                                             + " normalisation over the sampled neighbourhood, DGL"
-                                            + " GraphConv norm='right')."),
+                                            + " GraphConv norm='right') or gat (multi-head"
+                                            + " attention over the sampled neighbours and a"
+                                            + " self-loop, PyG GATConv; CPU only, predictions by"
+                                            + " rounds)."),
                     "--model",
                     OptionCheck.any());
 
@@ -36,8 +39,93 @@ public final class ModelOptions {
                     ConfigOptions.key("gnnstream.model.hidden")
                             .intType()
                             .defaultValue(64)
-                            .withDescription("Hidden units per layer."),
+                            .withDescription(
+                                    "Hidden units per layer (gat: per attention head, a hidden"
+                                            + " layer outputs hidden x heads; default "
+                                            + ModelOptions.HIDDEN_PER_HEAD
+                                            + " there)."),
                     positive());
+
+    /** {@link #HIDDEN}'s default for a model with attention heads (the GAT paper's). */
+    static final int HIDDEN_PER_HEAD = 8;
+
+    /**
+     * {@link #HIDDEN} if set, else its default; for a model with attention heads {@link
+     * #HIDDEN_PER_HEAD} (units per head).
+     */
+    public static int hidden(ReadableConfig conf) {
+        return conf.getOptional(HIDDEN)
+                .orElse(
+                        conf.get(MODEL).architecture().hasHeads()
+                                ? HIDDEN_PER_HEAD
+                                : HIDDEN.defaultValue());
+    }
+
+    public static final ConfigOption<Integer> HEADS =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.model.heads")
+                            .intType()
+                            .defaultValue(8)
+                            .withDescription(
+                                    "gat: attention heads of every hidden layer, concatenated"
+                                            + " (other models have none and refuse the flag)."),
+                    positive());
+
+    public static final ConfigOption<Integer> OUT_HEADS =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.model.out-heads")
+                            .intType()
+                            .defaultValue(1)
+                            .withDescription(
+                                    "gat: attention heads of the last layer, averaged into the"
+                                            + " class logits."),
+                    positive());
+
+    public static final ConfigOption<Double> ATTENTION_DROPOUT =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.model.attention-dropout")
+                            .doubleType()
+                            .defaultValue(0.6)
+                            .withDescription(
+                                    "gat: dropout probability on the attention coefficients"
+                                            + " during training."),
+                    that(p -> p >= 0 && p < 1, "must be in [0, 1)"));
+
+    /**
+     * Checks the model's options against each other: head options only for a model with heads, and
+     * no device or prediction mode the model's architecture lacks.
+     *
+     * @throws IllegalArgumentException naming the option that cannot be used
+     */
+    public static void validateModel(ReadableConfig conf, boolean incrementalPredictions) {
+        ModelType type = conf.get(MODEL);
+        io.gnnstream.operators.model.Architecture a = type.architecture();
+        if (!a.hasHeads()) {
+            for (ConfigOption<?> o : java.util.List.of(HEADS, OUT_HEADS, ATTENTION_DROPOUT)) {
+                if (conf.getOptional(o).isPresent()) {
+                    throw new IllegalArgumentException(
+                            JobOptions.flagOf(o)
+                                    + " applies to a model with attention heads, not --model "
+                                    + type.id());
+                }
+            }
+        }
+        if (!a.gpuKernels() && device(conf).cuda()) {
+            throw new IllegalArgumentException(
+                    "--device "
+                            + conf.get(DEVICE)
+                            + " is not available for --model "
+                            + type.id()
+                            + ": it has no GPU kernels (use --device cpu)");
+        }
+        if (!a.incrementalPredictions() && incrementalPredictions) {
+            throw new IllegalArgumentException(
+                    "--prediction-updates incremental is not available for --model "
+                            + type.id()
+                            + " (attention cannot be updated from a change's difference; use"
+                            + " --prediction-updates rounds)");
+        }
+    }
 
     public static final ConfigOption<Double> DROPOUT =
             GROUP.declare(

@@ -344,11 +344,16 @@ public final class TrainingJob {
 
     /**
      * Rejects settings the topology cannot run with, before anything is submitted: every option's
-     * own check ({@link JobOptions#validate}), the job's scale ({@link TopologySettings#scale}) and
-     * local batches without a GraphStore subtask per rank.
+     * own check ({@link JobOptions#validate}), the model's options against each other ({@link
+     * ModelOptions#validateModel}), the job's scale ({@link TopologySettings#scale}) and local
+     * batches without a GraphStore subtask per rank.
      */
     public static void validate(ReadableConfig conf) {
         JobOptions.validate(conf);
+        ModelOptions.validateModel(
+                conf,
+                conf.get(PredictionOptions.PREDICTION_UPDATES)
+                        == PredictionOptions.Updates.INCREMENTAL);
         if (exactlyOncePredictions(conf)
                 && conf.get(KafkaOptions.TRANSACTION_TIMEOUT)
                                 .compareTo(conf.get(RunOptions.CHECKPOINT_INTERVAL))

@@ -1,10 +1,12 @@
 package io.gnnstream.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gnnstream.connectors.KafkaTopics;
+import io.gnnstream.operators.model.ModelType;
 import io.gnnstream.tools.DatasetInfo;
 import io.gnnstream.tools.DatasetLoader;
 import io.gnnstream.tools.Directories;
@@ -37,8 +39,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * injected failure per run: a trainer rank, a reducer or a GraphStore subtask throws once, the job
  * restores from its last checkpoint and finishes. The replicas agree on every line, no edge is
  * ingested twice, and, since training waits for the whole graph (--min-vertices, --min-edges), the
- * final parameters equal a failure-free run's bit for bit. Also: 30 consecutive checkpoints of the
- * busy loops all complete.
+ * final parameters equal a failure-free run's bit for bit (GraphSAGE for each failure, GAT for a
+ * trainer's). Also: 30 consecutive checkpoints of the busy loops all complete.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class FailureRecoveryITCase {
@@ -111,6 +113,32 @@ class FailureRecoveryITCase {
     @Test
     void recoversFromAGraphStoreFailureToTheSameParameters() throws Exception {
         assertRecoversToTheFailureFreeParameters("graph-store:1:150");
+    }
+
+    /**
+     * GAT through the same job: its replicas stay bit-identical under the all-reduce, and a trainer
+     * failure restores its model state from the checkpoint to the failure-free run's parameters.
+     */
+    @Test
+    void gatRecoversFromATrainerFailureToTheSameParameters() throws Exception {
+        Configuration free = jobConfiguration("gat-none");
+        free.set(ModelOptions.MODEL, ModelType.GAT);
+        List<JsonNode> freeLines = new ArrayList<>();
+        JsonNode freeLast = train(free, collectInto(freeLines)).finalLine();
+        assertConsistentRun(freeLines, freeLast);
+
+        Configuration conf = jobConfiguration("gat-trainer");
+        conf.set(ModelOptions.MODEL, ModelType.GAT);
+        Path marker = WORK.resolve("fault-gat-trainer");
+        conf.set(RunOptions.INJECT_FAULT, "trainer:1:30");
+        conf.set(RunOptions.FAULT_MARKER, marker.toAbsolutePath().toString());
+        List<JsonNode> lines = new ArrayList<>();
+        JsonNode last = train(conf, collectInto(lines)).finalLine();
+        assertTrue(Files.exists(marker), "the injected failure did not happen");
+        assertConsistentRun(lines, last);
+        assertEquals(checksums(freeLast), checksums(last), "gat parameters differ after recovery");
+        assertFalse(
+                checksums(freeLast).equals(failureFreeChecksums), "gat trained sage's parameters");
     }
 
     /**

@@ -30,7 +30,8 @@ import java.util.SplittableRandom;
  *
  * <pre>
  * java -cp ... io.gnnstream.benchmarks.offline.OfflineTraining --dataset DIR \
- *     [--hidden 64] [--dropout 0.5]
+ *     [--model sage|gcn|gat] [--hidden 64] [--dropout 0.5]
+ *     [--heads 8] [--out-heads 1] [--attention-dropout 0.6] (gat)
  *     [--lr 0.01] [--weight-decay 5e-4] [--batch-size 64] [--fanouts 25,10] [--steps 300]
  *     [--normalize auto|true|false] [--eval-every 50] [--eval-fanout 4096] [--seeds 1,2,3]
  *     [--format auto|gnnstream|ogb|planetoid|npz|dgl-csv] [--split-name NAME]
@@ -77,13 +78,18 @@ public final class OfflineTraining {
         double sumTest = 0;
         String[] seeds = a.getOrDefault("seeds", "1,2,3").split(",");
         for (String s : seeds) {
+            ModelType type = ModelType.parse(a.getOrDefault("model", ModelType.DEFAULT.id()));
+            ModelConfig.Builder builder = ModelConfig.builder();
+            if (type.architecture().hasHeads()) {
+                builder.heads(Integer.parseInt(a.getOrDefault("heads", "8")))
+                        .outHeads(Integer.parseInt(a.getOrDefault("out-heads", "1")))
+                        .attentionDropout(
+                                Double.parseDouble(a.getOrDefault("attention-dropout", "0.6")));
+            }
             ModelConfig cfg =
-                    ModelConfig.builder()
-                            .inFeatures(g.featureDim)
+                    builder.inFeatures(g.featureDim)
                             .numClasses(g.numClasses)
-                            .modelType(
-                                    ModelType.parse(
-                                            a.getOrDefault("model", ModelType.DEFAULT.id())))
+                            .modelType(type)
                             .numLayers(fanouts.length)
                             .hidden(Integer.parseInt(a.getOrDefault("hidden", "64")))
                             .dropout(Double.parseDouble(a.getOrDefault("dropout", "0.5")))

@@ -200,11 +200,16 @@ public final class TopologySettings {
 
     /** A fresh trainer config (each call a new one: {@link TrainerConfig} has setters). */
     public TrainerConfig trainerConfig() {
+        ModelConfig.Builder builder = ModelConfig.builder();
+        if (conf.get(ModelOptions.MODEL).architecture().hasHeads()) {
+            builder.heads(conf.get(ModelOptions.HEADS))
+                    .outHeads(conf.get(ModelOptions.OUT_HEADS))
+                    .attentionDropout(conf.get(ModelOptions.ATTENTION_DROPOUT));
+        }
         ModelConfig model =
-                ModelConfig.builder()
-                        .modelType(conf.get(ModelOptions.MODEL))
+                builder.modelType(conf.get(ModelOptions.MODEL))
                         .inFeatures(conf.get(GraphOptions.NUM_FEATURES))
-                        .hidden(conf.get(ModelOptions.HIDDEN))
+                        .hidden(ModelOptions.hidden(conf))
                         .numClasses(conf.get(GraphOptions.NUM_CLASSES))
                         .numLayers(fanouts().length)
                         .dropout(conf.get(ModelOptions.DROPOUT))

@@ -4,16 +4,17 @@ import java.util.List;
 
 /**
  * What the rest of the system knows about one GNN architecture, implemented once per {@link
- * ModelType} ({@link SageArchitecture}, {@link GcnArchitecture}): its names, its parameter tensors,
- * how its model is built, the shape of the rows an inference round stores for it and how a
- * destination's aggregate is formed from its own row and its neighbours' sum. Operators, the
- * layer-output store, incremental predictions and the export ask the {@link ModelConfig#
- * architecture()} instead of switching on the type, so a new architecture is its model class, its
- * kernels class, an implementation of this interface and one line in {@link ModelType}.
+ * ModelType} ({@link SageArchitecture}, {@link GcnArchitecture}, {@link GatArchitecture}): its
+ * names, its parameter tensors, how its model is built, the shape of the rows an inference round
+ * stores for it and how a destination's aggregate is formed from its own row and its neighbours'
+ * sum. Operators, the layer-output store, incremental predictions and the export ask the {@link
+ * ModelConfig# architecture()} instead of switching on the type, so a new architecture is its model
+ * class, its kernels class, an implementation of this interface and one line in {@link ModelType}.
  *
- * <p>Every layer of an architecture is one dense input row per destination, {@link #weightBlocks()}
- * blocks of {@code in} floats and a constant 1, times the layer's parameter slice (the blocks'
- * {@code in x out} weights stacked above the bias), see {@link GnnModelBase}.
+ * <p>A layer of SAGE and GCN is one dense input row per destination, {@link #weightBlocks()} blocks
+ * of {@code in} floats and a constant 1, times the layer's parameter slice (the blocks' {@code in x
+ * out} weights stacked above the bias), see {@link GnnModelBase}; GAT's layers attend over the rows
+ * themselves ({@link GatModel}).
  */
 public interface Architecture {
 
@@ -33,6 +34,35 @@ public interface Architecture {
      * linear in the neighbours' rows, so owners may sum it ({@link #scaleOwnedSum}).
      */
     boolean hasRootWeight();
+
+    /**
+     * Whether a layer is linear in its input rows, so that an inference round may store their
+     * projections ({@link GnnModel#project}) instead of the rows; false for attention.
+     */
+    default boolean projectsRows() {
+        return true;
+    }
+
+    /**
+     * Whether the architecture has attention heads ({@link ModelConfig#heads()}, {@link
+     * ModelConfig#outHeads()}, {@link ModelConfig#attentionDropout()}); others need one head.
+     */
+    default boolean hasHeads() {
+        return false;
+    }
+
+    /** Whether the architecture has GPU kernels ({@link #gpuMode()}); {@code --device cuda}. */
+    default boolean gpuKernels() {
+        return true;
+    }
+
+    /**
+     * Whether incremental predictions can update this architecture's rows from a change ({@link
+     * #pseudoNeighbour}); {@code --prediction-updates incremental}.
+     */
+    default boolean incrementalPredictions() {
+        return true;
+    }
 
     /** The named tensors of each layer of {@code config}, in the order of its parameter slice. */
     List<List<ModelParameters.Tensor>> tensors(ModelConfig config);

@@ -25,6 +25,9 @@ public final class ModelConfig implements Serializable {
     private final double weightDecay;
     private final long seed;
     private final long decaySteps;
+    private final int heads;
+    private final int outHeads;
+    private final double attentionDropout;
 
     /** A GraphSAGE configuration with a constant learning rate. */
     public ModelConfig(
@@ -95,6 +98,45 @@ public final class ModelConfig implements Serializable {
             double weightDecay,
             long seed,
             long decaySteps) {
+        this(
+                modelType,
+                inFeatures,
+                hidden,
+                numClasses,
+                numLayers,
+                dropout,
+                learningRate,
+                weightDecay,
+                seed,
+                decaySteps,
+                1,
+                1,
+                0.0);
+    }
+
+    /**
+     * A configuration with attention heads: {@code heads} per hidden layer (concatenated, so a
+     * hidden layer outputs {@code hidden * heads} floats), {@code outHeads} on the last layer
+     * (averaged) and {@code attentionDropout} on the attention coefficients during training. Only
+     * {@link ModelType#GAT} has heads; other types need 1, 1 and 0.
+     *
+     * @throws IllegalArgumentException if a value is out of range or heads are set for a type
+     *     without attention
+     */
+    public ModelConfig(
+            ModelType modelType,
+            int inFeatures,
+            int hidden,
+            int numClasses,
+            int numLayers,
+            double dropout,
+            double learningRate,
+            double weightDecay,
+            long seed,
+            long decaySteps,
+            int heads,
+            int outHeads,
+            double attentionDropout) {
         require(modelType != null, "modelType must not be null");
         require(inFeatures >= 1, "inFeatures must be >= 1, got " + inFeatures);
         require(hidden >= 1, "hidden must be >= 1, got " + hidden);
@@ -108,6 +150,16 @@ public final class ModelConfig implements Serializable {
                 weightDecay >= 0.0 && Double.isFinite(weightDecay),
                 "weightDecay must be finite and >= 0, got " + weightDecay);
         require(decaySteps >= 0, "decaySteps must be >= 0, got " + decaySteps);
+        require(heads >= 1, "heads must be >= 1, got " + heads);
+        require(outHeads >= 1, "outHeads must be >= 1, got " + outHeads);
+        require(
+                attentionDropout >= 0.0 && attentionDropout < 1.0,
+                "attentionDropout must be in [0, 1), got " + attentionDropout);
+        require(
+                modelType.architecture().hasHeads()
+                        || (heads == 1 && outHeads == 1 && attentionDropout == 0.0),
+                "heads, out-heads and attention-dropout apply to model gat only, got model "
+                        + modelType.id());
         this.modelType = modelType;
         this.inFeatures = inFeatures;
         this.hidden = hidden;
@@ -118,6 +170,9 @@ public final class ModelConfig implements Serializable {
         this.weightDecay = weightDecay;
         this.seed = seed;
         this.decaySteps = decaySteps;
+        this.heads = heads;
+        this.outHeads = outHeads;
+        this.attentionDropout = attentionDropout;
     }
 
     public static Builder builder() {
@@ -171,6 +226,21 @@ public final class ModelConfig implements Serializable {
         return learningRate * 0.5 * (1.0 + Math.cos(Math.PI * progress));
     }
 
+    /** Attention heads of each hidden layer (1 for types without attention). */
+    public int heads() {
+        return heads;
+    }
+
+    /** Attention heads of the last layer, averaged (1 for types without attention). */
+    public int outHeads() {
+        return outHeads;
+    }
+
+    /** Dropout on attention coefficients during training (0 for types without attention). */
+    public double attentionDropout() {
+        return attentionDropout;
+    }
+
     public double weightDecay() {
         return weightDecay;
     }
@@ -181,21 +251,26 @@ public final class ModelConfig implements Serializable {
 
     /** Input width of model layer {@code layer} (0 = input side). */
     public int layerIn(int layer) {
-        return layer == 0 ? inFeatures : hidden;
-    }
-
-    /** Output width of model layer {@code layer}; the last layer outputs class logits. */
-    public int layerOut(int layer) {
-        return layer == numLayers - 1 ? numClasses : hidden;
+        return layer == 0 ? inFeatures : hidden * heads;
     }
 
     /**
-     * Trainable parameters of layer {@code layer}: a bias per output plus an {@code in x out}
-     * weight per {@link Architecture#weightBlocks() weight block} (SAGE: root and neighbour, GCN:
-     * one).
+     * Output width of model layer {@code layer}; the last layer outputs class logits, a hidden
+     * layer {@code hidden} per head.
+     */
+    public int layerOut(int layer) {
+        return layer == numLayers - 1 ? numClasses : hidden * heads;
+    }
+
+    /**
+     * Trainable parameters of layer {@code layer}: the sizes of its {@link Architecture#tensors}.
      */
     public int layerParameters(int layer) {
-        return (weightBlocks() * layerIn(layer) + 1) * layerOut(layer);
+        int n = 0;
+        for (ModelParameters.Tensor t : architecture().tensors(this).get(layer)) {
+            n += t.size();
+        }
+        return n;
     }
 
     /**
@@ -205,7 +280,7 @@ public final class ModelConfig implements Serializable {
      * e.g. for embeddings) is off.
      */
     public boolean projectsRoundInput(int layer, boolean keepHidden) {
-        if (layer < 1 || layer >= numLayers || keepHidden) {
+        if (layer < 1 || layer >= numLayers || keepHidden || !architecture().projectsRows()) {
             return false;
         }
         return weightBlocks() * layerOut(layer) < layerIn(layer);
@@ -264,6 +339,11 @@ public final class ModelConfig implements Serializable {
         m.put("weightDecay", weightDecay);
         m.put("seed", seed);
         m.put("decaySteps", decaySteps);
+        if (modelType.architecture().hasHeads()) {
+            m.put("heads", heads);
+            m.put("outHeads", outHeads);
+            m.put("attentionDropout", attentionDropout);
+        }
         return m;
     }
 
@@ -285,7 +365,10 @@ public final class ModelConfig implements Serializable {
                 && Double.compare(learningRate, c.learningRate) == 0
                 && decaySteps == c.decaySteps
                 && Double.compare(weightDecay, c.weightDecay) == 0
-                && seed == c.seed;
+                && seed == c.seed
+                && heads == c.heads
+                && outHeads == c.outHeads
+                && Double.compare(attentionDropout, c.attentionDropout) == 0;
     }
 
     @Override
@@ -300,7 +383,10 @@ public final class ModelConfig implements Serializable {
                 dropout,
                 learningRate,
                 weightDecay,
-                seed);
+                seed,
+                heads,
+                outHeads,
+                attentionDropout);
     }
 
     @Override
@@ -308,9 +394,12 @@ public final class ModelConfig implements Serializable {
         return "ModelConfig" + toMap();
     }
 
-    /** Configs serialized before the type existed deserialize with a null type; they mean SAGE. */
+    /**
+     * Configs serialized before the type existed deserialize with a null type (they mean SAGE),
+     * before heads existed with zero heads (they mean one).
+     */
     private Object readResolve() {
-        return modelType != null
+        return modelType != null && heads >= 1
                 ? this
                 : new ModelConfig(
                         ModelType.DEFAULT,
@@ -333,7 +422,8 @@ public final class ModelConfig implements Serializable {
 
     /**
      * Builder; {@code inFeatures} and {@code numClasses} must be set, the rest default to SAGE,
-     * hidden 256, 2 layers, dropout 0.5, learning rate 0.003, no weight decay, seed 0.
+     * hidden 256, 2 layers, dropout 0.5, learning rate 0.003, no weight decay, seed 0, one head and
+     * no attention dropout.
      */
     public static final class Builder {
         private ModelType modelType = ModelType.DEFAULT;
@@ -346,8 +436,26 @@ public final class ModelConfig implements Serializable {
         private double weightDecay = 0.0;
         private long seed = 0L;
         private long decaySteps = 0L;
+        private int heads = 1;
+        private int outHeads = 1;
+        private double attentionDropout = 0.0;
 
         private Builder() {}
+
+        public Builder heads(int v) {
+            heads = v;
+            return this;
+        }
+
+        public Builder outHeads(int v) {
+            outHeads = v;
+            return this;
+        }
+
+        public Builder attentionDropout(double v) {
+            attentionDropout = v;
+            return this;
+        }
 
         public Builder modelType(ModelType v) {
             modelType = v;
@@ -410,7 +518,10 @@ public final class ModelConfig implements Serializable {
                     learningRate,
                     weightDecay,
                     seed,
-                    decaySteps);
+                    decaySteps,
+                    heads,
+                    outHeads,
+                    attentionDropout);
         }
     }
 }

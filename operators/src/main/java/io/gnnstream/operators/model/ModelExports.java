@@ -199,7 +199,10 @@ public final class ModelExports {
                     number(c, "learningRate", path),
                     number(c, "weightDecay", path),
                     longField(c, "seed", path),
-                    c.has("decaySteps") ? longField(c, "decaySteps", path) : 0L);
+                    c.has("decaySteps") ? longField(c, "decaySteps", path) : 0L,
+                    c.has("heads") ? intField(c, "heads", path) : 1,
+                    c.has("outHeads") ? intField(c, "outHeads", path) : 1,
+                    c.has("attentionDropout") ? number(c, "attentionDropout", path) : 0.0);
         } catch (IllegalArgumentException e) {
             throw new IOException(path + ": invalid config: " + e.getMessage(), e);
         }

@@ -19,7 +19,10 @@ public enum ModelType {
     /**
      * {@link GcnModel}: GCN with a self-loop and mean normalisation over the sampled neighbourhood.
      */
-    GCN(new GcnArchitecture());
+    GCN(new GcnArchitecture()),
+
+    /** {@link GatModel}: GAT with multi-head attention over the sampled neighbours and itself. */
+    GAT(new GatArchitecture());
 
     /** The type of configs that name none (and of configs and exports made before types). */
     public static final ModelType DEFAULT = SAGE;
@@ -35,7 +38,7 @@ public enum ModelType {
         return architecture;
     }
 
-    /** The lower-case name: {@code "sage"} or {@code "gcn"}. */
+    /** The lower-case name: {@code "sage"}, {@code "gcn"} or {@code "gat"}. */
     public String id() {
         return architecture.id();
     }
@@ -46,8 +49,8 @@ public enum ModelType {
     }
 
     /**
-     * The type named {@code name} ({@code "sage"} or {@code "gcn"}, any case, surrounding blanks
-     * ignored).
+     * The type named {@code name} ({@code "sage"}, {@code "gcn"} or {@code "gat"}, any case,
+     * surrounding blanks ignored).
      *
      * @throws IllegalArgumentException if {@code name} is null or names no type
      */

@@ -30,8 +30,9 @@ class ArchitectureRegistryTest {
     /** Names a concrete architecture: what only the model package may do. */
     private static final Pattern CONCRETE =
             Pattern.compile(
-                    "ModelType\\.(SAGE|GCN)\\b|case\\s+(SAGE|GCN)\\b"
-                            + "|instanceof\\s+(SageModel|GcnModel)\\b|GpuKernels\\.(SAGE|GCN)\\b");
+                    "ModelType\\.(SAGE|GCN|GAT)\\b|case\\s+(SAGE|GCN|GAT)\\b"
+                            + "|instanceof\\s+(SageModel|GcnModel|GatModel)\\b"
+                            + "|GpuKernels\\.(SAGE|GCN)\\b");
 
     /** A switch or comparison on the type: what only the architectures' own classes may do. */
     private static final Pattern SWITCH =
@@ -97,10 +98,18 @@ class ArchitectureRegistryTest {
                             .numClasses(3)
                             .numLayers(2)
                             .build();
-            assertEquals((a.weightBlocks() * 64 + 1) * 3, cfg.layerParameters(1));
-            assertTrue(cfg.projectsRoundInput(1, false));
-            assertEquals(a.weightBlocks() * 3, cfg.roundRowWidth(1, false));
-            assertEquals(a.hasRootWeight() ? 3 : 0, cfg.roundRootWidth(1, false));
+            if (a.projectsRows()) {
+                assertEquals((a.weightBlocks() * 64 + 1) * 3, cfg.layerParameters(1));
+                assertTrue(cfg.projectsRoundInput(1, false));
+                assertEquals(a.weightBlocks() * 3, cfg.roundRowWidth(1, false));
+                assertEquals(a.hasRootWeight() ? 3 : 0, cfg.roundRootWidth(1, false));
+            } else {
+                // Attention reads the rows themselves: rounds store them as they are.
+                assertFalse(a.hasRootWeight(), type + " cannot have a root part");
+                assertFalse(cfg.projectsRoundInput(1, false));
+                assertEquals(cfg.layerIn(1), cfg.roundRowWidth(1, false));
+                assertEquals(0, cfg.roundRootWidth(1, false));
+            }
         }
     }
 

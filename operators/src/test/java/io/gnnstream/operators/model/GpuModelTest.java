@@ -79,7 +79,7 @@ class GpuModelTest {
     }
 
     static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> cases() {
-        return ModelCase.crossed(
+        return ModelCase.crossedGpu(
                 new Object[] {2, true}, new Object[] {2, false}, new Object[] {3, true});
     }
 
@@ -115,7 +115,7 @@ class GpuModelTest {
     }
 
     @ParameterizedTest
-    @MethodSource(ModelCase.ALL)
+    @MethodSource(ModelCase.GPU)
     void replicasOnOneKindOfDeviceStayBitIdentical(ModelCase c) {
         TestGraphs.Graph g = TestGraphs.random(N, F, 4, 6, 7, 5);
         ModelConfig cfg = config(c, 2);
@@ -134,7 +134,7 @@ class GpuModelTest {
     }
 
     @ParameterizedTest
-    @MethodSource(ModelCase.ALL)
+    @MethodSource(ModelCase.GPU)
     void stateMovesBetweenTheCpuAndTheGpu(ModelCase c) {
         TestGraphs.Graph g = TestGraphs.random(N, F, 4, 6, 7, 5);
         ModelConfig cfg = config(c, 2);
@@ -157,7 +157,7 @@ class GpuModelTest {
     }
 
     @ParameterizedTest
-    @MethodSource(ModelCase.ALL)
+    @MethodSource(ModelCase.GPU)
     void layerwiseInferenceFollowsTheCpuModel(ModelCase c) {
         TestGraphs.Graph g = TestGraphs.random(N, F, 4, 6, 7, 5);
         ModelConfig cfg = config(c, 2);

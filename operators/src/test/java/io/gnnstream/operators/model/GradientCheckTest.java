@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -79,7 +80,19 @@ class GradientCheckTest {
                                 tensor("layers.0.bias", 6),
                                 tensor("layers.1.lin.weight", 6, 3),
                                 tensor("layers.1.bias", 3)),
-                        5 * 6 + 6 + 6 * 3 + 3));
+                        5 * 6 + 6 + 6 * 3 + 3),
+                Arguments.of(
+                        ModelCase.of(ModelType.GAT),
+                        List.of(
+                                tensor("layers.0.lin.weight", 5, 12),
+                                tensor("layers.0.att_src", 2, 6),
+                                tensor("layers.0.att_dst", 2, 6),
+                                tensor("layers.0.bias", 12),
+                                tensor("layers.1.lin.weight", 12, 6),
+                                tensor("layers.1.att_src", 2, 3),
+                                tensor("layers.1.att_dst", 2, 3),
+                                tensor("layers.1.bias", 3)),
+                        5 * 12 + 2 * 12 + 12 + 12 * 6 + 2 * 6 + 3));
     }
 
     private record Tensor(String name, int[] shape) {}
@@ -174,6 +187,52 @@ class GradientCheckTest {
                 double plus = c.reference().loss(cfg, p, b, 0, true);
                 p[k] = keep - h;
                 double minus = c.reference().loss(cfg, p, b, 0, true);
+                p[k] = keep;
+                fd[k] = (plus - minus) / (2 * h);
+            }
+            assertTensorsClose(model.parameters(), g.grad(), fd, 1e-3, 1e-6);
+        }
+    }
+
+    /**
+     * GAT with attention dropout (and input dropout) in one to three layers: gradients of every
+     * tensor against central differences of the reference drawing the same masks.
+     */
+    @ParameterizedTest(name = "layers={0} heads={1} outHeads={2}")
+    @CsvSource({"1,1,3", "2,3,2", "3,2,2"})
+    void gatGradientsWithAttentionDropoutMatchFiniteDifferences(
+            int layers, int heads, int outHeads) {
+        ModelConfig cfg =
+                ModelConfig.builder()
+                        .modelType(ModelType.GAT)
+                        .inFeatures(5)
+                        .hidden(4)
+                        .heads(heads)
+                        .outHeads(outHeads)
+                        .attentionDropout(0.4)
+                        .numClasses(3)
+                        .numLayers(layers)
+                        .dropout(0.2)
+                        .seed(7)
+                        .build();
+        ReferenceModel reference = ReferenceModel.of(ModelType.GAT);
+        try (GnnModel model = GnnModel.create(cfg)) {
+            MiniBatch b = batch(layers, false, false);
+            Gradients g = model.computeGradients(b);
+            double[] p = ReferenceModel.toDouble(model.parameterVector());
+            double expected = reference.loss(cfg, p, b, 0, true);
+            assertEquals(expected, g.loss(), 1e-5 * Math.abs(expected));
+            assertTrue(
+                    Math.abs(expected - reference.loss(cfg, p, b, 0, false)) > 1e-3,
+                    "dropout must change the loss");
+            double[] fd = new double[p.length];
+            double h = 1e-5;
+            for (int k = 0; k < p.length; k++) {
+                double keep = p[k];
+                p[k] = keep + h;
+                double plus = reference.loss(cfg, p, b, 0, true);
+                p[k] = keep - h;
+                double minus = reference.loss(cfg, p, b, 0, true);
                 p[k] = keep;
                 fd[k] = (plus - minus) / (2 * h);
             }

@@ -191,14 +191,17 @@ class LayerwiseInferenceTest {
 
     /**
      * Projecting a layer's input rows and aggregating the projections gives the layer's output on
-     * the rows; the whole-graph round, which reads projections, gives the same logits.
+     * the rows (GAT's projection is the rows); the whole-graph round gives the same logits.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource(ModelCase.ALL)
     void projectedRowsGiveTheLayerOutput(ModelCase c) {
         TestGraphs.Graph g = TestGraphs.random(N, F, 3, 6, 5, 3);
         ModelConfig cfg = config(c, F, 2, 16);
-        assertTrue(cfg.projectsRoundInput(1, false));
+        assertEquals(
+                c.type().architecture().projectsRows(),
+                cfg.projectsRoundInput(1, false),
+                "narrow layers read projections unless attention needs the rows");
         assertFalse(cfg.projectsRoundInput(1, true), "embeddings keep the hidden rows");
         assertFalse(cfg.projectsRoundInput(0, false), "features are never projected");
         try (GnnModel model = GnnModel.create(cfg)) {

@@ -25,6 +25,18 @@ record ModelCase(
         return Arrays.stream(ModelType.values()).map(ModelCase::of);
     }
 
+    /** {@code @MethodSource} name of {@link #gpu()}: one case per type with GPU kernels. */
+    static final String GPU = "io.gnnstream.operators.model.ModelCase#gpu";
+
+    static Stream<ModelCase> gpu() {
+        return all().filter(c -> c.type().architecture().gpuKernels());
+    }
+
+    /** As {@link #crossed}, over the types with GPU kernels. */
+    static Stream<Arguments> crossedGpu(Object[]... rows) {
+        return gpu().flatMap(c -> Arrays.stream(rows).map(row -> prepend(c, row)));
+    }
+
     static ModelCase of(ModelType type) {
         return switch (type) {
             case SAGE ->
@@ -39,6 +51,12 @@ record ModelCase(
                             GcnModel.class,
                             ReferenceModel.of(type),
                             List.of("lin.weight", "bias"));
+            case GAT ->
+                    new ModelCase(
+                            type,
+                            GatModel.class,
+                            ReferenceModel.of(type),
+                            List.of("lin.weight", "att_src", "att_dst", "bias"));
         };
     }
 
@@ -57,9 +75,10 @@ record ModelCase(
         return Arguments.of(args);
     }
 
-    /** A config builder for this type. */
+    /** A config builder for this type (GAT: two heads on every layer). */
     ModelConfig.Builder config() {
-        return ModelConfig.builder().modelType(type);
+        ModelConfig.Builder b = ModelConfig.builder().modelType(type);
+        return type == ModelType.GAT ? b.heads(2).outHeads(2) : b;
     }
 
     /**
@@ -71,6 +90,8 @@ record ModelCase(
             sage.setLoopThreads(threads);
         } else if (model instanceof GcnModel gcn) {
             gcn.setLoopThreads(threads);
+        } else if (model instanceof GatModel gat) {
+            gat.setLoopThreads(threads);
         } else {
             throw new IllegalArgumentException("no loop threads for " + model.getClass());
         }

@@ -19,7 +19,7 @@ class ModelConfigTypeTest {
         assertEquals(ModelType.SAGE, ModelType.parse("sage"));
         assertEquals(ModelType.SAGE, ModelType.parse("SAGE"));
         assertEquals(ModelType.GCN, ModelType.parse(" Gcn "));
-        for (String bad : new String[] {"gat", "", "graphsage"}) {
+        for (String bad : new String[] {"gin", "", "graphsage"}) {
             IllegalArgumentException e =
                     assertThrows(IllegalArgumentException.class, () -> ModelType.parse(bad));
             assertTrue(

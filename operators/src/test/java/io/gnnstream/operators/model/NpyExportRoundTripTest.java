@@ -25,10 +25,13 @@ class NpyExportRoundTripTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** GAT with three heads, two output heads and attention dropout, so its manifest holds them. */
     private static ModelConfig config(ModelType type) {
-        return ModelConfig.builder()
-                .modelType(type)
-                .inFeatures(7)
+        ModelConfig.Builder b = ModelConfig.builder().modelType(type);
+        if (type == ModelType.GAT) {
+            b.heads(3).outHeads(2).attentionDropout(0.25);
+        }
+        return b.inFeatures(7)
                 .hidden(9)
                 .numClasses(3)
                 .numLayers(2)
@@ -171,8 +174,8 @@ class NpyExportRoundTripTest {
                 manifest,
                 text.replace(
                         "\"model\" : \"gcn\",\n  \"description\"",
-                        "\"model\" : \"gat\",\n  \"description\""));
-        assertFails(dir, "unknown model type 'gat'");
+                        "\"model\" : \"gin\",\n  \"description\""));
+        assertFails(dir, "unknown model type 'gin'");
         Files.writeString(manifest, text.replace("\"hidden\" : 9", "\"hidden\" : 8"));
         assertFails(dir, "layers.0.lin.weight", "[7, 8]");
         Files.writeString(manifest, text.replace("gnnstream-npy/2", "gnnstream-npy/9"));

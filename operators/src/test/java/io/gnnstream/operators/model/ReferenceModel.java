@@ -15,7 +15,37 @@ interface ReferenceModel {
         return switch (type) {
             case SAGE -> new ReferenceSage();
             case GCN -> new ReferenceGcn();
+            case GAT -> new ReferenceGat();
         };
+    }
+
+    /**
+     * Layer {@code j} of {@code cfg} for one destination: by default {@link #layer(double[], int,
+     * int, int, double[], double[][])}. {@code self[k]} marks the neighbours that are the
+     * destination itself; {@code attention} (nullable) is the step's attention dropout, whose masks
+     * of this destination start at element {@code maskBase}.
+     */
+    default double[] layer(
+            ModelConfig cfg,
+            int j,
+            double[] params,
+            int offset,
+            double[] own,
+            double[][] nbrs,
+            boolean[] self,
+            Dropout attention,
+            long maskBase) {
+        return layer(params, offset, cfg.layerIn(j), cfg.layerOut(j), own, nbrs);
+    }
+
+    /** Values of layer {@code j} of {@code cfg}: by default {@link #layerSize(int, int)}. */
+    default int layerSize(ModelConfig cfg, int j) {
+        return layerSize(cfg.layerIn(j), cfg.layerOut(j));
+    }
+
+    /** The activation between layers: ReLU by default. */
+    default double activate(double z) {
+        return Math.max(z, 0.0);
     }
 
     /**
@@ -85,16 +115,26 @@ interface ReferenceModel {
                     x[u][c] = h[u][c] * s;
                 }
             }
+            Dropout attention =
+                    training ? Dropout.of(cfg.seed(), step, -1 - j, cfg.attentionDropout()) : null;
             double[][] z = new double[b.numDst(hop)][];
             for (int i = 0; i < z.length; i++) {
                 int start = b.edgeStart(hop, i);
                 double[][] nbrs = new double[b.edgeEnd(hop, i) - start][];
+                boolean[] self = new boolean[nbrs.length];
                 for (int k = 0; k < nbrs.length; k++) {
                     nbrs[k] = x[b.indices[start + k]];
+                    self[k] = b.indices[start + k] == i;
                 }
-                z[i] = activate(layer(params, offset, in, out, x[i], nbrs), j < layers - 1);
+                long maskBase = (long) (start - b.edgeStart(hop, 0) + i) * heads(cfg, j);
+                z[i] =
+                        activate(
+                                layer(
+                                        cfg, j, params, offset, x[i], nbrs, self, attention,
+                                        maskBase),
+                                j < layers - 1);
             }
-            offset += layerSize(in, out);
+            offset += layerSize(cfg, j);
             h = z;
         }
         return h;
@@ -102,8 +142,8 @@ interface ReferenceModel {
 
     /**
      * Every layer's output over a whole graph with all in-neighbours and no dropout: {@code [j][v]}
-     * is vertex {@code v}'s output of layer {@code j} (ReLU for hidden layers, the last the
-     * logits).
+     * is vertex {@code v}'s output of layer {@code j} ({@link #activate(double)} for hidden layers,
+     * the last the logits).
      */
     default double[][][] dense(ModelConfig cfg, double[] params, TestGraphs.Graph g) {
         int n = g.inNbrs().length;
@@ -121,26 +161,33 @@ interface ReferenceModel {
             for (int v = 0; v < n; v++) {
                 int[] in = g.inNbrs()[v];
                 double[][] nbrs = new double[in.length][];
+                boolean[] self = new boolean[in.length];
                 for (int k = 0; k < in.length; k++) {
                     nbrs[k] = h[in[k]];
+                    self[k] = in[k] == v;
                 }
-                double[] z = layer(params, offset, cfg.layerIn(j), cfg.layerOut(j), h[v], nbrs);
+                double[] z = layer(cfg, j, params, offset, h[v], nbrs, self, null, 0);
                 next[v] = activate(z, j < cfg.numLayers() - 1);
             }
-            offset += layerSize(cfg.layerIn(j), cfg.layerOut(j));
+            offset += layerSize(cfg, j);
             all[j] = next;
             h = next;
         }
         return all;
     }
 
-    private static double[] activate(double[] z, boolean relu) {
-        if (relu) {
+    private double[] activate(double[] z, boolean hidden) {
+        if (hidden) {
             for (int o = 0; o < z.length; o++) {
-                z[o] = Math.max(z[o], 0.0);
+                z[o] = activate(z[o]);
             }
         }
         return z;
+    }
+
+    /** Attention heads of layer {@code j} (1 without attention). */
+    private static int heads(ModelConfig cfg, int j) {
+        return j == cfg.numLayers() - 1 ? cfg.outHeads() : cfg.heads();
     }
 
     /** {@code v} widened to double. */
