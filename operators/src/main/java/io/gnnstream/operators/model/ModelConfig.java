@@ -26,6 +26,9 @@ public final class ModelConfig implements Serializable {
     private final long seed;
     private final long decaySteps;
 
+    /** GCN only; null in configs serialized before it existed, which mean {@link GcnNorm#MEAN}. */
+    private GcnNorm gcnNorm = GcnNorm.MEAN;
+
     /** A GraphSAGE configuration with a constant learning rate. */
     public ModelConfig(
             int inFeatures,
@@ -127,6 +130,38 @@ public final class ModelConfig implements Serializable {
     /** The architecture's type: which {@link GnnModel} class {@link GnnModel#create} builds. */
     public ModelType modelType() {
         return modelType;
+    }
+
+    /** A {@link GcnModel}'s normalisation: {@link GcnNorm#MEAN} unless {@link #withGcnNorm}. */
+    public GcnNorm gcnNorm() {
+        return gcnNorm == null ? GcnNorm.MEAN : gcnNorm;
+    }
+
+    /**
+     * This config with GCN normalisation {@code norm}.
+     *
+     * @throws IllegalArgumentException if {@code norm} is {@link GcnNorm#SYM} and the type is not
+     *     GCN
+     */
+    public ModelConfig withGcnNorm(GcnNorm norm) {
+        require(norm != null, "gcnNorm must not be null");
+        require(
+                norm == GcnNorm.MEAN || modelType == ModelType.GCN,
+                "--gcn-norm " + norm.id() + " needs --model gcn, got " + modelType.id());
+        ModelConfig c =
+                new ModelConfig(
+                        modelType,
+                        inFeatures,
+                        hidden,
+                        numClasses,
+                        numLayers,
+                        dropout,
+                        learningRate,
+                        weightDecay,
+                        seed,
+                        decaySteps);
+        c.gcnNorm = norm;
+        return c;
     }
 
     /** What the model is: {@code modelType().architecture()}. */
@@ -264,6 +299,9 @@ public final class ModelConfig implements Serializable {
         m.put("weightDecay", weightDecay);
         m.put("seed", seed);
         m.put("decaySteps", decaySteps);
+        if (modelType == ModelType.GCN) {
+            m.put("gcnNorm", gcnNorm().id());
+        }
         return m;
     }
 
@@ -285,7 +323,8 @@ public final class ModelConfig implements Serializable {
                 && Double.compare(learningRate, c.learningRate) == 0
                 && decaySteps == c.decaySteps
                 && Double.compare(weightDecay, c.weightDecay) == 0
-                && seed == c.seed;
+                && seed == c.seed
+                && gcnNorm() == c.gcnNorm();
     }
 
     @Override
@@ -300,7 +339,8 @@ public final class ModelConfig implements Serializable {
                 dropout,
                 learningRate,
                 weightDecay,
-                seed);
+                seed,
+                gcnNorm());
     }
 
     @Override
@@ -310,6 +350,9 @@ public final class ModelConfig implements Serializable {
 
     /** Configs serialized before the type existed deserialize with a null type; they mean SAGE. */
     private Object readResolve() {
+        if (gcnNorm == null) {
+            gcnNorm = GcnNorm.MEAN;
+        }
         return modelType != null
                 ? this
                 : new ModelConfig(

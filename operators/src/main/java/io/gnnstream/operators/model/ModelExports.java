@@ -223,17 +223,21 @@ public final class ModelExports {
                             + type.id());
         }
         try {
-            return new ModelConfig(
-                    type,
-                    intField(c, "inFeatures", path),
-                    intField(c, "hidden", path),
-                    intField(c, "numClasses", path),
-                    intField(c, "numLayers", path),
-                    number(c, "dropout", path),
-                    number(c, "learningRate", path),
-                    number(c, "weightDecay", path),
-                    longField(c, "seed", path),
-                    c.has("decaySteps") ? longField(c, "decaySteps", path) : 0L);
+            ModelConfig read =
+                    new ModelConfig(
+                            type,
+                            intField(c, "inFeatures", path),
+                            intField(c, "hidden", path),
+                            intField(c, "numClasses", path),
+                            intField(c, "numLayers", path),
+                            number(c, "dropout", path),
+                            number(c, "learningRate", path),
+                            number(c, "weightDecay", path),
+                            longField(c, "seed", path),
+                            c.has("decaySteps") ? longField(c, "decaySteps", path) : 0L);
+            return c.has("gcnNorm")
+                    ? read.withGcnNorm(GcnNorm.parse(c.get("gcnNorm").asText()))
+                    : read;
         } catch (IllegalArgumentException e) {
             throw new IOException(path + ": invalid config: " + e.getMessage(), e);
         }
