@@ -128,7 +128,7 @@ public final class GraphOptions {
             GROUP.declare(
                     ConfigOptions.key("gnnstream.graph.normalize-decide-within")
                             .durationType()
-                            .defaultValue(Duration.ofSeconds(10))
+                            .defaultValue(Duration.ofSeconds(2))
                             .withDescription(
                                     "--normalize-features auto on a node topic: decide at the"
                                         + " latest this long after the first node record, from the"
