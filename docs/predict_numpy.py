@@ -7,10 +7,13 @@ edge "src,dst" means dst aggregates from src; no in-neighbours give a zero mean;
 in-neighbours than the eval fanout, the export's or --eval-fanout, aggregates those of smallest
 rank, as the job does) and prints the prediction of one vertex. With --compare it also reports the
 largest difference of the class probabilities from a predictions file (JSON lines as written by
-`gnnstream predict` or the job's --predictions-out; the last line of an id counts).
+`gnnstream predict` or the job's --predictions-out; the last line of an id counts). Feature rows
+are divided by their sums or kept as the export's manifest records (config.featureNormalization);
+for an export without it, or with --normalize-features auto, they are divided when no row of the
+dataset has a negative feature, decided once for the dataset as the job decides it.
 
     python3 docs/predict_numpy.py --model work/model --dataset data/cora --id 0 \
-        [--compare predictions.jsonl] [--no-normalize-features] [--eval-fanout N]
+        [--compare predictions.jsonl] [--normalize-features auto|true|false] [--eval-fanout N]
 """
 import argparse
 import json
@@ -29,20 +32,27 @@ def load_model(path):
     layers = [tuple(tensors["layers.%d.%s" % (j, k)].astype(np.float64)
                     for k in ("lin_root.weight", "lin_neigh.weight", "bias"))
               for j in range(config["numLayers"])]
-    return layers, manifest["step"], config.get("evalFanout", 4096)
+    normalization = {"sum": "true", "none": "false"}.get(config.get("featureNormalization"), "auto")
+    return layers, manifest["step"], config.get("evalFanout", 4096), normalization
 
 
 def load_dataset(path, normalize):
+    """normalize: "true", "false" or "auto" (true when no row has a negative feature)."""
     index, features, labels = {}, [], []
     with open(os.path.join(path, "nodes.jsonl")) as f:
         for line in f:
             if line.strip():
                 node = json.loads(line)
-                x = np.asarray(node["features"], dtype=np.float32).astype(np.float64)
-                if normalize and x.sum() > 0:  # as the job's --normalize-features, rounded to float32
-                    x = (x / x.sum()).astype(np.float32).astype(np.float64)
+                x = np.asarray(node["features"], dtype=np.float32)
                 v = index.setdefault(node["id"], len(index))  # a repeated id keeps its row, last line wins
                 features[v:v + 1], labels[v:v + 1] = [x], [node.get("label")]
+    if normalize == "auto":  # decided once for the dataset, as the job's --normalize-features auto
+        normalize = "false" if any((x < 0).any() for x in features) else "true"
+    for v, x in enumerate(features):
+        x = x.astype(np.float64)
+        if normalize == "true" and x.sum() > 0:  # divided as the job divides, rounded to float32
+            x = (x / x.sum()).astype(np.float32).astype(np.float64)
+        features[v] = x
     src, dst = [], []
     with open(os.path.join(path, "edges.csv")) as f:
         for line in f:
@@ -102,11 +112,12 @@ def main():
     parser.add_argument("--dataset", required=True, help="folder with nodes.jsonl and edges.csv")
     parser.add_argument("--id", type=int, default=0, help="vertex id to print")
     parser.add_argument("--compare", help="predictions file (JSON lines) to compare with")
-    parser.add_argument("--no-normalize-features", action="store_true", help="keep raw feature rows")
+    parser.add_argument("--normalize-features", choices=("auto", "true", "false"),
+                        help="row normalisation (default: the export's, else auto)")
     parser.add_argument("--eval-fanout", type=int, help="in-neighbours per vertex (default: the export's)")
     args = parser.parse_args()
-    layers, step, fanout = load_model(args.model)
-    index, x, labels, src, dst = load_dataset(args.dataset, not args.no_normalize_features)
+    layers, step, fanout, normalization = load_model(args.model)
+    index, x, labels, src, dst = load_dataset(args.dataset, args.normalize_features or normalization)
     ids = np.zeros(len(index), dtype=np.int64)
     ids[list(index.values())] = list(index.keys())
     src, dst = eval_neighbourhoods(ids, src, dst, fanout if args.eval_fanout is None else args.eval_fanout)

@@ -91,6 +91,16 @@ final class LoadCommand implements Callable<Integer> {
         DatasetLoader.Result result =
                 new DatasetLoader(clients).load(dataset, format.toOptions(), edges, nodes);
         System.out.println("Loaded " + info + " into " + edges + ", " + nodes + ": " + result);
+        System.out.println(
+                "Feature rows: "
+                        + (info.signedRows() > 0
+                                ? info.signedRows()
+                                        + " have a negative feature, --normalize-features auto"
+                                        + " keeps every row (the scan's decision: false)"
+                                : "none has a negative feature, --normalize-features auto divides"
+                                        + " every row by its sum (the scan's decision: true)")
+                        + "; a job on these topics decides from its first"
+                        + " --normalize-decide-after rows unless told true or false");
         return 0;
     }
 }

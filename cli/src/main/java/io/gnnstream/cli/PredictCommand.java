@@ -91,16 +91,18 @@ final class PredictCommand implements Callable<Integer> {
                             + " 4096 for an export without one).")
     Integer evalFanout;
 
+    /** Null: the export's ({@link ModelExports#featureNormalization}), else auto. */
     @Option(
             names = "--normalize-features",
             paramLabel = "auto|true|false",
             arity = "1",
-            defaultValue = "auto",
+            defaultValue = Option.NULL_VALUE,
             converter = RowNormalizationConverter.class,
             description =
-                    "Row normalisation of the features (auto: rows without a negative feature are"
-                            + " divided by their sum); must match the training run's"
-                            + " --normalize-features (default: ${DEFAULT-VALUE}).")
+                    "Row normalisation of the features, as the training run's"
+                            + " --normalize-features (auto: divide every row by its sum when no"
+                            + " row of the dataset has a negative feature); default: the one the"
+                            + " export records, auto for an export without one.")
     RowNormalization normalizeFeatures;
 
     @Option(
@@ -143,7 +145,15 @@ final class PredictCommand implements Callable<Integer> {
             DatasetGraph g;
             try {
                 fanout = evalFanout != null ? evalFanout : ModelExports.evalFanout(model);
-                g = DatasetGraph.load(dataset, format.toOptions(), normalizeFeatures);
+                RowNormalization normalization = normalizeFeatures;
+                if (normalization == null) {
+                    String recorded = ModelExports.featureNormalization(model);
+                    normalization =
+                            recorded == null
+                                    ? RowNormalization.AUTO
+                                    : RowNormalization.ofManifestName(recorded);
+                }
+                g = DatasetGraph.load(dataset, format.toOptions(), normalization);
             } catch (IOException e) {
                 throw new IllegalArgumentException(e.getMessage(), e);
             }

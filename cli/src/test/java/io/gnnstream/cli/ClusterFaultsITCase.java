@@ -212,7 +212,8 @@ class ClusterFaultsITCase {
                         new NodeFormat(
                                 cora.featureDim(),
                                 cora.numClasses(),
-                                conf.get(GraphOptions.NORMALIZE_FEATURES)));
+                                conf.get(GraphOptions.NORMALIZE_FEATURES)
+                                        .resolve(cora.signedRows() > 0)));
         for (String line : Files.readAllLines(CORA.resolve("nodes.jsonl"))) {
             reference.node(line);
         }

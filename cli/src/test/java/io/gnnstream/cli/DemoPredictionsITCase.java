@@ -85,6 +85,13 @@ class DemoPredictionsITCase {
         assertTrue(
                 Files.readString(model.resolve("manifest.json")).contains("\"" + modelType + "\""),
                 "the export names the model " + modelType);
+        assertEquals(
+                "sum",
+                JSON.readTree(model.resolve("manifest.json").toFile())
+                        .path("config")
+                        .path("featureNormalization")
+                        .asText(),
+                "Cora has no signed row: the scan's decision, recorded for predict");
         List<String> lines = Files.readAllLines(offline);
         assertEquals(cora.nodes(), lines.size());
         double maxDiff = 0;

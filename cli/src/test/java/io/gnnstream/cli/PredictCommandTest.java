@@ -181,6 +181,44 @@ class PredictCommandTest {
         assertNull(parsed.evalFanout, "no default: the export's");
     }
 
+    /**
+     * The feature normalisation the export records is applied, whatever the dataset scan says;
+     * {@code --normalize-features} overrides it, and an export without one decides from the scan.
+     */
+    @Test
+    void appliesTheExportsFeatureNormalization() throws Exception {
+        DatasetGraph raw = DatasetGraph.load(CORA, false);
+        LayerwiseInference.Outputs onRaw =
+                LayerwiseInference.run(model, raw.inferenceGraph(), 2048, 8);
+        LayerwiseInference.Outputs onDivided =
+                LayerwiseInference.run(model, graph.inferenceGraph(), 2048, 8);
+        Path out = tmp.resolve("normalization.jsonl");
+
+        Path none = tmp.resolve("none");
+        NpyExport.export(model, none, 8, "none", Map.of());
+        assertEquals(0, predict(none, out).exit());
+        assertPredicts(onRaw, out);
+        assertEquals(0, predict(none, out, "--normalize-features", "true").exit());
+        assertPredicts(onDivided, out);
+
+        Path sum = tmp.resolve("sum");
+        NpyExport.export(model, sum, 8, "sum", Map.of());
+        assertEquals(0, predict(sum, out).exit());
+        assertPredicts(onDivided, out);
+
+        Path unrecorded = tmp.resolve("unrecorded");
+        NpyExport.export(model, unrecorded, 8, Map.of());
+        assertEquals(0, predict(unrecorded, out).exit());
+        assertPredicts(onDivided, out);
+
+        ObjectNode manifest = (ObjectNode) JSON.readTree(sum.resolve(NpyExport.MANIFEST).toFile());
+        ((ObjectNode) manifest.get("config")).put(NpyExport.FEATURE_NORMALIZATION, "auto");
+        JSON.writeValue(sum.resolve(NpyExport.MANIFEST).toFile(), manifest);
+        Run bad = predict(sum, out);
+        assertEquals(CommandLine.ExitCode.USAGE, bad.exit());
+        assertTrue(bad.err().contains("featureNormalization must be"), bad.err());
+    }
+
     private static Run predict(Path dir, Path out, String... more) {
         List<String> args =
                 new ArrayList<>(
@@ -371,7 +409,10 @@ class PredictCommandTest {
             assertTrue(r.out().contains(flag), r.out());
         }
         String help = r.out().replaceAll("\\s+", " ");
-        assertTrue(help.contains("(default: 2048)") && help.contains("(default: auto)"), r.out());
+        assertTrue(
+                help.contains("(default: 2048)")
+                        && help.contains("default: the one the export records"),
+                r.out());
     }
 
     private static List<String> fieldNames(JsonNode line) {

@@ -18,9 +18,10 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
  * and takes no other field. The value is read with a streaming parser straight into a {@code
  * float[]}, because node records are large (Cora: 1433 features) and arrive at stream rate.
  *
- * <p>Feature rows are normalised as {@link RowNormalization} says: by default ({@link
- * RowNormalization#AUTO}) a non-negative row is divided by its sum, which for bag-of-words data
- * such as Cora is exactly what PyG's {@code NormalizeFeatures} does, and a signed row is kept.
+ * <p>Feature rows are normalised as {@link RowNormalization} says: {@link RowNormalization#TRUE}
+ * divides each row by its sum (PyG's {@code NormalizeFeatures}), {@link RowNormalization#FALSE}
+ * keeps it, and {@link RowNormalization#AUTO} leaves the rows raw for the decision once per dataset
+ * downstream ({@link NormalizationDecider}).
  */
 public final class NodeFormat implements RecordFormat<NodeUpdate> {
 
@@ -109,7 +110,7 @@ public final class NodeFormat implements RecordFormat<NodeUpdate> {
         } catch (IOException e) {
             throw new InvalidRecordException("unreadable record: " + e.getMessage());
         }
-        if (!node.delete) {
+        if (!node.delete && rowNormalize != RowNormalization.AUTO) {
             rowNormalize.apply(node.features);
         }
         return node;

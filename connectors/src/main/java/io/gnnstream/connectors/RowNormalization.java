@@ -1,18 +1,20 @@
 package io.gnnstream.connectors;
 
 /**
- * What {@link NodeFormat} does to a feature row as it parses it ({@code --normalize-features}).
+ * Whether feature rows are divided by their sums ({@code --normalize-features}), decided once per
+ * dataset.
  *
  * <p>Row normalisation (PyG's {@code NormalizeFeatures}) suits non-negative rows such as
  * bag-of-words or counts: each row sums to one afterwards. A signed row (word-embedding averages,
  * PCA-reduced or standardised features) can sum to almost zero, and dividing by that sum blows it
- * up by orders of magnitude. A stream has no column statistics when a record is parsed, so {@link
- * #AUTO} decides per row, from the row alone.
+ * up by orders of magnitude. {@link #AUTO} is not a rule per row: it is decided once for the whole
+ * dataset ({@link #decide}), from the dataset scan for a folder and from the first records of a
+ * node topic for the job ({@link NormalizationDecider}), and every row is then treated alike.
  */
 public enum RowNormalization {
     /**
-     * Divide a row by its sum when it has no negative feature and a positive sum; keep signed rows
-     * as they are.
+     * Decided once per dataset: {@link #TRUE} when no row has a negative feature, else {@link
+     * #FALSE}.
      */
     AUTO,
     /** Divide every row by its sum when that sum is positive, signed rows included. */
@@ -25,6 +27,16 @@ public enum RowNormalization {
         return normalize ? TRUE : FALSE;
     }
 
+    /** The decision of {@link #AUTO} for a dataset that has ({@code signedRows}) a signed row. */
+    public static RowNormalization decide(boolean signedRows) {
+        return signedRows ? FALSE : TRUE;
+    }
+
+    /** This setting for a dataset with ({@code signedRows}) or without a signed row. */
+    public RowNormalization resolve(boolean signedRows) {
+        return this == AUTO ? decide(signedRows) : this;
+    }
+
     /** Whether a row is signed: it has a negative feature. */
     public static boolean signed(float[] row) {
         for (float f : row) {
@@ -35,18 +47,42 @@ public enum RowNormalization {
         return false;
     }
 
-    /** Whether this setting divides {@code row} by its sum. */
-    public boolean divides(float[] row) {
+    /** The name an export's manifest records: {@code "sum"} or {@code "none"}. */
+    public String manifestName() {
         return switch (this) {
-            case TRUE -> true;
-            case FALSE -> false;
-            case AUTO -> !signed(row);
+            case TRUE -> "sum";
+            case FALSE -> "none";
+            case AUTO -> throw undecided();
         };
     }
 
-    /** Applies this setting to {@code row} in place. */
+    /**
+     * The decided setting a manifest names ({@link #manifestName}).
+     *
+     * @throws IllegalArgumentException for another name
+     */
+    public static RowNormalization ofManifestName(String name) {
+        return switch (name) {
+            case "sum" -> TRUE;
+            case "none" -> FALSE;
+            default ->
+                    throw new IllegalArgumentException(
+                            "feature normalisation must be \"sum\" or \"none\", got \""
+                                    + name
+                                    + "\"");
+        };
+    }
+
+    /**
+     * Applies this decided setting to {@code row} in place.
+     *
+     * @throws IllegalStateException for {@link #AUTO}, which must be decided for the dataset first
+     */
     public void apply(float[] row) {
-        if (!divides(row)) {
+        if (this == AUTO) {
+            throw undecided();
+        }
+        if (this == FALSE) {
             return;
         }
         double sum = 0;
@@ -58,5 +94,11 @@ public enum RowNormalization {
                 row[i] = (float) (row[i] / sum);
             }
         }
+    }
+
+    private static IllegalStateException undecided() {
+        return new IllegalStateException(
+                "--normalize-features auto is decided once per dataset (RowNormalization.decide)"
+                        + " before rows are normalised");
     }
 }

@@ -6,9 +6,9 @@ import org.apache.flink.configuration.Configuration;
 /**
  * The documented rule that derives the learning rate and weight decay from the feature density of a
  * dataset (the mean number of non-zero features per vertex, {@code d}), for row-normalised features
- * ({@code --normalize-features true}, or {@code auto} on a dataset without signed rows): row
- * normalisation makes each feature of a dense row small, and a model on dense rows needs larger
- * weights, which a fixed L2 penalty holds back. With {@code r = d / 20}:
+ * ({@code --normalize-features true}, or {@code auto} decided so for a dataset without signed
+ * rows): row normalisation makes each feature of a dense row small, and a model on dense rows needs
+ * larger weights, which a fixed L2 penalty holds back. With {@code r = d / 20}:
  *
  * <ul>
  *   <li>{@code --weight-decay} = 5e-4 x min(1, 1/r): 5e-4 up to 20 non-zeros per row, less above;
@@ -29,14 +29,25 @@ public final class DensityDefaults {
     static final double REFERENCE_NON_ZEROS = 20;
 
     /**
-     * Sets {@code --lr} and {@code --weight-decay} from the density unless they are set already,
-     * when the rows are normalised: {@code signedRows} tells whether the dataset has rows with a
-     * negative feature, which {@code --normalize-features auto} keeps raw.
+     * Decides {@code --normalize-features auto} for a dataset folder from its scan ({@code
+     * signedRows}: a row has a negative feature), so that the job on its topics applies the scan's
+     * decision instead of deciding from the first records; a stated true or false stays.
+     */
+    public static void decideNormalization(Configuration conf, boolean signedRows) {
+        conf.set(
+                GraphOptions.NORMALIZE_FEATURES,
+                conf.get(GraphOptions.NORMALIZE_FEATURES).resolve(signedRows));
+    }
+
+    /**
+     * Decides the normalisation ({@link #decideNormalization}) and sets {@code --lr} and {@code
+     * --weight-decay} from the density unless they are set already, when the rows are normalised:
+     * {@code signedRows} tells whether the dataset has rows with a negative feature, on which
+     * {@code --normalize-features auto} keeps every row raw.
      */
     public static void apply(Configuration conf, double meanNonZeros, boolean signedRows) {
-        RowNormalization n = conf.get(GraphOptions.NORMALIZE_FEATURES);
-        if (n == RowNormalization.FALSE
-                || n == RowNormalization.AUTO && signedRows
+        decideNormalization(conf, signedRows);
+        if (conf.get(GraphOptions.NORMALIZE_FEATURES) == RowNormalization.FALSE
                 || meanNonZeros <= 0) {
             return;
         }

@@ -5,6 +5,7 @@ import static io.gnnstream.jobs.OptionCheck.that;
 
 import io.gnnstream.connectors.RowNormalization;
 import io.gnnstream.state.KeyGroupAnchors;
+import java.time.Duration;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
@@ -100,13 +101,39 @@ public final class GraphOptions {
                             .enumType(RowNormalization.class)
                             .defaultValue(RowNormalization.AUTO)
                             .withDescription(
-                                    "Row normalisation of features when ingesting: true divides"
-                                        + " each row by its sum (like PyG's NormalizeFeatures),"
-                                        + " false keeps rows as they are, auto divides the rows"
-                                        + " without a negative feature (bag-of-words, counts) and"
-                                        + " keeps signed rows (embeddings, PCA or standardised"
-                                        + " features), whose sum can be near zero."),
+                                    "Row normalisation of features, decided once per dataset: true"
+                                        + " divides each row by its sum (like PyG's"
+                                        + " NormalizeFeatures), false keeps rows as they are, auto"
+                                        + " divides them when no row has a negative feature"
+                                        + " (bag-of-words, counts) and keeps them otherwise"
+                                        + " (embeddings, PCA or standardised features). A dataset"
+                                        + " folder decides from its scan; a node topic from its"
+                                        + " first --normalize-decide-after rows, holding records"
+                                        + " back until then. The model export records it."),
                     OptionCheck.any());
+
+    public static final ConfigOption<Integer> NORMALIZE_DECIDE_AFTER =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.graph.normalize-decide-after")
+                            .intType()
+                            .defaultValue(1000)
+                            .withDescription(
+                                    "--normalize-features auto on a node topic: the number of first"
+                                        + " feature rows it is decided from (or those within"
+                                        + " --normalize-decide-within of the first); then kept in"
+                                        + " state."),
+                    positive());
+
+    public static final ConfigOption<Duration> NORMALIZE_DECIDE_WITHIN =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.graph.normalize-decide-within")
+                            .durationType()
+                            .defaultValue(Duration.ofSeconds(2))
+                            .withDescription(
+                                    "--normalize-features auto on a node topic: decide at the"
+                                        + " latest this long after the first node record, from the"
+                                        + " rows that arrived by then."),
+                    that(d -> !d.isNegative() && !d.isZero(), "must be positive"));
 
     public static final ConfigOption<Long> STATS_INTERVAL_MS =
             GROUP.declareHidden(

@@ -295,7 +295,7 @@ public final class TrainingJob {
                 new Ingest(settings)
                         .build(env, edgeSource, nodeSource, rejectSink, layerOutputSource);
         SamplingLoop sampling = SamplingLoop.open(settings, input);
-        AllReduceLoop allReduce = AllReduceLoop.open(settings, sampling);
+        AllReduceLoop allReduce = AllReduceLoop.open(settings, sampling, input.normalization());
         Outputs outputs = new Outputs(settings, allReduce.trainer());
         // The inference rounds' layer outputs go back to the GraphStore through their channel, or
         // with the requests on loop 1 (docs/design.md, "Evaluation").

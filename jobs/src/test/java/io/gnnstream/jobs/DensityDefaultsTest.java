@@ -46,10 +46,18 @@ class DensityDefaultsTest {
         DensityDefaults.apply(signed, 100, true);
         assertFalse(signed.contains(ModelOptions.LEARNING_RATE), "auto keeps signed rows raw");
         assertFalse(signed.contains(ModelOptions.WEIGHT_DECAY));
+        assertEquals(
+                RowNormalization.FALSE,
+                signed.get(GraphOptions.NORMALIZE_FEATURES),
+                "the scan's decision goes to the job");
+        Configuration counts = new Configuration();
+        DensityDefaults.apply(counts, 18, false);
+        assertEquals(RowNormalization.TRUE, counts.get(GraphOptions.NORMALIZE_FEATURES));
 
         Configuration forced = new Configuration();
         forced.set(GraphOptions.NORMALIZE_FEATURES, RowNormalization.TRUE);
         DensityDefaults.apply(forced, 100, true);
         assertTrue(forced.contains(ModelOptions.LEARNING_RATE), "true normalises signed rows too");
+        assertEquals(RowNormalization.TRUE, forced.get(GraphOptions.NORMALIZE_FEATURES));
     }
 }

@@ -182,8 +182,12 @@ class DynamicGraphITCase {
                     RunOptions.FAULT_MARKER,
                     WORK.resolve(name + "-marker").toAbsolutePath().toString());
         }
+        // Cora has no signed row: auto decides to divide every row.
         NodeFormat format =
-                new NodeFormat(featureDim, classes, conf.get(GraphOptions.NORMALIZE_FEATURES));
+                new NodeFormat(
+                        featureDim,
+                        classes,
+                        conf.get(GraphOptions.NORMALIZE_FEATURES).resolve(false));
         Stream stream = new Stream(new Random(7), new ReferenceGraph(format));
         JobID[] job = new JobID[1];
         String[] savepoint = new String[1];

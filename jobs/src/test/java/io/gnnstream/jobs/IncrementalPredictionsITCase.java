@@ -281,7 +281,11 @@ class IncrementalPredictionsITCase {
             throws Exception {
         Path dir = WORK.resolve("final-graph");
         graph.write(dir);
-        DatasetGraph g = DatasetGraph.load(dir, RowNormalization.AUTO);
+        DatasetGraph g =
+                DatasetGraph.load(
+                        dir,
+                        RowNormalization.ofManifestName(
+                                ModelExports.featureNormalization(modelDir)));
         try (GnnModel model = ModelExports.load(modelDir)) {
             float[] logits =
                     LayerwiseInference.run(

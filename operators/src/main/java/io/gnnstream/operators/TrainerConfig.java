@@ -57,6 +57,9 @@ public final class TrainerConfig implements Serializable {
     /** Where the ranks' model steps run; {@link Device#CPU} unless {@link #withDevice} says. */
     private Device device = Device.CPU;
 
+    /** Feature normalisation recorded in model exports; see {@link #withFeatureNormalization}. */
+    private String featureNormalization;
+
     /** The job's eval fanout, recorded in model exports; see {@link #withEvalFanout}. */
     private int evalFanout = EvalNeighbourhood.DEFAULT_FANOUT;
 
@@ -180,6 +183,21 @@ public final class TrainerConfig implements Serializable {
     public TrainerConfig withEvalFanout(int fanout) {
         this.evalFanout = fanout;
         return this;
+    }
+
+    /**
+     * The job's feature normalisation as model exports record it ({@code "sum"} or {@code "none"}),
+     * or null when the job decides it on its node topic and tells rank 0 ({@link
+     * io.gnnstream.operators.messages.MiniBatchPart#FEATURE_NORMALIZATION}); returns this.
+     */
+    public TrainerConfig withFeatureNormalization(String normalization) {
+        this.featureNormalization = normalization;
+        return this;
+    }
+
+    /** See {@link #withFeatureNormalization}. */
+    public String featureNormalization() {
+        return featureNormalization;
     }
 
     /** See {@link #withEvalFanout}: {@link EvalNeighbourhood#DEFAULT_FANOUT} unless set. */

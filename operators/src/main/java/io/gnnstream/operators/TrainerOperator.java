@@ -126,6 +126,14 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private FaultInjector faults = FaultInjector.NONE;
 
     private transient TrainerCheckpoint checkpoint;
+
+    /**
+     * The feature normalisation decided on the node topic, from its {@link
+     * MiniBatchPart#FEATURE_NORMALIZATION} record (sent again after every restore); null until then
+     * or when the config states it.
+     */
+    private transient String featureNormalization;
+
     private transient ReplicaSteps work;
     private transient Counter layerRowsSent;
     private transient LayerOutputSender layerOutputs;
@@ -384,6 +392,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     public void processElement1(StreamRecord<MiniBatchPart> element) throws Exception {
         lastInputNanos = System.nanoTime();
         MiniBatchPart part = element.getValue();
+        if (part.part == MiniBatchPart.FEATURE_NORMALIZATION) {
+            featureNormalization = part.numParts == 1 ? "sum" : "none";
+            return;
+        }
         TrainerRank.Arrival arrival =
                 sequence.arrival(part.address(), steps.busy() || exchange.pending() != null);
         if (arrival == TrainerRank.Arrival.FOREIGN) {
@@ -595,10 +607,15 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         if (config.modelOut == null || rank != 0 || (!force && progress.finished)) {
             return;
         }
+        String normalization =
+                config.featureNormalization() != null
+                        ? config.featureNormalization()
+                        : featureNormalization;
         NpyExport.export(
                 model,
                 Path.of(config.modelOut),
                 config.evalFanout(),
+                normalization,
                 Map.of("rank", rank, "next_seq", progress.nextSeq));
     }
 

@@ -20,8 +20,9 @@ import java.util.Arrays;
  * A dataset folder held in memory (any {@link io.gnnstream.tools.formats.DatasetFormat}, read as
  * the project's lines): vertices numbered {@code 0..n-1} in the order of the node lines,
  * in-neighbours as CSR in the order of the edge lines, features parsed by the job's own {@link
- * NodeFormat} (so normalised exactly as the job normalises them), labels and splits. Edges that
- * name a vertex without a node line are skipped and counted.
+ * NodeFormat} (so normalised exactly as the job normalises them; {@link RowNormalization#AUTO}
+ * decided once from the dataset scan, {@link #normalization}), labels and splits. Edges that name a
+ * vertex without a node line are skipped and counted.
  */
 public final class DatasetGraph {
 
@@ -35,6 +36,11 @@ public final class DatasetGraph {
     public final Split[] splits;
     public final long skippedEdges;
 
+    /**
+     * The normalisation applied: {@link RowNormalization#TRUE} or {@link RowNormalization#FALSE}.
+     */
+    public final RowNormalization normalization;
+
     private DatasetGraph(
             long[] ids,
             int[] offsets,
@@ -44,7 +50,9 @@ public final class DatasetGraph {
             int numClasses,
             int[] labels,
             Split[] splits,
-            long skippedEdges) {
+            long skippedEdges,
+            RowNormalization normalization) {
+        this.normalization = normalization;
         this.ids = ids;
         this.offsets = offsets;
         this.neighbours = neighbours;
@@ -76,7 +84,8 @@ public final class DatasetGraph {
         DatasetReader reader = DatasetReaders.open(dir, options);
         int n = Math.toIntExact(info.nodes());
         int f = info.featureDim();
-        NodeFormat nodes = new NodeFormat(f, info.numClasses(), normalize);
+        RowNormalization decided = normalize.resolve(info.signedRows() > 0);
+        NodeFormat nodes = new NodeFormat(f, info.numClasses(), decided);
         long[] ids = new long[n];
         float[] features = new float[Math.multiplyExact(n, f)];
         int[] labels = new int[n];
@@ -135,7 +144,8 @@ public final class DatasetGraph {
                 info.numClasses(),
                 Arrays.copyOf(labels, vertices),
                 Arrays.copyOf(splits, vertices),
-                edges.skipped);
+                edges.skipped,
+                decided);
     }
 
     /** The kept edges as vertex indices, and how many were skipped. */

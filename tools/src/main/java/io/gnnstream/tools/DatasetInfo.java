@@ -222,13 +222,18 @@ public final class DatasetInfo {
         return nodeFormat(RowNormalization.of(rowNormalize));
     }
 
-    /** The node format matching this dataset's feature dimension and classes. */
+    /**
+     * The node format matching this dataset's feature dimension and classes; {@link
+     * RowNormalization#AUTO} decided for this dataset ({@link #signedRows}).
+     */
     public NodeFormat nodeFormat(RowNormalization rowNormalize) {
-        return new NodeFormat(featureDim, Math.max(1, numClasses), rowNormalize);
+        return new NodeFormat(
+                featureDim, Math.max(1, numClasses), rowNormalize.resolve(signedRows > 0));
     }
 
     /**
-     * Node rows with a negative feature (which {@link RowNormalization#AUTO} keeps as they are).
+     * Node rows with a negative feature: with one, {@link RowNormalization#AUTO} keeps every row as
+     * it is.
      */
     public long signedRows() {
         return signedRows;

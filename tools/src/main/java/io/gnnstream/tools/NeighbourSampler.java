@@ -2,6 +2,7 @@ package io.gnnstream.tools;
 
 import com.carrotsearch.hppc.IntIntHashMap;
 import io.gnnstream.operators.messages.MiniBatch;
+import io.gnnstream.state.EvalNeighbourhood;
 import io.gnnstream.state.InAdjacency;
 import java.util.Arrays;
 import java.util.SplittableRandom;
@@ -15,10 +16,20 @@ public final class NeighbourSampler {
 
     private final DatasetGraph g;
     private final int[] fanouts;
+    private final int evalFanout;
 
     public NeighbourSampler(DatasetGraph g, int[] fanouts) {
+        this(g, fanouts, EvalNeighbourhood.DEFAULT_FANOUT);
+    }
+
+    /**
+     * A sampler whose batches carry each node's degree ({@link MiniBatch#degrees}: its in-degree
+     * under {@code evalFanout}, -1 = all, plus one), as the evaluation neighbourhoods count it.
+     */
+    public NeighbourSampler(DatasetGraph g, int[] fanouts, int evalFanout) {
         this.g = g;
         this.fanouts = fanouts.clone();
+        this.evalFanout = evalFanout;
     }
 
     /** The batch of {@code seeds} (vertex indices) with labels and features. */
@@ -83,6 +94,11 @@ public final class NeighbourSampler {
         b.features = new float[count * f];
         for (int i = 0; i < count; i++) {
             System.arraycopy(g.features, nodes[i] * f, b.features, i * f, f);
+        }
+        b.degrees = new int[count];
+        for (int i = 0; i < count; i++) {
+            int degree = g.offsets[nodes[i] + 1] - g.offsets[nodes[i]];
+            b.degrees[i] = (evalFanout < 0 ? degree : Math.min(degree, evalFanout)) + 1;
         }
         b.labels = new int[nodeCounts[0]];
         for (int i = 0; i < nodeCounts[0]; i++) {

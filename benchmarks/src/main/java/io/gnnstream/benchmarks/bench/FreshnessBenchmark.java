@@ -3,6 +3,7 @@ package io.gnnstream.benchmarks.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gnnstream.connectors.KafkaIO;
+import io.gnnstream.jobs.DensityDefaults;
 import io.gnnstream.jobs.GraphOptions;
 import io.gnnstream.jobs.JobDefaults;
 import io.gnnstream.jobs.KafkaOptions;
@@ -158,6 +159,7 @@ public final class FreshnessBenchmark implements Benchmark {
         conf.set(KafkaOptions.GROUP_ID, prefix);
         conf.set(GraphOptions.NUM_FEATURES, data.info.featureDim());
         conf.set(GraphOptions.NUM_CLASSES, data.info.numClasses());
+        DensityDefaults.decideNormalization(conf, data.info.signedRows() > 0);
         conf.set(SamplingOptions.MIN_VERTICES, data.info.nodes());
         conf.set(SamplingOptions.MIN_EDGES, data.info.edges());
         conf.set(ModelOptions.LOG_EVERY, STEPS_PER_WINDOW);

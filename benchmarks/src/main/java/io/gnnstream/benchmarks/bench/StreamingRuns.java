@@ -1,6 +1,7 @@
 package io.gnnstream.benchmarks.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.gnnstream.jobs.DensityDefaults;
 import io.gnnstream.jobs.GraphOptions;
 import io.gnnstream.jobs.JobDefaults;
 import io.gnnstream.jobs.KafkaOptions;
@@ -179,6 +180,7 @@ final class StreamingRuns {
         conf.set(KafkaOptions.GROUP_ID, prefix);
         conf.set(GraphOptions.NUM_FEATURES, data.info.featureDim());
         conf.set(GraphOptions.NUM_CLASSES, data.info.numClasses());
+        DensityDefaults.decideNormalization(conf, data.info.signedRows() > 0);
         conf.set(SamplingOptions.FANOUTS, fanouts);
         conf.set(SamplingOptions.PREFETCH, prefetch);
         conf.set(SamplingOptions.BATCH_SIZE, batchSize);

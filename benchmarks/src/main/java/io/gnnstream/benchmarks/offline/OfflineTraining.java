@@ -3,6 +3,7 @@ package io.gnnstream.benchmarks.offline;
 import io.gnnstream.connectors.RowNormalization;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.model.ClassProbabilities;
+import io.gnnstream.operators.model.GcnNorm;
 import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.operators.model.LayerwiseInference;
 import io.gnnstream.operators.model.ModelConfig;
@@ -33,7 +34,7 @@ import java.util.SplittableRandom;
  *     [--model sage|gcn|gat] [--hidden 64] [--dropout 0.5]
  *     [--heads 8] [--out-heads 1] [--attention-dropout 0.6] (gat)
  *     [--lr 0.01] [--weight-decay 5e-4] [--batch-size 64] [--fanouts 25,10] [--steps 300]
- *     [--normalize auto|true|false] [--eval-every 50] [--eval-fanout 4096] [--seeds 1,2,3]
+ *     [--normalize auto|true|false] [--gcn-norm mean|sym] [--eval-every 50] [--eval-fanout 4096] [--seeds 1,2,3]
  *     [--format auto|gnnstream|ogb|planetoid|npz|dgl-csv] [--split-name NAME]
  *     [--add-inverse-edges true] [--split-seed 0]
  * </pre>
@@ -98,6 +99,9 @@ public final class OfflineTraining {
                             .seed(Long.parseLong(s))
                             .decaySteps(steps)
                             .build();
+            if (a.containsKey("gcn-norm")) {
+                cfg = cfg.withGcnNorm(GcnNorm.parse(a.get("gcn-norm")));
+            }
             Result r =
                     run(
                             g,
@@ -151,7 +155,7 @@ public final class OfflineTraining {
             int evalEvery,
             int evalFanout) {
         long start = System.nanoTime();
-        NeighbourSampler sampler = new NeighbourSampler(g, fanouts);
+        NeighbourSampler sampler = new NeighbourSampler(g, fanouts, evalFanout);
         LayerwiseInference.Graph inference = g.inferenceGraph();
         int[] train = g.split(Split.TRAIN);
         int[] val = g.split(Split.VAL);

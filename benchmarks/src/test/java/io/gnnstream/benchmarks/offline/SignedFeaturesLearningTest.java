@@ -1,6 +1,7 @@
 package io.gnnstream.benchmarks.offline;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.connectors.RowNormalization;
@@ -17,8 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The default {@code --normalize-features auto} learns on signed features (a synthetic graph: class
- * centroids plus Gaussian noise), where dividing each row by its near-zero sum, as {@code true}
- * does, makes the features useless and the loss diverge; and it still normalises non-negative rows.
+ * centroids plus Gaussian noise): the scan finds signed rows and keeps every row, where dividing
+ * each row by its near-zero sum, as {@code true} does, makes the features useless.
  */
 @Timeout(300)
 class SignedFeaturesLearningTest {
@@ -76,16 +77,13 @@ class SignedFeaturesLearningTest {
     }
 
     @Test
-    void autoDividesNonNegativeRows() {
-        float[] counts = {1, 0, 3};
-        RowNormalization.AUTO.apply(counts);
-        assertEquals(0.25f, counts[0]);
-        assertEquals(0.75f, counts[2]);
-        float[] signed = {1, -0.5f, 0.25f};
-        RowNormalization.AUTO.apply(signed);
-        assertEquals(-0.5f, signed[1]);
+    void autoDecidesOncePerDataset() {
+        assertEquals(RowNormalization.FALSE, raw.normalization);
+        assertEquals(RowNormalization.TRUE, RowNormalization.AUTO.resolve(false), "no signed row");
+        assertEquals(RowNormalization.FALSE, RowNormalization.AUTO.resolve(true), "a signed row");
         float[] forced = {1, -0.5f, 0.25f};
         RowNormalization.TRUE.apply(forced);
         assertEquals(-0.5f / 0.75f, forced[1], 1e-7);
+        assertThrows(IllegalStateException.class, () -> RowNormalization.AUTO.apply(forced));
     }
 }

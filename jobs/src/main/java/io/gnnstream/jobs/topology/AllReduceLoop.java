@@ -14,6 +14,7 @@ import io.gnnstream.operators.messages.ReducedChunk;
 import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.IterativeStream.ConnectedIterativeStreams;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 
@@ -43,12 +44,27 @@ public final class AllReduceLoop {
      * its rank, and the reducers' sums.
      */
     public static AllReduceLoop open(TopologySettings settings, SamplingLoop sampling) {
+        return open(settings, sampling, null);
+    }
+
+    /**
+     * {@link #open(TopologySettings, SamplingLoop)} with {@code normalization} (may be null), the
+     * feature normalisation decided on the node topic, routed to rank 0 with the parts.
+     */
+    public static AllReduceLoop open(
+            TopologySettings settings,
+            SamplingLoop sampling,
+            DataStream<MiniBatchPart> normalization) {
         JobScale scale = settings.scale();
-        ConnectedIterativeStreams<MiniBatchPart, ReducedChunk> head =
+        DataStream<MiniBatchPart> parts =
                 sampling.requests()
                         .getSideOutput(BatchAssembler.BATCHES)
-                        .union(sampling.store().getSideOutput(GraphStoreOperator.FEATURES))
-                        .keyBy(
+                        .union(sampling.store().getSideOutput(GraphStoreOperator.FEATURES));
+        if (normalization != null) {
+            parts = parts.union(normalization);
+        }
+        ConnectedIterativeStreams<MiniBatchPart, ReducedChunk> head =
+                parts.keyBy(
                                 new Wiring.PartTrainer(
                                         new Wiring.SubtaskKeys(
                                                 scale.partitions(), scale.trainers())),

@@ -2,9 +2,11 @@ package io.gnnstream.jobs.topology;
 
 import io.gnnstream.connectors.EdgeFormat;
 import io.gnnstream.connectors.NodeFormat;
+import io.gnnstream.connectors.NormalizeFeaturesOperator;
 import io.gnnstream.connectors.ParseFunction;
 import io.gnnstream.connectors.RawRecord;
 import io.gnnstream.connectors.Reject;
+import io.gnnstream.connectors.RowNormalization;
 import io.gnnstream.jobs.GraphOptions;
 import io.gnnstream.jobs.Wiring;
 import io.gnnstream.operators.EdgeBundler;
@@ -12,12 +14,15 @@ import io.gnnstream.operators.FaultInjector;
 import io.gnnstream.operators.JobScale;
 import io.gnnstream.operators.ReplicaRouter;
 import io.gnnstream.operators.messages.GraphStoreInput;
+import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
+import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import io.gnnstream.state.VertexKeyTypeInfo;
 import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.ReadableConfig;
@@ -34,11 +39,14 @@ public final class Ingest {
 
     /**
      * The GraphStore's input: {@code bundles}, the edge bundles (whose task the sampling loop's
-     * head joins), and {@code updates}, every graph update and layer output.
+     * head joins), and {@code updates}, every graph update and layer output; {@code normalization},
+     * the feature normalisation decided on the node topic for trainer rank 0 (null unless {@code
+     * --normalize-features auto}).
      */
     public record GraphInput(
             SingleOutputStreamOperator<GraphStoreInput> bundles,
-            DataStream<GraphStoreInput> updates) {}
+            DataStream<GraphStoreInput> updates,
+            DataStream<MiniBatchPart> normalization) {}
 
     private final TopologySettings settings;
 
@@ -65,6 +73,7 @@ public final class Ingest {
                         .process(new ParseFunction<>(new EdgeFormat()))
                         .uid("parse-edges")
                         .name("parse-edges");
+        RowNormalization normalization = conf.get(GraphOptions.NORMALIZE_FEATURES);
         SingleOutputStreamOperator<NodeUpdate> nodes =
                 env.fromSource(nodeSource, WatermarkStrategy.noWatermarks(), "nodes-source")
                         .uid("nodes-source")
@@ -73,7 +82,7 @@ public final class Ingest {
                                         new NodeFormat(
                                                 conf.get(GraphOptions.NUM_FEATURES),
                                                 conf.get(GraphOptions.NUM_CLASSES),
-                                                conf.get(GraphOptions.NORMALIZE_FEATURES))))
+                                                normalization)))
                         .uid("parse-nodes")
                         .name("parse-nodes");
         edges.getSideOutput(ParseFunction.REJECTS)
@@ -82,11 +91,37 @@ public final class Ingest {
                 .uid("dead-letter-sink")
                 .name("dead-letter-sink");
 
+        DataStream<NodeUpdate> parsed = nodes;
+        DataStream<MiniBatchPart> decided = null;
+        if (normalization == RowNormalization.AUTO) {
+            // Decided once on the topic's first rows, by one subtask (docs/design.md, "Features").
+            SingleOutputStreamOperator<NodeUpdate> normalized =
+                    nodes.transform(
+                                    "normalize-features",
+                                    nodes.getType(),
+                                    new NormalizeFeaturesOperator(
+                                            conf.get(GraphOptions.NORMALIZE_DECIDE_AFTER),
+                                            conf.get(GraphOptions.NORMALIZE_DECIDE_WITHIN)
+                                                    .toMillis()))
+                            .uid("normalize-features")
+                            .name("normalize-features")
+                            .setParallelism(1)
+                            .setMaxParallelism(1);
+            parsed = normalized;
+            decided =
+                    normalized
+                            .getSideOutput(NormalizeFeaturesOperator.DECISIONS)
+                            .map(new DecisionToPart())
+                            .returns(MiniBatchPartSerializer.TYPE_INFO)
+                            .uid("normalization-to-rank-0")
+                            .name("normalization-to-rank-0")
+                            .setParallelism(1);
+        }
         boolean halo = settings.halo();
         SingleOutputStreamOperator<GraphStoreInput> bundles =
                 edgeBundles(edges, partitioner, scale, halo, settings.faults());
         DataStream<GraphStoreInput> nodeUpdates =
-                nodes.flatMap(new Wiring.NodeToStoreInput(partitioner, scale.parallelism()))
+                parsed.flatMap(new Wiring.NodeToStoreInput(partitioner, scale.parallelism()))
                         .returns(GraphStoreInputSerializer.TYPE_INFO)
                         .uid("node-updates")
                         .name("node-updates");
@@ -111,7 +146,7 @@ public final class Ingest {
                                     .uid("layer-outputs-source")
                                     .setParallelism(scale.parallelism()));
         }
-        return new GraphInput(bundles, updates);
+        return new GraphInput(bundles, updates, decided);
     }
 
     /**
@@ -174,5 +209,15 @@ public final class Ingest {
                 .uid("replica-router")
                 .name("replica-router")
                 .setParallelism(scale.parallelism());
+    }
+
+    /** The decision of {@link NormalizeFeaturesOperator} as the record for trainer rank 0. */
+    static final class DecisionToPart implements MapFunction<RowNormalization, MiniBatchPart> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public MiniBatchPart map(RowNormalization decision) {
+            return MiniBatchPart.featureNormalization(decision == RowNormalization.TRUE);
+        }
     }
 }

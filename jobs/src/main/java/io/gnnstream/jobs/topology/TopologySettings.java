@@ -1,5 +1,6 @@
 package io.gnnstream.jobs.topology;
 
+import io.gnnstream.connectors.RowNormalization;
 import io.gnnstream.jobs.GraphOptions;
 import io.gnnstream.jobs.ModelOptions;
 import io.gnnstream.jobs.PredictionOptions;
@@ -235,6 +236,10 @@ public final class TopologySettings {
                 .withHiddenRows(conf.get(PredictionOptions.STORE_HIDDEN_ROWS))
                 .withDevice(ModelOptions.device(conf))
                 .withEvalFanout(conf.get(SamplingOptions.EVAL_FANOUT))
+                .withFeatureNormalization(
+                        conf.get(GraphOptions.NORMALIZE_FEATURES) == RowNormalization.AUTO
+                                ? null
+                                : conf.get(GraphOptions.NORMALIZE_FEATURES).manifestName())
                 .withIncrementalPins(incremental());
     }
 }

@@ -132,6 +132,14 @@ public class MiniBatch {
     /** One per seed, in {@code [0, classes)} or {@link #NO_LABEL}. */
     public int[] labels;
 
+    /**
+     * Per node of the batch, its in-degree under the eval fanout plus one (the self-loop), which a
+     * GCN with {@code --gcn-norm sym} needs for every source; null otherwise. Filled by the offline
+     * paths ({@code LayerwiseInference}, the tools' {@code NeighbourSampler}); the streaming job's
+     * blocks do not carry it, and the job refuses {@code sym}.
+     */
+    public int[] degrees;
+
     /** Graph size seen by the scheduler when the batch was issued (for progress reports). */
     public long graphVertices;
 

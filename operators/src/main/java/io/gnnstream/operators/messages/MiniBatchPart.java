@@ -34,6 +34,12 @@ public class MiniBatchPart {
     /** {@link #part} of the head. */
     public static final int HEAD = -1;
 
+    /**
+     * {@link #part} of the job's feature normalisation decided on its node topic, for rank 0's
+     * model export: {@link #numParts} 1 = rows divided by their sums, 0 = kept (no batch).
+     */
+    public static final int FEATURE_NORMALIZATION = -2;
+
     public long batchId;
 
     /** The batch's position in the trainer's input sequence (see {@link MiniBatch#seq}). */
@@ -115,6 +121,15 @@ public class MiniBatchPart {
     public int[] servedRows = new int[0];
 
     public MiniBatchPart() {}
+
+    /** The {@link #FEATURE_NORMALIZATION} record for rank 0: rows {@code divided} or kept. */
+    public static MiniBatchPart featureNormalization(boolean divided) {
+        MiniBatchPart p = new MiniBatchPart();
+        p.trainer = 0;
+        p.part = FEATURE_NORMALIZATION;
+        p.numParts = divided ? 1 : 0;
+        return p;
+    }
 
     /** The head of a batch whose features come in {@code numParts} feature parts. */
     public static MiniBatchPart head(MiniBatch batch, int attempt, int numParts) {

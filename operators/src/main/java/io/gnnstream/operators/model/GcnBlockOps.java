@@ -109,4 +109,125 @@ final class GcnBlockOps {
             out.put(i * width, row, 0, width);
         }
     }
+
+    /**
+     * The coefficients of {@link GcnNorm#SYM} for destination {@code i} of hop {@code hop}: {@code
+     * [1 / d_i, (d_i - 1) / (s_i sqrt(d_i))]} where {@code d_i} is its degree with the self-loop
+     * ({@link MiniBatch#degrees}) and {@code s_i} its edges in the block; a source {@code u}'s edge
+     * then weighs the second times {@code 1 / sqrt(d_u)}. With every neighbour in the block ({@code
+     * s_i = d_i - 1}) that is {@code 1 / sqrt(d_i d_u)}, the GCN paper's; with a sample, the sum
+     * over it is scaled up to estimate the sum over all {@code d_i - 1} neighbours.
+     */
+    static float[] symCoefficients(MiniBatch b, int hop, int i, float[] out) {
+        int d = b.degrees[i];
+        int s = b.edgeEnd(hop, i) - b.edgeStart(hop, i);
+        out[0] = (float) (1.0 / d);
+        out[1] = s == 0 ? 0f : (float) ((d - 1) / (s * Math.sqrt(d)));
+        return out;
+    }
+
+    /** {@code 1 / sqrt(d_u)} of node {@code u}. */
+    static float invSqrtDegree(MiniBatch b, int u) {
+        return (float) (1.0 / Math.sqrt(b.degrees[u]));
+    }
+
+    /** Throws unless {@code b} carries a degree of at least 1 for each of its nodes. */
+    static void requireDegrees(MiniBatch b) {
+        if (b.degrees == null || b.degrees.length < b.numNodes()) {
+            throw new IllegalArgumentException(
+                    "--gcn-norm sym needs every node's degree in the batch (MiniBatch.degrees),"
+                            + " which this batch does not carry");
+        }
+    }
+
+    /**
+     * {@link #buildInput} for {@link GcnNorm#SYM}: each element is {@code h_i / d_i}, then plus
+     * each neighbour's {@code h_u} times its edge weight ({@link #symCoefficients}) in edge order.
+     */
+    static void buildInputSym(
+            float[] src,
+            int in,
+            MiniBatch b,
+            int hop,
+            Dropout drop,
+            FloatBuffer out,
+            int from,
+            int to,
+            float[] row,
+            float[] scale) {
+        int width = in + 1;
+        int[] indices = b.indices;
+        float[] coef = new float[2];
+        for (int i = from; i < to; i++) {
+            symCoefficients(b, hop, i, coef);
+            int base = i * in;
+            if (drop == null) {
+                for (int c = 0; c < in; c++) {
+                    row[c] = src[base + c] * coef[0];
+                }
+            } else {
+                drop.fillScales(base, in, scale);
+                for (int c = 0; c < in; c++) {
+                    row[c] = src[base + c] * scale[c] * coef[0];
+                }
+            }
+            int end = b.edgeEnd(hop, i);
+            for (int k = b.edgeStart(hop, i); k < end; k++) {
+                int u = indices[k];
+                int ub = u * in;
+                float w = coef[1] * invSqrtDegree(b, u);
+                if (drop == null) {
+                    for (int c = 0; c < in; c++) {
+                        row[c] += src[ub + c] * w;
+                    }
+                } else {
+                    drop.fillScales(ub, in, scale);
+                    for (int c = 0; c < in; c++) {
+                        row[c] += src[ub + c] * scale[c] * w;
+                    }
+                }
+            }
+            row[in] = 1f;
+            out.put(i * width, row, 0, width);
+        }
+    }
+
+    /**
+     * Gradient w.r.t. the (dropped) source rows of a {@link GcnNorm#SYM} layer from the gradient
+     * {@code dx} of its input rows, columns {@code [c0, c1)}: row {@code i} gets its gradient times
+     * {@code 1 / d_i}, each neighbour times its edge weight, in destination and then edge order, as
+     * {@link BlockOps#scatterInputGrad}. {@code row} needs {@code c1 - c0} floats.
+     */
+    static void scatterInputGradSym(
+            FloatBuffer dx,
+            int in,
+            MiniBatch b,
+            int hop,
+            float[] dSrc,
+            int c0,
+            int c1,
+            float[] row) {
+        int nDst = b.numDst(hop);
+        int width = in + 1;
+        int len = c1 - c0;
+        int[] indices = b.indices;
+        float[] coef = new float[2];
+        for (int i = 0; i < nDst; i++) {
+            symCoefficients(b, hop, i, coef);
+            dx.get(i * width + c0, row, 0, len);
+            int base = i * in + c0;
+            for (int c = 0; c < len; c++) {
+                dSrc[base + c] += row[c] * coef[0];
+            }
+            int end = b.edgeEnd(hop, i);
+            for (int k = b.edgeStart(hop, i); k < end; k++) {
+                int u = indices[k];
+                float w = coef[1] * invSqrtDegree(b, u);
+                int ub = u * in + c0;
+                for (int c = 0; c < len; c++) {
+                    dSrc[ub + c] += row[c] * w;
+                }
+            }
+        }
+    }
 }

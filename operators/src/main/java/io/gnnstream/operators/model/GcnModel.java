@@ -32,7 +32,11 @@ public final class GcnModel extends GnnModelBase {
      */
     public GcnModel(ModelConfig config) {
         super(checkType(config), ModelType.GCN.architecture());
+        this.sym = config.gcnNorm() == GcnNorm.SYM;
     }
+
+    /** {@link GcnNorm#SYM}: the symmetric normalisation, from the batch's degrees. */
+    private final boolean sym;
 
     /** Rebuilds a model from a {@link #snapshot()}; training then continues bit-identically. */
     public static GcnModel restore(ModelConfig config, ModelState state) {
@@ -51,6 +55,30 @@ public final class GcnModel extends GnnModelBase {
     @Override
     void buildInput(
             int layer, float[] src, int in, MiniBatch batch, int hop, Dropout drop, FloatBuffer x) {
+        if (sym) {
+            if (batch.summedNeighbours != null) {
+                throw new IllegalArgumentException(
+                        "a GCN layer aggregates every neighbour itself (no summedNeighbours)");
+            }
+            GcnBlockOps.requireDegrees(batch);
+            loops.pool()
+                    .forEach(
+                            batch.numDst(hop),
+                            ROW_GRAIN,
+                            (from, to, w) ->
+                                    GcnBlockOps.buildInputSym(
+                                            src,
+                                            in,
+                                            batch,
+                                            hop,
+                                            drop,
+                                            x,
+                                            from,
+                                            to,
+                                            loops.row(w),
+                                            loops.scale(w)));
+            return;
+        }
         loops.pool()
                 .forEach(
                         batch.numDst(hop),
@@ -79,6 +107,10 @@ public final class GcnModel extends GnnModelBase {
             int c0,
             int c1,
             float[] row) {
+        if (sym) {
+            GcnBlockOps.scatterInputGradSym(dx, in, batch, hop, dSrc, c0, c1, row);
+            return;
+        }
         BlockOps.scatterInputGrad(dx, in, false, 1, batch, hop, dSrc, c0, c1, row);
     }
 }

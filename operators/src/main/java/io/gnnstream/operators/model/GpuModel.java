@@ -51,6 +51,11 @@ public final class GpuModel implements GnnModel {
 
     /** A freshly initialized model: the CPU model's initial parameters, on the device. */
     public GpuModel(ModelConfig config, GpuKernels kernels) {
+        if (config.gcnNorm() == GcnNorm.SYM) {
+            throw new IllegalArgumentException(
+                    "--gcn-norm sym runs on the CPU models only; the GPU kernels normalise GCN by"
+                            + " the mean (--gcn-norm mean)");
+        }
         this.config = config;
         this.k = kernels;
         this.numLayers = config.numLayers();

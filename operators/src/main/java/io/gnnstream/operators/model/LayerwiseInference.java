@@ -219,6 +219,10 @@ public final class LayerwiseInference {
             }
             b.indptr[i + 1] = e;
         }
+        b.degrees = new int[nodes.length];
+        for (int i = 0; i < nodes.length; i++) {
+            b.degrees[i] = g.offsets()[nodes[i] + 1] - g.offsets()[nodes[i]] + 1;
+        }
         b.featureDim = g.featureDim();
         b.labels = new int[nDst];
         Arrays.fill(b.labels, MiniBatch.NO_LABEL);

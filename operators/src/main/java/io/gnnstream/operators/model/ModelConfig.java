@@ -29,6 +29,9 @@ public final class ModelConfig implements Serializable {
     private final int outHeads;
     private final double attentionDropout;
 
+    /** GCN only; null in configs serialized before it existed, which mean {@link GcnNorm#MEAN}. */
+    private GcnNorm gcnNorm = GcnNorm.MEAN;
+
     /** A GraphSAGE configuration with a constant learning rate. */
     public ModelConfig(
             int inFeatures,
@@ -182,6 +185,41 @@ public final class ModelConfig implements Serializable {
     /** The architecture's type: which {@link GnnModel} class {@link GnnModel#create} builds. */
     public ModelType modelType() {
         return modelType;
+    }
+
+    /** A {@link GcnModel}'s normalisation: {@link GcnNorm#MEAN} unless {@link #withGcnNorm}. */
+    public GcnNorm gcnNorm() {
+        return gcnNorm == null ? GcnNorm.MEAN : gcnNorm;
+    }
+
+    /**
+     * This config with GCN normalisation {@code norm}.
+     *
+     * @throws IllegalArgumentException if {@code norm} is {@link GcnNorm#SYM} and the type is not
+     *     GCN
+     */
+    public ModelConfig withGcnNorm(GcnNorm norm) {
+        require(norm != null, "gcnNorm must not be null");
+        require(
+                norm == GcnNorm.MEAN || modelType == ModelType.GCN,
+                "--gcn-norm " + norm.id() + " needs --model gcn, got " + modelType.id());
+        ModelConfig c =
+                new ModelConfig(
+                        modelType,
+                        inFeatures,
+                        hidden,
+                        numClasses,
+                        numLayers,
+                        dropout,
+                        learningRate,
+                        weightDecay,
+                        seed,
+                        decaySteps,
+                        heads,
+                        outHeads,
+                        attentionDropout);
+        c.gcnNorm = norm;
+        return c;
     }
 
     /** What the model is: {@code modelType().architecture()}. */
@@ -344,6 +382,9 @@ public final class ModelConfig implements Serializable {
             m.put("outHeads", outHeads);
             m.put("attentionDropout", attentionDropout);
         }
+        if (modelType == ModelType.GCN) {
+            m.put("gcnNorm", gcnNorm().id());
+        }
         return m;
     }
 
@@ -368,7 +409,8 @@ public final class ModelConfig implements Serializable {
                 && seed == c.seed
                 && heads == c.heads
                 && outHeads == c.outHeads
-                && Double.compare(attentionDropout, c.attentionDropout) == 0;
+                && Double.compare(attentionDropout, c.attentionDropout) == 0
+                && gcnNorm() == c.gcnNorm();
     }
 
     @Override
@@ -386,7 +428,8 @@ public final class ModelConfig implements Serializable {
                 seed,
                 heads,
                 outHeads,
-                attentionDropout);
+                attentionDropout,
+                gcnNorm());
     }
 
     @Override
@@ -399,10 +442,15 @@ public final class ModelConfig implements Serializable {
      * before heads existed with zero heads (they mean one).
      */
     private Object readResolve() {
-        return modelType != null && heads >= 1
-                ? this
-                : new ModelConfig(
-                        ModelType.DEFAULT,
+        if (modelType != null && heads >= 1) {
+            if (gcnNorm == null) {
+                gcnNorm = GcnNorm.MEAN;
+            }
+            return this;
+        }
+        ModelConfig c =
+                new ModelConfig(
+                        modelType != null ? modelType : ModelType.DEFAULT,
                         inFeatures,
                         hidden,
                         numClasses,
@@ -412,6 +460,8 @@ public final class ModelConfig implements Serializable {
                         weightDecay,
                         seed,
                         decaySteps);
+        c.gcnNorm = gcnNorm;
+        return c;
     }
 
     private static void require(boolean ok, String message) {

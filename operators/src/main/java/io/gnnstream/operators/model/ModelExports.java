@@ -158,6 +158,40 @@ public final class ModelExports {
         return fanout;
     }
 
+    /**
+     * The feature normalisation recorded with the model exported to {@code dir} ({@link
+     * NpyExport#FEATURE_NORMALIZATION}: {@code "sum"} or {@code "none"}), or null for an export
+     * without it.
+     *
+     * @throws IOException if the manifest is missing or unreadable, or the entry is another value
+     */
+    public static String featureNormalization(Path dir) throws IOException {
+        Path path = dir.resolve(NpyExport.MANIFEST);
+        JsonNode manifest;
+        try {
+            manifest = new ObjectMapper().readTree(path.toFile());
+        } catch (JsonProcessingException e) {
+            throw new IOException("corrupt manifest " + path + ": " + e.getOriginalMessage(), e);
+        }
+        JsonNode v =
+                manifest == null
+                        ? null
+                        : manifest.path("config").get(NpyExport.FEATURE_NORMALIZATION);
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        String s = v.asText();
+        if (!s.equals("sum") && !s.equals("none")) {
+            throw new IOException(
+                    path
+                            + ": config."
+                            + NpyExport.FEATURE_NORMALIZATION
+                            + " must be \"sum\" or \"none\", got "
+                            + v);
+        }
+        return s;
+    }
+
     /** The config under {@code "config"}, of the type the format and {@code "model"} name. */
     private static ModelConfig config(JsonNode manifest, Path path) throws IOException {
         String format = manifest.path("format").asText(null);
@@ -189,20 +223,24 @@ public final class ModelExports {
                             + type.id());
         }
         try {
-            return new ModelConfig(
-                    type,
-                    intField(c, "inFeatures", path),
-                    intField(c, "hidden", path),
-                    intField(c, "numClasses", path),
-                    intField(c, "numLayers", path),
-                    number(c, "dropout", path),
-                    number(c, "learningRate", path),
-                    number(c, "weightDecay", path),
-                    longField(c, "seed", path),
-                    c.has("decaySteps") ? longField(c, "decaySteps", path) : 0L,
-                    c.has("heads") ? intField(c, "heads", path) : 1,
-                    c.has("outHeads") ? intField(c, "outHeads", path) : 1,
-                    c.has("attentionDropout") ? number(c, "attentionDropout", path) : 0.0);
+            ModelConfig read =
+                    new ModelConfig(
+                            type,
+                            intField(c, "inFeatures", path),
+                            intField(c, "hidden", path),
+                            intField(c, "numClasses", path),
+                            intField(c, "numLayers", path),
+                            number(c, "dropout", path),
+                            number(c, "learningRate", path),
+                            number(c, "weightDecay", path),
+                            longField(c, "seed", path),
+                            c.has("decaySteps") ? longField(c, "decaySteps", path) : 0L,
+                            c.has("heads") ? intField(c, "heads", path) : 1,
+                            c.has("outHeads") ? intField(c, "outHeads", path) : 1,
+                            c.has("attentionDropout") ? number(c, "attentionDropout", path) : 0.0);
+            return c.has("gcnNorm")
+                    ? read.withGcnNorm(GcnNorm.parse(c.get("gcnNorm").asText()))
+                    : read;
         } catch (IllegalArgumentException e) {
             throw new IOException(path + ": invalid config: " + e.getMessage(), e);
         }

@@ -38,6 +38,13 @@ public final class NpyExport {
      */
     public static final String EVAL_FANOUT = "evalFanout";
 
+    /**
+     * The config entry of the feature normalisation the job applied ({@code --normalize-features},
+     * decided once per dataset): {@code "sum"} (rows divided by their sums) or {@code "none"}; an
+     * export without it leaves the decision to the reader's dataset scan.
+     */
+    public static final String FEATURE_NORMALIZATION = "featureNormalization";
+
     private NpyExport() {}
 
     /** {@link #export(GnnModel, Path, int, Map)} under the default eval fanout. */
@@ -54,6 +61,26 @@ public final class NpyExport {
      */
     public static Path export(GnnModel model, Path dir, int evalFanout, Map<String, Object> extra)
             throws IOException {
+        return export(model, dir, evalFanout, null, extra);
+    }
+
+    /**
+     * {@link #export(GnnModel, Path, int, Map)} with the job's feature normalisation ({@code "sum"}
+     * or {@code "none"}; null: not recorded) in the config ({@value #FEATURE_NORMALIZATION}).
+     */
+    public static Path export(
+            GnnModel model,
+            Path dir,
+            int evalFanout,
+            String featureNormalization,
+            Map<String, Object> extra)
+            throws IOException {
+        if (featureNormalization != null
+                && !featureNormalization.equals("sum")
+                && !featureNormalization.equals("none")) {
+            throw new IllegalArgumentException(
+                    "featureNormalization must be sum, none or null, got " + featureNormalization);
+        }
         Files.createDirectories(dir);
         List<Map<String, Object>> tensors = new ArrayList<>();
         for (ParamInfo p : model.parameters()) {
@@ -73,6 +100,9 @@ public final class NpyExport {
         manifest.put("description", type.description());
         Map<String, Object> config = model.config().toMap();
         config.put(EVAL_FANOUT, evalFanout);
+        if (featureNormalization != null) {
+            config.put(FEATURE_NORMALIZATION, featureNormalization);
+        }
         manifest.put("config", config);
         manifest.put("step", model.step());
         manifest.put("checksum", model.checksum());
