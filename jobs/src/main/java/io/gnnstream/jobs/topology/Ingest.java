@@ -106,7 +106,10 @@ public final class Ingest {
                             .uid("normalize-features")
                             .name("normalize-features")
                             .setParallelism(1)
-                            .setMaxParallelism(1);
+                            .setMaxParallelism(1)
+                            // A chain of its own at every parallelism: chained to a source of
+                            // parallelism 1, its maximum parallelism would become the source's.
+                            .disableChaining();
             parsed = normalized;
             decided =
                     normalized
