@@ -41,6 +41,12 @@ import java.util.stream.Stream;
  */
 public final class GpuReference {
 
+    /** The models with GPU kernels: the ones the device check compares. */
+    static final List<ModelType> GPU_TYPES =
+            Arrays.stream(ModelType.values())
+                    .filter(t -> t.architecture().gpuKernels())
+                    .collect(Collectors.toList());
+
     /** The batch: 64 seeds, fanouts 5, 5 (1,984 nodes), 100 features (not a multiple of 32). */
     static final Shape DEFAULT = new Shape(64, new int[] {5, 5}, 100, 64, 7, 5);
 
@@ -143,16 +149,13 @@ public final class GpuReference {
                         shape.classes(),
                         BATCH_SEED);
         BatchFile.write(batch, shape.classes(), out.resolve(ReferenceFolder.BATCH));
-        for (ModelType type : ModelType.values()) {
+        for (ModelType type : GPU_TYPES) {
             writeModel(out.resolve(type.id()), type, shape, batch, log);
         }
         Properties index = new Properties();
         index.setProperty("format", ReferenceFolder.FORMAT);
         index.setProperty(
-                "models",
-                Arrays.stream(ModelType.values())
-                        .map(ModelType::id)
-                        .collect(Collectors.joining(",")));
+                "models", GPU_TYPES.stream().map(ModelType::id).collect(Collectors.joining(",")));
         index.setProperty("steps", Integer.toString(shape.steps()));
         index.setProperty("batch.seeds", Integer.toString(shape.seeds()));
         index.setProperty(
