@@ -67,7 +67,7 @@ class IncrementalSimulationTest {
         int runs = 0;
         int incremental = 0;
         for (int t = 1; t <= 3; t++) {
-            for (long seed : SimSeeds.draw(10)) {
+            for (long seed : SimSeeds.draw(6)) {
                 runs++;
                 incremental +=
                         check(seed, t, 0, 0, new int[] {t}, shape).incrementalBatches() > 0 ? 1 : 0;
@@ -93,7 +93,7 @@ class IncrementalSimulationTest {
         int restores = 0;
         int rescales = 0;
         int incremental = 0;
-        long[] seeds = SimSeeds.draw(60);
+        long[] seeds = SimSeeds.draw(30);
         for (long seed : seeds) {
             ProtocolSimulator sim = withRestores(seed, shape);
             restores += sim.restores;
