@@ -133,10 +133,15 @@ final class SoakBenchmark implements Benchmark {
             try (SoakProbe probe = new SoakProbe(rest, job, data.broker.bootstrapServers());
                     ChangeStream changes = new ChangeStream(data)) {
                 long start = awaitLoaded(probe, log);
+                HeapGrowth heap = new HeapGrowth(SoakTargets.growthFrom(minutes));
                 List<SoakTargets.Sample> taken =
-                        soak(probe, changes, cluster, data, rate, minutes, start, log, samples);
+                        soak(
+                                probe, changes, cluster, data, rate, minutes, start, log, samples,
+                                heap);
                 done = true;
-                return results(data, taken, minutes, rate, start, log);
+                log.println();
+                heap.print(log);
+                return results(data, taken, minutes, rate, start, log, heap);
             }
         } finally {
             List<Long> stopped = StandaloneCluster.stop(clusterDir);
@@ -240,7 +245,8 @@ final class SoakBenchmark implements Benchmark {
             int minutes,
             long target,
             PrintStream log,
-            java.util.function.Consumer<SoakTargets.Sample> listener)
+            java.util.function.Consumer<SoakTargets.Sample> listener,
+            HeapGrowth heap)
             throws Exception {
         long sampleMs = minutes >= 10 ? 60_000 : 30_000;
         log.printf(
@@ -277,6 +283,8 @@ final class SoakBenchmark implements Benchmark {
                     samples.add(s);
                     listener.accept(s);
                     print(log, s, share);
+                    heap.sample(
+                            cluster.taskManagerPids(), s.minute(), nextSample >= minutes * 60_000L);
                     if (s.checkpointsFailed() > 0) {
                         log.println("  failed checkpoints: " + probe.checkpointFailures());
                     }
@@ -368,7 +376,8 @@ final class SoakBenchmark implements Benchmark {
             int minutes,
             int rate,
             long liveAtStart,
-            PrintStream log) {
+            PrintStream log,
+            HeapGrowth heap) {
         Map<String, Object> params = new LinkedHashMap<>();
         params.putAll(data.graphParams());
         params.put("minutes", minutes);
@@ -398,6 +407,7 @@ final class SoakBenchmark implements Benchmark {
         extra.put("live_edges_at_start", liveAtStart);
         extra.put("environment", environment);
         extra.put("samples", samples);
+        extra.put("heap_growth", heap.toMap());
         out.add(new BenchResult(name(), p, "samples", Stats.of(samples.size()), null, extra));
         return out;
     }

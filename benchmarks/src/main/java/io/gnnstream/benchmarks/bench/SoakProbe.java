@@ -203,7 +203,7 @@ final class SoakProbe implements AutoCloseable {
         throw new IOException("no old generation in GC.heap_info: " + heapInfo);
     }
 
-    private static String jcmd(long pid, String command) throws IOException, InterruptedException {
+    static String jcmd(long pid, String command) throws IOException, InterruptedException {
         Process p =
                 new ProcessBuilder("jcmd", Long.toString(pid), command)
                         .redirectErrorStream(true)

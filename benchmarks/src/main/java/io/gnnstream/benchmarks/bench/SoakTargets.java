@@ -60,6 +60,11 @@ final class SoakTargets {
 
     private SoakTargets() {}
 
+    /** The minute from which growth is judged: the last 20 of 30 or more, else the last 2/3. */
+    static double growthFrom(int minutes) {
+        return minutes >= 30 ? minutes - 20 : minutes / 3.0;
+    }
+
     /** The verdicts of a run of {@code minutes} whose changes began at {@code liveEdgesAtStart}. */
     static List<Verdict> verdicts(List<Sample> samples, int minutes, long liveEdgesAtStart) {
         if (samples.isEmpty()) {
@@ -67,7 +72,7 @@ final class SoakTargets {
         }
         Sample first = samples.get(0);
         Sample last = samples.get(samples.size() - 1);
-        double growthFrom = minutes >= 30 ? minutes - 20 : minutes / 3.0;
+        double growthFrom = growthFrom(minutes);
         double reference = minutes >= 30 ? 10 : minutes / 3.0;
         List<Verdict> out = new ArrayList<>();
         out.add(

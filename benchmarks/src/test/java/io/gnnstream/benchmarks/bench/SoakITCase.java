@@ -87,5 +87,8 @@ class SoakITCase {
                 "a checkpoint every 10 s: " + first + " .. " + last);
         assertTrue(last.oldGenBytes().stream().allMatch(b -> b > 0), last.toString());
         assertTrue(last.rocksDbBytes() > 0, last.toString());
+        Map<?, ?> heap = (Map<?, ?>) byFigure.get("samples").extra().get("heap_growth");
+        assertEquals(
+                2, ((List<?>) heap.get("by_taskmanager")).size(), "a histogram per TM: " + heap);
     }
 }
