@@ -24,6 +24,11 @@ public final class FeatureCacheDirectory {
     private final VertexSlotTable slotOf;
     private final long[] vertexAt;
     private final boolean[] referenced;
+
+    /** Slots freed by {@link #invalidate}, taken before the clock hand moves on. */
+    private final int[] freed;
+
+    private int freedCount;
     private int hand;
 
     /**
@@ -47,6 +52,7 @@ public final class FeatureCacheDirectory {
         this.slotOf = new VertexSlotTable(slots);
         this.vertexAt = new long[slots];
         this.referenced = new boolean[slots];
+        this.freed = new int[slots];
         Arrays.fill(vertexAt, FREE);
     }
 
@@ -100,11 +106,20 @@ public final class FeatureCacheDirectory {
     }
 
     /**
-     * Gives {@code vertex} (not in the directory) a slot: a free one, or the first the clock hand
-     * finds unused since it last passed, whose vertex is evicted. The new entry starts unused, so
-     * it survives one sweep only if it is looked up again.
+     * Gives {@code vertex} (not in the directory) a slot: the latest one {@link #invalidate} freed,
+     * else the first the clock hand finds unused since it last passed (free or evicted). The new
+     * entry starts unused, so it survives one sweep only if it is looked up again. Taking freed
+     * slots first keeps the trainer's pages (allocated when first filled) to the most vertices held
+     * at once, not to the whole budget, when attributes change all the time.
      */
     public int assign(long vertex) {
+        if (freedCount > 0) {
+            // The hand runs only when none is freed, so a freed slot is still free here.
+            int local = freed[--freedCount];
+            vertexAt[local] = vertex;
+            slotOf.put(vertex, local);
+            return firstSlot + local;
+        }
         int local;
         while (true) {
             local = hand;
@@ -128,6 +143,7 @@ public final class FeatureCacheDirectory {
         if (local >= 0) {
             vertexAt[local] = FREE;
             referenced[local] = false;
+            freed[freedCount++] = local;
         }
     }
 

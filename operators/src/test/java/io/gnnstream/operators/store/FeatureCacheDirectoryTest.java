@@ -66,6 +66,27 @@ class FeatureCacheDirectoryTest {
         assertEquals(1L, d.epoch());
     }
 
+    /**
+     * Attributes that change all the time (invalidate, then assign again) reuse the freed slots:
+     * the slots ever filled stay at the most vertices held at once, not the whole budget.
+     */
+    @Test
+    void changingAttributesReuseFreedSlotsBeforeUntouchedOnes() {
+        FeatureCacheDirectory d = new FeatureCacheDirectory(0, 1000, 1L);
+        Set<Integer> used = new HashSet<>();
+        for (long v = 0; v < 10; v++) {
+            used.add(d.assign(v));
+        }
+        for (int round = 0; round < 500; round++) {
+            long v = round % 10;
+            d.invalidate(v);
+            used.add(d.assign(v));
+        }
+        assertEquals(10, used.size(), "slots ever filled: " + used);
+        used.add(d.assign(10));
+        assertEquals(11, used.size(), "a new vertex with none freed: the hand's next slot");
+    }
+
     @Test
     void subtasksShareTheSlotsInDisjointRangesWithTheirOwnEpochs() {
         Set<Integer> slots = new HashSet<>();
