@@ -51,7 +51,7 @@ def read_dataset(folder, max_nodes):
             ids.append(node["id"])
             labels.append(-1 if node.get("label") is None else node["label"])
             splits.append(SPLITS[node.get("split", "none")])
-            feats.append(node["features"])
+            feats.append(np.asarray(node["features"], dtype=np.float32))
     if ids != list(range(len(ids))):
         sys.exit("node ids must be 0..N-1 in file order")
     n = len(ids)
@@ -59,7 +59,7 @@ def read_dataset(folder, max_nodes):
     edges = edges[:, :2]
     edges = edges[(edges[:, 0] < n) & (edges[:, 1] < n)]
     return (np.array(labels, dtype=np.int64), np.array(splits, dtype=np.int8),
-            np.array(feats, dtype=np.float32), edges)
+            np.stack(feats) if feats else np.zeros((0, 0), dtype=np.float32), edges)
 
 
 def one_direction(edges):
