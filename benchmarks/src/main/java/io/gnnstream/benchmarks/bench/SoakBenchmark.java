@@ -260,7 +260,7 @@ final class SoakBenchmark implements Benchmark {
                 "   min  ckpt ok/failed  restarts  old gen MiB per TM  RocksDB MiB  ckpt MiB"
                         + "  live edges  B/edge  lag s     step  incr. preds  add share");
         List<SoakTargets.Sample> samples = new ArrayList<>();
-        SoakProbe.Checkpoints before = probe.checkpoints();
+        SoakProbe.Checkpoints before = probe.checkpoints(0);
         if (before.failed() > 0) {
             log.println(
                     "  not counted: "
@@ -274,12 +274,15 @@ final class SoakBenchmark implements Benchmark {
         double edgeRate = 0.9 * rate;
         double share = 0.5;
         long nextSample = sampleMs;
+        long lastCheckpoint = before.latestId();
         try {
             while (true) {
                 long elapsedMs = (System.nanoTime() - began) / 1_000_000;
                 if (elapsedMs >= nextSample) {
+                    SoakProbe.Checkpoints checkpoints = probe.checkpoints(lastCheckpoint);
+                    lastCheckpoint = checkpoints.latestId();
                     SoakTargets.Sample s =
-                            sample(probe, before, cluster, data, elapsedMs / 60_000.0);
+                            sample(probe, before, checkpoints, cluster, data, elapsedMs / 60_000.0);
                     samples.add(s);
                     listener.accept(s);
                     print(log, s, share);
@@ -337,11 +340,11 @@ final class SoakBenchmark implements Benchmark {
     private static SoakTargets.Sample sample(
             SoakProbe probe,
             SoakProbe.Checkpoints before,
+            SoakProbe.Checkpoints checkpoints,
             ClusterState cluster,
             BenchData data,
             double minute)
             throws Exception {
-        SoakProbe.Checkpoints checkpoints = probe.checkpoints();
         List<Long> oldGen = new ArrayList<>();
         for (long pid : cluster.taskManagerPids()) {
             oldGen.add(SoakProbe.oldGenerationAfterFullGc(pid));

@@ -56,15 +56,28 @@ final class SoakProbe implements AutoCloseable {
         this.reader = KafkaIO.stringConsumer(bootstrap, 10_000);
     }
 
-    /** Completed and failed checkpoints, and the full state size of the latest completed one. */
-    record Checkpoints(long completed, long failed, long stateBytes) {}
+    /**
+     * Completed and failed checkpoints; the mean full state size of the checkpoints completed after
+     * the one of id {@code after} (those in the history, at least the latest), and the latest's id.
+     */
+    record Checkpoints(long completed, long failed, long stateBytes, long latestId) {}
 
-    Checkpoints checkpoints() throws IOException {
+    Checkpoints checkpoints(long after) throws IOException {
         JsonNode stats = get("/jobs/" + job + "/checkpoints");
+        JsonNode latest = stats.path("latest").path("completed");
+        long sum = 0;
+        int n = 0;
+        for (JsonNode c : stats.path("history")) {
+            if ("COMPLETED".equals(c.path("status").asText()) && c.path("id").asLong() > after) {
+                sum += c.path("state_size").asLong();
+                n++;
+            }
+        }
         return new Checkpoints(
                 stats.path("counts").path("completed").asLong(),
                 stats.path("counts").path("failed").asLong(),
-                stats.path("latest").path("completed").path("state_size").asLong(0));
+                n > 0 ? sum / n : latest.path("state_size").asLong(0),
+                latest.path("id").asLong(after));
     }
 
     /** The ids and messages of the failed checkpoints in the job's checkpoint history. */
