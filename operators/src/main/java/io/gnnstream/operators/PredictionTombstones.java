@@ -1,13 +1,13 @@
 package io.gnnstream.operators;
 
 import com.carrotsearch.hppc.LongArrayList;
+import com.carrotsearch.hppc.LongLongHashMap;
+import com.carrotsearch.hppc.cursors.LongLongCursor;
 import io.gnnstream.operators.internal.RankLine;
 import io.gnnstream.operators.messages.Prediction;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -32,7 +32,8 @@ import org.apache.flink.util.OutputTag;
  * So each deletion is remembered as (vertex, step) and a later prediction of the vertex from a
  * round up to that step is dropped. Rounds run one after another: once predictions of two later
  * rounds have come, no prediction of an earlier one is on its way, and the entry is forgotten. The
- * entries and the two latest round steps are operator state.
+ * entries (primitive maps on the heap, about 20 bytes each) and the two latest round steps are
+ * operator state.
  *
  * <p>Incremental predictions (docs/design.md, "Incremental predictions") come from the GraphStore
  * with the pinned round's step; the GraphStore pins a round only once every rank has emitted its
@@ -65,7 +66,7 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
                     "prediction-incremental", Types.TUPLE(Types.LONG, Types.LONG));
 
     /** Vertex -> the latest pinned step of an incremental prediction of it passed on. */
-    private transient Map<Long, Long> incrementalAt;
+    private transient LongLongHashMap incrementalAt;
 
     private transient DescriptiveStatisticsHistogram freshness;
 
@@ -80,7 +81,7 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
     private transient long windowCount;
 
     /** Deleted vertex -> the latest round step whose predictions of it are stale. */
-    private transient Map<Long, Long> deletedUpTo;
+    private transient LongLongHashMap deletedUpTo;
 
     /** The step of the latest round seen in predictions, and of the one before it. */
     private transient long latestRound;
@@ -93,13 +94,13 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
         deletionState = context.getOperatorStateStore().getListState(DELETIONS);
         roundState = context.getOperatorStateStore().getListState(ROUNDS);
         incrementalState = context.getOperatorStateStore().getListState(INCREMENTAL);
-        incrementalAt = new HashMap<>();
+        incrementalAt = new LongLongHashMap();
         for (Tuple2<Long, Long> d : incrementalState.get()) {
-            incrementalAt.merge(d.f0, d.f1, Math::max);
+            putMax(incrementalAt, d.f0, d.f1);
         }
-        deletedUpTo = new HashMap<>();
+        deletedUpTo = new LongLongHashMap();
         for (Tuple2<Long, Long> d : deletionState.get()) {
-            deletedUpTo.merge(d.f0, d.f1, Math::max);
+            putMax(deletedUpTo, d.f0, d.f1);
         }
         List<Long> rounds = new ArrayList<>();
         roundState.get().forEach(rounds::add);
@@ -124,18 +125,18 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
         if (p.step > latestRound) {
             previousRound = latestRound;
             latestRound = p.step;
-            deletedUpTo.values().removeIf(step -> step < previousRound);
-            incrementalAt.values().removeIf(step -> step < previousRound);
+            long before = previousRound;
+            deletedUpTo.removeAll((vertex, step) -> step < before);
+            incrementalAt.removeAll((vertex, step) -> step < before);
         }
-        Long stale = deletedUpTo.get(p.vertex);
-        if (stale != null && p.step <= stale) {
+        if (deletedUpTo.containsKey(p.vertex) && p.step <= deletedUpTo.get(p.vertex)) {
             return;
         }
         if (p.changedAt > 0) {
             if (p.step < latestRound) {
                 return; // a newer round's predictions are coming or came, from a later graph
             }
-            incrementalAt.merge(p.vertex, p.step, Math::max);
+            putMax(incrementalAt, p.vertex, p.step);
             long ms =
                     Math.max(
                             0, getProcessingTimeService().getCurrentProcessingTime() - p.changedAt);
@@ -145,8 +146,7 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
                 window.add(ms);
             }
         } else {
-            Long newer = incrementalAt.get(p.vertex);
-            if (newer != null && p.step <= newer) {
+            if (incrementalAt.containsKey(p.vertex) && p.step <= incrementalAt.get(p.vertex)) {
                 return;
             }
         }
@@ -185,20 +185,34 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
     @Override
     public void processElement2(StreamRecord<Tuple2<Long, Long>> element) {
         long vertex = element.getValue().f0;
-        deletedUpTo.merge(vertex, element.getValue().f1, Math::max);
+        putMax(deletedUpTo, vertex, element.getValue().f1);
         output.collect(new StreamRecord<>(Prediction.tombstone(vertex)));
     }
 
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
-        List<Tuple2<Long, Long>> entries = new ArrayList<>(deletedUpTo.size());
-        deletedUpTo.forEach((v, step) -> entries.add(Tuple2.of(v, step)));
-        deletionState.update(entries);
+        deletionState.update(entries(deletedUpTo));
         roundState.update(List.of(latestRound, previousRound));
-        List<Tuple2<Long, Long>> incremental = new ArrayList<>(incrementalAt.size());
-        incrementalAt.forEach((v, step) -> incremental.add(Tuple2.of(v, step)));
-        incrementalState.update(incremental);
+        incrementalState.update(entries(incrementalAt));
+    }
+
+    private static List<Tuple2<Long, Long>> entries(LongLongHashMap map) {
+        List<Tuple2<Long, Long>> out = new ArrayList<>(map.size());
+        for (LongLongCursor c : map) {
+            out.add(Tuple2.of(c.key, c.value));
+        }
+        return out;
+    }
+
+    /** Keeps the larger of {@code step} and the one {@code vertex} has. */
+    private static void putMax(LongLongHashMap map, long vertex, long step) {
+        int slot = map.indexOf(vertex);
+        if (!map.indexExists(slot)) {
+            map.indexInsert(slot, vertex, step);
+        } else if (map.indexGet(slot) < step) {
+            map.indexReplace(slot, step);
+        }
     }
 
     /** Deletions remembered, for tests. */
