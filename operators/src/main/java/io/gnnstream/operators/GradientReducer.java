@@ -216,7 +216,11 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
     private static List<Entry> toState(List<ReducerEntry> entries) {
         List<Entry> out = new ArrayList<>(entries.size());
         for (ReducerEntry e : entries) {
-            out.add(new Entry(e.step(), e.chunk(), e.numChunks(), e.rank(), e.seeds(), e.values()));
+            Entry entry =
+                    new Entry(e.step(), e.chunk(), e.numChunks(), e.rank(), e.seeds(), e.values());
+            entry.valCorrect = e.valCorrect();
+            entry.valTotal = e.valTotal();
+            out.add(entry);
         }
         return out;
     }
@@ -225,7 +229,16 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
     private static List<ReducerEntry> fromState(Iterable<Entry> state) {
         List<ReducerEntry> out = new ArrayList<>();
         for (Entry e : state) {
-            out.add(new ReducerEntry(e.step, e.chunk, e.numChunks, e.rank, e.seeds, e.values));
+            out.add(
+                    new ReducerEntry(
+                            e.step,
+                            e.chunk,
+                            e.numChunks,
+                            e.rank,
+                            e.seeds,
+                            e.values,
+                            e.valCorrect,
+                            e.valTotal));
         }
         return out;
     }
@@ -267,6 +280,11 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
         public int rank;
         public int seeds;
         public float[] values;
+
+        /** Validation counts ({@link GradientChunk#valCorrect}; 0 in state of earlier builds). */
+        public long valCorrect;
+
+        public long valTotal;
 
         public Entry() {}
 

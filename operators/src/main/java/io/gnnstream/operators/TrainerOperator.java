@@ -19,11 +19,13 @@ import io.gnnstream.operators.messages.ReducedChunk;
 import io.gnnstream.operators.model.EvalResult;
 import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.operators.model.ModelFactory;
+import io.gnnstream.operators.model.ModelState;
 import io.gnnstream.operators.model.Nd4jThreads;
 import io.gnnstream.operators.model.NpyExport;
 import io.gnnstream.operators.model.gpu.Device;
 import io.gnnstream.operators.model.gpu.GpuUnavailableException;
 import io.gnnstream.operators.schedule.GradientExchange;
+import io.gnnstream.operators.schedule.ModelSelection;
 import io.gnnstream.operators.schedule.TrainerRank;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import io.gnnstream.state.StoreSites;
@@ -152,6 +154,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private transient String deviceKind;
 
     private transient TrainerProgress progress;
+
+    /** The parameters kept for the report, the export and the served predictions. */
+    private transient ModelSelection selection;
+
     private transient TrainerRank sequence;
     private transient PartialBatches partials;
     private transient TrainerFeatureCache featureCache;
@@ -204,6 +210,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             LOG.info("rank {} runs on {} ({})", rank, deviceKind, config.device());
         }
         progress = restored.progress();
+        selection = new ModelSelection(config.select(), progress, restored.bestParameters());
         partials = new PartialBatches();
         featureCache = new TrainerFeatureCache(config.featureCacheSlots, config.model.inFeatures());
         exchange =
@@ -302,6 +309,9 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                         model,
                         progress,
                         line -> output.collect(METRICS, new StreamRecord<>(line)));
+        if (selection.bestVal()) {
+            report.withSelect(selection.mode().id());
+        }
         MailboxExecutor mailbox =
                 getContainingTask()
                         .getMailboxExecutorFactory()
@@ -344,7 +354,12 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         super.snapshotState(context);
         pauseSteps();
         checkpoint.snapshot(
-                new TrainerReplica(rank, config.scale.trainers(), model.snapshot(), progress),
+                new TrainerReplica(
+                        rank,
+                        config.scale.trainers(),
+                        model.snapshot(),
+                        progress,
+                        selection.best()),
                 sequence.waiting(),
                 partials.parts(featureCache),
                 exchange.pending());
@@ -435,6 +450,16 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         }
         if (mean != null) {
             PendingStep step = exchange.pending();
+            // The sum carries every rank's counts of the round before the step: decide on it while
+            // the replica still holds that round's parameters.
+            long[] val = exchange.roundValidation();
+            selection.offer(step.step - 1, val[0], val[1], model::parameterVector);
+            if (step.selection) {
+                exchange.complete();
+                finishTraining();
+                startNextStep();
+                return;
+            }
             report.window().addAllReduce(System.nanoTime() - exchangeStartNanos);
             steps.submit(() -> work.apply(step, mean));
         }
@@ -460,6 +485,9 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             // Gradient computed: send it and wait for the sums; the batch's matrices are free
             // again.
             partials.recycle(batch.features);
+            long[] val = selection.contribution(done.pending().step);
+            done.pending().valCorrect = val[0];
+            done.pending().valTotal = val[1];
             exchangeStartNanos = System.nanoTime();
             exchangeActiveAt = getProcessingTimeService().getCurrentProcessingTime();
             sendGradient(exchange.begin(done.pending()));
@@ -573,7 +601,12 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
 
     /** This rank has scored its share of the round of {@code step}: its evaluation line. */
     private void roundComplete(long step, boolean finalRound) throws Exception {
-        report.roundComplete(step, finalRound, sequence.alone(step));
+        boolean alone = sequence.alone(step);
+        if (config.scale.trainers() == 1 || alone) {
+            // This rank's counts are the round's.
+            selection.offer(step, progress.valCorrect, progress.valTotal, model::parameterVector);
+        }
+        report.roundComplete(step, finalRound, alone);
         if (config.sendsPins()) {
             layerOutputs.send(
                     LayerOutputs.pins(
@@ -584,9 +617,37 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                             storeRoutes()));
         }
         if (finalRound && !progress.finished) {
-            progress.finished = true;
-            exportModel(true);
+            if (selection.bestVal() && config.scale.trainers() > 1 && !alone) {
+                beginSelection(step);
+            } else {
+                finishTraining();
+            }
         }
+    }
+
+    /**
+     * After the final round of {@code step} with {@code --select best-val}: no step follows to
+     * carry the round's counts, so the ranks all-reduce a zero gradient of step {@code step + 1}
+     * with them (checkpointed and sent again like a step's); its sum is not applied but decides the
+     * selection, and then the training finishes ({@link #processElement2}).
+     */
+    private void beginSelection(long step) {
+        PendingStep p = new PendingStep();
+        p.step = step + 1;
+        p.seq = progress.nextSeq;
+        p.grad = new float[config.model.numParameters()];
+        p.selection = true;
+        p.valCorrect = progress.valCorrect;
+        p.valTotal = progress.valTotal;
+        exchangeStartNanos = System.nanoTime();
+        exchangeActiveAt = getProcessingTimeService().getCurrentProcessingTime();
+        sendGradient(exchange.begin(p));
+    }
+
+    /** The final round is done and the selection decided: the final export. */
+    private void finishTraining() throws Exception {
+        progress.finished = true;
+        exportModel(true);
     }
 
     /** The route (first partition) of every GraphStore subtask. */
@@ -611,12 +672,36 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                 config.featureNormalization() != null
                         ? config.featureNormalization()
                         : featureNormalization;
-        NpyExport.export(
-                model,
-                Path.of(config.modelOut),
-                config.evalFanout(),
-                normalization,
-                Map.of("rank", rank, "next_seq", progress.nextSeq));
+        float[] best = selection.best();
+        if (best == null) {
+            NpyExport.export(
+                    model,
+                    Path.of(config.modelOut),
+                    config.evalFanout(),
+                    normalization,
+                    Map.of("rank", rank, "next_seq", progress.nextSeq));
+            return;
+        }
+        // --select best-val: the kept round's parameters, under its step.
+        ModelState state = model.snapshot();
+        state.step = selection.selectedStep();
+        try (GnnModel kept = GnnModel.restore(config.model, state)) {
+            kept.setParameterVector(best);
+            NpyExport.export(
+                    kept,
+                    Path.of(config.modelOut),
+                    config.evalFanout(),
+                    normalization,
+                    Map.of(
+                            "rank",
+                            rank,
+                            "next_seq",
+                            progress.nextSeq,
+                            "select",
+                            selection.mode().id(),
+                            "last_step",
+                            model.step()));
+        }
     }
 
     /**

@@ -43,6 +43,16 @@ public class TrainerProgress {
 
     public long layoutStep;
 
+    /**
+     * The evaluation round with the best validation accuracy so far, as every rank agreed on it
+     * ({@code ModelSelection}): its all-reduced validation counts (total 0: none yet, also in older
+     * state) and its step.
+     */
+    public long bestValCorrect;
+
+    public long bestValTotal;
+    public long bestValStep;
+
     public TrainerProgress() {}
 
     /** Starts the counts of the round of {@code step}. */
