@@ -574,6 +574,11 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         return model.parameterVector();
     }
 
+    /** The parameters {@code --select} keeps (the best round's, or the replica's), for tests. */
+    float[] keptParameters() {
+        return selection.best() != null ? selection.best() : model.parameterVector();
+    }
+
     /** True while a model step runs or its outcome waits in the mailbox. */
     boolean stepInFlight() {
         return steps.busy();
