@@ -412,7 +412,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             return;
         }
         TrainerRank.Arrival arrival =
-                sequence.arrival(part.address(), steps.busy() || exchange.pending() != null);
+                sequence.arrival(part.address(), steps.busy() || stepPending());
         if (arrival == TrainerRank.Arrival.FOREIGN) {
             // Its cache slots are another directory's.
             foreignParts.inc();
@@ -453,13 +453,15 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             // The sum carries every rank's counts of the round before the step: decide on it while
             // the replica still holds that round's parameters.
             long[] val = exchange.roundValidation();
-            selection.offer(step.step - 1, val[0], val[1], model::parameterVector);
             if (step.selection) {
+                pauseSteps(); // blocks of the final round's hidden passes may still run
+                selection.offer(step.step - 1, val[0], val[1], model::parameterVector);
                 exchange.complete();
                 finishTraining();
-                startNextStep();
+                resumeSteps();
                 return;
             }
+            selection.offer(step.step - 1, val[0], val[1], model::parameterVector);
             report.window().addAllReduce(System.nanoTime() - exchangeStartNanos);
             steps.submit(() -> work.apply(step, mean));
         }
@@ -469,13 +471,22 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
      * Starts the model step of the next batch in sequence, if it is here and no step is running.
      */
     private void startNextStep() {
-        if (holdSteps || steps.busy() || exchange.pending() != null || !layerOutputs.isEmpty()) {
+        if (holdSteps || steps.busy() || stepPending() || !layerOutputs.isEmpty()) {
             return;
         }
         MiniBatch batch = sequence.takeNext();
         if (batch != null) {
             steps.submit(() -> work.compute(batch));
         }
+    }
+
+    /**
+     * A training step waits for its reduced gradient. A selection exchange holds nothing up: a rank
+     * whose share of the final round's last pass is empty begins it at once, while its blocks of
+     * the hidden passes, which the other ranks' shares need, are still to come.
+     */
+    private boolean stepPending() {
+        return exchange.pending() != null && !exchange.pending().selection;
     }
 
     /** Bookkeeping and output of a finished step, on the task thread; then the next step. */
@@ -644,6 +655,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         p.selection = true;
         p.valCorrect = progress.valCorrect;
         p.valTotal = progress.valTotal;
+        progress.selecting = true;
         exchangeStartNanos = System.nanoTime();
         exchangeActiveAt = getProcessingTimeService().getCurrentProcessingTime();
         sendGradient(exchange.begin(p));
@@ -651,6 +663,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
 
     /** The final round is done and the selection decided: the final export. */
     private void finishTraining() throws Exception {
+        progress.selecting = false;
         progress.finished = true;
         exportModel(true);
     }

@@ -53,6 +53,12 @@ public class TrainerProgress {
     public long bestValTotal;
     public long bestValStep;
 
+    /**
+     * The rank has scored its share of the final round and waits for the selection exchange's sum
+     * ({@code --select best-val}, several ranks); {@link #finished} follows it.
+     */
+    public boolean selecting;
+
     public TrainerProgress() {}
 
     /** Starts the counts of the round of {@code step}. */

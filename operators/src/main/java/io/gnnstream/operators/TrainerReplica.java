@@ -88,7 +88,13 @@ public class TrainerReplica {
         p.layoutStep = step;
         p.appliedStep = step;
         p.nextSeq = RankLayout.firstSeq(p.layout, step);
-        p.finished = rank0 != null && rank0.appliedStep() == step && rank0.progress.finished;
+        // A rank 0 that waited for the final round's selection exchange had scored its share: the
+        // exchange, lost with the old ranks, is not run again, and the kept round stays the best
+        // of the earlier ones (its export was written at the last checkpoint).
+        p.finished =
+                rank0 != null
+                        && rank0.appliedStep() == step
+                        && (rank0.progress.finished || rank0.progress.selecting);
         p.evalNanos = furthest.progress.evalNanos;
         // The furthest replica has decided every round the others have (a decision comes with a
         // step's sum), so its best round and parameters are the ones to keep.
