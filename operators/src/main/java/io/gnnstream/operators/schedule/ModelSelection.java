@@ -28,6 +28,12 @@ public final class ModelSelection {
             return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
 
+        /** The flag's spelling ({@link #id()}), which Flink's enum conversion accepts. */
+        @Override
+        public String toString() {
+            return id();
+        }
+
         /** Parses {@link #id()} (or the constant's name). */
         public static Mode parse(String s) {
             return valueOf(s.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
