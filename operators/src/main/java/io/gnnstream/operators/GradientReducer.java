@@ -26,10 +26,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Input: {@link GradientChunk}s, routed to subtask {@code chunk % parallelism}; a contribution
  * is identified by (step, chunk, rank). The reducer holds the contributions of each (step, chunk)
- * until all {@code ranks} are there, then sums them into a {@link ReducedChunk} (values and seed
- * counts summed) and keeps that completed sum: per chunk the sums of the last {@code retainedSteps}
- * completed steps. A contribution for a step that many steps behind the chunk's latest completed
- * sum is stale (every rank has moved past it) and is dropped, as is a second copy of a held one.
+ * until all {@code ranks} are there, then sums them into a {@link ReducedChunk} (values, seed
+ * counts and the validation counts chunk 0 carries summed) and keeps that completed sum: per chunk
+ * the sums of the last {@code retainedSteps} completed steps. A contribution for a step that many
+ * steps behind the chunk's latest completed sum is stale (every rank has moved past it) and is
+ * dropped, as is a second copy of a held one.
  *
  * <p>A step's sums leave together, once every chunk of this subtask's share (the chunks {@code c}
  * with {@code c % parallelism == index}) is summed, in chunk order. With ranks that send their

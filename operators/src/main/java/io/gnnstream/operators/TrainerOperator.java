@@ -72,6 +72,12 @@ import org.slf4j.LoggerFactory;
  * ({@link PendingStep}, sent again after a restore). Timers re-send the credit while the rank is
  * idle and the gradient while its sums are missing, since neither survives on a feedback edge.
  *
+ * <p>Model selection ({@link TrainerConfig#select()}, {@link ModelSelection}): a round's validation
+ * counts ride on the next step's gradient, so every rank reads the round's accuracy from the sum
+ * and keeps the same best round's parameters (in its replica state); after the final round a
+ * selection exchange carries them. Rank 0 exports the kept parameters (docs/design.md, "Model
+ * selection").
+ *
  * <p>Device: the model runs where {@link TrainerConfig#device()} says, made by {@link
  * ModelFactory#of}; {@code cuda} without an index opens a GPU of Flink's external resource {@link
  * #GPU_RESOURCE} on the TaskManager ({@link #assignedGpu}). A rank whose GPU cannot be opened fails
