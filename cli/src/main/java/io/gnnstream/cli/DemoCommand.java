@@ -173,6 +173,15 @@ final class DemoCommand implements Callable<Integer> {
                             ProgressFormat.trainingSeconds(result),
                             result.path("eval_s").asDouble(),
                             (System.nanoTime() - started) / 1e9));
+            if (result.has("select")) {
+                System.out.printf(
+                        Locale.ROOT,
+                        "--select %s: the export and the report keep the parameters of step %d"
+                                + " (test accuracy %.4f)%n",
+                        result.path("select").asText(),
+                        result.path("selected_step").asLong(),
+                        result.path("selected_test_acc").asDouble());
+            }
         }
         return 0;
     }

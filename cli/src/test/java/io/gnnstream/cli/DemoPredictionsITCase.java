@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -118,6 +119,107 @@ class DemoPredictionsITCase {
                     "vertex " + p.path("id"));
         }
         // Only the order of float sums over a vertex's neighbours differs (RocksDB slot order).
+        assertTrue(maxDiff < 1e-4, "largest probability difference " + maxDiff);
+    }
+
+    /**
+     * {@code --select best-val} with two ranks: the final line names the best validation round, the
+     * export holds that round's parameters (its step and checksum), and {@code predict} with the
+     * export reproduces the predictions that round streamed.
+     */
+    @Test
+    void bestValExportsTheBestRoundAndItsPredictions(@TempDir Path dir) throws Exception {
+        Path model = dir.resolve("model");
+        Path streamed = dir.resolve("predictions.jsonl");
+        Path metrics = dir.resolve("metrics.jsonl");
+        Path offline = dir.resolve("offline.jsonl");
+        int exit =
+                GnnstreamCli.commandLine()
+                        .execute(
+                                "demo",
+                                "--dataset",
+                                CORA.toString(),
+                                "--work-dir",
+                                dir.resolve("work").toString(),
+                                "--trainers",
+                                "2",
+                                "--max-steps",
+                                "60",
+                                "--eval-every",
+                                "10",
+                                "--lr",
+                                "0.05",
+                                "--select",
+                                "best-val",
+                                "--model-out",
+                                model.toString(),
+                                "--metrics-out",
+                                metrics.toString(),
+                                "--predictions-out",
+                                streamed.toString());
+        assertEquals(0, exit, "demo failed");
+        List<String> lines = Files.readAllLines(metrics);
+        JsonNode last = JSON.readTree(lines.get(lines.size() - 1));
+        assertTrue(last.path("final").asBoolean(), last.toString());
+        assertEquals("best-val", last.path("select").asText(), last.toString());
+        long best = last.path("selected_step").asLong();
+        double bestVal = -1;
+        long bestStep = -1;
+        for (String line : lines) {
+            JsonNode l = JSON.readTree(line);
+            if (l.has("val_acc")
+                    && !l.path("final").asBoolean()
+                    && l.path("val_acc").asDouble() > bestVal) {
+                bestVal = l.path("val_acc").asDouble();
+                bestStep = l.path("step").asLong();
+            }
+        }
+        assertEquals(bestStep, best, "the round of the best validation accuracy (ties: earlier)");
+        assertEquals(
+                last.path("best_val_test_acc").asDouble(),
+                last.path("selected_test_acc").asDouble());
+        JsonNode manifest = JSON.readTree(model.resolve("manifest.json").toFile());
+        assertEquals(best, manifest.path("step").asLong(), "the export is the best round's");
+        assertEquals(
+                last.path("selected_checksum").asText(),
+                Long.toHexString(manifest.path("checksum").asLong()),
+                "the export holds the parameters the best round evaluated");
+        assertEquals(60, manifest.path("extra").path("last_step").asLong());
+
+        DatasetInfo cora = DatasetInfo.scan(CORA);
+        Map<Long, JsonNode> round = new HashMap<>();
+        for (String line : Files.readAllLines(streamed)) {
+            JsonNode p = JSON.readTree(line);
+            if (p.path("step").asLong() == best) {
+                round.put(p.path("id").asLong(), p);
+            }
+        }
+        assertEquals(cora.nodes(), round.size(), "the best round's predictions of every vertex");
+        exit =
+                GnnstreamCli.commandLine()
+                        .execute(
+                                "predict",
+                                "--model",
+                                model.toString(),
+                                "--dataset",
+                                CORA.toString(),
+                                "--out",
+                                offline.toString());
+        assertEquals(0, exit, "predict failed");
+        double maxDiff = 0;
+        for (String line : Files.readAllLines(offline)) {
+            JsonNode p = JSON.readTree(line);
+            assertEquals(best, p.path("step").asLong());
+            JsonNode job = round.get(p.path("id").asLong());
+            for (int c = 0; c < cora.numClasses(); c++) {
+                maxDiff =
+                        Math.max(
+                                maxDiff,
+                                Math.abs(
+                                        p.path("probs").path(c).asDouble()
+                                                - job.path("probs").path(c).asDouble()));
+            }
+        }
         assertTrue(maxDiff < 1e-4, "largest probability difference " + maxDiff);
     }
 }

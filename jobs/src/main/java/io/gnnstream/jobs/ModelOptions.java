@@ -6,6 +6,7 @@ import static io.gnnstream.jobs.OptionCheck.that;
 
 import io.gnnstream.operators.model.ModelType;
 import io.gnnstream.operators.model.gpu.Device;
+import io.gnnstream.operators.schedule.ModelSelection;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
@@ -126,6 +127,22 @@ public final class ModelOptions {
                             + " --prediction-updates rounds)");
         }
     }
+
+    public static final ConfigOption<ModelSelection.Mode> SELECT =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.model.select")
+                            .enumType(ModelSelection.Mode.class)
+                            .defaultValue(ModelSelection.Mode.LAST)
+                            .withDescription(
+                                    "The parameters the final report, --model-out and the"
+                                        + " checkpoints' exports name: last (the last step's) or"
+                                        + " best-val (those of the evaluation round with the best"
+                                        + " validation accuracy, ties to the earlier round, as"
+                                        + " early stopping keeps them; the ranks agree on it by an"
+                                        + " all-reduce of the rounds' counts and keep one copy of"
+                                        + " the parameters in state). Rounds come every"
+                                        + " --eval-every and --predict-every steps."),
+                    OptionCheck.any());
 
     public static final ConfigOption<Double> DROPOUT =
             GROUP.declare(

@@ -15,19 +15,28 @@ public final class ProgressFormat {
 
     public static String format(JsonNode m) {
         if (m.path("final").asBoolean(false)) {
+            String kept =
+                    m.has("select")
+                            ? String.format(
+                                    Locale.ROOT,
+                                    " | kept (%s): step %d",
+                                    m.path("select").asText(),
+                                    m.path("selected_step").asLong())
+                            : "";
             return String.format(
-                    Locale.ROOT,
-                    "final  step %d | test acc %.4f (val %.4f) | best val %.4f at step %d -> test"
-                            + " %.4f | %.1fs | training %.1fs, of it evaluation %.1fs",
-                    m.path("step").asLong(),
-                    m.path("test_acc").asDouble(),
-                    m.path("val_acc").asDouble(),
-                    m.path("best_val_acc").asDouble(),
-                    m.path("best_val_step").asLong(),
-                    m.path("best_val_test_acc").asDouble(),
-                    m.path("elapsed_s").asDouble(),
-                    trainingSeconds(m),
-                    m.path("eval_s").asDouble());
+                            Locale.ROOT,
+                            "final  step %d | test acc %.4f (val %.4f) | best val %.4f at step %d"
+                                + " -> test %.4f | %.1fs | training %.1fs, of it evaluation %.1fs",
+                            m.path("step").asLong(),
+                            m.path("test_acc").asDouble(),
+                            m.path("val_acc").asDouble(),
+                            m.path("best_val_acc").asDouble(),
+                            m.path("best_val_step").asLong(),
+                            m.path("best_val_test_acc").asDouble(),
+                            m.path("elapsed_s").asDouble(),
+                            trainingSeconds(m),
+                            m.path("eval_s").asDouble())
+                    + kept;
         }
         StringBuilder b =
                 new StringBuilder(

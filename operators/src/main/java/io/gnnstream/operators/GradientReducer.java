@@ -26,10 +26,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Input: {@link GradientChunk}s, routed to subtask {@code chunk % parallelism}; a contribution
  * is identified by (step, chunk, rank). The reducer holds the contributions of each (step, chunk)
- * until all {@code ranks} are there, then sums them into a {@link ReducedChunk} (values and seed
- * counts summed) and keeps that completed sum: per chunk the sums of the last {@code retainedSteps}
- * completed steps. A contribution for a step that many steps behind the chunk's latest completed
- * sum is stale (every rank has moved past it) and is dropped, as is a second copy of a held one.
+ * until all {@code ranks} are there, then sums them into a {@link ReducedChunk} (values, seed
+ * counts and the validation counts chunk 0 carries summed) and keeps that completed sum: per chunk
+ * the sums of the last {@code retainedSteps} completed steps. A contribution for a step that many
+ * steps behind the chunk's latest completed sum is stale (every rank has moved past it) and is
+ * dropped, as is a second copy of a held one.
  *
  * <p>A step's sums leave together, once every chunk of this subtask's share (the chunks {@code c}
  * with {@code c % parallelism == index}) is summed, in chunk order. With ranks that send their
@@ -216,7 +217,11 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
     private static List<Entry> toState(List<ReducerEntry> entries) {
         List<Entry> out = new ArrayList<>(entries.size());
         for (ReducerEntry e : entries) {
-            out.add(new Entry(e.step(), e.chunk(), e.numChunks(), e.rank(), e.seeds(), e.values()));
+            Entry entry =
+                    new Entry(e.step(), e.chunk(), e.numChunks(), e.rank(), e.seeds(), e.values());
+            entry.valCorrect = e.valCorrect();
+            entry.valTotal = e.valTotal();
+            out.add(entry);
         }
         return out;
     }
@@ -225,7 +230,16 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
     private static List<ReducerEntry> fromState(Iterable<Entry> state) {
         List<ReducerEntry> out = new ArrayList<>();
         for (Entry e : state) {
-            out.add(new ReducerEntry(e.step, e.chunk, e.numChunks, e.rank, e.seeds, e.values));
+            out.add(
+                    new ReducerEntry(
+                            e.step,
+                            e.chunk,
+                            e.numChunks,
+                            e.rank,
+                            e.seeds,
+                            e.values,
+                            e.valCorrect,
+                            e.valTotal));
         }
         return out;
     }
@@ -267,6 +281,11 @@ public class GradientReducer extends AbstractStreamOperator<ReducedChunk>
         public int rank;
         public int seeds;
         public float[] values;
+
+        /** Validation counts ({@link GradientChunk#valCorrect}; 0 in state of earlier builds). */
+        public long valCorrect;
+
+        public long valTotal;
 
         public Entry() {}
 

@@ -144,6 +144,7 @@ public class MetricsMerger extends AbstractStreamOperator<String>
         s.bestValAcc = progress.bestValAcc;
         s.bestValTestAcc = progress.bestValTestAcc;
         s.bestValStep = progress.bestValStep;
+        s.bestValChecksum = progress.bestValChecksum;
         s.finished = progress.finished;
         state.update(List.of(s));
     }
@@ -203,6 +204,7 @@ public class MetricsMerger extends AbstractStreamOperator<String>
         double trainerRate = 0;
         double busy = 0;
         boolean finalRound = false;
+        String select = null;
         ArrayNode checksums = JSON.createArrayNode();
         for (JsonNode l : lines) {
             double busyS = l.path(BUSY_S).asDouble();
@@ -210,6 +212,7 @@ public class MetricsMerger extends AbstractStreamOperator<String>
             busy += Math.min(1.0, busyS / Math.max(1e-9, l.path(WALL_S).asDouble()));
             checksums.add(l.path(CHECKSUM).asText());
             finalRound |= l.path(FINAL_ROUND).asBoolean(false);
+            select = l.has(SELECT) ? l.path(SELECT).asText() : select;
         }
         String checksum = lines[0].path(CHECKSUM).asText();
         boolean identical =
@@ -259,6 +262,7 @@ public class MetricsMerger extends AbstractStreamOperator<String>
                 progress.bestValAcc = valAcc;
                 progress.bestValTestAcc = testAcc;
                 progress.bestValStep = key.step;
+                progress.bestValChecksum = checksum;
             }
         }
         if (freshness != null) {
@@ -288,9 +292,18 @@ public class MetricsMerger extends AbstractStreamOperator<String>
                             .put("best_val_acc", progress.bestValAcc)
                             .put("best_val_test_acc", progress.bestValTestAcc)
                             .put("best_val_step", progress.bestValStep)
+                            .put("best_val_checksum", progress.bestValChecksum)
                             .put("checksum", checksum)
                             .<ObjectNode>set("checksums", checksums)
                             .put("replicas_identical", identical);
+            if (select != null) {
+                // The ranks keep, export and serve the best validation round's parameters.
+                last.put(SELECT, select)
+                        .put("selected_step", progress.bestValStep)
+                        .put("selected_checksum", progress.bestValChecksum)
+                        .put("selected_val_acc", progress.bestValAcc)
+                        .put("selected_test_acc", progress.bestValTestAcc);
+            }
             output.collect(new StreamRecord<>(last.toString()));
         }
     }
@@ -387,6 +400,10 @@ public class MetricsMerger extends AbstractStreamOperator<String>
         public double bestValAcc = -1;
         public double bestValTestAcc;
         public long bestValStep;
+
+        /** The parameter checksum of the best validation round (null in older state). */
+        public String bestValChecksum;
+
         public boolean finished;
 
         public State() {}

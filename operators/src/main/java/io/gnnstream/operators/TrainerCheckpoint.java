@@ -52,7 +52,12 @@ final class TrainerCheckpoint {
      * What a rank restores: model and progress, and whether its own split states belong to them.
      */
     record Restored(
-            GnnModel model, TrainerProgress progress, boolean own, int fromRank, int fromRanks) {}
+            GnnModel model,
+            TrainerProgress progress,
+            boolean own,
+            int fromRank,
+            int fromRanks,
+            float[] bestParameters) {}
 
     TrainerCheckpoint(OperatorStateStore store) throws Exception {
         this.store = store;
@@ -97,7 +102,12 @@ final class TrainerCheckpoint {
                                             new IllegalStateException(
                                                     "no checkpointed replica of rank " + rank));
             return new Restored(
-                    models.restore(model, own.model), own.progress, true, rank, trainers);
+                    models.restore(model, own.model),
+                    own.progress,
+                    true,
+                    rank,
+                    trainers,
+                    own.bestParameters);
         }
         TrainerReplica furthest = TrainerReplica.furthest(all);
         return new Restored(
@@ -105,7 +115,8 @@ final class TrainerCheckpoint {
                 TrainerReplica.restoredAt(all),
                 false,
                 furthest.rank,
-                all.size());
+                all.size(),
+                furthest.bestParameters);
     }
 
     private Restored restoreLegacy(
@@ -141,7 +152,8 @@ final class TrainerCheckpoint {
                 progresses.isEmpty() ? new TrainerProgress() : progresses.get(0),
                 true,
                 rank,
-                trainers);
+                trainers,
+                null);
     }
 
     Iterable<MiniBatch> buffered() throws Exception {

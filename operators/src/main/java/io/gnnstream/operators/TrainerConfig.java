@@ -3,6 +3,7 @@ package io.gnnstream.operators;
 import io.gnnstream.operators.internal.TrainerFeatureCache;
 import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.operators.model.gpu.Device;
+import io.gnnstream.operators.schedule.ModelSelection;
 import io.gnnstream.state.EvalNeighbourhood;
 import io.gnnstream.state.VertexPartitioner;
 import java.io.Serializable;
@@ -62,6 +63,9 @@ public final class TrainerConfig implements Serializable {
 
     /** The job's eval fanout, recorded in model exports; see {@link #withEvalFanout}. */
     private int evalFanout = EvalNeighbourhood.DEFAULT_FANOUT;
+
+    /** The parameters kept for the report and the export; see {@link #withSelect}. */
+    private ModelSelection.Mode select = ModelSelection.Mode.LAST;
 
     /** One rank, one reducer, one GraphStore subtask. */
     public TrainerConfig(
@@ -183,6 +187,17 @@ public final class TrainerConfig implements Serializable {
     public TrainerConfig withEvalFanout(int fanout) {
         this.evalFanout = fanout;
         return this;
+    }
+
+    /** The job's {@code --select}: the parameters the ranks keep and export; returns this. */
+    public TrainerConfig withSelect(ModelSelection.Mode mode) {
+        this.select = mode;
+        return this;
+    }
+
+    /** See {@link #withSelect}: {@link ModelSelection.Mode#LAST} unless set. */
+    public ModelSelection.Mode select() {
+        return select;
     }
 
     /**

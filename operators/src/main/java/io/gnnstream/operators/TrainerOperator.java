@@ -19,11 +19,13 @@ import io.gnnstream.operators.messages.ReducedChunk;
 import io.gnnstream.operators.model.EvalResult;
 import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.operators.model.ModelFactory;
+import io.gnnstream.operators.model.ModelState;
 import io.gnnstream.operators.model.Nd4jThreads;
 import io.gnnstream.operators.model.NpyExport;
 import io.gnnstream.operators.model.gpu.Device;
 import io.gnnstream.operators.model.gpu.GpuUnavailableException;
 import io.gnnstream.operators.schedule.GradientExchange;
+import io.gnnstream.operators.schedule.ModelSelection;
 import io.gnnstream.operators.schedule.TrainerRank;
 import io.gnnstream.operators.serialization.GraphStoreInputSerializer;
 import io.gnnstream.state.StoreSites;
@@ -69,6 +71,12 @@ import org.slf4j.LoggerFactory;
  * its buffered batches, the parts of incomplete ones and the step waiting for its reduced gradient
  * ({@link PendingStep}, sent again after a restore). Timers re-send the credit while the rank is
  * idle and the gradient while its sums are missing, since neither survives on a feedback edge.
+ *
+ * <p>Model selection ({@link TrainerConfig#select()}, {@link ModelSelection}): a round's validation
+ * counts ride on the next step's gradient, so every rank reads the round's accuracy from the sum
+ * and keeps the same best round's parameters (in its replica state); after the final round a
+ * selection exchange carries them. Rank 0 exports the kept parameters (docs/design.md, "Model
+ * selection").
  *
  * <p>Device: the model runs where {@link TrainerConfig#device()} says, made by {@link
  * ModelFactory#of}; {@code cuda} without an index opens a GPU of Flink's external resource {@link
@@ -152,6 +160,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     private transient String deviceKind;
 
     private transient TrainerProgress progress;
+
+    /** The parameters kept for the report, the export and the served predictions. */
+    private transient ModelSelection selection;
+
     private transient TrainerRank sequence;
     private transient PartialBatches partials;
     private transient TrainerFeatureCache featureCache;
@@ -204,6 +216,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             LOG.info("rank {} runs on {} ({})", rank, deviceKind, config.device());
         }
         progress = restored.progress();
+        selection = new ModelSelection(config.select(), progress, restored.bestParameters());
         partials = new PartialBatches();
         featureCache = new TrainerFeatureCache(config.featureCacheSlots, config.model.inFeatures());
         exchange =
@@ -302,6 +315,9 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                         model,
                         progress,
                         line -> output.collect(METRICS, new StreamRecord<>(line)));
+        if (selection.bestVal()) {
+            report.withSelect(selection.mode().id());
+        }
         MailboxExecutor mailbox =
                 getContainingTask()
                         .getMailboxExecutorFactory()
@@ -344,7 +360,12 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         super.snapshotState(context);
         pauseSteps();
         checkpoint.snapshot(
-                new TrainerReplica(rank, config.scale.trainers(), model.snapshot(), progress),
+                new TrainerReplica(
+                        rank,
+                        config.scale.trainers(),
+                        model.snapshot(),
+                        progress,
+                        selection.best()),
                 sequence.waiting(),
                 partials.parts(featureCache),
                 exchange.pending());
@@ -397,7 +418,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             return;
         }
         TrainerRank.Arrival arrival =
-                sequence.arrival(part.address(), steps.busy() || exchange.pending() != null);
+                sequence.arrival(part.address(), steps.busy() || stepPending());
         if (arrival == TrainerRank.Arrival.FOREIGN) {
             // Its cache slots are another directory's.
             foreignParts.inc();
@@ -435,6 +456,18 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         }
         if (mean != null) {
             PendingStep step = exchange.pending();
+            // The sum carries every rank's counts of the round before the step: decide on it while
+            // the replica still holds that round's parameters.
+            long[] val = exchange.roundValidation();
+            if (step.selection) {
+                pauseSteps(); // blocks of the final round's hidden passes may still run
+                selection.offer(step.step - 1, val[0], val[1], model::parameterVector);
+                exchange.complete();
+                finishTraining();
+                resumeSteps();
+                return;
+            }
+            selection.offer(step.step - 1, val[0], val[1], model::parameterVector);
             report.window().addAllReduce(System.nanoTime() - exchangeStartNanos);
             steps.submit(() -> work.apply(step, mean));
         }
@@ -444,13 +477,22 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
      * Starts the model step of the next batch in sequence, if it is here and no step is running.
      */
     private void startNextStep() {
-        if (holdSteps || steps.busy() || exchange.pending() != null || !layerOutputs.isEmpty()) {
+        if (holdSteps || steps.busy() || stepPending() || !layerOutputs.isEmpty()) {
             return;
         }
         MiniBatch batch = sequence.takeNext();
         if (batch != null) {
             steps.submit(() -> work.compute(batch));
         }
+    }
+
+    /**
+     * A training step waits for its reduced gradient. A selection exchange holds nothing up: a rank
+     * whose share of the final round's last pass is empty begins it at once, while its blocks of
+     * the hidden passes, which the other ranks' shares need, are still to come.
+     */
+    private boolean stepPending() {
+        return exchange.pending() != null && !exchange.pending().selection;
     }
 
     /** Bookkeeping and output of a finished step, on the task thread; then the next step. */
@@ -460,6 +502,9 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             // Gradient computed: send it and wait for the sums; the batch's matrices are free
             // again.
             partials.recycle(batch.features);
+            long[] val = selection.contribution(done.pending().step);
+            done.pending().valCorrect = val[0];
+            done.pending().valTotal = val[1];
             exchangeStartNanos = System.nanoTime();
             exchangeActiveAt = getProcessingTimeService().getCurrentProcessingTime();
             sendGradient(exchange.begin(done.pending()));
@@ -546,6 +591,11 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         return model.parameterVector();
     }
 
+    /** The parameters {@code --select} keeps (the best round's, or the replica's), for tests. */
+    float[] keptParameters() {
+        return selection.best() != null ? selection.best() : model.parameterVector();
+    }
+
     /** True while a model step runs or its outcome waits in the mailbox. */
     boolean stepInFlight() {
         return steps.busy();
@@ -573,7 +623,12 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
 
     /** This rank has scored its share of the round of {@code step}: its evaluation line. */
     private void roundComplete(long step, boolean finalRound) throws Exception {
-        report.roundComplete(step, finalRound, sequence.alone(step));
+        boolean alone = sequence.alone(step);
+        if (config.scale.trainers() == 1 || alone) {
+            // This rank's counts are the round's.
+            selection.offer(step, progress.valCorrect, progress.valTotal, model::parameterVector);
+        }
+        report.roundComplete(step, finalRound, alone);
         if (config.sendsPins()) {
             layerOutputs.send(
                     LayerOutputs.pins(
@@ -584,9 +639,39 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                             storeRoutes()));
         }
         if (finalRound && !progress.finished) {
-            progress.finished = true;
-            exportModel(true);
+            if (selection.bestVal() && config.scale.trainers() > 1 && !alone) {
+                beginSelection(step);
+            } else {
+                finishTraining();
+            }
         }
+    }
+
+    /**
+     * After the final round of {@code step} with {@code --select best-val}: no step follows to
+     * carry the round's counts, so the ranks all-reduce a zero gradient of step {@code step + 1}
+     * with them (checkpointed and sent again like a step's); its sum is not applied but decides the
+     * selection, and then the training finishes ({@link #processElement2}).
+     */
+    private void beginSelection(long step) {
+        PendingStep p = new PendingStep();
+        p.step = step + 1;
+        p.seq = progress.nextSeq;
+        p.grad = new float[config.model.numParameters()];
+        p.selection = true;
+        p.valCorrect = progress.valCorrect;
+        p.valTotal = progress.valTotal;
+        progress.selecting = true;
+        exchangeStartNanos = System.nanoTime();
+        exchangeActiveAt = getProcessingTimeService().getCurrentProcessingTime();
+        sendGradient(exchange.begin(p));
+    }
+
+    /** The final round is done and the selection decided: the final export. */
+    private void finishTraining() throws Exception {
+        progress.selecting = false;
+        progress.finished = true;
+        exportModel(true);
     }
 
     /** The route (first partition) of every GraphStore subtask. */
@@ -611,12 +696,36 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                 config.featureNormalization() != null
                         ? config.featureNormalization()
                         : featureNormalization;
-        NpyExport.export(
-                model,
-                Path.of(config.modelOut),
-                config.evalFanout(),
-                normalization,
-                Map.of("rank", rank, "next_seq", progress.nextSeq));
+        float[] best = selection.best();
+        if (best == null) {
+            NpyExport.export(
+                    model,
+                    Path.of(config.modelOut),
+                    config.evalFanout(),
+                    normalization,
+                    Map.of("rank", rank, "next_seq", progress.nextSeq));
+            return;
+        }
+        // --select best-val: the kept round's parameters, under its step.
+        ModelState state = model.snapshot();
+        state.step = selection.selectedStep();
+        try (GnnModel kept = GnnModel.restore(config.model, state)) {
+            kept.setParameterVector(best);
+            NpyExport.export(
+                    kept,
+                    Path.of(config.modelOut),
+                    config.evalFanout(),
+                    normalization,
+                    Map.of(
+                            "rank",
+                            rank,
+                            "next_seq",
+                            progress.nextSeq,
+                            "select",
+                            selection.mode().id(),
+                            "last_step",
+                            model.step()));
+        }
     }
 
     /**

@@ -43,6 +43,22 @@ public class TrainerProgress {
 
     public long layoutStep;
 
+    /**
+     * The evaluation round with the best validation accuracy so far, as every rank agreed on it
+     * ({@code ModelSelection}): its all-reduced validation counts (total 0: none yet, also in older
+     * state) and its step.
+     */
+    public long bestValCorrect;
+
+    public long bestValTotal;
+    public long bestValStep;
+
+    /**
+     * The rank has scored its share of the final round and waits for the selection exchange's sum
+     * ({@code --select best-val}, several ranks); {@link #finished} follows it.
+     */
+    public boolean selecting;
+
     public TrainerProgress() {}
 
     /** Starts the counts of the round of {@code step}. */

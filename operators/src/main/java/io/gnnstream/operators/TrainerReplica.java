@@ -17,6 +17,13 @@ public class TrainerReplica {
     public ModelState model;
     public TrainerProgress progress;
 
+    /**
+     * With {@code --select best-val}: the parameters of the best validation round ({@link
+     * TrainerProgress#bestValStep}) in {@code GnnModel#parameterVector()} layout; null without one
+     * (also in state of earlier builds).
+     */
+    public float[] bestParameters;
+
     public TrainerReplica() {}
 
     public TrainerReplica(int rank, int trainers, ModelState model, TrainerProgress progress) {
@@ -24,6 +31,16 @@ public class TrainerReplica {
         this.trainers = trainers;
         this.model = model;
         this.progress = progress;
+    }
+
+    public TrainerReplica(
+            int rank,
+            int trainers,
+            ModelState model,
+            TrainerProgress progress,
+            float[] bestParameters) {
+        this(rank, trainers, model, progress);
+        this.bestParameters = bestParameters;
     }
 
     /** The last training step this replica applied. */
@@ -71,8 +88,19 @@ public class TrainerReplica {
         p.layoutStep = step;
         p.appliedStep = step;
         p.nextSeq = RankLayout.firstSeq(p.layout, step);
-        p.finished = rank0 != null && rank0.appliedStep() == step && rank0.progress.finished;
+        // A rank 0 that waited for the final round's selection exchange had scored its share: the
+        // exchange, lost with the old ranks, is not run again, and the kept round stays the best
+        // of the earlier ones (its export was written at the last checkpoint).
+        p.finished =
+                rank0 != null
+                        && rank0.appliedStep() == step
+                        && (rank0.progress.finished || rank0.progress.selecting);
         p.evalNanos = furthest.progress.evalNanos;
+        // The furthest replica has decided every round the others have (a decision comes with a
+        // step's sum), so its best round and parameters are the ones to keep.
+        p.bestValCorrect = furthest.progress.bestValCorrect;
+        p.bestValTotal = furthest.progress.bestValTotal;
+        p.bestValStep = furthest.progress.bestValStep;
         p.firstStepNanos = furthest.progress.firstStepNanos;
         return p;
     }

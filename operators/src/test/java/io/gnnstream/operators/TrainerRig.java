@@ -198,6 +198,20 @@ final class TrainerRig {
     }
 
     static List<MiniBatchPart> batch(long seq, MiniBatch.Kind kind, long step, int[] seeds) {
+        return batch(seq, kind, step, seeds, 0, false);
+    }
+
+    /**
+     * A batch whose step starts a round ({@code roundShare > 0}: a training batch names the round's
+     * size and this rank's share; an evaluation batch is one block of that share) or none.
+     */
+    static List<MiniBatchPart> batch(
+            long seq,
+            MiniBatch.Kind kind,
+            long step,
+            int[] seeds,
+            int roundShare,
+            boolean finalRound) {
         int n = seeds.length;
         MiniBatch b = new MiniBatch();
         b.batchId = seq * 100 + seeds[0];
@@ -223,6 +237,9 @@ final class TrainerRig {
         b.indices = IntStream.range(n, 2 * n).toArray();
         b.indicesOffsets = new int[] {0};
         b.featureDim = 3;
+        b.roundSize = roundShare;
+        b.roundShare = roundShare;
+        b.finalRound = finalRound;
         ByteBuffer bytes =
                 ByteBuffer.allocate(features.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
         bytes.asFloatBuffer().put(features);

@@ -36,8 +36,12 @@ import java.util.SplittableRandom;
  *     [--lr 0.01] [--weight-decay 5e-4] [--batch-size 64] [--fanouts 25,10] [--steps 300]
  *     [--normalize auto|true|false] [--gcn-norm mean|sym] [--eval-every 50] [--eval-fanout 4096] [--seeds 1,2,3]
  *     [--format auto|gnnstream|ogb|planetoid|npz|dgl-csv] [--split-name NAME]
- *     [--add-inverse-edges true] [--split-seed 0]
+ *     [--add-inverse-edges true] [--split-seed 0] [--select last|best-val] [--threads 2]
  * </pre>
+ *
+ * <p>{@code --select} names the parameters a seed's "selected" test accuracy is of: the last step's
+ * or those of the round with the best validation accuracy (ties: the earlier round), as the job's
+ * {@code --select}. Every run prints both, with mean ± sample std over the seeds.
  */
 public final class OfflineTraining {
 
@@ -50,7 +54,19 @@ public final class OfflineTraining {
             double bestVal,
             double bestValTest,
             long bestStep,
-            double seconds) {}
+            double seconds) {
+
+        /** The test accuracy of the parameters {@code select} keeps. */
+        public double selectedTest(String select) {
+            return switch (select) {
+                case "last" -> test;
+                case "best-val" -> bestValTest;
+                default ->
+                        throw new IllegalArgumentException(
+                                "--select must be last or best-val, not " + select);
+            };
+        }
+    }
 
     public static void main(String[] args) throws Exception {
         Map<String, String> a = new HashMap<>();
@@ -76,8 +92,12 @@ public final class OfflineTraining {
                         .mapToInt(Integer::parseInt)
                         .toArray();
         int steps = Integer.parseInt(a.getOrDefault("steps", "300"));
-        double sumTest = 0;
+        String select = a.getOrDefault("select", "last");
+        new Result(0, 0, 0, 0, 0, 0).selectedTest(select);
         String[] seeds = a.getOrDefault("seeds", "1,2,3").split(",");
+        double[] lastTests = new double[seeds.length];
+        double[] bestTests = new double[seeds.length];
+        int done = 0;
         for (String s : seeds) {
             ModelType type = ModelType.parse(a.getOrDefault("model", ModelType.DEFAULT.id()));
             ModelConfig.Builder builder = ModelConfig.builder();
@@ -114,7 +134,8 @@ public final class OfflineTraining {
                                     a.getOrDefault(
                                             "eval-fanout",
                                             String.valueOf(EvalNeighbourhood.DEFAULT_FANOUT))));
-            sumTest += r.test();
+            lastTests[done] = r.test();
+            bestTests[done++] = r.bestValTest();
             System.out.printf(
                     Locale.ROOT,
                     "seed %s: val %.4f test %.4f | best val %.4f at %d -> test %.4f | %.1f s%n",
@@ -126,7 +147,40 @@ public final class OfflineTraining {
                     r.bestValTest(),
                     r.seconds());
         }
-        System.out.printf(Locale.ROOT, "mean test %.4f %s%n", sumTest / seeds.length, a);
+        double[] selected = "last".equals(select) ? lastTests : bestTests;
+        System.out.printf(
+                Locale.ROOT,
+                "mean test %.4f ± %.4f (--select %s) | last %.4f ± %.4f | best-val %.4f ± %.4f"
+                        + " %s%n",
+                mean(selected),
+                std(selected),
+                select,
+                mean(lastTests),
+                std(lastTests),
+                mean(bestTests),
+                std(bestTests),
+                a);
+    }
+
+    static double mean(double[] xs) {
+        double sum = 0;
+        for (double x : xs) {
+            sum += x;
+        }
+        return xs.length == 0 ? 0 : sum / xs.length;
+    }
+
+    /** Sample standard deviation (n - 1), 0 for fewer than two values. */
+    static double std(double[] xs) {
+        if (xs.length < 2) {
+            return 0;
+        }
+        double m = mean(xs);
+        double sum = 0;
+        for (double x : xs) {
+            sum += (x - m) * (x - m);
+        }
+        return Math.sqrt(sum / (xs.length - 1));
     }
 
     /**

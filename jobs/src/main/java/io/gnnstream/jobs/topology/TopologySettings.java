@@ -236,6 +236,7 @@ public final class TopologySettings {
                 .withHiddenRows(conf.get(PredictionOptions.STORE_HIDDEN_ROWS))
                 .withDevice(ModelOptions.device(conf))
                 .withEvalFanout(conf.get(SamplingOptions.EVAL_FANOUT))
+                .withSelect(conf.get(ModelOptions.SELECT))
                 .withFeatureNormalization(
                         conf.get(GraphOptions.NORMALIZE_FEATURES) == RowNormalization.AUTO
                                 ? null

@@ -31,5 +31,19 @@ public class PendingStep {
     public boolean finalRound;
     public long computeNanos;
 
+    /**
+     * This rank's validation counts of the round completed just before the step (0 in older state),
+     * sent with the gradient's chunk 0 so that the sum gives every rank the round's accuracy.
+     */
+    public long valCorrect;
+
+    public long valTotal;
+
+    /**
+     * A selection exchange (no training step): after the final round, the ranks all-reduce a zero
+     * gradient only to agree on that round's validation accuracy; its sum is not applied.
+     */
+    public boolean selection;
+
     public PendingStep() {}
 }

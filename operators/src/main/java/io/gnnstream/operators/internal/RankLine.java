@@ -88,6 +88,13 @@ public final class RankLine {
      */
     public static final String ALONE = "alone";
 
+    /**
+     * On evaluation lines with {@code --select best-val}: the parameters kept are the best
+     * validation round's, which the merger's final line then names ({@code selected_step}, {@code
+     * selected_checksum}, {@code selected_test_acc}).
+     */
+    public static final String SELECT = "select";
+
     /** Values of {@link #TYPE}. */
     public static final String TRAIN = "train";
 

@@ -29,6 +29,7 @@ public final class RankReport {
     private MetricsWindow window;
     private long roundStartNanos;
     private long roundComputeNanos;
+    private String select;
 
     public RankReport(
             int rank,
@@ -46,6 +47,15 @@ public final class RankReport {
         this.startNanos = System.nanoTime();
         this.roundStartNanos = startNanos;
         this.window = new MetricsWindow(startNanos);
+    }
+
+    /**
+     * Evaluation lines name {@code select} ({@link RankLine#SELECT}; null: none, the last step's
+     * parameters are kept); returns this.
+     */
+    public RankReport withSelect(String select) {
+        this.select = select;
+        return this;
     }
 
     /** The window of the line being gathered. */
@@ -105,6 +115,9 @@ public final class RankReport {
                         finalRound);
         if (alone) {
             line.put(RankLine.ALONE, true);
+        }
+        if (select != null) {
+            line.put(RankLine.SELECT, select);
         }
         sink.accept(line.toString());
     }

@@ -29,6 +29,16 @@ public class GradientChunk {
     public float[] values;
 
     /**
+     * The rank's validation counts of the evaluation round completed just before this step (its
+     * share of the round's last pass; 0 without such a round), on chunk 0 only: summed by the
+     * reducer, they give every rank the round's validation accuracy (docs/design.md, "Model
+     * selection"). 0 in records of earlier builds.
+     */
+    public long valCorrect;
+
+    public long valTotal;
+
+    /**
      * What the rank's model runs on ({@code GnnModel#deviceKind()}: {@code cpu}, or the CUDA
      * device's kind), or null where unknown. Reducers refuse contributions of different kinds to
      * one sum: replicas of different kinds round differently and cannot stay bit-identical.
@@ -78,6 +88,7 @@ public class GradientChunk {
                 + numChunks
                 + ", seeds="
                 + seeds
+                + (valTotal == 0 ? "" : ", val=" + valCorrect + "/" + valTotal)
                 + (device == null ? "" : ", device=" + device)
                 + ")";
     }

@@ -19,6 +19,11 @@ public class ReducedChunk {
 
     public float[] values;
 
+    /** The contributions' validation counts summed ({@link GradientChunk#valCorrect}). */
+    public long valCorrect;
+
+    public long valTotal;
+
     public ReducedChunk() {}
 
     public ReducedChunk(long step, int chunk, int numChunks, int seeds, float[] values) {

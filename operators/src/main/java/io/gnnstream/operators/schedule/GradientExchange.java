@@ -42,6 +42,8 @@ public final class GradientExchange {
     private boolean[] received;
     private int receivedCount;
     private int totalSeeds;
+    private long valCorrect;
+    private long valTotal;
 
     public GradientExchange(int rank, int params, int reducers) {
         this(rank, params, reducers, 0);
@@ -92,6 +94,8 @@ public final class GradientExchange {
         received = new boolean[numChunks];
         receivedCount = 0;
         totalSeeds = 0;
+        valCorrect = 0;
+        valTotal = 0;
         return chunks();
     }
 
@@ -117,8 +121,19 @@ public final class GradientExchange {
         int to = Math.min(params, from + chunkFloats);
         float[] values = new float[to - from];
         System.arraycopy(pending.grad, from, values, 0, values.length);
-        return new GradientChunk(
-                RankLayout.round(layout, pending.step), rank, c, numChunks, pending.seeds, values);
+        GradientChunk chunk =
+                new GradientChunk(
+                        RankLayout.round(layout, pending.step),
+                        rank,
+                        c,
+                        numChunks,
+                        pending.seeds,
+                        values);
+        if (c == 0) {
+            chunk.valCorrect = pending.valCorrect;
+            chunk.valTotal = pending.valTotal;
+        }
+        return chunk;
     }
 
     /**
@@ -143,6 +158,10 @@ public final class GradientExchange {
         System.arraycopy(chunk.values, 0, sum, from, chunk.values.length);
         received[chunk.chunk] = true;
         totalSeeds = chunk.seeds;
+        if (chunk.chunk == 0) {
+            valCorrect = chunk.valCorrect;
+            valTotal = chunk.valTotal;
+        }
         if (++receivedCount < numChunks) {
             return null;
         }
@@ -154,6 +173,14 @@ public final class GradientExchange {
             }
         }
         return mean;
+    }
+
+    /**
+     * All ranks' validation counts of the round before the pending step, {@code {correct, total}},
+     * once chunk 0's sum has arrived (total 0: no round, or counts of an earlier build).
+     */
+    public long[] roundValidation() {
+        return new long[] {valCorrect, valTotal};
     }
 
     /** The pending step's update was applied. */

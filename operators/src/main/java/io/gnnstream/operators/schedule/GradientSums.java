@@ -60,12 +60,11 @@ public final class GradientSums {
     public int restore(Iterable<ReducerEntry> sums, Iterable<ReducerEntry> contributions) {
         for (ReducerEntry e : sums) {
             if (e.chunk() % subtasks == index) {
-                chunk(e.chunk())
-                        .sums
-                        .put(
-                                e.step(),
-                                new ReducedChunk(
-                                        e.step(), e.chunk(), e.numChunks(), e.seeds(), e.values()));
+                ReducedChunk sum =
+                        new ReducedChunk(e.step(), e.chunk(), e.numChunks(), e.seeds(), e.values());
+                sum.valCorrect = e.valCorrect();
+                sum.valTotal = e.valTotal();
+                chunk(e.chunk()).sums.put(e.step(), sum);
                 completedPerStep.merge(e.step(), 1, Integer::sum);
             }
         }
@@ -80,6 +79,8 @@ public final class GradientSums {
                                 e.numChunks(),
                                 e.seeds(),
                                 e.values());
+                g.valCorrect = e.valCorrect();
+                g.valTotal = e.valTotal();
                 if (g.rank >= ranks) {
                     foreign++;
                     continue;
@@ -103,7 +104,14 @@ public final class GradientSums {
                     if (g != null) {
                         out.add(
                                 new ReducerEntry(
-                                        g.step, g.chunk, g.numChunks, g.rank, g.seeds, g.values));
+                                        g.step,
+                                        g.chunk,
+                                        g.numChunks,
+                                        g.rank,
+                                        g.seeds,
+                                        g.values,
+                                        g.valCorrect,
+                                        g.valTotal));
                     }
                 }
             }
@@ -118,7 +126,14 @@ public final class GradientSums {
             for (ReducedChunk r : c.sums.values()) {
                 out.add(
                         new ReducerEntry(
-                                r.step, r.chunk, r.numChunks, ReducerEntry.SUM, r.seeds, r.values));
+                                r.step,
+                                r.chunk,
+                                r.numChunks,
+                                ReducerEntry.SUM,
+                                r.seeds,
+                                r.values,
+                                r.valCorrect,
+                                r.valTotal));
             }
         }
         return out;
@@ -252,15 +267,23 @@ public final class GradientSums {
     private static ReducedChunk sumInRankOrder(GradientChunk[] byRank) {
         float[] values = byRank[0].values.clone();
         int seeds = byRank[0].seeds;
+        long valCorrect = byRank[0].valCorrect;
+        long valTotal = byRank[0].valTotal;
         for (int r = 1; r < byRank.length; r++) {
             float[] v = byRank[r].values;
             for (int i = 0; i < values.length; i++) {
                 values[i] += v[i];
             }
             seeds += byRank[r].seeds;
+            valCorrect += byRank[r].valCorrect;
+            valTotal += byRank[r].valTotal;
         }
         GradientChunk first = byRank[0];
-        return new ReducedChunk(first.step, first.chunk, first.numChunks, seeds, values);
+        ReducedChunk sum =
+                new ReducedChunk(first.step, first.chunk, first.numChunks, seeds, values);
+        sum.valCorrect = valCorrect;
+        sum.valTotal = valTotal;
+        return sum;
     }
 
     private static void validate(GradientChunk g) {

@@ -6,8 +6,20 @@ package io.gnnstream.operators.schedule;
  * the unit of its snapshots.
  */
 public record ReducerEntry(
-        long step, int chunk, int numChunks, int rank, int seeds, float[] values) {
+        long step,
+        int chunk,
+        int numChunks,
+        int rank,
+        int seeds,
+        float[] values,
+        long valCorrect,
+        long valTotal) {
 
     /** The rank of a completed sum. */
     public static final int SUM = -1;
+
+    /** An entry without validation counts. */
+    public ReducerEntry(long step, int chunk, int numChunks, int rank, int seeds, float[] values) {
+        this(step, chunk, numChunks, rank, seeds, values, 0, 0);
+    }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.gnnstream.operators.JobScale;
 import io.gnnstream.operators.SchedulerConfig;
+import io.gnnstream.operators.TrainerProgress;
 import io.gnnstream.operators.schedule.SimRank.RankModel;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -150,6 +151,7 @@ class ProtocolSimulationTest {
         }
         assertEquals(12, first.log.size(), run + ": steps applied");
         checkSeeds(sim, first, run);
+        checkSelection(sim, first, run);
         return sim;
     }
 
@@ -192,6 +194,41 @@ class ProtocolSimulationTest {
                             + Arrays.toString(expected));
             position += seeds.size();
         }
+    }
+
+    /**
+     * Every rank kept the same best validation round ({@code --select best-val}), agreed through
+     * the all-reduce, and its kept "parameters" are the model after that round's step.
+     */
+    static void checkSelection(ProtocolSimulator sim, RankModel model, String run) {
+        List<SimRank> ranks = sim.ranks();
+        TrainerProgress p0 = ranks.get(0).seq.progress();
+        float[] best = ranks.get(0).selection.best();
+        assertTrue(p0.bestValTotal > 0 && best != null, run + ": no round was selected");
+        for (SimRank r : ranks) {
+            TrainerProgress p = r.seq.progress();
+            assertEquals(p0.bestValStep, p.bestValStep, run + ": ranks selected other rounds");
+            assertEquals(p0.bestValCorrect, p.bestValCorrect, run + ": other counts");
+            assertEquals(p0.bestValTotal, p.bestValTotal, run + ": other counts");
+            assertTrue(Arrays.equals(best, r.selection.best()), run + ": other kept parameters");
+        }
+        long h = 0x243F6A8885A308D3L;
+        for (int i = 0; i < p0.bestValStep; i++) {
+            float[] entry = model.log.get(i);
+            long step = (long) entry[0];
+            for (int v = 1; v < entry.length; v++) {
+                h = h * 31 + Float.floatToRawIntBits(entry[v]) + step;
+            }
+        }
+        assertEquals(p0.bestValStep, (long) best[2], run + ": kept parameters of another step");
+        assertEquals(
+                Float.floatToRawIntBits(Float.intBitsToFloat((int) h)),
+                Float.floatToRawIntBits(best[0]),
+                run + ": kept parameters are not the round's");
+        assertEquals(
+                Float.floatToRawIntBits(Float.intBitsToFloat((int) (h >>> 32))),
+                Float.floatToRawIntBits(best[1]),
+                run + ": kept parameters are not the round's");
     }
 
     static String tail(ProtocolSimulator sim) {

@@ -338,7 +338,8 @@ final class ProtocolSimulator {
      */
     boolean done() {
         for (SimRank rank : ranks) {
-            if (rank.seq.progress().appliedStep < base.maxSteps) {
+            if (rank.seq.progress().appliedStep < base.maxSteps
+                    || rank.exchange.pending() != null) {
                 return false;
             }
         }
@@ -356,6 +357,10 @@ final class ProtocolSimulator {
                 && inc.pinnedStep() == base.maxSteps
                 && !inc.paused()
                 && inc.pendingVertices() == 0;
+    }
+
+    List<SimRank> ranks() {
+        return List.of(ranks);
     }
 
     List<RankModel> models() {

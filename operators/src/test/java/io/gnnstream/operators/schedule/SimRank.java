@@ -15,6 +15,7 @@ import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.PredictionBatch;
 import io.gnnstream.operators.messages.ReducedChunk;
+import io.gnnstream.operators.model.EvalResult;
 import io.gnnstream.operators.model.ModelState;
 import io.gnnstream.operators.serialization.MiniBatchPartSerializer;
 import java.util.ArrayList;
@@ -89,6 +90,10 @@ final class SimRank {
     final TrainerRank seq;
     final GradientExchange exchange;
     final RankModel model;
+
+    /** {@code --select best-val}: the kept "parameters" are the model's hash and its step. */
+    final ModelSelection selection;
+
     private final int r;
     private final Wiring w;
     private final PartialBatches partials;
@@ -101,9 +106,11 @@ final class SimRank {
             GradientExchange exchange,
             RankModel model,
             Wiring w,
-            PartialBatches partials) {
+            PartialBatches partials,
+            float[] best) {
         this.r = r;
         this.seq = seq;
+        this.selection = new ModelSelection(ModelSelection.Mode.BEST_VAL, seq.progress(), best);
         this.exchange = exchange;
         this.model = model;
         this.w = w;
@@ -119,7 +126,8 @@ final class SimRank {
                 new GradientExchange(r, w.params(), 1, 0),
                 new RankModel(),
                 w,
-                w.partials());
+                w.partials(),
+                null);
     }
 
     /**
@@ -155,7 +163,8 @@ final class SimRank {
                                 ex,
                                 ((RankModel) s[3]).copy(),
                                 w,
-                                partials);
+                                partials,
+                                rep.bestParameters);
                 for (MiniBatchPart part : parts) {
                     partials.accept(MiniBatchPartSerializer.INSTANCE.copy(part), ranks[r].cache);
                 }
@@ -168,7 +177,8 @@ final class SimRank {
                                 new GradientExchange(r, w.params(), 1, progress.layout),
                                 ((RankModel) old.get(furthest.rank)[3]).copy(),
                                 w,
-                                w.partials());
+                                w.partials(),
+                                furthest.bestParameters);
             }
         }
         return ranks;
@@ -179,7 +189,12 @@ final class SimRank {
         ModelState m = new ModelState();
         m.step = seq.progress().appliedStep;
         return new Object[] {
-            new TrainerReplica(r, w.trainers(), m, copy(seq.progress())),
+            new TrainerReplica(
+                    r,
+                    w.trainers(),
+                    m,
+                    copy(seq.progress()),
+                    selection.best() == null ? null : selection.best().clone()),
             seq.waiting(),
             exchange.pending() == null ? null : copy(exchange.pending()),
             model.copy(),
@@ -206,7 +221,7 @@ final class SimRank {
     /** A batch head, a feature part or a reduced sum reaches the rank. */
     void accept(Object p) {
         if (p instanceof MiniBatchPart part) {
-            TrainerRank.Arrival arrival = seq.arrival(part.address(), exchange.pending() != null);
+            TrainerRank.Arrival arrival = seq.arrival(part.address(), stepPending());
             if (arrival == TrainerRank.Arrival.FOREIGN) {
                 return;
             }
@@ -225,9 +240,18 @@ final class SimRank {
             float[] mean = exchange.accept((ReducedChunk) p);
             if (mean != null) {
                 PendingStep step = exchange.pending();
+                long[] val = exchange.roundValidation();
+                selection.offer(step.step - 1, val[0], val[1], this::kept);
+                if (step.selection) {
+                    exchange.complete();
+                    seq.progress().selecting = false;
+                    seq.progress().finished = true;
+                    next();
+                    return;
+                }
                 apply(step.step, mean);
                 exchange.complete();
-                stepDone(step.step, step.roundSize, step.roundShare);
+                stepDone(step.step, step.roundSize, step.roundShare, step.finalRound);
                 w.net().send(role(), "credits", seq.finish(step.seq));
                 next();
             }
@@ -246,7 +270,7 @@ final class SimRank {
 
     /** Starts the next batch in sequence while no step waits for its sums. */
     private void next() {
-        while (exchange.pending() == null) {
+        while (!stepPending()) {
             MiniBatch b = seq.takeNext();
             if (b == null) {
                 return;
@@ -260,6 +284,9 @@ final class SimRank {
                 p.roundSize = b.roundSize;
                 p.roundShare = b.roundShare;
                 p.finalRound = b.finalRound;
+                long[] val = selection.contribution(b.step);
+                p.valCorrect = val[0];
+                p.valTotal = val[1];
                 for (GradientChunk c : exchange.begin(p)) {
                     w.net().send(role(), "gradients", c);
                 }
@@ -267,7 +294,7 @@ final class SimRank {
             }
             if (b.isTraining()) {
                 apply(b.step, gradient(b));
-                stepDone(b.step, b.roundSize, b.roundShare);
+                stepDone(b.step, b.roundSize, b.roundShare, b.finalRound);
             } else {
                 if (inference != null) {
                     InferenceRound.Outcome o = inference.compute(w.models().of(b.step), b);
@@ -283,18 +310,74 @@ final class SimRank {
                 if (b.layer == w.numLayers()) {
                     w.scored().accept(b);
                 }
-                if (seq.evaluated(b, null, b.layer == 0 || b.layer == w.numLayers())) {
-                    roundComplete(b.step);
+                boolean last = b.layer == 0 || b.layer == w.numLayers();
+                if (seq.evaluated(b, last ? validation(b) : null, last)) {
+                    roundComplete(b.step, b.finalRound);
                 }
             }
             w.net().send(role(), "credits", seq.finish(b.seq));
         }
     }
 
+    /** A training step waits for its sums (a selection exchange holds nothing up). */
+    private boolean stepPending() {
+        return exchange.pending() != null && !exchange.pending().selection;
+    }
+
     /** A training step is applied: a round it starts may leave this rank nothing to score. */
-    private void stepDone(long step, int roundSize, int roundShare) {
+    private void stepDone(long step, int roundSize, int roundShare, boolean finalRound) {
         if (roundSize > 0 && seq.roundBegins(step, roundShare)) {
-            roundComplete(step);
+            roundComplete(step, finalRound);
+        }
+    }
+
+    /**
+     * A scored block's validation counts, made of its vertices and the round's step (the same
+     * whichever rank scores it, and again after a restore): about four in five correct.
+     */
+    private static EvalResult validation(MiniBatch b) {
+        int correct = 0;
+        for (int i = 0; i < b.numSeeds(); i++) {
+            correct += Math.floorMod(b.nodeIds[i] * 31 + b.step * 17, 5) != 0 ? 1 : 0;
+        }
+        return new EvalResult(0, correct, b.numSeeds(), null);
+    }
+
+    /** The "parameters" a round evaluates: the model's hash and the step it applied last. */
+    float[] kept() {
+        return new float[] {
+            Float.intBitsToFloat((int) model.hash),
+            Float.intBitsToFloat((int) (model.hash >>> 32)),
+            seq.progress().appliedStep
+        };
+    }
+
+    /**
+     * The rank's selection as {@code TrainerOperator.roundComplete} makes it: alone (one rank, or a
+     * round issued again all on rank 0), or, after the final round, by a selection exchange.
+     */
+    private void decideRound(long step, boolean finalRound) {
+        boolean alone = seq.alone(step);
+        TrainerProgress p = seq.progress();
+        if (w.trainers() == 1 || alone) {
+            selection.offer(step, p.valCorrect, p.valTotal, this::kept);
+        }
+        if (finalRound && !p.finished) {
+            if (w.trainers() > 1 && !alone) {
+                PendingStep sel = new PendingStep();
+                sel.step = step + 1;
+                sel.seq = p.nextSeq;
+                sel.grad = new float[w.params()];
+                sel.selection = true;
+                sel.valCorrect = p.valCorrect;
+                sel.valTotal = p.valTotal;
+                p.selecting = true;
+                for (GradientChunk c : exchange.begin(sel)) {
+                    w.net().send(role(), "gradients", c);
+                }
+            } else {
+                p.finished = true;
+            }
         }
     }
 
@@ -302,7 +385,8 @@ final class SimRank {
      * This rank has scored its share of the round of {@code step}: with incremental predictions,
      * its pin records to the GraphStore (one subtask, route 0), on the channel of its outputs.
      */
-    private void roundComplete(long step) {
+    private void roundComplete(long step, boolean finalRound) {
+        decideRound(step, finalRound);
         if (w.models() == null) {
             return;
         }
