@@ -7,13 +7,14 @@ edge "src,dst" means dst aggregates from src; no in-neighbours give a zero mean;
 in-neighbours than the eval fanout, the export's or --eval-fanout, aggregates those of smallest
 rank, as the job does) and prints the prediction of one vertex. With --compare it also reports the
 largest difference of the class probabilities from a predictions file (JSON lines as written by
-`gnnstream predict` or the job's --predictions-out; the last line of an id counts). Feature rows
-are divided by their sums or kept as the export's manifest records (config.featureNormalization);
-for an export without it, or with --normalize-features auto, they are divided when no row of the
-dataset has a negative feature, decided once for the dataset as the job decides it.
+`gnnstream predict` or the job's --predictions-out; the last line of an id counts) and exits
+non-zero when it exceeds --tolerance (1e-4). Feature rows are divided by their sums or kept as the
+export's manifest records (config.featureNormalization); for an export without it, or with
+--normalize-features auto, they are divided when no row of the dataset has a negative feature,
+decided once for the dataset as the job decides it.
 
     python3 docs/predict_numpy.py --model work/model --dataset data/cora --id 0 \
-        [--compare predictions.jsonl] [--normalize-features auto|true|false] [--eval-fanout N]
+        [--compare predictions.jsonl [--tolerance T]] [--normalize-features auto|true|false] [--eval-fanout N]
 """
 import argparse
 import json
@@ -115,6 +116,7 @@ def main():
     parser.add_argument("--normalize-features", choices=("auto", "true", "false"),
                         help="row normalisation (default: the export's, else auto)")
     parser.add_argument("--eval-fanout", type=int, help="in-neighbours per vertex (default: the export's)")
+    parser.add_argument("--tolerance", type=float, default=1e-4, help="largest probability difference allowed")
     args = parser.parse_args()
     layers, step, fanout, normalization = load_model(args.model)
     index, x, labels, src, dst = load_dataset(args.dataset, args.normalize_features or normalization)
@@ -139,6 +141,8 @@ def main():
         same = sum(lines[i]["label"] == probs[index[i]].argmax() for i in lines)
         print("compared %d vertices of %s (steps %s): max |probs difference| %.3g, same label for %d"
               % (len(lines), args.compare, sorted({r["step"] for r in lines.values()}), diff, same))
+        if diff > args.tolerance:
+            raise SystemExit("the probabilities differ by more than %g" % args.tolerance)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gnnstream.tools.DatasetInfo;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,27 +41,19 @@ class DemoPredictionsITCase {
         Path model = dir.resolve("model");
         Path streamed = dir.resolve("predictions.jsonl");
         Path offline = dir.resolve("offline.jsonl");
-        int exit =
-                GnnstreamCli.commandLine()
-                        .execute(
-                                "demo",
-                                "--dataset",
-                                CORA.toString(),
-                                "--work-dir",
-                                dir.resolve("work").toString(),
-                                "--max-steps",
-                                "40",
-                                "--eval-every",
-                                "20",
-                                "--eval-fanout",
-                                "8",
-                                "--model",
-                                modelType,
-                                "--model-out",
-                                model.toString(),
-                                "--predictions-out",
-                                streamed.toString());
-        assertEquals(0, exit, "demo failed");
+        demo(
+                CORA,
+                dir,
+                model,
+                40,
+                "--eval-every",
+                "20",
+                "--eval-fanout",
+                "8",
+                "--model",
+                modelType,
+                "--predictions-out",
+                streamed.toString());
 
         DatasetInfo cora = DatasetInfo.scan(CORA);
         Map<Long, JsonNode> last = new HashMap<>();
@@ -72,17 +65,7 @@ class DemoPredictionsITCase {
         }
         assertEquals(cora.nodes(), last.size(), "final-round predictions of every vertex");
 
-        exit =
-                GnnstreamCli.commandLine()
-                        .execute(
-                                "predict",
-                                "--model",
-                                model.toString(),
-                                "--dataset",
-                                CORA.toString(),
-                                "--out",
-                                offline.toString());
-        assertEquals(0, exit, "predict failed");
+        predict(model, CORA, offline);
         assertTrue(
                 Files.readString(model.resolve("manifest.json")).contains("\"" + modelType + "\""),
                 "the export names the model " + modelType);
@@ -195,17 +178,7 @@ class DemoPredictionsITCase {
             }
         }
         assertEquals(cora.nodes(), round.size(), "the best round's predictions of every vertex");
-        exit =
-                GnnstreamCli.commandLine()
-                        .execute(
-                                "predict",
-                                "--model",
-                                model.toString(),
-                                "--dataset",
-                                CORA.toString(),
-                                "--out",
-                                offline.toString());
-        assertEquals(0, exit, "predict failed");
+        predict(model, CORA, offline);
         double maxDiff = 0;
         for (String line : Files.readAllLines(offline)) {
             JsonNode p = JSON.readTree(line);
@@ -221,5 +194,43 @@ class DemoPredictionsITCase {
             }
         }
         assertTrue(maxDiff < 1e-4, "largest probability difference " + maxDiff);
+    }
+
+    /**
+     * Runs {@code demo} on {@code dataset} for {@code steps} steps in {@code dir/work}, exporting
+     * the model to {@code model}; {@code more} options follow (e.g. {@code --model gat}).
+     */
+    static void demo(Path dataset, Path dir, Path model, int steps, String... more) {
+        List<String> args = new ArrayList<>();
+        args.addAll(
+                List.of(
+                        "demo",
+                        "--dataset",
+                        dataset.toString(),
+                        "--work-dir",
+                        dir.resolve("work").toString(),
+                        "--max-steps",
+                        String.valueOf(steps),
+                        "--model-out",
+                        model.toString()));
+        args.addAll(List.of(more));
+        assertEquals(
+                0, GnnstreamCli.commandLine().execute(args.toArray(new String[0])), "demo failed");
+    }
+
+    /** Runs {@code predict} with the export {@code model} on {@code dataset} into {@code out}. */
+    static void predict(Path model, Path dataset, Path out) {
+        assertEquals(
+                0,
+                GnnstreamCli.commandLine()
+                        .execute(
+                                "predict",
+                                "--model",
+                                model.toString(),
+                                "--dataset",
+                                dataset.toString(),
+                                "--out",
+                                out.toString()),
+                "predict failed");
     }
 }

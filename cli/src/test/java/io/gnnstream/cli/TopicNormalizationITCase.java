@@ -67,52 +67,23 @@ class TopicNormalizationITCase {
         try (LocalKafkaBroker broker =
                 LocalKafkaBroker.builder().workDir(dir.resolve("kafka")).port(0).start()) {
             String servers = broker.bootstrapServers();
-            assertEquals(
-                    0,
-                    GnnstreamCli.commandLine()
-                            .execute(
-                                    "load",
-                                    "--dataset",
-                                    data.toString(),
-                                    "--bootstrap-servers",
-                                    servers,
-                                    "--topic-prefix",
-                                    "norm",
-                                    "--topic-partitions",
-                                    "1"),
-                    "load failed");
-            assertEquals(
-                    0,
-                    GnnstreamCli.commandLine()
-                            .execute(
-                                    "train",
-                                    "--bootstrap-servers",
-                                    servers,
-                                    "--topic-prefix",
-                                    "norm",
-                                    "--work-dir",
-                                    dir.resolve("work").toString(),
-                                    "--num-features",
-                                    String.valueOf(featureDim(lines.get(0))),
-                                    "--num-classes",
-                                    "7",
-                                    "--min-vertices",
-                                    String.valueOf(lines.size()),
-                                    "--max-steps",
-                                    String.valueOf(STEPS),
-                                    "--eval-every",
-                                    String.valueOf(STEPS),
-                                    "--eval-fanout",
-                                    "8",
-                                    "--normalize-decide-after",
-                                    String.valueOf(FIRST),
-                                    "--model-out",
-                                    model.toString(),
-                                    "--predictions-out",
-                                    streamed.toString(),
-                                    "--timeout",
-                                    "4m"),
-                    "train failed");
+            load(servers, "norm", data);
+            train(
+                    servers,
+                    "norm",
+                    dir,
+                    model,
+                    STEPS,
+                    "--num-features",
+                    String.valueOf(featureDim(lines.get(0))),
+                    "--min-vertices",
+                    String.valueOf(lines.size()),
+                    "--eval-fanout",
+                    "8",
+                    "--normalize-decide-after",
+                    String.valueOf(FIRST),
+                    "--predictions-out",
+                    streamed.toString());
         }
         JsonNode manifest = JSON.readTree(model.resolve("manifest.json").toFile());
         assertEquals(
@@ -158,5 +129,58 @@ class TopicNormalizationITCase {
 
     private static int featureDim(String line) throws Exception {
         return JSON.readTree(line).path("features").size();
+    }
+
+    /**
+     * Produces the dataset folder {@code data} into the topics of {@code prefix}, one partition.
+     */
+    static void load(String servers, String prefix, Path data) {
+        assertEquals(
+                0,
+                GnnstreamCli.commandLine()
+                        .execute(
+                                "load",
+                                "--dataset",
+                                data.toString(),
+                                "--bootstrap-servers",
+                                servers,
+                                "--topic-prefix",
+                                prefix,
+                                "--topic-partitions",
+                                "1"),
+                "load failed");
+    }
+
+    /**
+     * Runs {@code train} on the topics of {@code prefix} for {@code steps} steps (7 classes, one
+     * round at the end, 4 minutes at most) in {@code dir/work}, exporting the model to {@code
+     * model}; {@code more} options follow ({@code --num-features} and {@code --min-vertices} among
+     * them).
+     */
+    static void train(
+            String servers, String prefix, Path dir, Path model, int steps, String... more) {
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "train",
+                                "--bootstrap-servers",
+                                servers,
+                                "--topic-prefix",
+                                prefix,
+                                "--work-dir",
+                                dir.resolve("work").toString(),
+                                "--num-classes",
+                                "7",
+                                "--max-steps",
+                                String.valueOf(steps),
+                                "--eval-every",
+                                String.valueOf(steps),
+                                "--model-out",
+                                model.toString(),
+                                "--timeout",
+                                "4m"));
+        args.addAll(List.of(more));
+        assertEquals(
+                0, GnnstreamCli.commandLine().execute(args.toArray(new String[0])), "train failed");
     }
 }

@@ -67,6 +67,12 @@ public interface Architecture {
     /** The named tensors of each layer of {@code config}, in the order of its parameter slice. */
     List<List<ModelParameters.Tensor>> tensors(ModelConfig config);
 
+    /**
+     * The model as {@code torch_geometric.nn} loads it: PyG's classes, constructor arguments and
+     * {@code state_dict} names and layouts ({@link PygExport}).
+     */
+    PygModel pyg(ModelConfig config);
+
     /** A freshly initialized CPU model of {@code config}. */
     GnnModel create(ModelConfig config);
 

@@ -2,6 +2,7 @@ package io.gnnstream.operators.model;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@link GatModel}'s {@link Architecture}: per layer {@code lin.weight [in, H*C]}, {@code att_src
@@ -71,6 +72,50 @@ final class GatArchitecture implements Architecture {
                             ModelParameters.Tensor.bias(prefix + ".bias", config.layerOut(j))));
         }
         return layers;
+    }
+
+    /**
+     * {@code GATConv} layers (self loops added, LeakyReLU slope 0.2), concatenated heads on hidden
+     * layers, averaged on the last, ELU between them. PyG's {@code GAT} gives its last layer the
+     * hidden layers' head count, so it is the class only where {@code outHeads} equals {@code
+     * heads} (or there is one layer); otherwise the loader stacks the convs itself.
+     */
+    @Override
+    public PygModel pyg(ModelConfig config) {
+        int last = config.numLayers() - 1;
+        boolean basic = last == 0 || config.heads() == config.outHeads();
+        Map<String, Object> kwargs =
+                PygModel.basicKwargs(config, config.hidden() * config.heads(), "elu");
+        kwargs.put("heads", last == 0 ? config.outHeads() : config.heads());
+        List<PygModel.Conv> convs = new ArrayList<>();
+        List<PygModel.Entry> tensors = new ArrayList<>();
+        for (int j = 0; j <= last; j++) {
+            convs.add(
+                    new PygModel.Conv(
+                            "GATConv",
+                            PygModel.convKwargs(
+                                    config.layerIn(j),
+                                    j == last ? config.numClasses() : config.hidden(),
+                                    "heads",
+                                    j == last ? config.outHeads() : config.heads(),
+                                    "concat",
+                                    j < last)));
+            String ours = "layers." + j + ".";
+            String theirs = "convs." + j + ".";
+            tensors.add(
+                    new PygModel.Entry(
+                            ours + "lin.weight",
+                            theirs + "lin.weight",
+                            PygModel.Layout.TRANSPOSED));
+            tensors.add(
+                    new PygModel.Entry(
+                            ours + "att_src", theirs + "att_src", PygModel.Layout.LEADING_ONE));
+            tensors.add(
+                    new PygModel.Entry(
+                            ours + "att_dst", theirs + "att_dst", PygModel.Layout.LEADING_ONE));
+            tensors.add(new PygModel.Entry(ours + "bias", theirs + "bias", PygModel.Layout.AS_IS));
+        }
+        return new PygModel(basic ? "GAT" : null, kwargs, convs, "elu", null, tensors);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.gnnstream.operators.model;
 import io.gnnstream.operators.model.gpu.GpuKernels;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@link GcnModel}'s {@link Architecture}: one weight per layer ({@code lin.weight, bias}) applied
@@ -45,6 +46,37 @@ final class GcnArchitecture implements Architecture {
                             ModelParameters.Tensor.bias("layers." + j + ".bias", out)));
         }
         return layers;
+    }
+
+    /**
+     * PyG's {@code GCN} of {@code GCNConv(normalize=False)} layers, ReLU between them: the loader
+     * adds a self loop per vertex and passes the edge weights of {@link ModelConfig#gcnNorm()}
+     * ({@link PygModel#edgeWeights()}), which make each layer this model's.
+     */
+    @Override
+    public PygModel pyg(ModelConfig config) {
+        Map<String, Object> kwargs = PygModel.basicKwargs(config, config.hidden(), "relu");
+        kwargs.put("normalize", false);
+        List<PygModel.Conv> convs = new ArrayList<>();
+        List<PygModel.Entry> tensors = new ArrayList<>();
+        for (int j = 0; j < config.numLayers(); j++) {
+            convs.add(
+                    new PygModel.Conv(
+                            "GCNConv",
+                            PygModel.convKwargs(
+                                    config.layerIn(j), config.layerOut(j), "normalize", false)));
+            tensors.add(
+                    new PygModel.Entry(
+                            "layers." + j + ".lin.weight",
+                            "convs." + j + ".lin.weight",
+                            PygModel.Layout.TRANSPOSED));
+            tensors.add(
+                    new PygModel.Entry(
+                            "layers." + j + ".bias",
+                            "convs." + j + ".bias",
+                            PygModel.Layout.AS_IS));
+        }
+        return new PygModel("GCN", kwargs, convs, "relu", config.gcnNorm().id(), tensors);
     }
 
     @Override

@@ -18,7 +18,8 @@ import java.util.Map;
  * {@code model} (the {@link ModelType#id()}), {@code description}, {@code config} ({@link
  * ModelConfig#toMap()} and the eval fanout, {@link #EVAL_FANOUT}), {@code step}, {@code checksum},
  * {@code parameters} (name, shape, dtype and file of every tensor, in {@link GnnModel#parameters()}
- * order) and {@code extra}.
+ * order), {@code extra} and {@code pyg}, the manifest of the same model as {@code
+ * torch_geometric.nn} loads it ({@link PygExport}, in the subfolder {@value PygExport#FOLDER}).
  */
 public final class NpyExport {
 
@@ -54,10 +55,10 @@ public final class NpyExport {
     }
 
     /**
-     * Writes {@code <name>.npy} for every tensor and then the manifest (last, so a present manifest
-     * means a complete export) into {@code dir}, creating it if needed. The job's {@code
-     * evalFanout} goes into the config ({@value #EVAL_FANOUT}), {@code extra} entries (may be
-     * empty) under {@code "extra"}. Returns the manifest path.
+     * Writes {@code <name>.npy} for every tensor, the PyG form ({@link PygExport}) and then the
+     * manifest (last, so a present manifest means a complete export) into {@code dir}, creating it
+     * if needed. The job's {@code evalFanout} goes into the config ({@value #EVAL_FANOUT}), {@code
+     * extra} entries (may be empty) under {@code "extra"}. Returns the manifest path.
      */
     public static Path export(GnnModel model, Path dir, int evalFanout, Map<String, Object> extra)
             throws IOException {
@@ -93,6 +94,7 @@ public final class NpyExport {
             t.put("file", file);
             tensors.add(t);
         }
+        PygExport.export(model, dir, evalFanout, featureNormalization);
         Map<String, Object> manifest = new LinkedHashMap<>();
         manifest.put("format", FORMAT);
         ModelType type = model.config().modelType();
@@ -108,6 +110,7 @@ public final class NpyExport {
         manifest.put("checksum", model.checksum());
         manifest.put("parameters", tensors);
         manifest.put("extra", new LinkedHashMap<>(extra));
+        manifest.put("pyg", PygExport.FOLDER + "/" + MANIFEST);
         Path path = dir.resolve(MANIFEST);
         new ObjectMapper()
                 .enable(SerializationFeature.INDENT_OUTPUT)

@@ -3,6 +3,7 @@ package io.gnnstream.operators.model;
 import io.gnnstream.operators.model.gpu.GpuKernels;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@link SageModel}'s {@link Architecture}: a root and a neighbour weight per layer ({@code
@@ -46,6 +47,41 @@ final class SageArchitecture implements Architecture {
                             ModelParameters.Tensor.bias(prefix + ".bias", out)));
         }
         return layers;
+    }
+
+    /**
+     * PyG's {@code GraphSAGE}: {@code SAGEConv(aggr="mean")} layers, whose {@code lin_l} (with the
+     * bias) takes the neighbours' mean and {@code lin_r} the root; ReLU between layers.
+     */
+    @Override
+    public PygModel pyg(ModelConfig config) {
+        Map<String, Object> kwargs = PygModel.basicKwargs(config, config.hidden(), "relu");
+        kwargs.put("aggr", "mean");
+        List<PygModel.Conv> convs = new ArrayList<>();
+        List<PygModel.Entry> tensors = new ArrayList<>();
+        for (int j = 0; j < config.numLayers(); j++) {
+            convs.add(
+                    new PygModel.Conv(
+                            "SAGEConv",
+                            PygModel.convKwargs(
+                                    config.layerIn(j), config.layerOut(j), "aggr", "mean")));
+            String ours = "layers." + j + ".";
+            String theirs = "convs." + j + ".";
+            tensors.add(
+                    new PygModel.Entry(
+                            ours + "lin_root.weight",
+                            theirs + "lin_r.weight",
+                            PygModel.Layout.TRANSPOSED));
+            tensors.add(
+                    new PygModel.Entry(
+                            ours + "lin_neigh.weight",
+                            theirs + "lin_l.weight",
+                            PygModel.Layout.TRANSPOSED));
+            tensors.add(
+                    new PygModel.Entry(
+                            ours + "bias", theirs + "lin_l.bias", PygModel.Layout.AS_IS));
+        }
+        return new PygModel("GraphSAGE", kwargs, convs, "relu", null, tensors);
     }
 
     @Override
