@@ -183,15 +183,11 @@ class DemoPredictionsITCase {
         for (String line : Files.readAllLines(offline)) {
             JsonNode p = JSON.readTree(line);
             assertEquals(best, p.path("step").asLong());
-            JsonNode job = round.get(p.path("id").asLong());
-            for (int c = 0; c < cora.numClasses(); c++) {
-                maxDiff =
-                        Math.max(
-                                maxDiff,
-                                Math.abs(
-                                        p.path("probs").path(c).asDouble()
-                                                - job.path("probs").path(c).asDouble()));
-            }
+            maxDiff =
+                    Math.max(
+                            maxDiff,
+                            largestDifference(
+                                    p, round.get(p.path("id").asLong()), cora.numClasses()));
         }
         assertTrue(maxDiff < 1e-4, "largest probability difference " + maxDiff);
     }
@@ -216,6 +212,20 @@ class DemoPredictionsITCase {
         args.addAll(List.of(more));
         assertEquals(
                 0, GnnstreamCli.commandLine().execute(args.toArray(new String[0])), "demo failed");
+    }
+
+    /** The largest difference of two prediction records' probabilities over {@code classes}. */
+    static double largestDifference(JsonNode a, JsonNode b, int classes) {
+        double max = 0;
+        for (int c = 0; c < classes; c++) {
+            max =
+                    Math.max(
+                            max,
+                            Math.abs(
+                                    a.path("probs").path(c).asDouble()
+                                            - b.path("probs").path(c).asDouble()));
+        }
+        return max;
     }
 
     /** Runs {@code predict} with the export {@code model} on {@code dataset} into {@code out}. */

@@ -114,15 +114,11 @@ class TopicNormalizationITCase {
         double maxDiff = 0;
         for (String line : Files.readAllLines(offline)) {
             JsonNode p = JSON.readTree(line);
-            JsonNode j = job.get(p.path("id").asLong());
-            for (int c = 0; c < 7; c++) {
-                maxDiff =
-                        Math.max(
-                                maxDiff,
-                                Math.abs(
-                                        p.path("probs").path(c).asDouble()
-                                                - j.path("probs").path(c).asDouble()));
-            }
+            maxDiff =
+                    Math.max(
+                            maxDiff,
+                            DemoPredictionsITCase.largestDifference(
+                                    p, job.get(p.path("id").asLong()), 7));
         }
         assertTrue(maxDiff < 1e-4, "largest probability difference " + maxDiff);
     }
