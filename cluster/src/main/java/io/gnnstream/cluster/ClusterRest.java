@@ -128,6 +128,19 @@ public final class ClusterRest {
         return JobStatus.valueOf(get("/jobs/" + job).path("state").asText());
     }
 
+    /**
+     * Whether every task of the job is running (a failover restarts the tasks of the failed region
+     * while the job's status stays {@code RUNNING}).
+     */
+    public boolean allTasksRunning(JobID job) throws IOException {
+        JsonNode counts = get("/jobs/" + job).path("status-counts");
+        int total = 0;
+        for (var e : (Iterable<java.util.Map.Entry<String, JsonNode>>) counts::fields) {
+            total += e.getValue().asInt();
+        }
+        return total > 0 && counts.path("RUNNING").asInt() == total;
+    }
+
     /** The job's global job parameters (its user configuration). */
     public Map<String, String> userConfiguration(JobID job) throws IOException {
         Map<String, String> conf = new LinkedHashMap<>();

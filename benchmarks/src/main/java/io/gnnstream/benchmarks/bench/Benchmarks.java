@@ -18,7 +18,8 @@ public final class Benchmarks {
                     new ScaleBenchmark(),
                     new DeleteBenchmark(),
                     new FreshnessBenchmark(),
-                    new SoakBenchmark());
+                    new SoakBenchmark(),
+                    new ClusterScaleBenchmark());
 
     private Benchmarks() {}
 

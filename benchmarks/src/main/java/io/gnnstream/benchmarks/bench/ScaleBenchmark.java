@@ -204,7 +204,7 @@ final class ScaleBenchmark implements Benchmark {
     /**
      * The graph, generated once per spec (8 % train, 2 % validation, 90 % test, as ogbn-products).
      */
-    private static Path generated(SyntheticSpec spec, PrintStream log) throws Exception {
+    static Path generated(SyntheticSpec spec, PrintStream log) throws Exception {
         Path dir =
                 BenchData.WORK.resolve(
                         "scale-"

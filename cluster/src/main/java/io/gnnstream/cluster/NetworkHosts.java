@@ -1,4 +1,4 @@
-package io.gnnstream.cli.testing;
+package io.gnnstream.cluster;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
