@@ -25,8 +25,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * predictions cover every vertex, and {@code predict} with the exported model reproduces them
  * offline. With {@code --eval-fanout 8} many vertices have more in-neighbours than the rounds
  * aggregate: {@code predict} takes the fanout from the export and the same neighbourhoods. Once per
- * architecture: the rounds' layer-output store, the export and {@code predict} each have their own
- * path per model.
+ * architecture, and for GCN once more with {@code --gcn-norm sym}, whose rounds divide by every
+ * row's degree under that fanout as its owner counts it (two GraphStore subtasks and two ranks, so
+ * rows and degrees come from both owners): the rounds' layer-output store, the export and {@code
+ * predict} each have their own path per model.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class DemoPredictionsITCase {
@@ -35,25 +37,27 @@ class DemoPredictionsITCase {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @ParameterizedTest(name = "--model {0}")
-    @ValueSource(strings = {"sage", "gcn", "gat"})
+    @ValueSource(
+            strings = {"sage", "gcn", "gcn --gcn-norm sym --parallelism 2 --trainers 2", "gat"})
     void demoStreamsPredictionsOfEveryVertexAndPredictReproducesThem(
-            String modelType, @TempDir Path dir) throws Exception {
+            String modelOptions, @TempDir Path dir) throws Exception {
         Path model = dir.resolve("model");
         Path streamed = dir.resolve("predictions.jsonl");
         Path offline = dir.resolve("offline.jsonl");
-        demo(
-                CORA,
-                dir,
-                model,
-                40,
-                "--eval-every",
-                "20",
-                "--eval-fanout",
-                "8",
-                "--model",
-                modelType,
-                "--predictions-out",
-                streamed.toString());
+        List<String> options = List.of(modelOptions.split(" "));
+        String modelType = options.get(0);
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "--eval-every",
+                                "20",
+                                "--eval-fanout",
+                                "8",
+                                "--predictions-out",
+                                streamed.toString(),
+                                "--model"));
+        args.addAll(options);
+        demo(CORA, dir, model, 40, args.toArray(new String[0]));
 
         DatasetInfo cora = DatasetInfo.scan(CORA);
         Map<Long, JsonNode> last = new HashMap<>();
@@ -69,13 +73,14 @@ class DemoPredictionsITCase {
         assertTrue(
                 Files.readString(model.resolve("manifest.json")).contains("\"" + modelType + "\""),
                 "the export names the model " + modelType);
+        JsonNode config = JSON.readTree(model.resolve("manifest.json").toFile()).path("config");
         assertEquals(
                 "sum",
-                JSON.readTree(model.resolve("manifest.json").toFile())
-                        .path("config")
-                        .path("featureNormalization")
-                        .asText(),
+                config.path("featureNormalization").asText(),
                 "Cora has no signed row: the scan's decision, recorded for predict");
+        if (options.contains("sym")) {
+            assertEquals("sym", config.path("gcnNorm").asText(), "predict normalises alike");
+        }
         List<String> lines = Files.readAllLines(offline);
         assertEquals(cora.nodes(), lines.size());
         double maxDiff = 0;

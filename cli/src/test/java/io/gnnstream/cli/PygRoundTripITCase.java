@@ -43,8 +43,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * vertices, some of them with all-zero features, ids after a gap, a hub with more in-neighbours
  * than {@code --eval-fanout 8}, which many of Cora's vertices have too). GAT runs with the job's
  * one output head on Cora (a stack of {@code GATConv} layers in PyG) and with as many as hidden
- * heads on the other (PyG's {@code GAT}). GCN with {@code --gcn-norm sym}, which the job does not
- * train, is exported untrained.
+ * heads on the other (PyG's {@code GAT}). GCN with {@code --gcn-norm sym} is exported untrained
+ * ({@code DemoPredictionsITCase} compares the job's sym rounds with {@code predict}).
  */
 @Tag("pyg")
 @Timeout(value = 6, unit = TimeUnit.MINUTES)

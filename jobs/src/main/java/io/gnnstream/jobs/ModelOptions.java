@@ -4,6 +4,7 @@ import static io.gnnstream.jobs.OptionCheck.nonNegative;
 import static io.gnnstream.jobs.OptionCheck.positive;
 import static io.gnnstream.jobs.OptionCheck.that;
 
+import io.gnnstream.operators.model.GcnNorm;
 import io.gnnstream.operators.model.ModelType;
 import io.gnnstream.operators.model.gpu.Device;
 import io.gnnstream.operators.schedule.ModelSelection;
@@ -92,6 +93,21 @@ public final class ModelOptions {
                                             + " during training."),
                     that(p -> p >= 0 && p < 1, "must be in [0, 1)"));
 
+    public static final ConfigOption<GcnNorm> GCN_NORM =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.model.gcn-norm")
+                            .enumType(GcnNorm.class)
+                            .defaultValue(GcnNorm.MEAN)
+                            .withDescription(
+                                    "gcn: the normalisation of each layer, mean (over the vertex"
+                                        + " and its sampled neighbours) or sym (the GCN paper's"
+                                        + " D^-1/2 (A+I) D^-1/2, PyG GCNConv, with every vertex's"
+                                        + " in-degree under --eval-fanout plus one; sampled"
+                                        + " neighbour sums are scaled to the whole neighbourhood)."
+                                        + " sym runs on the CPU, with --prediction-updates rounds"
+                                        + " and --halo none; other models refuse the flag."),
+                    OptionCheck.any());
+
     /**
      * Checks the model's options against each other: head options only for a model with heads, and
      * no device or prediction mode the model's architecture lacks.
@@ -111,6 +127,13 @@ public final class ModelOptions {
                 }
             }
         }
+        if (type != ModelType.GCN && conf.getOptional(GCN_NORM).isPresent()) {
+            throw new IllegalArgumentException(
+                    "--gcn-norm applies to --model gcn, not --model " + type.id());
+        }
+        if (type == ModelType.GCN && conf.get(GCN_NORM) == GcnNorm.SYM) {
+            validateSym(conf, incrementalPredictions);
+        }
         if (!a.gpuKernels() && device(conf).cuda()) {
             throw new IllegalArgumentException(
                     "--device "
@@ -125,6 +148,34 @@ public final class ModelOptions {
                             + type.id()
                             + " (attention cannot be updated from a change's difference; use"
                             + " --prediction-updates rounds)");
+        }
+    }
+
+    /**
+     * {@code --gcn-norm sym} needs every row's degree, which only feature parts by row from the
+     * rows' owners carry, and a model whose every layer reads the degrees: no GPU kernels, no
+     * incremental predictions (a degree change alters a vertex's term in all its out-neighbours'
+     * sums), no halo replicas (which serve features by vertex without the adjacency).
+     */
+    private static void validateSym(ReadableConfig conf, boolean incrementalPredictions) {
+        if (device(conf).cuda()) {
+            throw new IllegalArgumentException(
+                    "--gcn-norm sym is not available with --device "
+                            + conf.get(DEVICE)
+                            + ": the GPU kernels have the mean only (use --device cpu or"
+                            + " --gcn-norm mean)");
+        }
+        if (incrementalPredictions) {
+            throw new IllegalArgumentException(
+                    "--gcn-norm sym is not available with --prediction-updates incremental: a"
+                            + " vertex's degree change alters its term in every out-neighbour's"
+                            + " sum (use --prediction-updates rounds or --gcn-norm mean)");
+        }
+        if (GraphOptions.halo(conf) == GraphOptions.Halo.FEATURES) {
+            throw new IllegalArgumentException(
+                    "--gcn-norm sym is not available with --halo features: replicas serve"
+                            + " features without the degrees the normalisation needs (use --halo"
+                            + " none or --gcn-norm mean)");
         }
     }
 

@@ -70,6 +70,11 @@ public final class GraphStoreConfig implements Serializable {
     private long incrementalMaxMarks =
             io.gnnstream.operators.store.IncrementalPredictions.DEFAULT_MAX_MARKS;
 
+    /** {@link #degreeFanout()} of settings whose parts carry no degrees. */
+    public static final int NO_DEGREES = Integer.MIN_VALUE;
+
+    private int degreeFanout = NO_DEGREES;
+
     /** Settings without halo replicas. */
     public GraphStoreConfig(
             long seed,
@@ -152,6 +157,30 @@ public final class GraphStoreConfig implements Serializable {
         return c;
     }
 
+    /**
+     * These settings with the degree of every row in the feature parts by row ({@code
+     * MiniBatchPart.degrees}: the in-degree under {@code evalFanout}, -1 = all, plus one), which a
+     * GCN with {@code --gcn-norm sym} needs.
+     */
+    public GraphStoreConfig withDegrees(int evalFanout) {
+        if (evalFanout < -1) {
+            throw new IllegalArgumentException("eval fanout must be -1 or >= 0, got " + evalFanout);
+        }
+        GraphStoreConfig c = with(halo, layerRowCacheBytes, layerRootWidths, aggregateAtOwner);
+        c.degreeFanout = evalFanout;
+        return c;
+    }
+
+    /** Whether feature parts by row carry their rows' degrees ({@link #withDegrees}). */
+    public boolean sendsDegrees() {
+        return degreeFanout != NO_DEGREES;
+    }
+
+    /** The eval fanout the degrees of {@link #withDegrees} count under, or {@link #NO_DEGREES}. */
+    public int degreeFanout() {
+        return degreeFanout;
+    }
+
     /** The most vertices incremental predictions keep marked per layer. */
     public long incrementalMaxMarks() {
         return incrementalMaxMarks;
@@ -202,6 +231,7 @@ public final class GraphStoreConfig implements Serializable {
         c.incrementalFanout = incrementalFanout;
         c.incrementalMaxMarks = incrementalMaxMarks;
         c.modelType = modelType;
+        c.degreeFanout = degreeFanout;
         return c;
     }
 

@@ -321,6 +321,8 @@ class MessageTypesTest {
         b.remoteFeatureBytes = 50;
         b.graphReplicas = 7;
         b.graphCutEdgesIngested = 11;
+        MiniBatch withDegrees = MiniBatchSerializer.INSTANCE.copy(b);
+        withDegrees.degrees = new int[] {3, 1};
 
         BatchSpec spec = new BatchSpec();
         spec.batchId = 1;
@@ -414,6 +416,15 @@ class MessageTypesTest {
                         }),
                 MiniBatchPart.features(3, 4, 0, 1, 1, new int[] {1}, new int[] {0}, new byte[8])
                         .withCacheSlots(77L, new int[] {12}, new int[] {0, 2}, new int[] {3, 4}),
+                withDegrees,
+                withRowDegrees(
+                        MiniBatchPart.features(
+                                        3, 4, 0, 1, 1, new int[] {1}, new int[] {0}, new byte[8])
+                                .withCacheSlots(
+                                        77L, new int[] {12}, new int[] {0, 2}, new int[] {3, 4}),
+                        2,
+                        5,
+                        1),
                 new Credit(0, 41),
                 model,
                 scheduler,
@@ -421,6 +432,50 @@ class MessageTypesTest {
                 pending,
                 table,
                 new TrainerReplica(1, 2, model, progress));
+    }
+
+    private static MiniBatchPart withRowDegrees(MiniBatchPart part, int... degrees) {
+        part.degrees = degrees;
+        return part;
+    }
+
+    /**
+     * Records of format 8, before degrees, read without them: a batch and a feature part written
+     * now, less the degrees' flag at their end and with the version byte 8.
+     */
+    @Test
+    void readsBatchesAndPartsOfTheFormatBeforeDegrees() throws Exception {
+        List<Object> all = samples();
+        MiniBatch b =
+                (MiniBatch) all.stream().filter(MiniBatch.class::isInstance).findFirst().get();
+        byte[] batch = serialize(MiniBatchSerializer.INSTANCE, b);
+        assertEquals(9, batch[0]);
+        assertEquals(0, batch[batch.length - 1], "no degrees");
+        byte[] v8 = Arrays.copyOf(batch, batch.length - 1);
+        v8[0] = 8;
+        MiniBatch read = MiniBatchSerializer.INSTANCE.deserialize(new DataInputDeserializer(v8));
+        assertNull(read.degrees);
+        assertArrayEquals(b.nodeIds, read.nodeIds);
+        assertEquals(b.graphCutEdgesIngested, read.graphCutEdgesIngested);
+
+        MiniBatchPart part =
+                MiniBatchPart.features(3, 4, 0, 1, 1, new int[] {1}, new int[] {0}, new byte[8])
+                        .withCacheSlots(77L, new int[] {12}, new int[] {0, 2}, new int[] {3, 4});
+        byte[] bytes = serialize(MiniBatchPartSerializer.INSTANCE, part);
+        byte[] v8part = Arrays.copyOf(bytes, bytes.length - 1);
+        v8part[0] = 8;
+        MiniBatchPart readPart =
+                MiniBatchPartSerializer.INSTANCE.deserialize(new DataInputDeserializer(v8part));
+        assertNull(readPart.degrees);
+        assertArrayEquals(new int[] {0, 2}, readPart.cachedRows);
+        assertEquals(77L, readPart.cacheEpoch);
+
+        part.degrees = new int[] {2, 5, 1};
+        MiniBatchPart withDegrees =
+                MiniBatchPartSerializer.INSTANCE.deserialize(
+                        new DataInputDeserializer(
+                                serialize(MiniBatchPartSerializer.INSTANCE, part)));
+        assertArrayEquals(new int[] {2, 5, 1}, withDegrees.degrees);
     }
 
     private static MiniBatchPart sentBy(MiniBatchPart part, int sender) {
@@ -443,19 +498,19 @@ class MessageTypesTest {
         byte[] part = serialize(MiniBatchPartSerializer.INSTANCE, MiniBatchPart.head(b, 1, 2));
         byte[] batch = serialize(MiniBatchSerializer.INSTANCE, b);
         // A part: version, identity (33 bytes), the head's fields (a batch record without its
-        // version byte), the part's other fields. Formats 6, 7 and 8 of the batch added four longs
-        // and an int, an int, and a flag (false here) at its end; formats 6 and 7 of the part the
-        // sender and the row width at its end.
+        // version byte), the part's other fields. Formats 6, 7, 8 and 9 of the batch added four
+        // longs and an int, an int, a flag and a flag (both false here) at its end; formats 6, 7
+        // and 9 of the part the sender, the row width and a flag (false) at its end.
         int identity = 1 + 33;
         int headFields = batch.length - 1;
         DataOutputSerializer v5 = new DataOutputSerializer(part.length);
         v5.writeByte(5);
         v5.write(part, 1, identity - 1);
-        v5.write(part, identity, headFields - 4 * Long.BYTES - 2 * Integer.BYTES - 1);
+        v5.write(part, identity, headFields - 4 * Long.BYTES - 2 * Integer.BYTES - 2);
         v5.write(
                 part,
                 identity + headFields,
-                part.length - 2 * Integer.BYTES - identity - headFields);
+                part.length - 2 * Integer.BYTES - 1 - identity - headFields);
         MiniBatchPart read =
                 MiniBatchPartSerializer.INSTANCE.deserialize(
                         new DataInputDeserializer(v5.getCopyOfBuffer()));

@@ -10,7 +10,9 @@ import io.gnnstream.operators.GraphStoreConfig;
 import io.gnnstream.operators.JobScale;
 import io.gnnstream.operators.SchedulerConfig;
 import io.gnnstream.operators.TrainerConfig;
+import io.gnnstream.operators.model.GcnNorm;
 import io.gnnstream.operators.model.ModelConfig;
+import io.gnnstream.operators.model.ModelType;
 import io.gnnstream.state.VertexPartitioner;
 import org.apache.flink.configuration.ReadableConfig;
 
@@ -170,6 +172,9 @@ public final class TopologySettings {
                         .withModelType(trainerConfig().model.modelType())
                         .withAggregationAtOwner(conf.get(GraphOptions.AGGREGATE_AT_OWNER));
         TrainerConfig trainer = trainerConfig();
+        if (trainer.model.gcnNorm() == GcnNorm.SYM) {
+            store = store.withDegrees(conf.get(SamplingOptions.EVAL_FANOUT));
+        }
         return incremental()
                 ? store.withIncremental(
                                 trainer.model,
@@ -222,6 +227,9 @@ public final class TopologySettings {
                                         ? conf.get(SamplingOptions.MAX_STEPS)
                                         : 0L)
                         .build();
+        if (model.modelType() == ModelType.GCN) {
+            model = model.withGcnNorm(conf.get(ModelOptions.GCN_NORM));
+        }
         return new TrainerConfig(
                         model,
                         conf.get(ModelOptions.LOG_EVERY),

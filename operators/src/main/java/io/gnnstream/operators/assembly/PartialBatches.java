@@ -251,7 +251,8 @@ public final class PartialBatches {
                                         + p.labels.length
                                         + p.fillSlots.length
                                         + p.cachedRows.length
-                                        + p.cachedSlots.length)
+                                        + p.cachedSlots.length
+                                        + (p.degrees == null ? 0 : p.degrees.length))
                         + (p.vertices == null
                                 ? 0
                                 : (long) Long.BYTES
@@ -291,7 +292,11 @@ public final class PartialBatches {
                                         || part.cachedRows.length > 0
                                         || part.cachedVertices == null
                                         || part.cachedVertices.length != part.cachedSlots.length))
-                        || part.cachedEntries() != part.cachedSlots.length) {
+                        || part.cachedEntries() != part.cachedSlots.length
+                        || (part.degrees != null
+                                && (part.byVertex()
+                                        || part.degrees.length
+                                                != part.rows.length + part.cachedRows.length))) {
             throw new IllegalArgumentException(
                     "malformed part " + part.part + " of batch " + part.batchId);
         }

@@ -201,9 +201,11 @@ final class PendingBatch {
             cache.copyRow(p.cachedSlots[j], matrix, rows[own + j] * dim);
         }
         parts.set(p.part);
-        placed.add(
+        MiniBatchPart kept =
                 MiniBatchPart.features(
-                        p.batchId, p.seq, p.trainer, p.attempt, p.part, rows, labels, null));
+                        p.batchId, p.seq, p.trainer, p.attempt, p.part, rows, labels, null);
+        kept.degrees = p.degrees;
+        placed.add(kept);
     }
 
     private void fill(MiniBatchPart p, int row) {
@@ -257,12 +259,33 @@ final class PendingBatch {
             }
         }
         MiniBatch b = shape.withFeatures(matrix != null ? matrix : new float[0], labels);
+        b.degrees = degrees(shape.numNodes());
         if (dim > 0) {
             b.featureDim = dim;
         }
         b.featureBytes = featureBytes;
         b.remoteFeatureBytes = remoteFeatureBytes;
         return b;
+    }
+
+    /**
+     * Per row, the degree its part carried ({@link MiniBatchPart#degrees}), or null unless every
+     * placed part carried degrees.
+     */
+    private int[] degrees(int numNodes) {
+        if (placed.isEmpty()) {
+            return null;
+        }
+        int[] degrees = new int[numNodes];
+        for (MiniBatchPart p : placed) {
+            if (p.degrees == null) {
+                return null;
+            }
+            for (int j = 0; j < p.rows.length; j++) {
+                degrees[p.rows[j]] = p.degrees[j];
+            }
+        }
+        return degrees;
     }
 
     /** A placed part as it was received, its features read back from the matrix. */
@@ -276,6 +299,7 @@ final class PendingBatch {
                 MiniBatchPart.features(
                         p.batchId, p.seq, p.trainer, p.attempt, p.part, p.rows, p.labels, bytes);
         part.rowDim = dim;
+        part.degrees = p.degrees;
         return part;
     }
 

@@ -135,8 +135,9 @@ public class MiniBatch {
     /**
      * Per node of the batch, its in-degree under the eval fanout plus one (the self-loop), which a
      * GCN with {@code --gcn-norm sym} needs for every source; null otherwise. Filled by the offline
-     * paths ({@code LayerwiseInference}, the tools' {@code NeighbourSampler}); the streaming job's
-     * blocks do not carry it, and the job refuses {@code sym}.
+     * paths ({@code LayerwiseInference}, the tools' {@code NeighbourSampler}) and, in the job, by
+     * the trainer from its feature parts ({@link MiniBatchPart#degrees}, counted by each row's
+     * owner).
      */
     public int[] degrees;
 
@@ -283,6 +284,7 @@ public class MiniBatch {
         b.remoteLoopRequests = remoteLoopRequests;
         b.graphReplicas = graphReplicas;
         b.graphCutEdgesIngested = graphCutEdgesIngested;
+        b.degrees = degrees;
         return b;
     }
 

@@ -117,6 +117,14 @@ public class MiniBatchPart {
      */
     public int rowDim;
 
+    /**
+     * Feature parts addressed by row, for a GCN with {@code --gcn-norm sym} only: per entry of
+     * {@link #rows} and then of {@link #cachedRows}, the vertex's in-degree under the eval fanout
+     * plus one, counted by its owner when it sent the part ({@link MiniBatch#degrees}); null when
+     * the part carries none.
+     */
+    public int[] degrees;
+
     /** Head only: the rows that parts addressed by vertex fill (sorted); the others come by row. */
     public int[] servedRows = new int[0];
 

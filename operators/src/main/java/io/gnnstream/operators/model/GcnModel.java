@@ -11,13 +11,13 @@ import java.nio.FloatBuffer;
  * <pre>z_v = (h_v + sum_{u in N(v)} h_u) / (|N(v)| + 1) W + b</pre>
  *
  * <p>that is, a self-loop plus <em>mean</em> normalisation over the sampled neighbourhood, as DGL's
- * {@code GraphConv(norm="right")} on the block with a self-loop added to every destination. It is
- * not the symmetric normalisation {@code 1 / sqrt((d_u + 1)(d_v + 1))} of the GCN paper: that needs
- * the degree of every source vertex, which a sampled block does not carry (it holds only the
- * sampled in-edges of its destinations), and a source's degree within the block would depend on
- * which other seeds share the batch. The mean needs only the destination's own sampled in-edges, so
- * the same layer applies to sampled training batches, full-neighbour evaluation blocks and
- * layer-wise inference alike.
+ * {@code GraphConv(norm="right")} on the block with a self-loop added to every destination ({@link
+ * GcnNorm#MEAN}). The mean needs only the destination's own sampled in-edges, so the same layer
+ * applies to sampled training batches, full-neighbour evaluation blocks and layer-wise inference
+ * alike. With {@link GcnNorm#SYM} it is the GCN paper's symmetric normalisation, from the graph's
+ * degree of every node ({@link MiniBatch#degrees}; a source's degree within the block would depend
+ * on which other seeds share the batch), the sampled sum scaled to the whole neighbourhood ({@link
+ * GcnBlockOps}).
  *
  * <p>Everything else (ReLU, dropout, loss, Adam, determinism) is {@link GnnModelBase}'s. Parameters
  * per layer are {@code layers.j.lin.weight [in, out]} and {@code layers.j.bias [out]} ({@link

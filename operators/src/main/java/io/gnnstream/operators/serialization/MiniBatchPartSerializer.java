@@ -15,9 +15,10 @@ import org.apache.flink.core.memory.DataOutputView;
  * Explicit serializer of {@link MiniBatchPart}: the part's identity, the head if any, its rows,
  * then (since format 4) its cache slots, (since format 5) its vertices and the head's served rows,
  * and (since format 6) its sender, (since format 7) its row width; format 8 carries a head of
- * format 8. Reads formats 3 to 7 as well, so checkpointed parts of those formats restore. A head
- * inside a part is written without a version byte of its own, in the {@link MiniBatchSerializer}
- * format of the same number as the part's.
+ * format 8; format 9 adds the rows' degrees and carries a head of format 9. Reads formats 3 to 8 as
+ * well, so checkpointed parts of those formats restore. A head inside a part is written without a
+ * version byte of its own, in the {@link MiniBatchSerializer} format of the same number as the
+ * part's.
  */
 public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatchPart> {
 
@@ -30,6 +31,7 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
     private static final byte WITH_SENDER = 6;
     private static final byte WITH_ROW_DIM = 7;
     private static final byte WITH_SUMMED_HEAD = 8;
+    private static final byte WITH_DEGREES = 9;
 
     public static final TypeInformation<MiniBatchPart> TYPE_INFO =
             new SerializerTypeInfo<>(MiniBatchPart.class, INSTANCE);
@@ -70,6 +72,10 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
         BulkArrays.writeInts(p.servedRows, out);
         out.writeInt(p.sender);
         out.writeInt(p.rowDim);
+        out.writeBoolean(p.degrees != null);
+        if (p.degrees != null) {
+            BulkArrays.writeInts(p.degrees, out);
+        }
     }
 
     /**
@@ -93,12 +99,12 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
 
     @Override
     byte formatVersion() {
-        return WITH_SUMMED_HEAD;
+        return WITH_DEGREES;
     }
 
     @Override
     MiniBatchPart readFields(DataInputView in) throws IOException {
-        return readFields(in, WITH_SUMMED_HEAD);
+        return readFields(in, WITH_DEGREES);
     }
 
     @Override
@@ -134,6 +140,9 @@ public final class MiniBatchPartSerializer extends BulkRecordSerializer<MiniBatc
         }
         if (version >= WITH_ROW_DIM) {
             p.rowDim = in.readInt();
+        }
+        if (version >= WITH_DEGREES && in.readBoolean()) {
+            p.degrees = BulkArrays.readInts(in);
         }
         return p;
     }

@@ -13,7 +13,8 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * Explicit serializer of {@link MiniBatch}: scalar fields (the kind as its {@link
  * MiniBatch.Kind#code()}), then every array in bulk, then (format 4) the layer of a layer-wise
- * inference block; format 3 records, which have none, read as sampled batches.
+ * inference block, and the fields of later formats at the end (format 9: the nodes' degrees);
+ * format 3 records, which have no layer, read as sampled batches.
  */
 public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
 
@@ -44,9 +45,12 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
     /** The first format with {@link MiniBatch#summedNeighbours}. */
     static final byte WITH_SUMMED = 8;
 
+    /** The first format with {@link MiniBatch#degrees}. */
+    static final byte WITH_DEGREES = 9;
+
     @Override
     byte formatVersion() {
-        return WITH_SUMMED;
+        return WITH_DEGREES;
     }
 
     @Override
@@ -95,11 +99,15 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
         if (b.summedNeighbours != null) {
             BulkArrays.writeInts(b.summedNeighbours, out);
         }
+        out.writeBoolean(b.degrees != null);
+        if (b.degrees != null) {
+            BulkArrays.writeInts(b.degrees, out);
+        }
     }
 
     @Override
     MiniBatch readFields(DataInputView in) throws IOException {
-        return readFields(in, WITH_SUMMED);
+        return readFields(in, WITH_DEGREES);
     }
 
     @Override
@@ -144,6 +152,9 @@ public final class MiniBatchSerializer extends BulkRecordSerializer<MiniBatch> {
         }
         if (version >= WITH_SUMMED && in.readBoolean()) {
             b.summedNeighbours = BulkArrays.readInts(in);
+        }
+        if (version >= WITH_DEGREES && in.readBoolean()) {
+            b.degrees = BulkArrays.readInts(in);
         }
         return b;
     }

@@ -1,6 +1,7 @@
 package io.gnnstream.operators.store;
 
 import com.carrotsearch.hppc.IntArrayList;
+import com.carrotsearch.hppc.IntIntHashMap;
 import com.carrotsearch.hppc.LongArrayList;
 import com.carrotsearch.hppc.LongIntHashMap;
 import io.gnnstream.operators.messages.MiniBatchPart;
@@ -79,6 +80,32 @@ public final class FeatureParts {
         return cache == null
                 ? part
                 : part.withCacheSlots(cache.epoch(), fillSlots, cachedRows, cachedSlots);
+    }
+
+    /**
+     * {@code part}, a part by row answering {@code request}, with the degrees of its rows and then
+     * of its cached rows ({@link MiniBatchPart#degrees}) taken from {@code degrees}, one per
+     * feature vertex of the request; {@code part} unchanged when {@code degrees} is null.
+     */
+    public static MiniBatchPart withDegrees(
+            MiniBatchPart part, SampleRequest request, int[] degrees) {
+        if (degrees == null) {
+            return part;
+        }
+        IntIntHashMap degreeOfRow = new IntIntHashMap(request.featureRows.length);
+        for (int j = 0; j < request.featureRows.length; j++) {
+            degreeOfRow.put(request.featureRows[j], degrees[j]);
+        }
+        int own = part.rows.length;
+        int[] out = new int[own + part.cachedRows.length];
+        for (int j = 0; j < own; j++) {
+            out[j] = degreeOfRow.get(part.rows[j]);
+        }
+        for (int j = 0; j < part.cachedRows.length; j++) {
+            out[own + j] = degreeOfRow.get(part.cachedRows[j]);
+        }
+        part.degrees = out;
+        return part;
     }
 
     /**

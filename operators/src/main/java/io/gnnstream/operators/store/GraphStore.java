@@ -455,19 +455,28 @@ public final class GraphStore {
         response.route = request.route;
         response.part = request.part;
         sampler.sample(request, response);
+        int[] degrees =
+                request.featurePart != SampleRequest.NO_FEATURES && config.sendsDegrees()
+                        ? sampler.evalDegrees(request.featureVertices, config.degreeFanout())
+                        : null;
         if (request.featurePart != SampleRequest.NO_FEATURES && request.layerInput > 0) {
             float[][] summed =
                     config.aggregateAtOwner
                             ? layerOutputs.sumOwned(request, response, ownsVertex)
                             : null;
-            sent(layerOutputs.part(request, summed), out);
+            sent(
+                    FeatureParts.withDegrees(layerOutputs.part(request, summed), request, degrees),
+                    out);
         } else if (request.featurePart != SampleRequest.NO_FEATURES) {
             sent(
-                    FeatureParts.byRow(
+                    FeatureParts.withDegrees(
+                            FeatureParts.byRow(
+                                    request,
+                                    trainerCaches.of(request.trainer),
+                                    ownedRecords,
+                                    records.noAttributes()),
                             request,
-                            trainerCaches.of(request.trainer),
-                            ownedRecords,
-                            records.noAttributes()),
+                            degrees),
                     out);
         }
         if (request.neighbourPart != SampleRequest.NO_FEATURES) {

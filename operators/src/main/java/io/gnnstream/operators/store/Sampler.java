@@ -115,6 +115,24 @@ final class Sampler {
     }
 
     /**
+     * Per vertex of {@code vertices}, the size of its {@link EvalNeighbourhood} under {@code
+     * fanout} ({@code -1}: all) plus one: the degree with the self-loop that a GCN with the
+     * symmetric normalisation divides by. Tails come from the adjacency cache, else the state (and
+     * are cached), as for sampling.
+     */
+    int[] evalDegrees(long[] vertices, int fanout) throws Exception {
+        byte[][] cached = new byte[vertices.length][];
+        tails.getAll(vertices, 0, vertices.length, cached);
+        int[] degrees = new int[vertices.length];
+        for (int i = 0; i < vertices.length; i++) {
+            byte[] tail = cached[i] != null ? cached[i] : tailFromState(vertices[i], null);
+            int degree = InAdjacency.degree(tail);
+            degrees[i] = (fanout < 0 ? degree : Math.min(degree, fanout)) + 1;
+        }
+        return degrees;
+    }
+
+    /**
      * The {@link EvalNeighbourhood} of {@code vertex}, whose tail is {@code tail}: all neighbours
      * in slot order up to {@code fanout}, else the bottom {@code fanout} by rank, which reads all
      * of them (a hub above {@link #FLAT_DEGREE} costs its blocks in one prefix scan).

@@ -129,6 +129,57 @@ class PartialBatchesTest {
         assertArrayEquals(new int[] {0}, b.labels);
     }
 
+    /**
+     * Degrees of a part's own and cached rows ({@link MiniBatchPart#degrees}) land in the batch's
+     * {@link MiniBatch#degrees} by row, also through a checkpoint of the incomplete batch (in the
+     * serializer's format); a batch with a part without degrees has none.
+     */
+    @Test
+    void degreesOfOwnAndCachedRowsReachTheBatchAlsoAfterARestore() {
+        TrainerFeatureCache cache = new TrainerFeatureCache(4, DIM);
+        PartialBatches partials = new PartialBatches();
+        accept(partials, cache, head(0, 1));
+        MiniBatchPart fill =
+                part(0, 0, 0, new int[] {0, 1, 2, 3})
+                        .withCacheSlots(EPOCH, new int[] {0, 1, 2, 3}, new int[0], new int[0]);
+        fill.degrees = new int[] {4, 1, 2, 7};
+        assertArrayEquals(new int[] {4, 1, 2, 7}, accept(partials, cache, fill).degrees);
+
+        accept(partials, cache, head(1, 2));
+        MiniBatchPart mixed =
+                part(1, 1, 0, new int[] {2})
+                        .withCacheSlots(EPOCH, new int[] {-1}, new int[] {0, 3}, new int[] {3, 0});
+        mixed.degrees = new int[] {5, 9, 3};
+        assertNull(accept(partials, cache, mixed));
+        List<MiniBatchPart> checkpoint = partials.parts(cache);
+        PartialBatches restored = new PartialBatches();
+        for (MiniBatchPart p : checkpoint) {
+            assertNull(
+                    restored.accept(
+                            io.gnnstream.operators.serialization.MiniBatchPartSerializer.INSTANCE
+                                    .copy(p),
+                            cache));
+        }
+        MiniBatchPart last =
+                part(1, 1, 1, new int[0])
+                        .withCacheSlots(EPOCH, new int[0], new int[] {1}, new int[] {1});
+        last.degrees = new int[] {6};
+        MiniBatch b = restored.accept(last, cache);
+        assertNotNull(b);
+        assertArrayEquals(new int[] {9, 6, 5, 3}, b.degrees);
+
+        accept(partials, cache, head(2, 2));
+        MiniBatchPart with = part(2, 2, 0, new int[] {0, 1});
+        with.degrees = new int[] {1, 1};
+        assertNull(accept(partials, cache, with));
+        assertNull(
+                accept(partials, cache, part(2, 2, 1, new int[] {2, 3})).degrees,
+                "a part without degrees: the batch has none");
+        MiniBatchPart wrongLength = part(3, 3, 0, new int[] {0, 1});
+        wrongLength.degrees = new int[] {1};
+        assertThrows(IllegalArgumentException.class, () -> partials.accept(wrongLength, cache));
+    }
+
     /** Rows placed before the head must be rows of the batch the head describes. */
     @Test
     void headRejectsRowsOutsideItsBatch() {

@@ -190,6 +190,9 @@ final class ProtocolSimulator {
                 roots[j] = m.roundRootWidth(j + 1, false);
             }
             store = store.withLayerRootWidths(roots).withIncremental(m, false, EVAL_FANOUT);
+        } else {
+            // Feature parts carry their rows' degrees, as for a GCN with --gcn-norm sym.
+            store = store.withDegrees(-1);
         }
         this.storeConfig = store;
         int[] fanouts = new int[config.numLayers];

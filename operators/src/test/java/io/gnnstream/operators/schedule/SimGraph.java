@@ -56,6 +56,12 @@ final class SimGraph {
     /** Where the changes begin: the operations before it load the graph. */
     private int loaded;
 
+    /** Whether the changes come while training runs (else every batch sees the final graph). */
+    private final boolean changesWhileTraining;
+
+    /** Per vertex, its in-degree in the final graph plus one; made on first use. */
+    private Map<Long, Integer> finalDegrees;
+
     /** Vertices whose deletion is in the stream (an oracle: never rolled back). */
     private final Set<Long> deletable = new HashSet<>();
 
@@ -77,6 +83,7 @@ final class SimGraph {
         this.seeds = seeds;
         this.extra = extra;
         this.real = real;
+        this.changesWhileTraining = changesWhileTraining;
         this.scale = real ? 1f / 64 : 1f;
         int n = seeds + extra;
         List<Op> loading = new ArrayList<>();
@@ -218,6 +225,9 @@ final class SimGraph {
                                 + b.layer);
             }
         }
+        if (!real) {
+            checkDegrees(b, where);
+        }
         if (b.isTraining()) {
             for (int i = 0; i < b.numSeeds(); i++) {
                 if (b.labels[i] != b.nodeIds[i] % CLASSES) {
@@ -225,6 +235,58 @@ final class SimGraph {
                 }
             }
         }
+    }
+
+    /**
+     * Runs without a real model run the GraphStore with degrees ({@code GraphStoreConfig
+     * .withDegrees(-1)}): every row of every batch carries one, through restores and checkpointed
+     * partial batches, and on a graph that stays the same while training runs it is the vertex's
+     * in-degree plus one.
+     */
+    private void checkDegrees(MiniBatch b, String where) {
+        if (b.degrees == null || b.degrees.length != b.numNodes()) {
+            throw new AssertionError(
+                    where + ": batch of seq " + b.seq + " without a degree for every row");
+        }
+        for (int i = 0; i < b.numNodes(); i++) {
+            int expected = changesWhileTraining ? -1 : finalDegrees().getOrDefault(b.nodeIds[i], 1);
+            if (b.degrees[i] < 1 || (expected > 0 && b.degrees[i] != expected)) {
+                throw new AssertionError(
+                        where
+                                + ": row "
+                                + i
+                                + " of vertex "
+                                + b.nodeIds[i]
+                                + " has degree "
+                                + b.degrees[i]
+                                + (expected > 0 ? ", not " + expected : "")
+                                + " in a batch of seq "
+                                + b.seq);
+            }
+        }
+    }
+
+    private Map<Long, Integer> finalDegrees() {
+        if (finalDegrees == null) {
+            Map<Long, Set<Long>> in = new HashMap<>();
+            for (Op op : ops) {
+                if (op.update() == null) {
+                    in.remove(op.deleted());
+                    in.values().forEach(n -> n.remove(op.deleted()));
+                } else if (op.update().edge != null) {
+                    EdgeUpdate e = op.update().edge;
+                    Set<Long> n = in.computeIfAbsent(e.dst, k -> new HashSet<>());
+                    if (e.remove) {
+                        n.remove(e.src);
+                    } else {
+                        n.add(e.src);
+                    }
+                }
+            }
+            finalDegrees = new HashMap<>();
+            in.forEach((v, n) -> finalDegrees.put(v, n.size() + 1));
+        }
+        return finalDegrees;
     }
 
     /** The graph once every operation is applied: its vertices with attributes, in id order. */
