@@ -163,7 +163,7 @@ final class ClusterScaleBenchmark implements Benchmark {
                                 quorum,
                                 HighAvailability.DEFAULT_CLUSTER_ID,
                                 Duration.ofSeconds(60));
-                JobID job = awaitRunning(rest);
+                JobID job = SoakBenchmark.awaitRunning(rest);
                 long running = System.nanoTime();
                 List<JsonNode> training = new ArrayList<>();
                 int half = steps / 2;
@@ -366,19 +366,6 @@ final class ClusterScaleBenchmark implements Benchmark {
         }
     }
 
-    private static JobID awaitRunning(ClusterRest rest) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-        while (System.nanoTime() < deadline) {
-            for (ClusterRest.JobInfo j : rest.jobs()) {
-                if (j.status() == JobStatus.RUNNING) {
-                    return j.id();
-                }
-            }
-            Thread.sleep(500);
-        }
-        throw new IllegalStateException("the job is not running after 3 minutes: " + rest.jobs());
-    }
-
     /**
      * Seconds from {@code kill} until every task runs again after the failover, and until the job's
      * first checkpoint after that completes.
@@ -513,15 +500,6 @@ final class ClusterScaleBenchmark implements Benchmark {
     }
 
     private static String unit(String figure) {
-        if (figure.endsWith("_bytes")) {
-            return "bytes";
-        }
-        if (figure.endsWith("_per_s")) {
-            return figure.startsWith("ingest") ? "edges/s" : "seeds/s";
-        }
-        if (figure.endsWith("_s")) {
-            return "s";
-        }
-        return figure.equals("vertices_predicted") ? "vertices" : "fraction";
+        return figure.equals("vertices_predicted") ? "vertices" : ScaleBenchmark.unit(figure);
     }
 }

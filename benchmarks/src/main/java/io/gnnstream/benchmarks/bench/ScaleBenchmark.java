@@ -188,7 +188,7 @@ final class ScaleBenchmark implements Benchmark {
         return f;
     }
 
-    private static String unit(String figure) {
+    static String unit(String figure) {
         if (figure.endsWith("_bytes")) {
             return "bytes";
         }

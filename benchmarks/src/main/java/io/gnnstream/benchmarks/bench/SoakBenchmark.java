@@ -206,7 +206,7 @@ final class SoakBenchmark implements Benchmark {
         return List.of(o.flag(), o.textOf(value));
     }
 
-    private static JobID awaitRunning(ClusterRest rest) throws Exception {
+    static JobID awaitRunning(ClusterRest rest) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
         while (System.nanoTime() < deadline) {
             for (ClusterRest.JobInfo j : rest.jobs()) {
