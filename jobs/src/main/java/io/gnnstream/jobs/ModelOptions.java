@@ -127,11 +127,11 @@ public final class ModelOptions {
                 }
             }
         }
-        if (type != ModelType.GCN && conf.getOptional(GCN_NORM).isPresent()) {
+        if (!a.hasGcnNorm() && conf.getOptional(GCN_NORM).isPresent()) {
             throw new IllegalArgumentException(
                     "--gcn-norm applies to --model gcn, not --model " + type.id());
         }
-        if (type == ModelType.GCN && conf.get(GCN_NORM) == GcnNorm.SYM) {
+        if (a.hasGcnNorm() && conf.get(GCN_NORM) == GcnNorm.SYM) {
             validateSym(conf, incrementalPredictions);
         }
         if (!a.gpuKernels() && device(conf).cuda()) {

@@ -12,7 +12,6 @@ import io.gnnstream.operators.SchedulerConfig;
 import io.gnnstream.operators.TrainerConfig;
 import io.gnnstream.operators.model.GcnNorm;
 import io.gnnstream.operators.model.ModelConfig;
-import io.gnnstream.operators.model.ModelType;
 import io.gnnstream.state.VertexPartitioner;
 import org.apache.flink.configuration.ReadableConfig;
 
@@ -227,9 +226,8 @@ public final class TopologySettings {
                                         ? conf.get(SamplingOptions.MAX_STEPS)
                                         : 0L)
                         .build();
-        if (model.modelType() == ModelType.GCN) {
-            model = model.withGcnNorm(conf.get(ModelOptions.GCN_NORM));
-        }
+        // Other models than gcn refuse the flag (ModelOptions.check), so theirs is the default.
+        model = model.withGcnNorm(conf.get(ModelOptions.GCN_NORM));
         return new TrainerConfig(
                         model,
                         conf.get(ModelOptions.LOG_EVERY),

@@ -51,6 +51,14 @@ public interface Architecture {
         return false;
     }
 
+    /**
+     * Whether the architecture takes a choice of normalisation ({@link ModelConfig#gcnNorm()},
+     * {@code --gcn-norm}); the others have their own.
+     */
+    default boolean hasGcnNorm() {
+        return false;
+    }
+
     /** Whether the architecture has GPU kernels ({@link #gpuMode()}); {@code --device cuda}. */
     default boolean gpuKernels() {
         return true;

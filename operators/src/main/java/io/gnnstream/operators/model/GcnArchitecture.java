@@ -13,6 +13,11 @@ import java.util.Map;
 final class GcnArchitecture implements Architecture {
 
     @Override
+    public boolean hasGcnNorm() {
+        return true;
+    }
+
+    @Override
     public String id() {
         return "gcn";
     }

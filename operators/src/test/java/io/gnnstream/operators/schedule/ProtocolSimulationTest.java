@@ -40,7 +40,7 @@ class ProtocolSimulationTest {
     }
 
     @Test
-    @Timeout(60)
+    @Timeout(180)
     void failureFreeRunsAgreeAtEveryTrainerCount() {
         for (int t = 1; t <= 3; t++) {
             for (long seed : SimSeeds.draw(20)) {
@@ -50,7 +50,7 @@ class ProtocolSimulationTest {
     }
 
     @Test
-    @Timeout(120)
+    @Timeout(300)
     void restoresAtTheSameTrainerCount() {
         int restores = 0;
         for (int t = 1; t <= 3; t++) {
@@ -62,7 +62,7 @@ class ProtocolSimulationTest {
     }
 
     @Test
-    @Timeout(120)
+    @Timeout(300)
     void restoresAtOtherTrainerCounts() {
         int rescales = 0;
         for (long seed : SimSeeds.draw(300)) {
