@@ -201,6 +201,14 @@ public final class TrainerConfig implements Serializable {
     }
 
     /**
+     * A serving round of the kept parameters follows the final round ({@code best-val} with
+     * predictions; {@code SchedulerConfig#withSelection} issues it).
+     */
+    public boolean servingRound() {
+        return select == ModelSelection.Mode.BEST_VAL && predictions;
+    }
+
+    /**
      * The job's feature normalisation as model exports record it ({@code "sum"} or {@code "none"}),
      * or null when the job decides it on its node topic and tells rank 0 ({@link
      * io.gnnstream.operators.messages.MiniBatchPart#FEATURE_NORMALIZATION}); returns this.

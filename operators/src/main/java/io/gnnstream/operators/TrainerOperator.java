@@ -75,7 +75,8 @@ import org.slf4j.LoggerFactory;
  * <p>Model selection ({@link TrainerConfig#select()}, {@link ModelSelection}): a round's validation
  * counts ride on the next step's gradient, so every rank reads the round's accuracy from the sum
  * and keeps the same best round's parameters (in its replica state); after the final round a
- * selection exchange carries them. Rank 0 exports the kept parameters (docs/design.md, "Model
+ * selection exchange carries them. Rank 0 exports the kept parameters and, in the serving round
+ * after the final one, predicts with them once the selection has decided (docs/design.md, "Model
  * selection").
  *
  * <p>Device: the model runs where {@link TrainerConfig#device()} says, made by {@link
@@ -216,6 +217,9 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             LOG.info("rank {} runs on {} ({})", rank, deviceKind, config.device());
         }
         progress = restored.progress();
+        // State written before the applied step was kept has 0 there: the model's step is it, and
+        // a round of a step above it is the serving round (TrainerRank.serving).
+        progress.appliedStep = Math.max(progress.appliedStep, model.step());
         selection = new ModelSelection(config.select(), progress, restored.bestParameters());
         partials = new PartialBatches();
         featureCache = new TrainerFeatureCache(config.featureCacheSlots, config.model.inFeatures());
@@ -316,7 +320,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                         progress,
                         line -> output.collect(METRICS, new StreamRecord<>(line)));
         if (selection.bestVal()) {
-            report.withSelect(selection.mode().id());
+            report.withSelect(selection.mode().id()).withServingRound(config.servingRound());
         }
         MailboxExecutor mailbox =
                 getContainingTask()
@@ -482,7 +486,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         }
         MiniBatch batch = sequence.takeNext();
         if (batch != null) {
-            steps.submit(() -> work.compute(batch));
+            // The serving round computes with the kept parameters (decided: takeNext holds its
+            // blocks while the final selection exchange runs).
+            float[] kept = sequence.serving(batch) ? selection.best() : null;
+            steps.submit(() -> work.compute(batch, kept));
         }
     }
 
@@ -623,6 +630,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
 
     /** This rank has scored its share of the round of {@code step}: its evaluation line. */
     private void roundComplete(long step, boolean finalRound) throws Exception {
+        if (sequence.servingRound(step)) {
+            servingComplete(step);
+            return;
+        }
         boolean alone = sequence.alone(step);
         if (config.scale.trainers() == 1 || alone) {
             // This rank's counts are the round's.
@@ -644,6 +655,26 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             } else {
                 finishTraining();
             }
+        }
+    }
+
+    /**
+     * Rank 0 has computed the serving round of {@code step} (the step after the final one) with the
+     * kept parameters: its line names the step whose model serves, which the merger's final line
+     * reports, and its pin records carry the kept parameters, to which incremental predictions are
+     * pinned from then on. It decides no selection.
+     */
+    private void servingComplete(long step) {
+        long served = selection.best() != null ? selection.selectedStep() : model.step();
+        report.servingComplete(step, served, GnnModel.checksumOf(keptParameters()));
+        if (config.sendsPins()) {
+            layerOutputs.send(
+                    LayerOutputs.pins(
+                            step,
+                            rank,
+                            sequence.roundRanks(step, config.scale.trainers()),
+                            rank == 0 ? keptParameters() : null,
+                            storeRoutes()));
         }
     }
 

@@ -13,6 +13,7 @@ import io.gnnstream.operators.TrainerConfig;
 import io.gnnstream.operators.model.GcnNorm;
 import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.operators.model.ModelType;
+import io.gnnstream.operators.schedule.ModelSelection;
 import io.gnnstream.state.VertexPartitioner;
 import org.apache.flink.configuration.ReadableConfig;
 
@@ -200,6 +201,8 @@ public final class TopologySettings {
                         fanouts().length,
                         conf.get(PredictionOptions.PREDICT_EVERY),
                         predicting)
+                .withSelection(
+                        conf.get(ModelOptions.SELECT) == ModelSelection.Mode.BEST_VAL, predicting)
                 .withLocalBatches(
                         SamplingOptions.localBatches(conf) ? scale.rankSites(partitioner) : null);
     }
