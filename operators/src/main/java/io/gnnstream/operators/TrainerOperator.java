@@ -266,6 +266,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                     progress.layoutStep,
                     restored.fromRank(),
                     progress.layout);
+            if (selection.joinsFinalExchange(rank, config.scale.trainers(), config.maxSteps())) {
+                // Sent when the operator opens, as a restored pending step.
+                exchange.restore(selectionStep(config.maxSteps()));
+            }
         }
     }
 
@@ -635,7 +639,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             return;
         }
         boolean alone = sequence.alone(step);
-        if (config.scale.trainers() == 1 || alone) {
+        // The final round again after a restore at another count: the other ranks joined the
+        // selection exchange at their start (ModelSelection.joinsFinalExchange), which decides it.
+        boolean exchanged = finalRound && selection.bestVal() && config.scale.trainers() > 1;
+        if ((config.scale.trainers() == 1 || alone && !exchanged) && !progress.finished) {
             // This rank's counts are the round's.
             selection.offer(step, progress.valCorrect, progress.valTotal, model::parameterVector);
         }
@@ -650,7 +657,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                             storeRoutes()));
         }
         if (finalRound && !progress.finished) {
-            if (selection.bestVal() && config.scale.trainers() > 1 && !alone) {
+            if (exchanged) {
                 beginSelection(step);
             } else {
                 finishTraining();
@@ -685,17 +692,26 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
      * selection, and then the training finishes ({@link #processElement2}).
      */
     private void beginSelection(long step) {
+        PendingStep p = selectionStep(step);
+        exchangeStartNanos = System.nanoTime();
+        exchangeActiveAt = getProcessingTimeService().getCurrentProcessingTime();
+        sendGradient(exchange.begin(p));
+    }
+
+    /**
+     * The selection exchange after the final round of {@code step}, with this rank's counts of it
+     * (none for a rank that joins it at its start); the rank is {@code selecting} from now on.
+     */
+    private PendingStep selectionStep(long step) {
         PendingStep p = new PendingStep();
         p.step = step + 1;
         p.seq = progress.nextSeq;
         p.grad = new float[config.model.numParameters()];
         p.selection = true;
-        p.valCorrect = progress.valCorrect;
-        p.valTotal = progress.valTotal;
+        p.valCorrect = progress.roundStep == step ? progress.valCorrect : 0;
+        p.valTotal = progress.roundStep == step ? progress.valTotal : 0;
         progress.selecting = true;
-        exchangeStartNanos = System.nanoTime();
-        exchangeActiveAt = getProcessingTimeService().getCurrentProcessingTime();
-        sendGradient(exchange.begin(p));
+        return p;
     }
 
     /** The final round is done and the selection decided: the final export. */

@@ -248,6 +248,7 @@ public final class TopologySettings {
                 .withDevice(ModelOptions.device(conf))
                 .withEvalFanout(conf.get(SamplingOptions.EVAL_FANOUT))
                 .withSelect(conf.get(ModelOptions.SELECT))
+                .withMaxSteps(conf.get(SamplingOptions.MAX_STEPS))
                 .withFeatureNormalization(
                         conf.get(GraphOptions.NORMALIZE_FEATURES) == RowNormalization.AUTO
                                 ? null

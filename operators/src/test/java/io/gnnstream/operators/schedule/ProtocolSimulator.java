@@ -345,9 +345,9 @@ final class ProtocolSimulator {
 
     /**
      * Every rank applied the last step and every block of the final round was scored (with {@code
-     * --select best-val}, rank 0 has decided the selection, and the serving round was scored); with
-     * incremental predictions, also the stream is ingested, the final round pinned and every mark
-     * recomputed.
+     * --select best-val}, every rank has decided the selection, and the serving round was scored);
+     * with incremental predictions, also the stream is ingested, the final round pinned and every
+     * mark recomputed.
      */
     boolean done() {
         for (SimRank rank : ranks) {
@@ -358,7 +358,8 @@ final class ProtocolSimulator {
         }
         if (!roundScored(base.maxSteps)
                 || base.servingRound() && !roundScored(base.maxSteps + 1)
-                || base.bestVal() && !ranks[0].seq.progress().finished) {
+                || base.bestVal()
+                        && Arrays.stream(ranks).anyMatch(r -> !r.seq.progress().finished)) {
             return false;
         }
         if (models == null) {
@@ -466,7 +467,8 @@ final class ProtocolSimulator {
                         models,
                         b -> predictions.roundPredictions(b),
                         (rank, step) -> predictions.pinSent(rank, step),
-                        this::served);
+                        this::served,
+                        base.maxSteps);
         if (from == null) {
             store =
                     new SimStore(

@@ -74,7 +74,8 @@ final class SimRank {
             SimModels models,
             Consumer<PredictionBatch> predicted,
             java.util.function.ObjLongConsumer<Integer> pinned,
-            java.util.function.BiConsumer<MiniBatch, float[]> served) {
+            java.util.function.BiConsumer<MiniBatch, float[]> served,
+            long maxSteps) {
 
         PartialBatches partials() {
             return staleParts ? PartialBatches.acceptingStaleParts() : new PartialBatches();
@@ -180,6 +181,10 @@ final class SimRank {
                                 w,
                                 w.partials(),
                                 furthest.bestParameters);
+                if (ranks[r].selection.joinsFinalExchange(r, w.trainers(), w.maxSteps())) {
+                    // Sent at start, as a restored pending step (TrainerOperator alike).
+                    ranks[r].exchange.restore(ranks[r].selectionStep(w.maxSteps()));
+                }
             }
         }
         return ranks;
@@ -384,26 +389,33 @@ final class SimRank {
     private void decideRound(long step, boolean finalRound) {
         boolean alone = seq.alone(step);
         TrainerProgress p = seq.progress();
-        if (w.trainers() == 1 || alone) {
+        boolean exchanged = finalRound && w.trainers() > 1;
+        if ((w.trainers() == 1 || alone && !exchanged) && !p.finished) {
             selection.offer(step, p.valCorrect, p.valTotal, this::kept);
         }
         if (finalRound && !p.finished) {
-            if (w.trainers() > 1 && !alone) {
-                PendingStep sel = new PendingStep();
-                sel.step = step + 1;
-                sel.seq = p.nextSeq;
-                sel.grad = new float[w.params()];
-                sel.selection = true;
-                sel.valCorrect = p.valCorrect;
-                sel.valTotal = p.valTotal;
-                p.selecting = true;
-                for (GradientChunk c : exchange.begin(sel)) {
+            if (exchanged) {
+                for (GradientChunk c : exchange.begin(selectionStep(step))) {
                     w.net().send(role(), "gradients", c);
                 }
             } else {
                 p.finished = true;
             }
         }
+    }
+
+    /** The selection exchange after the final round of {@code step}, as the trainer's. */
+    PendingStep selectionStep(long step) {
+        TrainerProgress p = seq.progress();
+        PendingStep sel = new PendingStep();
+        sel.step = step + 1;
+        sel.seq = p.nextSeq;
+        sel.grad = new float[w.params()];
+        sel.selection = true;
+        sel.valCorrect = p.roundStep == step ? p.valCorrect : 0;
+        sel.valTotal = p.roundStep == step ? p.valTotal : 0;
+        p.selecting = true;
+        return sel;
     }
 
     /**
