@@ -112,8 +112,9 @@ class DemoPredictionsITCase {
 
     /**
      * {@code --select best-val} with two ranks: the final line names the best validation round, the
-     * export holds that round's parameters (its step and checksum), and {@code predict} with the
-     * export reproduces the predictions that round streamed.
+     * export holds that round's parameters (its step and checksum), {@code predict} with the export
+     * reproduces the predictions that round streamed, and the serving round after the final one
+     * leaves the kept model's prediction as every vertex's latest on the predictions topic.
      */
     @Test
     void bestValExportsTheBestRoundAndItsPredictions(@TempDir Path dir) throws Exception {
@@ -174,27 +175,37 @@ class DemoPredictionsITCase {
                 "the export holds the parameters the best round evaluated");
         assertEquals(60, manifest.path("extra").path("last_step").asLong());
 
+        assertEquals(best, last.path("served_step").asLong(), "the kept model serves");
+
         DatasetInfo cora = DatasetInfo.scan(CORA);
         Map<Long, JsonNode> round = new HashMap<>();
+        Map<Long, JsonNode> latest = new HashMap<>();
         for (String line : Files.readAllLines(streamed)) {
             JsonNode p = JSON.readTree(line);
             if (p.path("step").asLong() == best) {
                 round.put(p.path("id").asLong(), p);
             }
+            latest.put(p.path("id").asLong(), p); // the topic's order per vertex
         }
         assertEquals(cora.nodes(), round.size(), "the best round's predictions of every vertex");
+        assertEquals(cora.nodes(), latest.size(), "a prediction of every vertex");
         predict(model, CORA, offline);
         double maxDiff = 0;
+        double latestDiff = 0;
         for (String line : Files.readAllLines(offline)) {
             JsonNode p = JSON.readTree(line);
+            long id = p.path("id").asLong();
             assertEquals(best, p.path("step").asLong());
-            maxDiff =
-                    Math.max(
-                            maxDiff,
-                            largestDifference(
-                                    p, round.get(p.path("id").asLong()), cora.numClasses()));
+            maxDiff = Math.max(maxDiff, largestDifference(p, round.get(id), cora.numClasses()));
+            assertEquals(61, latest.get(id).path("step").asLong(), "served by the serving round");
+            latestDiff =
+                    Math.max(latestDiff, largestDifference(p, latest.get(id), cora.numClasses()));
         }
         assertTrue(maxDiff < 1e-4, "largest probability difference " + maxDiff);
+        assertTrue(
+                latestDiff < 1e-4,
+                "the latest prediction of every vertex is the kept model's; largest difference "
+                        + latestDiff);
     }
 
     /**

@@ -23,6 +23,11 @@ public final class ProgressFormat {
                                     m.path("select").asText(),
                                     m.path("selected_step").asLong())
                             : "";
+            if (m.has("served_step")) {
+                kept +=
+                        String.format(
+                                Locale.ROOT, ", serving step %d", m.path("served_step").asLong());
+            }
             return String.format(
                             Locale.ROOT,
                             "final  step %d | test acc %.4f (val %.4f) | best val %.4f at step %d"

@@ -37,9 +37,12 @@ import org.slf4j.LoggerFactory;
  * 0's round of the restored step after a restore at another trainer count) is merged on its own,
  * with {@code ranks} 1. Keys are emitted in the order they complete. The best validation accuracy
  * is tracked across evaluation rounds, and after the first merged round flagged {@code final_round}
- * a final line follows, as {@link TrainerOperator} writes it today. A {@link RankLine#FRESHNESS}
- * line of {@code prediction-tombstones} is no rank's: the next merged line carries its figures
- * (incremental predictions' freshness since the line before), and is otherwise not kept.
+ * a final line follows, as {@link TrainerOperator} writes it today; where those lines say a serving
+ * round follows ({@link RankLine#SERVING_FOLLOWS}), the final line is held until rank 0's line of
+ * the serving round ({@link RankLine#SERVED_STEP}) and then names the step whose model serves. A
+ * {@link RankLine#FRESHNESS} line of {@code prediction-tombstones} is no rank's: the next merged
+ * line carries its figures (incremental predictions' freshness since the line before), and is
+ * otherwise not kept.
  *
  * <p>At least once: after a restore the ranks go back to their checkpointed progress and repeat
  * steps and lines, so a step whose merged line was already emitted (before or after the checkpoint)
@@ -49,9 +52,9 @@ import org.slf4j.LoggerFactory;
  * counted ({@code malformedRankLines}) and dropped. Runs with parallelism 1.
  *
  * <p>Checkpointed (one {@link State} POJO in operator list state): the lines of the pending keys,
- * the best-validation fields and the finished flag. At most {@value #MAX_PENDING_KEYS} keys are
- * pending: beyond that the key of the oldest step is dropped ({@code droppedPendingKeys}), so a
- * rank line lost for good cannot grow the state without bound.
+ * the best-validation fields, the held final line and the finished flag. At most {@value
+ * #MAX_PENDING_KEYS} keys are pending: beyond that the key of the oldest step is dropped ({@code
+ * droppedPendingKeys}), so a rank line lost for good cannot grow the state without bound.
  */
 public class MetricsMerger extends AbstractStreamOperator<String>
         implements OneInputStreamOperator<String, String> {
@@ -146,6 +149,7 @@ public class MetricsMerger extends AbstractStreamOperator<String>
         s.bestValStep = progress.bestValStep;
         s.bestValChecksum = progress.bestValChecksum;
         s.finished = progress.finished;
+        s.pendingFinal = progress.pendingFinal;
         state.update(List.of(s));
     }
 
@@ -204,6 +208,7 @@ public class MetricsMerger extends AbstractStreamOperator<String>
         double trainerRate = 0;
         double busy = 0;
         boolean finalRound = false;
+        boolean servingFollows = false;
         String select = null;
         ArrayNode checksums = JSON.createArrayNode();
         for (JsonNode l : lines) {
@@ -212,6 +217,7 @@ public class MetricsMerger extends AbstractStreamOperator<String>
             busy += Math.min(1.0, busyS / Math.max(1e-9, l.path(WALL_S).asDouble()));
             checksums.add(l.path(CHECKSUM).asText());
             finalRound |= l.path(FINAL_ROUND).asBoolean(false);
+            servingFollows |= l.path(RankLine.SERVING_FOLLOWS).asBoolean(false);
             select = l.has(SELECT) ? l.path(SELECT).asText() : select;
         }
         String checksum = lines[0].path(CHECKSUM).asText();
@@ -248,6 +254,10 @@ public class MetricsMerger extends AbstractStreamOperator<String>
                     .put("remote_requests_per_batch", sum(lines, REMOTE_REQUESTS) / trafficBatches)
                     .put("remote_bytes_per_batch", sum(lines, REMOTE_BYTES) / trafficBatches);
         }
+        if (EVAL.equals(key.type) && lines[0].has(RankLine.SERVED_STEP)) {
+            served(lines[0], checksum);
+            return;
+        }
         double valAcc = 0;
         double testAcc = 0;
         if (EVAL.equals(key.type)) {
@@ -279,7 +289,6 @@ public class MetricsMerger extends AbstractStreamOperator<String>
         gauges.update(out);
         output.collect(new StreamRecord<>(out.toString()));
         if (EVAL.equals(key.type) && finalRound && !progress.finished) {
-            progress.finished = true;
             ObjectNode last =
                     JSON.createObjectNode()
                             .put("final", true)
@@ -304,8 +313,35 @@ public class MetricsMerger extends AbstractStreamOperator<String>
                         .put("selected_val_acc", progress.bestValAcc)
                         .put("selected_test_acc", progress.bestValTestAcc);
             }
+            if (servingFollows) {
+                // Emitted once the serving round has written the kept model's predictions.
+                progress.pendingFinal = last.toString();
+                return;
+            }
+            progress.finished = true;
             output.collect(new StreamRecord<>(last.toString()));
         }
+    }
+
+    /**
+     * Rank 0's line of the serving round: the final line, held since the final round, follows with
+     * the step whose model serves ({@code served_step}) and its checksum ({@code served_checksum}).
+     */
+    private void served(JsonNode line, String checksum) {
+        if (progress.finished || progress.pendingFinal == null) {
+            return;
+        }
+        ObjectNode last;
+        try {
+            last = (ObjectNode) JSON.readTree(progress.pendingFinal);
+        } catch (Exception e) {
+            throw new IllegalStateException("the held final line is no JSON object", e);
+        }
+        last.put("served_step", line.path(RankLine.SERVED_STEP).asLong())
+                .put("served_checksum", checksum);
+        progress.finished = true;
+        progress.pendingFinal = null;
+        output.collect(new StreamRecord<>(last.toString()));
     }
 
     /** The line if it is a {@link RankLine#FRESHNESS} line, else null. */
@@ -405,6 +441,12 @@ public class MetricsMerger extends AbstractStreamOperator<String>
         public String bestValChecksum;
 
         public boolean finished;
+
+        /**
+         * The final line, held until the serving round's line arrives (null: none held, also in
+         * older state).
+         */
+        public String pendingFinal;
 
         public State() {}
     }

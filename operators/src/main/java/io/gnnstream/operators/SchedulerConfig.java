@@ -43,6 +43,13 @@ public final class SchedulerConfig implements Serializable {
      */
     private RankSites sites;
 
+    /**
+     * {@code --select best-val} (docs/design.md, "Model selection"); see {@link #withSelection}.
+     */
+    private boolean bestVal;
+
+    private boolean servingRound;
+
     public SchedulerConfig(
             JobScale scale,
             int batchSize,
@@ -143,6 +150,29 @@ public final class SchedulerConfig implements Serializable {
         }
         this.sites = sites;
         return this;
+    }
+
+    /**
+     * {@code --select best-val} ({@code bestVal}): a restore at another trainer count after the
+     * final step runs the final round again on rank 0, which decides the selection from its own
+     * counts; with {@code predictions} and {@link #maxSteps}, a serving round of step {@code
+     * maxSteps + 1} follows the final round (all on rank 0, with the kept parameters), so that
+     * every vertex's latest prediction is the kept model's. Returns this.
+     */
+    public SchedulerConfig withSelection(boolean bestVal, boolean predictions) {
+        this.bestVal = bestVal;
+        this.servingRound = bestVal && predictions && maxSteps > 0;
+        return this;
+    }
+
+    /** {@code --select best-val}. */
+    public boolean bestVal() {
+        return bestVal;
+    }
+
+    /** A serving round of the kept parameters follows the final round ({@link #withSelection}). */
+    public boolean servingRound() {
+        return servingRound;
     }
 
     /** The sites of local batches, or null when each step is cut into equal slices. */

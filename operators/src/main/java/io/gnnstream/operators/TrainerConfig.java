@@ -67,6 +67,9 @@ public final class TrainerConfig implements Serializable {
     /** The parameters kept for the report and the export; see {@link #withSelect}. */
     private ModelSelection.Mode select = ModelSelection.Mode.LAST;
 
+    /** The job's {@code --max-steps} (0: none); see {@link #withMaxSteps}. */
+    private long maxSteps;
+
     /** One rank, one reducer, one GraphStore subtask. */
     public TrainerConfig(
             ModelConfig model, int logEvery, int threads, String modelOut, long creditResendMs) {
@@ -195,9 +198,32 @@ public final class TrainerConfig implements Serializable {
         return this;
     }
 
+    /**
+     * The job's {@code --max-steps}, the final step (0: none), which ranks restored at another
+     * trainer count need for the final selection exchange ({@link
+     * ModelSelection#joinsFinalExchange}); returns this.
+     */
+    public TrainerConfig withMaxSteps(long maxSteps) {
+        this.maxSteps = maxSteps;
+        return this;
+    }
+
+    /** See {@link #withMaxSteps}. */
+    public long maxSteps() {
+        return maxSteps;
+    }
+
     /** See {@link #withSelect}: {@link ModelSelection.Mode#LAST} unless set. */
     public ModelSelection.Mode select() {
         return select;
+    }
+
+    /**
+     * A serving round of the kept parameters follows the final round ({@code best-val} with
+     * predictions; {@code SchedulerConfig#withSelection} issues it).
+     */
+    public boolean servingRound() {
+        return select == ModelSelection.Mode.BEST_VAL && predictions;
     }
 
     /**

@@ -75,7 +75,8 @@ import org.slf4j.LoggerFactory;
  * <p>Model selection ({@link TrainerConfig#select()}, {@link ModelSelection}): a round's validation
  * counts ride on the next step's gradient, so every rank reads the round's accuracy from the sum
  * and keeps the same best round's parameters (in its replica state); after the final round a
- * selection exchange carries them. Rank 0 exports the kept parameters (docs/design.md, "Model
+ * selection exchange carries them. Rank 0 exports the kept parameters and, in the serving round
+ * after the final one, predicts with them once the selection has decided (docs/design.md, "Model
  * selection").
  *
  * <p>Device: the model runs where {@link TrainerConfig#device()} says, made by {@link
@@ -216,6 +217,9 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             LOG.info("rank {} runs on {} ({})", rank, deviceKind, config.device());
         }
         progress = restored.progress();
+        // State written before the applied step was kept has 0 there: the model's step is it, and
+        // a round of a step above it is the serving round (TrainerRank.serving).
+        progress.appliedStep = Math.max(progress.appliedStep, model.step());
         selection = new ModelSelection(config.select(), progress, restored.bestParameters());
         partials = new PartialBatches();
         featureCache = new TrainerFeatureCache(config.featureCacheSlots, config.model.inFeatures());
@@ -262,6 +266,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                     progress.layoutStep,
                     restored.fromRank(),
                     progress.layout);
+            if (selection.joinsFinalExchange(rank, config.scale.trainers(), config.maxSteps())) {
+                // Sent when the operator opens, as a restored pending step.
+                exchange.restore(selectionStep(config.maxSteps()));
+            }
         }
     }
 
@@ -316,7 +324,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                         progress,
                         line -> output.collect(METRICS, new StreamRecord<>(line)));
         if (selection.bestVal()) {
-            report.withSelect(selection.mode().id());
+            report.withSelect(selection.mode().id()).withServingRound(config.servingRound());
         }
         MailboxExecutor mailbox =
                 getContainingTask()
@@ -482,7 +490,10 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         }
         MiniBatch batch = sequence.takeNext();
         if (batch != null) {
-            steps.submit(() -> work.compute(batch));
+            // The serving round computes with the kept parameters (decided: takeNext holds its
+            // blocks while the final selection exchange runs).
+            float[] kept = sequence.serving(batch) ? selection.best() : null;
+            steps.submit(() -> work.compute(batch, kept));
         }
     }
 
@@ -623,8 +634,15 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
 
     /** This rank has scored its share of the round of {@code step}: its evaluation line. */
     private void roundComplete(long step, boolean finalRound) throws Exception {
+        if (sequence.servingRound(step)) {
+            servingComplete(step);
+            return;
+        }
         boolean alone = sequence.alone(step);
-        if (config.scale.trainers() == 1 || alone) {
+        // The final round again after a restore at another count: the other ranks joined the
+        // selection exchange at their start (ModelSelection.joinsFinalExchange), which decides it.
+        boolean exchanged = finalRound && selection.bestVal() && config.scale.trainers() > 1;
+        if ((config.scale.trainers() == 1 || alone && !exchanged) && !progress.finished) {
             // This rank's counts are the round's.
             selection.offer(step, progress.valCorrect, progress.valTotal, model::parameterVector);
         }
@@ -639,11 +657,31 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                             storeRoutes()));
         }
         if (finalRound && !progress.finished) {
-            if (selection.bestVal() && config.scale.trainers() > 1 && !alone) {
+            if (exchanged) {
                 beginSelection(step);
             } else {
                 finishTraining();
             }
+        }
+    }
+
+    /**
+     * Rank 0 has computed the serving round of {@code step} (the step after the final one) with the
+     * kept parameters: its line names the step whose model serves, which the merger's final line
+     * reports, and its pin records carry the kept parameters, to which incremental predictions are
+     * pinned from then on. It decides no selection.
+     */
+    private void servingComplete(long step) {
+        long served = selection.best() != null ? selection.selectedStep() : model.step();
+        report.servingComplete(step, served, GnnModel.checksumOf(keptParameters()));
+        if (config.sendsPins()) {
+            layerOutputs.send(
+                    LayerOutputs.pins(
+                            step,
+                            rank,
+                            sequence.roundRanks(step, config.scale.trainers()),
+                            rank == 0 ? keptParameters() : null,
+                            storeRoutes()));
         }
     }
 
@@ -654,17 +692,26 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
      * selection, and then the training finishes ({@link #processElement2}).
      */
     private void beginSelection(long step) {
+        PendingStep p = selectionStep(step);
+        exchangeStartNanos = System.nanoTime();
+        exchangeActiveAt = getProcessingTimeService().getCurrentProcessingTime();
+        sendGradient(exchange.begin(p));
+    }
+
+    /**
+     * The selection exchange after the final round of {@code step}, with this rank's counts of it
+     * (none for a rank that joins it at its start); the rank is {@code selecting} from now on.
+     */
+    private PendingStep selectionStep(long step) {
         PendingStep p = new PendingStep();
         p.step = step + 1;
         p.seq = progress.nextSeq;
         p.grad = new float[config.model.numParameters()];
         p.selection = true;
-        p.valCorrect = progress.valCorrect;
-        p.valTotal = progress.valTotal;
+        p.valCorrect = progress.roundStep == step ? progress.valCorrect : 0;
+        p.valTotal = progress.roundStep == step ? progress.valTotal : 0;
         progress.selecting = true;
-        exchangeStartNanos = System.nanoTime();
-        exchangeActiveAt = getProcessingTimeService().getCurrentProcessingTime();
-        sendGradient(exchange.begin(p));
+        return p;
     }
 
     /** The final round is done and the selection decided: the final export. */

@@ -88,13 +88,10 @@ public class TrainerReplica {
         p.layoutStep = step;
         p.appliedStep = step;
         p.nextSeq = RankLayout.firstSeq(p.layout, step);
-        // A rank 0 that waited for the final round's selection exchange had scored its share: the
-        // exchange, lost with the old ranks, is not run again, and the kept round stays the best
-        // of the earlier ones (its export was written at the last checkpoint).
-        p.finished =
-                rank0 != null
-                        && rank0.appliedStep() == step
-                        && (rank0.progress.finished || rank0.progress.selecting);
+        // A rank 0 that waited for the final round's selection exchange had not finished: the
+        // exchange is lost with the old ranks, and the schedule runs the final round again on
+        // the new rank 0 (--select best-val), which decides from its own counts and finishes.
+        p.finished = rank0 != null && rank0.appliedStep() == step && rank0.progress.finished;
         p.evalNanos = furthest.progress.evalNanos;
         // The furthest replica has decided every round the others have (a decision comes with a
         // step's sum), so its best round and parameters are the ones to keep.

@@ -368,6 +368,53 @@ class MetricsMergerTest {
         }
     }
 
+    /**
+     * A serving round follows the final one: the final line waits for rank 0's line of it, also
+     * across a restore, and then names the step whose model serves.
+     */
+    @Test
+    void holdsTheFinalLineUntilTheServingRound() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = harness(new MetricsMerger(JobScale.ranks(2)))) {
+            h.open();
+            send(h, eval(0, 10, 4, 4, 1.0, 3, 5, 1.0, false, 7L).put(RankLine.SELECT, "best-val"));
+            send(h, eval(1, 10, 3, 4, 1.0, 4, 5, 1.0, false, 7L).put(RankLine.SELECT, "best-val"));
+            for (int r = 0; r < 2; r++) {
+                send(
+                        h,
+                        eval(r, 20, 1, 4, 1.0, 1, 5, 1.0, true, 9L)
+                                .put(RankLine.SELECT, "best-val")
+                                .put(RankLine.SERVING_FOLLOWS, true));
+            }
+            List<JsonNode> out = lines(h);
+            assertEquals(2, out.size(), "the two rounds; the final line is held");
+            assertTrue(out.stream().noneMatch(l -> l.has("final")));
+            snapshot = h.snapshot(1, 1);
+        }
+        try (var h = harness(new MetricsMerger(JobScale.ranks(2)))) {
+            h.initializeState(snapshot);
+            h.open();
+            ObjectNode served = eval(0, 21, 7, 8, 1.0, 7, 10, 1.0, false, 7L);
+            served.put(RankLine.ALONE, true)
+                    .put(RankLine.SERVED_STEP, 10)
+                    .put(RankLine.SELECT, "best-val");
+            send(h, served);
+            List<JsonNode> out = lines(h);
+            assertEquals(
+                    1, out.size(), "only the final line: the serving round is no round of its own");
+            JsonNode last = out.get(0);
+            assertTrue(last.get("final").asBoolean());
+            assertEquals(20, last.get("step").asLong(), "the final round's");
+            assertEquals(2 / 8.0, last.get("val_acc").asDouble(), EPS);
+            assertEquals(10, last.get("selected_step").asLong());
+            assertEquals(10, last.get("served_step").asLong());
+            assertEquals(Long.toHexString(7L), last.get("served_checksum").asText());
+            h.getOutput().clear();
+            send(h, served);
+            assertEquals(0, lines(h).size(), "one final line");
+        }
+    }
+
     private static OneInputStreamOperatorTestHarness<String, String> harness(MetricsMerger merger)
             throws Exception {
         return new OneInputStreamOperatorTestHarness<>(merger);

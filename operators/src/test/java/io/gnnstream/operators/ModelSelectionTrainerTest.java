@@ -17,6 +17,7 @@ import io.gnnstream.operators.messages.Credit;
 import io.gnnstream.operators.messages.GradientChunk;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.messages.MiniBatchPart;
+import io.gnnstream.operators.messages.PredictionBatch;
 import io.gnnstream.operators.messages.ReducedChunk;
 import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.operators.model.ModelExports;
@@ -122,6 +123,50 @@ class ModelSelectionTrainerTest {
                 Long.toHexString(lastManifest.path("checksum").asLong()));
     }
 
+    /**
+     * The serving round after the final one: rank 0 holds its block while the final selection
+     * exchange runs, also across a restore, and then predicts with the kept parameters (the best
+     * round's predictions again, not the final round's); its line names the step whose model
+     * serves.
+     */
+    @Test
+    void servingRoundPredictsWithTheKeptParameters(@TempDir Path dir) throws Exception {
+        Run first = new Run(2, ModelSelection.Mode.BEST_VAL, dir.resolve("serving"), null, true);
+        first.deferSelection = true;
+        first.steps(1, STEPS);
+        first.serve();
+        assertTrue(
+                first.predictions.getOrDefault(STEPS + 1L, Map.of()).isEmpty(),
+                "rank 0 serves only once the selection exchange has decided");
+        List<OperatorSubtaskState> states = first.snapshot();
+        first.close();
+
+        Run run = new Run(2, ModelSelection.Mode.BEST_VAL, dir.resolve("serving"), states, true);
+        run.seq = first.seq;
+        run.select();
+        long best = first.bestRound();
+        assertTrue(best < STEPS, "an early round is the best");
+        Map<Long, float[]> served = run.predictions.get(STEPS + 1L);
+        assertEquals(8, served.size(), "the serving round predicts every vertex of its block");
+        Map<Long, float[]> kept = first.predictions.get(best);
+        Map<Long, float[]> last = first.predictions.get((long) STEPS);
+        double fromKept = 0;
+        double fromLast = 0;
+        for (long v = 0; v < 8; v++) {
+            for (int c = 0; c < 2; c++) {
+                fromKept = Math.max(fromKept, Math.abs(served.get(v)[c] - kept.get(v)[c]));
+                fromLast = Math.max(fromLast, Math.abs(served.get(v)[c] - last.get(v)[c]));
+            }
+        }
+        assertTrue(fromKept < 1e-6, "the kept round's predictions: " + fromKept);
+        assertTrue(fromLast > 1e-4, "not the final round's: " + fromLast);
+        assertEquals(best, run.servedLine.path("served_step").asLong(), run.servedLine.toString());
+        assertTrue(run.servedLine.path("alone").asBoolean(), run.servedLine.toString());
+        assertEquals(first.checksums.get(best), run.servedLine.path("checksum").asText());
+        assertArrayEquals(run.kept(0), run.kept(1), "both ranks keep the same parameters");
+        run.close();
+    }
+
     private static JsonNode manifest(Path dir) throws Exception {
         return JSON.readTree(Files.readString(dir.resolve("manifest.json")));
     }
@@ -136,6 +181,17 @@ class ModelSelectionTrainerTest {
         final Map<Long, long[]> val = new TreeMap<>();
 
         final Map<Long, String> checksums = new TreeMap<>();
+
+        /** Per round step, per vertex: the class probabilities the ranks predicted. */
+        final Map<Long, Map<Long, float[]>> predictions = new TreeMap<>();
+
+        /** Rank 0's line of the serving round, once it came. */
+        JsonNode servedLine;
+
+        /** The final round's selection exchange waits for {@link #select}. */
+        boolean deferSelection;
+
+        private final boolean layerwise;
         long seq;
 
         Run(int trainers, ModelSelection.Mode mode, Path out) throws Exception {
@@ -144,6 +200,21 @@ class ModelSelectionTrainerTest {
 
         Run(int trainers, ModelSelection.Mode mode, Path out, List<OperatorSubtaskState> states)
                 throws Exception {
+            this(trainers, mode, out, states, false);
+        }
+
+        /**
+         * {@code layerwise}: rounds are blocks of a layer-wise round's pass, with predictions on;
+         * else sampled evaluation batches.
+         */
+        Run(
+                int trainers,
+                ModelSelection.Mode mode,
+                Path out,
+                List<OperatorSubtaskState> states,
+                boolean layerwise)
+                throws Exception {
+            this.layerwise = layerwise;
             for (int r = 0; r < trainers; r++) {
                 TrainerConfig config =
                         new TrainerConfig(
@@ -154,7 +225,9 @@ class ModelSelectionTrainerTest {
                                         60_000,
                                         true,
                                         0,
-                                        new JobScale(trainers, 1, trainers, 1))
+                                        new JobScale(trainers, 1, trainers, 1),
+                                        layerwise,
+                                        false)
                                 .withSelect(mode);
                 var h =
                         new TwoInputStreamOperatorTestHarness<>(
@@ -190,15 +263,48 @@ class ModelSelectionTrainerTest {
                 if (round) {
                     for (int r = 0; r < ranks.size(); r++) {
                         int[] v = ranks.size() == 1 ? new int[] {0, 1, 2, 3, 4, 5, 6, 7} : VAL[r];
-                        send(r, batch(seq, MiniBatch.Kind.EVAL_VAL, step, v, 1, step == STEPS));
+                        send(
+                                r,
+                                batch(
+                                        seq,
+                                        MiniBatch.Kind.EVAL_VAL,
+                                        step,
+                                        v,
+                                        1,
+                                        step == STEPS,
+                                        layerwise ? 1 : 0));
                     }
                     seq++;
-                    if (step == STEPS && ranks.size() > 1) {
+                    if (step == STEPS && ranks.size() > 1 && !deferSelection) {
                         exchange(reducer, all()); // the selection exchange (best-val)
                     }
                     readLines();
                 }
             }
+        }
+
+        /** The serving round's block of every vertex, to rank 0 (the step after the final). */
+        void serve() throws Exception {
+            send(
+                    0,
+                    batch(
+                            seq++,
+                            MiniBatch.Kind.EVAL_VAL,
+                            STEPS + 1,
+                            new int[] {0, 1, 2, 3, 4, 5, 6, 7},
+                            1,
+                            false,
+                            1));
+            readLines();
+        }
+
+        /** The final round's selection exchange. */
+        void select() throws Exception {
+            exchange(reducer, all());
+            for (var h : ranks) {
+                awaitSteps(h);
+            }
+            readLines();
         }
 
         /** The round with the best summed validation accuracy (ties: the earlier). */
@@ -251,6 +357,21 @@ class ModelSelectionTrainerTest {
 
         private void readLines() throws Exception {
             for (var h : ranks) {
+                var predicted = h.getSideOutput(TrainerOperator.PREDICTIONS);
+                if (predicted != null) {
+                    for (StreamRecord<PredictionBatch> rec : predicted) {
+                        PredictionBatch b = rec.getValue();
+                        for (int i = 0; i < b.vertices.length; i++) {
+                            predictions
+                                    .computeIfAbsent(b.step, s -> new TreeMap<>())
+                                    .put(
+                                            b.vertices[i],
+                                            java.util.Arrays.copyOfRange(
+                                                    b.probs, i * b.classes, (i + 1) * b.classes));
+                        }
+                    }
+                    predicted.clear();
+                }
                 var queue = h.getSideOutput(TrainerOperator.METRICS);
                 if (queue == null) {
                     continue;
@@ -258,6 +379,10 @@ class ModelSelectionTrainerTest {
                 for (StreamRecord<String> rec : queue) {
                     JsonNode line = JSON.readTree(rec.getValue());
                     if (!"eval".equals(line.path("type").asText())) {
+                        continue;
+                    }
+                    if (line.has("served_step")) {
+                        servedLine = line;
                         continue;
                     }
                     long step = line.path("step").asLong();

@@ -212,8 +212,24 @@ final class TrainerRig {
             int[] seeds,
             int roundShare,
             boolean finalRound) {
+        return batch(seq, kind, step, seeds, roundShare, finalRound, 0);
+    }
+
+    /**
+     * As above; {@code layer} 1: a block of a layer-wise inference round's (only) pass, whose
+     * destinations get predictions.
+     */
+    static List<MiniBatchPart> batch(
+            long seq,
+            MiniBatch.Kind kind,
+            long step,
+            int[] seeds,
+            int roundShare,
+            boolean finalRound,
+            int layer) {
         int n = seeds.length;
         MiniBatch b = new MiniBatch();
+        b.layer = layer;
         b.batchId = seq * 100 + seeds[0];
         b.seq = seq;
         b.kind = kind;

@@ -12,6 +12,7 @@ import io.gnnstream.operators.SchedulerConfig;
 import io.gnnstream.operators.TrainerConfig;
 import io.gnnstream.operators.model.GcnNorm;
 import io.gnnstream.operators.model.ModelConfig;
+import io.gnnstream.operators.schedule.ModelSelection;
 import io.gnnstream.state.VertexPartitioner;
 import org.apache.flink.configuration.ReadableConfig;
 
@@ -199,6 +200,8 @@ public final class TopologySettings {
                         fanouts().length,
                         conf.get(PredictionOptions.PREDICT_EVERY),
                         predicting)
+                .withSelection(
+                        conf.get(ModelOptions.SELECT) == ModelSelection.Mode.BEST_VAL, predicting)
                 .withLocalBatches(
                         SamplingOptions.localBatches(conf) ? scale.rankSites(partitioner) : null);
     }
@@ -243,6 +246,7 @@ public final class TopologySettings {
                 .withDevice(ModelOptions.device(conf))
                 .withEvalFanout(conf.get(SamplingOptions.EVAL_FANOUT))
                 .withSelect(conf.get(ModelOptions.SELECT))
+                .withMaxSteps(conf.get(SamplingOptions.MAX_STEPS))
                 .withFeatureNormalization(
                         conf.get(GraphOptions.NORMALIZE_FEATURES) == RowNormalization.AUTO
                                 ? null

@@ -95,6 +95,19 @@ public final class RankLine {
      */
     public static final String SELECT = "select";
 
+    /**
+     * True on a rank's line of the final round when a serving round follows it ({@code --select
+     * best-val} with predictions): the merger's final line waits for the serving round's line.
+     */
+    public static final String SERVING_FOLLOWS = "serving_follows";
+
+    /**
+     * On rank 0's line of the serving round (flagged {@link #ALONE}): the step whose model the
+     * serving round computed with, the kept one; the merger's final line names it ({@code
+     * served_step}).
+     */
+    public static final String SERVED_STEP = "served_step";
+
     /** Values of {@link #TYPE}. */
     public static final String TRAIN = "train";
 

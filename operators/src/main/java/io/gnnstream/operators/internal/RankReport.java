@@ -30,6 +30,7 @@ public final class RankReport {
     private long roundStartNanos;
     private long roundComputeNanos;
     private String select;
+    private boolean servingRound;
 
     public RankReport(
             int rank,
@@ -55,6 +56,16 @@ public final class RankReport {
      */
     public RankReport withSelect(String select) {
         this.select = select;
+        return this;
+    }
+
+    /**
+     * A serving round follows the final round ({@code --select best-val} with predictions): the
+     * final round's line says so ({@link RankLine#SERVING_FOLLOWS}), and the merger's final line
+     * waits for the serving round's ({@link #servingComplete}); returns this.
+     */
+    public RankReport withServingRound(boolean servingRound) {
+        this.servingRound = servingRound;
         return this;
     }
 
@@ -116,6 +127,33 @@ public final class RankReport {
         if (alone) {
             line.put(RankLine.ALONE, true);
         }
+        if (select != null) {
+            line.put(RankLine.SELECT, select);
+        }
+        if (finalRound && servingRound) {
+            line.put(RankLine.SERVING_FOLLOWS, true);
+        }
+        sink.accept(line.toString());
+    }
+
+    /**
+     * Rank 0 computed the serving round of {@code step} with the parameters of step {@code served}
+     * (checksum {@code checksum}): its line, which no other rank's joins ({@link RankLine#ALONE}),
+     * with the round's counts and {@link RankLine#SERVED_STEP}.
+     */
+    public void servingComplete(long step, long served, long checksum) {
+        LOG.info(
+                "rank {}: serving round of step {} done, the model of step {} serves",
+                rank,
+                step,
+                served);
+        ObjectNode line =
+                RankLine.evalTotals(
+                        close(RankLine.eval(rank, trainers, step, elapsedSeconds(), checksum)),
+                        progress,
+                        false);
+        line.put(RankLine.ALONE, true);
+        line.put(RankLine.SERVED_STEP, served);
         if (select != null) {
             line.put(RankLine.SELECT, select);
         }

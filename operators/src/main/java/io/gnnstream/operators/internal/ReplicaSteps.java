@@ -45,6 +45,28 @@ public final class ReplicaSteps {
      * job's failure names it.
      */
     public Outcome compute(MiniBatch batch) {
+        return compute(batch, null);
+    }
+
+    /**
+     * The work of one batch; a block of an inference round with {@code kept} non-null computes with
+     * those parameters instead of the replica's (the serving round: docs/design.md, "Model
+     * selection"), which the replica holds again afterwards.
+     */
+    public Outcome compute(MiniBatch batch, float[] kept) {
+        if (kept == null || batch.layer == 0) {
+            return computeOrFail(batch);
+        }
+        float[] own = model.parameterVector();
+        model.setParameterVector(kept);
+        try {
+            return computeOrFail(batch);
+        } finally {
+            model.setParameterVector(own);
+        }
+    }
+
+    private Outcome computeOrFail(MiniBatch batch) {
         try {
             return computeStep(batch);
         } catch (OutOfMemoryError e) {

@@ -28,6 +28,14 @@ public interface GnnModel extends AutoCloseable {
         return config.architecture().restore(config, state);
     }
 
+    /**
+     * The {@link #checksum()} a model of the parameter vector {@code parameters} ({@link
+     * #parameterVector()}) has.
+     */
+    static long checksumOf(float[] parameters) {
+        return ModelParameters.checksum(parameters);
+    }
+
     ModelConfig config();
 
     /**

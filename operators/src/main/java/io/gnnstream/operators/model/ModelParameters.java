@@ -131,6 +131,11 @@ final class ModelParameters {
 
     /** 64-bit hash of the bit patterns of all values: equal vectors have equal checksums. */
     long checksum() {
+        return checksum(values);
+    }
+
+    /** {@link #checksum()} of a parameter vector. */
+    static long checksum(float[] values) {
         long h = 0x243F6A8885A308D3L;
         for (float p : values) {
             h = Dropout.mix(h ^ Float.floatToRawIntBits(p)) + 0x9E3779B97F4A7C15L;

@@ -101,6 +101,25 @@ public final class ModelSelection {
         return true;
     }
 
+    /**
+     * Whether rank {@code rank} of {@code trainers}, restored at another trainer count, joins the
+     * final selection exchange at its start (docs/design.md, "Model selection"): the ranks restored
+     * the final step ({@code maxSteps}) unfinished, so the schedule runs the final round again on
+     * rank 0, which begins the exchange with the round's counts once it has scored it; every other
+     * rank contributes none, so that all decide the round from rank 0's counts alike.
+     */
+    public boolean joinsFinalExchange(int rank, int trainers, long maxSteps) {
+        return mode == Mode.BEST_VAL
+                && rank != 0
+                && trainers > 1
+                && maxSteps > 0
+                && progress.layout > 0
+                && progress.layoutStep == maxSteps
+                && progress.appliedStep == maxSteps
+                && !progress.finished
+                && !progress.selecting;
+    }
+
     /** The kept parameters of the best round, or null (none yet, or {@link Mode#LAST}). */
     public float[] best() {
         return best;

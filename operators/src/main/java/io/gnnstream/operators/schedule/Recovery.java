@@ -74,6 +74,19 @@ final class Recovery {
         writeProgressNanos = clock.getAsLong();
     }
 
+    /**
+     * The serving round after the final one: a round of step {@code maxSteps + 1}, which no
+     * training step starts, all on rank 0 (docs/design.md, "Model selection").
+     */
+    void beginServingRound() {
+        beginRound(config.maxSteps + 1, false);
+        round.allOnRankZero();
+        LOG.info(
+                "Serving round of the kept parameters after the final step {}: {} blocks on rank 0",
+                config.maxSteps,
+                round.size());
+    }
+
     /** The GraphStore acknowledged a write of the round. */
     void written() {
         writeProgressNanos = clock.getAsLong();
@@ -160,7 +173,17 @@ final class Recovery {
             }
         }
         cursor.continueAfter(k);
-        if (round.step() == k && (roundOfK || round.pending())) {
+        if (config.bestVal() && config.maxSteps > 0 && k == config.maxSteps) {
+            // The old ranks may have waited for the final selection exchange, lost with them:
+            // rank 0 scores the final round again by itself and decides from its own counts
+            // (then the serving round follows).
+            if (round.step() == k && round.size() > 0) {
+                round.restartOnRankZero();
+            } else {
+                beginRound(k, true);
+                round.allOnRankZero();
+            }
+        } else if (round.step() == k && (roundOfK || round.pending())) {
             round.restartOnRankZero();
         } else if (roundOfK) {
             beginRound(k, finalRoundOfK);

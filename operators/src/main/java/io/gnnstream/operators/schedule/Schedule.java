@@ -224,6 +224,10 @@ public final class Schedule {
                 emit(round.take(), rank);
                 continue;
             }
+            if (servingDue()) {
+                recovery.beginServingRound();
+                continue;
+            }
             for (int r = 0; r < config.scale.trainers(); r++) {
                 if (!ledger.hasCredit(r)) {
                     return;
@@ -237,6 +241,19 @@ public final class Schedule {
                 emit(step[r], r);
             }
         }
+    }
+
+    /**
+     * The serving round is due: the last step is cut and every block of the final round issued
+     * (docs/design.md, "Model selection"). Its blocks follow the final round's in every rank's
+     * sequence; rank 0 computes them once the selection has decided.
+     */
+    private boolean servingDue() {
+        return config.servingRound()
+                && cursor.steps() == config.maxSteps
+                && round.step() == config.maxSteps
+                && round.size() > 0
+                && !round.pending();
     }
 
     private void emit(BatchSpec spec, int rank) {

@@ -93,12 +93,33 @@ public final class TrainerRank {
         buffered.put(batch.seq, batch);
     }
 
-    /** The next batch in sequence, taken out, or null when it is not here. */
+    /**
+     * The next batch in sequence, taken out, or null when it is not here, or when it is a block of
+     * the serving round ({@link #serving}) while the rank waits for the final selection exchange:
+     * the serving round computes with the parameters that exchange decides on.
+     */
     public MiniBatch takeNext() {
         if (buffered.isEmpty() || buffered.firstKey() != progress.nextSeq) {
             return null;
         }
+        if (progress.selecting && serving(buffered.firstEntry().getValue())) {
+            return null;
+        }
         return buffered.pollFirstEntry().getValue();
+    }
+
+    /**
+     * A block of the serving round (docs/design.md, "Model selection"): a round of a step this rank
+     * never applied, as no training step starts it (the step after the final one). A block of any
+     * other round follows its step in the rank's sequence.
+     */
+    public boolean serving(MiniBatch batch) {
+        return batch.layer > 0 && servingRound(batch.step);
+    }
+
+    /** The round of {@code step} is the serving round ({@link #serving}). */
+    public boolean servingRound(long step) {
+        return step > progress.appliedStep;
     }
 
     /** The batches waiting, in sequence order (for a snapshot). */
@@ -160,10 +181,10 @@ public final class TrainerRank {
     /**
      * The ranks that compute the round of {@code step} at {@code trainers} ranks, as its pin
      * records name them: one when the round is issued again all on rank 0 ({@link #alone}), whose
-     * other ranks send no pin record of it.
+     * other ranks send no pin record of it, and the serving round, all on rank 0.
      */
     public int roundRanks(long step, int trainers) {
-        return alone(step) ? 1 : trainers;
+        return alone(step) || servingRound(step) ? 1 : trainers;
     }
 
     /** The batch of {@code seq} is done: the credit that acknowledges it. */

@@ -37,22 +37,26 @@ class IncrementalSimulationTest {
     private static final int VERTICES = 60;
     private static final int EXTRA = 12;
 
-    /** As {@link ProtocolSimulationTest}'s runs, with {@code layers} layers and every vertex. */
+    /**
+     * As {@link ProtocolSimulationTest}'s runs, with {@code layers} layers and every vertex: the
+     * serving round after the final one pins the kept model.
+     */
     private static SchedulerConfig config(int trainers, int layers) {
         return new SchedulerConfig(
-                new JobScale(4, 1, trainers, 1),
-                3,
-                16,
-                12,
-                5,
-                2,
-                1,
-                11L,
-                VERTICES,
-                0,
-                layers,
-                0,
-                true);
+                        new JobScale(4, 1, trainers, 1),
+                        3,
+                        16,
+                        12,
+                        5,
+                        2,
+                        1,
+                        11L,
+                        VERTICES,
+                        0,
+                        layers,
+                        0,
+                        true)
+                .withSelection(true, true);
     }
 
     /**

@@ -35,8 +35,22 @@ class ProtocolSimulationTest {
     private static SchedulerConfig config(int trainers) {
         // 4 partitions, batch 3 per rank, eval blocks of 16, 12 steps, a round every 5 steps,
         // prefetch 2, 2 layers: rounds with a hidden-layer pass and a scored pass.
+        // --select best-val with predictions: a serving round of step 13 follows the final round.
         return new SchedulerConfig(
-                new JobScale(4, 1, trainers, 1), 3, 16, 12, 5, 2, 1, 11L, VERTICES, 0, 2, 0, false);
+                        new JobScale(4, 1, trainers, 1),
+                        3,
+                        16,
+                        12,
+                        5,
+                        2,
+                        1,
+                        11L,
+                        VERTICES,
+                        0,
+                        2,
+                        0,
+                        false)
+                .withSelection(true, true);
     }
 
     @Test
@@ -152,6 +166,7 @@ class ProtocolSimulationTest {
         assertEquals(12, first.log.size(), run + ": steps applied");
         checkSeeds(sim, first, run);
         checkSelection(sim, first, run);
+        checkServing(sim, run);
         return sim;
     }
 
@@ -229,6 +244,29 @@ class ProtocolSimulationTest {
                 Float.floatToRawIntBits(Float.intBitsToFloat((int) (h >>> 32))),
                 Float.floatToRawIntBits(best[1]),
                 run + ": kept parameters are not the round's");
+    }
+
+    /**
+     * The serving round after the final one: its every block computed by rank 0, also when a
+     * restore made it compute some again, and each with the kept parameters every rank agreed on
+     * (never before the final selection exchange had decided them).
+     */
+    static void checkServing(ProtocolSimulator sim, String run) {
+        float[] kept = sim.ranks().get(0).selection.best();
+        assertTrue(!sim.served.isEmpty(), run + ": no block of the serving round was computed");
+        for (ProtocolSimulator.Served b : sim.served) {
+            assertEquals(0, b.rank(), run + ": a serving block on rank " + b.rank());
+            assertEquals(13, b.step(), run + ": the serving round's step");
+            assertTrue(
+                    Arrays.equals(kept, b.kept()),
+                    run
+                            + ": block "
+                            + b.roundIndex()
+                            + " of the serving round computed with "
+                            + Arrays.toString(b.kept())
+                            + ", the kept parameters are "
+                            + Arrays.toString(kept));
+        }
     }
 
     static String tail(ProtocolSimulator sim) {

@@ -108,6 +108,9 @@ final class ProtocolSimulator {
 
     final Map<Long, Integer> lastPassBlocks = new HashMap<>();
 
+    /** Blocks of the serving round as the ranks computed them, over all starts. */
+    final List<Served> served = new ArrayList<>();
+
     /** Per channel: how often it is picked when ready, relative to the others. */
     private final Map<String, Integer> speeds = new HashMap<>();
 
@@ -175,6 +178,7 @@ final class ProtocolSimulator {
         }
         this.graph =
                 new SimGraph(random.split(), vertices, extra, changesWhileTraining, model != null);
+        this.graph.validationSalt = seed;
         // Without changes while training runs, training waits for the whole stream (its last
         // operation is an edge), so every batch is sampled from one graph.
         this.minEdges = changesWhileTraining ? config.minEdges : graph.edgeOps();
@@ -215,7 +219,12 @@ final class ProtocolSimulator {
         this.predictions =
                 models == null
                         ? null
-                        : new SimPredictions(models, graph, config.maxSteps, trace, net.verbose);
+                        : new SimPredictions(
+                                models,
+                                graph,
+                                config.maxSteps + (config.servingRound() ? 1 : 0),
+                                trace,
+                                net.verbose);
         start(null, 0);
     }
 
@@ -335,9 +344,10 @@ final class ProtocolSimulator {
     }
 
     /**
-     * Every rank applied the last step and every block of the final round was scored; with
-     * incremental predictions, also the stream is ingested, the final round pinned and every mark
-     * recomputed.
+     * Every rank applied the last step and every block of the final round was scored (with {@code
+     * --select best-val}, every rank has decided the selection, and the serving round was scored);
+     * with incremental predictions, also the stream is ingested, the final round pinned and every
+     * mark recomputed.
      */
     boolean done() {
         for (SimRank rank : ranks) {
@@ -346,9 +356,10 @@ final class ProtocolSimulator {
                 return false;
             }
         }
-        Integer blocks = lastPassBlocks.get(base.maxSteps);
-        Set<Integer> seen = scored.get(base.maxSteps);
-        if (blocks == null || seen == null || seen.size() != blocks) {
+        if (!roundScored(base.maxSteps)
+                || base.servingRound() && !roundScored(base.maxSteps + 1)
+                || base.bestVal()
+                        && Arrays.stream(ranks).anyMatch(r -> !r.seq.progress().finished)) {
             return false;
         }
         if (models == null) {
@@ -357,9 +368,16 @@ final class ProtocolSimulator {
         IncrementalPredictions inc = store.incremental();
         return !store.hasInput(true)
                 && settled
-                && inc.pinnedStep() == base.maxSteps
+                && inc.pinnedStep() == base.maxSteps + (base.servingRound() ? 1 : 0)
                 && !inc.paused()
                 && inc.pendingVertices() == 0;
+    }
+
+    /** Every block of the last pass of the round of {@code step} was scored. */
+    private boolean roundScored(long step) {
+        Integer blocks = lastPassBlocks.get(step);
+        Set<Integer> seen = scored.get(step);
+        return blocks != null && seen != null && seen.size() == blocks;
     }
 
     List<SimRank> ranks() {
@@ -395,19 +413,20 @@ final class ProtocolSimulator {
 
     private SchedulerConfig config(int t) {
         return new SchedulerConfig(
-                base.scale.withTrainers(t),
-                base.batchSize,
-                base.evalBatchSize,
-                base.maxSteps,
-                base.evalEvery,
-                base.prefetch,
-                base.minTrainSeeds,
-                base.seed,
-                base.minVertices,
-                minEdges,
-                base.numLayers,
-                base.predictEvery,
-                base.predictAll);
+                        base.scale.withTrainers(t),
+                        base.batchSize,
+                        base.evalBatchSize,
+                        base.maxSteps,
+                        base.evalEvery,
+                        base.prefetch,
+                        base.minTrainSeeds,
+                        base.seed,
+                        base.minVertices,
+                        minEdges,
+                        base.numLayers,
+                        base.predictEvery,
+                        base.predictAll)
+                .withSelection(base.bestVal(), base.servingRound());
     }
 
     private void start(Snap[] from, int restoredTrainers) {
@@ -447,7 +466,9 @@ final class ProtocolSimulator {
                         step -> roundVertices.getOrDefault(step, Set.of()),
                         models,
                         b -> predictions.roundPredictions(b),
-                        (rank, step) -> predictions.pinSent(rank, step));
+                        (rank, step) -> predictions.pinSent(rank, step),
+                        this::served,
+                        base.maxSteps);
         if (from == null) {
             store =
                     new SimStore(
@@ -677,6 +698,21 @@ final class ProtocolSimulator {
         }
         assembler.out.clear();
     }
+
+    /**
+     * A block of the serving round was computed by rank {@code b.trainer} with the kept parameters
+     * {@code kept} (output side effects, never rolled back).
+     */
+    private void served(MiniBatch b, float[] kept) {
+        served.add(new Served(b.trainer, b.step, b.roundIndex, kept == null ? null : kept.clone()));
+        if (net.verbose) {
+            trace.add(
+                    "  rank " + b.trainer + " serves block " + b.roundIndex + " of step " + b.step);
+        }
+    }
+
+    /** A block of the serving round as a rank computed it. */
+    record Served(int rank, long step, int roundIndex, float[] kept) {}
 
     /** A last-pass block was scored: the round of its step has its blocks' count. */
     private void scored(MiniBatch b) {

@@ -46,6 +46,13 @@ final class SimGraph {
 
     final int seeds;
     final int extra;
+
+    /**
+     * Mixed into the simulated validation counts ({@code SimRank}): the run's seed, so that which
+     * round is the best differs from run to run (set by the simulator; 0 by default).
+     */
+    long validationSalt;
+
     private final List<Op> ops = new ArrayList<>();
 
     /** Rows are real model outputs; features scaled (see the class comment). */

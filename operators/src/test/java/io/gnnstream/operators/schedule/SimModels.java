@@ -63,8 +63,31 @@ final class SimModels {
         models.clear();
     }
 
-    /** The model after training step {@code step}. */
+    /**
+     * The serving round of step {@code step} computes with the model of step {@code kept} (the
+     * parameters the ranks kept), which {@link #of} then gives for it.
+     */
+    void serves(long step, long kept) {
+        Long before = served.putIfAbsent(step, kept);
+        if (before != null && before != kept) {
+            throw new AssertionError(
+                    "the serving round of step "
+                            + step
+                            + " computed with the model of step "
+                            + kept
+                            + ", before with that of step "
+                            + before);
+        }
+    }
+
+    private final Map<Long, Long> served = new HashMap<>();
+
+    /** The model after training step {@code step} (of the serving round: the kept one). */
     GnnModel of(long step) {
+        Long kept = served.get(step);
+        if (kept != null) {
+            step = kept;
+        }
         return models.computeIfAbsent(
                 step, s -> GnnModel.create(shape.config(seed * 0x9E3779B97F4A7C15L + s)));
     }

@@ -73,7 +73,9 @@ final class SimRank {
             java.util.function.LongFunction<java.util.Set<Long>> roundVertices,
             SimModels models,
             Consumer<PredictionBatch> predicted,
-            java.util.function.ObjLongConsumer<Integer> pinned) {
+            java.util.function.ObjLongConsumer<Integer> pinned,
+            java.util.function.BiConsumer<MiniBatch, float[]> served,
+            long maxSteps) {
 
         PartialBatches partials() {
             return staleParts ? PartialBatches.acceptingStaleParts() : new PartialBatches();
@@ -179,6 +181,10 @@ final class SimRank {
                                 w,
                                 w.partials(),
                                 furthest.bestParameters);
+                if (ranks[r].selection.joinsFinalExchange(r, w.trainers(), w.maxSteps())) {
+                    // Sent at start, as a restored pending step (TrainerOperator alike).
+                    ranks[r].exchange.restore(ranks[r].selectionStep(w.maxSteps()));
+                }
             }
         }
         return ranks;
@@ -296,6 +302,15 @@ final class SimRank {
                 apply(b.step, gradient(b));
                 stepDone(b.step, b.roundSize, b.roundShare, b.finalRound);
             } else {
+                boolean serving = seq.serving(b);
+                if (serving) {
+                    // The serving round: held while the final selection exchange runs (takeNext),
+                    // computed with the kept parameters.
+                    w.served().accept(b, selection.best());
+                    if (w.models() != null) {
+                        w.models().serves(b.step, servedStep());
+                    }
+                }
                 if (inference != null) {
                     InferenceRound.Outcome o = inference.compute(w.models().of(b.step), b);
                     for (LayerOutputs rows : o.outputs()) {
@@ -332,15 +347,30 @@ final class SimRank {
     }
 
     /**
-     * A scored block's validation counts, made of its vertices and the round's step (the same
-     * whichever rank scores it, and again after a restore): about four in five correct.
+     * A scored block's validation counts, made of its vertices, the round's step and the run's salt
+     * (the same whichever rank scores it, and again after a restore): about four in five correct,
+     * so that the best round differs from run to run, the final one included.
      */
-    private static EvalResult validation(MiniBatch b) {
+    private EvalResult validation(MiniBatch b) {
         int correct = 0;
         for (int i = 0; i < b.numSeeds(); i++) {
-            correct += Math.floorMod(b.nodeIds[i] * 31 + b.step * 17, 5) != 0 ? 1 : 0;
+            long h =
+                    b.nodeIds[i] * 0x9E3779B97F4A7C15L
+                            ^ b.step * 0xC2B2AE3D27D4EB4FL
+                            ^ w.graph().validationSalt;
+            h ^= h >>> 29;
+            h *= 0xBF58476D1CE4E5B9L;
+            h ^= h >>> 32;
+            correct += Math.floorMod(h, 5) != 0 ? 1 : 0;
         }
         return new EvalResult(0, correct, b.numSeeds(), null);
+    }
+
+    /** The step of the kept parameters, which the serving round computes with. */
+    private long servedStep() {
+        long kept =
+                selection.best() != null ? selection.selectedStep() : seq.progress().appliedStep;
+        return kept;
     }
 
     /** The "parameters" a round evaluates: the model's hash and the step it applied last. */
@@ -359,20 +389,13 @@ final class SimRank {
     private void decideRound(long step, boolean finalRound) {
         boolean alone = seq.alone(step);
         TrainerProgress p = seq.progress();
-        if (w.trainers() == 1 || alone) {
+        boolean exchanged = finalRound && w.trainers() > 1;
+        if ((w.trainers() == 1 || alone && !exchanged) && !p.finished) {
             selection.offer(step, p.valCorrect, p.valTotal, this::kept);
         }
         if (finalRound && !p.finished) {
-            if (w.trainers() > 1 && !alone) {
-                PendingStep sel = new PendingStep();
-                sel.step = step + 1;
-                sel.seq = p.nextSeq;
-                sel.grad = new float[w.params()];
-                sel.selection = true;
-                sel.valCorrect = p.valCorrect;
-                sel.valTotal = p.valTotal;
-                p.selecting = true;
-                for (GradientChunk c : exchange.begin(sel)) {
+            if (exchanged) {
+                for (GradientChunk c : exchange.begin(selectionStep(step))) {
                     w.net().send(role(), "gradients", c);
                 }
             } else {
@@ -381,12 +404,29 @@ final class SimRank {
         }
     }
 
+    /** The selection exchange after the final round of {@code step}, as the trainer's. */
+    PendingStep selectionStep(long step) {
+        TrainerProgress p = seq.progress();
+        PendingStep sel = new PendingStep();
+        sel.step = step + 1;
+        sel.seq = p.nextSeq;
+        sel.grad = new float[w.params()];
+        sel.selection = true;
+        sel.valCorrect = p.roundStep == step ? p.valCorrect : 0;
+        sel.valTotal = p.roundStep == step ? p.valTotal : 0;
+        p.selecting = true;
+        return sel;
+    }
+
     /**
      * This rank has scored its share of the round of {@code step}: with incremental predictions,
      * its pin records to the GraphStore (one subtask, route 0), on the channel of its outputs.
      */
     private void roundComplete(long step, boolean finalRound) {
-        decideRound(step, finalRound);
+        boolean serving = seq.servingRound(step);
+        if (!serving) {
+            decideRound(step, finalRound);
+        }
         if (w.models() == null) {
             return;
         }

@@ -74,4 +74,28 @@ class TrainerRankTest {
         assertTrue(rank.roundBegins(8, 0), "no share: complete at once");
         assertEquals(0, progress.valTotal, "a new round starts from zero");
     }
+
+    @Test
+    void theServingRoundWaitsForTheFinalSelection() {
+        TrainerProgress progress = new TrainerProgress();
+        progress.nextSeq = 7;
+        progress.appliedStep = 12;
+        TrainerRank rank = new TrainerRank(0, progress, List.of(), false);
+        MiniBatch round = batch(7, 12, MiniBatch.Kind.INFER, 0);
+        round.layer = 1;
+        assertFalse(rank.serving(round), "a round of the applied step");
+        MiniBatch serving = batch(7, 13, MiniBatch.Kind.INFER, 0);
+        serving.layer = 1;
+        assertTrue(rank.serving(serving), "a round no applied step starts");
+        assertFalse(rank.serving(batch(7, 13, MiniBatch.Kind.TRAIN, 0)), "a training step");
+        assertEquals(1, rank.roundRanks(13, 3), "the serving round runs on rank 0 alone");
+        assertEquals(3, rank.roundRanks(12, 3));
+
+        progress.selecting = true;
+        rank.buffer(serving);
+        assertNull(rank.takeNext(), "held while the final selection exchange runs");
+        progress.selecting = false;
+        progress.finished = true;
+        assertSame(serving, rank.takeNext());
+    }
 }
