@@ -49,14 +49,15 @@ final class SoakBenchmark implements Benchmark {
     static final String TASK_MANAGER_MEMORY = "3g";
     static final int EVAL_EVERY = 5000;
 
-    /**
-     * Readings of the old generations and RocksDB's memory per sample, of which the least counts.
-     */
+    /** Readings of RocksDB's memory per sample, of which the least counts. */
     static final int READINGS = 3;
 
     private static final long READING_GAP_MS = 4_000;
 
-    /** How often the additions' share is adjusted to the live edges. */
+    /**
+     * How often the additions' share is adjusted to the live edges and the TaskManagers' old
+     * generations are read ({@link OldGenWindow}).
+     */
     private static final long CONTROL_MS = 10_000;
 
     /** The live edges' return to their count at the start, as a time constant. */
@@ -264,8 +265,9 @@ final class SoakBenchmark implements Benchmark {
                 target,
                 sampleMs / 1000);
         log.println(
-                "   min  ckpt ok/failed  restarts  old gen MiB per TM  RocksDB MiB  ckpt MiB"
-                        + "  live edges  B/edge  lag s     step  incr. preds  add share");
+                "   min  ckpt ok/failed  restarts  old gen MiB per TM (least, n, +most)"
+                        + "  RocksDB MiB  ckpt MiB  live edges  B/edge  lag s     step"
+                        + "  incr. preds  add share");
         List<SoakTargets.Sample> samples = new ArrayList<>();
         SoakProbe.Checkpoints before = probe.checkpoints(0);
         if (before.failed() > 0) {
@@ -281,15 +283,26 @@ final class SoakBenchmark implements Benchmark {
         double edgeRate = 0.9 * rate;
         double share = 0.5;
         long nextSample = sampleMs;
+        long nextTick = CONTROL_MS;
         long lastCheckpoint = before.latestId();
+        OldGenWindow oldGen = new OldGenWindow();
         try {
             while (true) {
                 long elapsedMs = (System.nanoTime() - began) / 1_000_000;
                 if (elapsedMs >= nextSample) {
+                    if (oldGen.readings() == 0) {
+                        oldGen.add(SoakProbe.oldGenerationsAfterFullGc(cluster.taskManagerPids()));
+                    }
                     SoakProbe.Checkpoints checkpoints = probe.checkpoints(lastCheckpoint);
                     lastCheckpoint = checkpoints.latestId();
                     SoakTargets.Sample s =
-                            sample(probe, before, checkpoints, cluster, data, elapsedMs / 60_000.0);
+                            sample(
+                                    probe,
+                                    before,
+                                    checkpoints,
+                                    oldGen.take(),
+                                    data,
+                                    elapsedMs / 60_000.0);
                     samples.add(s);
                     listener.accept(s);
                     print(log, s, share);
@@ -304,7 +317,15 @@ final class SoakBenchmark implements Benchmark {
                     nextSample += sampleMs;
                     continue;
                 }
-                Thread.sleep(Math.min(CONTROL_MS, nextSample - elapsedMs));
+                Thread.sleep(Math.max(0, Math.min(nextTick, nextSample) - elapsedMs));
+                elapsedMs = (System.nanoTime() - began) / 1_000_000;
+                if (elapsedMs < nextTick) {
+                    continue;
+                }
+                while (nextTick <= elapsedMs) {
+                    nextTick += CONTROL_MS;
+                }
+                oldGen.add(SoakProbe.oldGenerationsAfterFullGc(cluster.taskManagerPids()));
                 // Edges the changes ended beyond the removals sent (deletions, removals of edges
                 // already gone), per second since the start; the additions make up for them and
                 // for the distance to the start's count.
@@ -324,15 +345,13 @@ final class SoakBenchmark implements Benchmark {
     private static void print(PrintStream log, SoakTargets.Sample s, double share) {
         log.printf(
                 Locale.ROOT,
-                "%6.1f  %7d/%-6d  %8d  %18s  %11.1f  %8.1f  %,10d  %6.1f  %5.1f  %7d  %,11d "
+                "%6.1f  %7d/%-6d  %8d  %36s  %11.1f  %8.1f  %,10d  %6.1f  %5.1f  %7d  %,11d "
                         + " %9.2f%n",
                 s.minute(),
                 s.checkpointsCompleted(),
                 s.checkpointsFailed(),
                 s.restarts(),
-                s.oldGenBytes().stream()
-                        .map(b -> String.format(Locale.ROOT, "%.0f", b / 1048576.0))
-                        .collect(java.util.stream.Collectors.joining("/")),
+                OldGenWindow.describe(s.oldGenBytes(), s.oldGenMaxBytes(), s.oldGenReadings()),
                 s.rocksDbBytes() / 1048576.0,
                 s.checkpointBytes() / 1048576.0,
                 s.liveEdges(),
@@ -343,31 +362,24 @@ final class SoakBenchmark implements Benchmark {
                 share);
     }
 
-    /** A sample; its checkpoint counts are those since {@code before}, the changes' start. */
+    /**
+     * A sample; its checkpoint counts are those since {@code before}, the changes' start, its old
+     * generations the floor of the readings since the previous sample.
+     */
     private static SoakTargets.Sample sample(
             SoakProbe probe,
             SoakProbe.Checkpoints before,
             SoakProbe.Checkpoints checkpoints,
-            ClusterState cluster,
+            OldGenWindow.Floor oldGen,
             BenchData data,
             double minute)
             throws Exception {
-        // The floor of a few readings: what the job retains, not the batches in flight or the
-        // memtables' fill at one instant.
-        List<Long> pids = cluster.taskManagerPids();
-        List<Long> oldGen = new ArrayList<>();
+        // The floor of a few readings: what RocksDB retains, not the memtables' fill at one
+        // instant.
         long rocksDb = Long.MAX_VALUE;
         for (int reading = 0; reading < READINGS; reading++) {
             if (reading > 0) {
                 Thread.sleep(READING_GAP_MS);
-            }
-            for (int tm = 0; tm < pids.size(); tm++) {
-                long bytes = SoakProbe.oldGenerationAfterFullGc(pids.get(tm));
-                if (reading == 0) {
-                    oldGen.add(bytes);
-                } else {
-                    oldGen.set(tm, Math.min(oldGen.get(tm), bytes));
-                }
             }
             rocksDb = Math.min(rocksDb, probe.rocksDbBytes());
         }
@@ -386,7 +398,9 @@ final class SoakBenchmark implements Benchmark {
                 checkpoints.completed() - before.completed(),
                 checkpoints.failed() - before.failed(),
                 probe.restarts(),
-                oldGen,
+                oldGen.least(),
+                oldGen.most(),
+                oldGen.readings(),
                 rocksDb,
                 checkpoints.stateBytes(),
                 Math.round(probe.sum(".liveEdges", false)),

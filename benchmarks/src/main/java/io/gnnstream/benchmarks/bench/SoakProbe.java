@@ -11,6 +11,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,8 +31,8 @@ import org.apache.kafka.common.TopicPartition;
  * (Flink's REST API), the job's gauges and RocksDB's native metrics (REST, summed over the
  * subtasks), how far the Kafka sources are behind (their {@code pendingRecords} and the timestamp
  * of the first record not yet read), and a TaskManager's old generation after a full collection
- * ({@code jcmd <pid> GC.run}, then the old generation's used bytes of {@code jcmd <pid>
- * GC.heap_info}).
+ * (one {@code jcmd <pid> -f} that runs {@code GC.run}, then {@code GC.heap_info}, whose old
+ * generation's used bytes count).
  */
 final class SoakProbe implements AutoCloseable {
 
@@ -203,8 +205,30 @@ final class SoakProbe implements AutoCloseable {
      * whole heap's for G1, which has no old-generation line).
      */
     static long oldGenerationAfterFullGc(long pid) throws IOException, InterruptedException {
-        jcmd(pid, "GC.run");
-        return oldGeneration(jcmd(pid, "GC.heap_info"));
+        return oldGeneration(jcmd(pid, "-f", fullGcThenHeapInfo().toString()));
+    }
+
+    /** {@link #oldGenerationAfterFullGc} of each JVM in {@code pids}. */
+    static List<Long> oldGenerationsAfterFullGc(List<Long> pids)
+            throws IOException, InterruptedException {
+        List<Long> out = new ArrayList<>();
+        for (long pid : pids) {
+            out.add(oldGenerationAfterFullGc(pid));
+        }
+        return out;
+    }
+
+    private static Path commands;
+
+    /** A file of jcmd commands: a full collection, then the heap's figures. */
+    private static synchronized Path fullGcThenHeapInfo() throws IOException {
+        if (commands == null) {
+            Path p = Files.createTempFile("soak-jcmd-", ".txt");
+            p.toFile().deleteOnExit();
+            Files.writeString(p, "GC.run\nGC.heap_info\n");
+            commands = p;
+        }
+        return commands;
     }
 
     /** The old generation's used bytes in the text of {@code jcmd <pid> GC.heap_info}. */
@@ -216,15 +240,15 @@ final class SoakProbe implements AutoCloseable {
         throw new IOException("no old generation in GC.heap_info: " + heapInfo);
     }
 
-    static String jcmd(long pid, String command) throws IOException, InterruptedException {
-        Process p =
-                new ProcessBuilder("jcmd", Long.toString(pid), command)
-                        .redirectErrorStream(true)
-                        .start();
+    static String jcmd(long pid, String... command) throws IOException, InterruptedException {
+        List<String> line = new ArrayList<>(List.of("jcmd", Long.toString(pid)));
+        line.addAll(List.of(command));
+        Process p = new ProcessBuilder(line).redirectErrorStream(true).start();
         try {
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(2, TimeUnit.MINUTES) || p.exitValue() != 0) {
-                throw new IOException("jcmd " + pid + " " + command + " failed: " + out);
+                throw new IOException(
+                        "jcmd " + pid + " " + String.join(" ", command) + " failed: " + out);
             }
             return out;
         } finally {

@@ -22,8 +22,10 @@ final class SoakTargets {
 
     /**
      * One sample, {@code minute} minutes after the changes began; {@code oldGenBytes} has one entry
-     * per TaskManager; {@code step} (the training step) and {@code predictions} (incremental ones
-     * so far) show that training and predictions run.
+     * per TaskManager, the least of the {@code oldGenReadings} readings since the previous sample
+     * (what the targets judge), {@code oldGenMaxBytes} the most of them; {@code step} (the training
+     * step) and {@code predictions} (incremental ones so far) show that training and predictions
+     * run.
      */
     record Sample(
             double minute,
@@ -31,6 +33,8 @@ final class SoakTargets {
             long checkpointsFailed,
             long restarts,
             List<Long> oldGenBytes,
+            List<Long> oldGenMaxBytes,
+            int oldGenReadings,
             long rocksDbBytes,
             long checkpointBytes,
             long liveEdges,

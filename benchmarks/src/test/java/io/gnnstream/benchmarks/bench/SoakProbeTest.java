@@ -2,9 +2,13 @@ package io.gnnstream.benchmarks.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 class SoakProbeTest {
 
@@ -33,5 +37,15 @@ class SoakProbeTest {
     @Test
     void failsWithoutAnOldGeneration() {
         assertThrows(IOException.class, () -> SoakProbe.oldGeneration("21798:\nno heap\n"));
+    }
+
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void readsThisJvmsOldGenerationAfterAFullCollectionInOneJcmd() throws Exception {
+        long[] held = new long[4 << 20];
+        List<Long> bytes =
+                SoakProbe.oldGenerationsAfterFullGc(List.of(ProcessHandle.current().pid()));
+        assertEquals(1, bytes.size());
+        assertTrue(bytes.get(0) >= 8L * held.length, bytes + " holds a 32 MiB array");
     }
 }

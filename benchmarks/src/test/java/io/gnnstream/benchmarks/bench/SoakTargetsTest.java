@@ -22,6 +22,8 @@ class SoakTargetsTest {
                 0,
                 0,
                 List.of(bytes, 2 * bytes),
+                List.of(bytes + 10_000_000L, 2 * bytes + 10_000_000L),
+                6,
                 bytes,
                 checkpointBytes,
                 live,
@@ -87,9 +89,50 @@ class SoakTargetsTest {
         SoakTargets.Sample s = at(2, 1, 1, 1, 0);
         samples.add(
                 new SoakTargets.Sample(
-                        2, 12, 1, 1, s.oldGenBytes(), 1, 1, 1, 0, s.step(), s.predictions()));
+                        2,
+                        12,
+                        1,
+                        1,
+                        s.oldGenBytes(),
+                        s.oldGenMaxBytes(),
+                        6,
+                        1,
+                        1,
+                        1,
+                        0,
+                        s.step(),
+                        s.predictions()));
         Map<String, SoakTargets.Verdict> v = verdicts(samples, 3, 1);
         assertFalse(v.get("checkpoints_failed").met());
         assertFalse(v.get("restarts").met());
+    }
+
+    @Test
+    void theOldGenerationIsJudgedOnTheLeastReadingOfEachWindow() {
+        List<SoakTargets.Sample> samples = new ArrayList<>();
+        // The least reading is flat; the most climbs by 5 % of it per 10 minutes.
+        for (int m = 1; m <= 30; m++) {
+            long least = 250_000_000L;
+            long most = least + m * 1_250_000L;
+            SoakTargets.Sample s = at(m, least, 60_000_000L, 2_000_000, 1);
+            samples.add(
+                    new SoakTargets.Sample(
+                            m,
+                            s.checkpointsCompleted(),
+                            0,
+                            0,
+                            List.of(least, least),
+                            List.of(most, most),
+                            6,
+                            least,
+                            s.checkpointBytes(),
+                            s.liveEdges(),
+                            1,
+                            s.step(),
+                            0));
+        }
+        Map<String, SoakTargets.Verdict> v = verdicts(samples, 30, 2_000_000);
+        assertEquals(0, v.get("old_gen_growth_max_tm").value(), 1e-9);
+        assertTrue(v.get("old_gen_growth_max_tm").met());
     }
 }
