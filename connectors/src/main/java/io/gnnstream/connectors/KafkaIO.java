@@ -1,6 +1,9 @@
 package io.gnnstream.connectors;
 
 import io.gnnstream.connectors.internal.RejectSchemas;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.apache.flink.connector.base.DeliveryGuarantee;
@@ -10,8 +13,11 @@ import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
@@ -194,5 +200,19 @@ public final class KafkaIO {
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(maxPollRecords));
         return new KafkaConsumer<>(p);
+    }
+
+    /**
+     * Assigns {@code consumer} every partition of {@code topic} (waiting up to 30 s for them), each
+     * from its beginning; returns them.
+     */
+    public static List<TopicPartition> assignFromBeginning(Consumer<?, ?> consumer, String topic) {
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (PartitionInfo p : consumer.partitionsFor(topic, Duration.ofSeconds(30))) {
+            partitions.add(new TopicPartition(p.topic(), p.partition()));
+        }
+        consumer.assign(partitions);
+        consumer.seekToBeginning(partitions);
+        return partitions;
     }
 }

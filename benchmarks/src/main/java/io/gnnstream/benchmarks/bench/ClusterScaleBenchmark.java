@@ -28,7 +28,6 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
 
 /**
  * {@code bench cluster-scale}: the products-size graph on a cluster across hosts. Four
@@ -402,12 +401,7 @@ final class ClusterScaleBenchmark implements Benchmark {
         LongHashSet ids = new LongHashSet((int) Math.min(vertices, Integer.MAX_VALUE - 8));
         String topic = PREFIX + ".predictions";
         try (KafkaConsumer<String, String> consumer = KafkaIO.stringConsumer(bootstrap, 5000)) {
-            List<TopicPartition> partitions =
-                    consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                            .map(p -> new TopicPartition(p.topic(), p.partition()))
-                            .collect(Collectors.toList());
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
+            KafkaIO.assignFromBeginning(consumer, topic);
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
             while (ids.size() < vertices && System.nanoTime() < deadline) {
                 for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofSeconds(1))) {

@@ -28,7 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.stream.Collectors;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -236,12 +235,7 @@ final class IngestRates {
         long read = 0;
         long checksum = 0;
         try (KafkaConsumer<String, String> consumer = KafkaIO.stringConsumer(bootstrap, 5000)) {
-            List<TopicPartition> partitions =
-                    consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                            .map(i -> new TopicPartition(i.topic(), i.partition()))
-                            .collect(Collectors.toList());
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
+            List<TopicPartition> partitions = KafkaIO.assignFromBeginning(consumer, topic);
             Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
             while (!reachedEnd(consumer, end)) {
                 for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {

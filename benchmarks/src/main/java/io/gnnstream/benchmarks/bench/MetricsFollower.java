@@ -9,10 +9,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
-import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
 
 /**
  * A job's metrics topic read from its beginning by a benchmark: waits for lines, notes when the
@@ -28,12 +26,7 @@ final class MetricsFollower implements AutoCloseable {
     MetricsFollower(String bootstrap, String topic) throws Exception {
         KafkaTopics.ensure(bootstrap, 1, topic);
         consumer = KafkaIO.stringConsumer(bootstrap, 500);
-        List<TopicPartition> partitions =
-                consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                        .map(p -> new TopicPartition(p.topic(), p.partition()))
-                        .collect(Collectors.toList());
-        consumer.assign(partitions);
-        consumer.seekToBeginning(partitions);
+        KafkaIO.assignFromBeginning(consumer, topic);
     }
 
     JsonNode await(Predicate<JsonNode> condition, Duration timeout, PrintStream log)
