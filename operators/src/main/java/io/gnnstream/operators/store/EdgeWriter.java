@@ -148,11 +148,7 @@ final class EdgeWriter {
                     }
                     if (siteOutEdges.isOn()) {
                         for (long op : ops) {
-                            if (op >= 0) {
-                                siteOutEdges.add(op, key.vertex());
-                            } else {
-                                siteOutEdges.remove(-1 - op, key.vertex());
-                            }
+                            siteOutEdges.stage(op >= 0 ? op : -1 - op, key.vertex(), op >= 0);
                         }
                     }
                     if (outEdges.isBuilt(key.partition())) {
@@ -165,6 +161,7 @@ final class EdgeWriter {
                         }
                     }
                 });
+        siteOutEdges.writeStaged();
     }
 
     /**

@@ -1,6 +1,8 @@
 package io.gnnstream.operators.store;
 
+import com.carrotsearch.hppc.ByteArrayList;
 import com.carrotsearch.hppc.LongArrayList;
+import com.carrotsearch.hppc.sorting.IndirectSort;
 import io.gnnstream.state.VertexKey;
 import org.apache.flink.api.common.state.KeyedStateStore;
 import org.apache.flink.api.common.state.MapState;
@@ -17,6 +19,12 @@ import org.apache.flink.api.common.typeutils.base.LongSerializer;
  * OutEdgeIndex} (kept by partition, so that it rescales with the adjacency) takes one per owned
  * partition. Kept with the adjacency once {@link #build} ran; made for one parallelism (see
  * docs/design.md, "Incremental predictions").
+ *
+ * <p>A flush of the edge buffer stages its out-edges ({@link #stage}) and writes them in the order
+ * of their RocksDB keys ({@link #writeStaged}): every entry's key shares the holder's key group and
+ * partition, so that order is by source, then target. The memtable's skip list then inserts each
+ * entry next to the one before instead of searching for it from its head, which is most of the cost
+ * of an unsorted write (BENCHMARKS.md, "Incremental predictions").
  */
 final class SiteOutEdges {
 
@@ -33,6 +41,12 @@ final class SiteOutEdges {
     private final CurrentKey keys;
     private final int holder;
     private boolean on;
+
+    /** Staged writes: source, target and whether it is an addition, in arrival order. */
+    private final LongArrayList stagedSources = new LongArrayList();
+
+    private final LongArrayList stagedTargets = new LongArrayList();
+    private final ByteArrayList stagedAdds = new ByteArrayList();
 
     SiteOutEdges(KeyedStateStore store, CurrentKey keys, int holder) {
         this.targets = store.getMapState(STATE);
@@ -63,11 +77,52 @@ final class SiteOutEdges {
         on = true;
     }
 
-    void add(long source, long target) throws Exception {
+    /**
+     * Stages the addition ({@code add}) or removal of {@code source -> target} for {@link
+     * #writeStaged}; nothing is staged while the index is off.
+     */
+    void stage(long source, long target, boolean add) {
         if (on) {
-            keys.set(new VertexKey(holder, source));
-            targets.put(target, Boolean.TRUE);
+            stagedSources.add(source);
+            stagedTargets.add(target);
+            stagedAdds.add(add ? (byte) 1 : (byte) 0);
         }
+    }
+
+    /**
+     * Writes the staged changes sorted by source and target; changes of the same edge keep their
+     * order (the sort is stable).
+     */
+    void writeStaged() throws Exception {
+        int n = stagedSources.size();
+        if (n == 0) {
+            return;
+        }
+        long[] src = stagedSources.buffer;
+        long[] dst = stagedTargets.buffer;
+        int[] order =
+                IndirectSort.mergesort(
+                        0,
+                        n,
+                        (a, b) -> {
+                            int c = Long.compare(src[a], src[b]);
+                            return c != 0 ? c : Long.compare(dst[a], dst[b]);
+                        });
+        long current = Long.MIN_VALUE;
+        for (int i : order) {
+            if (i == order[0] || src[i] != current) {
+                current = src[i];
+                keys.set(new VertexKey(holder, current));
+            }
+            if (stagedAdds.get(i) != 0) {
+                targets.put(dst[i], Boolean.TRUE);
+            } else {
+                targets.remove(dst[i]);
+            }
+        }
+        stagedSources.clear();
+        stagedTargets.clear();
+        stagedAdds.clear();
     }
 
     void remove(long source, long target) throws Exception {
