@@ -1,10 +1,11 @@
 package io.gnnstream.benchmarks.bench;
 
+import io.gnnstream.connectors.NodeFormat;
+import io.gnnstream.state.records.NodeUpdate;
 import java.io.BufferedReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.Properties;
-import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -13,26 +14,19 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * Graph changes sent to a job's input topics at a steady rate on a thread of its own: 90 % edge
- * additions and removals (half each unless {@link #addShare} says otherwise; a removal takes an
- * edge of the dataset or one added before), 9 % node records of known vertices (new non-negative
- * features), 1 % deletions (which also end the vertex's edges, so a caller that keeps the live
- * edges level raises the additions' share). Each record is keyed as the loader keys it (edges by
+ * Graph changes sent to a job's input topics at a steady rate on a thread of its own, drawn by
+ * {@link GraphChanges} (90 % edge additions and removals, 9 % node records, 1 % deletions, the
+ * graph kept a subset of the dataset's). Each record is keyed as the loader keys it (edges by
  * destination), and its Kafka timestamp is its send time.
  */
 final class ChangeStream implements AutoCloseable {
 
-    /** Dataset edges kept as removal candidates at most. */
+    /** Dataset edges the changes take and put back at most. */
     private static final int MAX_EDGES = 4_000_000;
 
     private final String bootstrap;
     private final String edgesTopic;
     private final String nodesTopic;
-    private final long vertices;
-    private final int features;
-    private final int classes;
-    private final long[] src;
-    private final long[] dst;
     private final AtomicBoolean running = new AtomicBoolean();
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong additions = new AtomicLong();
@@ -41,19 +35,17 @@ final class ChangeStream implements AutoCloseable {
     private Thread thread;
 
     // The sending thread's, kept from one start to the next (start and join order the accesses).
-    private final SplittableRandom random = new SplittableRandom(17);
-    private final long[] addedSrc = new long[1 << 16];
-    private final long[] addedDst = new long[1 << 16];
-    private int added;
-    private int datasetCursor;
+    private final GraphChanges changes;
 
     ChangeStream(BenchData data) throws Exception {
         this.bootstrap = data.broker.bootstrapServers();
         this.edgesTopic = data.edgesTopic;
         this.nodesTopic = data.nodesTopic;
-        this.vertices = data.info.nodes();
-        this.features = data.info.featureDim();
-        this.classes = data.info.numClasses();
+        long vertices = data.info.nodes();
+        if (vertices > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(
+                    "the change stream takes at most " + Integer.MAX_VALUE + " vertices");
+        }
         int n = (int) Math.min(MAX_EDGES, data.info.edges());
         long[] s = new long[n];
         long[] d = new long[n];
@@ -66,15 +58,48 @@ final class ChangeStream implements AutoCloseable {
                 if (comma > 0) {
                     s[k] = Long.parseLong(line.substring(0, comma).trim());
                     int end = line.indexOf(',', comma + 1);
-                    d[k++] =
+                    d[k] =
                             Long.parseLong(
                                     line.substring(comma + 1, end < 0 ? line.length() : end)
                                             .trim());
+                    if (s[k] < 0 || s[k] >= vertices || d[k] < 0 || d[k] >= vertices) {
+                        throw new IllegalArgumentException(
+                                "the change stream needs vertex ids in [0, "
+                                        + vertices
+                                        + "), edges.csv has "
+                                        + line);
+                    }
+                    k++;
                 }
             }
         }
-        this.src = java.util.Arrays.copyOf(s, k);
-        this.dst = java.util.Arrays.copyOf(d, k);
+        int[] labels = new int[(int) vertices];
+        String[] splits = new String[(int) vertices];
+        java.util.Arrays.fill(labels, -1);
+        java.util.Arrays.fill(splits, "none");
+        NodeFormat format = new NodeFormat(data.info.featureDim(), data.info.numClasses(), false);
+        try (BufferedReader in =
+                Files.newBufferedReader(data.dir.resolve("nodes.jsonl"), StandardCharsets.UTF_8)) {
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                if (line.isBlank()) {
+                    continue;
+                }
+                NodeUpdate node = format.parse(line);
+                if (node.id >= 0 && node.id < vertices) {
+                    labels[(int) node.id] = node.label;
+                    splits[(int) node.id] = node.split.name();
+                }
+            }
+        }
+        this.changes =
+                new GraphChanges(
+                        java.util.Arrays.copyOf(s, k),
+                        java.util.Arrays.copyOf(d, k),
+                        labels,
+                        splits,
+                        data.info.featureDim(),
+                        (int) Math.min(1_000, Math.max(1, vertices / 100)),
+                        17);
     }
 
     /** Starts sending {@code rate} changes per second (again after {@link #stop}). */
@@ -126,10 +151,8 @@ final class ChangeStream implements AutoCloseable {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         // Batches of up to 5 ms, as Kafka 4 producers by default: a record per request costs the
-        // broker
-        // more than the job.
+        // broker more than the job.
         p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
-        SplittableRandom r = random;
         long start = System.nanoTime();
         try (KafkaProducer<String, String> producer =
                 new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
@@ -140,54 +163,16 @@ final class ChangeStream implements AutoCloseable {
                     java.util.concurrent.locks.LockSupport.parkNanos(wait);
                     continue;
                 }
-                double kind = r.nextDouble();
-                if (kind < 0.9 * addShare) {
-                    additions.incrementAndGet();
-                    long s = r.nextLong(vertices);
-                    long d = r.nextLong(vertices);
-                    if (added < addedSrc.length) {
-                        addedSrc[added] = s;
-                        addedDst[added++] = d;
-                    }
-                    producer.send(new ProducerRecord<>(edgesTopic, "" + d, s + "," + d));
-                } else if (kind < 0.9) {
-                    removals.incrementAndGet();
-                    long s;
-                    long d;
-                    if (added > 0 && r.nextBoolean()) {
-                        int i = r.nextInt(added);
-                        s = addedSrc[i];
-                        d = addedDst[i];
-                        addedSrc[i] = addedSrc[--added];
-                        addedDst[i] = addedDst[added];
-                    } else {
-                        int i = datasetCursor++ % src.length;
-                        s = src[i];
-                        d = dst[i];
-                    }
-                    producer.send(new ProducerRecord<>(edgesTopic, "" + d, s + "," + d + ",-"));
-                } else if (kind < 0.99) {
-                    long v = r.nextLong(vertices);
-                    producer.send(new ProducerRecord<>(nodesTopic, "" + v, node(v, r)));
-                } else {
-                    long v = r.nextLong(vertices);
-                    producer.send(
-                            new ProducerRecord<>(
-                                    nodesTopic, "" + v, "{\"id\":" + v + ",\"op\":\"delete\"}"));
-                }
+                changes.addShare(addShare);
+                GraphChanges.Change c = changes.next();
+                producer.send(
+                        new ProducerRecord<>(
+                                c.edge() ? edgesTopic : nodesTopic, c.key(), c.value()));
+                additions.set(changes.additions());
+                removals.set(changes.removals());
                 sent.incrementAndGet();
             }
         }
-    }
-
-    private String node(long v, SplittableRandom r) {
-        StringBuilder b = new StringBuilder(16 + 6 * features);
-        b.append("{\"id\":").append(v).append(",\"label\":").append(r.nextInt(classes));
-        b.append(",\"split\":\"none\",\"features\":[");
-        for (int f = 0; f < features; f++) {
-            b.append(f == 0 ? "" : ",").append(r.nextInt(4) == 0 ? r.nextInt(1, 100) / 100.0 : 0);
-        }
-        return b.append("]}").toString();
     }
 
     @Override
