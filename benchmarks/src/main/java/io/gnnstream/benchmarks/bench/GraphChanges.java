@@ -43,11 +43,16 @@ final class GraphChanges {
     private final int[] inStart;
     private final int[] inEdges;
 
-    /** Edges of the dataset that are gone, in {@link #gone} at {@link #goneAt}. */
+    /** Edges of the dataset that are gone (removed, or ended by a deletion). */
     private final BitSet isGone = new BitSet();
 
-    private int[] gone = new int[1024];
     private int goneCount;
+
+    /** Gone edges between live vertices, which an addition may put back; per edge its place. */
+    private int[] ready = new int[1024];
+
+    private int readyCount;
+    private final int[] readyAt;
     private final BitSet deleted = new BitSet();
     private final ArrayDeque<Integer> deletedOrder = new ArrayDeque<>();
     private double addShare = 0.5;
@@ -91,6 +96,8 @@ final class GraphChanges {
             outStart[v + 1] += outStart[v];
             inStart[v + 1] += inStart[v];
         }
+        this.readyAt = new int[src.length];
+        Arrays.fill(readyAt, -1);
         this.outEdges = new int[src.length];
         this.inEdges = new int[src.length];
         int[] outNext = Arrays.copyOf(outStart, n);
@@ -131,22 +138,20 @@ final class GraphChanges {
     Change next() {
         double kind = random.nextDouble();
         if (kind < 0.9) {
-            if (kind < 0.9 * addShare) {
-                Change c = putBack();
-                if (c != null) {
-                    return c;
-                }
-            }
-            Change c = remove();
-            if (c != null) {
-                return c;
-            }
-            return node(liveVertex());
+            Change c = kind < 0.9 * addShare ? putBack() : remove();
+            return c != null ? c : node(liveVertex());
         }
         if (kind < 0.99) {
             if (deletedOrder.size() > maxDeleted) {
                 int v = deletedOrder.poll();
                 deleted.clear(v);
+                forEachEdge(
+                        v,
+                        e -> {
+                            if (isGone.get(e) && isLive(e)) {
+                                makeReady(e);
+                            }
+                        });
                 return node(v);
             }
             return node(liveVertex());
@@ -154,12 +159,16 @@ final class GraphChanges {
         int v = liveVertex();
         deleted.set(v);
         deletedOrder.add(v);
-        for (int i = outStart[v]; i < outStart[v + 1]; i++) {
-            markGone(outEdges[i]);
-        }
-        for (int i = inStart[v]; i < inStart[v + 1]; i++) {
-            markGone(inEdges[i]);
-        }
+        forEachEdge(
+                v,
+                e -> {
+                    if (!isGone.get(e)) {
+                        isGone.set(e);
+                        goneCount++;
+                    } else {
+                        unready(e);
+                    }
+                });
         return new Change(false, "" + v, "{\"id\":" + v + ",\"op\":\"delete\"}");
     }
 
@@ -170,7 +179,9 @@ final class GraphChanges {
         for (int attempt = 0; attempt < 16; attempt++) {
             int e = random.nextInt(src.length);
             if (!isGone.get(e)) {
-                markGone(e);
+                isGone.set(e);
+                goneCount++;
+                makeReady(e);
                 removals++;
                 return new Change(true, "" + dst[e], src[e] + "," + dst[e] + ",-");
             }
@@ -178,30 +189,52 @@ final class GraphChanges {
         return null;
     }
 
-    /** Puts back a gone edge whose endpoints are live; null when a few draws find none. */
+    /** Puts back a gone edge between live vertices; null when there is none. */
     private Change putBack() {
-        for (int attempt = 0; attempt < 16 && goneCount > 0; attempt++) {
-            int at = random.nextInt(goneCount);
-            int e = gone[at];
-            if (!deleted.get((int) src[e]) && !deleted.get((int) dst[e])) {
-                gone[at] = gone[--goneCount];
-                isGone.clear(e);
-                additions++;
-                return new Change(true, "" + dst[e], src[e] + "," + dst[e]);
-            }
+        if (readyCount == 0) {
+            return null;
         }
-        return null;
+        int e = ready[random.nextInt(readyCount)];
+        unready(e);
+        isGone.clear(e);
+        goneCount--;
+        additions++;
+        return new Change(true, "" + dst[e], src[e] + "," + dst[e]);
     }
 
-    private void markGone(int e) {
-        if (isGone.get(e)) {
+    private boolean isLive(int e) {
+        return !deleted.get((int) src[e]) && !deleted.get((int) dst[e]);
+    }
+
+    private void makeReady(int e) {
+        if (readyAt[e] >= 0) {
             return;
         }
-        isGone.set(e);
-        if (goneCount == gone.length) {
-            gone = Arrays.copyOf(gone, gone.length * 2);
+        if (readyCount == ready.length) {
+            ready = Arrays.copyOf(ready, ready.length * 2);
         }
-        gone[goneCount++] = e;
+        readyAt[e] = readyCount;
+        ready[readyCount++] = e;
+    }
+
+    private void unready(int e) {
+        int at = readyAt[e];
+        if (at < 0) {
+            return;
+        }
+        int last = ready[--readyCount];
+        ready[at] = last;
+        readyAt[last] = at;
+        readyAt[e] = -1;
+    }
+
+    private void forEachEdge(int v, java.util.function.IntConsumer visit) {
+        for (int i = outStart[v]; i < outStart[v + 1]; i++) {
+            visit.accept(outEdges[i]);
+        }
+        for (int i = inStart[v]; i < inStart[v + 1]; i++) {
+            visit.accept(inEdges[i]);
+        }
     }
 
     private int liveVertex() {

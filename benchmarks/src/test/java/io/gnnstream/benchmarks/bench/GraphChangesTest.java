@@ -96,5 +96,12 @@ class GraphChangesTest {
         assertTrue(deletions > 1_000, "deletions: " + deletions);
         assertTrue(maxAway <= 30, "deleted at once: " + maxAway);
         assertTrue(Math.abs(live.size() - m) < 0.03 * m, "live edges " + live.size());
+        // Additions only: an edge change never removes, whatever the gone edges' endpoints.
+        changes.addShare(1);
+        long removals = changes.removals();
+        for (int i = 0; i < 5_000; i++) {
+            changes.next();
+        }
+        assertEquals(removals, changes.removals());
     }
 }

@@ -67,7 +67,7 @@ final class EdgeWriter {
             throws Exception {
         this.adjacency = adjacency;
         this.outEdges = new OutEdgeIndex(state, keys, site.owned());
-        this.siteOutEdges = new SiteOutEdges(state, keys, site.holder());
+        this.siteOutEdges = new SiteOutEdges(state, keys, site.holder(), bufferEdges);
         this.buffer = new EdgeBuffer(bufferEdges, partitioner);
         this.sizes = sizes;
         this.sampler = sampler;
@@ -85,7 +85,7 @@ final class EdgeWriter {
      * vertex whose in-adjacency changes.
      */
     void followChanges(Changes changed) throws Exception {
-        siteOutEdges.build(site.owned(), this::scanAdjacency);
+        siteOutEdges.build(site.owned(), this::scanAdjacency, storedKeys);
         this.adjacencyChanged = changed;
     }
 
@@ -175,13 +175,14 @@ final class EdgeWriter {
         }
         if (siteOutEdges.isOn()) {
             long[] targets = siteOutEdges.targets(v);
-            siteOutEdges.clear(v);
+            siteOutEdges.clear(v, targets);
             for (long w : targets) {
                 VertexKey key = partitioner.keyOf(w);
                 outEdges.remove(key.partition(), v, w); // where a restored index is kept
                 removeInEdge(key, v, w);
                 sizes.touched(key.partition());
             }
+            siteOutEdges.writeStaged();
             return;
         }
         outEdges.build(site.owned(), this::scanAdjacency);
@@ -221,8 +222,9 @@ final class EdgeWriter {
         sampler.invalidate(v);
         for (long u : in) {
             outEdges.remove(key.partition(), u, v);
-            siteOutEdges.remove(u, v);
+            siteOutEdges.stage(u, v, false);
         }
+        siteOutEdges.writeStaged();
         return in;
     }
 

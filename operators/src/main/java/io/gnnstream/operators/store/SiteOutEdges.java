@@ -1,97 +1,172 @@
 package io.gnnstream.operators.store;
 
+import com.carrotsearch.hppc.BitMixer;
 import com.carrotsearch.hppc.ByteArrayList;
 import com.carrotsearch.hppc.LongArrayList;
-import com.carrotsearch.hppc.sorting.IndirectSort;
+import com.carrotsearch.hppc.LongHashSet;
 import io.gnnstream.state.VertexKey;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import org.apache.flink.api.common.state.KeyedStateStore;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.BooleanSerializer;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.api.common.typeutils.base.array.LongPrimitiveArraySerializer;
 
 /**
- * The vertices of this site that have {@code u} as an in-neighbour, in one map under {@code
- * VertexKey(holder, u)} (the site's first partition, as halo replicas are kept), so incremental
- * predictions find the readers of a changed vertex with one prefix read, where the {@link
- * OutEdgeIndex} (kept by partition, so that it rescales with the adjacency) takes one per owned
- * partition. Kept with the adjacency once {@link #build} ran; made for one parallelism (see
- * docs/design.md, "Incremental predictions").
+ * The out-edges of this site's vertices, grouped by source, so incremental predictions find the
+ * vertices that have {@code u} as an in-neighbour (docs/design.md, "Incremental predictions").
  *
- * <p>A flush of the edge buffer stages its out-edges ({@link #stage}) and writes them in the order
- * of their RocksDB keys ({@link #writeStaged}): every entry's key shares the holder's key group and
- * partition, so that order is by source, then target. The memtable's skip list then inserts each
- * entry next to the one before instead of searching for it from its head, which is most of the cost
- * of an unsorted write (BENCHMARKS.md, "Incremental predictions").
+ * <p>Sources are hashed into a fixed number of buckets, chosen when the index is built (an eighth
+ * of the edge buffer, at least {@link #MIN_BUCKETS}) and kept under the holder's anchor. A bucket
+ * is a list of blocks under {@code VertexKey(holder, bucket)}; a block is a run of records {@code
+ * source, target} ({@code source, -1 - target} for a removal) in the order the changes came. A
+ * flush of the edge buffer appends one block per bucket it touches (a RocksDB merge, no read), so
+ * ingestion pays a write per bucket and flush instead of one per edge. A read of a source's targets
+ * replays its bucket's records; a bucket is rewritten as one block of its live edges when a read
+ * finds removals or many blocks in it, or when {@link #COMPACT_AFTER_REMOVALS} removals were
+ * appended to it since. Kept with the adjacency once {@link #build} ran; made for one parallelism.
  */
 final class SiteOutEdges {
 
-    static final MapStateDescriptor<Long, Boolean> STATE =
+    static final ListStateDescriptor<long[]> STATE =
+            new ListStateDescriptor<>(
+                    "site-out-edge-blocks", LongPrimitiveArraySerializer.INSTANCE);
+
+    /** Under the holder's anchor: the number of buckets, present once the index is built. */
+    static final ValueStateDescriptor<Integer> BUCKETS =
+            new ValueStateDescriptor<>("site-out-edge-buckets", IntSerializer.INSTANCE);
+
+    /** The index's layout before blocks: a map entry per edge under its source. */
+    static final MapStateDescriptor<Long, Boolean> LEGACY =
             new MapStateDescriptor<>(
                     "site-out-edges", LongSerializer.INSTANCE, BooleanSerializer.INSTANCE);
 
-    /** Under the holder's anchor: whether the index is built. */
-    static final ValueStateDescriptor<Boolean> BUILT =
+    static final ValueStateDescriptor<Boolean> LEGACY_BUILT =
             new ValueStateDescriptor<>("site-out-edges-built", BooleanSerializer.INSTANCE);
 
-    private final MapState<Long, Boolean> targets;
-    private final ValueState<Boolean> built;
+    static final int MIN_BUCKETS = 1024;
+
+    /** Removals appended to a bucket (since this subtask last rewrote it) that rewrite it. */
+    static final int COMPACT_AFTER_REMOVALS = 256;
+
+    /** Blocks a read tolerates before it rewrites the bucket. */
+    static final int COMPACT_AFTER_BLOCKS = 64;
+
+    /** Staged changes that are written without waiting for the flush (a build's scan). */
+    private static final int MAX_STAGED = 1 << 20;
+
+    private final KeyedStateStore store;
+    private final ListState<long[]> blocks;
+    private final ValueState<Integer> bucketState;
     private final CurrentKey keys;
     private final int holder;
-    private boolean on;
+    private final int preferredBuckets;
+    private int buckets;
+    private int[] removalsSince;
 
-    /** Staged writes: source, target and whether it is an addition, in arrival order. */
+    /** Staged changes: source, target and whether it is an addition, in arrival order. */
     private final LongArrayList stagedSources = new LongArrayList();
 
     private final LongArrayList stagedTargets = new LongArrayList();
     private final ByteArrayList stagedAdds = new ByteArrayList();
 
-    SiteOutEdges(KeyedStateStore store, CurrentKey keys, int holder) {
-        this.targets = store.getMapState(STATE);
-        this.built = store.getState(BUILT);
+    /**
+     * @param bufferEdges the edge buffer's capacity, from which a new index takes its bucket count
+     */
+    SiteOutEdges(KeyedStateStore store, CurrentKey keys, int holder, int bufferEdges) {
+        this(store, keys, holder, bufferEdges, MIN_BUCKETS);
+    }
+
+    /** As above, with at least {@code minBuckets} buckets in a new index (tests take few). */
+    SiteOutEdges(
+            KeyedStateStore store, CurrentKey keys, int holder, int bufferEdges, int minBuckets) {
+        this.store = store;
+        this.blocks = store.getListState(STATE);
+        this.bucketState = store.getState(BUCKETS);
         this.keys = keys;
         this.holder = holder;
+        this.preferredBuckets = Math.max(minBuckets, bufferEdges / 8);
     }
 
     boolean isOn() {
-        return on;
+        return buckets > 0;
     }
 
-    /** Turns the index on, built from one {@code scan} of the adjacency where it is missing. */
-    void build(boolean[] owned, OutEdgeIndex.AdjacencyScan scan) throws Exception {
+    /**
+     * Turns the index on, built from one {@code scan} of the adjacency where it is missing; a
+     * missing index's predecessor in a restored savepoint (one map entry per edge) is dropped.
+     */
+    void build(boolean[] owned, OutEdgeIndex.AdjacencyScan scan, StoredKeys stored)
+            throws Exception {
         keys.set(VertexKey.anchor(holder));
-        if (!Boolean.TRUE.equals(built.value())) {
-            scan.scan(
-                    owned,
-                    (vertex, in) -> {
-                        for (long u : in) {
-                            keys.set(new VertexKey(holder, u));
-                            targets.put(vertex.vertex(), Boolean.TRUE);
-                        }
-                    });
-            keys.set(VertexKey.anchor(holder));
-            built.update(Boolean.TRUE);
+        Integer bucketCount = bucketState.value();
+        if (bucketCount != null) {
+            on(bucketCount);
+            return;
         }
-        on = true;
+        List<VertexKey> legacy = stored.of(LEGACY.getName(), k -> true);
+        if (!legacy.isEmpty()) {
+            MapState<Long, Boolean> map = store.getMapState(LEGACY);
+            for (VertexKey k : legacy) {
+                keys.set(k);
+                map.clear();
+            }
+            keys.set(VertexKey.anchor(holder));
+            store.getState(LEGACY_BUILT).clear();
+        }
+        on(preferredBuckets);
+        scan.scan(
+                owned,
+                (vertex, in) -> {
+                    for (long u : in) {
+                        stage(u, vertex.vertex(), true);
+                    }
+                });
+        writeStaged();
+        keys.set(VertexKey.anchor(holder));
+        bucketState.update(buckets);
+    }
+
+    private void on(int bucketCount) {
+        buckets = bucketCount;
+        removalsSince = new int[bucketCount];
     }
 
     /**
      * Stages the addition ({@code add}) or removal of {@code source -> target} for {@link
      * #writeStaged}; nothing is staged while the index is off.
      */
-    void stage(long source, long target, boolean add) {
-        if (on) {
-            stagedSources.add(source);
-            stagedTargets.add(target);
-            stagedAdds.add(add ? (byte) 1 : (byte) 0);
+    void stage(long source, long target, boolean add) throws Exception {
+        if (!isOn()) {
+            return;
+        }
+        stagedSources.add(source);
+        stagedTargets.add(target);
+        stagedAdds.add(add ? (byte) 1 : (byte) 0);
+        if (stagedSources.size() >= MAX_STAGED) {
+            writeStaged();
+        }
+    }
+
+    /** Stages the removal of every out-edge of {@code source} (a deleted vertex) to {@code to}. */
+    void clear(long source, long[] to) throws Exception {
+        for (long w : to) {
+            stage(source, w, false);
         }
     }
 
     /**
-     * Writes the staged changes sorted by source and target; changes of the same edge keep their
-     * order (the sort is stable).
+     * Appends the staged changes, one block per bucket, the buckets in order (a counting sort that
+     * keeps the changes' order within a bucket).
      */
     void writeStaged() throws Exception {
         int n = stagedSources.size();
@@ -100,52 +175,122 @@ final class SiteOutEdges {
         }
         long[] src = stagedSources.buffer;
         long[] dst = stagedTargets.buffer;
-        int[] order =
-                IndirectSort.mergesort(
-                        0,
-                        n,
-                        (a, b) -> {
-                            int c = Long.compare(src[a], src[b]);
-                            return c != 0 ? c : Long.compare(dst[a], dst[b]);
-                        });
-        long current = Long.MIN_VALUE;
-        for (int i : order) {
-            if (i == order[0] || src[i] != current) {
-                current = src[i];
-                keys.set(new VertexKey(holder, current));
-            }
-            if (stagedAdds.get(i) != 0) {
-                targets.put(dst[i], Boolean.TRUE);
-            } else {
-                targets.remove(dst[i]);
-            }
+        byte[] add = stagedAdds.buffer;
+        int[] bucketOf = new int[n];
+        int[] start = new int[buckets + 1];
+        for (int i = 0; i < n; i++) {
+            bucketOf[i] = bucket(src[i]);
+            start[bucketOf[i] + 1]++;
+        }
+        for (int b = 0; b < buckets; b++) {
+            start[b + 1] += start[b];
+        }
+        long[] records = new long[2 * n];
+        int[] next = Arrays.copyOf(start, buckets);
+        int[] removals = new int[buckets];
+        for (int i = 0; i < n; i++) {
+            int at = 2 * next[bucketOf[i]]++;
+            records[at] = src[i];
+            records[at + 1] = add[i] != 0 ? dst[i] : -1 - dst[i];
+            removals[bucketOf[i]] += add[i] != 0 ? 0 : 1;
         }
         stagedSources.clear();
         stagedTargets.clear();
         stagedAdds.clear();
-    }
-
-    void remove(long source, long target) throws Exception {
-        if (on) {
-            keys.set(new VertexKey(holder, source));
-            targets.remove(target);
+        for (int b = 0; b < buckets; b++) {
+            if (start[b + 1] == start[b]) {
+                continue;
+            }
+            keys.set(new VertexKey(holder, b));
+            blocks.add(Arrays.copyOfRange(records, 2 * start[b], 2 * start[b + 1]));
+            removalsSince[b] += removals[b];
+            if (removalsSince[b] >= COMPACT_AFTER_REMOVALS) {
+                compact(b, read());
+            }
         }
     }
 
-    /** Forgets every out-edge of {@code source} (a deleted vertex). */
-    void clear(long source) throws Exception {
-        if (on) {
-            keys.set(new VertexKey(holder, source));
-            targets.clear();
-        }
-    }
-
+    /** The targets of {@code source}'s out-edges on this site, ascending (staged changes first). */
     long[] targets(long source) throws Exception {
-        keys.set(new VertexKey(holder, source));
-        LongArrayList out = new LongArrayList();
-        for (Long w : targets.keys()) {
-            out.add(w);
+        writeStaged();
+        int b = bucket(source);
+        keys.set(new VertexKey(holder, b));
+        Bucket bucket = read();
+        LongHashSet out = new LongHashSet();
+        long[] r = bucket.records;
+        for (int i = 0; i < bucket.size; i += 2) {
+            if (r[i] == source) {
+                if (r[i + 1] >= 0) {
+                    out.add(r[i + 1]);
+                } else {
+                    out.remove(-1 - r[i + 1]);
+                }
+            }
         }
-        return out.toArray();
+        if (bucket.removals > 0 || bucket.blocks > COMPACT_AFTER_BLOCKS) {
+            compact(b, bucket);
+        }
+        long[] targets = out.toArray();
+        Arrays.sort(targets);
+        return targets;
+    }
+
+    /** A bucket's records, read under the current key. */
+    private record Bucket(long[] records, int size, int blocks, int removals) {}
+
+    private Bucket read() throws Exception {
+        Iterable<long[]> stored = blocks.get();
+        LongArrayList all = new LongArrayList();
+        int count = 0;
+        int removals = 0;
+        if (stored != null) {
+            for (long[] block : stored) {
+                all.add(block, 0, block.length);
+                count++;
+                for (int i = 1; i < block.length; i += 2) {
+                    removals += block[i] < 0 ? 1 : 0;
+                }
+            }
+        }
+        return new Bucket(all.buffer, all.size(), count, removals);
+    }
+
+    /** Rewrites bucket {@code b} (the current key) as one block of its live edges, sorted. */
+    private void compact(int b, Bucket bucket) throws Exception {
+        long[] r = bucket.records;
+        HashMap<Edge, Boolean> state = new HashMap<>();
+        for (int i = 0; i < bucket.size; i += 2) {
+            boolean adds = r[i + 1] >= 0;
+            state.put(new Edge(r[i], adds ? r[i + 1] : -1 - r[i + 1]), adds);
+        }
+        Edge[] kept =
+                state.entrySet().stream()
+                        .filter(Map.Entry::getValue)
+                        .map(Map.Entry::getKey)
+                        .sorted()
+                        .toArray(Edge[]::new);
+        long[] block = new long[2 * kept.length];
+        for (int i = 0; i < kept.length; i++) {
+            block[2 * i] = kept[i].source();
+            block[2 * i + 1] = kept[i].target();
+        }
+        if (block.length == 0) {
+            blocks.clear();
+        } else {
+            blocks.update(List.of(block));
+        }
+        removalsSince[b] = 0;
+    }
+
+    private record Edge(long source, long target) implements Comparable<Edge> {
+        @Override
+        public int compareTo(Edge o) {
+            int c = Long.compare(source, o.source);
+            return c != 0 ? c : Long.compare(target, o.target);
+        }
+    }
+
+    private int bucket(long source) {
+        return (int) Long.remainderUnsigned(BitMixer.mix64(source), buckets);
     }
 }

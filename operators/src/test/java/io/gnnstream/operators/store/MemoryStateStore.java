@@ -22,8 +22,8 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 
 /**
- * Keyed value and map state in heap maps, for running a {@link GraphStore} without Flink: per state
- * name, per {@link VertexKey}, a value or a map, under the key made current by {@link
+ * Keyed value, map and list state in heap maps, for running a {@link GraphStore} without Flink: per
+ * state name, per {@link VertexKey}, a value or a map, under the key made current by {@link
  * #setCurrentKey}. Values of arrays are copied in and out, as RocksDB's serialized state would, so
  * the store never shares an array with its user; {@link #copy} is a deep snapshot and {@link #keys}
  * lists the keys holding a state.
@@ -76,6 +76,11 @@ public final class MemoryStateStore implements KeyedStateStore {
 
     @SuppressWarnings("unchecked")
     private static Object deepCopy(Object value) {
+        if (value instanceof List<?> list) {
+            List<Object> c = new ArrayList<>();
+            list.forEach(v -> c.add(copyOf(v)));
+            return c;
+        }
         if (value instanceof Map<?, ?> map) {
             Map<Object, Object> c = new LinkedHashMap<>();
             ((Map<Object, Object>) map).forEach((k, v) -> c.put(k, copyOf(v)));
@@ -139,7 +144,50 @@ public final class MemoryStateStore implements KeyedStateStore {
 
     @Override
     public <T> ListState<T> getListState(ListStateDescriptor<T> descriptor) {
-        throw new UnsupportedOperationException("keyed list state");
+        String name = descriptor.getName();
+        return new ListState<>() {
+            @SuppressWarnings("unchecked")
+            private List<T> list(boolean create) {
+                Map<VertexKey, Object> byKey = state(name);
+                Object list = byKey.get(current);
+                if (list == null && create) {
+                    list = new ArrayList<T>();
+                    byKey.put(current, list);
+                }
+                return (List<T>) list;
+            }
+
+            @Override
+            public Iterable<T> get() {
+                List<T> list = list(false);
+                List<T> out = new ArrayList<>();
+                if (list != null) {
+                    list.forEach(v -> out.add(copyOf(v)));
+                }
+                return out;
+            }
+
+            @Override
+            public void add(T value) {
+                list(true).add(copyOf(value));
+            }
+
+            @Override
+            public void addAll(List<T> values) {
+                values.forEach(this::add);
+            }
+
+            @Override
+            public void update(List<T> values) {
+                clear();
+                addAll(values);
+            }
+
+            @Override
+            public void clear() {
+                state(name).remove(current);
+            }
+        };
     }
 
     @Override

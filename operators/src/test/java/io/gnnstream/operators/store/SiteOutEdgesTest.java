@@ -1,0 +1,101 @@
+package io.gnnstream.operators.store;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.gnnstream.state.VertexKey;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+class SiteOutEdgesTest {
+
+    private static final int HOLDER = 3;
+
+    /**
+     * Random additions and removals (of edges held or not, additions of edges held) against a
+     * model, flushed at random, with few buckets so that both compactions run, and read back after
+     * a copy of the state (a restore) too.
+     */
+    @Test
+    void answersAsTheEdgesWrittenThroughCompactionsAndRestores() throws Exception {
+        MemoryStateStore store = new MemoryStateStore();
+        SiteOutEdges index = new SiteOutEdges(store, store::setCurrentKey, HOLDER, 0, 4);
+        index.build(new boolean[] {true}, (owned, visit) -> {}, (state, which) -> List.of());
+        Map<Long, TreeSet<Long>> model = new HashMap<>();
+        SplittableRandom r = new SplittableRandom(11);
+        for (int i = 0; i < 20_000; i++) {
+            long u = r.nextInt(60);
+            long w = r.nextInt(60);
+            boolean add = r.nextInt(3) > 0;
+            index.stage(u, w, add);
+            if (add) {
+                model.computeIfAbsent(u, k -> new TreeSet<>()).add(w);
+            } else if (model.containsKey(u)) {
+                model.get(u).remove(w);
+            }
+            if (r.nextInt(50) == 0) {
+                index.writeStaged();
+            }
+            if (r.nextInt(200) == 0) {
+                long v = r.nextInt(60);
+                assertArrayEquals(expected(model, v), index.targets(v), "targets of " + v);
+            }
+        }
+        for (long v = 0; v < 60; v++) {
+            assertArrayEquals(expected(model, v), index.targets(v), "targets of " + v);
+        }
+        MemoryStateStore restored = store.copy();
+        SiteOutEdges again = new SiteOutEdges(restored, restored::setCurrentKey, HOLDER, 0, 64);
+        again.build(
+                new boolean[] {true},
+                (owned, visit) -> {
+                    throw new AssertionError("a built index is not built again");
+                },
+                (state, which) -> List.of());
+        for (long v = 0; v < 60; v++) {
+            assertArrayEquals(expected(model, v), again.targets(v), "restored, targets of " + v);
+        }
+        // Every bucket read back: those with removals were rewritten without them.
+        int removals = 0;
+        for (VertexKey key : restored.keys(SiteOutEdges.STATE.getName(), k -> true)) {
+            restored.setCurrentKey(key);
+            for (long[] block : restored.getListState(SiteOutEdges.STATE).get()) {
+                for (int i = 1; i < block.length; i += 2) {
+                    removals += block[i] < 0 ? 1 : 0;
+                }
+            }
+        }
+        assertEquals(0, removals, "removal records left after reading every source");
+    }
+
+    /** A build scans the adjacency once and drops the map of the layout before blocks. */
+    @Test
+    void buildsFromTheAdjacencyAndDropsTheOldLayout() throws Exception {
+        MemoryStateStore store = new MemoryStateStore();
+        store.setCurrentKey(new VertexKey(HOLDER, 7));
+        store.getMapState(SiteOutEdges.LEGACY).put(5L, true);
+        store.setCurrentKey(VertexKey.anchor(HOLDER));
+        store.getState(SiteOutEdges.LEGACY_BUILT).update(true);
+        SiteOutEdges index = new SiteOutEdges(store, store::setCurrentKey, HOLDER, 0, 8);
+        index.build(
+                new boolean[] {true},
+                (owned, visit) -> {
+                    visit.visit(new VertexKey(0, 5), new long[] {7, 9});
+                    visit.visit(new VertexKey(0, 6), new long[] {7});
+                },
+                store::keys);
+        assertArrayEquals(new long[] {5, 6}, index.targets(7));
+        assertArrayEquals(new long[] {5}, index.targets(9));
+        assertArrayEquals(new long[0], index.targets(5));
+        assertEquals(List.of(), store.keys(SiteOutEdges.LEGACY.getName(), k -> true));
+        assertEquals(List.of(), store.keys(SiteOutEdges.LEGACY_BUILT.getName(), k -> true));
+    }
+
+    private static long[] expected(Map<Long, TreeSet<Long>> model, long v) {
+        return model.getOrDefault(v, new TreeSet<>()).stream().mapToLong(Long::longValue).toArray();
+    }
+}
