@@ -98,7 +98,7 @@ final class ChangeStream implements AutoCloseable {
                         labels,
                         splits,
                         data.info.featureDim(),
-                        (int) Math.min(1_000, Math.max(1, vertices / 100)),
+                        (int) Math.min(100, Math.max(1, vertices / 1_000)),
                         17);
     }
 

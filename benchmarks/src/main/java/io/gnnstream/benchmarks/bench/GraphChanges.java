@@ -130,6 +130,11 @@ final class GraphChanges {
         return goneCount;
     }
 
+    /** Gone edges between live vertices, which an addition may put back now. */
+    int readyEdges() {
+        return readyCount;
+    }
+
     int deletedVertices() {
         return deletedOrder.size();
     }
@@ -138,7 +143,9 @@ final class GraphChanges {
     Change next() {
         double kind = random.nextDouble();
         if (kind < 0.9) {
-            Change c = kind < 0.9 * addShare ? putBack() : remove();
+            // With nothing to put back, a removal: the mix stays, and the next addition takes it.
+            Change c = kind < 0.9 * addShare ? putBack() : null;
+            c = c != null ? c : remove();
             return c != null ? c : node(liveVertex());
         }
         if (kind < 0.99) {
