@@ -98,6 +98,12 @@ public final class IncrementalPredictions {
     /** Per model layer: the vertices to recompute, each with its earliest change time (ms). */
     private final PendingMarks pending;
 
+    /** Hubs' differences on their way to their readers' sums, a piece per {@link #process}. */
+    private final FanOuts fanOuts = new FanOuts();
+
+    /** Readers a change reaches at once; a vertex with more fans out in pieces of this many. */
+    private int fanOutPiece = BLOCK_VERTICES;
+
     private long recomputed;
     private long predicted;
     private long summedAgain;
@@ -200,6 +206,7 @@ public final class IncrementalPredictions {
                 || EvalNeighbourhood.selects(after, evalFanout)
                 || EvalNeighbourhood.selects(after - change, evalFanout)) {
             adjacencyChanged(w, changedAt);
+            removedFromFanOuts(w, ops);
             return;
         }
         long[] sources = new long[ops.length];
@@ -211,7 +218,7 @@ public final class IncrementalPredictions {
             NeighbourSums.Sum sum = sums.get(m, w, tag(m));
             if (sum != null) {
                 float[] s = sum.values();
-                float[] parts = neighbourParts(m, sources);
+                float[] parts = neighbourParts(m, sources, w);
                 for (int k = 0; k < sources.length; k++) {
                     for (int c = 0; c < s.length; c++) {
                         s[c] += sign * parts[k * s.length + c];
@@ -225,6 +232,22 @@ public final class IncrementalPredictions {
                 summedByDifference++;
             }
             mark(m, w, changedAt);
+        }
+        removedFromFanOuts(w, ops);
+    }
+
+    /**
+     * The removals among {@code ops} took their source's part, as {@code w}'s sums held it, out of
+     * them: the source's fan-outs no longer go to {@code w}.
+     */
+    private void removedFromFanOuts(long w, long[] ops) {
+        if (fanOuts.isEmpty()) {
+            return;
+        }
+        for (long op : ops) {
+            if (op < 0) {
+                fanOuts.edgeChanged(-1 - op, w);
+            }
         }
     }
 
@@ -243,10 +266,36 @@ public final class IncrementalPredictions {
         for (int c = 0; c < delta.length; c++) {
             delta[c] = (after == null ? 0 : after[c]) - (before == null ? 0 : before[c]);
         }
-        for (long w : graph.outNeighbours(u)) {
-            sums.add(0, w, tag(0), EvalNeighbourhood.rank(w, u), delta, 0, delta.length);
-            mark(0, w, changedAt);
+        fanOut(0, u, delta, changedAt);
+    }
+
+    /**
+     * Adds {@code delta} (what layer {@code m} aggregates of {@code u} changed by) to the layer's
+     * sums of {@code u}'s readers and marks them: at once for up to {@link #fanOutPiece} readers,
+     * else in pieces ({@link FanOuts}), so a hub's change never holds the task thread for long.
+     */
+    private void fanOut(int m, long u, float[] delta, long changedAt) throws Exception {
+        long[] readers = graph.outNeighbours(u);
+        if (readers.length > fanOutPiece) {
+            long[] sorted = readers.clone();
+            Arrays.sort(sorted);
+            fanOuts.add(m, u, tag(m), delta, sorted, changedAt);
+            return;
         }
+        for (long w : readers) {
+            sums.add(m, w, tag(m), EvalNeighbourhood.rank(w, u), delta, 0, delta.length);
+            mark(m, w, changedAt);
+        }
+    }
+
+    /** Readers a change reaches at once (tests take few, to fan out in pieces). */
+    void fanOutPiece(int readers) {
+        this.fanOutPiece = readers;
+    }
+
+    /** Fan-outs on their way ({@link FanOuts}). */
+    int fanOutsPending() {
+        return fanOuts.size();
     }
 
     /**
@@ -260,6 +309,7 @@ public final class IncrementalPredictions {
      */
     public void rowsRewritten(int layer, long[] vertices, long changedAt) {
         generation++;
+        fanOuts.dropRows();
         if (!paused || rerunSince >= 0) {
             paused = true;
             rerunSince = clock.getAsLong();
@@ -283,6 +333,7 @@ public final class IncrementalPredictions {
     /** {@code v} was deleted: its sums go (its out-edges' readers were told as edge changes). */
     public void deleted(long v) throws Exception {
         sums.clear(v);
+        fanOuts.dropSource(v);
     }
 
     private void mark(int layer, long v, long changedAt) {
@@ -343,6 +394,7 @@ public final class IncrementalPredictions {
         pinnedParams = assembly.parameters();
         // The pinned round's own pins again (it ran again after a restore): a new generation.
         generation = assembly.step() > pinnedStep ? 0 : generation + 1;
+        fanOuts.dropRows();
         rerunSince = -1;
         pinnedStep = assembly.step();
         assembly = new PinAssembly();
@@ -377,7 +429,7 @@ public final class IncrementalPredictions {
 
     /** Whether {@link #process} has work it may do now. */
     public boolean hasWork() {
-        return model != null && !paused && !pending.isEmpty();
+        return model != null && !paused && (!pending.isEmpty() || !fanOuts.isEmpty());
     }
 
     /**
@@ -387,6 +439,21 @@ public final class IncrementalPredictions {
     public int process(StoreOutputs out) throws Exception {
         if (!hasWork()) {
             return 0;
+        }
+        if (!fanOuts.isEmpty()) {
+            return fanOuts.take(
+                    fanOutPiece,
+                    (f, w) -> {
+                        sums.add(
+                                f.layer,
+                                w,
+                                f.tag,
+                                EvalNeighbourhood.rank(w, f.source),
+                                f.delta,
+                                0,
+                                f.delta.length);
+                        mark(f.layer, w, f.changedAt);
+                    });
         }
         int layer = pending.nextLayer();
         int max = Math.min(pending.size(layer), BLOCK_VERTICES);
@@ -499,7 +566,6 @@ public final class IncrementalPredictions {
             labelOf.put(dst[i], labels[i]);
         }
         rows.write(outputs, labelOf::get);
-        float[] delta = new float[dim];
         for (int i = 0; i < n; i++) {
             int from = i * dim;
             // A row the round did not store is new, also where it is zeros (as a missing row
@@ -508,20 +574,11 @@ public final class IncrementalPredictions {
                 continue;
             }
             mark(next, dst[i], at[i]);
+            float[] delta = new float[dim - root];
             for (int c = root; c < dim; c++) {
-                delta[c] = stored[from + c] - before[from + c];
+                delta[c - root] = stored[from + c] - before[from + c];
             }
-            for (long w : graph.outNeighbours(dst[i])) {
-                sums.add(
-                        next,
-                        w,
-                        tag(next),
-                        EvalNeighbourhood.rank(w, dst[i]),
-                        delta,
-                        root,
-                        dim - root);
-                mark(next, w, at[i]);
-            }
+            fanOut(next, dst[i], delta, at[i]);
         }
     }
 
@@ -540,7 +597,7 @@ public final class IncrementalPredictions {
             }
         }
         float[] s = new float[width - root];
-        float[] parts = neighbourParts(m, hood);
+        float[] parts = neighbourParts(m, hood, v);
         for (int k = 0; k < hood.length; k++) {
             for (int c = 0; c < s.length; c++) {
                 s[c] += parts[k * s.length + c];
@@ -550,10 +607,23 @@ public final class IncrementalPredictions {
     }
 
     /**
-     * What layer {@code m} aggregates of each of {@code sources}, one after the other: their
-     * features (zeros for none) for layer 0, else the neighbour parts of their stored rows.
+     * What layer {@code m} aggregates of each of {@code sources}, one after the other, as {@code
+     * reader}'s sum holds it: their features (zeros for none) for layer 0, else the neighbour parts
+     * of their stored rows, without the differences of fan-outs that have not reached {@code
+     * reader} yet.
      */
-    private float[] neighbourParts(int m, long[] sources) throws Exception {
+    private float[] neighbourParts(int m, long[] sources, long reader) throws Exception {
+        float[] parts = currentParts(m, sources);
+        if (!fanOuts.isEmpty()) {
+            int n = parts.length / Math.max(1, sources.length);
+            for (int k = 0; k < sources.length; k++) {
+                fanOuts.pending(m, tag(m), sources[k], reader, parts, k * n, -1f);
+            }
+        }
+        return parts;
+    }
+
+    private float[] currentParts(int m, long[] sources) throws Exception {
         int width = config.roundRowWidth(m, keepHidden);
         int root = m == 0 ? 0 : config.roundRootWidth(m, keepHidden);
         int n = width - root;
@@ -694,7 +764,8 @@ public final class IncrementalPredictions {
                 rounds,
                 arrived,
                 arrivedAt,
-                assembly);
+                assembly,
+                fanOuts.isEmpty() ? null : fanOuts.encode());
     }
 
     /**
@@ -726,6 +797,9 @@ public final class IncrementalPredictions {
             }
             for (int r = 0; r < s.arrivalRounds().length; r++) {
                 arrivals.restore(s.arrivalRounds()[r], s.arrived()[r], s.arrivedAt()[r], owned);
+            }
+            if (s.fanOuts() != null) {
+                fanOuts.restore(s.fanOuts());
             }
         }
         arrivals.forgetUpTo(pinnedStep);

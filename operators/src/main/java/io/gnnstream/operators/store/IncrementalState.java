@@ -16,9 +16,10 @@ import java.util.BitSet;
  * per model layer with their earliest change time, the vertices that came since a round's first
  * read with their time, by that round ({@code arrivalRounds}; {@link RoundArrivals#NEXT_ROUND} for
  * the next one), and the pin records of a round received so far (they are not read again after a
- * restore). {@link #encode} writes a version byte first; {@link #decode} reads every version
- * written so far (version 1 has neither the newest round, taken to be the pinned one, nor
- * arrivals).
+ * restore), and the hubs' fan-outs on their way ({@link FanOuts#encode}, null for none). {@link
+ * #encode} writes a version byte first; {@link #decode} reads every version written so far (version
+ * 1 has neither the newest round, taken to be the pinned one, nor arrivals; versions 1 and 2 have
+ * no fan-outs).
  */
 public record IncrementalState(
         long pinnedStep,
@@ -32,9 +33,40 @@ public record IncrementalState(
         long[] arrivalRounds,
         long[][] arrived,
         long[][] arrivedAt,
-        PinAssembly assembly) {
+        PinAssembly assembly,
+        byte[] fanOuts) {
 
-    static final byte VERSION = 2;
+    static final byte VERSION = 3;
+
+    /** The state of a build before fan-outs (none pending). */
+    public IncrementalState(
+            long pinnedStep,
+            long generation,
+            float[] pinnedParams,
+            boolean paused,
+            boolean marking,
+            long newestRound,
+            long[][] pending,
+            long[][] changedAt,
+            long[] arrivalRounds,
+            long[][] arrived,
+            long[][] arrivedAt,
+            PinAssembly assembly) {
+        this(
+                pinnedStep,
+                generation,
+                pinnedParams,
+                paused,
+                marking,
+                newestRound,
+                pending,
+                changedAt,
+                arrivalRounds,
+                arrived,
+                arrivedAt,
+                assembly,
+                null);
+    }
 
     public byte[] encode() {
         try {
@@ -69,6 +101,10 @@ public record IncrementalState(
             writeFloats(out, assembly.parameters());
             writeBits(out, assembly.chunks());
             writeBits(out, assembly.ranks());
+            out.writeInt(fanOuts == null ? -1 : fanOuts.length);
+            if (fanOuts != null) {
+                out.write(fanOuts);
+            }
             out.flush();
             return bytes.toByteArray();
         } catch (IOException e) {
@@ -124,6 +160,13 @@ public record IncrementalState(
             float[] partial = readFloats(in);
             BitSet chunks = readBits(in);
             BitSet ranks = readBits(in);
+            byte[] fanOuts = null;
+            if (version >= 3) {
+                int n = in.readInt();
+                if (n >= 0) {
+                    fanOuts = in.readNBytes(n);
+                }
+            }
             return new IncrementalState(
                     pinnedStep,
                     generation,
@@ -136,7 +179,8 @@ public record IncrementalState(
                     arrivalRounds,
                     arrived,
                     arrivedAt,
-                    new PinAssembly(step, trainers, partial, chunks, ranks));
+                    new PinAssembly(step, trainers, partial, chunks, ranks),
+                    fanOuts);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -45,6 +45,14 @@ class IncrementalPredictionsTest {
     private static final int CLASSES = 4;
     private static final long STEP = 7;
 
+    /** Readers a change reaches at once in the core; fewer make hubs of most vertices. */
+    private int fanOutPiece = IncrementalPredictions.BLOCK_VERTICES;
+
+    /** The most fan-outs on their way at once, and those at the restore. */
+    private int fanOutsSeen;
+
+    private int restoredFanOuts;
+
     /** The step of the latest round {@link #round} ran. */
     private long step = STEP;
 
@@ -65,10 +73,17 @@ class IncrementalPredictionsTest {
     private final Map<Long, float[]> topic = new HashMap<>();
 
     @ParameterizedTest
-    @CsvSource({"SAGE, 2, 11", "GCN, 2, 12", "SAGE, 3, 13", "GCN, 3, 14"})
+    @CsvSource({
+        "SAGE, 2, 11, 512",
+        "GCN, 2, 12, 512",
+        "SAGE, 3, 13, 512",
+        "GCN, 3, 14, 512",
+        "SAGE, 2, 15, 2",
+        "GCN, 3, 16, 2"
+    })
     @Timeout(120)
-    void aBurstOfChangesEndsWhereAFullRoundWould(ModelType type, int layers, long seed)
-            throws Exception {
+    void aBurstOfChangesEndsWhereAFullRoundWould(
+            ModelType type, int layers, long seed, int fanOutPiece) throws Exception {
         ModelConfig model =
                 ModelConfig.builder()
                         .modelType(type)
@@ -88,6 +103,7 @@ class IncrementalPredictionsTest {
                         .withLayerRootWidths(roots)
                         .withIncremental(model, false, FANOUT);
         Random r = new Random(seed);
+        this.fanOutPiece = fanOutPiece;
         GraphStore store = start(false);
         int n = 200;
         long time = graph(store, n, r);
@@ -116,11 +132,13 @@ class IncrementalPredictionsTest {
                 delete(store, v, time++);
                 present.remove(v);
             }
+            fanOutsSeen = Math.max(fanOutsSeen, store.incremental().fanOutsPending());
             if (r.nextInt(10) == 0) {
                 store.predictIncrementally(r.nextInt(3) * 1_000_000L, out);
                 collect();
             }
             if (c == 200) {
+                restoredFanOuts = store.incremental().fanOutsPending();
                 store = restore(store);
             }
         }
@@ -129,6 +147,11 @@ class IncrementalPredictionsTest {
         }
         collect();
         assertEquals(0, store.incremental().pendingVertices());
+        assertEquals(0, store.incremental().fanOutsPending());
+        if (fanOutPiece < IncrementalPredictions.BLOCK_VERTICES) {
+            assertTrue(fanOutsSeen > 1, "changes fanned out in pieces: " + fanOutsSeen);
+            assertTrue(restoredFanOuts > 0, "fan-outs on their way at the restore");
+        }
         assertTrue(
                 store.incremental().summedByDifference() > 0,
                 "edge changes below the fanout take differences");
@@ -190,16 +213,19 @@ class IncrementalPredictionsTest {
     }
 
     private GraphStore start(boolean restored) throws Exception {
-        return new GraphStore(
-                partitioner,
-                config,
-                GraphStoreOperator.siteOf(PARTITIONS, PARTITIONS, 1, 0),
-                state,
-                state::setCurrentKey,
-                state::keys,
-                null,
-                restored,
-                null);
+        GraphStore store =
+                new GraphStore(
+                        partitioner,
+                        config,
+                        GraphStoreOperator.siteOf(PARTITIONS, PARTITIONS, 1, 0),
+                        state,
+                        state::setCurrentKey,
+                        state::keys,
+                        null,
+                        restored,
+                        null);
+        store.incremental().fanOutPiece(fanOutPiece);
+        return store;
     }
 
     /** A snapshot, a failure, and a restore from the snapshot. */
