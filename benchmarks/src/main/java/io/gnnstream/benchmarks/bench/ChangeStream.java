@@ -125,11 +125,7 @@ final class ChangeStream implements AutoCloseable {
      * rest are removals.
      */
     void addShare(double share) {
-        if (!(share >= 0 && share <= 1)) {
-            throw new IllegalArgumentException(
-                    "the additions' share must be in [0, 1], got " + share);
-        }
-        addShare = share;
+        addShare = GraphChanges.checkShare(share);
     }
 
     /** Edge additions sent in all. */

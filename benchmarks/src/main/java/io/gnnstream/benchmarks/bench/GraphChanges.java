@@ -110,11 +110,16 @@ final class GraphChanges {
 
     /** The share of the edge changes that are additions from now on, in [0, 1]. */
     void addShare(double share) {
+        addShare = checkShare(share);
+    }
+
+    /** {@code share} if it is in [0, 1]; throws otherwise. */
+    static double checkShare(double share) {
         if (!(share >= 0 && share <= 1)) {
             throw new IllegalArgumentException(
                     "the additions' share must be in [0, 1], got " + share);
         }
-        addShare = share;
+        return share;
     }
 
     long additions() {

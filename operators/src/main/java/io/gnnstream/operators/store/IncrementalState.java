@@ -38,36 +38,6 @@ public record IncrementalState(
 
     static final byte VERSION = 3;
 
-    /** The state of a build before fan-outs (none pending). */
-    public IncrementalState(
-            long pinnedStep,
-            long generation,
-            float[] pinnedParams,
-            boolean paused,
-            boolean marking,
-            long newestRound,
-            long[][] pending,
-            long[][] changedAt,
-            long[] arrivalRounds,
-            long[][] arrived,
-            long[][] arrivedAt,
-            PinAssembly assembly) {
-        this(
-                pinnedStep,
-                generation,
-                pinnedParams,
-                paused,
-                marking,
-                newestRound,
-                pending,
-                changedAt,
-                arrivalRounds,
-                arrived,
-                arrivedAt,
-                assembly,
-                null);
-    }
-
     public byte[] encode() {
         try {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();

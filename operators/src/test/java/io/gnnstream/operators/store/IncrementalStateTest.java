@@ -90,10 +90,12 @@ class IncrementalStateTest {
                         new long[] {9, RoundArrivals.NEXT_ROUND},
                         new long[][] {{11}, {12, 13}},
                         new long[][] {{110}, {120, 130}},
-                        partial);
+                        partial,
+                        new byte[] {FanOuts.VERSION, 0, 0, 0, 0});
         IncrementalState d = IncrementalState.decode(s.encode());
         assertEquals(9, d.newestRound());
         assertEquals(3, d.generation());
+        assertArrayEquals(s.fanOuts(), d.fanOuts());
         assertArrayEquals(s.arrivalRounds(), d.arrivalRounds());
         assertArrayEquals(s.arrived()[1], d.arrived()[1]);
         assertArrayEquals(s.arrivedAt()[1], d.arrivedAt()[1]);
