@@ -87,10 +87,20 @@ public final class FreshnessBenchmark implements Benchmark {
                 try (KafkaConsumer<String, String> metrics = follow(data, conf, "metrics")) {
                     awaitFinalLine(metrics, context);
                 }
-                // Two checkpoints after the round, so one holds the pinned model.
-                Thread.sleep(3 * conf.get(CheckpointingOptions.CHECKPOINTING_INTERVAL).toMillis());
+                // Two checkpoints completed after the round, so one holds the pinned model: a
+                // large graph's checkpoints take longer than the interval.
+                Path jobCheckpoints = checkpoints.resolve(first.getJobID().toString());
+                long atFinalLine = checkpointId(latestCheckpointOrNull(jobCheckpoints));
+                long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+                while (checkpointId(latestCheckpointOrNull(jobCheckpoints)) < atFinalLine + 2) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException(
+                                "no two checkpoints completed within 10 minutes of the round");
+                    }
+                    Thread.sleep(500);
+                }
                 first.cancel().get(2, TimeUnit.MINUTES);
-                Path restore = latestCheckpoint(checkpoints.resolve(first.getJobID().toString()));
+                Path restore = latestCheckpoint(jobCheckpoints);
                 context.log().println("Resuming from " + restore + " to train without rounds");
 
                 conf.set(SamplingOptions.MAX_STEPS, 0L);
@@ -370,6 +380,25 @@ public final class FreshnessBenchmark implements Benchmark {
         p.put("figure", figure);
         p.putAll(params);
         return p;
+    }
+
+    /** The latest completed checkpoint in {@code dir}, or null while there is none. */
+    private static Path latestCheckpointOrNull(Path dir) throws Exception {
+        return Files.isDirectory(dir) && hasCheckpoint(dir) ? latestCheckpoint(dir) : null;
+    }
+
+    private static boolean hasCheckpoint(Path dir) throws Exception {
+        try (Stream<Path> chk = Files.list(dir)) {
+            return chk.anyMatch(
+                    p ->
+                            p.getFileName().toString().startsWith("chk-")
+                                    && Files.exists(p.resolve("_metadata")));
+        }
+    }
+
+    /** The number of checkpoint {@code chk} (its folder {@code chk-N}), 0 for none. */
+    private static long checkpointId(Path chk) {
+        return chk == null ? 0 : Long.parseLong(chk.getFileName().toString().substring(4));
     }
 
     private static Path latestCheckpoint(Path dir) throws Exception {
