@@ -55,7 +55,10 @@ class RescaleITCase {
     private static final String NODES = "rescale.nodes";
     private static final long STEPS = 120;
 
-    /** Steps each interrupted job trains past its start before its savepoint. */
+    /**
+     * Steps each interrupted job trains past its first training line before its savepoint (counted
+     * from where it resumed: the savepoint lands some steps after the line that triggered it).
+     */
     private static final long LEG = 20;
 
     /** The job's default {@code --log-every}. */
@@ -95,7 +98,7 @@ class RescaleITCase {
         Leg first = run(client, "p2-t2", 2, 2, null, LEG);
         assertReplicas(first.lines, 2);
         assertSteps(first.lines);
-        Leg second = run(client, "p1-t1", 1, 1, first, first.stopStep + LEG);
+        Leg second = run(client, "p1-t1", 1, 1, first, LEG);
         assertResumed(first, second, 1);
         Leg third = run(client, "p3-t2", 3, 2, second, -1);
         assertResumed(second, third, 2);
@@ -107,19 +110,15 @@ class RescaleITCase {
 
     /**
      * One job's run: its metrics lines (training and evaluation, not the final line), the step it
-     * reported before its savepoint, the last step it reported and the savepoint.
+     * reported before its savepoint and the savepoint.
      */
     private record Leg(
-            TrainingRunner.Result result,
-            List<JsonNode> lines,
-            long stopAt,
-            long stopStep,
-            String savepoint) {}
+            TrainingRunner.Result result, List<JsonNode> lines, long stopAt, String savepoint) {}
 
     /**
      * Runs the job at {@code parallelism} with {@code trainers} ranks, resumed from {@code from}'s
-     * savepoint unless null, until it reports step {@code stopAt} and a savepoint is taken (or the
-     * final line when negative).
+     * savepoint unless null, until it reports a training step {@code legSteps} past its first
+     * training line and a savepoint is taken (or the final line when negative).
      */
     private static Leg run(
             ClusterClient<?> client,
@@ -127,7 +126,7 @@ class RescaleITCase {
             int parallelism,
             int trainers,
             Leg from,
-            long stopAt)
+            long legSteps)
             throws Exception {
         Configuration conf = jobConfiguration(name, trainers);
         if (from != null) {
@@ -136,6 +135,7 @@ class RescaleITCase {
         JobID[] job = new JobID[1];
         String[] savepoint = new String[1];
         long[] reported = new long[1];
+        long[] firstTraining = {-1};
         List<JsonNode> lines = new ArrayList<>();
         Predicate<JsonNode> last =
                 line -> {
@@ -143,7 +143,14 @@ class RescaleITCase {
                         return true;
                     }
                     lines.add(line);
-                    if (stopAt < 0 || line.path("step").asLong() < stopAt) {
+                    if (line.has("val_acc")) {
+                        return false;
+                    }
+                    long step = line.path("step").asLong();
+                    if (firstTraining[0] < 0) {
+                        firstTraining[0] = step;
+                    }
+                    if (legSteps < 0 || step < firstTraining[0] + legSteps) {
                         return false;
                     }
                     reported[0] = line.path("step").asLong();
@@ -168,12 +175,7 @@ class RescaleITCase {
                 new TrainingRunner(conf, out, null)
                         .onSubmit(id -> job[0] = id)
                         .run(env, Duration.ofMinutes(4), last);
-        return new Leg(
-                result,
-                lines,
-                stopAt < 0 ? -1 : reported[0],
-                result.finalLine().path("step").asLong(),
-                savepoint[0]);
+        return new Leg(result, lines, legSteps < 0 ? -1 : reported[0], savepoint[0]);
     }
 
     /**
