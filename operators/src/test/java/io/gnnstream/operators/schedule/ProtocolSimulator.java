@@ -117,6 +117,9 @@ final class ProtocolSimulator {
     /** Per round step: the vertices the round covers, as its first block left the scheduler. */
     private final Map<Long, Set<Long>> roundVertices = new HashMap<>();
 
+    /** Per round step: the number of blocks of its latest plan. */
+    private final Map<Long, Integer> roundSizes = new HashMap<>();
+
     /** Per round step: the last pass's blocks of vertices without a split or of training. */
     private final Map<Long, Integer> roundOthers = new HashMap<>();
 
@@ -593,7 +596,10 @@ final class ProtocolSimulator {
         }
     }
 
-    /** Notes the vertices of a round as its first block leaves the scheduler. */
+    /**
+     * Notes the vertices of a round as its first block leaves the scheduler; a plan that differs
+     * from the step's earlier one starts its scoring afresh.
+     */
     private void noteRound(BatchSpec spec) {
         if (spec.layer == 1 && spec.roundIndex == 0) {
             SchedulerState s = schedule.view();
@@ -603,7 +609,13 @@ final class ProtocolSimulator {
                     all.add(v);
                 }
             }
-            roundVertices.put(spec.step, all);
+            Set<Long> before = roundVertices.put(spec.step, all);
+            Integer sizeBefore = roundSizes.put(spec.step, s.roundSize);
+            if (before != null && (!before.equals(all) || sizeBefore != s.roundSize)) {
+                // The round of this step planned again on another graph (a restore at another
+                // trainer count after its first plan began): its blocks are counted afresh.
+                scored.remove(spec.step);
+            }
             roundOthers.put(spec.step, blocks(s.roundOthers == null ? 0 : s.roundOthers.length));
         }
     }
