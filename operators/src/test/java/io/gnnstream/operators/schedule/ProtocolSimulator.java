@@ -103,10 +103,16 @@ final class ProtocolSimulator {
     /** Per rank: the highest {@code seq} the current scheduler issued (the prefetch check). */
     private long[] highestIssued;
 
-    /** Last-pass blocks processed per round step (output side effects, never rolled back). */
-    final Map<Long, Set<Integer>> scored = new HashMap<>();
+    /**
+     * Last-pass blocks processed per plan of a round (output side effects, never rolled back). A
+     * restore at another trainer count may plan a round again on the graph as it then is, and a
+     * later restore may go back to a checkpoint before that plan: a round is scored when every
+     * last-pass block of one of its plans is.
+     */
+    private final Map<Plan, Set<Integer>> scored = new HashMap<>();
 
-    final Map<Long, Integer> lastPassBlocks = new HashMap<>();
+    /** A plan of the round of {@code step}, by its number of blocks. */
+    private record Plan(long step, int size) {}
 
     /** Blocks of the serving round as the ranks computed them, over all starts. */
     final List<Served> served = new ArrayList<>();
@@ -117,11 +123,8 @@ final class ProtocolSimulator {
     /** Per round step: the vertices the round covers, as its first block left the scheduler. */
     private final Map<Long, Set<Long>> roundVertices = new HashMap<>();
 
-    /** Per round step: the number of blocks of its latest plan. */
-    private final Map<Long, Integer> roundSizes = new HashMap<>();
-
-    /** Per round step: the last pass's blocks of vertices without a split or of training. */
-    private final Map<Long, Integer> roundOthers = new HashMap<>();
+    /** Per plan: the last pass's blocks of vertices without a split or of training. */
+    private final Map<Plan, Integer> roundOthers = new HashMap<>();
 
     int restores;
     int rescales;
@@ -242,6 +245,20 @@ final class ProtocolSimulator {
     /** The roles' state, for a failure's message. */
     String state() {
         StringBuilder b = new StringBuilder(SimChannels.describe(schedule.view()));
+        b.append("\nlast-pass blocks scored per round: ");
+        scored.forEach(
+                (plan, seen) ->
+                        b.append(plan.step())
+                                .append(" (")
+                                .append(plan.size())
+                                .append(" blocks) ")
+                                .append(seen.size())
+                                .append('/')
+                                .append(lastPassBlocks(plan))
+                                .append(' ')
+                                .append(seen)
+                                .append("; "));
+        b.append("settled ").append(settled);
         for (int r = 0; r < trainers; r++) {
             b.append(ranks[r].describe());
         }
@@ -376,11 +393,19 @@ final class ProtocolSimulator {
                 && inc.pendingVertices() == 0;
     }
 
-    /** Every block of the last pass of the round of {@code step} was scored. */
+    /** Every block of the last pass of a plan of the round of {@code step} was scored. */
     private boolean roundScored(long step) {
-        Integer blocks = lastPassBlocks.get(step);
-        Set<Integer> seen = scored.get(step);
-        return blocks != null && seen != null && seen.size() == blocks;
+        return scored.entrySet().stream()
+                .anyMatch(
+                        e ->
+                                e.getKey().step() == step
+                                        && e.getValue().size() == lastPassBlocks(e.getKey()));
+    }
+
+    private int lastPassBlocks(Plan plan) {
+        return blocks(val.length)
+                + blocks(test.length)
+                + (base.predictAll ? roundOthers.getOrDefault(plan, 0) : 0);
     }
 
     List<SimRank> ranks() {
@@ -596,10 +621,7 @@ final class ProtocolSimulator {
         }
     }
 
-    /**
-     * Notes the vertices of a round as its first block leaves the scheduler; a plan that differs
-     * from the step's earlier one starts its scoring afresh.
-     */
+    /** Notes the vertices of a round's plan as its first block leaves the scheduler. */
     private void noteRound(BatchSpec spec) {
         if (spec.layer == 1 && spec.roundIndex == 0) {
             SchedulerState s = schedule.view();
@@ -609,14 +631,10 @@ final class ProtocolSimulator {
                     all.add(v);
                 }
             }
-            Set<Long> before = roundVertices.put(spec.step, all);
-            Integer sizeBefore = roundSizes.put(spec.step, s.roundSize);
-            if (before != null && (!before.equals(all) || sizeBefore != s.roundSize)) {
-                // The round of this step planned again on another graph (a restore at another
-                // trainer count after its first plan began): its blocks are counted afresh.
-                scored.remove(spec.step);
-            }
-            roundOthers.put(spec.step, blocks(s.roundOthers == null ? 0 : s.roundOthers.length));
+            roundVertices.put(spec.step, all);
+            roundOthers.put(
+                    new Plan(spec.step, s.roundSize),
+                    blocks(s.roundOthers == null ? 0 : s.roundOthers.length));
         }
     }
 
@@ -675,9 +693,6 @@ final class ProtocolSimulator {
         long ms = now / 1_000_000;
         try {
             if (p instanceof BatchSpec spec) {
-                if (spec.layer == base.numLayers) {
-                    lastPassBlocks.merge(spec.step, 0, (a, b) -> a);
-                }
                 assembler.spec(spec, ms);
             } else {
                 assembler.response((SampleResponse) p, ms);
@@ -726,14 +741,10 @@ final class ProtocolSimulator {
     /** A block of the serving round as a rank computed it. */
     record Served(int rank, long step, int roundIndex, float[] kept) {}
 
-    /** A last-pass block was scored: the round of its step has its blocks' count. */
+    /** A last-pass block of the plan of {@code b.roundSize} blocks was scored. */
     private void scored(MiniBatch b) {
-        scored.computeIfAbsent(b.step, s -> new HashSet<>()).add(b.roundIndex);
-        lastPassBlocks.put(
-                b.step,
-                blocks(val.length)
-                        + blocks(test.length)
-                        + (base.predictAll ? roundOthers.getOrDefault(b.step, 0) : 0));
+        scored.computeIfAbsent(new Plan(b.step, b.roundSize), p -> new HashSet<>())
+                .add(b.roundIndex);
     }
 
     private int blocks(int vertices) {
