@@ -215,6 +215,9 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
             getMetricGroup().gauge("incrementalRecomputed", incremental::recomputed);
             getMetricGroup().gauge("pinnedRoundStep", incremental::pinnedStep);
             getMetricGroup().gauge("incrementalSuspensions", incremental::suspensions);
+            getMetricGroup().gauge("incrementalSummedAgain", incremental::summedAgain);
+            getMetricGroup()
+                    .gauge("incrementalSummedByDifference", incremental::summedByDifference);
             schedulePredictions(INCREMENTAL_INTERVAL_MS);
         }
     }

@@ -29,6 +29,19 @@ final class EdgeWriter {
     /** Null: none. */
     private final StoreProbe probe;
 
+    private final Written written =
+            new Written() {
+                @Override
+                public int degree() throws Exception {
+                    return adjacency.degree();
+                }
+
+                @Override
+                public long[] neighbours() throws Exception {
+                    return adjacency.neighbours();
+                }
+            };
+
     /** Told of every vertex whose in-adjacency a write changed; null: none. */
     private Changes adjacencyChanged;
 
@@ -39,17 +52,20 @@ final class EdgeWriter {
 
         /**
          * {@code ops} (sources, or {@code -1 - source} for removals) were applied to {@code
-         * vertex}'s in-adjacency, changing its degree by {@code change}; {@code degree} reads the
-         * new degree while the vertex is still the current key.
+         * vertex}'s in-adjacency, changing its degree by {@code change}; {@code written} reads the
+         * in-adjacency as they left it while the vertex is still the current key.
          */
-        default void applied(long vertex, long[] ops, int change, Degree degree) throws Exception {
+        default void applied(long vertex, long[] ops, int change, Written written)
+                throws Exception {
             changed(vertex);
         }
     }
 
-    /** The degree of the vertex just written, read on demand. */
-    interface Degree {
-        int read() throws Exception;
+    /** The in-adjacency of the vertex just written, read on demand. */
+    interface Written {
+        int degree() throws Exception;
+
+        long[] neighbours() throws Exception;
     }
 
     EdgeWriter(
@@ -144,7 +160,7 @@ final class EdgeWriter {
                     sizes.touched(key.partition());
                     sampler.invalidate(key.vertex());
                     if (adjacencyChanged != null) {
-                        adjacencyChanged.applied(key.vertex(), ops, change, adjacency::degree);
+                        adjacencyChanged.applied(key.vertex(), ops, change, written);
                     }
                     if (siteOutEdges.isOn()) {
                         for (long op : ops) {

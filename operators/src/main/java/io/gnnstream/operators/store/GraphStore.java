@@ -227,9 +227,9 @@ public final class GraphStore {
 
                         @Override
                         public void applied(
-                                long v, long[] ops, int change, EdgeWriter.Degree degree)
+                                long v, long[] ops, int change, EdgeWriter.Written written)
                                 throws Exception {
-                            incremental.edgesApplied(v, ops, change, degree, edgesSince);
+                            incremental.edgesApplied(v, ops, change, written, edgesSince);
                         }
                     });
         } else {

@@ -108,6 +108,7 @@ public final class IncrementalPredictions {
     private long predicted;
     private long summedAgain;
     private long summedByDifference;
+    private long hubDifferences;
 
     /**
      * @param evalFanout the evaluation neighbourhood's fanout ({@link EvalNeighbourhood})
@@ -181,16 +182,18 @@ public final class IncrementalPredictions {
 
     /**
      * {@code ops} (sources, or {@code -1 - source} for removals) changed {@code w}'s in-adjacency
-     * by {@code change} at {@code changedAt} (ms); {@code degree} reads its new degree, only where
-     * every operation took effect, before any other state is read. Where every operation took
-     * effect and the neighbourhood is the whole list before and after (no hub selection), each
-     * valid sum takes the added neighbours' parts and gives back the removed ones' (the neighbours'
-     * current features and stored rows, which their own changes keep in step); otherwise the sums
-     * are computed again, as {@link #adjacencyChanged}. Either way {@code w} is recomputed at every
-     * layer.
+     * by {@code change} at {@code changedAt} (ms); {@code written} reads the in-adjacency as they
+     * left it, only where every operation took effect, before any other state is read. Where every
+     * operation took effect, all additions or all removals, each valid sum takes the parts of the
+     * neighbours that entered the neighbourhood and gives back those of the neighbours that left it
+     * (their current features and stored rows, which their own changes keep in step): the
+     * operations' sources where the neighbourhood is the whole list before and after, else, for a
+     * hub above the eval fanout before and after, the members its selection took in and let go
+     * ({@link HubSelectionChange}). Otherwise the sums are computed again, as {@link
+     * #adjacencyChanged}. Either way {@code w} is recomputed at every layer.
      */
     public void edgesApplied(
-            long w, long[] ops, int change, EdgeWriter.Degree degree, long changedAt)
+            long w, long[] ops, int change, EdgeWriter.Written written, long changedAt)
             throws Exception {
         if (!marking && pinnedStep < 0) {
             return; // no sums yet
@@ -201,10 +204,9 @@ public final class IncrementalPredictions {
         }
         boolean allTookEffect =
                 adds == ops.length && change == ops.length || adds == 0 && change == -ops.length;
-        int after = allTookEffect ? degree.read() : 0;
-        if (!allTookEffect
-                || EvalNeighbourhood.selects(after, evalFanout)
-                || EvalNeighbourhood.selects(after - change, evalFanout)) {
+        int after = allTookEffect ? written.degree() : 0;
+        boolean hub = EvalNeighbourhood.selects(after, evalFanout);
+        if (!allTookEffect || hub != EvalNeighbourhood.selects(after - change, evalFanout)) {
             adjacencyChanged(w, changedAt);
             removedFromFanOuts(w, ops);
             return;
@@ -213,27 +215,54 @@ public final class IncrementalPredictions {
         for (int i = 0; i < ops.length; i++) {
             sources[i] = ops[i] >= 0 ? ops[i] : -1 - ops[i];
         }
-        float sign = adds > 0 ? 1f : -1f;
+        long[] inNeighbours = hub ? written.neighbours() : null;
         for (int m = 0; m < pending.layers(); m++) {
             NeighbourSums.Sum sum = sums.get(m, w, tag(m));
             if (sum != null) {
-                float[] s = sum.values();
-                float[] parts = neighbourParts(m, sources, w);
-                for (int k = 0; k < sources.length; k++) {
-                    for (int c = 0; c < s.length; c++) {
-                        s[c] += sign * parts[k * s.length + c];
+                long[] entering = adds > 0 ? sources : new long[0];
+                long[] leaving = adds > 0 ? new long[0] : sources;
+                long bound = Long.MAX_VALUE;
+                if (hub) {
+                    HubSelectionChange c =
+                            HubSelectionChange.of(
+                                    w,
+                                    inNeighbours,
+                                    sources,
+                                    adds > 0,
+                                    sum.rankBound(),
+                                    evalFanout);
+                    if (!c.consistent()) {
+                        adjacencyChanged(w, changedAt);
+                        removedFromFanOuts(w, ops);
+                        return;
                     }
+                    entering = c.entering();
+                    leaving = c.leaving();
+                    bound = c.bound();
+                    hubDifferences++;
                 }
+                float[] s = sum.values();
+                addParts(s, neighbourParts(m, entering, w), 1f);
+                addParts(s, neighbourParts(m, leaving, w), -1f);
                 sums.put(
                         m,
                         w,
                         tag(m),
-                        new NeighbourSums.Sum(s, sum.count() + change, Long.MAX_VALUE));
+                        new NeighbourSums.Sum(s, sum.count() + (hub ? 0 : change), bound));
                 summedByDifference++;
             }
             mark(m, w, changedAt);
         }
         removedFromFanOuts(w, ops);
+    }
+
+    /** Adds {@code sign} times each of the rows {@code parts} ({@code s.length} floats each). */
+    private static void addParts(float[] s, float[] parts, float sign) {
+        for (int k = 0; k < parts.length; k += s.length) {
+            for (int c = 0; c < s.length; c++) {
+                s[c] += sign * parts[k + c];
+            }
+        }
     }
 
     /**
@@ -722,12 +751,17 @@ public final class IncrementalPredictions {
         return recomputed;
     }
 
-    /** Sums computed from the neighbours (not kept by differences) since this subtask started. */
     /** Sums that took an edge change as a difference instead of being summed again. */
     public long summedByDifference() {
         return summedByDifference;
     }
 
+    /** Of {@link #summedByDifference}, the sums of hubs above the eval fanout. */
+    public long hubDifferences() {
+        return hubDifferences;
+    }
+
+    /** Sums computed from the neighbours (not kept by differences) since this subtask started. */
     public long summedAgain() {
         return summedAgain;
     }
