@@ -35,6 +35,8 @@ import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.OutputTag;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Owns the graph: per vertex, its attributes and in-adjacency in keyed (RocksDB) state under {@link
@@ -112,6 +114,16 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
     private transient int subtask;
 
     private transient ListState<byte[]> incrementalState;
+
+    /** When the incremental predictions' work was last logged, and how much was recomputed. */
+    private transient long reportedAt;
+
+    private transient long reportedRecomputed;
+
+    private static final Logger LOG = LoggerFactory.getLogger(GraphStoreOperator.class);
+
+    /** How often the incremental predictions' work is logged while there is any. */
+    static final long INCREMENTAL_REPORT_MS = 30_000;
 
     /** Makes this operator fail once as {@code faults} says (failure-injection tests). */
     public GraphStoreOperator withFaults(FaultInjector faults) {
@@ -352,7 +364,35 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
     private void publishStats() {
         store.publishSizes(out);
         emit();
+        reportIncremental();
         scheduleStats();
+    }
+
+    /**
+     * Every {@link #INCREMENTAL_REPORT_MS} with incremental predictions computed since the last
+     * report, a log line of the work they took: what was recomputed and predicted, and how the sums
+     * were kept (by differences, of hubs among them, or summed again from the neighbours).
+     */
+    private void reportIncremental() {
+        var incremental = store.incremental();
+        long now = getProcessingTimeService().getCurrentProcessingTime();
+        if (incremental == null
+                || now - reportedAt < INCREMENTAL_REPORT_MS
+                || incremental.recomputed() == reportedRecomputed) {
+            return;
+        }
+        LOG.info(
+                "Incremental predictions of subtask {}: {} recomputed, {} predicted, {} pending;"
+                        + " sums kept by differences {} ({} of hubs), summed again {}",
+                subtask,
+                incremental.recomputed(),
+                incremental.predicted(),
+                incremental.pendingVertices(),
+                incremental.summedByDifference(),
+                incremental.hubDifferences(),
+                incremental.summedAgain());
+        reportedAt = now;
+        reportedRecomputed = incremental.recomputed();
     }
 
     /** Shows one of the core's counts as a Flink counter named {@code name}. */

@@ -218,11 +218,14 @@ final class EdgeWriter {
 
     private void removeInEdge(VertexKey key, long v, long w) throws Exception {
         keys.set(key);
-        if (adjacency.remove(v)) {
+        boolean removed = adjacency.remove(v);
+        if (removed) {
             sizes.of(key)[PartitionSizes.EDGES]--;
         }
         sampler.invalidate(w);
-        if (adjacencyChanged != null) {
+        if (adjacencyChanged != null && removed) {
+            adjacencyChanged.applied(w, new long[] {-1 - v}, -1, written);
+        } else if (adjacencyChanged != null) {
             adjacencyChanged.changed(w);
         }
     }
