@@ -29,15 +29,20 @@ final class EdgeWriter {
     /** Null: none. */
     private final StoreProbe probe;
 
+    /** The vertex {@link #written} reads: the one whose in-adjacency was just written. */
+    private VertexKey writtenKey;
+
     private final Written written =
             new Written() {
                 @Override
                 public int degree() throws Exception {
+                    keys.set(writtenKey);
                     return adjacency.degree();
                 }
 
                 @Override
                 public long[] neighbours() throws Exception {
+                    keys.set(writtenKey);
                     return adjacency.neighbours();
                 }
             };
@@ -53,7 +58,7 @@ final class EdgeWriter {
         /**
          * {@code ops} (sources, or {@code -1 - source} for removals) were applied to {@code
          * vertex}'s in-adjacency, changing its degree by {@code change}; {@code written} reads the
-         * in-adjacency as they left it while the vertex is still the current key.
+         * in-adjacency as they left it, during the call.
          */
         default void applied(long vertex, long[] ops, int change, Written written)
                 throws Exception {
@@ -160,6 +165,7 @@ final class EdgeWriter {
                     sizes.touched(key.partition());
                     sampler.invalidate(key.vertex());
                     if (adjacencyChanged != null) {
+                        writtenKey = key;
                         adjacencyChanged.applied(key.vertex(), ops, change, written);
                     }
                     if (siteOutEdges.isOn()) {
@@ -224,6 +230,7 @@ final class EdgeWriter {
         }
         sampler.invalidate(w);
         if (adjacencyChanged != null && removed) {
+            writtenKey = key;
             adjacencyChanged.applied(w, new long[] {-1 - v}, -1, written);
         } else if (adjacencyChanged != null) {
             adjacencyChanged.changed(w);

@@ -183,14 +183,14 @@ public final class IncrementalPredictions {
     /**
      * {@code ops} (sources, or {@code -1 - source} for removals) changed {@code w}'s in-adjacency
      * by {@code change} at {@code changedAt} (ms); {@code written} reads the in-adjacency as they
-     * left it, only where every operation took effect, before any other state is read. Where every
-     * operation took effect, all additions or all removals, each valid sum takes the parts of the
-     * neighbours that entered the neighbourhood and gives back those of the neighbours that left it
-     * (their current features and stored rows, which their own changes keep in step): the
-     * operations' sources where the neighbourhood is the whole list before and after, else, for a
-     * hub above the eval fanout before and after, the members its selection took in and let go
-     * ({@link HubSelectionChange}). Otherwise the sums are computed again, as {@link
-     * #adjacencyChanged}. Either way {@code w} is recomputed at every layer.
+     * left it (its list only where a hub's selection may have changed). Where every operation took
+     * effect, all additions or all removals, each valid sum takes the parts of the neighbours that
+     * entered the neighbourhood and gives back those of the neighbours that left it (their current
+     * features and stored rows, which their own changes keep in step): the operations' sources
+     * where the neighbourhood is the whole list before and after, else, for a hub above the eval
+     * fanout before and after, the members its selection took in and let go ({@link
+     * HubSelectionChange}). Otherwise the sums are computed again, as {@link #adjacencyChanged}.
+     * Either way {@code w} is recomputed at every layer.
      */
     public void edgesApplied(
             long w, long[] ops, int change, EdgeWriter.Written written, long changedAt)
@@ -215,14 +215,27 @@ public final class IncrementalPredictions {
         for (int i = 0; i < ops.length; i++) {
             sources[i] = ops[i] >= 0 ? ops[i] : -1 - ops[i];
         }
-        long[] inNeighbours = hub ? written.neighbours() : null;
+        long[] inNeighbours = null;
+        long lowestRank = Long.MAX_VALUE;
+        for (long u : hub ? sources : new long[0]) {
+            lowestRank = Math.min(lowestRank, EvalNeighbourhood.rank(w, u));
+        }
         for (int m = 0; m < pending.layers(); m++) {
             NeighbourSums.Sum sum = sums.get(m, w, tag(m));
             if (sum != null) {
                 long[] entering = adds > 0 ? sources : new long[0];
                 long[] leaving = adds > 0 ? new long[0] : sources;
                 long bound = Long.MAX_VALUE;
-                if (hub) {
+                if (hub && lowestRank > sum.rankBound()) {
+                    // No source is within the selection: it took none in and let none go.
+                    hubDifferences++;
+                    summedByDifference++;
+                    mark(m, w, changedAt);
+                    continue;
+                } else if (hub) {
+                    if (inNeighbours == null) {
+                        inNeighbours = written.neighbours();
+                    }
                     HubSelectionChange c =
                             HubSelectionChange.of(
                                     w,
