@@ -217,8 +217,10 @@ public final class IncrementalPredictions {
         }
         long[] inNeighbours = null;
         long lowestRank = Long.MAX_VALUE;
-        for (long u : hub ? sources : new long[0]) {
-            lowestRank = Math.min(lowestRank, EvalNeighbourhood.rank(w, u));
+        if (hub) {
+            for (long u : sources) {
+                lowestRank = Math.min(lowestRank, EvalNeighbourhood.rank(w, u));
+            }
         }
         for (int m = 0; m < pending.layers(); m++) {
             NeighbourSums.Sum sum = sums.get(m, w, tag(m));
