@@ -132,6 +132,7 @@ class IncrementalPredictionsITCase {
 
         Graph graph = Graph.read(CORA);
         List<ProducerRecord<String, String>> burst = graph.burst(new Random(5), 400, edges, nodes);
+        assertTrue(graph.recreated > 0, "the burst creates a deleted vertex again");
 
         JobClient first = submit(conf);
         try (KafkaConsumer<String, String> metrics =
@@ -364,11 +365,18 @@ class IncrementalPredictionsITCase {
             return g;
         }
 
-        /** {@code n} changes: edges added and removed, node records (new ones too), deletions. */
+        /** Deleted vertices the bursts created again. */
+        int recreated;
+
+        /**
+         * {@code n} changes: edges added and removed, node records (new ones too, some of deleted
+         * vertices, which come back), deletions.
+         */
         List<ProducerRecord<String, String>> burst(
                 Random r, int n, String edgesTopic, String nodesTopic) {
             List<ProducerRecord<String, String>> out = new ArrayList<>();
             List<Long> ids = new ArrayList<>(nodes.keySet());
+            List<Long> gone = new ArrayList<>();
             long next = 100_000;
             for (int i = 0; i < n; i++) {
                 double kind = r.nextDouble();
@@ -388,7 +396,15 @@ class IncrementalPredictionsITCase {
                     in.get(dst).remove(src);
                     out.add(new ProducerRecord<>(edgesTopic, "" + dst, src + "," + dst + ",-"));
                 } else if (kind < 0.99) {
-                    long v = r.nextInt(3) == 0 ? next++ : ids.get(r.nextInt(ids.size()));
+                    long v =
+                            r.nextInt(3) != 0
+                                    ? ids.get(r.nextInt(ids.size()))
+                                    : gone.isEmpty() || r.nextBoolean()
+                                            ? next++
+                                            : gone.remove(gone.size() - 1);
+                    if (v < next - 1 && !nodes.containsKey(v)) {
+                        recreated++;
+                    }
                     ObjectNode record =
                             nodes.get(ids.get(r.nextInt(ids.size()))).deepCopy().put("id", v);
                     if (!nodes.containsKey(v)) {
@@ -399,6 +415,7 @@ class IncrementalPredictionsITCase {
                     out.add(new ProducerRecord<>(nodesTopic, "" + v, record.toString()));
                 } else {
                     long v = ids.remove(r.nextInt(ids.size()));
+                    gone.add(v);
                     nodes.remove(v);
                     in.remove(v);
                     in.values().forEach(s -> s.remove(v));

@@ -24,8 +24,6 @@ import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
@@ -44,8 +42,9 @@ import org.slf4j.LoggerFactory;
  * updates keyed by their vertex, edge bundles, deletions and requests keyed by a partition anchor),
  * the statistics timer and the snapshots, and sends what it returns: sampled neighbours to the
  * assembler (main output), feature parts straight to the batch's trainer ({@link #FEATURES}), graph
- * events to the scheduler ({@link #EVENTS}) and deleted vertices to the prediction tombstones
- * ({@link #DELETED}). It also shows the core's counters as metrics and injects test failures.
+ * events to the scheduler ({@link #EVENTS}) and incremental predictions with deleted vertices to
+ * the prediction tombstones ({@link #PREDICTIONS}). It also shows the core's counters as metrics
+ * and injects test failures.
  *
  * <p>See docs/design.md, "Graph state", "Graph changes", "Feature paths and caches" and
  * "Checkpoints and restore", "GraphStore".
@@ -61,14 +60,11 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
             new OutputTag<>("feature-parts", MiniBatchPartSerializer.TYPE_INFO);
 
     /**
-     * The vertices whose deletion the owning subtask applied, each with the step of the latest
-     * inference round this subtask had answered requests of then (docs/design.md, "Vertex
-     * deletion"): the job turns them into prediction tombstones.
+     * Incremental predictions (docs/design.md, "Incremental predictions") and, in their order, the
+     * vertices whose deletion this subtask applied as it owns them ({@link
+     * PredictionBatch#deletion}, with the step of the latest round it had answered then: see
+     * "Vertex deletion"), which the job turns into prediction tombstones.
      */
-    public static final OutputTag<Tuple2<Long, Long>> DELETED =
-            new OutputTag<>("deleted-vertices", Types.TUPLE(Types.LONG, Types.LONG));
-
-    /** Incremental predictions (docs/design.md, "Incremental predictions"). */
     public static final OutputTag<PredictionBatch> PREDICTIONS =
             new OutputTag<>("incremental-predictions", TypeInformation.of(PredictionBatch.class));
 
@@ -291,11 +287,6 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
         List<PredictionBatch> predictions = out.predictions();
         for (int i = 0; i < predictions.size(); i++) {
             output.collect(PREDICTIONS, new StreamRecord<>(predictions.get(i)));
-        }
-        for (int i = 0; i < out.deletions(); i++) {
-            output.collect(
-                    DELETED,
-                    new StreamRecord<>(Tuple2.of(out.deletedVertex(i), out.deletedAtStep(i))));
         }
         out.clear();
     }

@@ -5,107 +5,196 @@ import com.carrotsearch.hppc.LongLongHashMap;
 import com.carrotsearch.hppc.cursors.LongLongCursor;
 import io.gnnstream.operators.internal.RankLine;
 import io.gnnstream.operators.messages.Prediction;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
-import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.OutputTag;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The last stage before the predictions sink (parallelism 1): passes the trainers' predictions on
- * and turns each vertex deletion into a tombstone ({@link Prediction#tombstone}), so the compacted
- * predictions topic forgets a deleted vertex (docs/design.md, "Vertex deletion").
+ * The last stage before the predictions sink, keyed by vertex: passes the trainers' and the
+ * GraphStore's predictions on and turns each vertex deletion ({@link Prediction#deletion}) into a
+ * tombstone, so the compacted predictions topic forgets a deleted vertex (docs/design.md, "Vertex
+ * deletion"). Its decisions are per vertex, on keyed state (RocksDB in the job), so nothing it
+ * remembers sits on the heap.
  *
- * <p>A deletion comes from the GraphStore subtask owning the vertex with the step of the latest
- * inference round that subtask had answered requests of. A round that asked for the vertex after
- * its deletion gets no row for it and predicts nothing for it; a round that asked before may still
- * be computing, and its prediction, of that step or an earlier one, would land after the tombstone.
- * So each deletion is remembered as (vertex, step) and a later prediction of the vertex from a
- * round up to that step is dropped. Rounds run one after another: once predictions of two later
- * rounds have come, no prediction of an earlier one is on its way, and the entry is forgotten. The
- * entries (primitive maps on the heap, about 20 bytes each) and the two latest round steps are
- * operator state.
+ * <p>A deletion comes from the GraphStore subtask owning the vertex, on the channel of its
+ * incremental predictions (so the two arrive in the order they happened), with the step of the
+ * latest inference round that subtask had answered. A round that asked for the vertex after its
+ * deletion gets no row for it and predicts nothing for it; a round that asked before may still be
+ * computing, and its prediction, of that step or an earlier one, would land after the tombstone: so
+ * a later round prediction of the vertex up to that step is dropped. An incremental prediction
+ * after the deletion is of the vertex created again and passes.
  *
- * <p>Incremental predictions (docs/design.md, "Incremental predictions") come from the GraphStore
- * with the pinned round's step; the GraphStore pins a round only once every rank has emitted its
- * share of the round's predictions, so a round prediction of a vertex that arrives after an
- * incremental one of the same or a later step is older and is dropped, and an incremental
- * prediction of an older step than the latest round's is dropped as well: that round reads the
- * graph after it. Those vertices are remembered as deletions are, and forgotten alike. The
- * freshness of each incremental prediction (now minus its change's time) goes into the histogram
- * {@code freshnessMs}, with gauges of its median and 99th percentile, and every second with
- * incremental predictions a {@link RankLine#freshness} line of that second's goes to the side
+ * <p>Incremental predictions (docs/design.md, "Incremental predictions") carry the pinned round's
+ * step; the GraphStore pins a round only once every rank has emitted its share of the round's
+ * predictions, so a round prediction of a vertex that arrives after an incremental one of the same
+ * or a later step is older and is dropped, and an incremental prediction of an older step than the
+ * latest round's is dropped as well: that round reads the graph after it.
+ *
+ * <p>Per vertex the state holds the latest pinned step of an incremental prediction passed and the
+ * round step up to which round predictions are stale (a {@code Tuple2}; {@link #NONE}: nothing).
+ * Rounds run one after another: once predictions of two later rounds have come, no prediction of an
+ * earlier one is on its way. An entry older than that is cleared when its vertex comes again (every
+ * round predicts every vertex with attributes), and the deletions' entries at each new round. The
+ * steps of the two latest rounds are union operator state.
+ *
+ * <p>The freshness of each incremental prediction (now minus its change's time) goes into the
+ * histogram {@code freshnessMs}, with gauges of its median and 99th percentile, and every second
+ * with incremental predictions a {@link RankLine#freshness} line of that second's goes to the side
  * output {@link #FRESHNESS} (the metrics lines carry it).
  */
 public class PredictionTombstones extends AbstractStreamOperator<Prediction>
-        implements TwoInputStreamOperator<Prediction, Tuple2<Long, Long>, Prediction> {
+        implements OneInputStreamOperator<Prediction, Prediction> {
 
     private static final long serialVersionUID = 1L;
 
-    static final ListStateDescriptor<Tuple2<Long, Long>> DELETIONS =
+    private static final Logger LOG = LoggerFactory.getLogger(PredictionTombstones.class);
+
+    /** No step: the vertex has no incremental prediction passed, or no deletion to remember. */
+    static final long NONE = Long.MIN_VALUE;
+
+    /** Per vertex: (latest incremental step passed, round step up to which rounds are stale). */
+    static final ValueStateDescriptor<Tuple2<Long, Long>> VERTEX =
+            new ValueStateDescriptor<>("prediction-vertex", Types.TUPLE(Types.LONG, Types.LONG));
+
+    /** The two latest round steps, as every subtask saw them (union: the largest win). */
+    static final ListStateDescriptor<Long> ROUNDS =
+            new ListStateDescriptor<>("prediction-rounds", Types.LONG);
+
+    /** Operator state of the layout before the keyed one, read on restore. */
+    static final ListStateDescriptor<Tuple2<Long, Long>> LEGACY_DELETIONS =
             new ListStateDescriptor<>(
                     "prediction-tombstone-deletions", Types.TUPLE(Types.LONG, Types.LONG));
-    static final ListStateDescriptor<Long> ROUNDS =
+
+    static final ListStateDescriptor<Long> LEGACY_ROUNDS =
             new ListStateDescriptor<>("prediction-tombstone-rounds", Types.LONG);
 
-    private transient ListState<Tuple2<Long, Long>> deletionState;
-    private transient ListState<Long> roundState;
-    private transient ListState<Tuple2<Long, Long>> incrementalState;
-
-    static final ListStateDescriptor<Tuple2<Long, Long>> INCREMENTAL =
+    static final ListStateDescriptor<Tuple2<Long, Long>> LEGACY_INCREMENTAL =
             new ListStateDescriptor<>(
                     "prediction-incremental", Types.TUPLE(Types.LONG, Types.LONG));
-
-    /** Vertex -> the latest pinned step of an incremental prediction of it passed on. */
-    private transient LongLongHashMap incrementalAt;
-
-    private transient DescriptiveStatisticsHistogram freshness;
 
     /** Freshness lines for the metrics merger. */
     public static final OutputTag<String> FRESHNESS = new OutputTag<>("freshness", Types.STRING);
 
     static final long FRESHNESS_LINE_MS = 1_000;
 
+    /** At most this many values of a second are kept for its line's percentiles. */
+    private static final int MAX_WINDOW = 100_000;
+
+    private transient ValueState<Tuple2<Long, Long>> vertexState;
+    private transient ListState<Long> roundState;
+
+    private transient DescriptiveStatisticsHistogram freshness;
+
     /** The freshness (ms) of the incremental predictions since the last freshness line. */
     private transient LongArrayList window;
 
     private transient long windowCount;
-
-    /** Deleted vertex -> the latest round step whose predictions of it are stale. */
-    private transient LongLongHashMap deletedUpTo;
 
     /** The step of the latest round seen in predictions, and of the one before it. */
     private transient long latestRound;
 
     private transient long previousRound;
 
+    /** Entries that remember only a deletion, as of the last sweep and since. */
+    private transient long deletionEntries;
+
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
-        deletionState = context.getOperatorStateStore().getListState(DELETIONS);
-        roundState = context.getOperatorStateStore().getListState(ROUNDS);
-        incrementalState = context.getOperatorStateStore().getListState(INCREMENTAL);
-        incrementalAt = new LongLongHashMap();
-        for (Tuple2<Long, Long> d : incrementalState.get()) {
-            putMax(incrementalAt, d.f0, d.f1);
-        }
-        deletedUpTo = new LongLongHashMap();
-        for (Tuple2<Long, Long> d : deletionState.get()) {
-            putMax(deletedUpTo, d.f0, d.f1);
-        }
-        List<Long> rounds = new ArrayList<>();
+        vertexState = context.getKeyedStateStore().getState(VERTEX);
+        roundState = context.getOperatorStateStore().getUnionListState(ROUNDS);
+        latestRound = -1;
+        previousRound = -1;
+        List<Long> rounds = new java.util.ArrayList<>();
         roundState.get().forEach(rounds::add);
-        latestRound = rounds.isEmpty() ? -1 : rounds.get(0);
-        previousRound = rounds.size() < 2 ? -1 : rounds.get(1);
+        Set<String> restored = context.getOperatorStateStore().getRegisteredStateNames();
+        if (restored.contains(LEGACY_ROUNDS.getName())) {
+            ListState<Long> legacy = context.getOperatorStateStore().getListState(LEGACY_ROUNDS);
+            legacy.get().forEach(rounds::add);
+            legacy.clear();
+        }
+        // Each subtask stored [latest, previous]: the largest of each position wins.
+        for (int i = 0; i + 1 < rounds.size(); i += 2) {
+            latestRound = Math.max(latestRound, rounds.get(i));
+            previousRound = Math.max(previousRound, rounds.get(i + 1));
+        }
+        if (restored.contains(LEGACY_DELETIONS.getName())
+                || restored.contains(LEGACY_INCREMENTAL.getName())) {
+            restoreLegacy(context);
+        }
+        if (context.isRestored()) {
+            deletionEntries = 1; // the restored state may hold deletions to sweep
+        }
+    }
+
+    /**
+     * Moves the entries of the heap layout's operator state into the keyed state: those of vertices
+     * in this subtask's key groups (all of them at the parallelism that wrote them).
+     */
+    private void restoreLegacy(StateInitializationContext context) throws Exception {
+        LongLongHashMap deleted = read(context, LEGACY_DELETIONS);
+        LongLongHashMap incremental = read(context, LEGACY_INCREMENTAL);
+        long elsewhere = 0;
+        for (LongLongHashMap map : List.of(deleted, incremental)) {
+            for (LongLongCursor c : map) {
+                var task = getRuntimeContext().getTaskInfo();
+                if (KeyGroupRangeAssignment.assignKeyToParallelOperator(
+                                c.key,
+                                task.getMaxNumberOfParallelSubtasks(),
+                                task.getNumberOfParallelSubtasks())
+                        != task.getIndexOfThisSubtask()) {
+                    elsewhere++;
+                    continue;
+                }
+                getKeyedStateBackend().setCurrentKey(c.key);
+                Tuple2<Long, Long> e = entry();
+                if (map == deleted) {
+                    e.f1 = Math.max(e.f1, c.value);
+                } else {
+                    e.f0 = Math.max(e.f0, c.value);
+                }
+                vertexState.update(e);
+            }
+        }
+        if (elsewhere > 0) {
+            LOG.warn(
+                    "{} entries of the predictions stage's earlier layout name vertices of other"
+                            + " subtasks and were not restored (restored at another parallelism)",
+                    elsewhere);
+        }
+    }
+
+    private static LongLongHashMap read(
+            StateInitializationContext context, ListStateDescriptor<Tuple2<Long, Long>> d)
+            throws Exception {
+        LongLongHashMap map = new LongLongHashMap();
+        if (!context.getOperatorStateStore().getRegisteredStateNames().contains(d.getName())) {
+            return map;
+        }
+        ListState<Tuple2<Long, Long>> state = context.getOperatorStateStore().getListState(d);
+        for (Tuple2<Long, Long> e : state.get()) {
+            map.put(e.f0, Math.max(e.f1, map.getOrDefault(e.f0, NONE)));
+        }
+        state.clear();
+        return map;
     }
 
     @Override
@@ -120,23 +209,32 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
     }
 
     @Override
-    public void processElement1(StreamRecord<Prediction> element) {
+    public void processElement(StreamRecord<Prediction> element) throws Exception {
         Prediction p = element.getValue();
+        if (p.isTombstone()) {
+            deleted(p.vertex, p.step);
+            output.collect(new StreamRecord<>(Prediction.tombstone(p.vertex)));
+            return;
+        }
         if (p.step > latestRound) {
             previousRound = latestRound;
             latestRound = p.step;
-            long before = previousRound;
-            deletedUpTo.removeAll((vertex, step) -> step < before);
-            incrementalAt.removeAll((vertex, step) -> step < before);
+            if (deletionEntries > 0) {
+                sweepDeletions();
+            }
         }
-        if (deletedUpTo.containsKey(p.vertex) && p.step <= deletedUpTo.get(p.vertex)) {
-            return;
+        Tuple2<Long, Long> e = vertexState.value();
+        if (e != null && e.f0 < previousRound && e.f1 < previousRound) {
+            vertexState.clear();
+            e = null;
         }
         if (p.changedAt > 0) {
             if (p.step < latestRound) {
                 return; // a newer round's predictions are coming or came, from a later graph
             }
-            putMax(incrementalAt, p.vertex, p.step);
+            if (e == null || e.f0 < p.step) {
+                vertexState.update(Tuple2.of(p.step, e == null ? NONE : e.f1));
+            }
             long ms =
                     Math.max(
                             0, getProcessingTimeService().getCurrentProcessingTime() - p.changedAt);
@@ -145,16 +243,67 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
             if (window.size() < MAX_WINDOW) {
                 window.add(ms);
             }
-        } else {
-            if (incrementalAt.containsKey(p.vertex) && p.step <= incrementalAt.get(p.vertex)) {
-                return;
-            }
+        } else if (e != null && (p.step <= e.f1 || p.step <= e.f0)) {
+            // A round that asked for the vertex before its deletion, or one older than an
+            // incremental prediction that came first.
+            return;
         }
         output.collect(element);
     }
 
-    /** At most this many values of a second are kept for its line's percentiles. */
-    private static final int MAX_WINDOW = 100_000;
+    /**
+     * The vertex was deleted when its owner had answered the round of {@code step}: a round
+     * prediction of it up to that step is stale. Its incremental step goes with it (the pinned
+     * round's, which its owner had answered).
+     */
+    private void deleted(long vertex, long step) throws Exception {
+        Tuple2<Long, Long> e = vertexState.value();
+        long upTo = Math.max(step, e == null ? NONE : e.f1);
+        if (upTo < 0 || upTo < previousRound) {
+            vertexState.clear(); // no round that asked before is still on its way
+        } else {
+            vertexState.update(Tuple2.of(NONE, upTo));
+            deletionEntries++;
+        }
+    }
+
+    /**
+     * Clears the entries that only remember a deletion older than the previous round: a deleted
+     * vertex is not predicted by rounds, so nothing else would.
+     */
+    private void sweepDeletions() throws Exception {
+        Object current = getCurrentKey();
+        LongArrayList stale = new LongArrayList();
+        long[] kept = {0};
+        try (Stream<Object> keys =
+                getKeyedStateBackend().getKeys(VERTEX.getName(), VoidNamespace.INSTANCE)) {
+            keys.forEach(
+                    k -> {
+                        getKeyedStateBackend().setCurrentKey(k);
+                        try {
+                            Tuple2<Long, Long> e = vertexState.value();
+                            if (e != null && e.f0 == NONE && e.f1 < previousRound) {
+                                stale.add((Long) k);
+                            } else if (e != null && e.f0 == NONE) {
+                                kept[0]++;
+                            }
+                        } catch (Exception ex) {
+                            throw new IllegalStateException(ex);
+                        }
+                    });
+        }
+        for (int i = 0; i < stale.size(); i++) {
+            getKeyedStateBackend().setCurrentKey(stale.get(i));
+            vertexState.clear();
+        }
+        getKeyedStateBackend().setCurrentKey(current);
+        deletionEntries = kept[0];
+    }
+
+    private Tuple2<Long, Long> entry() throws Exception {
+        Tuple2<Long, Long> e = vertexState.value();
+        return e == null ? Tuple2.of(NONE, NONE) : e;
+    }
 
     private void scheduleFreshnessLine() {
         long now = getProcessingTimeService().getCurrentProcessingTime();
@@ -183,40 +332,8 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
     }
 
     @Override
-    public void processElement2(StreamRecord<Tuple2<Long, Long>> element) {
-        long vertex = element.getValue().f0;
-        putMax(deletedUpTo, vertex, element.getValue().f1);
-        output.collect(new StreamRecord<>(Prediction.tombstone(vertex)));
-    }
-
-    @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
-        deletionState.update(entries(deletedUpTo));
         roundState.update(List.of(latestRound, previousRound));
-        incrementalState.update(entries(incrementalAt));
-    }
-
-    private static List<Tuple2<Long, Long>> entries(LongLongHashMap map) {
-        List<Tuple2<Long, Long>> out = new ArrayList<>(map.size());
-        for (LongLongCursor c : map) {
-            out.add(Tuple2.of(c.key, c.value));
-        }
-        return out;
-    }
-
-    /** Keeps the larger of {@code step} and the one {@code vertex} has. */
-    private static void putMax(LongLongHashMap map, long vertex, long step) {
-        int slot = map.indexOf(vertex);
-        if (!map.indexExists(slot)) {
-            map.indexInsert(slot, vertex, step);
-        } else if (map.indexGet(slot) < step) {
-            map.indexReplace(slot, step);
-        }
-    }
-
-    /** Deletions remembered, for tests. */
-    int remembered() {
-        return deletedUpTo.size();
     }
 }

@@ -76,10 +76,10 @@ public final class Outputs {
      */
     public void predictions(
             SingleOutputStreamOperator<SampleResponse> store, Sink<Prediction> sink) {
-        DataStream<PredictionBatch> batches = trainer.getSideOutput(TrainerOperator.PREDICTIONS);
-        if (settings.incremental()) {
-            batches = batches.union(store.getSideOutput(GraphStoreOperator.PREDICTIONS));
-        }
+        // The GraphStore's deletions travel with its incremental predictions, in their order.
+        DataStream<PredictionBatch> batches =
+                trainer.getSideOutput(TrainerOperator.PREDICTIONS)
+                        .union(store.getSideOutput(GraphStoreOperator.PREDICTIONS));
         SingleOutputStreamOperator<Prediction> tombstones =
                 batches.rebalance()
                         .flatMap(new Wiring.SplitPredictions())
@@ -87,7 +87,7 @@ public final class Outputs {
                         .uid("split-predictions")
                         .name("split-predictions")
                         .setParallelism(1)
-                        .connect(store.getSideOutput(GraphStoreOperator.DELETED).rebalance())
+                        .keyBy(p -> p.vertex, Types.LONG)
                         .transform(
                                 "prediction-tombstones",
                                 TypeInformation.of(Prediction.class),

@@ -33,7 +33,15 @@ public class Prediction {
         return new Prediction(vertex, -1, -1, null, null);
     }
 
-    /** Whether this is a {@link #tombstone}. */
+    /**
+     * The deletion of {@code vertex} as the predictions stage receives it: a {@link #tombstone}
+     * with the step of the latest round its owner had answered when it deleted it.
+     */
+    public static Prediction deletion(long vertex, long latestRoundStep) {
+        return new Prediction(vertex, latestRoundStep, -1, null, null);
+    }
+
+    /** Whether this is a {@link #tombstone} (or a {@link #deletion}). */
     public boolean isTombstone() {
         return probs == null;
     }

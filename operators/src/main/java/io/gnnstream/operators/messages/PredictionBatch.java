@@ -5,6 +5,10 @@ package io.gnnstream.operators.messages;
  * than per vertex, because the trainer's outputs flush after every record (see docs/design.md,
  * "Buffer timeouts"). {@link #split()} gives the per-vertex {@link Prediction}s. A Flink POJO of
  * primitives and primitive arrays.
+ *
+ * <p>The GraphStore also sends a vertex's deletion as a batch ({@link #deletion}: no probabilities,
+ * the step of the latest round its owner had answered), on the channel of its incremental
+ * predictions, so that the two reach the predictions stage in the order they happened.
  */
 public class PredictionBatch {
 
@@ -32,13 +36,35 @@ public class PredictionBatch {
 
     public PredictionBatch() {}
 
+    /**
+     * The deletion of {@code vertex}, whose owner had answered requests of the round of {@code
+     * latestRoundStep} (-1: none) when it deleted it.
+     */
+    public static PredictionBatch deletion(long vertex, long latestRoundStep) {
+        PredictionBatch b = new PredictionBatch();
+        b.step = latestRoundStep;
+        b.vertices = new long[] {vertex};
+        return b;
+    }
+
+    /** Whether this is a {@link #deletion}. */
+    public boolean isDeletion() {
+        return probs == null;
+    }
+
     public int size() {
         return vertices.length;
     }
 
-    /** The per-vertex predictions. */
+    /** The per-vertex predictions; of a {@link #deletion}, its {@link Prediction#deletion}. */
     public Prediction[] split() {
         Prediction[] out = new Prediction[vertices.length];
+        if (isDeletion()) {
+            for (int i = 0; i < out.length; i++) {
+                out[i] = Prediction.deletion(vertices[i], step);
+            }
+            return out;
+        }
         for (int i = 0; i < out.length; i++) {
             float[] p = java.util.Arrays.copyOfRange(probs, i * classes, (i + 1) * classes);
             float[] e =

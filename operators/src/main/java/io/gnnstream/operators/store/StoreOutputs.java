@@ -11,9 +11,9 @@ import java.util.List;
 /**
  * What a {@link GraphStore} call produced for its operator to send, in order per kind: sample
  * responses (to the assembler), feature parts (to the trainers), graph events (to the scheduler)
- * and deleted vertices with the latest round step answered (to the prediction tombstones). The
- * caller empties it after each call ({@link #clear}); reused, it allocates nothing once its lists
- * have grown.
+ * and incremental predictions with the deleted vertices among them in their order (to the
+ * predictions stage; a deletion as a {@link PredictionBatch#deletion}). The caller empties it after
+ * each call ({@link #clear}); reused, it allocates nothing once its lists have grown.
  */
 public final class StoreOutputs {
 
@@ -41,13 +41,14 @@ public final class StoreOutputs {
         predictions.add(batch);
     }
 
-    /** Incremental predictions. */
+    /** Incremental predictions and deletions, in the order they happened. */
     public List<PredictionBatch> predictions() {
         return predictions;
     }
 
     void deleted(long vertex, long latestRoundStep) {
         deleted.add(vertex, latestRoundStep);
+        predictions.add(PredictionBatch.deletion(vertex, latestRoundStep));
     }
 
     public List<SampleResponse> responses() {

@@ -15,9 +15,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.streaming.util.TwoInputStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 
 /**
  * The predictions of a {@link ProtocolSimulator} run with incremental predictions: every prediction
@@ -40,7 +40,7 @@ final class SimPredictions {
     /** The same records without the tombstone stage: every prediction and deletion in order. */
     private final Map<Long, float[]> emitted = new HashMap<>();
 
-    private TwoInputStreamOperatorTestHarness<Prediction, Tuple2<Long, Long>, Prediction> sink;
+    private KeyedOneInputStreamOperatorTestHarness<Long, Prediction, Prediction> sink;
 
     /** Per round step: the ranks of the current start that sent their pin records. */
     private final Map<Long, Set<Integer>> pinsSent = new HashMap<>();
@@ -66,7 +66,9 @@ final class SimPredictions {
         this.trace = trace;
         this.verbose = verbose;
         try {
-            sink = new TwoInputStreamOperatorTestHarness<>(new PredictionTombstones());
+            sink =
+                    new KeyedOneInputStreamOperatorTestHarness<>(
+                            new PredictionTombstones(), p -> p.vertex, Types.LONG);
             sink.open();
         } catch (Exception e) {
             throw new IllegalStateException(e);
@@ -84,6 +86,15 @@ final class SimPredictions {
     /** The GraphStore's incremental predictions and deletions in {@code out}, to the sink. */
     void storeOutputs(StoreOutputs out) {
         for (PredictionBatch b : out.predictions()) {
+            if (b.isDeletion()) {
+                if (verbose) {
+                    trace.add("  deleted " + b.vertices[0]);
+                }
+                for (Prediction p : b.split()) {
+                    sink(p);
+                }
+                continue;
+            }
             checkIncremental(b);
             incrementalBatches++;
             if (verbose) {
@@ -95,12 +106,6 @@ final class SimPredictions {
             }
             for (Prediction p : b.split()) {
                 sink(p);
-            }
-        }
-        for (int i = 0; i < out.deletions(); i++) {
-            sinkDeletion(out.deletedVertex(i), out.deletedAtStep(i));
-            if (verbose) {
-                trace.add("  deleted " + out.deletedVertex(i));
             }
         }
     }
@@ -167,19 +172,13 @@ final class SimPredictions {
     }
 
     private void sink(Prediction p) {
-        emitted.put(p.vertex, p.probs);
-        try {
-            sink.processElement1(new StreamRecord<>(p));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
+        if (p.isTombstone()) {
+            emitted.remove(p.vertex);
+        } else {
+            emitted.put(p.vertex, p.probs);
         }
-        drainSink();
-    }
-
-    private void sinkDeletion(long vertex, long step) {
-        emitted.remove(vertex);
         try {
-            sink.processElement2(new StreamRecord<>(Tuple2.of(vertex, step)));
+            sink.processElement(new StreamRecord<>(p));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

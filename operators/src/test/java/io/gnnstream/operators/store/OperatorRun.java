@@ -4,6 +4,7 @@ import io.gnnstream.operators.GraphStoreOperator;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.MiniBatchPart;
+import io.gnnstream.operators.messages.PredictionBatch;
 import io.gnnstream.operators.messages.SampleResponse;
 import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexKeyTypeInfo;
@@ -11,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import org.apache.flink.api.java.functions.KeySelector;
-import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -88,11 +88,13 @@ final class OperatorRun {
         while (events != null && !events.isEmpty()) {
             lines.add(StoreScenario.event(events.poll().getValue()));
         }
-        Queue<StreamRecord<Tuple2<Long, Long>>> deleted =
-                h.getSideOutput(GraphStoreOperator.DELETED);
-        while (deleted != null && !deleted.isEmpty()) {
-            Tuple2<Long, Long> d = deleted.poll().getValue();
-            lines.add(StoreScenario.deleted(d.f0, d.f1));
+        Queue<StreamRecord<PredictionBatch>> predicted =
+                h.getSideOutput(GraphStoreOperator.PREDICTIONS);
+        while (predicted != null && !predicted.isEmpty()) {
+            PredictionBatch b = predicted.poll().getValue();
+            if (b.isDeletion()) {
+                lines.add(StoreScenario.deleted(b.vertices[0], b.step));
+            }
         }
     }
 
