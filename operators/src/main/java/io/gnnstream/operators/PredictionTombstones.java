@@ -48,12 +48,13 @@ import org.slf4j.LoggerFactory;
  * or a later step is older and is dropped, and an incremental prediction of an older step than the
  * latest round's is dropped as well: that round reads the graph after it.
  *
- * <p>Per vertex the state holds the latest pinned step of an incremental prediction passed and the
- * round step up to which round predictions are stale (a {@code Tuple2}; {@link #NONE}: nothing).
- * Rounds run one after another: once predictions of two later rounds have come, no prediction of an
- * earlier one is on its way. An entry older than that is cleared when its vertex comes again (every
- * round predicts every vertex with attributes), and the deletions' entries at each new round. The
- * steps of the two latest rounds are union operator state.
+ * <p>Per vertex the keyed state holds the latest pinned step of an incremental prediction passed
+ * (written blind: a read per incremental prediction would cost more) and, for a deleted vertex, the
+ * round step up to which its round predictions are stale. Rounds run one after another: once
+ * predictions of two later rounds have come, no prediction of an earlier one is on its way. An
+ * entry older than that is cleared when its vertex comes again (every round predicts every vertex
+ * with attributes), and the deletions at each new round by a scan of theirs. The steps of the two
+ * latest rounds are union operator state.
  *
  * <p>The freshness of each incremental prediction (now minus its change's time) goes into the
  * histogram {@code freshnessMs}, with gauges of its median and 99th percentile, and every second
@@ -70,9 +71,13 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
     /** No step: the vertex has no incremental prediction passed, or no deletion to remember. */
     static final long NONE = Long.MIN_VALUE;
 
-    /** Per vertex: (latest incremental step passed, round step up to which rounds are stale). */
-    static final ValueStateDescriptor<Tuple2<Long, Long>> VERTEX =
-            new ValueStateDescriptor<>("prediction-vertex", Types.TUPLE(Types.LONG, Types.LONG));
+    /** Per vertex: the latest pinned step of an incremental prediction passed. */
+    static final ValueStateDescriptor<Long> INCREMENTAL_AT =
+            new ValueStateDescriptor<>("prediction-incremental-at", Types.LONG);
+
+    /** Per deleted vertex: the round step up to which its round predictions are stale. */
+    static final ValueStateDescriptor<Long> DELETED_UP_TO =
+            new ValueStateDescriptor<>("prediction-deleted-up-to", Types.LONG);
 
     /** The two latest round steps, as every subtask saw them (union: the largest win). */
     static final ListStateDescriptor<Long> ROUNDS =
@@ -98,7 +103,8 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
     /** At most this many values of a second are kept for its line's percentiles. */
     private static final int MAX_WINDOW = 100_000;
 
-    private transient ValueState<Tuple2<Long, Long>> vertexState;
+    private transient ValueState<Long> incrementalAt;
+    private transient ValueState<Long> deletedUpTo;
     private transient ListState<Long> roundState;
 
     private transient DescriptiveStatisticsHistogram freshness;
@@ -113,13 +119,14 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
 
     private transient long previousRound;
 
-    /** Entries that remember only a deletion, as of the last sweep and since. */
+    /** Deletions remembered, as of the last sweep and since. */
     private transient long deletionEntries;
 
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
-        vertexState = context.getKeyedStateStore().getState(VERTEX);
+        incrementalAt = context.getKeyedStateStore().getState(INCREMENTAL_AT);
+        deletedUpTo = context.getKeyedStateStore().getState(DELETED_UP_TO);
         roundState = context.getOperatorStateStore().getUnionListState(ROUNDS);
         latestRound = -1;
         previousRound = -1;
@@ -165,13 +172,7 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
                     continue;
                 }
                 getKeyedStateBackend().setCurrentKey(c.key);
-                Tuple2<Long, Long> e = entry();
-                if (map == deleted) {
-                    e.f1 = Math.max(e.f1, c.value);
-                } else {
-                    e.f0 = Math.max(e.f0, c.value);
-                }
-                vertexState.update(e);
+                (map == deleted ? deletedUpTo : incrementalAt).update(c.value);
             }
         }
         if (elsewhere > 0) {
@@ -223,18 +224,12 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
                 sweepDeletions();
             }
         }
-        Tuple2<Long, Long> e = vertexState.value();
-        if (e != null && e.f0 < previousRound && e.f1 < previousRound) {
-            vertexState.clear();
-            e = null;
-        }
         if (p.changedAt > 0) {
             if (p.step < latestRound) {
                 return; // a newer round's predictions are coming or came, from a later graph
             }
-            if (e == null || e.f0 < p.step) {
-                vertexState.update(Tuple2.of(p.step, e == null ? NONE : e.f1));
-            }
+            // A blind write: the GraphStore's pins only grow, so the step is the largest yet.
+            incrementalAt.update(p.step);
             long ms =
                     Math.max(
                             0, getProcessingTimeService().getCurrentProcessingTime() - p.changedAt);
@@ -243,7 +238,7 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
             if (window.size() < MAX_WINDOW) {
                 window.add(ms);
             }
-        } else if (e != null && (p.step <= e.f1 || p.step <= e.f0)) {
+        } else if (stale(deletedUpTo, p.step) || stale(incrementalAt, p.step)) {
             // A round that asked for the vertex before its deletion, or one older than an
             // incremental prediction that came first.
             return;
@@ -257,34 +252,52 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
      * round's, which its owner had answered).
      */
     private void deleted(long vertex, long step) throws Exception {
-        Tuple2<Long, Long> e = vertexState.value();
-        long upTo = Math.max(step, e == null ? NONE : e.f1);
+        Long before = deletedUpTo.value();
+        long upTo = Math.max(step, before == null ? NONE : before);
+        incrementalAt.clear();
         if (upTo < 0 || upTo < previousRound) {
-            vertexState.clear(); // no round that asked before is still on its way
+            deletedUpTo.clear(); // no round that asked before is still on its way
         } else {
-            vertexState.update(Tuple2.of(NONE, upTo));
+            deletedUpTo.update(upTo);
             deletionEntries++;
         }
     }
 
     /**
-     * Clears the entries that only remember a deletion older than the previous round: a deleted
-     * vertex is not predicted by rounds, so nothing else would.
+     * Whether a round prediction of {@code step} is at most the step {@code entry} holds for the
+     * current vertex; an entry older than the previous round is cleared instead (no prediction of a
+     * round before it is on its way).
+     */
+    private boolean stale(ValueState<Long> entry, long step) throws Exception {
+        Long upTo = entry.value();
+        if (upTo == null) {
+            return false;
+        }
+        if (upTo < previousRound) {
+            entry.clear();
+            return false;
+        }
+        return step <= upTo;
+    }
+
+    /**
+     * Clears the deletions older than the previous round: a deleted vertex is not predicted by
+     * rounds, so nothing else would.
      */
     private void sweepDeletions() throws Exception {
         Object current = getCurrentKey();
         LongArrayList stale = new LongArrayList();
         long[] kept = {0};
         try (Stream<Object> keys =
-                getKeyedStateBackend().getKeys(VERTEX.getName(), VoidNamespace.INSTANCE)) {
+                getKeyedStateBackend().getKeys(DELETED_UP_TO.getName(), VoidNamespace.INSTANCE)) {
             keys.forEach(
                     k -> {
                         getKeyedStateBackend().setCurrentKey(k);
                         try {
-                            Tuple2<Long, Long> e = vertexState.value();
-                            if (e != null && e.f0 == NONE && e.f1 < previousRound) {
+                            Long upTo = deletedUpTo.value();
+                            if (upTo != null && upTo < previousRound) {
                                 stale.add((Long) k);
-                            } else if (e != null && e.f0 == NONE) {
+                            } else if (upTo != null) {
                                 kept[0]++;
                             }
                         } catch (Exception ex) {
@@ -294,15 +307,10 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
         }
         for (int i = 0; i < stale.size(); i++) {
             getKeyedStateBackend().setCurrentKey(stale.get(i));
-            vertexState.clear();
+            deletedUpTo.clear();
         }
         getKeyedStateBackend().setCurrentKey(current);
         deletionEntries = kept[0];
-    }
-
-    private Tuple2<Long, Long> entry() throws Exception {
-        Tuple2<Long, Long> e = vertexState.value();
-        return e == null ? Tuple2.of(NONE, NONE) : e;
     }
 
     private void scheduleFreshnessLine() {
