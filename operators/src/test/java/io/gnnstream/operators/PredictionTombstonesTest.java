@@ -6,9 +6,14 @@ import io.gnnstream.operators.messages.Prediction;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -119,6 +124,46 @@ class PredictionTombstonesTest {
             h.setProcessingTime(12_000);
             assertEquals(0, h.getSideOutput(PredictionTombstones.FRESHNESS).size(), "none without");
         }
+    }
+
+    @Test
+    void aSavepointOfTheHeapLayoutIsMovedIntoTheKeyedState() throws Exception {
+        OperatorSubtaskState legacy;
+        try (var h = new OneInputStreamOperatorTestHarness<>(new HeapLayout())) {
+            h.open();
+            legacy = h.snapshot(1, 1);
+        }
+        try (var h = harness()) {
+            h.initializeState(legacy);
+            h.open();
+            assertEquals(2, h.numKeyedStateEntries(), "a deletion and an incremental step");
+            h.processElement(round(2, 10));
+            h.processElement(round(3, 10));
+            h.processElement(incremental(4, 9, 5));
+            h.processElement(round(5, 10));
+            assertEquals(
+                    List.of("5@10"),
+                    lines(h),
+                    "the deleted vertex's and the incremental one's round predictions are stale,"
+                            + " and so is an incremental prediction older than the latest round");
+        }
+    }
+
+    /** The operator state of the stage before it was keyed: vertex 2 deleted up to round 10. */
+    private static final class HeapLayout extends AbstractStreamOperator<Prediction>
+            implements OneInputStreamOperator<Prediction, Prediction> {
+
+        @Override
+        public void initializeState(StateInitializationContext context) throws Exception {
+            super.initializeState(context);
+            var store = context.getOperatorStateStore();
+            store.getListState(PredictionTombstones.LEGACY_DELETIONS).add(Tuple2.of(2L, 10L));
+            store.getListState(PredictionTombstones.LEGACY_INCREMENTAL).add(Tuple2.of(3L, 10L));
+            store.getListState(PredictionTombstones.LEGACY_ROUNDS).update(List.of(10L, 5L));
+        }
+
+        @Override
+        public void processElement(StreamRecord<Prediction> element) {}
     }
 
     private static KeyedOneInputStreamOperatorTestHarness<Long, Prediction, Prediction> harness()
