@@ -16,7 +16,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * line {@code {"id":…,"step":…,"label":…,"probs":[…]}} (plus {@code "changed_at"}, the time in ms
  * of the change an incremental prediction follows, and {@code "embedding":[…]} when the prediction
  * has one), so the topic keeps the latest prediction of every vertex; a deleted vertex's {@link
- * Prediction#tombstone} is a null value, which compaction removes with the key.
+ * Prediction#deletion} is a null value, which compaction removes with the key.
  *
  * <p>Class probabilities are written rounded to {@value #PROBABILITY_DECIMALS} decimal places,
  * without trailing zeros ({@code 0.25}, {@code 0}, {@code 1}): a round's millions of predictions

@@ -5,6 +5,7 @@ import com.carrotsearch.hppc.LongLongHashMap;
 import com.carrotsearch.hppc.cursors.LongLongCursor;
 import io.gnnstream.operators.internal.RankLine;
 import io.gnnstream.operators.messages.Prediction;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
@@ -119,7 +120,10 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
 
     private transient long previousRound;
 
-    /** Deletions remembered, as of the last sweep and since. */
+    /**
+     * At least the deletions remembered (exact at the last sweep, counted up since): none, and a
+     * round prediction needs no look at them.
+     */
     private transient long deletionEntries;
 
     @Override
@@ -130,7 +134,7 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
         roundState = context.getOperatorStateStore().getUnionListState(ROUNDS);
         latestRound = -1;
         previousRound = -1;
-        List<Long> rounds = new java.util.ArrayList<>();
+        List<Long> rounds = new ArrayList<>();
         roundState.get().forEach(rounds::add);
         Set<String> restored = context.getOperatorStateStore().getRegisteredStateNames();
         if (restored.contains(LEGACY_ROUNDS.getName())) {
@@ -160,9 +164,9 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
         LongLongHashMap deleted = read(context, LEGACY_DELETIONS);
         LongLongHashMap incremental = read(context, LEGACY_INCREMENTAL);
         long elsewhere = 0;
+        var task = getRuntimeContext().getTaskInfo();
         for (LongLongHashMap map : List.of(deleted, incremental)) {
             for (LongLongCursor c : map) {
-                var task = getRuntimeContext().getTaskInfo();
                 if (KeyGroupRangeAssignment.assignKeyToParallelOperator(
                                 c.key,
                                 task.getMaxNumberOfParallelSubtasks(),
@@ -214,7 +218,7 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
         Prediction p = element.getValue();
         if (p.isTombstone()) {
             deleted(p.vertex, p.step);
-            output.collect(new StreamRecord<>(Prediction.tombstone(p.vertex)));
+            output.collect(element); // a null value in the topic
             return;
         }
         if (p.step > latestRound) {
@@ -238,7 +242,8 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
             if (window.size() < MAX_WINDOW) {
                 window.add(ms);
             }
-        } else if (stale(deletedUpTo, p.step) || stale(incrementalAt, p.step)) {
+        } else if ((deletionEntries > 0 && stale(deletedUpTo, p.step))
+                || stale(incrementalAt, p.step)) {
             // A round that asked for the vertex before its deletion, or one older than an
             // incremental prediction that came first.
             return;

@@ -3,7 +3,7 @@ package io.gnnstream.operators.messages;
 /**
  * The model's output for one vertex after an evaluation round: the arg-max class, the class
  * probabilities and, when asked for, the last hidden layer (the classifier layer's input); or the
- * {@link #tombstone} of a deleted vertex. A Flink POJO of primitives and primitive arrays.
+ * {@link #deletion} of a vertex, its tombstone. A Flink POJO of primitives and primitive arrays.
  */
 public class Prediction {
 
@@ -27,21 +27,15 @@ public class Prediction {
     public Prediction() {}
 
     /**
-     * The tombstone of a deleted vertex: no probabilities (a null value in the predictions topic).
-     */
-    public static Prediction tombstone(long vertex) {
-        return new Prediction(vertex, -1, -1, null, null);
-    }
-
-    /**
-     * The deletion of {@code vertex} as the predictions stage receives it: a {@link #tombstone}
-     * with the step of the latest round its owner had answered when it deleted it.
+     * The deletion of {@code vertex}, its tombstone: no probabilities (a null value in the
+     * predictions topic), with the step of the latest round its owner had answered when it deleted
+     * it.
      */
     public static Prediction deletion(long vertex, long latestRoundStep) {
         return new Prediction(vertex, latestRoundStep, -1, null, null);
     }
 
-    /** Whether this is a {@link #tombstone} (or a {@link #deletion}). */
+    /** Whether this is a {@link #deletion}. */
     public boolean isTombstone() {
         return probs == null;
     }

@@ -1,6 +1,5 @@
 package io.gnnstream.operators.store;
 
-import com.carrotsearch.hppc.LongArrayList;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.MiniBatchPart;
 import io.gnnstream.operators.messages.PredictionBatch;
@@ -21,9 +20,6 @@ public final class StoreOutputs {
     private final List<MiniBatchPart> parts = new ArrayList<>();
     private final List<GraphEvent> events = new ArrayList<>();
     private final List<PredictionBatch> predictions = new ArrayList<>();
-
-    /** Pairs of a deleted vertex and the latest round step answered when it was deleted. */
-    private final LongArrayList deleted = new LongArrayList();
 
     void response(SampleResponse response) {
         responses.add(response);
@@ -47,7 +43,6 @@ public final class StoreOutputs {
     }
 
     void deleted(long vertex, long latestRoundStep) {
-        deleted.add(vertex, latestRoundStep);
         predictions.add(PredictionBatch.deletion(vertex, latestRoundStep));
     }
 
@@ -63,27 +58,19 @@ public final class StoreOutputs {
         return events;
     }
 
-    /** How many vertices the call deleted. */
-    public int deletions() {
-        return deleted.size() / 2;
-    }
-
-    /** The {@code i}-th deleted vertex. */
-    public long deletedVertex(int i) {
-        return deleted.get(2 * i);
-    }
-
-    /** The latest round step answered when the {@code i}-th deleted vertex was deleted. */
-    public long deletedAtStep(int i) {
-        return deleted.get(2 * i + 1);
+    /** The deletions among {@link #predictions}, in order. */
+    public List<PredictionBatch> deletions() {
+        List<PredictionBatch> out = new ArrayList<>();
+        for (PredictionBatch b : predictions) {
+            if (b.isDeletion()) {
+                out.add(b);
+            }
+        }
+        return out;
     }
 
     public boolean isEmpty() {
-        return responses.isEmpty()
-                && parts.isEmpty()
-                && events.isEmpty()
-                && predictions.isEmpty()
-                && deleted.isEmpty();
+        return responses.isEmpty() && parts.isEmpty() && events.isEmpty() && predictions.isEmpty();
     }
 
     public void clear() {
@@ -91,6 +78,5 @@ public final class StoreOutputs {
         parts.clear();
         events.clear();
         predictions.clear();
-        deleted.clear();
     }
 }

@@ -4,6 +4,7 @@ import io.gnnstream.operators.GraphStoreOperator;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.MiniBatchPart;
+import io.gnnstream.operators.messages.PredictionBatch;
 import io.gnnstream.operators.messages.SampleRequest;
 import io.gnnstream.operators.messages.SampleResponse;
 import java.util.ArrayList;
@@ -100,8 +101,8 @@ final class CoreRun {
         for (GraphEvent event : out.events()) {
             lines.add(StoreScenario.event(event));
         }
-        for (int i = 0; i < out.deletions(); i++) {
-            lines.add(StoreScenario.deleted(out.deletedVertex(i), out.deletedAtStep(i)));
+        for (PredictionBatch d : out.deletions()) {
+            lines.add(StoreScenario.deleted(d.vertices[0], d.step));
         }
         out.clear();
     }

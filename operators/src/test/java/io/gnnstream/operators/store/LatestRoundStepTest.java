@@ -37,13 +37,18 @@ class LatestRoundStepTest {
         round.evalNeighbourhood = true;
         store.answer(round, out);
         store.applyDeletion(1, out);
-        assertEquals(9, out.deletedAtStep(out.deletions() - 1));
+        assertEquals(9, lastDeletionStep());
 
         store.snapshot();
         state = state.copy();
         store = start(true);
         store.applyDeletion(2, out);
-        assertEquals(9, out.deletedAtStep(out.deletions() - 1));
+        assertEquals(9, lastDeletionStep());
+    }
+
+    private long lastDeletionStep() {
+        var deletions = out.deletions();
+        return deletions.get(deletions.size() - 1).step;
     }
 
     private GraphStore start(boolean restored) throws Exception {
