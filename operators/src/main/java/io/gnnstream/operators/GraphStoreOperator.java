@@ -224,6 +224,7 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
             getMetricGroup().gauge("pinnedRoundStep", incremental::pinnedStep);
             getMetricGroup().gauge("incrementalSuspensions", incremental::suspensions);
             getMetricGroup().gauge("incrementalSummedAgain", incremental::summedAgain);
+            getMetricGroup().gauge("incrementalSummedByRound", incremental::summedByRound);
             getMetricGroup()
                     .gauge("incrementalSummedByDifference", incremental::summedByDifference);
             schedulePredictions(INCREMENTAL_INTERVAL_MS);
@@ -374,11 +375,13 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
         }
         LOG.info(
                 "Incremental predictions of subtask {}: {} recomputed, {} predicted, {} pending;"
-                        + " sums kept by differences {} ({} of hubs), summed again {}",
+                        + " sums made by rounds {}, kept by differences {} ({} of hubs),"
+                        + " summed again {}",
                 subtask,
                 incremental.recomputed(),
                 incremental.predicted(),
                 incremental.pendingVertices(),
+                incremental.summedByRound(),
                 incremental.summedByDifference(),
                 incremental.hubDifferences(),
                 incremental.summedAgain());

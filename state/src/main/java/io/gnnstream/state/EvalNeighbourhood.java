@@ -42,6 +42,109 @@ public final class EvalNeighbourhood {
             return all;
         }
         int k = fanout;
+        if (k == 0) {
+            return new int[0];
+        }
+        long[] ranks = ranks(vertex, ids);
+        long bound = smallest(ranks.clone(), k);
+        // The members: every rank up to the bound. Distinct neighbours never tie (the rank is a
+        // bijection of the neighbour), so only a neighbour listed twice can.
+        int[] chosen = new int[k];
+        long[] sorted = new long[k];
+        int c = 0;
+        for (int i = 0; i < n && c < k; i++) {
+            if (ranks[i] <= bound) {
+                chosen[c] = i;
+                sorted[c++] = ranks[i];
+            }
+        }
+        Arrays.sort(sorted);
+        for (int i = 1; i < k; i++) {
+            if (sorted[i] == sorted[i - 1]) {
+                return selectByHeap(vertex, ids, k);
+            }
+        }
+        int[] out = new int[k];
+        for (int i = 0; i < k; i++) {
+            out[Arrays.binarySearch(sorted, ranks[chosen[i]])] = chosen[i];
+        }
+        return out;
+    }
+
+    /**
+     * The largest rank of {@code vertex}'s neighbourhood among {@code ids} under {@code fanout},
+     * which must select ({@link #selects}): the rank of the last of {@link #select}, found without
+     * ordering the selection.
+     */
+    public static long bound(long vertex, long[] ids, int fanout) {
+        if (!selects(ids.length, fanout) || fanout == 0) {
+            throw new IllegalArgumentException(
+                    ids.length + " in-neighbours under fanout " + fanout + " select none");
+        }
+        return smallest(ranks(vertex, ids), fanout);
+    }
+
+    private static long[] ranks(long vertex, long[] ids) {
+        long[] ranks = new long[ids.length];
+        for (int i = 0; i < ids.length; i++) {
+            ranks[i] = rank(vertex, ids[i]);
+        }
+        return ranks;
+    }
+
+    /** The {@code k}-th smallest of {@code a} (1-based), by selection in place. */
+    private static long smallest(long[] a, int k) {
+        int lo = 0;
+        int hi = a.length - 1;
+        int target = k - 1;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            // The median of three as pivot; the ranks are hashes, so no input is adversarial.
+            if (a[mid] < a[lo]) {
+                swap(a, mid, lo);
+            }
+            if (a[hi] < a[lo]) {
+                swap(a, hi, lo);
+            }
+            if (a[hi] < a[mid]) {
+                swap(a, hi, mid);
+            }
+            long pivot = a[mid];
+            int i = lo;
+            int j = hi;
+            while (i <= j) {
+                while (a[i] < pivot) {
+                    i++;
+                }
+                while (a[j] > pivot) {
+                    j--;
+                }
+                if (i <= j) {
+                    swap(a, i++, j--);
+                }
+            }
+            if (target <= j) {
+                hi = j;
+            } else if (target >= i) {
+                lo = i;
+            } else {
+                return a[target];
+            }
+        }
+        return a[target];
+    }
+
+    private static void swap(long[] a, int i, int j) {
+        long t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+    }
+
+    /**
+     * {@link #select} by a heap of the {@code k} smallest, for lists that name a neighbour twice.
+     */
+    private static int[] selectByHeap(long vertex, long[] ids, int k) {
+        int n = ids.length;
         // A max-heap of the k smallest (rank, id) seen so far, by position; then sorted in place.
         long[] ranks = new long[k];
         int[] heap = new int[k];

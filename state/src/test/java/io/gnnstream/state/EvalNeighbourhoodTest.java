@@ -119,6 +119,30 @@ class EvalNeighbourhoodTest {
         }
     }
 
+    /** Hub-sized lists, with and without repeated ids, and the bound of their selection. */
+    @Test
+    void selectsFromHubSizedListsAndBoundsTheSelection() {
+        SplittableRandom random = new SplittableRandom(11);
+        for (int trial = 0; trial < 40; trial++) {
+            long vertex = random.nextLong(1L << 40);
+            int n = 4_097 + random.nextInt(20_000);
+            int k = 1 + random.nextInt(n - 1);
+            long[] ids =
+                    trial % 4 == 0
+                            ? random.longs(n, 0, n / 2).toArray()
+                            : random.longs(n, 0, 1L << 40).toArray();
+            long[] expected = bySort(vertex, ids, k);
+            assertArrayEquals(expected, EvalNeighbourhood.neighbours(vertex, ids, k));
+            int[] chosen = EvalNeighbourhood.select(vertex, ids, k);
+            for (int i = 0; i < k; i++) {
+                assertEquals(expected[i], ids[chosen[i]]);
+            }
+            assertEquals(
+                    EvalNeighbourhood.rank(vertex, expected[k - 1]),
+                    EvalNeighbourhood.bound(vertex, ids, k));
+        }
+    }
+
     /** The reference: sort every neighbour by (rank, id) and keep the first {@code k}. */
     private static long[] bySort(long vertex, long[] ids, int k) {
         if (k >= ids.length) {

@@ -232,6 +232,9 @@ public final class GraphStore {
                             incremental.edgesApplied(v, ops, change, written, edgesSince);
                         }
                     });
+            if (config.aggregateAtOwner) {
+                layerOutputs.followOwnedSums(incremental::roundSummed);
+            }
         } else {
             this.incremental = null;
         }

@@ -17,19 +17,13 @@ import io.gnnstream.state.EvalNeighbourhood;
 record HubSelectionChange(long[] entering, long[] leaving, long bound) {
 
     /**
-     * The change of {@code w}'s neighbourhood under {@code fanout} by {@code sources} ({@code
-     * added} or removed), given the in-neighbours {@code after} the batch and the neighbourhood's
-     * bound before it. Both before and after, the neighbourhood must be a selection ({@link
-     * EvalNeighbourhood#selects}).
+     * The change of {@code w}'s neighbourhood by {@code sources} ({@code added} or removed), given
+     * the in-neighbours {@code after} the batch, the neighbourhood's bound before it and its {@code
+     * bound} after it ({@link EvalNeighbourhood#bound} of {@code after}). Both before and after,
+     * the neighbourhood must be a selection ({@link EvalNeighbourhood#selects}).
      */
     static HubSelectionChange of(
-            long w, long[] after, long[] sources, boolean added, long boundBefore, int fanout) {
-        if (!EvalNeighbourhood.selects(after.length, fanout)) {
-            throw new IllegalArgumentException(
-                    "vertex " + w + " of " + after.length + " in-neighbours selects none");
-        }
-        int[] chosen = EvalNeighbourhood.select(w, after, fanout);
-        long bound = EvalNeighbourhood.rank(w, after[chosen[chosen.length - 1]]);
+            long w, long[] after, long[] sources, boolean added, long boundBefore, long bound) {
         LongArrayList entering = new LongArrayList();
         LongArrayList leaving = new LongArrayList();
         if (added) {

@@ -107,6 +107,7 @@ public final class IncrementalPredictions {
     private long recomputed;
     private long predicted;
     private long summedAgain;
+    private long summedByRound;
     private long summedByDifference;
     private long hubDifferences;
 
@@ -216,6 +217,7 @@ public final class IncrementalPredictions {
             sources[i] = ops[i] >= 0 ? ops[i] : -1 - ops[i];
         }
         long[] inNeighbours = null;
+        long boundAfter = 0;
         long lowestRank = Long.MAX_VALUE;
         if (hub) {
             for (long u : sources) {
@@ -224,6 +226,10 @@ public final class IncrementalPredictions {
         }
         for (int m = 0; m < pending.layers(); m++) {
             NeighbourSums.Sum sum = sums.get(m, w, tag(m));
+            if (sum == null && m > 0 && newestRound > pinnedStep) {
+                // A sum the running round made before this change (roundSummed) is stale.
+                sums.clear(m, w);
+            }
             if (sum != null) {
                 long[] entering = adds > 0 ? sources : new long[0];
                 long[] leaving = adds > 0 ? new long[0] : sources;
@@ -237,6 +243,7 @@ public final class IncrementalPredictions {
                 } else if (hub) {
                     if (inNeighbours == null) {
                         inNeighbours = written.neighbours();
+                        boundAfter = EvalNeighbourhood.bound(w, inNeighbours, evalFanout);
                     }
                     HubSelectionChange c =
                             HubSelectionChange.of(
@@ -245,7 +252,7 @@ public final class IncrementalPredictions {
                                     sources,
                                     adds > 0,
                                     sum.rankBound(),
-                                    evalFanout);
+                                    boundAfter);
                     if (!c.consistent()) {
                         adjacencyChanged(w, changedAt);
                         removedFromFanOuts(w, ops);
@@ -372,6 +379,33 @@ public final class IncrementalPredictions {
         if (marking) {
             arrivals.arrived(v, changedAt);
         }
+    }
+
+    /**
+     * A round of {@code step}, newer than the pinned one, summed what layer {@code m} aggregates of
+     * {@code v}'s whole evaluation neighbourhood ({@code neighbours[from, from + count)}) from its
+     * rows ({@link LayerOutputStore#sumOwned}): kept as {@code v}'s sum under that round's pin, so
+     * the recomputations after it need not sum the neighbourhood again. A change of {@code v}'s
+     * neighbourhood before the pin clears it ({@link #edgesApplied}, {@link #adjacencyChanged});
+     * the neighbours' rows change only through recomputations after the pin, which add their
+     * differences to it.
+     */
+    public void roundSummed(
+            int m, long step, long v, float[] sum, long[] neighbours, int from, int count)
+            throws Exception {
+        if (step <= pinnedStep || step != newestRound || m <= 0 || m >= pending.layers()) {
+            return;
+        }
+        long bound = Long.MAX_VALUE;
+        if (evalFanout >= 0 && count >= evalFanout) {
+            // A selection (or exactly the fanout, where no larger rank exists): its largest rank.
+            bound = Long.MIN_VALUE;
+            for (int k = from; k < from + count; k++) {
+                bound = Math.max(bound, EvalNeighbourhood.rank(v, neighbours[k]));
+            }
+        }
+        sums.put(m, v, tagOf(step, 0), new NeighbourSums.Sum(sum, count, bound));
+        summedByRound++;
     }
 
     /** {@code v} was deleted: its sums go (its out-edges' readers were told as edge changes). */
@@ -694,7 +728,15 @@ public final class IncrementalPredictions {
      * rows for rows of a round, none for the features (layer 0), which do not depend on the model.
      */
     private long tag(int m) {
-        return m == 0 ? 0 : (pinnedStep << 20) + (generation & 0xFFFFF);
+        return m == 0 ? 0 : tagOf(pinnedStep, generation);
+    }
+
+    /**
+     * The tag of the sums of a round's rows: its step and the generation of its rows (a new pin of
+     * a newer round starts at 0).
+     */
+    private static long tagOf(long step, long generation) {
+        return (step << 20) + (generation & 0xFFFFF);
     }
 
     private PredictionBatch predictions(long[] dst, long[] changedAt, float[] logits) {
@@ -777,6 +819,10 @@ public final class IncrementalPredictions {
     }
 
     /** Sums computed from the neighbours (not kept by differences) since this subtask started. */
+    public long summedByRound() {
+        return summedByRound;
+    }
+
     public long summedAgain() {
         return summedAgain;
     }

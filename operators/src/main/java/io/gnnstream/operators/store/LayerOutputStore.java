@@ -91,6 +91,31 @@ public final class LayerOutputStore {
     private long rowsWritten;
     private long summedRows;
 
+    /** Told of every destination sum {@link #sumOwned} makes of a whole neighbourhood; or null. */
+    private OwnedSums ownedSums;
+
+    /**
+     * Takes a destination's sum that {@link #sumOwned} made over all its sampled in-neighbours: the
+     * unscaled sum of their rows' rest parts of layer {@code layer} of the round of {@code step},
+     * and the neighbours, {@code neighbours[from, from + count)}.
+     */
+    public interface OwnedSums {
+        void summed(
+                int layer,
+                long step,
+                long vertex,
+                float[] sum,
+                long[] neighbours,
+                int from,
+                int count)
+                throws Exception;
+    }
+
+    /** {@code listener} takes the sums of whole neighbourhoods that rounds make here. */
+    public void followOwnedSums(OwnedSums listener) {
+        this.ownedSums = listener;
+    }
+
     /** A store for rows of the {@link ModelType#DEFAULT} architecture. */
     public LayerOutputStore(
             KeyedStateStore store,
@@ -384,6 +409,16 @@ public final class LayerOutputStore {
             summedRows += summedCounts[i];
             if (summedCounts[i] > 0) {
                 sums[row] = sumOf(gathered, found, root);
+                if (ownedSums != null && summedCounts[i] == counts[i]) {
+                    ownedSums.summed(
+                            layer,
+                            request.samplingKey,
+                            sampled[i],
+                            sums[row].clone(),
+                            neighbours,
+                            at,
+                            counts[i]);
+                }
                 architecture.scaleOwnedSum(sums[row], root, counts[i]);
             }
             Arrays.fill(gathered, 0, summedCounts[i], null);

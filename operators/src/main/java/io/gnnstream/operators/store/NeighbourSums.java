@@ -99,6 +99,12 @@ final class NeighbourSums {
         return true;
     }
 
+    /** Forgets the sum of layer {@code m} of {@code v}. */
+    void clear(int m, long v) throws Exception {
+        keys.set(partitioner.keyOf(v));
+        layers.get(m).clear();
+    }
+
     /** Forgets every layer's sum of {@code v} (its neighbourhood changed, or it was deleted). */
     void clear(long v) throws Exception {
         keys.set(partitioner.keyOf(v));

@@ -70,18 +70,32 @@ class IncrementalSimulationTest {
         SimModels.Shape shape = new SimModels.Shape(type, hidden, layers);
         int runs = 0;
         int incremental = 0;
+        long roundSums = 0;
         for (int t = 1; t <= 3; t++) {
             for (long seed : SimSeeds.draw(6)) {
                 runs++;
-                incremental +=
-                        check(seed, t, 0, 0, new int[] {t}, shape).incrementalBatches() > 0 ? 1 : 0;
+                ProtocolSimulator sim = check(seed, t, 0, 0, new int[] {t}, shape);
+                incremental += sim.incrementalBatches() > 0 ? 1 : 0;
+                roundSums += sim.roundSums();
             }
         }
         System.out.println(
-                shape + ": " + incremental + " of " + runs + " runs with incremental predictions");
+                shape
+                        + ": "
+                        + incremental
+                        + " of "
+                        + runs
+                        + " runs with incremental predictions, "
+                        + roundSums
+                        + " sums made by rounds");
         assertTrue(
                 SimSeeds.replaying() || incremental > runs / 2,
                 "runs with incremental predictions: " + incremental + " of " + runs);
+        // Rounds sum at the owner where rows have root parts (SAGE's projected rows).
+        boolean rootParts = type == ModelType.SAGE && hidden > 2 * SimGraph.CLASSES;
+        assertTrue(
+                SimSeeds.replaying() || rootParts == (roundSums > 0),
+                "sums made by rounds: " + roundSums);
     }
 
     /**

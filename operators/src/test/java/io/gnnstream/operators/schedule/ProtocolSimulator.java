@@ -95,6 +95,7 @@ final class ProtocolSimulator {
     private final AssemblerConfig assemblerConfig;
     private final VertexPartitioner partitioner;
     private SimStore store;
+    private long roundSums;
     private SimAssembler assembler;
     private Schedule schedule;
     private SimRank[] ranks;
@@ -191,7 +192,7 @@ final class ProtocolSimulator {
         this.partitioner = new HashPartitioner(config.scale.partitions());
         GraphStoreConfig store =
                 new GraphStoreConfig(seed, SimGraph.DIM, 250, 1 << 12, 1 << 12, 4, 0)
-                        .withAggregationAtOwner(false)
+                        .withAggregationAtOwner(model != null)
                         .withLayerRowCache(1 << 10);
         if (models != null) {
             ModelConfig m = models.config();
@@ -423,6 +424,11 @@ final class ProtocolSimulator {
     /** See {@link SimPredictions#check}. */
     void checkPredictions() {
         predictions.check();
+    }
+
+    /** Sums that rounds made for incremental predictions, over every start of the run. */
+    long roundSums() {
+        return roundSums + (models == null ? 0 : store.incremental().summedByRound());
     }
 
     /** Incremental prediction batches emitted (0 without incremental predictions). */
@@ -809,6 +815,9 @@ final class ProtocolSimulator {
 
     private void restore(int newTrainers) {
         restores++;
+        if (models != null) {
+            roundSums += store.incremental().summedByRound();
+        }
         net.abort();
         int completed = net.completed();
         int from = completed == 0 ? trainers : net.completedTrainers();

@@ -47,7 +47,13 @@ class HubSelectionChangeTest {
             long[] hoodAfter = sorted(EvalNeighbourhood.neighbours(w, after, FANOUT));
 
             HubSelectionChange c =
-                    HubSelectionChange.of(w, after, sources, added, bound(w, hoodBefore), FANOUT);
+                    HubSelectionChange.of(
+                            w,
+                            after,
+                            sources,
+                            added,
+                            bound(w, hoodBefore),
+                            EvalNeighbourhood.bound(w, after, FANOUT));
 
             assertTrue(c.consistent());
             assertArrayEquals(
@@ -67,11 +73,9 @@ class HubSelectionChangeTest {
     }
 
     @Test
-    void refusesAVertexWithinTheFanout() {
+    void aVertexWithinTheFanoutHasNoBound() {
         long[] few = LongStream.range(0, FANOUT).toArray();
-        assertThrows(
-                IllegalArgumentException.class,
-                () -> HubSelectionChange.of(1, few, new long[] {0}, true, Long.MAX_VALUE, FANOUT));
+        assertThrows(IllegalArgumentException.class, () -> EvalNeighbourhood.bound(1, few, FANOUT));
     }
 
     private static long bound(long w, long[] hood) {
