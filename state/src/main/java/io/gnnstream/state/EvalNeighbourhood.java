@@ -72,6 +72,36 @@ public final class EvalNeighbourhood {
     }
 
     /**
+     * The ids of {@link #select} in the order of {@code ids} ({@code ids} itself when it holds them
+     * all): the same neighbours, for readers that do not depend on their order (a sum), without
+     * ordering the selection.
+     */
+    public static long[] members(long vertex, long[] ids, int fanout) {
+        if (!selects(ids.length, fanout)) {
+            return ids;
+        }
+        if (fanout == 0) {
+            return new long[0];
+        }
+        long[] ranks = ranks(vertex, ids);
+        long bound = smallest(ranks.clone(), fanout);
+        long[] out = new long[fanout];
+        int c = 0;
+        for (int i = 0; i < ids.length; i++) {
+            if (ranks[i] < bound) {
+                out[c++] = ids[i];
+            }
+        }
+        // Then the bound's own neighbour, as often as the selection holds it (a repeated id).
+        for (int i = 0; i < ids.length && c < fanout; i++) {
+            if (ranks[i] == bound) {
+                out[c++] = ids[i];
+            }
+        }
+        return out;
+    }
+
+    /**
      * The largest rank of {@code vertex}'s neighbourhood among {@code ids} under {@code fanout},
      * which must select ({@link #selects}): the rank of the last of {@link #select}, found without
      * ordering the selection.

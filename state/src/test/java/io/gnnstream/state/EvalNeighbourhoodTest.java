@@ -140,6 +140,11 @@ class EvalNeighbourhoodTest {
             assertEquals(
                     EvalNeighbourhood.rank(vertex, expected[k - 1]),
                     EvalNeighbourhood.bound(vertex, ids, k));
+            long[] members = EvalNeighbourhood.members(vertex, ids, k);
+            long[] sortedExpected = expected.clone();
+            Arrays.sort(members);
+            Arrays.sort(sortedExpected);
+            assertArrayEquals(sortedExpected, members, "the same neighbours, in another order");
         }
     }
 

@@ -666,7 +666,8 @@ public final class IncrementalPredictions {
      */
     private NeighbourSums.Sum sumOf(int m, long v, int width, int root) throws Exception {
         long[] all = graph.inNeighbours(v);
-        long[] hood = EvalNeighbourhood.neighbours(v, all, evalFanout);
+        // A sum does not depend on its terms' order, but for float rounding.
+        long[] hood = EvalNeighbourhood.members(v, all, evalFanout);
         long bound = Long.MAX_VALUE;
         if (EvalNeighbourhood.selects(all.length, evalFanout)) {
             bound = Long.MIN_VALUE;
