@@ -398,7 +398,8 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
         LOG.info(
                 "Incremental predictions of subtask {}: {} recomputed, {} predicted, {} pending;"
                         + " sums made by rounds {}, kept by differences {} ({} of hubs),"
-                        + " summed again {}",
+                        + " cleared by edge changes {}, summed again {} ({} of hubs, {} of"
+                        + " rows)",
                 subtask,
                 incremental.recomputed(),
                 incremental.predicted(),
@@ -406,7 +407,10 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
                 incremental.summedByRound(),
                 incremental.summedByDifference(),
                 incremental.hubDifferences(),
-                incremental.summedAgain());
+                incremental.cleared(),
+                incremental.summedAgain(),
+                incremental.hubsSummedAgain(),
+                incremental.rowSumsSummedAgain());
         reportedAt = now;
         reportedRecomputed = incremental.recomputed();
     }

@@ -14,6 +14,14 @@ public final class LongList {
         values[size++] = v;
     }
 
+    /** The last value added; the list must not be empty. */
+    public long last() {
+        if (size == 0) {
+            throw new IllegalStateException("empty list");
+        }
+        return values[size - 1];
+    }
+
     public int size() {
         return size;
     }

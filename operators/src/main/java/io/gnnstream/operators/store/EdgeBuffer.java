@@ -61,6 +61,25 @@ final class EdgeBuffer {
         return size >= capacity;
     }
 
+    /**
+     * Whether {@code dst} has buffered operations whose last is of the other kind than a {@code
+     * removal} (or addition) would be.
+     */
+    boolean switchesKind(long dst, boolean removal) {
+        LongList list = pending.get(dst);
+        return list != null && list.size() > 0 && (list.last() < 0) != removal;
+    }
+
+    /** Takes the buffered operations of {@code dst} out of the buffer, in arrival order. */
+    long[] take(long dst) {
+        LongList list = pending.remove(dst);
+        if (list == null) {
+            return new long[0];
+        }
+        size -= list.size();
+        return list.toArray();
+    }
+
     boolean isEmpty() {
         return size == 0;
     }

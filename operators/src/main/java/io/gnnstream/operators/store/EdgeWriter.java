@@ -128,6 +128,10 @@ final class EdgeWriter {
     void apply(VertexKey key, long src, long dst, boolean remove) throws Exception {
         long[] s = sizes.of(key);
         s[PartitionSizes.EDGES_INGESTED]++;
+        if (adjacencyChanged != null && buffer.switchesKind(dst, remove)) {
+            // A followed vertex's batch holds one kind only, which its sums take as a difference.
+            write(key, buffer.take(dst));
+        }
         if (remove ? buffer.remove(dst, src) : buffer.add(dst, src)) {
             flush();
         }
@@ -147,43 +151,49 @@ final class EdgeWriter {
         if (buffer.isEmpty()) {
             return;
         }
-        buffer.drain(
-                (key, ops) -> {
-                    if (probe != null) {
-                        for (long op : ops) {
-                            if (op >= 0) {
-                                probe.added(site.subtask(), key.vertex(), new long[] {op});
-                            } else {
-                                probe.removed(site.subtask(), key.vertex(), -1 - op);
-                            }
-                        }
-                    }
-                    keys.set(key);
-                    long[] s = sizes.of(key);
-                    int change = adjacency.applyAll(ops);
-                    s[PartitionSizes.EDGES] += change;
-                    sizes.touched(key.partition());
-                    sampler.invalidate(key.vertex());
-                    if (adjacencyChanged != null) {
-                        writtenKey = key;
-                        adjacencyChanged.applied(key.vertex(), ops, change, written);
-                    }
-                    if (siteOutEdges.isOn()) {
-                        for (long op : ops) {
-                            siteOutEdges.stage(op >= 0 ? op : -1 - op, key.vertex(), op >= 0);
-                        }
-                    }
-                    if (outEdges.isBuilt(key.partition())) {
-                        for (long op : ops) {
-                            if (op >= 0) {
-                                outEdges.add(key.partition(), op, key.vertex());
-                            } else {
-                                outEdges.remove(key.partition(), -1 - op, key.vertex());
-                            }
-                        }
-                    }
-                });
+        buffer.drain(this::write);
         siteOutEdges.writeStaged();
+    }
+
+    /**
+     * Writes the operations {@code ops} of {@code key}'s vertex into its in-adjacency, keeps the
+     * indexes in step and tells the follower; the site's out-edges are staged until the next {@link
+     * #flush}.
+     */
+    private void write(VertexKey key, long[] ops) throws Exception {
+        if (probe != null) {
+            for (long op : ops) {
+                if (op >= 0) {
+                    probe.added(site.subtask(), key.vertex(), new long[] {op});
+                } else {
+                    probe.removed(site.subtask(), key.vertex(), -1 - op);
+                }
+            }
+        }
+        keys.set(key);
+        long[] s = sizes.of(key);
+        int change = adjacency.applyAll(ops);
+        s[PartitionSizes.EDGES] += change;
+        sizes.touched(key.partition());
+        sampler.invalidate(key.vertex());
+        if (adjacencyChanged != null) {
+            writtenKey = key;
+            adjacencyChanged.applied(key.vertex(), ops, change, written);
+        }
+        if (siteOutEdges.isOn()) {
+            for (long op : ops) {
+                siteOutEdges.stage(op >= 0 ? op : -1 - op, key.vertex(), op >= 0);
+            }
+        }
+        if (outEdges.isBuilt(key.partition())) {
+            for (long op : ops) {
+                if (op >= 0) {
+                    outEdges.add(key.partition(), op, key.vertex());
+                } else {
+                    outEdges.remove(key.partition(), -1 - op, key.vertex());
+                }
+            }
+        }
     }
 
     /**

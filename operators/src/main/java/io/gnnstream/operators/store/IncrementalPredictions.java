@@ -108,6 +108,9 @@ public final class IncrementalPredictions {
     private long predicted;
     private long summedAgain;
     private long summedByRound;
+    private long hubsSummedAgain;
+    private long rowSumsSummedAgain;
+    private long cleared;
     private long summedByDifference;
     private long hubDifferences;
 
@@ -176,6 +179,7 @@ public final class IncrementalPredictions {
             return; // no sums yet
         }
         sums.clear(w);
+        cleared++;
         for (int j = 0; j < pending.layers(); j++) {
             mark(j, w, changedAt);
         }
@@ -583,6 +587,7 @@ public final class IncrementalPredictions {
                 sum[i] = sumOf(m, dst[i], width, root);
                 sums.put(m, dst[i], tag(m), sum[i]);
                 summedAgain++;
+                rowSumsSummedAgain += m > 0 ? 1 : 0;
             }
             pseudo += sum[i].count() > 0 ? 1 : 0;
         }
@@ -670,6 +675,7 @@ public final class IncrementalPredictions {
         long[] hood = EvalNeighbourhood.members(v, all, evalFanout);
         long bound = Long.MAX_VALUE;
         if (EvalNeighbourhood.selects(all.length, evalFanout)) {
+            hubsSummedAgain++;
             bound = Long.MIN_VALUE;
             for (long u : hood) {
                 bound = Math.max(bound, EvalNeighbourhood.rank(v, u));
@@ -822,6 +828,21 @@ public final class IncrementalPredictions {
     /** Sums computed from the neighbours (not kept by differences) since this subtask started. */
     public long summedByRound() {
         return summedByRound;
+    }
+
+    /** Sums of vertices above the eval fanout among {@link #summedAgain}. */
+    public long hubsSummedAgain() {
+        return hubsSummedAgain;
+    }
+
+    /** Sums of rows (not features) among {@link #summedAgain}. */
+    public long rowSumsSummedAgain() {
+        return rowSumsSummedAgain;
+    }
+
+    /** Vertices whose sums an edge change cleared (not kept by differences). */
+    public long cleared() {
+        return cleared;
     }
 
     public long summedAgain() {

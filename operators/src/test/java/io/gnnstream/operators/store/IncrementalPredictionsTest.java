@@ -203,6 +203,53 @@ class IncrementalPredictionsTest {
         compare(pinned, model);
     }
 
+    /**
+     * Additions and removals into one hub that meet in the edge buffer reach its sums as batches of
+     * one kind each, kept by differences: none is cleared, and the predictions end where a round's
+     * would.
+     */
+    @Test
+    @Timeout(120)
+    void mixedChangesIntoAHubAreKeptByDifferences() throws Exception {
+        ModelConfig model =
+                ModelConfig.builder().inFeatures(F).hidden(16).numClasses(CLASSES).seed(9).build();
+        config =
+                new GraphStoreConfig(9, F, 250, 1 << 20, 1 << 20, 64, 0)
+                        .withLayerRowCache(1 << 20)
+                        .withLayerRootWidths(new int[] {model.roundRootWidth(1, false)})
+                        .withIncremental(model, false, FANOUT);
+        Random r = new Random(9);
+        GraphStore store = start(false);
+        int n = 100;
+        long time = graph(store, n, r);
+        long hub = 0;
+        for (long u = 1; u <= 4 * FANOUT; u++) {
+            edge(store, u, hub, false, time++);
+        }
+        GnnModel pinned = GnnModel.create(model);
+        round(store, pinned, model);
+        // Warm sums of the hub at every layer, then a burst that alternates additions and removals.
+        store.flushEdges();
+        edge(store, 1, hub, true, time++);
+        while (store.predictIncrementally(Long.MAX_VALUE, out)) {
+            collect();
+        }
+        long clearedBefore = store.incremental().cleared();
+        long hubDifferences = store.incremental().hubDifferences();
+        for (int c = 0; c < 20; c++) {
+            long u = 60 + r.nextInt(40);
+            edge(store, u, hub, in.get(hub).contains(u), time++);
+        }
+        store.flushEdges();
+        while (store.predictIncrementally(Long.MAX_VALUE, out)) {
+            collect();
+        }
+        collect();
+        assertEquals(clearedBefore, store.incremental().cleared(), "no sum of the hub cleared");
+        assertTrue(store.incremental().hubDifferences() > hubDifferences);
+        compare(pinned, model);
+    }
+
     /** {@code n} vertices and {@code 5n} random edges; returns the next change time. */
     private long graph(GraphStore store, int n, Random r) throws Exception {
         long time = 1;
