@@ -71,12 +71,14 @@ class IncrementalSimulationTest {
         int runs = 0;
         int incremental = 0;
         long roundSums = 0;
+        long roundRowSums = 0;
         for (int t = 1; t <= 3; t++) {
             for (long seed : SimSeeds.draw(6)) {
                 runs++;
                 ProtocolSimulator sim = check(seed, t, 0, 0, new int[] {t}, shape);
                 incremental += sim.incrementalBatches() > 0 ? 1 : 0;
                 roundSums += sim.roundSums();
+                roundRowSums += sim.roundRowSums();
             }
         }
         System.out.println(
@@ -87,15 +89,18 @@ class IncrementalSimulationTest {
                         + runs
                         + " runs with incremental predictions, "
                         + roundSums
-                        + " sums made by rounds");
+                        + " sums made by rounds, "
+                        + roundRowSums
+                        + " of them of rows");
         assertTrue(
                 SimSeeds.replaying() || incremental > runs / 2,
                 "runs with incremental predictions: " + incremental + " of " + runs);
-        // Rounds sum at the owner where rows have root parts (SAGE's projected rows).
+        // Rounds make the features' sums, and the rows' where the owner aggregates rows with
+        // root parts (SAGE's projected rows).
         boolean rootParts = type == ModelType.SAGE && hidden > 2 * SimGraph.CLASSES;
         assertTrue(
-                SimSeeds.replaying() || rootParts == (roundSums > 0),
-                "sums made by rounds: " + roundSums);
+                SimSeeds.replaying() || roundSums > 0 && rootParts == (roundRowSums > 0),
+                "sums made by rounds: " + roundSums + ", of rows " + roundRowSums);
     }
 
     /**
