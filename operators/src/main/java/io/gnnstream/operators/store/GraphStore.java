@@ -465,11 +465,25 @@ public final class GraphStore {
                 request.featurePart != SampleRequest.NO_FEATURES && config.sendsDegrees()
                         ? sampler.evalDegrees(request.featureVertices, config.degreeFanout())
                         : null;
+        float[][] summed =
+                request.featurePart != SampleRequest.NO_FEATURES
+                                && request.layerInput > 0
+                                && config.aggregateAtOwner
+                        ? layerOutputs.sumOwned(request, response, ownsVertex)
+                        : null;
+        if (incremental != null
+                && request.evalNeighbourhood
+                && request.layerInput > 0
+                && summed == null) {
+            // The owner did not sum the rows (and tell the engine): the engine sums them itself.
+            incremental.roundReadRows(
+                    request.layerInput,
+                    request.samplingKey,
+                    response.sampleVertices,
+                    response.neighbourCounts,
+                    response.neighbours);
+        }
         if (request.featurePart != SampleRequest.NO_FEATURES && request.layerInput > 0) {
-            float[][] summed =
-                    config.aggregateAtOwner
-                            ? layerOutputs.sumOwned(request, response, ownsVertex)
-                            : null;
             sent(
                     FeatureParts.withDegrees(layerOutputs.part(request, summed), request, degrees),
                     out);

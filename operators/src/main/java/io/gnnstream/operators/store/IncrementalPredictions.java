@@ -415,6 +415,34 @@ public final class IncrementalPredictions {
     }
 
     /**
+     * A pass of a round of {@code step} that reads layer {@code m}'s rows read the neighbourhoods
+     * of {@code vertices} ({@code counts[i]} neighbours each, one after the other in {@code
+     * neighbours}) where the owner does not sum them: each vertex's sum of its neighbours' rows of
+     * the round is kept for that round's pin, as {@link #roundSummed} keeps the owner's.
+     */
+    public void roundReadRows(int m, long step, long[] vertices, int[] counts, long[] neighbours)
+            throws Exception {
+        if (step <= pinnedStep || step != newestRound || m <= 0 || m >= pending.layers()) {
+            return;
+        }
+        int width = config.roundRowWidth(m, keepHidden);
+        int root = config.roundRootWidth(m, keepHidden);
+        int n = width - root;
+        for (int i = 0, at = 0; i < vertices.length; at += counts[i], i++) {
+            long[] hood = Arrays.copyOfRange(neighbours, at, at + counts[i]);
+            float[] r = new float[hood.length * width];
+            rows.rows(m, step, hood, 0, width, r);
+            float[] sum = new float[n];
+            for (int k = 0; k < hood.length; k++) {
+                for (int c = 0; c < n; c++) {
+                    sum[c] += r[k * width + root + c];
+                }
+            }
+            roundSummed(m, step, vertices[i], sum, neighbours, at, counts[i]);
+        }
+    }
+
+    /**
      * A round's first pass read the neighbourhoods of {@code vertices}: each without a features'
      * sum gets one now, so that the recomputations after the round's pin find every vertex's sums
      * (the sums of rows come from its last pass, {@link #roundSummed}). A features' sum outlives
