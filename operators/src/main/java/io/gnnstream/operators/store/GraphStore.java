@@ -458,9 +458,6 @@ public final class GraphStore {
         response.route = request.route;
         response.part = request.part;
         sampler.sample(request, response);
-        if (incremental != null && request.evalNeighbourhood && request.layerInput == 0) {
-            incremental.roundRead(response.sampleVertices);
-        }
         int[] degrees =
                 request.featurePart != SampleRequest.NO_FEATURES && config.sendsDegrees()
                         ? sampler.evalDegrees(request.featureVertices, config.degreeFanout())

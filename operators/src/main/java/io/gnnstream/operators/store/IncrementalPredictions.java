@@ -108,7 +108,6 @@ public final class IncrementalPredictions {
     private long predicted;
     private long summedAgain;
     private long summedByRound;
-    private long rowSumsByRound;
     private long hubsSummedAgain;
     private long rowSumsSummedAgain;
     private long cleared;
@@ -411,7 +410,6 @@ public final class IncrementalPredictions {
         }
         sums.put(m, v, tagOf(step, 0), new NeighbourSums.Sum(sum, count, bound));
         summedByRound++;
-        rowSumsByRound++;
     }
 
     /**
@@ -439,22 +437,6 @@ public final class IncrementalPredictions {
                 }
             }
             roundSummed(m, step, vertices[i], sum, neighbours, at, counts[i]);
-        }
-    }
-
-    /**
-     * A round's first pass read the neighbourhoods of {@code vertices}: each without a features'
-     * sum gets one now, so that the recomputations after the round's pin find every vertex's sums
-     * (the sums of rows come from its last pass, {@link #roundSummed}). A features' sum outlives
-     * rounds, so later rounds only find it there.
-     */
-    public void roundRead(long[] vertices) throws Exception {
-        int width = config.roundRowWidth(0, keepHidden);
-        for (long v : vertices) {
-            if (sums.get(0, v, tag(0)) == null) {
-                sums.put(0, v, tag(0), sumOf(0, v, width, 0));
-                summedByRound++;
-            }
         }
     }
 
@@ -872,14 +854,9 @@ public final class IncrementalPredictions {
     }
 
     /** Sums computed from the neighbours (not kept by differences) since this subtask started. */
-    /** Sums that rounds made: features' sums in the first pass, rows' in the last. */
+    /** Sums of rows that rounds made for their pins. */
     public long summedByRound() {
         return summedByRound;
-    }
-
-    /** Sums of rows among {@link #summedByRound}. */
-    public long rowSumsByRound() {
-        return rowSumsByRound;
     }
 
     /** Sums of vertices above the eval fanout among {@link #summedAgain}. */

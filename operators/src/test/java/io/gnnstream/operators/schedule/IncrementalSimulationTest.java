@@ -71,14 +71,12 @@ class IncrementalSimulationTest {
         int runs = 0;
         int incremental = 0;
         long roundSums = 0;
-        long roundRowSums = 0;
         for (int t = 1; t <= 3; t++) {
             for (long seed : SimSeeds.draw(6)) {
                 runs++;
                 ProtocolSimulator sim = check(seed, t, 0, 0, new int[] {t}, shape);
                 incremental += sim.incrementalBatches() > 0 ? 1 : 0;
                 roundSums += sim.roundSums();
-                roundRowSums += sim.roundRowSums();
             }
         }
         System.out.println(
@@ -89,15 +87,12 @@ class IncrementalSimulationTest {
                         + runs
                         + " runs with incremental predictions, "
                         + roundSums
-                        + " sums made by rounds, "
-                        + roundRowSums
-                        + " of them of rows");
+                        + " sums of rows made by rounds");
         assertTrue(
                 SimSeeds.replaying() || incremental > runs / 2,
                 "runs with incremental predictions: " + incremental + " of " + runs);
         assertTrue(
-                SimSeeds.replaying() || roundSums > roundRowSums && roundRowSums > 0,
-                "sums made by rounds: " + roundSums + ", of rows " + roundRowSums);
+                SimSeeds.replaying() || roundSums > 0, "sums of rows made by rounds: " + roundSums);
     }
 
     /**

@@ -96,7 +96,6 @@ final class ProtocolSimulator {
     private final VertexPartitioner partitioner;
     private SimStore store;
     private long roundSums;
-    private long roundRowSums;
     private SimAssembler assembler;
     private Schedule schedule;
     private SimRank[] ranks;
@@ -427,14 +426,9 @@ final class ProtocolSimulator {
         predictions.check();
     }
 
-    /** Sums that rounds made for incremental predictions, over every start of the run. */
+    /** Sums of rows that rounds made for incremental predictions, over every start of the run. */
     long roundSums() {
         return roundSums + (models == null ? 0 : store.incremental().summedByRound());
-    }
-
-    /** Sums of rows among {@link #roundSums}. */
-    long roundRowSums() {
-        return roundRowSums + (models == null ? 0 : store.incremental().rowSumsByRound());
     }
 
     /** Incremental prediction batches emitted (0 without incremental predictions). */
@@ -823,7 +817,6 @@ final class ProtocolSimulator {
         restores++;
         if (models != null) {
             roundSums += store.incremental().summedByRound();
-            roundRowSums += store.incremental().rowSumsByRound();
         }
         net.abort();
         int completed = net.completed();
