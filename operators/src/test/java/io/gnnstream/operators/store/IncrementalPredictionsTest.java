@@ -164,14 +164,8 @@ class IncrementalPredictionsTest {
     @Test
     @Timeout(120)
     void aBurstAboveTheMarksBudgetWaitsForTheNextRound() throws Exception {
-        ModelConfig model =
-                ModelConfig.builder().inFeatures(F).hidden(16).numClasses(CLASSES).seed(5).build();
-        config =
-                new GraphStoreConfig(5, F, 250, 1 << 20, 1 << 20, 64, 0)
-                        .withLayerRowCache(1 << 20)
-                        .withLayerRootWidths(new int[] {model.roundRootWidth(1, false)})
-                        .withIncremental(model, false, FANOUT)
-                        .withIncrementalMaxMarks(60);
+        ModelConfig model = twoLayerSage(5);
+        config = config.withIncrementalMaxMarks(60);
         Random r = new Random(5);
         GraphStore store = start(false);
         int n = 200;
@@ -211,13 +205,7 @@ class IncrementalPredictionsTest {
     @Test
     @Timeout(120)
     void mixedChangesIntoAHubAreKeptByDifferences() throws Exception {
-        ModelConfig model =
-                ModelConfig.builder().inFeatures(F).hidden(16).numClasses(CLASSES).seed(9).build();
-        config =
-                new GraphStoreConfig(9, F, 250, 1 << 20, 1 << 20, 64, 0)
-                        .withLayerRowCache(1 << 20)
-                        .withLayerRootWidths(new int[] {model.roundRootWidth(1, false)})
-                        .withIncremental(model, false, FANOUT);
+        ModelConfig model = twoLayerSage(9);
         Random r = new Random(9);
         GraphStore store = start(false);
         int n = 100;
@@ -248,6 +236,23 @@ class IncrementalPredictionsTest {
         assertEquals(clearedBefore, store.incremental().cleared(), "no sum of the hub cleared");
         assertTrue(store.incremental().hubDifferences() > hubDifferences);
         compare(pinned, model);
+    }
+
+    /** A two-layer SAGE model of {@code seed}, and {@link #config} with incremental predictions. */
+    private ModelConfig twoLayerSage(long seed) {
+        ModelConfig model =
+                ModelConfig.builder()
+                        .inFeatures(F)
+                        .hidden(16)
+                        .numClasses(CLASSES)
+                        .seed(seed)
+                        .build();
+        config =
+                new GraphStoreConfig(seed, F, 250, 1 << 20, 1 << 20, 64, 0)
+                        .withLayerRowCache(1 << 20)
+                        .withLayerRootWidths(new int[] {model.roundRootWidth(1, false)})
+                        .withIncremental(model, false, FANOUT);
+        return model;
     }
 
     /** {@code n} vertices and {@code 5n} random edges; returns the next change time. */
