@@ -87,11 +87,6 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
     private final GraphStoreConfig config;
     private FaultInjector faults = FaultInjector.NONE;
 
-    /** Task-thread time spent on input records, and its value when the last slice ended. */
-    private long inputNanos;
-
-    private long inputAtSliceEnd;
-
     /** Sample requests answered since this subtask started (counts for {@link FaultInjector}). */
     private transient long requestsAnswered;
 
@@ -238,15 +233,6 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
 
     @Override
     public void processElement(StreamRecord<GraphStoreInput> element) throws Exception {
-        long start = System.nanoTime();
-        try {
-            process(element);
-        } finally {
-            inputNanos += System.nanoTime() - start;
-        }
-    }
-
-    private void process(StreamRecord<GraphStoreInput> element) throws Exception {
         GraphStoreInput input = element.getValue();
         store.inputTime(
                 element.hasTimestamp()
@@ -347,12 +333,8 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
     }
 
     /**
-     * Recomputes marked vertices in slices of the task thread, {@code delayMs} from now. While work
-     * is left, the next slice waits twice as long as the input took between the two slices before
-     * (at least 1 ms), and at most as long as this slice took: a timer's mail goes before the
-     * input, so the input keeps at least half of the thread when it needs it, and the recomputation
-     * takes what the input leaves idle. With no work left, the next slice comes after the
-     * coalescing interval.
+     * Recomputes marked vertices in slices of the task thread, {@code delayMs} from now: after as
+     * long as the slice took while work is left, after the coalescing interval when none is.
      */
     private void schedulePredictions(long delayMs) {
         long now = getProcessingTimeService().getCurrentProcessingTime();
@@ -361,17 +343,13 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
                         now + delayMs,
                         time -> {
                             long start = System.nanoTime();
-                            long inputBefore = inputNanos - inputAtSliceEnd;
                             boolean more = store.predictIncrementally(INCREMENTAL_SLICE_NANOS, out);
                             emit();
-                            long end = System.nanoTime();
-                            inputAtSliceEnd = inputNanos;
-                            long tookMs = (end - start) / 1_000_000;
-                            long inputMs = (2 * inputBefore + 999_999) / 1_000_000;
-                            schedulePredictions(
-                                    more
-                                            ? Math.max(1, Math.min(tookMs, inputMs))
-                                            : INCREMENTAL_INTERVAL_MS);
+                            // A timer's mail goes before the input: with work left, the next
+                            // slice waits as long as this one took, so that sampling requests
+                            // and changes keep at least half of the thread.
+                            long took = (System.nanoTime() - start) / 1_000_000;
+                            schedulePredictions(more ? Math.max(1, took) : INCREMENTAL_INTERVAL_MS);
                         });
     }
 
