@@ -101,19 +101,6 @@ public final class EvalNeighbourhood {
         return out;
     }
 
-    /**
-     * The largest rank of {@code vertex}'s neighbourhood among {@code ids} under {@code fanout},
-     * which must select ({@link #selects}): the rank of the last of {@link #select}, found without
-     * ordering the selection.
-     */
-    public static long bound(long vertex, long[] ids, int fanout) {
-        if (!selects(ids.length, fanout) || fanout == 0) {
-            throw new IllegalArgumentException(
-                    ids.length + " in-neighbours under fanout " + fanout + " select none");
-        }
-        return smallest(ranks(vertex, ids), fanout);
-    }
-
     private static long[] ranks(long vertex, long[] ids) {
         long[] ranks = new long[ids.length];
         for (int i = 0; i < ids.length; i++) {

@@ -221,7 +221,7 @@ public final class IncrementalPredictions {
             sources[i] = ops[i] >= 0 ? ops[i] : -1 - ops[i];
         }
         long[] inNeighbours = null;
-        long boundAfter = 0;
+        HubSelectionChange selection = null;
         long lowestRank = Long.MAX_VALUE;
         if (hub) {
             for (long u : sources) {
@@ -247,16 +247,19 @@ public final class IncrementalPredictions {
                 } else if (hub) {
                     if (inNeighbours == null) {
                         inNeighbours = written.neighbours();
-                        boundAfter = EvalNeighbourhood.bound(w, inNeighbours, evalFanout);
                     }
+                    // The layers' sums share their bound: the list is passed over once.
                     HubSelectionChange c =
-                            HubSelectionChange.of(
-                                    w,
-                                    inNeighbours,
-                                    sources,
-                                    adds > 0,
-                                    sum.rankBound(),
-                                    boundAfter);
+                            selection != null && selection.boundBefore() == sum.rankBound()
+                                    ? selection
+                                    : HubSelectionChange.of(
+                                            w,
+                                            inNeighbours,
+                                            sources,
+                                            adds > 0,
+                                            sum.rankBound(),
+                                            evalFanout);
+                    selection = c;
                     if (!c.consistent()) {
                         adjacencyChanged(w, changedAt);
                         removedFromFanOuts(w, ops);
