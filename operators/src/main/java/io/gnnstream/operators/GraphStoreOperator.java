@@ -226,6 +226,8 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
             getMetricGroup().gauge("incrementalSummedAgain", incremental::summedAgain);
             getMetricGroup().gauge("incrementalSummedByRound", incremental::summedByRound);
             getMetricGroup()
+                    .gauge("incrementalFeatureSumsByRound", incremental::featureSumsByRound);
+            getMetricGroup()
                     .gauge("incrementalSummedByDifference", incremental::summedByDifference);
             schedulePredictions(INCREMENTAL_INTERVAL_MS);
         }
@@ -375,7 +377,8 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
         }
         LOG.info(
                 "Incremental predictions of subtask {}: {} recomputed, {} predicted, {} pending;"
-                        + " sums made by rounds {}, kept by differences {} ({} of hubs),"
+                        + " sums made by rounds {} of rows and {} of features, kept by"
+                        + " differences {} ({} of hubs),"
                         + " cleared by edge changes {}, summed again {} ({} of hubs, {} of"
                         + " rows)",
                 subtask,
@@ -383,6 +386,7 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
                 incremental.predicted(),
                 incremental.pendingVertices(),
                 incremental.summedByRound(),
+                incremental.featureSumsByRound(),
                 incremental.summedByDifference(),
                 incremental.hubDifferences(),
                 incremental.cleared(),

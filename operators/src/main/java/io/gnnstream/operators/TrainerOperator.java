@@ -234,12 +234,13 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                         model,
                         config.model.numParameters(),
                         new InferenceRound(
-                                config.model,
-                                config.predictions,
-                                config.embeddings,
-                                config.keepsHiddenRows(),
-                                config.partitioner(),
-                                config.storeParallelism()),
+                                        config.model,
+                                        config.predictions,
+                                        config.embeddings,
+                                        config.keepsHiddenRows(),
+                                        config.partitioner(),
+                                        config.storeParallelism())
+                                .withFeatureSums(config.sendsPins()),
                         rank,
                         config.scale.trainers(),
                         config.compute);
@@ -549,7 +550,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         } else {
             if (done.inferred() != null) {
                 for (LayerOutputs outputs : done.inferred().outputs()) {
-                    layerRowsSent.inc(outputs.vertices.length);
+                    layerRowsSent.inc(outputs.isFeatureSums() ? 0 : outputs.vertices.length);
                 }
                 layerOutputs.send(done.inferred().outputs());
                 if (done.inferred().predictions() != null) {

@@ -22,10 +22,11 @@ import java.util.Map;
  * destinations' rows for the next layer as {@link LayerOutputs} (their outputs, or the next layer's
  * projections of them where those are narrower: {@link ModelConfig#projectsRoundInput}), records
  * per GraphStore subtask owning some of them (small ones, which {@link LayerOutputSender} sends
- * without blocking), which the GraphStore stores for the next layer's blocks; a rank keeps nothing
- * of a round between blocks. Blocks of the last layer are scored (validation and test seeds with a
- * label) and give a {@link PredictionBatch} of their destinations, with their last hidden layer
- * (their source rows) as embeddings when asked.
+ * without blocking), which the GraphStore stores for the next layer's blocks (with incremental
+ * predictions, first-layer blocks also give their destinations' features' sums); a rank keeps
+ * nothing of a round between blocks. Blocks of the last layer are scored (validation and test seeds
+ * with a label) and give a {@link PredictionBatch} of their destinations, with their last hidden
+ * layer (their source rows) as embeddings when asked.
  */
 public final class InferenceRound {
 
@@ -35,6 +36,7 @@ public final class InferenceRound {
     private final boolean keepHidden;
     private final VertexPartitioner partitioner;
     private final StoreSites sites;
+    private boolean featureSums;
 
     /**
      * What one block gave: its score, its predictions (null when there are none), and the outputs
@@ -67,6 +69,15 @@ public final class InferenceRound {
                         : new StoreSites(partitioner.numPartitions(), storeParallelism);
     }
 
+    /**
+     * First-layer blocks also give each destination's sum of its neighbours' features ({@link
+     * LayerOutputs#FEATURE_SUMS}), which incremental predictions keep; returns this.
+     */
+    public InferenceRound withFeatureSums(boolean on) {
+        this.featureSums = on;
+        return this;
+    }
+
     /** Runs one block on {@code model}; on the trainer's step thread. */
     public Outcome compute(GnnModel model, MiniBatch block) {
         int layers = config.numLayers();
@@ -94,24 +105,59 @@ public final class InferenceRound {
                 projected
                         ? model.inferProjected(j, block, block.features)
                         : model.inferLayer(j, block, block.features);
+        List<LayerOutputs> records = new ArrayList<>();
+        Outcome outcome;
         if (block.layer < layers) {
             float[] rows = out;
             if (config.projectsRoundInput(j + 1, keepHidden)) {
                 rows = model.project(j + 1, out, nDst);
             }
-            return new Outcome(
-                    new EvalResult(0, 0, 0, new int[0]),
-                    null,
-                    outputs(block, rows, config.roundRowWidth(j + 1, keepHidden)));
+            records.addAll(
+                    outputs(block, rows, config.roundRowWidth(j + 1, keepHidden), block.layer));
+            outcome = new Outcome(new EvalResult(0, 0, 0, new int[0]), null, records);
+        } else {
+            Outcome scored = score(block, out);
+            outcome = new Outcome(scored.eval(), scored.predictions(), records);
         }
-        return score(block, out);
+        if (featureSums && block.layer == 1) {
+            int dim = block.featureDim + 1;
+            records.addAll(outputs(block, featureSums(block), dim, LayerOutputs.FEATURE_SUMS));
+        }
+        for (int p = 0; p < records.size(); p++) {
+            records.get(p).part = p;
+            records.get(p).parts = records.size();
+        }
+        return outcome;
     }
 
     /**
-     * The destinations' outputs, in records of {@link LayerOutputSender#RECORD_BYTES} per owning
-     * GraphStore subtask.
+     * Per destination of a first-layer block, the sum of its sources' features (the rows of the
+     * block's edges) and, last, their count.
      */
-    private List<LayerOutputs> outputs(MiniBatch block, float[] out, int dim) {
+    private static float[] featureSums(MiniBatch block) {
+        int nDst = block.numSeeds();
+        int f = block.featureDim;
+        float[] sums = new float[nDst * (f + 1)];
+        for (int i = 0; i < nDst; i++) {
+            int at = i * (f + 1);
+            int start = block.edgeStart(1, i);
+            int end = block.edgeEnd(1, i);
+            for (int e = start; e < end; e++) {
+                int from = block.indices[e] * f;
+                for (int c = 0; c < f; c++) {
+                    sums[at + c] += block.features[from + c];
+                }
+            }
+            sums[at + f] = end - start;
+        }
+        return sums;
+    }
+
+    /**
+     * The destinations' rows {@code out} of {@code dim} floats as records of {@code layer}, of
+     * {@link LayerOutputSender#RECORD_BYTES} per owning GraphStore subtask, not yet numbered.
+     */
+    private List<LayerOutputs> outputs(MiniBatch block, float[] out, int dim, int layer) {
         int nDst = block.numSeeds();
         Map<Integer, IntList> byRoute = new LinkedHashMap<>();
         for (int i = 0; i < nDst; i++) {
@@ -127,7 +173,7 @@ public final class InferenceRound {
                 int n = Math.min(maxRows, rows.length - from);
                 LayerOutputs o = new LayerOutputs();
                 o.step = block.step;
-                o.layer = block.layer;
+                o.layer = layer;
                 o.roundIndex = block.roundIndex;
                 o.route = e.getKey();
                 o.dim = dim;
@@ -140,10 +186,6 @@ public final class InferenceRound {
                 }
                 records.add(o);
             }
-        }
-        for (int p = 0; p < records.size(); p++) {
-            records.get(p).part = p;
-            records.get(p).parts = records.size();
         }
         return records;
     }

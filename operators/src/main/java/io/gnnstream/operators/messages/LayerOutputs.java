@@ -78,6 +78,18 @@ public class LayerOutputs {
         return layer == 0;
     }
 
+    /**
+     * The {@link #layer} of a record of features' sums: per destination of a first-layer block, the
+     * sum of its neighbours' features and, last, their count ({@link #dim} = features + 1), which
+     * incremental predictions keep (docs/design.md, "Incremental predictions").
+     */
+    public static final int FEATURE_SUMS = -1;
+
+    /** Whether this record holds features' sums ({@link #FEATURE_SUMS}) rather than rows. */
+    public boolean isFeatureSums() {
+        return layer == FEATURE_SUMS;
+    }
+
     @Override
     public String toString() {
         return "LayerOutputs(step="

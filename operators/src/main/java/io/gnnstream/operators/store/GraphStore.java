@@ -378,6 +378,15 @@ public final class GraphStore {
         if (incremental != null) {
             incremental.roundRuns(outputs.step);
         }
+        if (outputs.isFeatureSums()) {
+            // Kept by incremental predictions only; acknowledged as a part of the block.
+            if (incremental != null) {
+                incremental.roundFeatureSums(
+                        outputs.step, outputs.vertices, outputs.dim, outputs.values);
+            }
+            out.event(GraphEvent.layerWritten(outputs));
+            return;
+        }
         if (acknowledgedNotStored != null) {
             acknowledgedNotStored.add(outputs);
         } else {

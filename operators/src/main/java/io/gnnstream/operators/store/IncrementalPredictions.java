@@ -108,6 +108,7 @@ public final class IncrementalPredictions {
     private long predicted;
     private long summedAgain;
     private long summedByRound;
+    private long featureSumsByRound;
     private long hubsSummedAgain;
     private long rowSumsSummedAgain;
     private long cleared;
@@ -413,6 +414,43 @@ public final class IncrementalPredictions {
         }
         sums.put(m, v, tagOf(step, 0), new NeighbourSums.Sum(sum, count, bound));
         summedByRound++;
+    }
+
+    /**
+     * A round of {@code step} summed the features of the evaluation neighbourhood of each of {@code
+     * vertices} in its first pass ({@code dim - 1} floats and the count per vertex in {@code
+     * values}, {@link LayerOutputs#FEATURE_SUMS}): kept as their features' sums, so a change that
+     * reaches them later need not sum their neighbours' features, and so float drift never outlives
+     * a round. A vertex marked at the first layer since the round began (every change of its
+     * neighbourhood or of a neighbour's features after the round read them marks it, and the marks
+     * wait for the pin) keeps the sum it has; so does every vertex once a suspension dropped marks.
+     */
+    public void roundFeatureSums(long step, long[] vertices, int dim, float[] values)
+            throws Exception {
+        if (step <= pinnedStep || step != newestRound || !marking) {
+            return;
+        }
+        int features = dim - 1;
+        for (int i = 0; i < vertices.length; i++) {
+            long v = vertices[i];
+            if (pending.marked(0, v) || graph.label(v) == MiniBatch.ABSENT) {
+                continue;
+            }
+            int count = (int) values[i * dim + features];
+            long bound = Long.MAX_VALUE;
+            if (evalFanout >= 0 && count >= evalFanout) {
+                long[] all = graph.inNeighbours(v);
+                if (EvalNeighbourhood.selects(all.length, evalFanout)) {
+                    bound = Long.MIN_VALUE;
+                    for (long u : EvalNeighbourhood.members(v, all, evalFanout)) {
+                        bound = Math.max(bound, EvalNeighbourhood.rank(v, u));
+                    }
+                }
+            }
+            float[] sum = Arrays.copyOfRange(values, i * dim, i * dim + features);
+            sums.put(0, v, tag(0), new NeighbourSums.Sum(sum, count, bound));
+            featureSumsByRound++;
+        }
     }
 
     /**
@@ -856,10 +894,14 @@ public final class IncrementalPredictions {
         return hubDifferences;
     }
 
-    /** Sums computed from the neighbours (not kept by differences) since this subtask started. */
     /** Sums of rows that rounds made for their pins. */
     public long summedByRound() {
         return summedByRound;
+    }
+
+    /** Features' sums that rounds made ({@link #roundFeatureSums}). */
+    public long featureSumsByRound() {
+        return featureSumsByRound;
     }
 
     /** Sums of vertices above the eval fanout among {@link #summedAgain}. */
@@ -877,6 +919,7 @@ public final class IncrementalPredictions {
         return cleared;
     }
 
+    /** Sums computed from the neighbours (not kept by differences) since this subtask started. */
     public long summedAgain() {
         return summedAgain;
     }

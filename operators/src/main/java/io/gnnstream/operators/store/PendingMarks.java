@@ -43,6 +43,11 @@ final class PendingMarks {
         }
     }
 
+    /** Whether {@code v} waits at {@code layer}. */
+    boolean marked(int layer, long v) {
+        return times[layer].containsKey(v);
+    }
+
     boolean isEmpty() {
         for (LongLongHashMap t : times) {
             if (!t.isEmpty()) {

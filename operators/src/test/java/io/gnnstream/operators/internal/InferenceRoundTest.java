@@ -252,6 +252,81 @@ class InferenceRoundTest {
      * A one-hop block of destinations {@code from..to-1} over all in-neighbours, as the assembler
      * builds it.
      */
+    /**
+     * With features' sums, a first-layer block also gives, per destination, the sum of its
+     * neighbours' features and their count, numbered among the block's records; a one-layer model's
+     * block (also the last) gives them beside its predictions.
+     */
+    @ParameterizedTest(name = "layers={0}")
+    @CsvSource({"2", "1"})
+    void firstLayerBlocksGiveTheirDestinationsFeatureSums(int layers) {
+        Random r = new Random(5);
+        int[][] nbrs = new int[N][];
+        float[] x = new float[N * F];
+        for (int v = 0; v < N; v++) {
+            nbrs[v] = new int[v % 7 == 0 ? 0 : 1 + r.nextInt(5)];
+            for (int k = 0; k < nbrs[v].length; k++) {
+                nbrs[v][k] = r.nextInt(N);
+            }
+            for (int c = 0; c < F; c++) {
+                x[v * F + c] = (float) r.nextGaussian();
+            }
+        }
+        ModelConfig cfg =
+                ModelConfig.builder()
+                        .inFeatures(F)
+                        .hidden(8)
+                        .numClasses(CLASSES)
+                        .numLayers(layers)
+                        .seed(3)
+                        .build();
+        HashPartitioner partitioner = new HashPartitioner(8);
+        InferenceRound round =
+                new InferenceRound(cfg, true, false, false, partitioner, 2).withFeatureSums(true);
+        int summed = 0;
+        try (GnnModel model = GnnModel.create(cfg)) {
+            for (int from = 0; from < N; from += 16) {
+                InferenceRound.Outcome out =
+                        round.compute(
+                                model,
+                                block(
+                                        nbrs,
+                                        x,
+                                        F,
+                                        1,
+                                        from,
+                                        Math.min(N, from + 16),
+                                        MiniBatch.Kind.INFER));
+                assertEquals(layers == 1, out.predictions() != null);
+                for (int p = 0; p < out.outputs().size(); p++) {
+                    LayerOutputs o = out.outputs().get(p);
+                    assertEquals(p, o.part);
+                    assertEquals(out.outputs().size(), o.parts);
+                    if (!o.isFeatureSums()) {
+                        continue;
+                    }
+                    assertEquals(F + 1, o.dim);
+                    for (int i = 0; i < o.vertices.length; i++) {
+                        int v = (int) o.vertices[i];
+                        float[] want = new float[F + 1];
+                        for (int u : nbrs[v]) {
+                            for (int c = 0; c < F; c++) {
+                                want[c] += x[u * F + c];
+                            }
+                        }
+                        want[F] = nbrs[v].length;
+                        assertArrayEquals(
+                                want,
+                                Arrays.copyOfRange(o.values, i * (F + 1), (i + 1) * (F + 1)),
+                                1e-5f);
+                        summed++;
+                    }
+                }
+            }
+        }
+        assertEquals(N, summed, "a sum per destination");
+    }
+
     private static MiniBatch block(
             int[][] nbrs, float[] x, int dim, int layer, int from, int to, MiniBatch.Kind kind) {
         List<Integer> nodes = new ArrayList<>();

@@ -85,7 +85,8 @@ final class SimRank {
         InferenceRound inference() {
             return models == null
                     ? null
-                    : new InferenceRound(models.config(), true, false, false, null, 1);
+                    : new InferenceRound(models.config(), true, false, false, null, 1)
+                            .withFeatureSums(true);
         }
     }
 

@@ -13,6 +13,7 @@ import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.operators.model.LayerwiseInference;
 import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.operators.model.ModelType;
+import io.gnnstream.state.EvalNeighbourhood;
 import io.gnnstream.state.HashPartitioner;
 import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
@@ -238,6 +239,59 @@ class IncrementalPredictionsTest {
         compare(pinned, model);
     }
 
+    /**
+     * A round's features' sums (made from its first pass's reads) are kept, but for the vertices a
+     * change reached after those reads: their sums have the change, the round's do not.
+     */
+    @Test
+    @Timeout(120)
+    void aRoundsFeatureSumsGiveWayToChangesAfterItsReads() throws Exception {
+        ModelConfig model = twoLayerSage(10);
+        Random r = new Random(10);
+        GraphStore store = start(false);
+        int n = 100;
+        long time = graph(store, n, r);
+        round(store, GnnModel.create(model), model);
+        long byRound = store.incremental().featureSumsByRound();
+        assertEquals(n, byRound, "the first round's sums of every vertex");
+
+        // The next round reads the graph (its sums and rows), then changes come before its sums.
+        step += 10;
+        GnnModel next =
+                GnnModel.create(
+                        ModelConfig.builder()
+                                .inFeatures(F)
+                                .hidden(16)
+                                .numClasses(CLASSES)
+                                .seed(11)
+                                .build());
+        store.flushEdges();
+        LayerOutputs sums = featureSums();
+        Dense g = dense();
+        LayerwiseInference.Outputs outputs = LayerwiseInference.run(next, g.graph, 64, FANOUT);
+        writeRows(store, next, model, outputs, g.ids);
+        for (int i = 0; i < g.ids.length; i++) {
+            topic.put(g.ids[i], ClassProbabilities.softmax(outputs.logits(), i, CLASSES));
+        }
+        long changed = 3;
+        node(store, changed, r, time++);
+        edge(store, changed, 4, false, time++);
+        store.flushEdges();
+        store.write(sums, out);
+        for (LayerOutputs pin :
+                LayerOutputs.pins(step, 0, 1, next.parameterVector(), new int[] {0})) {
+            store.write(pin, out);
+        }
+        out.clear();
+        long kept = store.incremental().featureSumsByRound() - byRound;
+        assertTrue(kept > 0 && kept < n, "sums kept from the round: " + kept);
+        while (store.predictIncrementally(Long.MAX_VALUE, out)) {
+            collect();
+        }
+        collect();
+        compare(next, model);
+    }
+
     /** A two-layer SAGE model of {@code seed}, and {@link #config} with incremental predictions. */
     private ModelConfig twoLayerSage(long seed) {
         ModelConfig model =
@@ -338,26 +392,16 @@ class IncrementalPredictionsTest {
         topic.remove(v);
     }
 
-    /** A round with {@code model}: every hidden layer's rows stored, predictions, the pin. */
+    /**
+     * A round with {@code model}: its features' sums and every hidden layer's rows stored,
+     * predictions, the pin.
+     */
     private void round(GraphStore store, GnnModel model, ModelConfig config) throws Exception {
         store.flushEdges();
         Dense g = dense();
         LayerwiseInference.Outputs outputs = LayerwiseInference.run(model, g.graph, 64, FANOUT);
-        for (int j = 1; j < config.numLayers(); j++) {
-            float[] hidden = outputs.layers()[j - 1];
-            float[] rows =
-                    config.projectsRoundInput(j, false)
-                            ? model.project(j, hidden, g.ids.length)
-                            : hidden;
-            LayerOutputs o = new LayerOutputs();
-            o.step = step;
-            o.layer = j;
-            o.vertices = g.ids;
-            o.dim = config.roundRowWidth(j, false);
-            o.values = rows;
-            o.parts = 1;
-            store.write(o, out);
-        }
+        store.write(featureSums(), out);
+        writeRows(store, model, config, outputs, g.ids);
         for (int i = 0; i < g.ids.length; i++) {
             topic.put(g.ids[i], ClassProbabilities.softmax(outputs.logits(), i, CLASSES));
         }
@@ -367,6 +411,55 @@ class IncrementalPredictionsTest {
         }
         out.clear();
         assertEquals(step, store.incremental().pinnedStep());
+    }
+
+    /** The round's first-pass sums of every vertex's neighbours' features, as a rank sends them. */
+    private LayerOutputs featureSums() {
+        long[] ids = features.keySet().stream().mapToLong(Long::longValue).sorted().toArray();
+        LayerOutputs o = new LayerOutputs();
+        o.step = step;
+        o.layer = LayerOutputs.FEATURE_SUMS;
+        o.vertices = ids;
+        o.dim = F + 1;
+        o.values = new float[ids.length * (F + 1)];
+        o.parts = 1;
+        for (int i = 0; i < ids.length; i++) {
+            long[] all = in.get(ids[i]).stream().mapToLong(Long::longValue).toArray();
+            long[] hood = EvalNeighbourhood.neighbours(ids[i], all, FANOUT);
+            for (long u : hood) {
+                float[] x = features.get(u);
+                for (int c = 0; c < F; c++) {
+                    o.values[i * (F + 1) + c] += x[c];
+                }
+            }
+            o.values[i * (F + 1) + F] = hood.length;
+        }
+        return o;
+    }
+
+    /** The round's rows of every hidden layer of {@code outputs}. */
+    private void writeRows(
+            GraphStore store,
+            GnnModel model,
+            ModelConfig config,
+            LayerwiseInference.Outputs outputs,
+            long[] ids)
+            throws Exception {
+        for (int j = 1; j < config.numLayers(); j++) {
+            float[] hidden = outputs.layers()[j - 1];
+            float[] rows =
+                    config.projectsRoundInput(j, false)
+                            ? model.project(j, hidden, ids.length)
+                            : hidden;
+            LayerOutputs o = new LayerOutputs();
+            o.step = step;
+            o.layer = j;
+            o.vertices = ids;
+            o.dim = config.roundRowWidth(j, false);
+            o.values = rows;
+            o.parts = 1;
+            store.write(o, out);
+        }
     }
 
     private void collect() {
