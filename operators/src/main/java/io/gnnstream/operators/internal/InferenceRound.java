@@ -161,6 +161,11 @@ public final class InferenceRound {
         int nDst = block.numSeeds();
         Map<Integer, IntList> byRoute = new LinkedHashMap<>();
         for (int i = 0; i < nDst; i++) {
+            if (layer == LayerOutputs.FEATURE_SUMS
+                    && block.labels != null
+                    && block.labels[i] == MiniBatch.ABSENT) {
+                continue; // no sum for a vertex the round found deleted
+            }
             int route = sites == null ? 0 : sites.holderOf(partitioner.partition(block.nodeIds[i]));
             byRoute.computeIfAbsent(route, r -> new IntList()).add(i);
         }

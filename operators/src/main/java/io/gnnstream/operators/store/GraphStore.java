@@ -291,7 +291,7 @@ public final class GraphStore {
         long[] in = edges.clearInEdges(key, v);
         layerOutputs.forget(v, config.hiddenLayers());
         if (incremental != null) {
-            incremental.deleted(v);
+            incremental.deleted(v, inputTime);
         }
         byte[] previous = records.clear(key, v);
         long[] s = sizes.of(key);

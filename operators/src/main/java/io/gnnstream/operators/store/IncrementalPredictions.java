@@ -423,7 +423,8 @@ public final class IncrementalPredictions {
      * reaches them later need not sum their neighbours' features, and so float drift never outlives
      * a round. A vertex marked at the first layer since the round began (every change of its
      * neighbourhood or of a neighbour's features after the round read them marks it, and the marks
-     * wait for the pin) keeps the sum it has; so does every vertex once a suspension dropped marks.
+     * wait for the pin; a deletion marks its vertex too) keeps the sum it has; so does every vertex
+     * once a suspension dropped marks. The ranks send no sum of a vertex the round found deleted.
      */
     public void roundFeatureSums(long step, long[] vertices, int dim, float[] values)
             throws Exception {
@@ -433,7 +434,7 @@ public final class IncrementalPredictions {
         int features = dim - 1;
         for (int i = 0; i < vertices.length; i++) {
             long v = vertices[i];
-            if (pending.marked(0, v) || graph.label(v) == MiniBatch.ABSENT) {
+            if (pending.marked(0, v)) {
                 continue;
             }
             int count = (int) values[i * dim + features];
@@ -481,10 +482,15 @@ public final class IncrementalPredictions {
         }
     }
 
-    /** {@code v} was deleted: its sums go (its out-edges' readers were told as edge changes). */
-    public void deleted(long v) throws Exception {
+    /**
+     * {@code v} was deleted: its sums go (its out-edges' readers were told as edge changes), and it
+     * is marked at the first layer, so that a running round's sum of it is not kept ({@link
+     * #roundFeatureSums}; recomputing a deleted vertex predicts nothing).
+     */
+    public void deleted(long v, long changedAt) throws Exception {
         sums.clear(v);
         fanOuts.dropSource(v);
+        mark(0, v, changedAt);
     }
 
     private void mark(int layer, long v, long changedAt) {

@@ -276,6 +276,8 @@ class IncrementalPredictionsTest {
         long changed = 3;
         node(store, changed, r, time++);
         edge(store, changed, 4, false, time++);
+        long gone = 5;
+        delete(store, gone, time++);
         store.flushEdges();
         store.write(sums, out);
         for (LayerOutputs pin :
@@ -285,6 +287,10 @@ class IncrementalPredictionsTest {
         out.clear();
         long kept = store.incremental().featureSumsByRound() - byRound;
         assertTrue(kept > 0 && kept < n, "sums kept from the round: " + kept);
+        // The deleted vertex comes back with other in-neighbours: its sums start from none.
+        node(store, gone, r, time++);
+        edge(store, 6, gone, false, time++);
+        edge(store, 7, gone, false, time++);
         while (store.predictIncrementally(Long.MAX_VALUE, out)) {
             collect();
         }
