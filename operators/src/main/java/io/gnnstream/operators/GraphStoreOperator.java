@@ -1,5 +1,6 @@
 package io.gnnstream.operators;
 
+import io.gnnstream.operators.internal.JobIncarnation;
 import io.gnnstream.operators.messages.GraphEvent;
 import io.gnnstream.operators.messages.GraphStoreInput;
 import io.gnnstream.operators.messages.MiniBatchPart;
@@ -159,6 +160,7 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
                         GraphStoreProbe.installed());
         out = new StoreOutputs();
         if (store.incremental() != null) {
+            store.incremental().incarnation(JobIncarnation.of(getRuntimeContext()));
             incrementalState = context.getOperatorStateStore().getUnionListState(INCREMENTAL);
             if (context.isRestored()) {
                 List<IncrementalState> states = new ArrayList<>();

@@ -2,6 +2,7 @@ package io.gnnstream.operators;
 
 import io.gnnstream.operators.assembly.PartialBatches;
 import io.gnnstream.operators.internal.InferenceRound;
+import io.gnnstream.operators.internal.JobIncarnation;
 import io.gnnstream.operators.internal.LayerOutputSender;
 import io.gnnstream.operators.internal.PendingStep;
 import io.gnnstream.operators.internal.RankReport;
@@ -240,7 +241,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                                         config.keepsHiddenRows(),
                                         config.partitioner(),
                                         config.storeParallelism())
-                                .withFeatureSums(config.sendsPins()),
+                                .withFeatureSums(
+                                        config.sendsPins(), JobIncarnation.of(getRuntimeContext())),
                         rank,
                         config.scale.trainers(),
                         config.compute);

@@ -33,6 +33,14 @@ public class LayerOutputs {
     /** {@code vertices.length x dim} outputs, row-major. */
     public float[] values;
 
+    /**
+     * Records of {@link #FEATURE_SUMS}: the job incarnation (its id and attempt) whose reads they
+     * were made from; a GraphStore keeps only its own incarnation's, since a record of an earlier
+     * one, read again from the topic after a restore, may hold changes the restored graph is yet to
+     * replay.
+     */
+    public long incarnation;
+
     public LayerOutputs() {}
 
     /** Floats of parameters per pin record: as the rows' records, well under a network buffer. */

@@ -46,7 +46,12 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
         EDGES(5),
         LAYER_OUTPUTS(6),
         /** A site's copy of a vertex deletion; a new kind, so no older format holds one. */
-        DELETION(7);
+        DELETION(7),
+        /**
+         * Layer outputs of features' sums ({@link LayerOutputs#FEATURE_SUMS}) with their
+         * incarnation; a new kind, so no older format holds one.
+         */
+        FEATURE_SUMS(8);
 
         private static final Tag[] BY_CODE = new Tag[values().length];
 
@@ -127,7 +132,10 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
             out.writeInt(deletion.deletion().route);
         } else if (input instanceof GraphStoreInput.Outputs outputs) {
             LayerOutputs o = outputs.outputs();
-            out.writeByte(Tag.LAYER_OUTPUTS.code);
+            out.writeByte(o.isFeatureSums() ? Tag.FEATURE_SUMS.code : Tag.LAYER_OUTPUTS.code);
+            if (o.isFeatureSums()) {
+                out.writeLong(o.incarnation);
+            }
             out.writeLong(o.step);
             out.writeInt(o.layer);
             out.writeInt(o.roundIndex);
@@ -202,6 +210,16 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
             case REPLICA -> GraphStoreInput.of(readReplica(in));
             case EDGES -> GraphStoreInput.of(readEdges(in));
             case LAYER_OUTPUTS -> GraphStoreInput.of(readOutputs(in));
+            case FEATURE_SUMS -> {
+                long incarnation = in.readLong();
+                LayerOutputs o = readOutputs(in);
+                if (!o.isFeatureSums()) {
+                    throw new IOException(
+                            "corrupt GraphStoreInput record: features' sums of layer " + o.layer);
+                }
+                o.incarnation = incarnation;
+                yield GraphStoreInput.of(o);
+            }
             case DELETION -> GraphStoreInput.of(new VertexDeletion(in.readLong(), in.readInt()));
             case EDGE ->
                     GraphStoreInput.of(

@@ -379,10 +379,17 @@ public final class GraphStore {
             incremental.roundRuns(outputs.step);
         }
         if (outputs.isFeatureSums()) {
-            // Kept by incremental predictions only; acknowledged as a part of the block.
+            // Kept by incremental predictions only; acknowledged as a part of the block. The
+            // edges buffered since the round's reads are written first: they mark the vertices
+            // whose sums they change, and no read of the engine writes them in between.
             if (incremental != null) {
+                flushEdges();
                 incremental.roundFeatureSums(
-                        outputs.step, outputs.vertices, outputs.dim, outputs.values);
+                        outputs.step,
+                        outputs.incarnation,
+                        outputs.vertices,
+                        outputs.dim,
+                        outputs.values);
             }
             out.event(GraphEvent.layerWritten(outputs));
             return;

@@ -109,6 +109,10 @@ public final class IncrementalPredictions {
     private long summedAgain;
     private long summedByRound;
     private long featureSumsByRound;
+
+    /** The job incarnation (its id and attempt) whose rounds' features' sums this engine keeps. */
+    private long incarnation;
+
     private long hubsSummedAgain;
     private long rowSumsSummedAgain;
     private long cleared;
@@ -425,10 +429,17 @@ public final class IncrementalPredictions {
      * neighbourhood or of a neighbour's features after the round read them marks it, and the marks
      * wait for the pin; a deletion marks its vertex too) keeps the sum it has; so does every vertex
      * once a suspension dropped marks. The ranks send no sum of a vertex the round found deleted.
+     * Sums made by another {@code incarnation} of the job than this engine's are not kept: read
+     * again from the topic after a restore, they may hold changes that the restored graph has yet
+     * to replay, which would then be added twice.
      */
-    public void roundFeatureSums(long step, long[] vertices, int dim, float[] values)
+    public void roundFeatureSums(
+            long step, long incarnation, long[] vertices, int dim, float[] values)
             throws Exception {
-        if (step <= pinnedStep || step != newestRound || !marking) {
+        if (step <= pinnedStep
+                || step != newestRound
+                || !marking
+                || incarnation != this.incarnation) {
             return;
         }
         int features = dim - 1;
@@ -903,6 +914,11 @@ public final class IncrementalPredictions {
     /** Sums of rows that rounds made for their pins. */
     public long summedByRound() {
         return summedByRound;
+    }
+
+    /** Keeps the rounds' features' sums of job incarnation {@code id} only (0 until set). */
+    public void incarnation(long id) {
+        this.incarnation = id;
     }
 
     /** Features' sums that rounds made ({@link #roundFeatureSums}). */

@@ -86,7 +86,7 @@ final class SimRank {
             return models == null
                     ? null
                     : new InferenceRound(models.config(), true, false, false, null, 1)
-                            .withFeatureSums(true);
+                            .withFeatureSums(true, 0);
         }
     }
 

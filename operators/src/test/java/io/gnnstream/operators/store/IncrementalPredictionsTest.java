@@ -279,6 +279,11 @@ class IncrementalPredictionsTest {
         long gone = 5;
         delete(store, gone, time++);
         store.flushEdges();
+        // The same sums of another incarnation (read again after a restore) are not kept.
+        sums.incarnation = 99;
+        store.write(sums, out);
+        assertEquals(byRound, store.incremental().featureSumsByRound());
+        sums.incarnation = 0;
         store.write(sums, out);
         for (LayerOutputs pin :
                 LayerOutputs.pins(step, 0, 1, next.parameterVector(), new int[] {0})) {
