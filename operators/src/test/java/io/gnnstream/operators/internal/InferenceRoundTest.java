@@ -48,17 +48,8 @@ class InferenceRoundTest {
             ModelType type, boolean embeddings) {
         int hidden = embeddings ? 5 : 8;
         Random r = new Random(4);
-        int[][] nbrs = new int[N][];
-        for (int v = 0; v < N; v++) {
-            nbrs[v] = new int[v % 7 == 0 ? 0 : 1 + r.nextInt(5)];
-            for (int k = 0; k < nbrs[v].length; k++) {
-                nbrs[v][k] = r.nextInt(N);
-            }
-        }
-        float[] x = new float[N * F];
-        for (int i = 0; i < x.length; i++) {
-            x[i] = (float) r.nextGaussian();
-        }
+        int[][] nbrs = neighbours(r);
+        float[] x = features(r);
         ModelConfig cfg =
                 ModelConfig.builder()
                         .modelType(type)
@@ -261,17 +252,8 @@ class InferenceRoundTest {
     @CsvSource({"2", "1"})
     void firstLayerBlocksGiveTheirDestinationsFeatureSums(int layers) {
         Random r = new Random(5);
-        int[][] nbrs = new int[N][];
-        float[] x = new float[N * F];
-        for (int v = 0; v < N; v++) {
-            nbrs[v] = new int[v % 7 == 0 ? 0 : 1 + r.nextInt(5)];
-            for (int k = 0; k < nbrs[v].length; k++) {
-                nbrs[v][k] = r.nextInt(N);
-            }
-            for (int c = 0; c < F; c++) {
-                x[v * F + c] = (float) r.nextGaussian();
-            }
-        }
+        int[][] nbrs = neighbours(r);
+        float[] x = features(r);
         ModelConfig cfg =
                 ModelConfig.builder()
                         .inFeatures(F)
@@ -326,6 +308,27 @@ class InferenceRoundTest {
             }
         }
         assertEquals(N, summed, "a sum per destination");
+    }
+
+    /** Each vertex's in-neighbours: none for every seventh, else 1 to 5 drawn at random. */
+    private static int[][] neighbours(Random r) {
+        int[][] nbrs = new int[N][];
+        for (int v = 0; v < N; v++) {
+            nbrs[v] = new int[v % 7 == 0 ? 0 : 1 + r.nextInt(5)];
+            for (int k = 0; k < nbrs[v].length; k++) {
+                nbrs[v][k] = r.nextInt(N);
+            }
+        }
+        return nbrs;
+    }
+
+    /** Gaussian features of every vertex, row-major. */
+    private static float[] features(Random r) {
+        float[] x = new float[N * F];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = (float) r.nextGaussian();
+        }
+        return x;
     }
 
     private static MiniBatch block(
