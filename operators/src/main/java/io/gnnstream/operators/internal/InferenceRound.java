@@ -119,8 +119,7 @@ public final class InferenceRound {
                     outputs(block, rows, config.roundRowWidth(j + 1, keepHidden), block.layer));
             outcome = new Outcome(new EvalResult(0, 0, 0, new int[0]), null, records);
         } else {
-            Outcome scored = score(block, out);
-            outcome = new Outcome(scored.eval(), scored.predictions(), records);
+            outcome = score(block, out, records);
         }
         if (featureSums && block.layer == 1) {
             int dim = block.featureDim + 1;
@@ -199,7 +198,8 @@ public final class InferenceRound {
         return records;
     }
 
-    private Outcome score(MiniBatch block, float[] logits) {
+    /** The last layer's block scored, with {@code records} (features' sums, or none) as outputs. */
+    private Outcome score(MiniBatch block, float[] logits, List<LayerOutputs> records) {
         int classes = config.numClasses();
         int nDst = block.numSeeds();
         boolean scored =
@@ -220,7 +220,7 @@ public final class InferenceRound {
         return new Outcome(
                 new EvalResult(lossSum, correct, labelled, predicted),
                 predictions ? predictions(block, logits, predicted) : null,
-                List.of());
+                records);
     }
 
     /** The predictions of the block's destinations, but for those {@link MiniBatch#ABSENT}. */

@@ -411,10 +411,7 @@ public final class IncrementalPredictions {
         long bound = Long.MAX_VALUE;
         if (evalFanout >= 0 && count >= evalFanout) {
             // A selection (or exactly the fanout, where no larger rank exists): its largest rank.
-            bound = Long.MIN_VALUE;
-            for (int k = from; k < from + count; k++) {
-                bound = Math.max(bound, EvalNeighbourhood.rank(v, neighbours[k]));
-            }
+            bound = largestRank(v, neighbours, from, from + count);
         }
         sums.put(m, v, tagOf(step, 0), new NeighbourSums.Sum(sum, count, bound));
         summedByRound++;
@@ -453,10 +450,8 @@ public final class IncrementalPredictions {
             if (evalFanout >= 0 && count >= evalFanout) {
                 long[] all = graph.inNeighbours(v);
                 if (EvalNeighbourhood.selects(all.length, evalFanout)) {
-                    bound = Long.MIN_VALUE;
-                    for (long u : EvalNeighbourhood.members(v, all, evalFanout)) {
-                        bound = Math.max(bound, EvalNeighbourhood.rank(v, u));
-                    }
+                    long[] hood = EvalNeighbourhood.members(v, all, evalFanout);
+                    bound = largestRank(v, hood, 0, hood.length);
                 }
             }
             float[] sum = Arrays.copyOfRange(values, i * dim, i * dim + features);
@@ -762,10 +757,7 @@ public final class IncrementalPredictions {
         long bound = Long.MAX_VALUE;
         if (EvalNeighbourhood.selects(all.length, evalFanout)) {
             hubsSummedAgain++;
-            bound = Long.MIN_VALUE;
-            for (long u : hood) {
-                bound = Math.max(bound, EvalNeighbourhood.rank(v, u));
-            }
+            bound = largestRank(v, hood, 0, hood.length);
         }
         float[] s = new float[width - root];
         float[] parts = neighbourParts(m, hood, v);
@@ -775,6 +767,17 @@ public final class IncrementalPredictions {
             }
         }
         return new NeighbourSums.Sum(s, hood.length, bound);
+    }
+
+    /**
+     * The largest {@link EvalNeighbourhood#rank} of {@code v}'s neighbours {@code ids[from, to)}.
+     */
+    private static long largestRank(long v, long[] ids, int from, int to) {
+        long bound = Long.MIN_VALUE;
+        for (int k = from; k < to; k++) {
+            bound = Math.max(bound, EvalNeighbourhood.rank(v, ids[k]));
+        }
+        return bound;
     }
 
     /**

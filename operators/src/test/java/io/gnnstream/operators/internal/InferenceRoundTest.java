@@ -73,17 +73,7 @@ class InferenceRoundTest {
             float[] stored = new float[N * width];
             int records = 0;
             for (int from = 0; from < N; from += 16) {
-                InferenceRound.Outcome out =
-                        round.compute(
-                                model,
-                                block(
-                                        nbrs,
-                                        x,
-                                        F,
-                                        1,
-                                        from,
-                                        Math.min(N, from + 16),
-                                        MiniBatch.Kind.INFER));
+                InferenceRound.Outcome out = round.compute(model, firstLayerBlock(nbrs, x, from));
                 assertNull(out.predictions());
                 for (LayerOutputs o : out.outputs()) {
                     assertEquals(out.outputs().size(), o.parts);
@@ -269,17 +259,7 @@ class InferenceRoundTest {
         int summed = 0;
         try (GnnModel model = GnnModel.create(cfg)) {
             for (int from = 0; from < N; from += 16) {
-                InferenceRound.Outcome out =
-                        round.compute(
-                                model,
-                                block(
-                                        nbrs,
-                                        x,
-                                        F,
-                                        1,
-                                        from,
-                                        Math.min(N, from + 16),
-                                        MiniBatch.Kind.INFER));
+                InferenceRound.Outcome out = round.compute(model, firstLayerBlock(nbrs, x, from));
                 assertEquals(layers == 1, out.predictions() != null);
                 for (int p = 0; p < out.outputs().size(); p++) {
                     LayerOutputs o = out.outputs().get(p);
@@ -329,6 +309,11 @@ class InferenceRoundTest {
             x[i] = (float) r.nextGaussian();
         }
         return x;
+    }
+
+    /** The first-layer block of the 16 destinations from {@code from}, as a round issues it. */
+    private static MiniBatch firstLayerBlock(int[][] nbrs, float[] x, int from) {
+        return block(nbrs, x, F, 1, from, Math.min(N, from + 16), MiniBatch.Kind.INFER);
     }
 
     private static MiniBatch block(
