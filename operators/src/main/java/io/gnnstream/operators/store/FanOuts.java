@@ -106,6 +106,16 @@ final class FanOuts {
         return any;
     }
 
+    /** Whether a difference of a layer-{@code layer} fan-out is still to reach {@code reader}. */
+    boolean pendingFor(int layer, long reader) {
+        for (FanOut f : queue) {
+            if (f.layer == layer && f.pendingFor(reader)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** An edge {@code source -> reader} was added or removed: no fan-out of it goes there. */
     void edgeChanged(long source, long reader) {
         for (FanOut f : queue) {

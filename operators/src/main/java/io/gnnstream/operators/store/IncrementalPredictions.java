@@ -424,11 +424,12 @@ public final class IncrementalPredictions {
      * reaches them later need not sum their neighbours' features, and so float drift never outlives
      * a round. A vertex marked at the first layer since the round began (every change of its
      * neighbourhood or of a neighbour's features after the round read them marks it, and the marks
-     * wait for the pin; a deletion marks its vertex too) keeps the sum it has; so does every vertex
-     * once a suspension dropped marks. The ranks send no sum of a vertex the round found deleted.
-     * Sums made by another {@code incarnation} of the job than this engine's are not kept: read
-     * again from the topic after a restore, they may hold changes that the restored graph has yet
-     * to replay, which would then be added twice.
+     * wait for the pin; a deletion marks its vertex too) or that a hub's difference has yet to
+     * reach ({@link FanOuts}: it marks its readers as it reaches them) keeps the sum it has; so
+     * does every vertex once a suspension dropped marks. The ranks send no sum of a vertex the
+     * round found deleted. Sums made by another {@code incarnation} of the job than this engine's
+     * are not kept: read again from the topic after a restore, they may hold changes that the
+     * restored graph has yet to replay, which would then be added twice.
      */
     public void roundFeatureSums(
             long step, long incarnation, long[] vertices, int dim, float[] values)
@@ -442,8 +443,8 @@ public final class IncrementalPredictions {
         int features = dim - 1;
         for (int i = 0; i < vertices.length; i++) {
             long v = vertices[i];
-            if (pending.marked(0, v)) {
-                continue;
+            if (pending.marked(0, v) || fanOuts.pendingFor(0, v)) {
+                continue; // a change came after the reads, or its difference is on its way
             }
             int count = (int) values[i * dim + features];
             long bound = Long.MAX_VALUE;

@@ -241,13 +241,15 @@ class IncrementalPredictionsTest {
 
     /**
      * A round's features' sums (made from its first pass's reads) are kept, but for the vertices a
-     * change reached after those reads: their sums have the change, the round's do not.
+     * change reached after those reads (their sums have the change, the round's do not) and those a
+     * change's difference has yet to reach in pieces (the round's read has it already).
      */
     @Test
     @Timeout(120)
     void aRoundsFeatureSumsGiveWayToChangesAfterItsReads() throws Exception {
         ModelConfig model = twoLayerSage(10);
         Random r = new Random(10);
+        fanOutPiece = 2; // a node change reaches its readers in pieces, after the round's sums
         GraphStore store = start(false);
         int n = 100;
         long time = graph(store, n, r);
@@ -266,7 +268,6 @@ class IncrementalPredictionsTest {
                                 .seed(11)
                                 .build());
         store.flushEdges();
-        LayerOutputs sums = featureSums();
         Dense g = dense();
         LayerwiseInference.Outputs outputs = LayerwiseInference.run(next, g.graph, 64, FANOUT);
         writeRows(store, next, model, outputs, g.ids);
@@ -275,6 +276,8 @@ class IncrementalPredictionsTest {
         }
         long changed = 3;
         node(store, changed, r, time++);
+        // The sums are read after the node change, whose difference is still on its way in pieces.
+        LayerOutputs sums = featureSums();
         edge(store, changed, 4, false, time++);
         long gone = 5;
         delete(store, gone, time++);
