@@ -397,7 +397,12 @@ public final class GraphStore {
         if (acknowledgedNotStored != null) {
             acknowledgedNotStored.add(outputs);
         } else {
+            IncrementalPredictions.RowsBefore before =
+                    incremental != null ? incremental.roundRowsBefore(outputs) : null;
             layerOutputs.write(outputs, records::labelOf);
+            if (before != null) {
+                incremental.roundRowsWritten(outputs, before, inputTime);
+            }
         }
         if (incremental != null && outputs.step == incremental.pinnedStep()) {
             incremental.rowsRewritten(outputs.layer, outputs.vertices, inputTime);

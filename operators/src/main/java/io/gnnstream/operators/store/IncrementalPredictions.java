@@ -90,6 +90,13 @@ public final class IncrementalPredictions {
     /** When the pinned round last ran again (ms), while it holds processing; -1: it does not. */
     private long rerunSince = -1;
 
+    /**
+     * The newest round whose blocks may be written twice ({@link #roundRowsBefore}): after a
+     * restore, the rounds up to the first to begin since (issued before the snapshot, it may have
+     * blocks both in flight and issued again); -1: none.
+     */
+    private long rewritesUpTo = -1;
+
     /** Counts rewrites of the pinned round's rows by a round (see {@link #rowsRewritten}). */
     private long generation;
 
@@ -113,6 +120,7 @@ public final class IncrementalPredictions {
     /** The job incarnation (its id and attempt) whose rounds' features' sums this engine keeps. */
     private long incarnation;
 
+    private long roundRowsRewritten;
     private long hubsSummedAgain;
     private long rowSumsSummedAgain;
     private long cleared;
@@ -147,6 +155,9 @@ public final class IncrementalPredictions {
      * could leave a vertex with the round's older prediction.
      */
     public void roundRuns(long step) {
+        if (step > newestRound && rewritesUpTo == Long.MAX_VALUE) {
+            rewritesUpTo = step;
+        }
         if (step > newestRound) {
             // A new round covers every change before its reads, also those a suspension dropped.
             marking = true;
@@ -380,6 +391,57 @@ public final class IncrementalPredictions {
         for (long v : vertices) {
             mark(layer - 1, v, changedAt);
             mark(config.numLayers() - 1, v, changedAt);
+        }
+    }
+
+    /**
+     * What a round stored before of the rows in {@code outputs}, where a block of it may be written
+     * twice: the pinned round (it runs again after a restore, {@link #rowsRewritten}) and the
+     * rounds up to {@link #rewritesUpTo}; null elsewhere. Pass it to {@link #roundRowsWritten} once
+     * they are written.
+     */
+    public RowsBefore roundRowsBefore(LayerOutputs outputs) throws Exception {
+        if (outputs.step < pinnedStep || outputs.step > Math.max(pinnedStep, rewritesUpTo)) {
+            return null;
+        }
+        int n = outputs.vertices.length;
+        float[] values = new float[n * outputs.dim];
+        boolean[] had =
+                rows.rows(outputs.layer, outputs.step, outputs.vertices, n, outputs.dim, values);
+        return new RowsBefore(had, values);
+    }
+
+    /** A round's stored rows before a write ({@link #roundRowsBefore}). */
+    public record RowsBefore(boolean[] had, float[] values) {}
+
+    /**
+     * The rows of {@code outputs} replaced {@code before}: where a block ran again after a restore
+     * on a graph that changed meanwhile, the next layer's pass, or the predictions of the pinned
+     * round, may have read the rows it replaced. A row that differs clears its readers' sums (they
+     * summed the old row), and marks them and the vertex at that layer: the changes in between may
+     * be in the new row already, so recomputing them would not find the row changed.
+     */
+    public void roundRowsWritten(LayerOutputs outputs, RowsBefore before, long changedAt)
+            throws Exception {
+        int m = outputs.layer;
+        if (m >= pending.layers()) {
+            return;
+        }
+        int dim = outputs.dim;
+        for (int i = 0; i < outputs.vertices.length; i++) {
+            int from = i * dim;
+            if (!before.had()[i]
+                    || Arrays.equals(
+                            before.values(), from, from + dim, outputs.values, from, from + dim)) {
+                continue;
+            }
+            long v = outputs.vertices[i];
+            mark(m, v, changedAt);
+            for (long w : graph.outNeighbours(v)) {
+                sums.clear(m, w);
+                mark(m, w, changedAt);
+            }
+            roundRowsRewritten++;
         }
     }
 
@@ -930,6 +992,11 @@ public final class IncrementalPredictions {
         return featureSumsByRound;
     }
 
+    /** Rows of a running round that a block written again changed ({@link #roundRowsWritten}). */
+    public long roundRowsRewritten() {
+        return roundRowsRewritten;
+    }
+
     /** Sums of vertices above the eval fanout among {@link #summedAgain}. */
     public long hubsSummedAgain() {
         return hubsSummedAgain;
@@ -1022,6 +1089,7 @@ public final class IncrementalPredictions {
         }
         arrivals.forgetUpTo(pinnedStep);
         paused |= newestRound > pinnedStep;
+        rewritesUpTo = Long.MAX_VALUE;
         if (pinnedParams != null) {
             model = GnnModel.create(config);
             model.setParameterVector(pinnedParams);

@@ -306,6 +306,75 @@ class IncrementalPredictionsTest {
         compare(next, model);
     }
 
+    @Test
+    @Timeout(120)
+    void aBlockWrittenAgainAfterTheNextLayerReadItsRowsMarksItsReaders() throws Exception {
+        ModelConfig model = twoLayerSage(12);
+        Random r = new Random(12);
+        GraphStore store = start(false);
+        int n = 100;
+        long time = graph(store, n, r);
+        round(store, GnnModel.create(model), model);
+        // A restore before the next round: its blocks may be in flight and issued again.
+        store = restore(store);
+
+        step += 10;
+        GnnModel next =
+                GnnModel.create(
+                        ModelConfig.builder()
+                                .inFeatures(F)
+                                .hidden(16)
+                                .numClasses(CLASSES)
+                                .seed(13)
+                                .build());
+        store.flushEdges();
+        Dense before = dense();
+        LayerwiseInference.Outputs first = LayerwiseInference.run(next, before.graph, 64, FANOUT);
+        store.write(featureSums(), out);
+        writeRows(store, next, model, first, before.ids);
+        // The last pass reads every neighbourhood's rows and predicts from them.
+        int[] counts = new int[before.ids.length];
+        List<Long> hoods = new ArrayList<>();
+        for (int i = 0; i < before.ids.length; i++) {
+            long[] all = in.get(before.ids[i]).stream().mapToLong(Long::longValue).toArray();
+            for (long u : EvalNeighbourhood.neighbours(before.ids[i], all, FANOUT)) {
+                hoods.add(u);
+                counts[i]++;
+            }
+        }
+        store.incremental()
+                .roundReadRows(
+                        1,
+                        step,
+                        before.ids,
+                        counts,
+                        hoods.stream().mapToLong(Long::longValue).toArray());
+        for (int i = 0; i < before.ids.length; i++) {
+            topic.put(before.ids[i], ClassProbabilities.softmax(first.logits(), i, CLASSES));
+        }
+        // A change, then the first layer's block again (issued again after the restore), which
+        // reads the graph with the change: the change's own recomputation finds its row unchanged.
+        node(store, 3, r, time++);
+        Dense after = dense();
+        writeRows(
+                store,
+                next,
+                model,
+                LayerwiseInference.run(next, after.graph, 64, FANOUT),
+                after.ids);
+        assertTrue(store.incremental().roundRowsRewritten() > 0, "rows the block changed");
+        for (LayerOutputs pin :
+                LayerOutputs.pins(step, 0, 1, next.parameterVector(), new int[] {0})) {
+            store.write(pin, out);
+        }
+        out.clear();
+        while (store.predictIncrementally(Long.MAX_VALUE, out)) {
+            collect();
+        }
+        collect();
+        compare(next, model);
+    }
+
     /** A two-layer SAGE model of {@code seed}, and {@link #config} with incremental predictions. */
     private ModelConfig twoLayerSage(long seed) {
         ModelConfig model =
