@@ -221,16 +221,21 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
         var incremental = store.incremental();
         if (incremental != null) {
             getMetricGroup().gauge("incrementalPending", incremental::pendingVertices);
-            getMetricGroup().gauge("incrementalPredictions", incremental::predicted);
-            getMetricGroup().gauge("incrementalRecomputed", incremental::recomputed);
+            getMetricGroup().gauge("incrementalPredictions", incremental.counters()::predicted);
+            getMetricGroup().gauge("incrementalRecomputed", incremental.counters()::recomputed);
             getMetricGroup().gauge("pinnedRoundStep", incremental::pinnedStep);
-            getMetricGroup().gauge("incrementalSuspensions", incremental::suspensions);
-            getMetricGroup().gauge("incrementalSummedAgain", incremental::summedAgain);
-            getMetricGroup().gauge("incrementalSummedByRound", incremental::summedByRound);
+            getMetricGroup().gauge("incrementalSuspensions", incremental.counters()::suspensions);
+            getMetricGroup().gauge("incrementalSummedAgain", incremental.counters()::summedAgain);
             getMetricGroup()
-                    .gauge("incrementalFeatureSumsByRound", incremental::featureSumsByRound);
+                    .gauge("incrementalSummedByRound", incremental.counters()::summedByRound);
             getMetricGroup()
-                    .gauge("incrementalSummedByDifference", incremental::summedByDifference);
+                    .gauge(
+                            "incrementalFeatureSumsByRound",
+                            incremental.counters()::featureSumsByRound);
+            getMetricGroup()
+                    .gauge(
+                            "incrementalSummedByDifference",
+                            incremental.counters()::summedByDifference);
             schedulePredictions(INCREMENTAL_INTERVAL_MS);
         }
     }
@@ -374,7 +379,7 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
         long now = getProcessingTimeService().getCurrentProcessingTime();
         if (incremental == null
                 || now - reportedAt < INCREMENTAL_REPORT_MS
-                || incremental.recomputed() == reportedRecomputed) {
+                || incremental.counters().recomputed() == reportedRecomputed) {
             return;
         }
         LOG.info(
@@ -384,19 +389,19 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
                         + " cleared by edge changes {}, summed again {} ({} of hubs, {} of"
                         + " rows)",
                 subtask,
-                incremental.recomputed(),
-                incremental.predicted(),
+                incremental.counters().recomputed(),
+                incremental.counters().predicted(),
                 incremental.pendingVertices(),
-                incremental.summedByRound(),
-                incremental.featureSumsByRound(),
-                incremental.summedByDifference(),
-                incremental.hubDifferences(),
-                incremental.cleared(),
-                incremental.summedAgain(),
-                incremental.hubsSummedAgain(),
-                incremental.rowSumsSummedAgain());
+                incremental.counters().summedByRound(),
+                incremental.counters().featureSumsByRound(),
+                incremental.counters().summedByDifference(),
+                incremental.counters().hubDifferences(),
+                incremental.counters().cleared(),
+                incremental.counters().summedAgain(),
+                incremental.counters().hubsSummedAgain(),
+                incremental.counters().rowSumsSummedAgain());
         reportedAt = now;
-        reportedRecomputed = incremental.recomputed();
+        reportedRecomputed = incremental.counters().recomputed();
     }
 
     /** Shows one of the core's counts as a Flink counter named {@code name}. */

@@ -397,7 +397,7 @@ public final class GraphStore {
         if (acknowledgedNotStored != null) {
             acknowledgedNotStored.add(outputs);
         } else {
-            IncrementalPredictions.RowsBefore before =
+            RoundSums.RowsBefore before =
                     incremental != null ? incremental.roundRowsBefore(outputs) : null;
             layerOutputs.write(outputs, records::labelOf);
             if (before != null) {

@@ -428,7 +428,7 @@ final class ProtocolSimulator {
 
     /** Sums of rows that rounds made for incremental predictions, over every start of the run. */
     long roundSums() {
-        return roundSums + (models == null ? 0 : store.incremental().summedByRound());
+        return roundSums + (models == null ? 0 : store.incremental().counters().summedByRound());
     }
 
     /** Incremental prediction batches emitted (0 without incremental predictions). */
@@ -816,7 +816,7 @@ final class ProtocolSimulator {
     private void restore(int newTrainers) {
         restores++;
         if (models != null) {
-            roundSums += store.incremental().summedByRound();
+            roundSums += store.incremental().counters().summedByRound();
         }
         net.abort();
         int completed = net.completed();

@@ -154,10 +154,11 @@ class IncrementalPredictionsTest {
             assertTrue(restoredFanOuts > 0, "fan-outs on their way at the restore");
         }
         assertTrue(
-                store.incremental().summedByDifference() > store.incremental().hubDifferences(),
+                store.incremental().counters().summedByDifference()
+                        > store.incremental().counters().hubDifferences(),
                 "edge changes below the fanout take differences");
         assertTrue(
-                store.incremental().hubDifferences() > 0,
+                store.incremental().counters().hubDifferences() > 0,
                 "edge changes of hubs above the fanout take differences");
         compare(pinned, model);
     }
@@ -177,7 +178,10 @@ class IncrementalPredictionsTest {
             node(store, r.nextInt(n), r, time++);
             edge(store, r.nextInt(n), r.nextInt(n), c % 2 == 0, time++);
         }
-        assertEquals(1, store.incremental().suspensions(), "a burst above the budget suspends");
+        assertEquals(
+                1,
+                store.incremental().counters().suspensions(),
+                "a burst above the budget suspends");
         assertEquals(0, store.incremental().pendingVertices(), "its marks go");
         for (int c = 0; c < 20; c++) {
             node(store, r.nextInt(n), r, time++);
@@ -194,7 +198,7 @@ class IncrementalPredictionsTest {
             collect();
         }
         collect();
-        assertEquals(1, store.incremental().suspensions());
+        assertEquals(1, store.incremental().counters().suspensions());
         compare(pinned, model);
     }
 
@@ -223,8 +227,8 @@ class IncrementalPredictionsTest {
         while (store.predictIncrementally(Long.MAX_VALUE, out)) {
             collect();
         }
-        long clearedBefore = store.incremental().cleared();
-        long hubDifferences = store.incremental().hubDifferences();
+        long clearedBefore = store.incremental().counters().cleared();
+        long hubDifferences = store.incremental().counters().hubDifferences();
         for (int c = 0; c < 20; c++) {
             long u = 60 + r.nextInt(40);
             edge(store, u, hub, in.get(hub).contains(u), time++);
@@ -234,8 +238,11 @@ class IncrementalPredictionsTest {
             collect();
         }
         collect();
-        assertEquals(clearedBefore, store.incremental().cleared(), "no sum of the hub cleared");
-        assertTrue(store.incremental().hubDifferences() > hubDifferences);
+        assertEquals(
+                clearedBefore,
+                store.incremental().counters().cleared(),
+                "no sum of the hub cleared");
+        assertTrue(store.incremental().counters().hubDifferences() > hubDifferences);
         compare(pinned, model);
     }
 
@@ -254,7 +261,7 @@ class IncrementalPredictionsTest {
         int n = 100;
         long time = graph(store, n, r);
         round(store, GnnModel.create(model), model);
-        long byRound = store.incremental().featureSumsByRound();
+        long byRound = store.incremental().counters().featureSumsByRound();
         assertEquals(n, byRound, "the first round's sums of every vertex");
 
         // The next round reads the graph (its sums and rows), then changes come before its sums.
@@ -285,7 +292,7 @@ class IncrementalPredictionsTest {
         // The same sums of another incarnation (read again after a restore) are not kept.
         sums.incarnation = 99;
         store.write(sums, out);
-        assertEquals(byRound, store.incremental().featureSumsByRound());
+        assertEquals(byRound, store.incremental().counters().featureSumsByRound());
         sums.incarnation = 0;
         store.write(sums, out);
         for (LayerOutputs pin :
@@ -293,7 +300,7 @@ class IncrementalPredictionsTest {
             store.write(pin, out);
         }
         out.clear();
-        long kept = store.incremental().featureSumsByRound() - byRound;
+        long kept = store.incremental().counters().featureSumsByRound() - byRound;
         assertTrue(kept > 0 && kept < n, "sums kept from the round: " + kept);
         // The deleted vertex comes back with other in-neighbours: its sums start from none.
         node(store, gone, r, time++);
@@ -362,7 +369,8 @@ class IncrementalPredictionsTest {
                 model,
                 LayerwiseInference.run(next, after.graph, 64, FANOUT),
                 after.ids);
-        assertTrue(store.incremental().roundRowsRewritten() > 0, "rows the block changed");
+        assertTrue(
+                store.incremental().counters().roundRowsRewritten() > 0, "rows the block changed");
         for (LayerOutputs pin :
                 LayerOutputs.pins(step, 0, 1, next.parameterVector(), new int[] {0})) {
             store.write(pin, out);
