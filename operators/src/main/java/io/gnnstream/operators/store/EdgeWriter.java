@@ -64,6 +64,9 @@ final class EdgeWriter {
                 throws Exception {
             changed(vertex);
         }
+
+        /** Every buffered edge was written (the buffer filled, or a read needed them). */
+        default void flushed() {}
     }
 
     /** The in-adjacency of the vertex just written, read on demand. */
@@ -153,6 +156,9 @@ final class EdgeWriter {
         }
         buffer.drain(this::write);
         siteOutEdges.writeStaged();
+        if (adjacencyChanged != null) {
+            adjacencyChanged.flushed();
+        }
     }
 
     /**

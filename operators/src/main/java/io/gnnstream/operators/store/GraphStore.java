@@ -231,6 +231,12 @@ public final class GraphStore {
                                 throws Exception {
                             incremental.edgesApplied(v, ops, change, written, edgesSince);
                         }
+
+                        @Override
+                        public void flushed() {
+                            // The edges buffered since edgesSince are written: the next start anew.
+                            edgesSince = Long.MAX_VALUE;
+                        }
                     });
             if (config.aggregateAtOwner) {
                 layerOutputs.followOwnedSums(incremental::roundSummed);

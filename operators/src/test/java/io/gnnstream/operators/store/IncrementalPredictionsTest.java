@@ -383,6 +383,44 @@ class IncrementalPredictionsTest {
         compare(next, model);
     }
 
+    @Test
+    @Timeout(60)
+    void anEdgeChangeIsTimedFromItsOwnArrivalAfterTheBufferWasWritten() throws Exception {
+        ModelConfig model = twoLayerSage(14);
+        Random r = new Random(14);
+        GraphStore store = start(false);
+        long time = graph(store, 100, r);
+        round(store, GnnModel.create(model), model);
+        long first = time + 1_000;
+        long a = newSource(2);
+        edge(store, a, 2, false, first);
+        store.inNeighbours(2); // a read writes the buffered edge
+        long second = first + 1_000;
+        edge(store, newSource(4), 4, false, second);
+        Map<Long, Long> changedAt = new HashMap<>();
+        boolean more;
+        do {
+            more = store.predictIncrementally(Long.MAX_VALUE, out);
+            for (PredictionBatch b : out.predictions()) {
+                for (int i = 0; i < b.vertices.length; i++) {
+                    changedAt.merge(b.vertices[i], b.changedAt[i], Math::min);
+                }
+            }
+            out.clear();
+        } while (more);
+        assertEquals(second, changedAt.get(4L), "the second edge's destination");
+        assertEquals(first, changedAt.get(2L), "the first edge's destination");
+    }
+
+    /** A vertex that is not yet an in-neighbour of {@code v}, nor {@code v}. */
+    private long newSource(long v) {
+        long u = 0;
+        while (u == v || in.get(v).contains(u)) {
+            u++;
+        }
+        return u;
+    }
+
     /** A two-layer SAGE model of {@code seed}, and {@link #config} with incremental predictions. */
     private ModelConfig twoLayerSage(long seed) {
         ModelConfig model =
