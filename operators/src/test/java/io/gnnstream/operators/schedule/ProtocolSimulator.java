@@ -47,9 +47,12 @@ import java.util.SplittableRandom;
  *
  * <p>Checkpoints follow Flink's unaligned checkpoints ({@link SimChannels}). A restore resets every
  * role to the last completed checkpoint, replays channel state on ordinary edges, drops every
- * record in flight on feedback edges (credits, requests, reduced sums), and may change the trainer
- * count. Timers fire when nothing else can happen: idle ranks send their credit again, ranks
- * waiting for sums send their gradient again, and the clock moves past the scheduler's stall limit.
+ * record in flight on feedback edges (credits, requests, reduced sums), with {@code
+ * -Dsim.kafkaOutputs=true} has the GraphStore read the layer-outputs topic again from its
+ * snapshot's offset ({@link SimChannels}), and may change the trainer count. Each start is a job
+ * incarnation of its own. Timers fire when nothing else can happen: idle ranks send their credit
+ * again, ranks waiting for sums send their gradient again, and the clock moves past the scheduler's
+ * stall limit.
  *
  * <p>With incremental predictions ({@link SimModels}), the GraphStore core keeps its incremental
  * predictions, whose timer fires at random like the others; ranks compute rounds with real models
@@ -129,6 +132,11 @@ final class ProtocolSimulator {
 
     int restores;
     int rescales;
+
+    /** Layer outputs the GraphStore read again from the topic after restores. */
+    long outputsReread() {
+        return net.topicReread;
+    }
 
     /** Inputs the GraphStore took, over all its starts: their times. */
     private long inputs;
@@ -466,6 +474,7 @@ final class ProtocolSimulator {
     private void start(Snap[] from, int restoredTrainers) {
         speeds.clear();
         net.wire(trainers);
+        net.incarnation = restores + 1;
         SchedulerConfig cfg = config(trainers);
         highestIssued = new long[trainers];
         if (from != null) {
@@ -502,7 +511,8 @@ final class ProtocolSimulator {
                         b -> predictions.roundPredictions(b),
                         (rank, step) -> predictions.pinSent(rank, step),
                         this::served,
-                        base.maxSteps);
+                        base.maxSteps,
+                        restores + 1);
         if (from == null) {
             store =
                     new SimStore(
@@ -519,6 +529,10 @@ final class ProtocolSimulator {
             }
         } else {
             restoreRoles(from, restoredTrainers, wiring);
+        }
+        if (store.incremental() != null) {
+            // Each start is an incarnation of the job (JobIncarnation: job id and attempt).
+            store.incremental().incarnation(restores + 1);
         }
         if (predictions != null) {
             predictions.start(trainers, store);
@@ -832,6 +846,7 @@ final class ProtocolSimulator {
         if (completed == 0) {
             trainers = newTrainers;
             start(null, 0);
+            net.rewindTopic(0);
             return;
         }
         rescales += from != newTrainers ? 1 : 0;

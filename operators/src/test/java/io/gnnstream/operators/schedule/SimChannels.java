@@ -34,6 +34,14 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  * checkpoint completes once every role has snapshotted and every such record has been taken, as
  * Flink's completes once each input channel's barrier has arrived behind the records before it.
  * Roles: 0 store, 1 assembler, 2 scheduler, 3 reducer, 4.. ranks.
+ *
+ * <p>With {@code -Dsim.kafkaOutputs=true}, the ranks' layer outputs go through a Kafka topic at
+ * least once ({@link #TOPIC}), as in the job: a log that outlives failures, which the GraphStore
+ * reads from the offset of its snapshot (from the start after a restart without a checkpoint, as a
+ * fresh job's source reads from the earliest offsets). After a restore it reads again what the
+ * failed run sent after that offset, also what its ranks sent after their own snapshots (see
+ * docs/design.md, "Not built yet": runs then fail). Without it, they travel on a checkpointed
+ * channel like the others.
  */
 final class SimChannels {
 
@@ -68,6 +76,10 @@ final class SimChannels {
     /** One role's part of a checkpoint. */
     static final class Snap {
         Object state;
+
+        /** The store's: the records of {@link #TOPIC} it had read. */
+        int topicOffset;
+
         final List<Object[]> channelState = new ArrayList<>(); // {channel name, payload}
     }
 
@@ -77,6 +89,26 @@ final class SimChannels {
     private final IntFunction<Object> roleState;
 
     private final Map<String, Channel> channels = new HashMap<>();
+
+    /** The channel of the ranks' layer outputs, a Kafka topic with {@link #KAFKA_OUTPUTS}. */
+    static final String TOPIC = "outputs";
+
+    static final boolean KAFKA_OUTPUTS = Boolean.getBoolean("sim.kafkaOutputs");
+
+    /** Every record sent on {@link #TOPIC}, across failures, and how many the store has read. */
+    private final List<Object> topic = new ArrayList<>();
+
+    /** Per record of {@link #TOPIC}: the start (incarnation) of the run that sent it. */
+    private final List<Integer> topicSenders = new ArrayList<>();
+
+    /** The start of the run now, 1 for the first. */
+    int incarnation = 1;
+
+    private int topicRead;
+
+    /** Records of {@link #TOPIC} the store read again after restores. */
+    long topicReread;
+
     private int trainers;
 
     /** Per role: the checkpoints it has snapshotted. */
@@ -122,7 +154,12 @@ final class SimChannels {
 
     void send(int fromRole, String channel, Object payload) {
         Channel c = channels.get(channel);
-        c.queue.add(new Msg(wire(payload), epochs[fromRole]));
+        Object p = wire(payload);
+        if (durable(c)) {
+            topic.add(p);
+            topicSenders.add(incarnation);
+        }
+        c.queue.add(new Msg(p, epochs[fromRole]));
     }
 
     /**
@@ -172,6 +209,15 @@ final class SimChannels {
             trace.add("  " + c.name + " <- " + describe(m.payload) + " (epoch " + m.epoch + ")");
         }
         int role = c.to;
+        if (durable(c)) {
+            // A source's offsets, no barrier: the store's snapshot holds how far it read.
+            if (verbose) {
+                trace.add("    (sent by start " + topicSenders.get(topicRead) + ")");
+            }
+            c.queue.poll();
+            topicRead++;
+            return m.payload;
+        }
         if (inProgress && !c.feedback && m.epoch >= checkpoint && epochs[role] < checkpoint) {
             snapshot(role); // the barrier precedes this record
         }
@@ -236,9 +282,10 @@ final class SimChannels {
         snaps[role] = snap;
         epochs[role] = checkpoint;
         snap.state = roleState.apply(role);
+        snap.topicOffset = topicRead;
         // Records sent before their sender's barrier, still queued: channel state.
         for (Channel c : channels.values()) {
-            if (c.to == role && !c.feedback) {
+            if (c.to == role && !c.feedback && !durable(c)) {
                 for (Msg m : c.queue) {
                     if (m.epoch < checkpoint) {
                         // Pre-barrier records still to come are added when taken (see take).
@@ -263,7 +310,7 @@ final class SimChannels {
             }
         }
         for (Channel c : channels.values()) {
-            if (c.feedback) {
+            if (c.feedback || durable(c)) {
                 continue;
             }
             for (Msg m : c.queue) {
@@ -284,8 +331,30 @@ final class SimChannels {
         inProgress = false;
     }
 
+    /**
+     * The store reads {@link #TOPIC} again from {@code offset}: what it had read at its snapshot, 0
+     * without one.
+     */
+    void rewindTopic(int offset) {
+        Channel c = channels.get(TOPIC);
+        if (!durable(c)) {
+            return;
+        }
+        topicReread += Math.max(0, topicRead - offset);
+        c.queue.clear();
+        for (int i = offset; i < topic.size(); i++) {
+            c.queue.add(new Msg(topic.get(i), completed));
+        }
+        topicRead = offset;
+    }
+
+    private static boolean durable(Channel c) {
+        return KAFKA_OUTPUTS && c.name.equals(TOPIC);
+    }
+
     /** Channel state: replayed on ordinary edges; a rank's goes to the rank of its index. */
     void replay(Snap[] from) {
+        rewindTopic(from[0].topicOffset);
         for (int role = 0; role < from.length; role++) {
             for (Object[] cs : from[role].channelState) {
                 Channel c = channels.get((String) cs[0]);
@@ -340,6 +409,11 @@ final class SimChannels {
         }
         if (p instanceof Credit c) {
             return "credit " + c.trainer + ":" + c.processedSeq;
+        }
+        if (p instanceof io.gnnstream.operators.messages.LayerOutputs o) {
+            return o.isPin()
+                    ? "pin of step " + o.step + " from rank " + o.roundIndex
+                    : "rows of step " + o.step + " L" + o.layer + " #" + o.roundIndex;
         }
         if (p instanceof GraphEvent e) {
             return "event "
