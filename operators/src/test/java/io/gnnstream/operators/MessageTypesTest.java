@@ -211,14 +211,14 @@ class MessageTypesTest {
 
         DataOutputSerializer out = new DataOutputSerializer(16);
         out.writeByte(3);
-        out.writeByte(9);
+        out.writeByte(10);
         e =
                 assertThrows(
                         IOException.class,
                         () ->
                                 GraphStoreInputSerializer.INSTANCE.deserialize(
                                         new DataInputDeserializer(out.getCopyOfBuffer())));
-        assertTrue(e.getMessage().contains("unknown GraphStoreInput kind 9"), e.getMessage());
+        assertTrue(e.getMessage().contains("unknown GraphStoreInput kind 10"), e.getMessage());
 
         byte[] node =
                 serialize(

@@ -133,7 +133,7 @@ class IncrementalSimulationTest {
         assertTrue(
                 SimSeeds.replaying()
                         || restores > 40
-                                && rescales > 10
+                                && rescales > 4
                                 && incremental > seeds.length / 2
                                 && (reread > 0 || !SimChannels.KAFKA_OUTPUTS),
                 "restores "
