@@ -248,7 +248,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                                         config.keepsHiddenRows(),
                                         config.partitioner(),
                                         config.storeParallelism())
-                                .withFeatureSums(config.sendsPins()),
+                                .withFeatureSums(config.sendsPins(), incarnation),
                         rank,
                         config.scale.trainers(),
                         config.compute);

@@ -510,7 +510,8 @@ final class ProtocolSimulator {
                         b -> predictions.roundPredictions(b),
                         (rank, step) -> predictions.pinSent(rank, step),
                         this::served,
-                        base.maxSteps);
+                        base.maxSteps,
+                        restores + 1);
         if (from == null) {
             store =
                     new SimStore(

@@ -75,7 +75,8 @@ final class SimRank {
             Consumer<PredictionBatch> predicted,
             java.util.function.ObjLongConsumer<Integer> pinned,
             java.util.function.BiConsumer<MiniBatch, float[]> served,
-            long maxSteps) {
+            long maxSteps,
+            long incarnation) {
 
         PartialBatches partials() {
             return staleParts ? PartialBatches.acceptingStaleParts() : new PartialBatches();
@@ -86,7 +87,7 @@ final class SimRank {
             return models == null
                     ? null
                     : new InferenceRound(models.config(), true, false, false, null, 1)
-                            .withFeatureSums(true);
+                            .withFeatureSums(true, incarnation);
         }
     }
 
