@@ -75,6 +75,13 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
                     "incremental-predictions",
                     PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
 
+    /** Each subtask's {@link io.gnnstream.operators.store.Lineage}, as pairs. */
+    static final ListStateDescriptor<long[]> LINEAGE =
+            new ListStateDescriptor<>(
+                    "layer-output-lineage", PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
+
+    private transient ListState<long[]> lineageState;
+
     /** How long changes coalesce before their vertices are recomputed. */
     static final long INCREMENTAL_INTERVAL_MS = 20;
 
@@ -159,6 +166,12 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
                         context.isRestored(),
                         GraphStoreProbe.installed());
         out = new StoreOutputs();
+        store.lineage().current(JobIncarnation.of(getRuntimeContext()));
+        lineageState = context.getOperatorStateStore().getUnionListState(LINEAGE);
+        if (context.isRestored()) {
+            store.lineage()
+                    .restore(lineageState.get(), context.getRestoredCheckpointId().orElse(0));
+        }
         if (store.incremental() != null) {
             store.incremental().incarnation(JobIncarnation.of(getRuntimeContext()));
             incrementalState = context.getOperatorStateStore().getUnionListState(INCREMENTAL);
@@ -204,6 +217,7 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
         counter("staleLayerOutputs", counters::staleLayerOutputs);
         var layers = store.layerOutputs();
         getMetricGroup().gauge("layerRowsWritten", layers::rowsWritten);
+        getMetricGroup().gauge("layerOutputsOfFailedRuns", store.lineage()::dropped);
         getMetricGroup().gauge("missingLayerRows", layers::missingRows);
         getMetricGroup().gauge("layerRowCacheHits", layers::cacheHits);
         getMetricGroup().gauge("layerRowsSummedAtOwner", layers::summedRows);
@@ -330,6 +344,7 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         store.snapshot();
+        lineageState.update(List.of(store.lineage().snapshot()));
         if (incrementalState != null) {
             incrementalState.update(List.of(store.incremental().state().encode()));
         }

@@ -144,6 +144,11 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
      */
     private transient String featureNormalization;
 
+    /** This task's job incarnation and the last checkpoint it snapshotted or restored from. */
+    private transient long incarnation;
+
+    private transient long lastCheckpoint;
+
     private transient ReplicaSteps work;
     private transient Counter layerRowsSent;
     private transient LayerOutputSender layerOutputs;
@@ -196,6 +201,8 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
+        incarnation = JobIncarnation.of(getRuntimeContext());
+        lastCheckpoint = context.getRestoredCheckpointId().orElse(0);
         rank = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         Nd4jThreads.configure(config.threads);
         checkpoint = new TrainerCheckpoint(context.getOperatorStateStore());
@@ -241,8 +248,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                                         config.keepsHiddenRows(),
                                         config.partitioner(),
                                         config.storeParallelism())
-                                .withFeatureSums(
-                                        config.sendsPins(), JobIncarnation.of(getRuntimeContext())),
+                                .withFeatureSums(config.sendsPins(), incarnation),
                         rank,
                         config.scale.trainers(),
                         config.compute);
@@ -338,9 +344,13 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                 new LayerOutputSender(
                         getContainingTask().getEnvironment().getAllWriters(),
                         mailbox,
-                        o ->
-                                output.collect(
-                                        LAYER_OUTPUTS, new StreamRecord<>(GraphStoreInput.of(o))),
+                        o -> {
+                            // Stamped for the GraphStore's lineage (store.Lineage).
+                            o.incarnation = incarnation;
+                            o.checkpoint = lastCheckpoint;
+                            output.collect(
+                                    LAYER_OUTPUTS, new StreamRecord<>(GraphStoreInput.of(o)));
+                        },
                         this::startNextStep);
         exchangeActiveAt = getProcessingTimeService().getCurrentProcessingTime();
         sendGradient(exchange.chunks());
@@ -369,6 +379,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
+        lastCheckpoint = context.getCheckpointId();
         pauseSteps();
         checkpoint.snapshot(
                 new TrainerReplica(

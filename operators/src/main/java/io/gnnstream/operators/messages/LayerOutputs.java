@@ -34,12 +34,15 @@ public class LayerOutputs {
     public float[] values;
 
     /**
-     * Records of {@link #FEATURE_SUMS}: the job incarnation (its id and attempt) whose reads they
-     * were made from; a GraphStore keeps only its own incarnation's, since a record of an earlier
-     * one, read again from the topic after a restore, may hold changes the restored graph is yet to
-     * replay.
+     * The job incarnation (its id and attempt) that sent the record; 0: unstamped. A GraphStore
+     * keeps features' sums ({@link #FEATURE_SUMS}) of its own incarnation only, since a record of
+     * an earlier one, read again from the topic after a restore, may hold changes the restored
+     * graph is yet to replay; it takes other records by its lineage ({@code store.Lineage}).
      */
     public long incarnation;
+
+    /** The id of the last checkpoint the sender had snapshotted or restored from when it sent. */
+    public long checkpoint;
 
     public LayerOutputs() {}
 

@@ -51,7 +51,12 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
          * Layer outputs of features' sums ({@link LayerOutputs#FEATURE_SUMS}) with their
          * incarnation; a new kind, so no older format holds one.
          */
-        FEATURE_SUMS(8);
+        FEATURE_SUMS(8),
+        /**
+         * Layer outputs of any kind stamped by their sender: its incarnation and last checkpoint
+         * ({@link LayerOutputs#checkpoint}); a new kind, so no older format holds one.
+         */
+        STAMPED_OUTPUTS(9);
 
         private static final Tag[] BY_CODE = new Tag[values().length];
 
@@ -132,9 +137,15 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
             out.writeInt(deletion.deletion().route);
         } else if (input instanceof GraphStoreInput.Outputs outputs) {
             LayerOutputs o = outputs.outputs();
-            out.writeByte(o.isFeatureSums() ? Tag.FEATURE_SUMS.code : Tag.LAYER_OUTPUTS.code);
-            if (o.isFeatureSums()) {
+            if (o.incarnation != 0 && (o.checkpoint != 0 || !o.isFeatureSums())) {
+                out.writeByte(Tag.STAMPED_OUTPUTS.code);
                 out.writeLong(o.incarnation);
+                out.writeLong(o.checkpoint);
+            } else if (o.isFeatureSums()) {
+                out.writeByte(Tag.FEATURE_SUMS.code);
+                out.writeLong(o.incarnation);
+            } else {
+                out.writeByte(Tag.LAYER_OUTPUTS.code);
             }
             out.writeLong(o.step);
             out.writeInt(o.layer);
@@ -218,6 +229,14 @@ public final class GraphStoreInputSerializer extends BulkRecordSerializer<GraphS
                             "corrupt GraphStoreInput record: features' sums of layer " + o.layer);
                 }
                 o.incarnation = incarnation;
+                yield GraphStoreInput.of(o);
+            }
+            case STAMPED_OUTPUTS -> {
+                long incarnation = in.readLong();
+                long checkpoint = in.readLong();
+                LayerOutputs o = readOutputs(in);
+                o.incarnation = incarnation;
+                o.checkpoint = checkpoint;
                 yield GraphStoreInput.of(o);
             }
             case DELETION -> GraphStoreInput.of(new VertexDeletion(in.readLong(), in.readInt()));

@@ -93,6 +93,9 @@ public final class GraphStore {
     /** The step of the latest inference round whose requests this subtask answered. */
     private long latestRoundStep;
 
+    /** Whose layer outputs this subtask takes; restored and snapshotted by the operator. */
+    private final Lineage lineage = new Lineage();
+
     /** {@link #LATEST_ROUND}, and the value the anchors hold. */
     private final ValueState<Long> latestRound;
 
@@ -356,11 +359,15 @@ public final class GraphStore {
     }
 
     /**
-     * Whether {@code outputs} are for vertices this subtask owns; outputs written for the subtasks
-     * of another parallelism (read again from the topic after a rescale) are counted and skipped:
-     * the scheduler issues that round again for the current subtasks.
+     * Whether {@code outputs} count: of this run's history ({@link Lineage}), and for vertices this
+     * subtask owns; outputs written for the subtasks of another parallelism (read again from the
+     * topic after a rescale) are counted and skipped: the scheduler issues that round again for the
+     * current subtasks.
      */
     public boolean accepts(LayerOutputs outputs) {
+        if (!lineage.takes(outputs.incarnation, outputs.checkpoint)) {
+            return false; // a failed run's, sent after the cut this run restored
+        }
         if (outputs.isPin()) {
             return true;
         }
@@ -571,6 +578,11 @@ public final class GraphStore {
             }
         }
         return false;
+    }
+
+    /** Which job incarnations' layer outputs this subtask takes. */
+    public Lineage lineage() {
+        return lineage;
     }
 
     /** The incremental predictions, or null when off. */

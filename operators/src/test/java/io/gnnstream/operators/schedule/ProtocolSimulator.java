@@ -47,12 +47,11 @@ import java.util.SplittableRandom;
  *
  * <p>Checkpoints follow Flink's unaligned checkpoints ({@link SimChannels}). A restore resets every
  * role to the last completed checkpoint, replays channel state on ordinary edges, drops every
- * record in flight on feedback edges (credits, requests, reduced sums), with {@code
- * -Dsim.kafkaOutputs=true} has the GraphStore read the layer-outputs topic again from its
- * snapshot's offset ({@link SimChannels}), and may change the trainer count. Each start is a job
- * incarnation of its own. Timers fire when nothing else can happen: idle ranks send their credit
- * again, ranks waiting for sums send their gradient again, and the clock moves past the scheduler's
- * stall limit.
+ * record in flight on feedback edges (credits, requests, reduced sums), has the GraphStore read the
+ * layer-outputs topic again from its snapshot's offset ({@link SimChannels}), and may change the
+ * trainer count. Each start is a job incarnation of its own. Timers fire when nothing else can
+ * happen: idle ranks send their credit again, ranks waiting for sums send their gradient again, and
+ * the clock moves past the scheduler's stall limit.
  *
  * <p>With incremental predictions ({@link SimModels}), the GraphStore core keeps its incremental
  * predictions, whose timer fires at random like the others; ranks compute rounds with real models
@@ -530,10 +529,8 @@ final class ProtocolSimulator {
         } else {
             restoreRoles(from, restoredTrainers, wiring);
         }
-        if (store.incremental() != null) {
-            // Each start is an incarnation of the job (JobIncarnation: job id and attempt).
-            store.incremental().incarnation(restores + 1);
-        }
+        // Each start is an incarnation of the job (JobIncarnation: job id and attempt).
+        store.start(restores + 1, net.completed());
         if (predictions != null) {
             predictions.start(trainers, store);
         }

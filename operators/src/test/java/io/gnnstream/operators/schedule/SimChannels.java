@@ -35,13 +35,13 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  * Flink's completes once each input channel's barrier has arrived behind the records before it.
  * Roles: 0 store, 1 assembler, 2 scheduler, 3 reducer, 4.. ranks.
  *
- * <p>With {@code -Dsim.kafkaOutputs=true}, the ranks' layer outputs go through a Kafka topic at
- * least once ({@link #TOPIC}), as in the job: a log that outlives failures, which the GraphStore
- * reads from the offset of its snapshot (from the start after a restart without a checkpoint, as a
- * fresh job's source reads from the earliest offsets). After a restore it reads again what the
- * failed run sent after that offset, also what its ranks sent after their own snapshots (see
- * docs/design.md, "Not built yet": runs then fail). Without it, they travel on a checkpointed
- * channel like the others.
+ * <p>The ranks' layer outputs go through a Kafka topic at least once ({@link #TOPIC}), as in the
+ * job: a log that outlives failures, which the GraphStore reads from the offset of its snapshot
+ * (from the start after a restart without a checkpoint, as a fresh job's source reads from the
+ * earliest offsets). After a restore it reads again what the failed run sent after that offset,
+ * also what its ranks sent after their own snapshots, which its lineage drops ({@code
+ * store.Lineage}; records are stamped as the trainer stamps them). With {@code
+ * -Dsim.kafkaOutputs=false} they travel on a checkpointed channel like the others.
  */
 final class SimChannels {
 
@@ -93,7 +93,8 @@ final class SimChannels {
     /** The channel of the ranks' layer outputs, a Kafka topic with {@link #KAFKA_OUTPUTS}. */
     static final String TOPIC = "outputs";
 
-    static final boolean KAFKA_OUTPUTS = Boolean.getBoolean("sim.kafkaOutputs");
+    static final boolean KAFKA_OUTPUTS =
+            Boolean.parseBoolean(System.getProperty("sim.kafkaOutputs", "true"));
 
     /** Every record sent on {@link #TOPIC}, across failures, and how many the store has read. */
     private final List<Object> topic = new ArrayList<>();
@@ -154,6 +155,11 @@ final class SimChannels {
 
     void send(int fromRole, String channel, Object payload) {
         Channel c = channels.get(channel);
+        if (payload instanceof io.gnnstream.operators.messages.LayerOutputs o) {
+            // As the trainer stamps them: its incarnation and last checkpoint (store.Lineage).
+            o.incarnation = incarnation;
+            o.checkpoint = epochs[fromRole];
+        }
         Object p = wire(payload);
         if (durable(c)) {
             topic.add(p);

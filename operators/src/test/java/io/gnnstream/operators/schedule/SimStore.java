@@ -96,6 +96,7 @@ final class SimStore {
         this.state = ((MemoryStateStore) snapshot[1]).copy();
         this.core = core(true);
         this.newestRound = (Long) snapshot[3];
+        this.restoredLineage = (long[]) snapshot[4];
         if (core.incremental() != null) {
             @SuppressWarnings("unchecked")
             List<byte[]> union = (List<byte[]>) snapshot[2];
@@ -234,9 +235,27 @@ final class SimStore {
         core.publishSizes(out);
     }
 
+    /** The lineage's pairs of the snapshot restored from, until {@link #start}; else null. */
+    private long[] restoredLineage;
+
+    /**
+     * A start of job incarnation {@code incarnation}, restored from checkpoint {@code checkpoint}
+     * if this store was: the lineage the operator keeps ({@code GraphStoreOperator}).
+     */
+    void start(long incarnation, long checkpoint) {
+        core.lineage().current(incarnation);
+        if (restoredLineage != null) {
+            core.lineage().restore(List.of(restoredLineage), checkpoint);
+            restoredLineage = null;
+        }
+        if (core.incremental() != null) {
+            core.incremental().incarnation(incarnation);
+        }
+    }
+
     /**
      * The snapshot: the stream position, a deep copy of the keyed state, the union list state of
-     * incremental predictions (one entry: this subtask's) and {@link #newestRound}.
+     * incremental predictions (one entry: this subtask's), {@link #newestRound} and the lineage.
      */
     Object[] snapshot() throws Exception {
         core.snapshot();
@@ -244,6 +263,6 @@ final class SimStore {
                 core.incremental() == null
                         ? List.of()
                         : List.of(core.incremental().state().encode());
-        return new Object[] {ingested, state.copy(), union, newestRound};
+        return new Object[] {ingested, state.copy(), union, newestRound, core.lineage().snapshot()};
     }
 }

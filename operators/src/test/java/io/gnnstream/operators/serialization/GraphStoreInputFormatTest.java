@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
  * loop's records reach unaligned checkpoints as in-flight data in this format (docs/design.md,
  * "State compatibility"). The fixture of format 7 ({@code graph-store-input-v7.hex}, written by the
  * serializer before the input became one type per kind) reads as the same inputs without evaluation
- * neighbourhoods. Features' sums, a kind added within format 8, carry their incarnation.
+ * neighbourhoods. Features' sums, a kind added within format 8, carry their incarnation; stamped
+ * outputs, another, their sender's incarnation and last checkpoint.
  */
 class GraphStoreInputFormatTest {
 
@@ -57,7 +58,8 @@ class GraphStoreInputFormatTest {
     void formatSevenReadsAsTheSameInputsWithoutEvaluationNeighbourhoods() throws Exception {
         Map<String, String> v7 = fixture(FIXTURE_V7);
         Map<String, String> written = written(false);
-        written.remove("feature-sums"); // a kind format 7 did not have
+        written.remove("feature-sums"); // kinds format 7 did not have
+        written.remove("stamped-outputs");
         assertEquals(written.keySet(), v7.keySet());
         for (Map.Entry<String, String> kind : v7.entrySet()) {
             assertEquals((byte) 7, HexFormat.of().parseHex(kind.getValue())[0], "format 7 fixture");
@@ -155,6 +157,19 @@ class GraphStoreInputFormatTest {
         sums.values = new float[] {0.5f, -1f, 2f};
         sums.incarnation = 0x123456789L;
         s.put("feature-sums", GraphStoreInput.of(sums));
+        LayerOutputs stamped = new LayerOutputs();
+        stamped.step = o.step;
+        stamped.layer = o.layer;
+        stamped.roundIndex = o.roundIndex;
+        stamped.part = o.part;
+        stamped.parts = o.parts;
+        stamped.route = o.route;
+        stamped.dim = o.dim;
+        stamped.vertices = o.vertices;
+        stamped.values = o.values;
+        stamped.incarnation = 0x0A0B0C0DL;
+        stamped.checkpoint = 77;
+        s.put("stamped-outputs", GraphStoreInput.of(stamped));
         return s;
     }
 
