@@ -296,7 +296,14 @@ class IncrementalPredictionsITCase {
                                     ModelExports.evalFanout(modelDir))
                             .logits();
             int classes = model.config().numClasses();
-            assertEquals(g.numVertices(), topic.size(), "one prediction per vertex");
+            java.util.Set<Long> missing = new java.util.TreeSet<>();
+            for (int i = 0; i < g.numVertices(); i++) {
+                if (!topic.containsKey(g.ids[i])) {
+                    missing.add(g.ids[i]);
+                }
+            }
+            assertEquals(
+                    g.numVertices(), topic.size(), "one prediction per vertex; none of " + missing);
             double worst = 0;
             List<String> differing = new ArrayList<>();
             for (int i = 0; i < g.numVertices(); i++) {

@@ -344,13 +344,9 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                 new LayerOutputSender(
                         getContainingTask().getEnvironment().getAllWriters(),
                         mailbox,
-                        o -> {
-                            // Stamped for the GraphStore's lineage (store.Lineage).
-                            o.incarnation = incarnation;
-                            o.checkpoint = lastCheckpoint;
-                            output.collect(
-                                    LAYER_OUTPUTS, new StreamRecord<>(GraphStoreInput.of(o)));
-                        },
+                        o ->
+                                output.collect(
+                                        LAYER_OUTPUTS, new StreamRecord<>(GraphStoreInput.of(o))),
                         this::startNextStep);
         exchangeActiveAt = getProcessingTimeService().getCurrentProcessingTime();
         sendGradient(exchange.chunks());
@@ -565,7 +561,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                 for (LayerOutputs outputs : done.inferred().outputs()) {
                     layerRowsSent.inc(outputs.isFeatureSums() ? 0 : outputs.vertices.length);
                 }
-                layerOutputs.send(done.inferred().outputs());
+                sendOutputs(done.inferred().outputs());
                 if (done.inferred().predictions() != null) {
                     output.collect(PREDICTIONS, new StreamRecord<>(done.inferred().predictions()));
                 }
@@ -662,7 +658,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         }
         report.roundComplete(step, finalRound, alone);
         if (config.sendsPins()) {
-            layerOutputs.send(
+            sendOutputs(
                     LayerOutputs.pins(
                             step,
                             rank,
@@ -680,6 +676,19 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     }
 
     /**
+     * Queues {@code records} for the GraphStore, stamped for its lineage ({@code store.Lineage})
+     * with the checkpoint before they were made: one queued before a barrier and sent after it
+     * belongs to the state that checkpoint holds, which will not make it again.
+     */
+    private void sendOutputs(Iterable<LayerOutputs> records) {
+        for (LayerOutputs o : records) {
+            o.incarnation = incarnation;
+            o.checkpoint = lastCheckpoint;
+        }
+        layerOutputs.send(records);
+    }
+
+    /**
      * Rank 0 has computed the serving round of {@code step} (the step after the final one) with the
      * kept parameters: its line names the step whose model serves, which the merger's final line
      * reports, and its pin records carry the kept parameters, to which incremental predictions are
@@ -689,7 +698,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         long served = selection.best() != null ? selection.selectedStep() : model.step();
         report.servingComplete(step, served, GnnModel.checksumOf(keptParameters()));
         if (config.sendsPins()) {
-            layerOutputs.send(
+            sendOutputs(
                     LayerOutputs.pins(
                             step,
                             rank,
