@@ -90,7 +90,10 @@ public final class GraphStore {
     /** The earliest input time of the buffered edges; {@code Long.MAX_VALUE}: none. */
     private long edgesSince = Long.MAX_VALUE;
 
-    /** The step of the latest inference round whose requests this subtask answered. */
+    /**
+     * The step of the latest evaluation or inference round whose requests this subtask answered; a
+     * deletion names it ({@link StoreOutputs#deleted}).
+     */
     private long latestRoundStep;
 
     /** Whose layer outputs this subtask takes; restored and snapshotted by the operator. */
@@ -484,7 +487,11 @@ public final class GraphStore {
         if (acknowledgedNotStored != null) {
             storeAcknowledged();
         }
-        latestRoundStep = Math.max(latestRoundStep, request.samplingKey);
+        if (request.evalNeighbourhood) {
+            // A round's read (a training step's key names no round: a round of that step may
+            // still read the vertex after its deletion, and its prediction is then fresh).
+            latestRoundStep = Math.max(latestRoundStep, request.samplingKey);
+        }
         counters.sampleRequests++;
         SampleResponse response = new SampleResponse();
         response.batchId = request.batchId;

@@ -96,6 +96,12 @@ public final class IncrementalPredictions {
 
     private PinAssembly assembly = new PinAssembly();
 
+    /**
+     * Whether arrivals are kept though no round has begun: restored before the first pin ({@link
+     * #arrived}).
+     */
+    private boolean arrivalsBeforeFirstRound;
+
     /** The job incarnation (its id and attempt) whose rounds' features' sums this engine keeps. */
     private long incarnation;
 
@@ -170,6 +176,7 @@ public final class IncrementalPredictions {
         if (step > newestRound) {
             // A new round covers every change before its reads, also those a suspension dropped.
             marking = true;
+            arrivalsBeforeFirstRound = false;
             arrivals.roundBegins(step);
             newestRound = step;
         }
@@ -301,11 +308,30 @@ public final class IncrementalPredictions {
 
     /**
      * {@code v}'s first attributes came at {@code changedAt} (ms): the next round to begin may not
-     * cover it ({@link RoundArrivals}).
+     * cover it ({@link RoundArrivals}), and it is marked at every layer. A round may cover it and
+     * still have its prediction dropped: a vertex created again after a deletion that named that
+     * round ({@code PredictionTombstones}), so its prediction is made here too. After a restore
+     * before the first pin, arrivals are kept before any round begins as well: the restored
+     * scheduler may have frozen the vertices of a round this subtask has yet to see (at most {@link
+     * #maxMarks} of them, then a warning).
      */
     public void arrived(long v, long changedAt) {
         if (marking) {
             arrivals.arrived(v, changedAt);
+            for (int j = 0; j < pending.layers(); j++) {
+                mark(j, v, changedAt);
+            }
+        } else if (arrivalsBeforeFirstRound) {
+            if (arrivals.size() < maxMarks) {
+                arrivals.arrived(v, changedAt);
+            } else {
+                arrivalsBeforeFirstRound = false;
+                LOG.warn(
+                        "More than {} vertices came after a restore before the first round began:"
+                                + " those its plan left out wait for the next round"
+                                + " (--incremental-max-marks)",
+                        maxMarks);
+            }
         }
     }
 
@@ -580,6 +606,7 @@ public final class IncrementalPredictions {
             }
         }
         arrivals.forgetUpTo(pinned.step);
+        arrivalsBeforeFirstRound = pinned.params == null;
         paused |= newestRound > pinned.step;
         rewritesUpTo = Long.MAX_VALUE;
         if (pinned.params != null) {

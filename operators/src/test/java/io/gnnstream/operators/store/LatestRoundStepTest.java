@@ -13,10 +13,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A deletion names the latest round whose requests the GraphStore answered, so that the tombstone
- * stage drops that round's predictions of the vertex; a restored GraphStore names the one it had
- * answered at the snapshot (state {@code latest-round-step}), not step 0, since a rank may still
- * predict the vertex from a block it read before the checkpoint.
+ * A deletion names the latest round whose requests the GraphStore answered (a training step's
+ * requests name none), so that the tombstone stage drops that round's predictions of the vertex; a
+ * restored GraphStore names the one it had answered at the snapshot (state {@code
+ * latest-round-step}), not step 0, since a rank may still predict the vertex from a block it read
+ * before the checkpoint.
  */
 @Timeout(30)
 class LatestRoundStepTest {
@@ -44,6 +45,24 @@ class LatestRoundStepTest {
         store = start(true);
         store.applyDeletion(2, out);
         assertEquals(9, lastDeletionStep());
+    }
+
+    /**
+     * A training step's requests name no round: the round of that step may read the vertex after
+     * its deletion (created again), and its prediction is then fresh.
+     */
+    @Test
+    void aTrainingStepsRequestsNameNoRound() throws Exception {
+        GraphStore store = start(false);
+        for (long v = 1; v <= 2; v++) {
+            node(store, v);
+        }
+        SampleRequest round = SampleRequest.sampleOnly(5, 5, 1, 0, 0, -1, new long[] {1, 2});
+        round.evalNeighbourhood = true;
+        store.answer(round, out);
+        store.answer(SampleRequest.sampleOnly(9, 9, 1, 0, 0, 4, new long[] {1, 2}), out);
+        store.applyDeletion(1, out);
+        assertEquals(5, lastDeletionStep());
     }
 
     private long lastDeletionStep() {
