@@ -248,7 +248,7 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                                         config.keepsHiddenRows(),
                                         config.partitioner(),
                                         config.storeParallelism())
-                                .withFeatureSums(config.sendsPins(), incarnation),
+                                .withFeatureSums(config.sendsPins()),
                         rank,
                         config.scale.trainers(),
                         config.compute);

@@ -37,7 +37,6 @@ public final class InferenceRound {
     private final VertexPartitioner partitioner;
     private final StoreSites sites;
     private boolean featureSums;
-    private long incarnation;
 
     /**
      * What one block gave: its score, its predictions (null when there are none), and the outputs
@@ -72,12 +71,11 @@ public final class InferenceRound {
 
     /**
      * First-layer blocks also give each destination's sum of its neighbours' features ({@link
-     * LayerOutputs#FEATURE_SUMS}), which incremental predictions keep, as records of the job's
-     * {@code incarnation} ({@link LayerOutputs#incarnation}); returns this.
+     * LayerOutputs#FEATURE_SUMS}), which incremental predictions keep (the sender stamps them with
+     * the job's incarnation, {@link LayerOutputs#incarnation}); returns this.
      */
-    public InferenceRound withFeatureSums(boolean on, long incarnation) {
+    public InferenceRound withFeatureSums(boolean on) {
         this.featureSums = on;
-        this.incarnation = incarnation;
         return this;
     }
 
@@ -181,7 +179,6 @@ public final class InferenceRound {
                 LayerOutputs o = new LayerOutputs();
                 o.step = block.step;
                 o.layer = layer;
-                o.incarnation = layer == LayerOutputs.FEATURE_SUMS ? incarnation : 0;
                 o.roundIndex = block.roundIndex;
                 o.route = e.getKey();
                 o.dim = dim;

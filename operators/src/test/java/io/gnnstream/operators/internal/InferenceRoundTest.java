@@ -254,8 +254,7 @@ class InferenceRoundTest {
                         .build();
         HashPartitioner partitioner = new HashPartitioner(8);
         InferenceRound round =
-                new InferenceRound(cfg, true, false, false, partitioner, 2)
-                        .withFeatureSums(true, 0);
+                new InferenceRound(cfg, true, false, false, partitioner, 2).withFeatureSums(true);
         int summed = 0;
         try (GnnModel model = GnnModel.create(cfg)) {
             for (int from = 0; from < N; from += 16) {

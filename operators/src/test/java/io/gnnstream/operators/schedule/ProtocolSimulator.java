@@ -510,8 +510,7 @@ final class ProtocolSimulator {
                         b -> predictions.roundPredictions(b),
                         (rank, step) -> predictions.pinSent(rank, step),
                         this::served,
-                        base.maxSteps,
-                        restores + 1);
+                        base.maxSteps);
         if (from == null) {
             store =
                     new SimStore(

@@ -75,8 +75,7 @@ final class SimRank {
             Consumer<PredictionBatch> predicted,
             java.util.function.ObjLongConsumer<Integer> pinned,
             java.util.function.BiConsumer<MiniBatch, float[]> served,
-            long maxSteps,
-            long incarnation) {
+            long maxSteps) {
 
         PartialBatches partials() {
             return staleParts ? PartialBatches.acceptingStaleParts() : new PartialBatches();
@@ -87,7 +86,7 @@ final class SimRank {
             return models == null
                     ? null
                     : new InferenceRound(models.config(), true, false, false, null, 1)
-                            .withFeatureSums(true, incarnation);
+                            .withFeatureSums(true);
         }
     }
 

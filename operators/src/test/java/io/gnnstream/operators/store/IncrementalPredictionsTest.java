@@ -266,21 +266,12 @@ class IncrementalPredictionsTest {
 
         // The next round reads the graph (its sums and rows), then changes come before its sums.
         step += 10;
-        GnnModel next =
-                GnnModel.create(
-                        ModelConfig.builder()
-                                .inFeatures(F)
-                                .hidden(16)
-                                .numClasses(CLASSES)
-                                .seed(11)
-                                .build());
+        GnnModel next = nextModel(11);
         store.flushEdges();
         Dense g = dense();
         LayerwiseInference.Outputs outputs = LayerwiseInference.run(next, g.graph, 64, FANOUT);
         writeRows(store, next, model, outputs, g.ids);
-        for (int i = 0; i < g.ids.length; i++) {
-            topic.put(g.ids[i], ClassProbabilities.softmax(outputs.logits(), i, CLASSES));
-        }
+        predicted(g, outputs);
         long changed = 3;
         node(store, changed, r, time++);
         // The sums are read after the node change, whose difference is still on its way in pieces.
@@ -295,11 +286,7 @@ class IncrementalPredictionsTest {
         assertEquals(byRound, store.incremental().counters().featureSumsByRound());
         sums.incarnation = 0;
         store.write(sums, out);
-        for (LayerOutputs pin :
-                LayerOutputs.pins(step, 0, 1, next.parameterVector(), new int[] {0})) {
-            store.write(pin, out);
-        }
-        out.clear();
+        pin(store, next);
         long kept = store.incremental().counters().featureSumsByRound() - byRound;
         assertTrue(kept > 0 && kept < n, "sums kept from the round: " + kept);
         // The deleted vertex comes back with other in-neighbours: its sums start from none.
@@ -326,14 +313,7 @@ class IncrementalPredictionsTest {
         store = restore(store);
 
         step += 10;
-        GnnModel next =
-                GnnModel.create(
-                        ModelConfig.builder()
-                                .inFeatures(F)
-                                .hidden(16)
-                                .numClasses(CLASSES)
-                                .seed(13)
-                                .build());
+        GnnModel next = nextModel(13);
         store.flushEdges();
         Dense before = dense();
         LayerwiseInference.Outputs first = LayerwiseInference.run(next, before.graph, 64, FANOUT);
@@ -356,9 +336,7 @@ class IncrementalPredictionsTest {
                         before.ids,
                         counts,
                         hoods.stream().mapToLong(Long::longValue).toArray());
-        for (int i = 0; i < before.ids.length; i++) {
-            topic.put(before.ids[i], ClassProbabilities.softmax(first.logits(), i, CLASSES));
-        }
+        predicted(before, first);
         // A change, then the first layer's block again (issued again after the restore), which
         // reads the graph with the change: the change's own recomputation finds its row unchanged.
         node(store, 3, r, time++);
@@ -371,11 +349,7 @@ class IncrementalPredictionsTest {
                 after.ids);
         assertTrue(
                 store.incremental().counters().roundRowsRewritten() > 0, "rows the block changed");
-        for (LayerOutputs pin :
-                LayerOutputs.pins(step, 0, 1, next.parameterVector(), new int[] {0})) {
-            store.write(pin, out);
-        }
-        out.clear();
+        pin(store, next);
         while (store.predictIncrementally(Long.MAX_VALUE, out)) {
             collect();
         }
@@ -603,15 +577,36 @@ class IncrementalPredictionsTest {
         LayerwiseInference.Outputs outputs = LayerwiseInference.run(model, g.graph, 64, FANOUT);
         store.write(sums, out);
         writeRows(store, model, config, outputs, g.ids);
+        predicted(g, outputs);
+        pin(store, model);
+        assertEquals(step, store.incremental().pinnedStep());
+    }
+
+    /** A two-layer model of {@code seed} for a round after the first. */
+    private static GnnModel nextModel(long seed) {
+        return GnnModel.create(
+                ModelConfig.builder()
+                        .inFeatures(F)
+                        .hidden(16)
+                        .numClasses(CLASSES)
+                        .seed(seed)
+                        .build());
+    }
+
+    /** The round's predictions of {@code g}'s vertices, as its ranks send them. */
+    private void predicted(Dense g, LayerwiseInference.Outputs outputs) {
         for (int i = 0; i < g.ids.length; i++) {
             topic.put(g.ids[i], ClassProbabilities.softmax(outputs.logits(), i, CLASSES));
         }
+    }
+
+    /** The pin records of the round of {@link #step} with {@code model}, from its one rank. */
+    private void pin(GraphStore store, GnnModel model) throws Exception {
         for (LayerOutputs pin :
                 LayerOutputs.pins(step, 0, 1, model.parameterVector(), new int[] {0})) {
             store.write(pin, out);
         }
         out.clear();
-        assertEquals(step, store.incremental().pinnedStep());
     }
 
     /** The round's first-pass sums of every vertex's neighbours' features, as a rank sends them. */
