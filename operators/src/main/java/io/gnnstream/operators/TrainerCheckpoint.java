@@ -23,14 +23,14 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
  * ({@link #REPLICAS}), and per rank, in split list state, the batches waiting for their turn, the
  * parts of incomplete batches, the pending step and the tables of an evaluation round in progress.
  *
- * <p>{@link #restore} gives a rank its own replica at the checkpoint's trainer count, and at
- * another count the replica of the furthest step any old rank applied with a progress of the next
- * layout ({@link TrainerReplica#restoredAt}); only in the first case do the rank's split states
- * belong to it. Checkpoints written before the replicas existed keep model and progress in split
- * list states ({@link #LEGACY_MODEL}, {@link #LEGACY_PROGRESS}): Flink keeps a list state's
- * redistribution mode in the checkpoint and refuses to register split list state as union list
- * state, so the replicas have a state of their own and these are read instead, at the checkpoint's
- * trainer count only.
+ * <p>{@link #restore} gives a rank its own replica at the checkpoint's trainer count (the furthest
+ * one where its own is a step behind, {@link TrainerReplica#catchUp}), and at another count the
+ * replica of the furthest step any old rank applied with a progress of the next layout ({@link
+ * TrainerReplica#restoredAt}); only in the first case do the rank's split states belong to it.
+ * Checkpoints written before the replicas existed keep model and progress in split list states
+ * ({@link #LEGACY_MODEL}, {@link #LEGACY_PROGRESS}): Flink keeps a list state's redistribution mode
+ * in the checkpoint and refuses to register split list state as union list state, so the replicas
+ * have a state of their own and these are read instead, at the checkpoint's trainer count only.
  */
 final class TrainerCheckpoint {
 
@@ -101,6 +101,17 @@ final class TrainerCheckpoint {
                                     () ->
                                             new IllegalStateException(
                                                     "no checkpointed replica of rank " + rank));
+            TrainerReplica furthest = TrainerReplica.furthest(all);
+            if (furthest.appliedStep() > own.appliedStep()) {
+                TrainerReplica.catchUp(own.progress, furthest);
+                return new Restored(
+                        models.restore(model, furthest.model),
+                        own.progress,
+                        true,
+                        furthest.rank,
+                        trainers,
+                        furthest.bestParameters);
+            }
             return new Restored(
                     models.restore(model, own.model),
                     own.progress,

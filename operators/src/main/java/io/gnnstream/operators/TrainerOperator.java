@@ -46,6 +46,7 @@ import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.util.FlinkRuntimeException;
 import org.apache.flink.util.OutputTag;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -263,7 +264,18 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
                 partials.accept(p, featureCache);
             }
             for (PendingStep p : checkpoint.pending()) {
-                exchange.restore(p);
+                if (p.selection || p.step > progress.appliedStep) {
+                    exchange.restore(p); // not one of a step taken with a further replica
+                }
+            }
+            if (restored.fromRank() != rank) {
+                LOG.info(
+                        "rank {} of {}: restored a step behind, continues from rank {}'s replica"
+                                + " at step {}",
+                        rank,
+                        config.scale.trainers(),
+                        restored.fromRank(),
+                        progress.appliedStep);
             }
         } else {
             LOG.info(
@@ -499,6 +511,17 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             return;
         }
         MiniBatch batch = sequence.takeNext();
+        if (batch != null && sequence.appliedAlready(batch)) {
+            partials.recycle(batch.features);
+            try {
+                // Taken with a further replica at the restore: done without training.
+                stepDone(
+                        batch.seq, batch.step, batch.roundSize, batch.roundShare, batch.finalRound);
+            } catch (Exception e) {
+                throw new FlinkRuntimeException(e);
+            }
+            return;
+        }
         if (batch != null) {
             // The serving round computes with the kept parameters (decided: takeNext holds its
             // blocks while the final selection exchange runs).

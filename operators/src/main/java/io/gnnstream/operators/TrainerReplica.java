@@ -67,6 +67,21 @@ public class TrainerReplica {
     }
 
     /**
+     * Catches {@code own}, the progress of a rank restored at the same trainer count whose replica
+     * is a step behind {@code furthest}, up with it: the rank takes the furthest replica's model
+     * (the caller's part), its step and its model selection, and keeps its own sequence, layout and
+     * round. Training that step again would sample its batch from the graph as it is after the
+     * restore, and where the graph changed meanwhile its gradient would differ from the one the
+     * furthest replica's sum holds (docs/design.md, "All-reduce", point 4).
+     */
+    public static void catchUp(TrainerProgress own, TrainerReplica furthest) {
+        own.appliedStep = furthest.appliedStep();
+        own.bestValCorrect = furthest.progress.bestValCorrect;
+        own.bestValTotal = furthest.progress.bestValTotal;
+        own.bestValStep = furthest.progress.bestValStep;
+    }
+
+    /**
      * The progress every rank of the new layout starts from, after the old ranks' {@code replicas}:
      * the furthest replica's step, the next layout ({@link RankLayout}) and its first sequence
      * number, no evaluation round in progress. {@code finished} (the final round is done and

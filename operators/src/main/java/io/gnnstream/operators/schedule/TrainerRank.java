@@ -122,6 +122,14 @@ public final class TrainerRank {
         return step > progress.appliedStep;
     }
 
+    /**
+     * A training batch of a step this rank applied already: one it took with a further replica at
+     * its restore ({@code TrainerReplica#catchUp}), finished without training.
+     */
+    public boolean appliedAlready(MiniBatch batch) {
+        return batch.isTraining() && batch.step <= progress.appliedStep;
+    }
+
     /** The batches waiting, in sequence order (for a snapshot). */
     public List<MiniBatch> waiting() {
         return new ArrayList<>(buffered.values());

@@ -115,8 +115,9 @@ class ProtocolSimulationTest {
 
     private static ProtocolSimulator check(
             long seed, int trainers, double checkpoints, double failures, int[] counts) {
-        // A restore may train a step again; its batch is the same only on the same graph.
-        boolean changing = failures == 0;
+        // Half the runs with failures on a graph that changes while training runs: a rank a step
+        // behind at a restore takes the furthest replica instead of sampling that step again.
+        boolean changing = failures == 0 || (seed & 1) == 0;
         return check(seed, trainers, checkpoints, failures, counts, changing, SimStore.Races.NONE);
     }
 

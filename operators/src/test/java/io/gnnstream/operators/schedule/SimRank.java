@@ -135,7 +135,8 @@ final class SimRank {
 
     /**
      * The ranks restored from the snapshots {@code old} of a checkpoint's ranks: each from its own
-     * at the same trainer count, else every one from the furthest replica.
+     * at the same trainer count (from the furthest replica where its own is a step behind), else
+     * every one from the furthest replica.
      */
     static SimRank[] restore(List<Object[]> old, Wiring w) {
         List<TrainerReplica> replicas = new ArrayList<>();
@@ -152,9 +153,18 @@ final class SimRank {
                 @SuppressWarnings("unchecked")
                 List<MiniBatch> buffered = (List<MiniBatch>) s[1];
                 TrainerProgress progress = copy(rep.progress);
+                RankModel model = ((RankModel) s[3]).copy();
+                float[] best = rep.bestParameters;
+                if (furthest.appliedStep() > rep.appliedStep()) {
+                    // A step behind: the furthest replica (TrainerCheckpoint alike).
+                    TrainerReplica.catchUp(progress, furthest);
+                    model = ((RankModel) old.get(furthest.rank)[3]).copy();
+                    best = furthest.bestParameters;
+                }
                 GradientExchange ex = new GradientExchange(r, w.params(), 1, progress.layout);
-                if (s[2] != null) {
-                    ex.restore(copy((PendingStep) s[2]));
+                PendingStep pending = (PendingStep) s[2];
+                if (pending != null && (pending.selection || pending.step > progress.appliedStep)) {
+                    ex.restore(copy(pending));
                 }
                 PartialBatches partials = w.partials();
                 @SuppressWarnings("unchecked")
@@ -164,10 +174,10 @@ final class SimRank {
                                 r,
                                 new TrainerRank(r, progress, buffered, false),
                                 ex,
-                                ((RankModel) s[3]).copy(),
+                                model,
                                 w,
                                 partials,
-                                rep.bestParameters);
+                                best);
                 for (MiniBatchPart part : parts) {
                     partials.accept(MiniBatchPartSerializer.INSTANCE.copy(part), ranks[r].cache);
                 }
@@ -281,6 +291,11 @@ final class SimRank {
             MiniBatch b = seq.takeNext();
             if (b == null) {
                 return;
+            }
+            if (seq.appliedAlready(b)) {
+                stepDone(b.step, b.roundSize, b.roundShare, b.finalRound);
+                w.net().send(role(), "credits", seq.finish(b.seq));
+                continue;
             }
             if (b.isTraining() && w.trainers() > 1) {
                 PendingStep p = new PendingStep();

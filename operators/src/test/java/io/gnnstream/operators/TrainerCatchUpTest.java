@@ -1,0 +1,74 @@
+package io.gnnstream.operators;
+
+import static io.gnnstream.operators.TrainerRig.batch;
+import static io.gnnstream.operators.TrainerRig.credits;
+import static io.gnnstream.operators.TrainerRig.deliver;
+import static io.gnnstream.operators.TrainerRig.exchange;
+import static io.gnnstream.operators.TrainerRig.gradients;
+import static io.gnnstream.operators.TrainerRig.params;
+import static io.gnnstream.operators.TrainerRig.rank;
+import static io.gnnstream.operators.TrainerRig.reduce;
+import static io.gnnstream.operators.TrainerRig.reducer;
+import static io.gnnstream.operators.TrainerRig.send;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gnnstream.operators.messages.GradientChunk;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Trainer ranks restored at their own count from snapshots a step apart (docs/design.md,
+ * "All-reduce", point 4): rank 1 snapshotted before it sent step 2's gradient, rank 0 after it
+ * applied step 2's sum, which holds that gradient. Rank 1 takes rank 0's replica and finishes the
+ * batch of step 2, issued again, without training it: sampled again from a graph that changed, its
+ * gradient would not be the one in the sum.
+ */
+@Timeout(120)
+class TrainerCatchUpTest {
+
+    @Test
+    void aRankAStepBehindTakesTheFurthestReplicaAndTrainsNoStepAgain() throws Exception {
+        OperatorSubtaskState behind;
+        OperatorSubtaskState ahead;
+        float[] step2;
+        try (var r0 = rank(0, 2, null);
+                var r1 = rank(1, 2, null);
+                var red = reducer(2, null)) {
+            send(r0, batch(0, 1, new int[] {0, 1}));
+            send(r1, batch(0, 1, new int[] {2, 3}));
+            exchange(red, r0, r1);
+            behind = r1.snapshot(1, 1);
+            send(r0, batch(1, 2, new int[] {4, 5}));
+            send(r1, batch(1, 2, new int[] {6, 7}));
+            List<GradientChunk> both = new ArrayList<>(gradients(r0));
+            both.addAll(gradients(r1));
+            deliver(r0, reduce(red, both));
+            step2 = params(r0);
+            ahead = r0.snapshot(1, 1);
+        }
+        OperatorSubtaskState state =
+                AbstractStreamOperatorTestHarness.repackageState(ahead, behind);
+        try (var r0 = rank(0, 2, TrainerRescaleTest.repartition(state, 2, 2, 0));
+                var r1 = rank(1, 2, TrainerRescaleTest.repartition(state, 2, 2, 1));
+                var red = reducer(2, null)) {
+            assertArrayEquals(step2, params(r1), "rank 1 continues from rank 0's replica");
+            assertTrue(gradients(r1).isEmpty(), "rank 1 has no step to send");
+            credits(r1);
+            // The scheduler issues rank 1's batch of step 2 again, sampled from a changed graph.
+            send(r1, batch(1, 2, new int[] {0, 3}));
+            assertEquals(List.of(1L), credits(r1), "finished without training");
+            assertTrue(gradients(r1).isEmpty(), "no gradient of step 2 again");
+            send(r0, batch(2, 3, new int[] {1, 2}));
+            send(r1, batch(2, 3, new int[] {3, 4}));
+            exchange(red, r0, r1);
+            assertEquals(List.of(2L), credits(r1));
+            assertArrayEquals(params(r0), params(r1), "replicas agree after step 3");
+        }
+    }
+}
