@@ -143,10 +143,7 @@ class IncrementalPredictionsTest {
                 store = restore(store);
             }
         }
-        while (store.predictIncrementally(Long.MAX_VALUE, out)) {
-            collect();
-        }
-        collect();
+        drain(store);
         assertEquals(0, store.incremental().pendingVertices());
         assertEquals(0, store.incremental().fanOutsPending());
         if (fanOutPiece < IncrementalPredictions.BLOCK_VERTICES) {
@@ -194,10 +191,7 @@ class IncrementalPredictionsTest {
         }
         store.flushEdges();
         assertTrue(store.incremental().pendingVertices() > 0, "the next round marks again");
-        while (store.predictIncrementally(Long.MAX_VALUE, out)) {
-            collect();
-        }
-        collect();
+        drain(store);
         assertEquals(1, store.incremental().counters().suspensions());
         compare(pinned, model);
     }
@@ -234,10 +228,7 @@ class IncrementalPredictionsTest {
             edge(store, u, hub, in.get(hub).contains(u), time++);
         }
         store.flushEdges();
-        while (store.predictIncrementally(Long.MAX_VALUE, out)) {
-            collect();
-        }
-        collect();
+        drain(store);
         assertEquals(
                 clearedBefore,
                 store.incremental().counters().cleared(),
@@ -293,10 +284,7 @@ class IncrementalPredictionsTest {
         node(store, gone, r, time++);
         edge(store, 6, gone, false, time++);
         edge(store, 7, gone, false, time++);
-        while (store.predictIncrementally(Long.MAX_VALUE, out)) {
-            collect();
-        }
-        collect();
+        drain(store);
         compare(next, model);
     }
 
@@ -350,10 +338,7 @@ class IncrementalPredictionsTest {
         assertTrue(
                 store.incremental().counters().roundRowsRewritten() > 0, "rows the block changed");
         pin(store, next);
-        while (store.predictIncrementally(Long.MAX_VALUE, out)) {
-            collect();
-        }
-        collect();
+        drain(store);
         compare(next, model);
     }
 
@@ -376,10 +361,7 @@ class IncrementalPredictionsTest {
         GnnModel pinned = GnnModel.create(model);
         round(store, pinned, model, Set.of((long) n + 1));
         assertTrue(!topic.containsKey((long) n + 1), "the round left the vertex out");
-        while (store.predictIncrementally(Long.MAX_VALUE, out)) {
-            collect();
-        }
-        collect();
+        drain(store);
         compare(pinned, model);
     }
 
@@ -398,24 +380,14 @@ class IncrementalPredictionsTest {
         long time = graph(store, n, r);
         round(store, GnnModel.create(model), model);
         step += 10;
-        GnnModel next =
-                GnnModel.create(
-                        ModelConfig.builder()
-                                .inFeatures(F)
-                                .hidden(16)
-                                .numClasses(CLASSES)
-                                .seed(17)
-                                .build());
+        GnnModel next = nextModel(17);
         store.write(featureSums(), out); // the next round begins
         long again = 7;
         delete(store, again, time++);
         node(store, again, r, time++); // no edge: an edge would mark it at every layer
         round(store, next, model);
         topic.remove(again); // the tombstone stage drops the round's prediction
-        while (store.predictIncrementally(Long.MAX_VALUE, out)) {
-            collect();
-        }
-        collect();
+        drain(store);
         compare(next, model);
     }
 
@@ -580,6 +552,14 @@ class IncrementalPredictionsTest {
         predicted(g, outputs);
         pin(store, model);
         assertEquals(step, store.incremental().pinnedStep());
+    }
+
+    /** Recomputes until nothing is marked or on its way, into {@link #topic}. */
+    private void drain(GraphStore store) throws Exception {
+        while (store.predictIncrementally(Long.MAX_VALUE, out)) {
+            collect();
+        }
+        collect();
     }
 
     /** A two-layer model of {@code seed} for a round after the first. */
