@@ -308,6 +308,9 @@ final class ProtocolSimulator {
             if (net.inProgress() && random.nextInt(4) == 0 && net.barrierFromHead(random)) {
                 continue;
             }
+            if (random.nextInt(3) == 0 && releaseOutputs()) {
+                continue;
+            }
             if (store.hasInput(schedule.steps() > 0)
                     && random.nextInt(store.nextIsChange() ? 4 : 3) == 0) {
                 ingest();
@@ -776,7 +779,20 @@ final class ProtocolSimulator {
         return w;
     }
 
+    /** A rank's output buffers free up: a rank holding layer outputs sends them. */
+    private boolean releaseOutputs() {
+        List<SimRank> holding = Arrays.stream(ranks).filter(SimRank::holds).toList();
+        if (holding.isEmpty()) {
+            return false;
+        }
+        holding.get(random.nextInt(holding.size())).release();
+        return true;
+    }
+
     private void timers() {
+        while (releaseOutputs()) {
+            // every held output goes before the timers fire
+        }
         now += STALL_NANOS + 1;
         publishSizes();
         assemblerTimers(now / 1_000_000);

@@ -96,6 +96,13 @@ final class SimChannels {
     static final boolean KAFKA_OUTPUTS =
             Boolean.parseBoolean(System.getProperty("sim.kafkaOutputs", "true"));
 
+    /**
+     * With {@code -Dsim.heldOutputs=true}, a rank's layer outputs wait for its output buffers for a
+     * while, as {@code LayerOutputSender} holds them (off by default: see docs/design.md, "Not
+     * built yet", "A block's outputs computed again after a newer round wrote").
+     */
+    static final boolean HELD_OUTPUTS = Boolean.getBoolean("sim.heldOutputs");
+
     /** Every record sent on {@link #TOPIC}, across failures, and how many the store has read. */
     private final List<Object> topic = new ArrayList<>();
 
@@ -153,12 +160,20 @@ final class SimChannels {
         channels.put(name, new Channel(name, feedback, to));
     }
 
+    /**
+     * Stamps a layer output as the trainer does when it makes it (store.Lineage): the incarnation
+     * and the last checkpoint its sender snapshotted.
+     */
+    void stamp(int fromRole, io.gnnstream.operators.messages.LayerOutputs o) {
+        o.incarnation = incarnation;
+        o.checkpoint = epochs[fromRole];
+    }
+
     void send(int fromRole, String channel, Object payload) {
         Channel c = channels.get(channel);
-        if (payload instanceof io.gnnstream.operators.messages.LayerOutputs o) {
-            // As the trainer stamps them: its incarnation and last checkpoint (store.Lineage).
-            o.incarnation = incarnation;
-            o.checkpoint = epochs[fromRole];
+        if (payload instanceof io.gnnstream.operators.messages.LayerOutputs o
+                && o.incarnation == 0) {
+            stamp(fromRole, o);
         }
         Object p = wire(payload);
         if (durable(c)) {

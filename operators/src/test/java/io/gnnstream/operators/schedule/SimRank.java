@@ -103,6 +103,15 @@ final class SimRank {
     private final TrainerFeatureCache cache = new TrainerFeatureCache(0, SimGraph.DIM);
     private final InferenceRound inference;
 
+    /**
+     * Layer outputs made and stamped, waiting for the rank's output buffers ({@code
+     * LayerOutputSender}): the rank takes no batch meanwhile, and they are in no snapshot.
+     */
+    private final List<LayerOutputs> held = new ArrayList<>();
+
+    /** The steps of the pin records among {@link #held}. */
+    private final List<Long> heldPins = new ArrayList<>();
+
     private SimRank(
             int r,
             TrainerRank seq,
@@ -287,7 +296,7 @@ final class SimRank {
 
     /** Starts the next batch in sequence while no step waits for its sums. */
     private void next() {
-        while (!stepPending()) {
+        while (!stepPending() && held.isEmpty()) {
             MiniBatch b = seq.takeNext();
             if (b == null) {
                 return;
@@ -330,13 +339,13 @@ final class SimRank {
                 if (inference != null) {
                     InferenceRound.Outcome o = inference.compute(w.models().of(b.step), b);
                     for (LayerOutputs rows : o.outputs()) {
-                        w.net().send(role(), "outputs", rows);
+                        hold(rows);
                     }
                     if (o.predictions() != null) {
                         w.predicted().accept(o.predictions());
                     }
                 } else if (b.layer < w.numLayers()) {
-                    w.net().send(role(), "outputs", outputs(b));
+                    hold(outputs(b));
                 }
                 if (b.layer == w.numLayers()) {
                     w.scored().accept(b);
@@ -449,9 +458,41 @@ final class SimRank {
         float[] params = r == 0 ? w.models().of(step).parameterVector() : null;
         int ranks = seq.roundRanks(step, w.trainers());
         for (LayerOutputs pin : LayerOutputs.pins(step, r, ranks, params, new int[] {0})) {
-            w.net().send(role(), "outputs", pin);
+            hold(pin);
         }
-        w.pinned().accept(r, step);
+        if (SimChannels.HELD_OUTPUTS) {
+            heldPins.add(step);
+        } else {
+            w.pinned().accept(r, step);
+        }
+    }
+
+    /** A layer output made: stamped now, as the trainer stamps it, and held for buffers. */
+    private void hold(LayerOutputs o) {
+        w.net().stamp(role(), o);
+        if (!SimChannels.HELD_OUTPUTS) {
+            w.net().send(role(), "outputs", o);
+            return;
+        }
+        held.add(o);
+    }
+
+    /** Whether outputs wait for the rank's buffers. */
+    boolean holds() {
+        return !held.isEmpty();
+    }
+
+    /** The rank's output buffers free up: its held outputs go, then its next batch. */
+    void release() {
+        for (LayerOutputs o : held) {
+            w.net().send(role(), "outputs", o);
+        }
+        held.clear();
+        for (long step : heldPins) {
+            w.pinned().accept(r, step);
+        }
+        heldPins.clear();
+        next();
     }
 
     private void apply(long step, float[] mean) {
