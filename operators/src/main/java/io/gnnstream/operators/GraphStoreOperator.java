@@ -215,6 +215,7 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
         counter("sampleRequests", counters::sampleRequests);
         counter("malformedRequests", counters::malformedRequests);
         counter("staleLayerOutputs", counters::staleLayerOutputs);
+        counter("supersededLayerOutputs", counters::supersededLayerOutputs);
         var layers = store.layerOutputs();
         getMetricGroup().gauge("layerRowsWritten", layers::rowsWritten);
         getMetricGroup().gauge("layerOutputsOfFailedRuns", store.lineage()::dropped);

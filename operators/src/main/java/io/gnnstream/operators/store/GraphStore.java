@@ -24,6 +24,7 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
+import org.apache.flink.api.common.typeutils.base.array.LongPrimitiveArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,6 +57,11 @@ public final class GraphStore {
      */
     static final ValueStateDescriptor<Long> LATEST_ROUND =
             new ValueStateDescriptor<>("latest-round-step", LongSerializer.INSTANCE);
+
+    /** Under each owned partition's anchor: {@link NewestRoundRows} as of the last snapshot. */
+    static final ValueStateDescriptor<long[]> NEWEST_ROWS =
+            new ValueStateDescriptor<>(
+                    "layer-rows-newest-round", LongPrimitiveArraySerializer.INSTANCE);
 
     private static final Logger LOG = LoggerFactory.getLogger(GraphStore.class);
 
@@ -98,6 +104,11 @@ public final class GraphStore {
 
     /** Whose layer outputs this subtask takes; restored and snapshotted by the operator. */
     private final Lineage lineage = new Lineage();
+
+    /** Per hidden layer, the newest round whose rows this subtask stored. */
+    private final NewestRoundRows newestRows;
+
+    private final ValueState<long[]> newestRowsState;
 
     /** {@link #LATEST_ROUND}, and the value the anchors hold. */
     private final ValueState<Long> latestRound;
@@ -254,6 +265,8 @@ public final class GraphStore {
             sizes.forgetReplicas(site.owned());
         }
         this.latestRound = state.getState(LATEST_ROUND);
+        this.newestRows = new NewestRoundRows();
+        this.newestRowsState = state.getState(NEWEST_ROWS);
         if (restored) {
             sizes.loadStored(site.owned());
             for (int p = 0; p < site.owned().length; p++) {
@@ -261,6 +274,7 @@ public final class GraphStore {
                     keys.set(VertexKey.anchor(p));
                     Long step = latestRound.value();
                     latestRoundStep = Math.max(latestRoundStep, step == null ? 0 : step);
+                    newestRows.restore(newestRowsState.value());
                 }
             }
             latestRoundStored = latestRoundStep;
@@ -371,6 +385,10 @@ public final class GraphStore {
         if (!lineage.takes(outputs.incarnation, outputs.checkpoint)) {
             return false; // a failed run's, sent after the cut this run restored
         }
+        if (newestRows.superseded(outputs, lineage.current())) {
+            counters.supersededLayerOutputs++;
+            return false; // a duplicate of an older round's block, after a newer round's rows
+        }
         if (outputs.isPin()) {
             return true;
         }
@@ -410,6 +428,7 @@ public final class GraphStore {
             out.event(GraphEvent.layerWritten(outputs));
             return;
         }
+        newestRows.stored(outputs, lineage.current());
         if (acknowledgedNotStored != null) {
             acknowledgedNotStored.add(outputs);
         } else {
@@ -616,6 +635,15 @@ public final class GraphStore {
                 }
             }
             latestRoundStored = latestRoundStep;
+        }
+        long[] newest = newestRows.changed();
+        if (newest != null) {
+            for (int p = 0; p < site.owned().length; p++) {
+                if (site.owns(p)) {
+                    keys.set(VertexKey.anchor(p));
+                    newestRowsState.update(newest);
+                }
+            }
         }
     }
 

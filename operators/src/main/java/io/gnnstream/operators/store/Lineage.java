@@ -36,6 +36,11 @@ public final class Lineage {
         this.current = incarnation;
     }
 
+    /** This run's incarnation; 0 when unknown. */
+    public long current() {
+        return current;
+    }
+
     /**
      * Whether a record of {@code incarnation} sent after its sender's {@code checkpoint} counts.
      */

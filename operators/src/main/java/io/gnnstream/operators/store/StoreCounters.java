@@ -13,6 +13,7 @@ public final class StoreCounters {
     long sampleRequests;
     long malformedRequests;
     long staleLayerOutputs;
+    long supersededLayerOutputs;
 
     /** Edge additions and removals taken. */
     public long edgesIngested() {
@@ -50,5 +51,10 @@ public final class StoreCounters {
     /** Layer outputs for vertices of other subtasks, written before a rescale and skipped. */
     public long staleLayerOutputs() {
         return staleLayerOutputs;
+    }
+
+    /** Row records of an older round than one whose rows of that layer were stored, dropped. */
+    public long supersededLayerOutputs() {
+        return supersededLayerOutputs;
     }
 }

@@ -97,11 +97,11 @@ final class SimChannels {
             Boolean.parseBoolean(System.getProperty("sim.kafkaOutputs", "true"));
 
     /**
-     * With {@code -Dsim.heldOutputs=true}, a rank's layer outputs wait for its output buffers for a
-     * while, as {@code LayerOutputSender} holds them (off by default: see docs/design.md, "Not
-     * built yet", "A block's outputs computed again after a newer round wrote").
+     * A rank's layer outputs wait for its output buffers for a while, as {@code LayerOutputSender}
+     * holds them; {@code -Dsim.heldOutputs=false} sends them at once.
      */
-    static final boolean HELD_OUTPUTS = Boolean.getBoolean("sim.heldOutputs");
+    static final boolean HELD_OUTPUTS =
+            Boolean.parseBoolean(System.getProperty("sim.heldOutputs", "true"));
 
     /** Every record sent on {@link #TOPIC}, across failures, and how many the store has read. */
     private final List<Object> topic = new ArrayList<>();
