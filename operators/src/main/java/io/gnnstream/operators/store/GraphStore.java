@@ -108,6 +108,9 @@ public final class GraphStore {
     /** Per hidden layer, the newest round whose rows this subtask stored. */
     private final NewestRoundRows newestRows;
 
+    /** For tests: {@link #storingSupersededRows}. */
+    private boolean storesSupersededRows;
+
     private final ValueState<long[]> newestRowsState;
 
     /** {@link #LATEST_ROUND}, and the value the anchors hold. */
@@ -385,7 +388,7 @@ public final class GraphStore {
         if (!lineage.takes(outputs.incarnation, outputs.checkpoint)) {
             return false; // a failed run's, sent after the cut this run restored
         }
-        if (newestRows.superseded(outputs, lineage.current())) {
+        if (!storesSupersededRows && newestRows.superseded(outputs, lineage.current())) {
             counters.supersededLayerOutputs++;
             return false; // a duplicate of an older round's block, after a newer round's rows
         }
@@ -443,6 +446,15 @@ public final class GraphStore {
             incremental.rowsRewritten(outputs.layer, outputs.vertices, inputTime);
         }
         out.event(GraphEvent.layerWritten(outputs));
+    }
+
+    /**
+     * For tests only: re-introduces a race, rows of an older round stored over a newer round's
+     * ({@link NewestRoundRows}). The protocol simulation must find it.
+     */
+    public GraphStore storingSupersededRows() {
+        storesSupersededRows = true;
+        return this;
     }
 
     /**

@@ -28,8 +28,8 @@ import java.util.List;
 final class SimStore {
 
     /** Test-only switches that re-introduce a race (see their tests). */
-    record Races(boolean earlyWriteAcks, boolean staleParts) {
-        static final Races NONE = new Races(false, false);
+    record Races(boolean earlyWriteAcks, boolean staleParts, boolean supersededRows) {
+        static final Races NONE = new Races(false, false, false);
     }
 
     private final VertexPartitioner partitioner;
@@ -122,6 +122,7 @@ final class SimStore {
                                     restored,
                                     null)
                             .withClock(now);
+            c = races.supersededRows() ? c.storingSupersededRows() : c;
             return races.earlyWriteAcks() ? c.acknowledgingWritesEarly() : c;
         } catch (Exception e) {
             throw new IllegalStateException(e);
