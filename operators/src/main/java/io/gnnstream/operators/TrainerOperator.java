@@ -387,8 +387,9 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
-        lastCheckpoint = context.getCheckpointId();
         pauseSteps();
+        // After the step in flight: its outputs belong to the state this snapshot holds.
+        lastCheckpoint = context.getCheckpointId();
         checkpoint.snapshot(
                 new TrainerReplica(
                         rank,
