@@ -150,6 +150,12 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
 
     private transient long lastCheckpoint;
 
+    /**
+     * A pending step of the rank's snapshot that the further replica it took at the restore had
+     * applied: its batch is finished at open, without its sum.
+     */
+    private transient PendingStep caughtUp;
+
     private transient ReplicaSteps work;
     private transient Counter layerRowsSent;
     private transient LayerOutputSender layerOutputs;
@@ -265,7 +271,9 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
             }
             for (PendingStep p : checkpoint.pending()) {
                 if (p.selection || p.step > progress.appliedStep) {
-                    exchange.restore(p); // not one of a step taken with a further replica
+                    exchange.restore(p);
+                } else {
+                    caughtUp = p; // taken with a further replica: its batch is done at open
                 }
             }
             if (restored.fromRank() != rank) {
@@ -365,6 +373,11 @@ public class TrainerOperator extends AbstractStreamOperator<Credit>
         Credit announcement = sequence.startCredit();
         if (announcement != null) {
             output.collect(new StreamRecord<>(announcement));
+        }
+        if (caughtUp != null) {
+            PendingStep p = caughtUp;
+            caughtUp = null;
+            stepDone(p.seq, p.step, p.roundSize, p.roundShare, p.finalRound);
         }
         startNextStep();
         scheduleCreditResend();

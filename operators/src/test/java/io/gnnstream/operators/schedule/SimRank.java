@@ -109,6 +109,9 @@ final class SimRank {
      */
     private final List<LayerOutputs> held = new ArrayList<>();
 
+    /** A pending step the further replica taken at the restore had applied; done at start. */
+    private PendingStep caughtUp;
+
     /** The steps of the pin records among {@link #held}. */
     private final List<Long> heldPins = new ArrayList<>();
 
@@ -172,7 +175,11 @@ final class SimRank {
                 }
                 GradientExchange ex = new GradientExchange(r, w.params(), 1, progress.layout);
                 PendingStep pending = (PendingStep) s[2];
-                if (pending != null && (pending.selection || pending.step > progress.appliedStep)) {
+                boolean caughtUp =
+                        pending != null
+                                && !pending.selection
+                                && pending.step <= progress.appliedStep;
+                if (pending != null && !caughtUp) {
                     ex.restore(copy(pending));
                 }
                 PartialBatches partials = w.partials();
@@ -190,6 +197,7 @@ final class SimRank {
                 for (MiniBatchPart part : parts) {
                     partials.accept(MiniBatchPartSerializer.INSTANCE.copy(part), ranks[r].cache);
                 }
+                ranks[r].caughtUp = caughtUp ? copy(pending) : null;
             } else {
                 TrainerProgress progress = TrainerReplica.restoredAt(replicas);
                 ranks[r] =
@@ -240,6 +248,12 @@ final class SimRank {
         Credit announce = seq.startCredit();
         if (announce != null) {
             w.net().send(role(), "credits", announce);
+        }
+        if (caughtUp != null) {
+            // Its batch is done without its sum (TrainerOperator alike).
+            stepDone(caughtUp.step, caughtUp.roundSize, caughtUp.roundShare, caughtUp.finalRound);
+            w.net().send(role(), "credits", seq.finish(caughtUp.seq));
+            caughtUp = null;
         }
         next();
     }
