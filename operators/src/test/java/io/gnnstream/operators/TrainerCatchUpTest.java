@@ -32,34 +32,44 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class TrainerCatchUpTest {
 
+    /** Both ranks' snapshot, and the parameters of step 2 that rank 0 applied before its own. */
+    private record Apart(OperatorSubtaskState state, float[] step2) {}
+
     /**
-     * Rank 1 had sent step 2's gradient and waited for its sum at the snapshot: it takes rank 0's
-     * replica and finishes that batch at once, as the sum would have, so the schedule goes on.
+     * Two ranks train step 1; rank 0 applies step 2 before its snapshot, rank 1 snapshots before it
+     * takes step 2's batch, or ({@code rank1Sent}) once it sent step 2's gradient.
      */
-    @Test
-    void aRankWaitingForTheSumOfAStepTheOtherAppliedFinishesItsBatchAtOnce() throws Exception {
-        OperatorSubtaskState waiting;
-        OperatorSubtaskState ahead;
-        float[] step2;
+    private static Apart aStepApart(boolean rank1Sent) throws Exception {
         try (var r0 = rank(0, 2, null);
                 var r1 = rank(1, 2, null);
                 var red = reducer(2, null)) {
             send(r0, batch(0, 1, new int[] {0, 1}));
             send(r1, batch(0, 1, new int[] {2, 3}));
             exchange(red, r0, r1);
+            OperatorSubtaskState behind = rank1Sent ? null : r1.snapshot(1, 1);
             send(r0, batch(1, 2, new int[] {4, 5}));
             send(r1, batch(1, 2, new int[] {6, 7}));
             List<GradientChunk> both = new ArrayList<>(gradients(r0));
             both.addAll(gradients(r1));
-            waiting = r1.snapshot(1, 1);
+            if (rank1Sent) {
+                behind = r1.snapshot(1, 1);
+            }
             deliver(r0, reduce(red, both));
-            step2 = params(r0);
-            ahead = r0.snapshot(1, 1);
+            return new Apart(
+                    AbstractStreamOperatorTestHarness.repackageState(r0.snapshot(1, 1), behind),
+                    params(r0));
         }
-        OperatorSubtaskState state =
-                AbstractStreamOperatorTestHarness.repackageState(ahead, waiting);
-        try (var r1 = rank(1, 2, TrainerRescaleTest.repartition(state, 2, 2, 1))) {
-            assertArrayEquals(step2, params(r1), "rank 1 continues from rank 0's replica");
+    }
+
+    /**
+     * Rank 1 had sent step 2's gradient and waited for its sum at the snapshot: it takes rank 0's
+     * replica and finishes that batch at once, as the sum would have, so the schedule goes on.
+     */
+    @Test
+    void aRankWaitingForTheSumOfAStepTheOtherAppliedFinishesItsBatchAtOnce() throws Exception {
+        Apart apart = aStepApart(true);
+        try (var r1 = rank(1, 2, TrainerRescaleTest.repartition(apart.state(), 2, 2, 1))) {
+            assertArrayEquals(apart.step2(), params(r1), "rank 1 continues from rank 0's replica");
             assertTrue(gradients(r1).isEmpty(), "step 2's gradient is not sent again");
             assertEquals(List.of(1L), credits(r1), "the batch of step 2 is done");
         }
@@ -67,26 +77,9 @@ class TrainerCatchUpTest {
 
     @Test
     void aRankAStepBehindTakesTheFurthestReplicaAndTrainsNoStepAgain() throws Exception {
-        OperatorSubtaskState behind;
-        OperatorSubtaskState ahead;
-        float[] step2;
-        try (var r0 = rank(0, 2, null);
-                var r1 = rank(1, 2, null);
-                var red = reducer(2, null)) {
-            send(r0, batch(0, 1, new int[] {0, 1}));
-            send(r1, batch(0, 1, new int[] {2, 3}));
-            exchange(red, r0, r1);
-            behind = r1.snapshot(1, 1);
-            send(r0, batch(1, 2, new int[] {4, 5}));
-            send(r1, batch(1, 2, new int[] {6, 7}));
-            List<GradientChunk> both = new ArrayList<>(gradients(r0));
-            both.addAll(gradients(r1));
-            deliver(r0, reduce(red, both));
-            step2 = params(r0);
-            ahead = r0.snapshot(1, 1);
-        }
-        OperatorSubtaskState state =
-                AbstractStreamOperatorTestHarness.repackageState(ahead, behind);
+        Apart apart = aStepApart(false);
+        OperatorSubtaskState state = apart.state();
+        float[] step2 = apart.step2();
         try (var r0 = rank(0, 2, TrainerRescaleTest.repartition(state, 2, 2, 0));
                 var r1 = rank(1, 2, TrainerRescaleTest.repartition(state, 2, 2, 1));
                 var red = reducer(2, null)) {
