@@ -14,11 +14,11 @@ import org.apache.flink.configuration.MemorySize;
  * subtasks and {@code stores} GraphStore subtasks share:
  *
  * <ul>
- *   <li>the caches (a feature cache per trainer; a record cache, an adjacency cache and a layer-row
- *       cache per hidden layer per GraphStore subtask) take at most {@value #CACHE_SHARE} of {@code
- *       H}: sizes the user set must fit in it, else {@link #apply} throws naming them and {@code
- *       H}; the others keep their defaults where those fit and are scaled down alike where they do
- *       not;
+ *   <li>the caches (a feature cache per trainer; a record cache, an adjacency cache, a layer-row
+ *       cache per hidden layer and, with incremental predictions, a neighbour-sum cache per model
+ *       layer per GraphStore subtask) take at most {@value #CACHE_SHARE} of {@code H}: sizes the
+ *       user set must fit in it, else {@link #apply} throws naming them and {@code H}; the others
+ *       keep their defaults where those fit and are scaled down alike where they do not;
  *   <li>where the graph's vertex count is known, the batches in flight take about {@value
  *       #BATCH_SHARE} of {@code H}: unless set, {@code --prefetch} is lowered (to at least 1) so
  *       that {@code trainers x (prefetch + 1)} batches (the credits' and the one in training) of
@@ -74,7 +74,13 @@ public final class MemoryDefaults {
                         new Cache(GraphOptions.ADJACENCY_CACHE, heap.stores),
                         new Cache(
                                 GraphOptions.LAYER_ROW_CACHE,
-                                heap.stores * Math.max(0, layers - 1)));
+                                heap.stores * Math.max(0, layers - 1)),
+                        new Cache(
+                                PredictionOptions.INCREMENTAL_SUM_CACHE,
+                                conf.get(PredictionOptions.PREDICTION_UPDATES)
+                                                == PredictionOptions.Updates.INCREMENTAL
+                                        ? heap.stores * layers
+                                        : 0));
         long room = (long) (CACHE_SHARE * heap.bytes);
         long set = 0;
         long unset = 0;

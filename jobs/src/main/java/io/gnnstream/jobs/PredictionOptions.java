@@ -2,9 +2,11 @@ package io.gnnstream.jobs;
 
 import static io.gnnstream.jobs.OptionCheck.nonNegative;
 
+import io.gnnstream.operators.GraphStoreConfig;
 import io.gnnstream.operators.store.IncrementalPredictions;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.MemorySize;
 
 /** Options of the predictions that evaluation rounds stream out. */
 public final class PredictionOptions {
@@ -60,6 +62,23 @@ public final class PredictionOptions {
                                         + " every vertex; the GraphStore's gauge"
                                         + " incrementalSuspensions counts them."),
                     OptionCheck.that(n -> n >= 1_000, "at least 1000"));
+
+    public static final ConfigOption<MemorySize> INCREMENTAL_SUM_CACHE =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.incremental-sum-cache")
+                            .memoryType()
+                            .defaultValue(
+                                    new MemorySize(
+                                            GraphStoreConfig.DEFAULT_INCREMENTAL_SUM_CACHE_BYTES))
+                            .withDescription(
+                                    "With --prediction-updates incremental: heap per GraphStore"
+                                        + " subtask and model layer for the neighbour sums read or"
+                                        + " changed last, so that a change's readers and their"
+                                        + " recomputation find them without RocksDB; about 85 bytes"
+                                        + " plus 4 per float of a layer's input each (the default"
+                                        + " holds 400,000 sums of 128 floats); allocated as it"
+                                        + " fills; 0 turns the cache off."),
+                    OptionCheck.any());
 
     public static final ConfigOption<Integer> PREDICT_EVERY =
             GROUP.declare(

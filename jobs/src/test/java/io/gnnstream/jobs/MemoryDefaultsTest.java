@@ -28,7 +28,33 @@ class MemoryDefaultsTest {
                 + heap.stores()
                         * (conf.get(GraphOptions.RECORD_CACHE).getBytes()
                                 + conf.get(GraphOptions.ADJACENCY_CACHE).getBytes()
-                                + hidden * conf.get(GraphOptions.LAYER_ROW_CACHE).getBytes());
+                                + hidden * conf.get(GraphOptions.LAYER_ROW_CACHE).getBytes()
+                                + (conf.get(PredictionOptions.PREDICTION_UPDATES)
+                                                == PredictionOptions.Updates.INCREMENTAL
+                                        ? (hidden + 1)
+                                                * conf.get(PredictionOptions.INCREMENTAL_SUM_CACHE)
+                                                        .getBytes()
+                                        : 0));
+    }
+
+    @Test
+    void incrementalPredictionsCountTheirSumCaches() {
+        Configuration conf = graph(128);
+        conf.set(PredictionOptions.PREDICTION_UPDATES, PredictionOptions.Updates.INCREMENTAL);
+        // The launcher's heap with one GraphStore subtask (incremental predictions' parallelism).
+        assertNull(
+                MemoryDefaults.apply(
+                        conf,
+                        new MemoryDefaults.Heap(6144 * MB, 1, 1, "test"),
+                        OptionalLong.empty()));
+        assertEquals(
+                PredictionOptions.INCREMENTAL_SUM_CACHE.defaultValue(),
+                conf.get(PredictionOptions.INCREMENTAL_SUM_CACHE));
+        MemoryDefaults.Heap small = new MemoryDefaults.Heap(1024 * MB, 1, 1, "test");
+        String line = MemoryDefaults.apply(conf, small, OptionalLong.empty());
+        assertNotNull(line);
+        assertTrue(line.contains("--incremental-sum-cache"), line);
+        assertTrue(caches(conf, small) <= MemoryDefaults.CACHE_SHARE * small.bytes());
     }
 
     @Test

@@ -70,6 +70,11 @@ public final class GraphStoreConfig implements Serializable {
     private long incrementalMaxMarks =
             io.gnnstream.operators.store.IncrementalPredictions.DEFAULT_MAX_MARKS;
 
+    /** Heap per model layer for the incremental predictions' neighbour sums. */
+    public static final long DEFAULT_INCREMENTAL_SUM_CACHE_BYTES = 256L << 20;
+
+    private long incrementalSumCacheBytes = DEFAULT_INCREMENTAL_SUM_CACHE_BYTES;
+
     /** {@link #degreeFanout()} of settings whose parts carry no degrees. */
     public static final int NO_DEGREES = Integer.MIN_VALUE;
 
@@ -157,6 +162,16 @@ public final class GraphStoreConfig implements Serializable {
         return c;
     }
 
+    /** These settings with {@code bytes} of heap per model layer for the neighbour sums' cache. */
+    public GraphStoreConfig withIncrementalSumCache(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("sum cache must be >= 0 bytes, got " + bytes);
+        }
+        GraphStoreConfig c = with(halo, layerRowCacheBytes, layerRootWidths, aggregateAtOwner);
+        c.incrementalSumCacheBytes = bytes;
+        return c;
+    }
+
     /**
      * These settings with the degree of every row in the feature parts by row ({@code
      * MiniBatchPart.degrees}: the in-degree under {@code evalFanout}, -1 = all, plus one), which a
@@ -184,6 +199,11 @@ public final class GraphStoreConfig implements Serializable {
     /** The most vertices incremental predictions keep marked per layer. */
     public long incrementalMaxMarks() {
         return incrementalMaxMarks;
+    }
+
+    /** Heap per model layer for the incremental predictions' neighbour sums (0: none). */
+    public long incrementalSumCacheBytes() {
+        return incrementalSumCacheBytes;
     }
 
     /** The evaluation neighbourhoods' fanout of incremental predictions. */
@@ -230,6 +250,7 @@ public final class GraphStoreConfig implements Serializable {
         c.keepHiddenRows = keepHiddenRows;
         c.incrementalFanout = incrementalFanout;
         c.incrementalMaxMarks = incrementalMaxMarks;
+        c.incrementalSumCacheBytes = incrementalSumCacheBytes;
         c.modelType = modelType;
         c.degreeFanout = degreeFanout;
         return c;

@@ -401,7 +401,7 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
         LOG.info(
                 "Incremental predictions of subtask {}: {} recomputed, {} predicted, {} pending;"
                         + " sums made by rounds {} of rows and {} of features, kept by"
-                        + " differences {} ({} of hubs),"
+                        + " differences {} ({} of hubs; {} passes over {} hub in-neighbours),"
                         + " cleared by edge changes {}, summed again {} ({} of hubs, {} of"
                         + " rows)",
                 subtask,
@@ -412,6 +412,8 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
                 incremental.counters().featureSumsByRound(),
                 incremental.counters().summedByDifference(),
                 incremental.counters().hubDifferences(),
+                incremental.counters().hubPasses(),
+                incremental.counters().hubNeighboursPassed(),
                 incremental.counters().cleared(),
                 incremental.counters().summedAgain(),
                 incremental.counters().hubsSummedAgain(),

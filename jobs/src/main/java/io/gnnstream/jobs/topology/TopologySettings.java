@@ -181,6 +181,8 @@ public final class TopologySettings {
                                 trainer.keepsHiddenRows(),
                                 conf.get(SamplingOptions.EVAL_FANOUT))
                         .withIncrementalMaxMarks(conf.get(PredictionOptions.INCREMENTAL_MAX_MARKS))
+                        .withIncrementalSumCache(
+                                conf.get(PredictionOptions.INCREMENTAL_SUM_CACHE).getBytes())
                 : store;
     }
 

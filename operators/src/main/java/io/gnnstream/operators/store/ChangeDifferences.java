@@ -131,6 +131,12 @@ final class ChangeDifferences {
                                             adds > 0,
                                             sum.rankBound(),
                                             evalFanout);
+                    if (c != selection
+                            && (c.entering().length + c.leaving().length > 0 || !c.consistent())) {
+                        // A pass was made (none where no source was within the bound).
+                        counters.hubPasses++;
+                        counters.hubNeighboursPassed += inNeighbours.length;
+                    }
                     selection = c;
                     if (!c.consistent()) {
                         adjacencyChanged(w, changedAt);

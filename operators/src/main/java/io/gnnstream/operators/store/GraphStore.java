@@ -213,7 +213,8 @@ public final class GraphStore {
                                     state,
                                     partitioner,
                                     keys,
-                                    config.incrementalModel().numLayers()),
+                                    config.incrementalModel().numLayers(),
+                                    config.incrementalSumCacheBytes()),
                             new IncrementalPredictions.Graph() {
                                 @Override
                                 public long[] inNeighbours(long v) throws Exception {

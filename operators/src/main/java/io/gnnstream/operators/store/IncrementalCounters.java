@@ -15,6 +15,8 @@ public final class IncrementalCounters {
     long featureSumsByRound;
     long summedByDifference;
     long hubDifferences;
+    long hubPasses;
+    long hubNeighboursPassed;
     long cleared;
     long roundRowsRewritten;
     long suspensions;
@@ -62,6 +64,16 @@ public final class IncrementalCounters {
     /** Of {@link #summedByDifference}, the sums of hubs above the eval fanout. */
     public long hubDifferences() {
         return hubDifferences;
+    }
+
+    /** Passes over a hub's in-neighbours to find how an edge change moved its selection. */
+    public long hubPasses() {
+        return hubPasses;
+    }
+
+    /** In-neighbours ranked by {@link #hubPasses}. */
+    public long hubNeighboursPassed() {
+        return hubNeighboursPassed;
     }
 
     /** Vertices whose sums an edge change cleared (not kept by differences). */

@@ -312,10 +312,17 @@ public final class LayerOutputStore {
             copyFloats(records[i], out, i * dim + root, dim - root);
             stored[i] = true;
             if (root > 0 && i < rootRows) {
-                byte[] rootRecord = rootCaches.get(layer - 1).take(vertices[i]);
+                // Kept in the cache: incremental predictions read a vertex's root part again
+                // whenever they recompute it, where a round reads it once.
+                VertexValueCache rootCache = rootCaches.get(layer - 1);
+                byte[] rootRecord = rootCache.get(vertices[i]);
                 if (!current(rootRecord, step, root)) {
                     setCurrentKey.set(partitioner.keyOf(vertices[i]));
                     rootRecord = rootState.value();
+                    if (rootRecord != null) {
+                        rootCache.put(vertices[i], rootRecord);
+                        fitRoots(layer);
+                    }
                 }
                 if (current(rootRecord, step, root)) {
                     copyFloats(rootRecord, out, i * dim, root);

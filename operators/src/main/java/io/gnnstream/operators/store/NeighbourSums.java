@@ -19,6 +19,11 @@ import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
  * tagged with the pinned round's step and is valid only under it; a new pin, or a change of the
  * neighbourhood (which clears it), leaves it to be computed again from the neighbours. Record: a
  * version byte, step, rank bound, count, then the sum as little-endian floats.
+ *
+ * <p>Each layer's records pass through a {@link VertexValueCache} (written through, never
+ * checkpointed): a changed row adds its difference to each reader's sum, and the reader's
+ * recomputation then reads that sum, so most reads find the record on the heap instead of in
+ * RocksDB.
  */
 final class NeighbourSums {
 
@@ -35,10 +40,19 @@ final class NeighbourSums {
     record Sum(float[] values, int count, long rankBound) {}
 
     private final List<ValueState<byte[]>> layers = new ArrayList<>();
+    private final List<VertexValueCache> caches = new ArrayList<>();
     private final VertexPartitioner partitioner;
     private final CurrentKey keys;
 
-    NeighbourSums(KeyedStateStore store, VertexPartitioner partitioner, CurrentKey keys, int n) {
+    /**
+     * @param cacheBytes heap for each layer's records read or written last (0: none)
+     */
+    NeighbourSums(
+            KeyedStateStore store,
+            VertexPartitioner partitioner,
+            CurrentKey keys,
+            int n,
+            long cacheBytes) {
         this.partitioner = partitioner;
         this.keys = keys;
         for (int m = 0; m < n; m++) {
@@ -47,13 +61,29 @@ final class NeighbourSums {
                             new ValueStateDescriptor<>(
                                     "incremental-sum-" + m,
                                     PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO)));
+            caches.add(new VertexValueCache(cacheBytes));
         }
+    }
+
+    /**
+     * The stored record of layer {@code m} of {@code v}: the cache's, else the state's (cached).
+     */
+    private byte[] record(int m, long v) throws Exception {
+        VertexValueCache cache = caches.get(m);
+        byte[] r = cache.get(v);
+        if (r == null) {
+            keys.set(partitioner.keyOf(v));
+            r = layers.get(m).value();
+            if (r != null) {
+                cache.put(v, r);
+            }
+        }
+        return r;
     }
 
     /** The sum of layer {@code m} of {@code v} valid under {@code step}, or null. */
     Sum get(int m, long v, long step) throws Exception {
-        keys.set(partitioner.keyOf(v));
-        byte[] r = layers.get(m).value();
+        byte[] r = record(m, v);
         if (r == null || r[0] != VERSION || (long) LONGS.get(r, 1) != step) {
             return null;
         }
@@ -75,6 +105,7 @@ final class NeighbourSums {
         }
         keys.set(partitioner.keyOf(v));
         layers.get(m).update(r);
+        caches.get(m).put(v, r);
     }
 
     /**
@@ -83,9 +114,7 @@ final class NeighbourSums {
      */
     boolean add(int m, long v, long step, long rank, float[] delta, int from, int n)
             throws Exception {
-        keys.set(partitioner.keyOf(v));
-        ValueState<byte[]> state = layers.get(m);
-        byte[] r = state.value();
+        byte[] r = record(m, v);
         if (r == null || r[0] != VERSION || (long) LONGS.get(r, 1) != step) {
             return false;
         }
@@ -95,7 +124,9 @@ final class NeighbourSums {
         for (int c = 0, b = HEADER; c < n; c++, b += Float.BYTES) {
             FLOATS.set(r, b, (float) FLOATS.get(r, b) + delta[from + c]);
         }
-        state.update(r);
+        // The cached record changed in place; the state takes a copy.
+        keys.set(partitioner.keyOf(v));
+        layers.get(m).update(r);
         return true;
     }
 
@@ -103,13 +134,15 @@ final class NeighbourSums {
     void clear(int m, long v) throws Exception {
         keys.set(partitioner.keyOf(v));
         layers.get(m).clear();
+        caches.get(m).invalidate(v);
     }
 
     /** Forgets every layer's sum of {@code v} (its neighbourhood changed, or it was deleted). */
     void clear(long v) throws Exception {
         keys.set(partitioner.keyOf(v));
-        for (ValueState<byte[]> s : layers) {
-            s.clear();
+        for (int m = 0; m < layers.size(); m++) {
+            layers.get(m).clear();
+            caches.get(m).invalidate(v);
         }
     }
 }

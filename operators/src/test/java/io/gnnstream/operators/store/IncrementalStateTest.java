@@ -118,7 +118,8 @@ class IncrementalStateTest {
         MemoryStateStore state = new MemoryStateStore();
         LayerOutputStore rows =
                 new LayerOutputStore(state, partitioner, state::setCurrentKey, 1 << 10, j -> 0);
-        NeighbourSums sums = new NeighbourSums(state, partitioner, state::setCurrentKey, 2);
+        NeighbourSums sums =
+                new NeighbourSums(state, partitioner, state::setCurrentKey, 2, 1 << 10);
         IncrementalPredictions.Graph none =
                 new IncrementalPredictions.Graph() {
                     @Override

@@ -1,0 +1,96 @@
+package io.gnnstream.operators.store;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import io.gnnstream.state.HashPartitioner;
+import io.gnnstream.state.VertexPartitioner;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/** The neighbour sums' heap cache is written through: the state always holds what reads return. */
+class NeighbourSumsTest {
+
+    private static final int LAYERS = 2;
+    private static final int WIDTH = 4;
+
+    @Test
+    void theStateHoldsWhatTheCachedSumsReturnThroughPutsAddsAndClears() throws Exception {
+        VertexPartitioner partitioner = new HashPartitioner(4);
+        MemoryStateStore state = new MemoryStateStore();
+        // Room for about three records per layer, so entries are evicted and read again.
+        long budget = 3 * (VertexValueCache.ENTRY_OVERHEAD_BYTES + 21 + WIDTH * Float.BYTES);
+        NeighbourSums cached =
+                new NeighbourSums(state, partitioner, state::setCurrentKey, 2, budget);
+        NeighbourSums uncached = new NeighbourSums(state, partitioner, state::setCurrentKey, 2, 0);
+        Map<String, NeighbourSums.Sum> expected = new HashMap<>();
+        SplittableRandom random = new SplittableRandom(7);
+        long step = 5;
+        for (int i = 0; i < 5_000; i++) {
+            int m = random.nextInt(LAYERS);
+            long v = random.nextInt(12);
+            String key = m + "/" + v;
+            switch (random.nextInt(4)) {
+                case 0 -> {
+                    NeighbourSums.Sum sum =
+                            new NeighbourSums.Sum(floats(random), random.nextInt(9), 100);
+                    cached.put(m, v, step, sum);
+                    expected.put(key, sum);
+                }
+                case 1 -> {
+                    float[] delta = floats(random);
+                    // Ranks above the bound leave the sum as it is.
+                    long rank = random.nextBoolean() ? 50 : 150;
+                    NeighbourSums.Sum before = expected.get(key);
+                    assertEquals(before != null, cached.add(m, v, step, rank, delta, 0, WIDTH));
+                    if (before != null && rank <= before.rankBound()) {
+                        float[] after = before.values().clone();
+                        for (int c = 0; c < WIDTH; c++) {
+                            after[c] += delta[c];
+                        }
+                        expected.put(
+                                key,
+                                new NeighbourSums.Sum(after, before.count(), before.rankBound()));
+                    }
+                }
+                case 2 -> {
+                    if (random.nextBoolean()) {
+                        cached.clear(m, v);
+                        expected.remove(key);
+                    } else {
+                        cached.clear(v);
+                        for (int l = 0; l < LAYERS; l++) {
+                            expected.remove(l + "/" + v);
+                        }
+                    }
+                }
+                default -> {
+                    // A sum of another step is not valid under this one.
+                    assertNull(cached.get(m, v, step + 1));
+                }
+            }
+            for (NeighbourSums sums : new NeighbourSums[] {cached, uncached}) {
+                NeighbourSums.Sum want = expected.get(key);
+                NeighbourSums.Sum got = sums.get(m, v, step);
+                if (want == null) {
+                    assertNull(got, key);
+                } else {
+                    assertArrayEquals(want.values(), got.values(), key);
+                    assertEquals(want.count(), got.count(), key);
+                    assertEquals(want.rankBound(), got.rankBound(), key);
+                }
+            }
+        }
+    }
+
+    private static float[] floats(SplittableRandom random) {
+        float[] f = new float[WIDTH];
+        for (int c = 0; c < WIDTH; c++) {
+            f[c] = random.nextInt(100) / 4f;
+        }
+        return f;
+    }
+}
