@@ -86,7 +86,7 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
     static final long INCREMENTAL_INTERVAL_MS = 20;
 
     /** The longest stretch the task thread recomputes before it takes input again. */
-    static final long INCREMENTAL_SLICE_NANOS = 20_000_000L;
+    static final long INCREMENTAL_SLICE_NANOS = 4_000_000L;
 
     /** The attribute records' state ({@link GraphStore#ATTRIBUTES}). */
     public static final ValueStateDescriptor<byte[]> ATTRIBUTES = GraphStore.ATTRIBUTES;
