@@ -105,6 +105,13 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
     private static final int MAX_WINDOW = 100_000;
 
     private transient ValueState<Long> incrementalAt;
+
+    /** Vertices whose {@link #INCREMENTAL_AT} holds this step: skipping the write again is safe. */
+    private transient LongLongHashMap incrementalWritten;
+
+    /** At most this many vertices in {@link #incrementalWritten} (then it starts again). */
+    private static final int MAX_WRITTEN = 1 << 20;
+
     private transient ValueState<Long> deletedUpTo;
     private transient ListState<Long> roundState;
 
@@ -210,6 +217,7 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
         getMetricGroup().gauge("freshnessP50Ms", () -> freshness.getStatistics().getQuantile(0.5));
         getMetricGroup().gauge("freshnessP99Ms", () -> freshness.getStatistics().getQuantile(0.99));
         window = new LongArrayList();
+        incrementalWritten = new LongLongHashMap();
         scheduleFreshnessLine();
     }
 
@@ -233,7 +241,15 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
                 return; // a newer round's predictions are coming or came, from a later graph
             }
             // A blind write: the GraphStore's pins only grow, so the step is the largest yet.
-            incrementalAt.update(p.step);
+            // Most vertices are predicted again and again under one pin: the state holds that
+            // step already after the first (a RocksDB write each took most of this stage's CPU).
+            if (incrementalWritten.getOrDefault(p.vertex, NONE) != p.step) {
+                incrementalAt.update(p.step);
+                if (incrementalWritten.size() >= MAX_WRITTEN) {
+                    incrementalWritten.clear();
+                }
+                incrementalWritten.put(p.vertex, p.step);
+            }
             long ms =
                     Math.max(
                             0, getProcessingTimeService().getCurrentProcessingTime() - p.changedAt);
@@ -260,6 +276,7 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
         Long before = deletedUpTo.value();
         long upTo = Math.max(step, before == null ? NONE : before);
         incrementalAt.clear();
+        incrementalWritten.remove(vertex);
         if (upTo < 0 || upTo < previousRound) {
             deletedUpTo.clear(); // no round that asked before is still on its way
         } else {
@@ -280,6 +297,9 @@ public class PredictionTombstones extends AbstractStreamOperator<Prediction>
         }
         if (upTo < previousRound) {
             entry.clear();
+            if (entry == incrementalAt) {
+                incrementalWritten.remove((Long) getCurrentKey());
+            }
             return false;
         }
         return step <= upTo;

@@ -81,6 +81,26 @@ class PredictionTombstonesTest {
     }
 
     @Test
+    void anIncrementalStepWrittenBeforeADeletionIsWrittenAgainAfterIt() throws Exception {
+        try (var h = harness()) {
+            h.open();
+            h.processElement(round(1, 10));
+            h.processElement(round(1, 20));
+            h.processElement(incremental(2, 20, 5));
+            // Older than the previous round: no round prediction of it is on its way.
+            h.processElement(deletion(2, 5));
+            // Vertex 2 created again under the same pin: its step must be in the state again.
+            h.processElement(incremental(2, 20, 6));
+            h.processElement(round(2, 20));
+            assertEquals(
+                    List.of("1@10", "1@20", "2@20", "2 deleted", "2@20"),
+                    lines(h),
+                    "the round of step 20 is not newer than the incremental prediction after the"
+                            + " deletion");
+        }
+    }
+
+    @Test
     void aRoundPredictionOlderThanAnIncrementalOneIsDropped() throws Exception {
         try (var h = harness()) {
             h.open();
