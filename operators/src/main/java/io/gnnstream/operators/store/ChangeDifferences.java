@@ -131,11 +131,9 @@ final class ChangeDifferences {
                                             adds > 0,
                                             sum.rankBound(),
                                             evalFanout);
-                    if (c != selection
-                            && (c.entering().length + c.leaving().length > 0 || !c.consistent())) {
-                        // A pass was made (none where no source was within the bound).
+                    if (c != selection && c.ranked() > 0) {
                         counters.hubPasses++;
-                        counters.hubNeighboursPassed += inNeighbours.length;
+                        counters.hubNeighboursPassed += c.ranked();
                     }
                     selection = c;
                     if (!c.consistent()) {

@@ -15,10 +15,16 @@ import io.gnnstream.state.EvalNeighbourhood;
  * bound is the next one down); {@code j} removed members let in the {@code j} smallest ranks above
  * it (the new bound is the largest of them). The pass also counts the ranks up to the old bound,
  * which must be the selection's size give or take the batch, else that bound was not the
- * selection's ({@link #consistent}).
+ * selection's ({@link #consistent}). {@code ranked}: the in-neighbours the pass ranked (0 where no
+ * source was within the bound before, and no pass was made).
  */
 record HubSelectionChange(
-        long[] entering, long[] leaving, long boundBefore, long bound, boolean consistent) {
+        long[] entering,
+        long[] leaving,
+        long boundBefore,
+        long bound,
+        boolean consistent,
+        int ranked) {
 
     /**
      * The change of {@code w}'s neighbourhood under {@code fanout} by {@code sources} (distinct,
@@ -37,7 +43,8 @@ record HubSelectionChange(
         int moved = within.size();
         if (moved == 0) {
             // None is or was a member: the selection and its bound stay.
-            return new HubSelectionChange(new long[0], new long[0], boundBefore, boundBefore, true);
+            return new HubSelectionChange(
+                    new long[0], new long[0], boundBefore, boundBefore, true, 0);
         }
         // Additions: the moved + 1 largest ranks up to the old bound (a min-heap); removals: the
         // moved smallest above it (a max-heap).
@@ -57,11 +64,12 @@ record HubSelectionChange(
         int expected = added ? fanout + moved : fanout - moved;
         if (upToBound != expected || !heap.full()) {
             return new HubSelectionChange(
-                    new long[0], new long[0], boundBefore, boundBefore, false);
+                    new long[0], new long[0], boundBefore, boundBefore, false, after.length);
         }
         long bound = heap.topRank();
         if (!added) {
-            return new HubSelectionChange(heap.ids(), within.toArray(), boundBefore, bound, true);
+            return new HubSelectionChange(
+                    heap.ids(), within.toArray(), boundBefore, bound, true, after.length);
         }
         LongHashSet batch = new LongHashSet(moved);
         LongArrayList entering = new LongArrayList();
@@ -81,7 +89,7 @@ record HubSelectionChange(
             }
         }
         return new HubSelectionChange(
-                entering.toArray(), leaving.toArray(), boundBefore, bound, true);
+                entering.toArray(), leaving.toArray(), boundBefore, bound, true, after.length);
     }
 
     /**
