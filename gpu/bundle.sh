@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the GPU check's bundle under gpu/bundle/, what a GPU host without Java needs besides the
 # repository's tracked files (gpu/check.sh runs it there):
-#   runtime/          a jlink'd Java runtime (java.base and jdk.unsupported only)
+#   runtime/          a jlink'd Java runtime (java.base, java.management and jdk.unsupported only)
 #   include/          the JNI headers (jni.h, linux/jni_md.h) that gpu/build.sh compiles the shim with
 #   gpu-check.jar     the classes of the GPU model and of GpuCheck, and Jackson; nothing of ND4J or Flink
 #   reference/        the CPU (ND4J) reference results GpuCheck compares the CUDA backend with
@@ -60,7 +60,7 @@ rm -rf "$BUNDLE"
 mkdir -p "$BUNDLE/include/linux"
 
 echo "jlink: the runtime..."
-"$JDK/bin/jlink" --add-modules java.base,jdk.unsupported --compress=2 --strip-debug \
+"$JDK/bin/jlink" --add-modules java.base,java.management,jdk.unsupported --compress=2 --strip-debug \
   --no-header-files --no-man-pages --output "$BUNDLE/runtime"
 
 cp "$JDK/include/jni.h" "$BUNDLE/include/"

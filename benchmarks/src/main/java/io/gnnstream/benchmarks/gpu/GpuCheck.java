@@ -396,6 +396,48 @@ public final class GpuCheck {
         return index;
     }
 
+    /**
+     * When the check runs from a jar (the bundle), initializes every gnnstream class of the GPU
+     * model in it, so that a class whose JDK module the bundle's runtime lacks fails here rather
+     * than on the GPU host.
+     */
+    private void initializeBundledClasses() {
+        ClassLoader loader = GpuCheck.class.getClassLoader();
+        try {
+            Path source =
+                    Path.of(
+                            GpuCheck.class
+                                    .getProtectionDomain()
+                                    .getCodeSource()
+                                    .getLocation()
+                                    .toURI());
+            if (!Files.isRegularFile(source)) {
+                return;
+            }
+            int count = 0;
+            try (java.util.jar.JarFile jar = new java.util.jar.JarFile(source.toFile())) {
+                for (String entry :
+                        jar.stream()
+                                .map(java.util.jar.JarEntry::getName)
+                                .filter(n -> n.startsWith("io/gnnstream/operators/model/"))
+                                .filter(n -> n.endsWith(".class"))
+                                .sorted()
+                                .toList()) {
+                    String name = entry.substring(0, entry.length() - 6).replace('/', '.');
+                    try {
+                        Class.forName(name, true, loader);
+                        count++;
+                    } catch (ClassNotFoundException | LinkageError e) {
+                        report.fail("class " + name + ": " + e);
+                    }
+                }
+            }
+            report.line("  model classes initialized from " + source.getFileName() + ": " + count);
+        } catch (IOException | java.net.URISyntaxException | RuntimeException e) {
+            report.fail("bundled classes: " + describe(e));
+        }
+    }
+
     /** Without a GPU: the references, the classes and the batch files. */
     private void dryRun() {
         report.line("== dry run: no GPU is opened");
@@ -415,6 +457,7 @@ public final class GpuCheck {
                 report.fail("class " + name + ": " + e);
             }
         }
+        initializeBundledClasses();
         boolean nd4j;
         try {
             Class.forName("org.nd4j.linalg.factory.Nd4j", false, GpuCheck.class.getClassLoader());
