@@ -112,7 +112,8 @@ final class BenchCommand implements Callable<Integer> {
             paramLabel = "W",
             description =
                     "Unmeasured steps before them (train: 5); sample, pipeline: unmeasured 10-step "
-                            + "windows once the graph is in state (20), lasting 15 s at least.")
+                            + "windows once the graph is in state (20), lasting 15 s at least; "
+                            + "freshness: unmeasured seconds at the start of each phase (20).")
     Integer warmup;
 
     @Option(

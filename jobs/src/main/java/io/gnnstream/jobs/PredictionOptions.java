@@ -80,6 +80,21 @@ public final class PredictionOptions {
                                         + " fills; 0 turns the cache off."),
                     OptionCheck.any());
 
+    public static final ConfigOption<java.time.Duration> INCREMENTAL_COALESCE =
+            GROUP.declare(
+                    ConfigOptions.key("gnnstream.incremental-coalesce")
+                            .durationType()
+                            .defaultValue(java.time.Duration.ZERO)
+                            .withDescription(
+                                    "With --prediction-updates incremental: how long a vertex"
+                                        + " marked for a new layer output waits before the"
+                                        + " GraphStore computes it, so that the further changes"
+                                        + " reaching it meanwhile are computed with it (once per"
+                                        + " model layer: a prediction waits up to L times this)."
+                                        + " Longer: fewer recomputations, later predictions."),
+                    OptionCheck.that(
+                            d -> !d.isNegative() && d.toMillis() <= 60_000, "between 0 and 60 s"));
+
     public static final ConfigOption<Integer> PREDICT_EVERY =
             GROUP.declare(
                     ConfigOptions.key("gnnstream.predict-every")

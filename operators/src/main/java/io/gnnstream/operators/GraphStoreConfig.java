@@ -75,6 +75,8 @@ public final class GraphStoreConfig implements Serializable {
 
     private long incrementalSumCacheBytes = DEFAULT_INCREMENTAL_SUM_CACHE_BYTES;
 
+    private long incrementalCoalesceMs;
+
     /** {@link #degreeFanout()} of settings whose parts carry no degrees. */
     public static final int NO_DEGREES = Integer.MIN_VALUE;
 
@@ -173,6 +175,19 @@ public final class GraphStoreConfig implements Serializable {
     }
 
     /**
+     * These settings with incremental predictions' marks left {@code ms} to coalesce before they
+     * are computed ({@link io.gnnstream.operators.store.IncrementalPredictions#coalesce}).
+     */
+    public GraphStoreConfig withIncrementalCoalesce(long ms) {
+        if (ms < 0) {
+            throw new IllegalArgumentException("coalescing window must be >= 0 ms, got " + ms);
+        }
+        GraphStoreConfig c = with(halo, layerRowCacheBytes, layerRootWidths, aggregateAtOwner);
+        c.incrementalCoalesceMs = ms;
+        return c;
+    }
+
+    /**
      * These settings with the degree of every row in the feature parts by row ({@code
      * MiniBatchPart.degrees}: the in-degree under {@code evalFanout}, -1 = all, plus one), which a
      * GCN with {@code --gcn-norm sym} needs.
@@ -204,6 +219,11 @@ public final class GraphStoreConfig implements Serializable {
     /** Heap per model layer for the incremental predictions' neighbour sums (0: none). */
     public long incrementalSumCacheBytes() {
         return incrementalSumCacheBytes;
+    }
+
+    /** How long (ms) incremental predictions' marks wait before they are computed. */
+    public long incrementalCoalesceMs() {
+        return incrementalCoalesceMs;
     }
 
     /** The evaluation neighbourhoods' fanout of incremental predictions. */
@@ -251,6 +271,7 @@ public final class GraphStoreConfig implements Serializable {
         c.incrementalFanout = incrementalFanout;
         c.incrementalMaxMarks = incrementalMaxMarks;
         c.incrementalSumCacheBytes = incrementalSumCacheBytes;
+        c.incrementalCoalesceMs = incrementalCoalesceMs;
         c.modelType = modelType;
         c.degreeFanout = degreeFanout;
         return c;

@@ -82,7 +82,7 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
 
     private transient ListState<long[]> lineageState;
 
-    /** How long changes coalesce before their vertices are recomputed. */
+    /** How often the task thread looks for marked vertices to recompute while none was ready. */
     static final long INCREMENTAL_INTERVAL_MS = 20;
 
     /** The longest stretch the task thread recomputes before it takes input again. */
@@ -358,8 +358,10 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
     }
 
     /**
-     * Recomputes marked vertices in slices of the task thread, {@code delayMs} from now: after as
-     * long as the slice took while work is left, after the coalescing interval when none is.
+     * Recomputes marked vertices in slices of the task thread, {@code delayMs} from now. While work
+     * is ready, the next slice comes after as long as this one took, or a quarter of that while the
+     * recomputation is behind ({@link io.gnnstream.operators.store.IncrementalPredictions#behind});
+     * else after {@link #INCREMENTAL_INTERVAL_MS}.
      */
     private void schedulePredictions(long delayMs) {
         long now = getProcessingTimeService().getCurrentProcessingTime();
@@ -372,9 +374,11 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
                             emit();
                             // A timer's mail goes before the input: with work left, the next
                             // slice waits as long as this one took, so that sampling requests
-                            // and changes keep at least half of the thread.
+                            // and changes keep half of the thread, or a fifth while a vertex has
+                            // waited long.
                             long took = (System.nanoTime() - start) / 1_000_000;
-                            schedulePredictions(more ? Math.max(1, took) : INCREMENTAL_INTERVAL_MS);
+                            long gap = store.incremental().behind() ? took / 4 : took;
+                            schedulePredictions(more ? Math.max(1, gap) : INCREMENTAL_INTERVAL_MS);
                         });
     }
 

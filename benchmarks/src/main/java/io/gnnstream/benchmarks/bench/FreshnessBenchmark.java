@@ -55,7 +55,7 @@ public final class FreshnessBenchmark implements Benchmark {
     private static final int FIRST_ROUND_STEP = 100;
     private static final int STEPS_PER_WINDOW = 10;
     private static final double PHASE_SECONDS = 40;
-    private static final double WARMUP_SECONDS = 20;
+    private static final int WARMUP_SECONDS = 20;
     private static final long P99_BOUND_MS = 2_000;
 
     @Override
@@ -251,10 +251,11 @@ public final class FreshnessBenchmark implements Benchmark {
         List<Long> written = new ArrayList<>();
         ThreadCpu cpuBefore = null;
         long start = System.nanoTime();
-        long measuredFrom = start + (long) (WARMUP_SECONDS * 1e9);
+        int warmup = context.warmupOr(WARMUP_SECONDS);
+        long measuredFrom = start + warmup * 1_000_000_000L;
         long end = measuredFrom + (long) (PHASE_SECONDS * 1e9);
         // The sink's sends in the measured window, as wall-clock times (Kafka's timestamps).
-        long sentFrom = System.currentTimeMillis() + (long) (WARMUP_SECONDS * 1e3);
+        long sentFrom = System.currentTimeMillis() + warmup * 1_000L;
         long sentTo = sentFrom + (long) (PHASE_SECONDS * 1e3);
         while (System.nanoTime() < end) {
             boolean measuring = System.nanoTime() >= measuredFrom;

@@ -239,6 +239,7 @@ public final class GraphStore {
                             },
                             () -> clock.getAsLong());
             incremental.maxMarks(config.incrementalMaxMarks());
+            incremental.coalesce(config.incrementalCoalesceMs());
             edges.followChanges(
                     new EdgeWriter.Changes() {
                         @Override
@@ -600,8 +601,9 @@ public final class GraphStore {
     }
 
     /**
-     * Recomputes marked vertices for incremental predictions, a block at a time, until none is left
-     * or {@code budgetNanos} have passed; true if work is left. Buffered edges are written first.
+     * Recomputes marked vertices for incremental predictions, a block at a time, until none is
+     * ready or {@code budgetNanos} have passed; true if work is ready (marks still in their
+     * coalescing window are not). Buffered edges are written first.
      */
     public boolean predictIncrementally(long budgetNanos, StoreOutputs out) throws Exception {
         if (incremental == null) {
@@ -610,10 +612,10 @@ public final class GraphStore {
         flushEdges();
         incremental.resumeIfRerunQuiet();
         long start = System.nanoTime();
-        while (incremental.hasWork()) {
+        while (incremental.hasReadyWork()) {
             incremental.process(out);
             if (System.nanoTime() - start >= budgetNanos) {
-                return incremental.hasWork();
+                return incremental.hasReadyWork();
             }
         }
         return false;

@@ -70,6 +70,10 @@ public final class IncrementalPredictions {
     private final java.util.function.LongSupplier clock;
 
     private long maxMarks = DEFAULT_MAX_MARKS;
+
+    /** How long (ms) a vertex marked at a layer waits for further changes before it is computed. */
+    private long coalesceMs;
+
     private boolean paused;
     private boolean marking;
 
@@ -80,6 +84,9 @@ public final class IncrementalPredictions {
     private long newestRound = -1;
 
     private final RoundArrivals arrivals = new RoundArrivals();
+
+    /** How long a marked vertex may wait before the recomputation counts as behind. */
+    public static final long BEHIND_MS = 1_000;
 
     /** How long a run of the pinned round again may be quiet before processing resumes. */
     static final long RERUN_QUIET_MS = 5_000;
@@ -408,7 +415,7 @@ public final class IncrementalPredictions {
         if (!marking) {
             return;
         }
-        pending.mark(layer, v, changedAt);
+        pending.mark(layer, v, changedAt, clock.getAsLong());
         if (pending.size(layer) > maxMarks) {
             suspend(layer);
         }
@@ -490,9 +497,31 @@ public final class IncrementalPredictions {
         }
     }
 
-    /** Whether {@link #process} has work it may do now. */
+    /** Whether {@link #process} has work to do, now or once its marks have waited their window. */
     public boolean hasWork() {
         return pinned.model != null && !paused && (!pending.isEmpty() || !fanOuts.isEmpty());
+    }
+
+    /** Whether {@link #process} has work it may do now. */
+    public boolean hasReadyWork() {
+        return hasWork() && (!fanOuts.isEmpty() || pending.readyLayer(readyBy()) >= 0);
+    }
+
+    /**
+     * Leaves each marked vertex to wait {@code ms} after its first mark at a layer before it is
+     * computed, so that the changes reaching it meanwhile are computed with it (0: computed as soon
+     * as processing comes to it).
+     */
+    public void coalesce(long ms) {
+        if (ms < 0) {
+            throw new IllegalArgumentException("coalescing window must be >= 0 ms, got " + ms);
+        }
+        this.coalesceMs = ms;
+    }
+
+    /** The latest local first-mark time of a vertex that may be computed now. */
+    private long readyBy() {
+        return coalesceMs > 0 ? clock.getAsLong() - coalesceMs : Long.MAX_VALUE;
     }
 
     /**
@@ -507,13 +536,21 @@ public final class IncrementalPredictions {
         if (!fanOuts.isEmpty()) {
             return changes.fanOutPiece();
         }
-        int layer = pending.nextLayer();
+        long readyBy = readyBy();
+        int layer = pending.readyLayer(readyBy);
+        if (layer < 0) {
+            return 0;
+        }
         int max = Math.min(pending.size(layer), BLOCK_VERTICES);
         long[] taken = new long[max];
         long[] times = new long[max];
-        pending.take(layer, max, taken, times);
+        int n = pending.take(layer, max, readyBy, taken, times);
+        if (n < max) {
+            taken = java.util.Arrays.copyOf(taken, n);
+            times = java.util.Arrays.copyOf(times, n);
+        }
         recomputation.compute(layer, taken, times, out);
-        return max;
+        return n;
     }
 
     /** The step of the pinned model's round; -1 before the first. */
@@ -523,6 +560,15 @@ public final class IncrementalPredictions {
 
     public boolean paused() {
         return paused;
+    }
+
+    /**
+     * Whether the recomputation is behind: a vertex still waits that was first marked more than
+     * {@link #BEHIND_MS} (plus the coalescing window) ago.
+     */
+    public boolean behind() {
+        long oldest = pending.oldestMarkedAt();
+        return oldest != Long.MAX_VALUE && clock.getAsLong() - oldest > BEHIND_MS + coalesceMs;
     }
 
     /** Vertices marked and not yet recomputed, over all layers. */

@@ -4,11 +4,10 @@ import com.carrotsearch.hppc.BitMixer;
 import com.carrotsearch.hppc.ByteArrayList;
 import com.carrotsearch.hppc.LongArrayList;
 import com.carrotsearch.hppc.LongHashSet;
+import com.carrotsearch.hppc.sorting.IndirectSort;
 import io.gnnstream.state.VertexKey;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.flink.api.common.state.KeyedStateStore;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -32,8 +31,9 @@ import org.apache.flink.api.common.typeutils.base.array.LongPrimitiveArraySerial
  * flush of the edge buffer appends one block per bucket it touches (a RocksDB merge, no read), so
  * ingestion pays a write per bucket and flush instead of one per edge. A read of a source's targets
  * replays its bucket's records; a bucket is rewritten as one block of its live edges when a read
- * finds removals or many blocks in it, or when {@link #COMPACT_AFTER_REMOVALS} removals were
- * appended to it since. Kept with the adjacency once {@link #build} ran; made for one parallelism.
+ * finds many removals in it or when {@link #COMPACT_AFTER_REMOVALS} removals were appended to it
+ * since, and its blocks are joined into one when a read finds many of them. Kept with the adjacency
+ * once {@link #build} ran; made for one parallelism.
  */
 final class SiteOutEdges {
 
@@ -57,6 +57,12 @@ final class SiteOutEdges {
 
     /** Removals appended to a bucket (since this subtask last rewrote it) that rewrite it. */
     static final int COMPACT_AFTER_REMOVALS = 256;
+
+    /**
+     * A read rewrites the bucket once its removals are at least this fraction (its inverse) of its
+     * records: below that, replaying them costs less than rewriting the bucket at every read.
+     */
+    static final int COMPACT_AT_REMOVED_SHARE = 8;
 
     /** Blocks a read tolerates before it rewrites the bucket. */
     static final int COMPACT_AFTER_BLOCKS = 64;
@@ -227,8 +233,11 @@ final class SiteOutEdges {
                 }
             }
         }
-        if (bucket.removals > 0 || bucket.blocks > COMPACT_AFTER_BLOCKS) {
+        if (bucket.removals * COMPACT_AT_REMOVED_SHARE >= bucket.size / 2) {
             compact(b, bucket);
+        } else if (bucket.blocks > COMPACT_AFTER_BLOCKS) {
+            // Few removals: the blocks joined in their order say the same, without a sort.
+            blocks.update(List.of(Arrays.copyOf(bucket.records, bucket.size)));
         }
         long[] targets = out.toArray();
         Arrays.sort(targets);
@@ -255,39 +264,48 @@ final class SiteOutEdges {
         return new Bucket(all.buffer, all.size(), count, removals);
     }
 
-    /** Rewrites bucket {@code b} (the current key) as one block of its live edges, sorted. */
+    /**
+     * Rewrites bucket {@code b} (the current key) as one block of its live edges, sorted: the
+     * records in a stable order by edge, so that the last of each edge's records says whether it is
+     * there.
+     */
     private void compact(int b, Bucket bucket) throws Exception {
         long[] r = bucket.records;
-        HashMap<Edge, Boolean> state = new HashMap<>();
-        for (int i = 0; i < bucket.size; i += 2) {
-            boolean adds = r[i + 1] >= 0;
-            state.put(new Edge(r[i], adds ? r[i + 1] : -1 - r[i + 1]), adds);
+        int n = bucket.size / 2;
+        long[] targets = new long[n];
+        for (int i = 0; i < n; i++) {
+            long t = r[2 * i + 1];
+            targets[i] = t >= 0 ? t : -1 - t;
         }
-        Edge[] kept =
-                state.entrySet().stream()
-                        .filter(Map.Entry::getValue)
-                        .map(Map.Entry::getKey)
-                        .sorted()
-                        .toArray(Edge[]::new);
-        long[] block = new long[2 * kept.length];
-        for (int i = 0; i < kept.length; i++) {
-            block[2 * i] = kept[i].source();
-            block[2 * i + 1] = kept[i].target();
+        int[] order =
+                IndirectSort.mergesort(
+                        0,
+                        n,
+                        (x, y) -> {
+                            int c = Long.compare(r[2 * x], r[2 * y]);
+                            return c != 0 ? c : Long.compare(targets[x], targets[y]);
+                        });
+        long[] block = new long[2 * n];
+        int kept = 0;
+        for (int k = 0; k < n; k++) {
+            int i = order[k];
+            boolean lastOfEdge =
+                    k + 1 == n
+                            || r[2 * order[k + 1]] != r[2 * i]
+                            || targets[order[k + 1]] != targets[i];
+            if (lastOfEdge && r[2 * i + 1] >= 0) {
+                block[2 * kept] = r[2 * i];
+                block[2 * kept + 1] = targets[i];
+                kept++;
+            }
         }
+        block = Arrays.copyOf(block, 2 * kept);
         if (block.length == 0) {
             blocks.clear();
         } else {
             blocks.update(List.of(block));
         }
         removalsSince[b] = 0;
-    }
-
-    private record Edge(long source, long target) implements Comparable<Edge> {
-        @Override
-        public int compareTo(Edge o) {
-            int c = Long.compare(source, o.source);
-            return c != 0 ? c : Long.compare(target, o.target);
-        }
     }
 
     private int bucket(long source) {

@@ -54,6 +54,9 @@ class IncrementalPredictionsTest {
 
     private int restoredFanOuts;
 
+    /** The GraphStore's processing time (ms). */
+    private long now;
+
     /** The step of the latest round {@link #round} ran. */
     private long step = STEP;
 
@@ -75,16 +78,19 @@ class IncrementalPredictionsTest {
 
     @ParameterizedTest
     @CsvSource({
-        "SAGE, 2, 11, 512",
-        "GCN, 2, 12, 512",
-        "SAGE, 3, 13, 512",
-        "GCN, 3, 14, 512",
-        "SAGE, 2, 15, 2",
-        "GCN, 3, 16, 2"
+        "SAGE, 2, 11, 512, 0",
+        "GCN, 2, 12, 512, 0",
+        "SAGE, 3, 13, 512, 0",
+        "GCN, 3, 14, 512, 0",
+        "SAGE, 2, 15, 2, 0",
+        "GCN, 3, 16, 2, 0",
+        "SAGE, 2, 17, 512, 25",
+        "GCN, 3, 16, 2, 25"
     })
     @Timeout(120)
     void aBurstOfChangesEndsWhereAFullRoundWould(
-            ModelType type, int layers, long seed, int fanOutPiece) throws Exception {
+            ModelType type, int layers, long seed, int fanOutPiece, long coalesceMs)
+            throws Exception {
         ModelConfig model =
                 ModelConfig.builder()
                         .modelType(type)
@@ -102,7 +108,8 @@ class IncrementalPredictionsTest {
                 new GraphStoreConfig(seed, F, 250, 1 << 20, 1 << 20, 64, 0)
                         .withLayerRowCache(1 << 20)
                         .withLayerRootWidths(roots)
-                        .withIncremental(model, false, FANOUT);
+                        .withIncremental(model, false, FANOUT)
+                        .withIncrementalCoalesce(coalesceMs);
         Random r = new Random(seed);
         this.fanOutPiece = fanOutPiece;
         GraphStore store = start(false);
@@ -134,6 +141,7 @@ class IncrementalPredictionsTest {
                 present.remove(v);
             }
             fanOutsSeen = Math.max(fanOutsSeen, store.incremental().fanOutsPending());
+            now++;
             if (r.nextInt(10) == 0) {
                 store.predictIncrementally(r.nextInt(3) * 1_000_000L, out);
                 collect();
@@ -470,6 +478,7 @@ class IncrementalPredictionsTest {
                         null,
                         restored,
                         null);
+        store.withClock(() -> now);
         store.incremental().fanOutPiece(fanOutPiece);
         return store;
     }
@@ -554,12 +563,17 @@ class IncrementalPredictionsTest {
         assertEquals(step, store.incremental().pinnedStep());
     }
 
-    /** Recomputes until nothing is marked or on its way, into {@link #topic}. */
+    /**
+     * Recomputes until nothing is marked or on its way, into {@link #topic}, letting the clock run
+     * on while marks wait out their coalescing window.
+     */
     private void drain(GraphStore store) throws Exception {
-        while (store.predictIncrementally(Long.MAX_VALUE, out)) {
+        do {
+            while (store.predictIncrementally(Long.MAX_VALUE, out)) {
+                collect();
+            }
             collect();
-        }
-        collect();
+        } while (store.incremental().hasWork() && now++ >= 0);
     }
 
     /** A two-layer model of {@code seed} for a round after the first. */

@@ -26,6 +26,32 @@ class PendingMarksTest {
     }
 
     @Test
+    void marksWaitTheirWindowFromTheirFirstMark() {
+        PendingMarks p = new PendingMarks(2);
+        p.mark(0, 7, 100, 1_000);
+        p.mark(0, 3, 50, 1_010);
+        p.mark(0, 7, 40, 1_020); // coalesced: keeps its place and its first mark's time
+        p.mark(1, 9, 10, 1_005);
+        assertEquals(1_000, p.oldestMarkedAt());
+        assertEquals(-1, p.readyLayer(999));
+        assertEquals(0, p.readyLayer(1_000), "layer 1 waits, though its change is older");
+        assertEquals(1, p.readyLayer(1_005));
+        long[] v = new long[4];
+        long[] t = new long[4];
+        assertEquals(1, p.take(0, 4, 1_009, v, t));
+        assertEquals(7, v[0]);
+        assertEquals(40, t[0]);
+        assertEquals(1, p.readyLayer(1_009));
+        assertEquals(1, p.take(0, 4, 1_010, v, t));
+        assertEquals(3, v[0]);
+        assertEquals(0, p.take(0, 4, 2_000, v, t));
+        assertEquals(1_005, p.oldestMarkedAt());
+        assertEquals(1, p.take(1, 4, 2_000, v, t));
+        assertTrue(p.isEmpty());
+        assertEquals(Long.MAX_VALUE, p.oldestMarkedAt());
+    }
+
+    @Test
     void aLaterLayerWithAnOlderChangeGoesFirst() {
         PendingMarks p = new PendingMarks(3);
         assertEquals(-1, p.nextLayer());

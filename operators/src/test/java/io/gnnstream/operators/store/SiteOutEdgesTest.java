@@ -2,8 +2,10 @@ package io.gnnstream.operators.store;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnnstream.state.VertexKey;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,17 +61,52 @@ class SiteOutEdgesTest {
         for (long v = 0; v < 60; v++) {
             assertArrayEquals(expected(model, v), again.targets(v), "restored, targets of " + v);
         }
-        // Every bucket read back: those with removals were rewritten without them.
-        int removals = 0;
+        // Every bucket read back: those with many removals were rewritten without them, those with
+        // many blocks joined.
         for (VertexKey key : restored.keys(SiteOutEdges.STATE.getName(), k -> true)) {
             restored.setCurrentKey(key);
+            int records = 0;
+            int removals = 0;
+            int blocks = 0;
             for (long[] block : restored.getListState(SiteOutEdges.STATE).get()) {
+                blocks++;
+                records += block.length / 2;
                 for (int i = 1; i < block.length; i += 2) {
                     removals += block[i] < 0 ? 1 : 0;
                 }
             }
+            assertTrue(
+                    removals * SiteOutEdges.COMPACT_AT_REMOVED_SHARE < records,
+                    key + ": " + removals + " removals left in " + records + " records");
+            assertTrue(
+                    blocks <= SiteOutEdges.COMPACT_AFTER_BLOCKS, key + ": " + blocks + " blocks");
         }
-        assertEquals(0, removals, "removal records left after reading every source");
+    }
+
+    /** A read that finds many blocks and few removals joins the blocks in their order. */
+    @Test
+    void manySmallFlushesAreJoinedIntoOneBlock() throws Exception {
+        MemoryStateStore store = new MemoryStateStore();
+        SiteOutEdges index = new SiteOutEdges(store, store::setCurrentKey, HOLDER, 0, 1);
+        index.build(new boolean[] {true}, (owned, visit) -> {}, (state, which) -> List.of());
+        TreeSet<Long> expected = new TreeSet<>();
+        for (long w = 0; w < 2 * SiteOutEdges.COMPACT_AFTER_BLOCKS; w++) {
+            index.stage(7, w, true);
+            index.stage(8, w, true);
+            index.writeStaged();
+            expected.add(w);
+        }
+        index.stage(7, 3, false);
+        index.writeStaged();
+        expected.remove(3L);
+        long[] want = expected.stream().mapToLong(Long::longValue).toArray();
+        assertArrayEquals(want, index.targets(7));
+        List<long[]> blocks = new ArrayList<>();
+        store.getListState(SiteOutEdges.STATE).get().forEach(blocks::add);
+        assertEquals(1, blocks.size(), "the blocks joined");
+        assertEquals(2 * (4 * SiteOutEdges.COMPACT_AFTER_BLOCKS + 1), blocks.get(0).length);
+        assertArrayEquals(want, index.targets(7), "the joined block says the same");
+        assertEquals(2 * SiteOutEdges.COMPACT_AFTER_BLOCKS, index.targets(8).length);
     }
 
     /** A build scans the adjacency once and drops the map of the layout before blocks. */
