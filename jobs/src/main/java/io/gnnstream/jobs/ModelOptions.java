@@ -188,10 +188,10 @@ public final class ModelOptions {
                                     "The parameters the final report, --model-out and the"
                                         + " checkpoints' exports name: last (the last step's) or"
                                         + " best-val (those of the evaluation round with the best"
-                                        + " validation accuracy, ties to the earlier round, as"
-                                        + " early stopping keeps them; the ranks agree on it by an"
-                                        + " all-reduce of the rounds' counts and keep one copy of"
-                                        + " the parameters in state). Rounds come every"
+                                        + " validation accuracy, ties to the first of the tied"
+                                        + " rounds, as early stopping keeps them; the ranks agree"
+                                        + " on it by an all-reduce of the rounds' counts and keep"
+                                        + " one copy of the parameters in state). Rounds come every"
                                         + " --eval-every and --predict-every steps."),
                     OptionCheck.any());
 

@@ -56,7 +56,7 @@ public final class PredictionOptions {
                             .withDescription(
                                     "With --prediction-updates incremental: the most vertices (per"
                                         + " model layer) waiting on the GraphStore's heap to be"
-                                        + " predicted again, about 30 bytes each. A burst that"
+                                        + " predicted again, about 40 bytes each. A burst that"
                                         + " marks more suspends incremental predictions until the"
                                         + " next round begins (--predict-every), which predicts"
                                         + " every vertex; the GraphStore's gauge"

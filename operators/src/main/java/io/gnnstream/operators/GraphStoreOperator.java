@@ -359,9 +359,9 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
 
     /**
      * Recomputes marked vertices in slices of the task thread, {@code delayMs} from now. While work
-     * is ready, the next slice comes after as long as this one took, or a quarter of that while the
-     * recomputation is behind ({@link io.gnnstream.operators.store.IncrementalPredictions#behind});
-     * else after {@link #INCREMENTAL_INTERVAL_MS}.
+     * is ready, the next slice comes after the core's gap ({@link
+     * io.gnnstream.operators.store.IncrementalPredictions#sliceGapMs}); else after {@link
+     * #INCREMENTAL_INTERVAL_MS}.
      */
     private void schedulePredictions(long delayMs) {
         long now = getProcessingTimeService().getCurrentProcessingTime();
@@ -372,13 +372,12 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
                             long start = System.nanoTime();
                             boolean more = store.predictIncrementally(INCREMENTAL_SLICE_NANOS, out);
                             emit();
-                            // A timer's mail goes before the input: with work left, the next
-                            // slice waits as long as this one took, so that sampling requests
-                            // and changes keep half of the thread, or a fifth while a vertex has
-                            // waited long.
+                            // A timer's mail goes before the input: the gap is the input's.
                             long took = (System.nanoTime() - start) / 1_000_000;
-                            long gap = store.incremental().behind() ? took / 4 : took;
-                            schedulePredictions(more ? Math.max(1, gap) : INCREMENTAL_INTERVAL_MS);
+                            schedulePredictions(
+                                    more
+                                            ? store.incremental().sliceGapMs(took)
+                                            : INCREMENTAL_INTERVAL_MS);
                         });
     }
 

@@ -10,6 +10,7 @@ import io.gnnstream.operators.model.NpyFile;
 import io.gnnstream.operators.model.gpu.GpuUnavailableException;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -21,6 +22,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 import java.util.stream.Stream;
 
 /**
@@ -415,10 +418,10 @@ public final class GpuCheck {
                 return;
             }
             int count = 0;
-            try (java.util.jar.JarFile jar = new java.util.jar.JarFile(source.toFile())) {
+            try (JarFile jar = new JarFile(source.toFile())) {
                 for (String entry :
                         jar.stream()
-                                .map(java.util.jar.JarEntry::getName)
+                                .map(JarEntry::getName)
                                 .filter(n -> n.startsWith("io/gnnstream/operators/model/"))
                                 .filter(n -> n.endsWith(".class"))
                                 .sorted()
@@ -433,7 +436,7 @@ public final class GpuCheck {
                 }
             }
             report.line("  model classes initialized from " + source.getFileName() + ": " + count);
-        } catch (IOException | java.net.URISyntaxException | RuntimeException e) {
+        } catch (IOException | URISyntaxException | RuntimeException e) {
             report.fail("bundled classes: " + describe(e));
         }
     }

@@ -5,6 +5,7 @@ import io.gnnstream.operators.messages.LayerOutputs;
 import io.gnnstream.operators.messages.MiniBatch;
 import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.operators.model.ModelConfig;
+import java.util.Arrays;
 
 /**
  * A GraphStore subtask's incremental predictions (docs/design.md, "Incremental predictions"): after
@@ -29,7 +30,10 @@ public final class IncrementalPredictions {
     /** Destinations per computed block. */
     public static final int BLOCK_VERTICES = 512;
 
-    /** Vertices marked per layer at most, by default (about 30 bytes of heap each). */
+    /**
+     * Vertices marked per layer at most, by default (about 40 bytes of heap each: the vertex, its
+     * change time, its place and first-mark time).
+     */
     public static final long DEFAULT_MAX_MARKS = 1_000_000;
 
     private static final org.slf4j.Logger LOG =
@@ -546,8 +550,8 @@ public final class IncrementalPredictions {
         long[] times = new long[max];
         int n = pending.take(layer, max, readyBy, taken, times);
         if (n < max) {
-            taken = java.util.Arrays.copyOf(taken, n);
-            times = java.util.Arrays.copyOf(times, n);
+            taken = Arrays.copyOf(taken, n);
+            times = Arrays.copyOf(times, n);
         }
         recomputation.compute(layer, taken, times, out);
         return n;
@@ -566,9 +570,19 @@ public final class IncrementalPredictions {
      * Whether the recomputation is behind: a vertex still waits that was first marked more than
      * {@link #BEHIND_MS} (plus the coalescing window) ago.
      */
-    public boolean behind() {
+    private boolean behind() {
         long oldest = pending.oldestMarkedAt();
         return oldest != Long.MAX_VALUE && clock.getAsLong() - oldest > BEHIND_MS + coalesceMs;
+    }
+
+    /**
+     * How long (ms, at least 1) the input gets before the next slice of recomputation after one
+     * that took {@code tookMs}: as long again, so that sampling requests and changes keep half of
+     * the thread, or a quarter of that while the recomputation is behind (a vertex has waited over
+     * {@link #BEHIND_MS}).
+     */
+    public long sliceGapMs(long tookMs) {
+        return Math.max(1, behind() ? tookMs / 4 : tookMs);
     }
 
     /** Vertices marked and not yet recomputed, over all layers. */

@@ -36,11 +36,6 @@ final class PendingMarks {
         return times.length;
     }
 
-    /** {@link #mark(int, long, long, long)} made at local time 0 (ready at once). */
-    void mark(int layer, long v, long changedAt) {
-        mark(layer, v, changedAt, 0);
-    }
-
     /**
      * Marks {@code v} at {@code layer} with change time {@code changedAt} (the earliest kept); a
      * first mark also keeps the local time {@code now} (ms) it was made at.
@@ -73,14 +68,10 @@ final class PendingMarks {
         return true;
     }
 
-    /** The layer to take from next: the one whose first-marked vertex has the oldest change. */
-    int nextLayer() {
-        return readyLayer(Long.MAX_VALUE);
-    }
-
     /**
-     * {@link #nextLayer} among the layers whose first-marked vertex was marked at local time {@code
-     * markedBy} or before; -1 when none is.
+     * The layer to take from next: among the layers whose first-marked vertex was marked at local
+     * time {@code markedBy} or before, the one whose first-marked vertex has the oldest change; -1
+     * when none is.
      */
     int readyLayer(long markedBy) {
         int best = -1;
@@ -98,14 +89,10 @@ final class PendingMarks {
     }
 
     /**
-     * Takes up to {@code max} vertices of {@code layer} in first-mark order into {@code vertices}
-     * and their change times into {@code changedAt}; returns how many.
+     * Takes up to {@code max} vertices of {@code layer} first marked at local time {@code markedBy}
+     * or before, in first-mark order, into {@code vertices} and their change times into {@code
+     * changedAt}; returns how many.
      */
-    int take(int layer, int max, long[] vertices, long[] changedAt) {
-        return take(layer, max, Long.MAX_VALUE, vertices, changedAt);
-    }
-
-    /** {@link #take} of the vertices first marked at local time {@code markedBy} or before. */
     int take(int layer, int max, long markedBy, long[] vertices, long[] changedAt) {
         LongArrayDeque q = order[layer];
         LongArrayDeque at = markedAt[layer];

@@ -15,9 +15,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The selection rule (best validation accuracy, ties to the earlier round, exact on the counts),
- * what a rank sends with a step's gradient, and the counts' way through a reducer, its snapshot and
- * a rank's exchange.
+ * The selection rule (best validation accuracy, ties to the first of the tied rounds, exact on the
+ * counts), what a rank sends with a step's gradient, and the counts' way through a reducer, its
+ * snapshot and a rank's exchange.
  */
 class ModelSelectionTest {
 
@@ -30,7 +30,9 @@ class ModelSelectionTest {
         assertFalse(s.offer(10, 0, 0, () -> new float[] {9}), "no validation vertices");
         assertTrue(s.offer(10, 50, 100, () -> new float[] {1}));
         assertTrue(s.offer(20, 61, 120, () -> new float[] {2}), "0.5083 beats 0.5");
-        assertFalse(s.offer(30, 61, 120, () -> new float[] {3}), "a tie keeps the earlier round");
+        assertFalse(
+                s.offer(30, 61, 120, () -> new float[] {3}),
+                "a tie keeps the first of the tied rounds");
         assertFalse(s.offer(40, 30, 60, () -> new float[] {4}), "0.5 is below 0.5083");
         assertFalse(s.offer(20, 120, 120, () -> new float[] {5}), "a round is decided once");
         assertArrayEquals(new float[] {2}, s.best());

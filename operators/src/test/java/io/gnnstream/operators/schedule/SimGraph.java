@@ -21,11 +21,11 @@ import java.util.SplittableRandom;
  * from it must hold. Seeds {@code 0..seeds-1} (train, validation, test by {@code id mod 5}) and
  * {@code extra} vertices without a split, then their in-edges; then, while training runs, edges
  * added and removed, records rewritten and vertices without a split deleted (with real rows, half
- * of them created again later, without edges; else none). Vertex {@code v}'s features are {@code [v
- * + 1, version]} and its label {@code v mod 3}; a hidden layer's output row of {@code v} in the
- * round of step {@code s} is {@code [v + 1, s]}. So every row of a batch shows whose it is: a row
- * of another vertex (a part of a superseded attempt) or a missing row of a vertex never deleted (an
- * output acknowledged but lost) fails the check.
+ * of them re-created after their deletion, without edges; else none). Vertex {@code v}'s features
+ * are {@code [v + 1, version]} and its label {@code v mod 3}; a hidden layer's output row of {@code
+ * v} in the round of step {@code s} is {@code [v + 1, s]}. So every row of a batch shows whose it
+ * is: a row of another vertex (a part of a superseded attempt) or a missing row of a vertex never
+ * deleted (an output acknowledged but lost) fails the check.
  *
  * <p>For runs with incremental predictions ({@code real}): the features are scaled by 1/64, so a
  * real model's outputs stay of moderate size; vertices without a split also come while training
@@ -137,7 +137,8 @@ final class SimGraph {
             ops.add(edge(random.nextInt(n), random.nextInt(n), false)); // the last: an edge
         }
         loaded = changesWhileTraining ? loaded : ops.size();
-        // With real rows, half the deleted vertices are created again later, without edges.
+        // With real rows, half the deleted vertices are re-created after their deletion, without
+        // edges.
         Set<Op> recreations = new HashSet<>();
         if (real) {
             for (int i = ops.size() - 1; i >= loaded; i--) {

@@ -205,6 +205,32 @@ class IncrementalPredictionsTest {
     }
 
     /**
+     * The input gets as long as a slice took while the marks are fresh, a quarter of that once a
+     * vertex has waited more than {@link IncrementalPredictions#BEHIND_MS}.
+     */
+    @Test
+    @Timeout(120)
+    void theRecomputationTakesMoreOfTheThreadWhileBehind() throws Exception {
+        ModelConfig model = twoLayerSage(19);
+        Random r = new Random(19);
+        GraphStore store = start(false);
+        long time = graph(store, 100, r);
+        round(store, GnnModel.create(model), model);
+        assertEquals(8, store.incremental().sliceGapMs(8), "nothing waits");
+        node(store, 3, r, time);
+        store.flushEdges();
+        assertTrue(store.incremental().pendingVertices() > 0);
+        now += IncrementalPredictions.BEHIND_MS;
+        assertEquals(8, store.incremental().sliceGapMs(8), "waiting, not yet behind");
+        assertEquals(1, store.incremental().sliceGapMs(0), "at least 1 ms");
+        now++;
+        assertEquals(2, store.incremental().sliceGapMs(8), "behind");
+        drain(store);
+        assertEquals(8, store.incremental().sliceGapMs(8), "caught up");
+        compare(GnnModel.create(model), model);
+    }
+
+    /**
      * Additions and removals into one hub that meet in the edge buffer reach its sums as batches of
      * one kind each, kept by differences: none is cleared, and the predictions end where a round's
      * would.

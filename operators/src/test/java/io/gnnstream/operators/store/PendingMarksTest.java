@@ -11,14 +11,14 @@ class PendingMarksTest {
     @Test
     void takesInFirstMarkOrderAndCoalesces() {
         PendingMarks p = new PendingMarks(2);
-        p.mark(0, 7, 100);
-        p.mark(0, 3, 101);
-        p.mark(0, 7, 90);
-        p.mark(0, 5, 102);
+        p.mark(0, 7, 100, 0);
+        p.mark(0, 3, 101, 0);
+        p.mark(0, 7, 90, 0);
+        p.mark(0, 5, 102, 0);
         assertEquals(3, p.size());
         long[] v = new long[2];
         long[] t = new long[2];
-        assertEquals(2, p.take(0, 2, v, t));
+        assertEquals(2, p.take(0, 2, Long.MAX_VALUE, v, t));
         assertArrayEquals(new long[] {7, 3}, v);
         assertArrayEquals(new long[] {90, 101}, t);
         assertArrayEquals(new long[] {5}, p.vertices(0));
@@ -54,21 +54,21 @@ class PendingMarksTest {
     @Test
     void aLaterLayerWithAnOlderChangeGoesFirst() {
         PendingMarks p = new PendingMarks(3);
-        assertEquals(-1, p.nextLayer());
-        p.mark(1, 4, 50);
+        assertEquals(-1, p.readyLayer(Long.MAX_VALUE));
+        p.mark(1, 4, 50, 0);
         for (long v = 0; v < 100; v++) {
-            p.mark(0, v, 60 + v);
+            p.mark(0, v, 60 + v, 0);
         }
-        assertEquals(1, p.nextLayer());
+        assertEquals(1, p.readyLayer(Long.MAX_VALUE));
         long[] v = new long[8];
         long[] t = new long[8];
-        p.take(1, 8, v, t);
-        assertEquals(0, p.nextLayer());
-        p.take(0, 8, v, t);
-        p.mark(2, 9, 61);
-        assertEquals(2, p.nextLayer());
-        p.take(2, 8, v, t);
-        assertEquals(0, p.nextLayer());
+        p.take(1, 8, Long.MAX_VALUE, v, t);
+        assertEquals(0, p.readyLayer(Long.MAX_VALUE));
+        p.take(0, 8, Long.MAX_VALUE, v, t);
+        p.mark(2, 9, 61, 0);
+        assertEquals(2, p.readyLayer(Long.MAX_VALUE));
+        p.take(2, 8, Long.MAX_VALUE, v, t);
+        assertEquals(0, p.readyLayer(Long.MAX_VALUE));
         assertEquals(92, p.size());
         assertTrue(!p.isEmpty());
     }
