@@ -124,6 +124,14 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
 
     private transient long reportedRecomputed;
 
+    /** Nanoseconds the input took since this subtask started ({@link #processElement}). */
+    private transient long inputNanos;
+
+    /** When the last slice of recomputation ended ({@link System#nanoTime}), and the input's. */
+    private transient long sliceEnd;
+
+    private transient long inputAtSliceEnd;
+
     private static final Logger LOG = LoggerFactory.getLogger(GraphStoreOperator.class);
 
     /** How often the incremental predictions' work is logged while there is any. */
@@ -257,6 +265,15 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
 
     @Override
     public void processElement(StreamRecord<GraphStoreInput> element) throws Exception {
+        long start = System.nanoTime();
+        try {
+            process(element);
+        } finally {
+            inputNanos += System.nanoTime() - start;
+        }
+    }
+
+    private void process(StreamRecord<GraphStoreInput> element) throws Exception {
         GraphStoreInput input = element.getValue();
         store.inputTime(
                 element.hasTimestamp()
@@ -370,13 +387,17 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
                         now + delayMs,
                         time -> {
                             long start = System.nanoTime();
+                            long gap = start - sliceEnd;
+                            long input = inputNanos - inputAtSliceEnd;
                             boolean more = store.predictIncrementally(INCREMENTAL_SLICE_NANOS, out);
                             emit();
                             // A timer's mail goes before the input: the gap is the input's.
-                            long took = (System.nanoTime() - start) / 1_000_000;
+                            sliceEnd = System.nanoTime();
+                            inputAtSliceEnd = inputNanos;
+                            long took = (sliceEnd - start) / 1_000_000;
                             schedulePredictions(
                                     more
-                                            ? store.incremental().sliceGapMs(took)
+                                            ? store.incremental().sliceGapMs(took, gap, input)
                                             : INCREMENTAL_INTERVAL_MS);
                         });
     }

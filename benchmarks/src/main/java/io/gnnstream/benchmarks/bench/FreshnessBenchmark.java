@@ -46,8 +46,10 @@ import org.apache.kafka.common.TopicPartition;
  * predictions sent in the measured window, and {@code freshness} the time a {@code read_committed}
  * consumer read it minus the same, over those read in the window; the highest rate is the highest
  * whose {@code written} p99 is at most 2 s. The training rate with changes is compared with the
- * phase without. Each phase also reports the CPU seconds of the busiest threads of the job's
- * process and of the broker's ({@link ThreadCpu}).
+ * phase without, as the median of the metrics windows' rates ({@code training_with_changes}) and as
+ * the seeds trained in the measured window over its length ({@code trained_with_changes}). Each
+ * phase also reports the CPU seconds of the busiest threads of the job's process and of the
+ * broker's ({@link ThreadCpu}).
  */
 public final class FreshnessBenchmark implements Benchmark {
 
@@ -226,8 +228,16 @@ public final class FreshnessBenchmark implements Benchmark {
     private static final Duration RESUMED_CHECKPOINT_INTERVAL =
             RunOptions.CHECKPOINT_INTERVAL.defaultValue();
 
+    /**
+     * A phase's measured window: each metrics window's training rate, the seeds trained in the
+     * window over its length, and the freshness of the predictions read and written in it.
+     */
     private record Phase(
-            List<Double> seedsPerS, List<Long> freshnessMs, List<Long> writtenMs, double seconds) {}
+            List<Double> seedsPerS,
+            double trainedPerS,
+            List<Long> freshnessMs,
+            List<Long> writtenMs,
+            double seconds) {}
 
     /**
      * Waits out the warm-up, then collects {@link #PHASE_SECONDS} of metrics windows and the
@@ -247,6 +257,11 @@ public final class FreshnessBenchmark implements Benchmark {
                                 ? "Phase without changes"
                                 : "Phase with " + rate + " changes/s");
         List<Double> seeds = new ArrayList<>();
+        // The seeds trained between the first window's end and the last's, over that time: a
+        // window's rate times the time since the window before (the windows follow each other).
+        double trained = 0;
+        double firstEnd = -1;
+        double lastEnd = -1;
         List<Long> freshness = new ArrayList<>();
         List<Long> written = new ArrayList<>();
         ThreadCpu cpuBefore = null;
@@ -264,8 +279,16 @@ public final class FreshnessBenchmark implements Benchmark {
             }
             for (ConsumerRecord<String, String> r : metrics.poll(Duration.ofMillis(100))) {
                 JsonNode line = JSON.readTree(r.value());
-                if (measuring && line.path("seeds_per_s").asDouble() > 0) {
-                    seeds.add(line.path("seeds_per_s").asDouble());
+                double windowRate = line.path("seeds_per_s").asDouble();
+                if (measuring && windowRate > 0) {
+                    seeds.add(windowRate);
+                    double windowEnd = line.path("elapsed_s").asDouble();
+                    if (firstEnd < 0) {
+                        firstEnd = windowEnd;
+                    } else if (windowEnd > lastEnd) {
+                        trained += windowRate * (windowEnd - lastEnd);
+                    }
+                    lastEnd = Math.max(lastEnd, windowEnd);
                 }
             }
             // Read committed: with exactly-once predictions a record is read once the checkpoint
@@ -308,7 +331,9 @@ public final class FreshnessBenchmark implements Benchmark {
         for (String line : cpuAfter.topSince(cpuBefore, 10)) {
             context.log().println("    " + line);
         }
-        return new Phase(seeds, freshness, written, PHASE_SECONDS);
+        double trainedPerS = lastEnd > firstEnd ? trained / (lastEnd - firstEnd) : 0;
+        context.log().printf("  trained %.0f seeds/s over the window%n", trainedPerS);
+        return new Phase(seeds, trainedPerS, freshness, written, PHASE_SECONDS);
     }
 
     /** The {@code changed_at} of an incremental prediction's record; 0 for other records. */
@@ -396,6 +421,13 @@ public final class FreshnessBenchmark implements Benchmark {
                         new Baseline(
                                 "the same job without changes",
                                 Stats.of(quiet.seedsPerS()).median())));
+        out.add(
+                new BenchResult(
+                        name(),
+                        with(params, "trained_with_changes"),
+                        "seeds/s",
+                        Stats.of(changing.trainedPerS()),
+                        new Baseline("the same job without changes", quiet.trainedPerS())));
         return out;
     }
 

@@ -633,11 +633,14 @@ public final class GraphStore {
 
     /**
      * Writes what lives on the heap into the state before a snapshot: the buffered edges, the
-     * parallelism the halo replicas are made for, the changed partition sizes and the latest round
-     * answered ({@link #LATEST_ROUND}).
+     * neighbour sums written back, the parallelism the halo replicas are made for, the changed
+     * partition sizes and the latest round answered ({@link #LATEST_ROUND}).
      */
     public void snapshot() throws Exception {
         flushEdges();
+        if (incremental != null) {
+            incremental.snapshot();
+        }
         if (halo != null) {
             halo.snapshot();
         }

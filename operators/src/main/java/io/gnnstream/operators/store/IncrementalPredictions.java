@@ -57,6 +57,7 @@ public final class IncrementalPredictions {
     private final ModelConfig config;
     private final boolean keepHidden;
     private final LayerOutputStore rows;
+    private final NeighbourSums sums;
     private final IncrementalCounters counters = new IncrementalCounters();
     private final PinnedRound pinned = new PinnedRound();
 
@@ -91,6 +92,12 @@ public final class IncrementalPredictions {
 
     /** How long a marked vertex may wait before the recomputation counts as behind. */
     public static final long BEHIND_MS = 1_000;
+
+    /**
+     * How long a marked vertex may wait before the recomputation takes the time the input leaves
+     * idle.
+     */
+    public static final long WAITING_MS = 250;
 
     /** How long a run of the pinned round again may be quiet before processing resumes. */
     static final long RERUN_QUIET_MS = 5_000;
@@ -131,6 +138,7 @@ public final class IncrementalPredictions {
         this.config = config;
         this.keepHidden = keepHidden;
         this.rows = rows;
+        this.sums = sums;
         this.clock = clock;
         this.pending = new PendingMarks(config.numLayers());
         NeighbourParts parts =
@@ -557,6 +565,11 @@ public final class IncrementalPredictions {
         return n;
     }
 
+    /** Gives the keyed state what it does not have yet (before a snapshot of it). */
+    public void snapshot() throws Exception {
+        sums.flush();
+    }
+
     /** The step of the pinned model's round; -1 before the first. */
     public long pinnedStep() {
         return pinned.step;
@@ -567,22 +580,35 @@ public final class IncrementalPredictions {
     }
 
     /**
-     * Whether the recomputation is behind: a vertex still waits that was first marked more than
-     * {@link #BEHIND_MS} (plus the coalescing window) ago.
+     * How long (ms) the oldest waiting vertex has waited past its coalescing window; 0 when none
+     * waits.
      */
-    private boolean behind() {
+    private long waitedMs() {
         long oldest = pending.oldestMarkedAt();
-        return oldest != Long.MAX_VALUE && clock.getAsLong() - oldest > BEHIND_MS + coalesceMs;
+        return oldest == Long.MAX_VALUE ? 0 : clock.getAsLong() - oldest - coalesceMs;
     }
 
     /**
      * How long (ms, at least 1) the input gets before the next slice of recomputation after one
-     * that took {@code tookMs}: as long again, so that sampling requests and changes keep half of
-     * the thread, or a quarter of that while the recomputation is behind (a vertex has waited over
-     * {@link #BEHIND_MS}).
+     * that took {@code tookMs}, the input having been busy {@code inputNanos} of the {@code
+     * gapNanos} since the slice before:
+     *
+     * <ul>
+     *   <li>as long again, so that sampling requests and changes keep half of the thread;
+     *   <li>a quarter of that while the recomputation is behind (a vertex has waited over {@link
+     *       #BEHIND_MS});
+     *   <li>at most twice what the input took in the last gap, where it took under three quarters
+     *       of it (it ran dry, and the thread would idle) and a vertex has waited over {@link
+     *       #WAITING_MS}.
+     * </ul>
      */
-    public long sliceGapMs(long tookMs) {
-        return Math.max(1, behind() ? tookMs / 4 : tookMs);
+    public long sliceGapMs(long tookMs, long gapNanos, long inputNanos) {
+        long waited = waitedMs();
+        long gap = waited > BEHIND_MS ? tookMs / 4 : tookMs;
+        if (waited > WAITING_MS && inputNanos < gapNanos / 4 * 3) {
+            gap = Math.min(gap, (2 * inputNanos + 999_999) / 1_000_000);
+        }
+        return Math.max(1, gap);
     }
 
     /** Vertices marked and not yet recomputed, over all layers. */

@@ -298,6 +298,18 @@ public final class LayerOutputStore {
      */
     public boolean[] rows(int layer, long step, long[] vertices, int rootRows, int dim, float[] out)
             throws Exception {
+        return rows(layer, step, vertices, rootRows, dim, out, null);
+    }
+
+    /**
+     * As {@link #rows(int, long, long[], int, int, float[])}, with the label each row was written
+     * with into {@code labels} (where it returns true). A row of the round exists only for a vertex
+     * with a record: {@link #forget} clears a deleted vertex's rows, and {@link #write} skips a
+     * vertex without one.
+     */
+    public boolean[] rows(
+            int layer, long step, long[] vertices, int rootRows, int dim, float[] out, int[] labels)
+            throws Exception {
         layer(layer);
         ValueState<byte[]> rootState = roots.get(layer - 1);
         int root = Math.min(rootWidth.applyAsInt(layer), dim);
@@ -311,6 +323,9 @@ public final class LayerOutputStore {
             }
             copyFloats(records[i], out, i * dim + root, dim - root);
             stored[i] = true;
+            if (labels != null) {
+                labels[i] = LayerOutputRecord.label(records[i]);
+            }
             if (root > 0 && i < rootRows) {
                 // Kept in the cache: incremental predictions read a vertex's root part again
                 // whenever they recompute it, where a round reads it once.

@@ -1,5 +1,8 @@
 package io.gnnstream.operators.store;
 
+import com.carrotsearch.hppc.LongArrayList;
+import com.carrotsearch.hppc.LongHashSet;
+import com.carrotsearch.hppc.cursors.LongCursor;
 import io.gnnstream.state.VertexPartitioner;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -20,14 +23,23 @@ import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
  * neighbourhood (which clears it), leaves it to be computed again from the neighbours. Record: a
  * version byte, step, rank bound, count, then the sum as little-endian floats.
  *
- * <p>Each layer's records pass through a {@link VertexValueCache} (written through, never
- * checkpointed): a changed row adds its difference to each reader's sum, and the reader's
- * recomputation then reads that sum, so most reads find the record on the heap instead of in
- * RocksDB.
+ * <p>Each layer's records pass through a {@link VertexValueCache} (never checkpointed): a changed
+ * row adds its difference to each reader's sum, and the reader's recomputation then reads that sum,
+ * so most reads find the record on the heap instead of in RocksDB. Up to {@link #MAX_DIRTY} records
+ * per layer are written back instead of through: the state takes them when the cache evicts them or
+ * at {@link #flush} (each snapshot), so a sum that takes many differences between two checkpoints
+ * is written once.
  */
 final class NeighbourSums {
 
     static final byte VERSION = 1;
+
+    /**
+     * Records per layer that may differ from the state's at once (written back), which bounds what
+     * {@link #flush} writes at a snapshot.
+     */
+    static final int MAX_DIRTY = 1 << 15;
+
     private static final int HEADER = 1 + Long.BYTES + Long.BYTES + Integer.BYTES;
     private static final VarHandle FLOATS =
             MethodHandles.byteArrayViewVarHandle(float[].class, ByteOrder.LITTLE_ENDIAN);
@@ -41,6 +53,15 @@ final class NeighbourSums {
 
     private final List<ValueState<byte[]>> layers = new ArrayList<>();
     private final List<VertexValueCache> caches = new ArrayList<>();
+
+    /** Per layer: the vertices whose cached record the state does not have yet (all cached). */
+    private final List<LongHashSet> dirty = new ArrayList<>();
+
+    /** Records the caches evicted that the state does not have yet: layer, vertex, record. */
+    private final LongArrayList evictedLayers = new LongArrayList();
+
+    private final LongArrayList evictedVertices = new LongArrayList();
+    private final List<byte[]> evictedRecords = new ArrayList<>();
     private final VertexPartitioner partitioner;
     private final CurrentKey keys;
 
@@ -61,7 +82,68 @@ final class NeighbourSums {
                             new ValueStateDescriptor<>(
                                     "incremental-sum-" + m,
                                     PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO)));
-            caches.add(new VertexValueCache(cacheBytes));
+            VertexValueCache cache = new VertexValueCache(cacheBytes);
+            LongHashSet layerDirty = new LongHashSet();
+            int layer = m;
+            cache.onEviction(
+                    (v, r) -> {
+                        if (layerDirty.remove(v)) {
+                            evictedLayers.add(layer);
+                            evictedVertices.add(v);
+                            evictedRecords.add(r);
+                        }
+                    });
+            caches.add(cache);
+            dirty.add(layerDirty);
+        }
+    }
+
+    /** Writes the records the caches evicted before the state had them; true if any. */
+    private boolean writeEvicted() throws Exception {
+        int n = evictedVertices.size();
+        for (int i = 0; i < n; i++) {
+            keys.set(partitioner.keyOf(evictedVertices.get(i)));
+            layers.get((int) evictedLayers.get(i)).update(evictedRecords.get(i));
+        }
+        evictedLayers.clear();
+        evictedVertices.clear();
+        evictedRecords.clear();
+        return n > 0;
+    }
+
+    /**
+     * Keeps {@code r}, the record of layer {@code m} of {@code v}, in the cache for the state to
+     * take later, if the layer's written-back records leave room and the cache takes it; else
+     * writes it. Leaves {@code v}'s key current.
+     */
+    private void write(int m, long v, byte[] r) throws Exception {
+        LongHashSet layerDirty = dirty.get(m);
+        boolean back = layerDirty.size() < MAX_DIRTY || layerDirty.contains(v);
+        if (back) {
+            // Marked first: an eviction of the record by its own put finds it dirty and writes it.
+            layerDirty.add(v);
+            if (!caches.get(m).put(v, r)) {
+                layerDirty.remove(v);
+                back = false;
+            }
+        }
+        writeEvicted();
+        keys.set(partitioner.keyOf(v));
+        if (!back) {
+            layers.get(m).update(r);
+        }
+    }
+
+    /** Gives the state every record written back (before a snapshot of it). */
+    void flush() throws Exception {
+        for (int m = 0; m < layers.size(); m++) {
+            VertexValueCache cache = caches.get(m);
+            for (LongCursor c : dirty.get(m)) {
+                byte[] r = cache.get(c.value); // cached while dirty
+                keys.set(partitioner.keyOf(c.value));
+                layers.get(m).update(r);
+            }
+            dirty.get(m).clear();
         }
     }
 
@@ -76,6 +158,9 @@ final class NeighbourSums {
             r = layers.get(m).value();
             if (r != null) {
                 cache.put(v, r);
+                if (writeEvicted()) {
+                    keys.set(partitioner.keyOf(v));
+                }
             }
         }
         return r;
@@ -103,9 +188,7 @@ final class NeighbourSums {
         for (int c = 0, b = HEADER; c < sum.values().length; c++, b += Float.BYTES) {
             FLOATS.set(r, b, sum.values()[c]);
         }
-        keys.set(partitioner.keyOf(v));
-        layers.get(m).update(r);
-        caches.get(m).put(v, r);
+        write(m, v, r);
     }
 
     /**
@@ -124,9 +207,8 @@ final class NeighbourSums {
         for (int c = 0, b = HEADER; c < n; c++, b += Float.BYTES) {
             FLOATS.set(r, b, (float) FLOATS.get(r, b) + delta[from + c]);
         }
-        // The cached record changed in place; the state takes a copy.
-        keys.set(partitioner.keyOf(v));
-        layers.get(m).update(r);
+        // The cached record changed in place (written back), or the state takes a copy.
+        write(m, v, r);
         return true;
     }
 
@@ -135,6 +217,7 @@ final class NeighbourSums {
         keys.set(partitioner.keyOf(v));
         layers.get(m).clear();
         caches.get(m).invalidate(v);
+        dirty.get(m).remove(v);
     }
 
     /** Forgets every layer's sum of {@code v} (its neighbourhood changed, or it was deleted). */
@@ -143,6 +226,7 @@ final class NeighbourSums {
         for (int m = 0; m < layers.size(); m++) {
             layers.get(m).clear();
             caches.get(m).invalidate(v);
+            dirty.get(m).remove(v);
         }
     }
 }

@@ -59,37 +59,54 @@ final class Recomputation {
      * ones are left out.
      */
     void compute(int m, long[] candidates, long[] changedAt, StoreOutputs out) throws Exception {
-        int n = 0;
-        long[] dst = new long[candidates.length];
-        long[] at = new long[candidates.length];
-        int[] labels = new int[candidates.length];
-        for (int i = 0; i < candidates.length; i++) {
-            int label = graph.label(candidates[i]);
-            if (label != MiniBatch.ABSENT) {
-                dst[n] = candidates[i];
-                at[n] = changedAt[i];
-                labels[n++] = label;
+        int width = config.roundRowWidth(m, keepHidden);
+        int root = m == 0 ? 0 : config.roundRootWidth(m, keepHidden);
+        int k = candidates.length;
+        float[] own = new float[k * width];
+        int[] labels = new int[k];
+        if (m == 0) {
+            for (int i = 0; i < k; i++) {
+                float[] x = graph.features(candidates[i]);
+                if (x == null) {
+                    labels[i] = MiniBatch.ABSENT; // deleted: left out
+                    continue;
+                }
+                System.arraycopy(x, 0, own, i * width, width);
+                // The record just read, and so cached: no second read of it.
+                labels[i] = graph.label(candidates[i]);
             }
+        } else {
+            // A row of the pinned round carries its vertex's label and exists only while the
+            // vertex does; only a vertex without one (new since the round) has its record read.
+            boolean[] stored = rows.rows(m, pinned.step, candidates, k, width, own, labels);
+            for (int i = 0; i < k; i++) {
+                if (!stored[i]) {
+                    labels[i] = graph.label(candidates[i]);
+                }
+            }
+        }
+        int n = 0;
+        long[] dst = new long[k];
+        long[] at = new long[k];
+        for (int i = 0; i < k; i++) {
+            if (labels[i] == MiniBatch.ABSENT) {
+                continue;
+            }
+            if (n != i) {
+                System.arraycopy(own, i * width, own, n * width, width);
+            }
+            dst[n] = candidates[i];
+            // One change time per computed vertex (PredictionBatch#changedAt).
+            at[n] = changedAt[i];
+            labels[n++] = labels[i];
         }
         if (n == 0) {
             return;
         }
         dst = Arrays.copyOf(dst, n);
-        // One change time per computed vertex (PredictionBatch#changedAt), deleted ones left out.
         at = Arrays.copyOf(at, n);
-        int width = config.roundRowWidth(m, keepHidden);
-        int root = m == 0 ? 0 : config.roundRootWidth(m, keepHidden);
-        float[] own = new float[n * width];
-        if (m == 0) {
-            for (int i = 0; i < n; i++) {
-                float[] x = graph.features(dst[i]);
-                if (x != null) {
-                    System.arraycopy(x, 0, own, i * width, width);
-                }
-            }
-        } else {
-            rows.rows(m, pinned.step, dst, n, width, own);
-        }
+        labels = Arrays.copyOf(labels, n);
+        own = Arrays.copyOf(own, n * width);
         NeighbourSums.Sum[] sum = new NeighbourSums.Sum[n];
         int pseudo = 0;
         for (int i = 0; i < n; i++) {

@@ -23,7 +23,14 @@ public final class VertexValueCache {
      */
     public static final int ENTRY_OVERHEAD_BYTES = 64;
 
+    /** Told of each entry the clock evicts (not of those invalidated, taken or replaced). */
+    @FunctionalInterface
+    public interface Evictions {
+        void evicted(long vertex, byte[] value);
+    }
+
     private final long budgetBytes;
+    private Evictions evictions;
     private final VertexSlotTable entries;
     private final int[] groupEntries = new int[VertexSlotTable.GROUP];
     private long[] vertices = new long[16];
@@ -43,6 +50,11 @@ public final class VertexValueCache {
         this.entries =
                 new VertexSlotTable(
                         (int) Math.min(1 << 28, budgetBytes / ENTRY_OVERHEAD_BYTES + 2));
+    }
+
+    /** Tells {@code listener} of each entry the clock evicts from now on. */
+    public void onEviction(Evictions listener) {
+        this.evictions = listener;
     }
 
     public byte[] get(long vertex) {
@@ -100,12 +112,13 @@ public final class VertexValueCache {
     /**
      * Caches {@code value}, evicting entries not used since the clock hand last passed them. A new
      * entry must be used once before the hand reaches it to survive, and an entry moved into an
-     * evicted one's place is passed over until the next sweep.
+     * evicted one's place is passed over until the next sweep. Returns whether {@code value} is
+     * cached (false for one over the budget, which leaves the cache).
      */
-    public void put(long vertex, byte[] value) {
+    public boolean put(long vertex, byte[] value) {
         if (costOf(value) > budgetBytes || vertex == Long.MIN_VALUE) {
             invalidate(vertex);
-            return;
+            return false;
         }
         int e = entryOf(vertex);
         if (e >= 0) {
@@ -128,6 +141,7 @@ public final class VertexValueCache {
         while (bytes > budgetBytes) {
             evictOne();
         }
+        return true;
     }
 
     /** Replaces the cached value of {@code vertex}, if there is one, after a write to state. */
@@ -191,8 +205,13 @@ public final class VertexValueCache {
                 referenced[hand] = false;
                 hand++;
             } else {
+                long vertex = vertices[hand];
+                byte[] value = values[hand];
                 remove(hand);
                 hand++;
+                if (evictions != null) {
+                    evictions.evicted(vertex, value);
+                }
                 return;
             }
         }

@@ -146,6 +146,9 @@ class IncrementalPredictionsTest {
                 store.predictIncrementally(r.nextInt(3) * 1_000_000L, out);
                 collect();
             }
+            if (c == 100) {
+                store.snapshot(); // a checkpoint the restore does not come from
+            }
             if (c == 200) {
                 restoredFanOuts = store.incremental().fanOutsPending();
                 store = restore(store);
@@ -206,7 +209,9 @@ class IncrementalPredictionsTest {
 
     /**
      * The input gets as long as a slice took while the marks are fresh, a quarter of that once a
-     * vertex has waited more than {@link IncrementalPredictions#BEHIND_MS}.
+     * vertex has waited more than {@link IncrementalPredictions#BEHIND_MS}, and at most twice what
+     * it took of the last gap once a vertex has waited more than {@link
+     * IncrementalPredictions#WAITING_MS} and the input ran dry in that gap.
      */
     @Test
     @Timeout(120)
@@ -216,17 +221,58 @@ class IncrementalPredictionsTest {
         GraphStore store = start(false);
         long time = graph(store, 100, r);
         round(store, GnnModel.create(model), model);
-        assertEquals(8, store.incremental().sliceGapMs(8), "nothing waits");
+        IncrementalPredictions engine = store.incremental();
+        long ms = 1_000_000;
+        long busy = 8 * ms;
+        long dry = 3 * ms;
+        assertEquals(8, engine.sliceGapMs(8, 8 * ms, dry), "nothing waits");
         node(store, 3, r, time);
         store.flushEdges();
-        assertTrue(store.incremental().pendingVertices() > 0);
-        now += IncrementalPredictions.BEHIND_MS;
-        assertEquals(8, store.incremental().sliceGapMs(8), "waiting, not yet behind");
-        assertEquals(1, store.incremental().sliceGapMs(0), "at least 1 ms");
+        assertTrue(engine.pendingVertices() > 0);
+        assertEquals(8, engine.sliceGapMs(8, 8 * ms, dry), "fresh marks");
+        now += IncrementalPredictions.WAITING_MS + 1;
+        assertEquals(8, engine.sliceGapMs(8, 8 * ms, busy), "waiting, the input busy");
+        assertEquals(8, engine.sliceGapMs(8, 8 * ms, 6 * ms), "waiting, the input busy 3/4");
+        assertEquals(6, engine.sliceGapMs(8, 8 * ms, dry), "waiting, the input ran dry");
+        assertEquals(1, engine.sliceGapMs(8, 8 * ms, 0), "waiting, no input");
+        now = IncrementalPredictions.BEHIND_MS + now - IncrementalPredictions.WAITING_MS - 1;
+        assertEquals(8, engine.sliceGapMs(8, 2 * ms, busy), "waiting, not yet behind");
+        assertEquals(1, engine.sliceGapMs(0, 2 * ms, busy), "at least 1 ms");
         now++;
-        assertEquals(2, store.incremental().sliceGapMs(8), "behind");
+        assertEquals(2, engine.sliceGapMs(8, 2 * ms, busy), "behind");
+        assertEquals(1, engine.sliceGapMs(8, 8 * ms, 0), "behind, no input");
         drain(store);
-        assertEquals(8, store.incremental().sliceGapMs(8), "caught up");
+        assertEquals(8, engine.sliceGapMs(8, 8 * ms, 0), "caught up");
+        compare(GnnModel.create(model), model);
+    }
+
+    /**
+     * A recomputed vertex's record is read once at layer 0 (features and label, through the record
+     * cache) and not at all at a later layer, whose row of the pinned round carries the label.
+     */
+    @Test
+    @Timeout(120)
+    void recomputedVerticesReadTheirRecordOnlyForTheirFeatures() throws Exception {
+        ModelConfig model = twoLayerSage(23);
+        Random r = new Random(23);
+        GraphStore store = start(false);
+        long time = graph(store, 100, r);
+        round(store, GnnModel.create(model), model);
+        long v = 0;
+        while (store.incremental().pendingVertices() == 0) {
+            edge(store, newSource(v), v, false, time++);
+            store.flushEdges();
+            v++;
+        }
+        long before = state.reads(GraphStore.ATTRIBUTES.getName());
+        drain(store);
+        long reads = state.reads(GraphStore.ATTRIBUTES.getName()) - before;
+        long recomputed = store.incremental().counters().recomputed();
+        long predicted = store.incremental().counters().predicted();
+        assertTrue(predicted > recomputed - predicted, "later layers reach more vertices");
+        assertTrue(
+                reads <= recomputed - predicted,
+                reads + " record reads for " + (recomputed - predicted) + " vertices at layer 0");
         compare(GnnModel.create(model), model);
     }
 

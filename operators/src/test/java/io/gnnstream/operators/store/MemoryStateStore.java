@@ -38,6 +38,9 @@ public final class MemoryStateStore implements KeyedStateStore {
 
     private VertexKey current;
 
+    /** Per value state's name: how often its value was read. */
+    private final Map<String, Long> reads = new HashMap<>();
+
     public MemoryStateStore() {
         this(new HashMap<>());
     }
@@ -48,6 +51,11 @@ public final class MemoryStateStore implements KeyedStateStore {
 
     public void setCurrentKey(VertexKey key) {
         current = key;
+    }
+
+    /** How often the value state {@code name} was read in this copy. */
+    public long reads(String name) {
+        return reads.getOrDefault(name, 0L);
     }
 
     /** The keys holding a value of {@code state} that {@code which} accepts, in key order. */
@@ -118,6 +126,7 @@ public final class MemoryStateStore implements KeyedStateStore {
             @Override
             @SuppressWarnings("unchecked")
             public T value() {
+                reads.merge(name, 1L, Long::sum);
                 return copyOf((T) state(name).get(current));
             }
 

@@ -11,14 +11,18 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** The neighbour sums' heap cache is written through: the state always holds what reads return. */
+/**
+ * The neighbour sums' heap cache writes back: reads return what was put and added, the state holds
+ * it once the cache evicted it or after {@link NeighbourSums#flush}, and at most {@link
+ * NeighbourSums#MAX_DIRTY} records per layer wait for the state.
+ */
 class NeighbourSumsTest {
 
     private static final int LAYERS = 2;
     private static final int WIDTH = 4;
 
     @Test
-    void theStateHoldsWhatTheCachedSumsReturnThroughPutsAddsAndClears() throws Exception {
+    void theStateHoldsWhatTheCachedSumsReturnAfterAFlush() throws Exception {
         VertexPartitioner partitioner = new HashPartitioner(4);
         MemoryStateStore state = new MemoryStateStore();
         // Room for about three records per layer, so entries are evicted and read again.
@@ -72,17 +76,75 @@ class NeighbourSumsTest {
                     assertNull(cached.get(m, v, step + 1));
                 }
             }
-            for (NeighbourSums sums : new NeighbourSums[] {cached, uncached}) {
-                NeighbourSums.Sum want = expected.get(key);
-                NeighbourSums.Sum got = sums.get(m, v, step);
-                if (want == null) {
-                    assertNull(got, key);
-                } else {
-                    assertArrayEquals(want.values(), got.values(), key);
-                    assertEquals(want.count(), got.count(), key);
-                    assertEquals(want.rankBound(), got.rankBound(), key);
+            assertSum(expected.get(key), cached.get(m, v, step), key);
+            if (i % 50 == 0) {
+                cached.flush();
+                for (int l = 0; l < LAYERS; l++) {
+                    for (long u = 0; u < 12; u++) {
+                        String k = l + "/" + u;
+                        assertSum(expected.get(k), uncached.get(l, u, step), k);
+                    }
                 }
             }
+        }
+    }
+
+    @Test
+    void aSumTakingManyDifferencesReachesTheStateOnceEvictedOrFlushed() throws Exception {
+        VertexPartitioner partitioner = new HashPartitioner(4);
+        MemoryStateStore state = new MemoryStateStore();
+        long budget = VertexValueCache.ENTRY_OVERHEAD_BYTES + 21 + WIDTH * Float.BYTES;
+        NeighbourSums cached =
+                new NeighbourSums(state, partitioner, state::setCurrentKey, 1, budget);
+        NeighbourSums uncached = new NeighbourSums(state, partitioner, state::setCurrentKey, 1, 0);
+        cached.put(0, 1, 5, new NeighbourSums.Sum(new float[WIDTH], 3, 100));
+        String name = "incremental-sum-0";
+        long reads = state.reads(name);
+        float[] one = {1, 1, 1, 1};
+        for (int i = 0; i < 100; i++) {
+            cached.add(0, 1, 5, 0, one, 0, WIDTH);
+        }
+        assertEquals(reads, state.reads(name), "the cached sum reads no state");
+        assertNull(uncached.get(0, 1, 5), "written back");
+        for (long v = 2; v < 5; v++) {
+            cached.put(0, v, 5, new NeighbourSums.Sum(new float[WIDTH], 1, 100));
+        }
+        assertEquals(100f, uncached.get(0, 1, 5).values()[0], "evicted, so written");
+        cached.flush();
+        for (long v = 2; v < 5; v++) {
+            assertEquals(1, uncached.get(0, v, 5).count(), "evicted or flushed");
+        }
+    }
+
+    @Test
+    void theSumsWaitingForTheStateAreBounded() throws Exception {
+        VertexPartitioner partitioner = new HashPartitioner(4);
+        MemoryStateStore state = new MemoryStateStore();
+        NeighbourSums cached =
+                new NeighbourSums(state, partitioner, state::setCurrentKey, 1, 64L << 20);
+        NeighbourSums uncached = new NeighbourSums(state, partitioner, state::setCurrentKey, 1, 0);
+        int n = NeighbourSums.MAX_DIRTY + 100;
+        for (long v = 0; v < n; v++) {
+            cached.put(0, v, 5, new NeighbourSums.Sum(new float[WIDTH], 1, 100));
+        }
+        int inState = 0;
+        for (long v = 0; v < n; v++) {
+            inState += uncached.get(0, v, 5) != null ? 1 : 0;
+        }
+        assertEquals(100, inState, "written through beyond the bound");
+        cached.flush();
+        for (long v = 0; v < n; v++) {
+            assertEquals(1, uncached.get(0, v, 5).count());
+        }
+    }
+
+    private static void assertSum(NeighbourSums.Sum want, NeighbourSums.Sum got, String key) {
+        if (want == null) {
+            assertNull(got, key);
+        } else {
+            assertArrayEquals(want.values(), got.values(), key);
+            assertEquals(want.count(), got.count(), key);
+            assertEquals(want.rankBound(), got.rankBound(), key);
         }
     }
 
