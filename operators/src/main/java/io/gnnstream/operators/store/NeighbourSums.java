@@ -64,6 +64,7 @@ final class NeighbourSums {
     private final List<byte[]> evictedRecords = new ArrayList<>();
     private final VertexPartitioner partitioner;
     private final CurrentKey keys;
+    private final int maxDirty;
 
     /**
      * @param cacheBytes heap for each layer's records read or written last (0: none)
@@ -74,6 +75,18 @@ final class NeighbourSums {
             CurrentKey keys,
             int n,
             long cacheBytes) {
+        this(store, partitioner, keys, n, cacheBytes, MAX_DIRTY);
+    }
+
+    /** As above, with at most {@code maxDirty} records per layer written back (tests take few). */
+    NeighbourSums(
+            KeyedStateStore store,
+            VertexPartitioner partitioner,
+            CurrentKey keys,
+            int n,
+            long cacheBytes,
+            int maxDirty) {
+        this.maxDirty = maxDirty;
         this.partitioner = partitioner;
         this.keys = keys;
         for (int m = 0; m < n; m++) {
@@ -118,14 +131,14 @@ final class NeighbourSums {
      */
     private void write(int m, long v, byte[] r) throws Exception {
         LongHashSet layerDirty = dirty.get(m);
-        boolean back = layerDirty.size() < MAX_DIRTY || layerDirty.contains(v);
+        boolean back = layerDirty.size() < maxDirty || layerDirty.contains(v);
         if (back) {
             // Marked first: an eviction of the record by its own put finds it dirty and writes it.
             layerDirty.add(v);
-            if (!caches.get(m).put(v, r)) {
-                layerDirty.remove(v);
-                back = false;
-            }
+        }
+        if (!caches.get(m).put(v, r) && back) {
+            layerDirty.remove(v);
+            back = false;
         }
         writeEvicted();
         keys.set(partitioner.keyOf(v));

@@ -10,6 +10,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The neighbour sums' heap cache writes back: reads return what was put and added, the state holds
@@ -21,14 +23,19 @@ class NeighbourSumsTest {
     private static final int LAYERS = 2;
     private static final int WIDTH = 4;
 
-    @Test
-    void theStateHoldsWhatTheCachedSumsReturnAfterAFlush() throws Exception {
+    /**
+     * Room for about three records per layer (entries are evicted and read again) or for all, and
+     * room for two written back (records are also written through) or for all.
+     */
+    @ParameterizedTest
+    @CsvSource({"3, 2", "3, 100", "100, 2", "100, 100"})
+    void theStateHoldsWhatTheCachedSumsReturnAfterAFlush(int records, int maxDirty)
+            throws Exception {
         VertexPartitioner partitioner = new HashPartitioner(4);
         MemoryStateStore state = new MemoryStateStore();
-        // Room for about three records per layer, so entries are evicted and read again.
-        long budget = 3 * (VertexValueCache.ENTRY_OVERHEAD_BYTES + 21 + WIDTH * Float.BYTES);
+        long budget = records * (VertexValueCache.ENTRY_OVERHEAD_BYTES + 21 + WIDTH * Float.BYTES);
         NeighbourSums cached =
-                new NeighbourSums(state, partitioner, state::setCurrentKey, 2, budget);
+                new NeighbourSums(state, partitioner, state::setCurrentKey, 2, budget, maxDirty);
         NeighbourSums uncached = new NeighbourSums(state, partitioner, state::setCurrentKey, 2, 0);
         Map<String, NeighbourSums.Sum> expected = new HashMap<>();
         SplittableRandom random = new SplittableRandom(7);
