@@ -240,7 +240,9 @@ final class EdgeWriter {
 
     private void removeInEdge(VertexKey key, long v, long w) throws Exception {
         keys.set(key);
-        boolean removed = adjacency.remove(v);
+        // As a batch of one: a vertex without an index whose list is short enough is changed in
+        // memory instead of having its index built (a write per neighbour) for one removal.
+        boolean removed = adjacency.applyAll(new long[] {-1 - v}) < 0;
         if (removed) {
             sizes.of(key)[PartitionSizes.EDGES]--;
         }

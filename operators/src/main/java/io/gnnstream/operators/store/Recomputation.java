@@ -9,6 +9,8 @@ import io.gnnstream.operators.model.ClassProbabilities;
 import io.gnnstream.operators.model.GnnModel;
 import io.gnnstream.operators.model.ModelConfig;
 import java.util.Arrays;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One layer of {@link IncrementalPredictions}' marked vertices computed under the pinned model, as
@@ -19,6 +21,8 @@ import java.util.Arrays;
  * as predictions.
  */
 final class Recomputation {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Recomputation.class);
 
     private final ModelConfig config;
     private final boolean keepHidden;
@@ -111,6 +115,17 @@ final class Recomputation {
         int pseudo = 0;
         for (int i = 0; i < n; i++) {
             sum[i] = sums.get(m, dst[i], pinned.tag(m));
+            if (sum[i] != null && sum[i].values().length != parts.width(m)) {
+                // A sum is derived state: one of another width is dropped and summed again.
+                LOG.warn(
+                        "Neighbour sum of layer {} of vertex {} has {} floats, not {}: summed"
+                                + " again",
+                        m,
+                        dst[i],
+                        sum[i].values().length,
+                        parts.width(m));
+                sum[i] = null;
+            }
             if (sum[i] == null) {
                 sum[i] = parts.sumOf(m, dst[i]);
                 sums.put(m, dst[i], pinned.tag(m), sum[i]);

@@ -247,6 +247,34 @@ class IncrementalPredictionsTest {
     }
 
     /**
+     * A deletion removes its vertex from the lists of its out-neighbours without building their
+     * reverse indexes (a write per neighbour) where the lists are short enough to change in memory.
+     */
+    @Test
+    @Timeout(120)
+    void aDeletionLeavesItsOutNeighboursListsUnindexed() throws Exception {
+        ModelConfig model = twoLayerSage(29);
+        Random r = new Random(29);
+        GraphStore store = start(false);
+        long time = graph(store, 150, r);
+        for (long u = 1; u < 150; u++) {
+            if (!in.get(0L).contains(u)) {
+                edge(store, u, 0, false, time++);
+            }
+        }
+        round(store, GnnModel.create(model), model);
+        assertTrue(in.get(0L).size() > 2 * 64, "a list of blocks");
+        store.flushEdges();
+        List<io.gnnstream.state.VertexKey> indexed = state.keys("adj-slots", k -> true);
+        assertTrue(!indexed.contains(partitioner.keyOf(0)), "vertex 0 has no index yet");
+        delete(store, 1, time++);
+        store.flushEdges();
+        assertEquals(indexed, state.keys("adj-slots", k -> true), "no index built");
+        drain(store);
+        compare(GnnModel.create(model), model);
+    }
+
+    /**
      * A recomputed vertex's record is read once at layer 0 (features and label, through the record
      * cache) and not at all at a later layer, whose row of the pinned round carries the label.
      */
