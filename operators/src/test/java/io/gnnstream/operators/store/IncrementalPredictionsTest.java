@@ -15,6 +15,8 @@ import io.gnnstream.operators.model.ModelConfig;
 import io.gnnstream.operators.model.ModelType;
 import io.gnnstream.state.EvalNeighbourhood;
 import io.gnnstream.state.HashPartitioner;
+import io.gnnstream.state.InAdjacency;
+import io.gnnstream.state.VertexKey;
 import io.gnnstream.state.VertexPartitioner;
 import io.gnnstream.state.records.EdgeUpdate;
 import io.gnnstream.state.records.NodeUpdate;
@@ -265,11 +267,11 @@ class IncrementalPredictionsTest {
         round(store, GnnModel.create(model), model);
         assertTrue(in.get(0L).size() > 2 * 64, "a list of blocks");
         store.flushEdges();
-        List<io.gnnstream.state.VertexKey> indexed = state.keys("adj-slots", k -> true);
+        List<VertexKey> indexed = state.keys(InAdjacency.SLOTS.getName(), k -> true);
         assertTrue(!indexed.contains(partitioner.keyOf(0)), "vertex 0 has no index yet");
         delete(store, 1, time++);
         store.flushEdges();
-        assertEquals(indexed, state.keys("adj-slots", k -> true), "no index built");
+        assertEquals(indexed, state.keys(InAdjacency.SLOTS.getName(), k -> true), "no index");
         drain(store);
         compare(GnnModel.create(model), model);
     }
