@@ -74,10 +74,12 @@ public final class PredictionOptions {
                                     "With --prediction-updates incremental: heap per GraphStore"
                                         + " subtask and model layer for the neighbour sums read or"
                                         + " changed last, so that a change's readers and their"
-                                        + " recomputation find them without RocksDB; about 85 bytes"
-                                        + " plus 4 per float of a layer's input each (the default"
-                                        + " holds 400,000 sums of 128 floats); allocated as it"
-                                        + " fills; 0 turns the cache off."),
+                                        + " recomputation find them without RocksDB (up to 32,768"
+                                        + " per layer written to RocksDB only when evicted or at a"
+                                        + " checkpoint); about 85 bytes plus 4 per float of a"
+                                        + " layer's input each (the default holds 400,000 sums of"
+                                        + " 128 floats); allocated as it fills; 0 turns the cache"
+                                        + " off."),
                     OptionCheck.any());
 
     public static final ConfigOption<java.time.Duration> INCREMENTAL_COALESCE =
