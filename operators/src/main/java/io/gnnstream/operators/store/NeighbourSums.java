@@ -1,9 +1,10 @@
 package io.gnnstream.operators.store;
 
-import com.carrotsearch.hppc.LongArrayList;
 import com.carrotsearch.hppc.LongHashSet;
 import com.carrotsearch.hppc.cursors.LongCursor;
 import io.gnnstream.state.VertexPartitioner;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -57,11 +58,9 @@ final class NeighbourSums {
     /** Per layer: the vertices whose cached record the state does not have yet (all cached). */
     private final List<LongHashSet> dirty = new ArrayList<>();
 
-    /** Records the caches evicted that the state does not have yet: layer, vertex, record. */
-    private final LongArrayList evictedLayers = new LongArrayList();
+    /** Whether an eviction wrote a record since this was last cleared (and so switched keys). */
+    private boolean wroteEvicted;
 
-    private final LongArrayList evictedVertices = new LongArrayList();
-    private final List<byte[]> evictedRecords = new ArrayList<>();
     private final VertexPartitioner partitioner;
     private final CurrentKey keys;
     private final int maxDirty;
@@ -98,30 +97,23 @@ final class NeighbourSums {
             VertexValueCache cache = new VertexValueCache(cacheBytes);
             LongHashSet layerDirty = new LongHashSet();
             int layer = m;
+            ValueState<byte[]> state = layers.get(m);
             cache.onEviction(
                     (v, r) -> {
                         if (layerDirty.remove(v)) {
-                            evictedLayers.add(layer);
-                            evictedVertices.add(v);
-                            evictedRecords.add(r);
+                            // The caller makes its own vertex's key current again.
+                            keys.set(partitioner.keyOf(v));
+                            try {
+                                state.update(r);
+                            } catch (IOException e) {
+                                throw new UncheckedIOException(e);
+                            }
+                            wroteEvicted = true;
                         }
                     });
             caches.add(cache);
             dirty.add(layerDirty);
         }
-    }
-
-    /** Writes the records the caches evicted before the state had them; true if any. */
-    private boolean writeEvicted() throws Exception {
-        int n = evictedVertices.size();
-        for (int i = 0; i < n; i++) {
-            keys.set(partitioner.keyOf(evictedVertices.get(i)));
-            layers.get((int) evictedLayers.get(i)).update(evictedRecords.get(i));
-        }
-        evictedLayers.clear();
-        evictedVertices.clear();
-        evictedRecords.clear();
-        return n > 0;
     }
 
     /**
@@ -140,7 +132,6 @@ final class NeighbourSums {
             layerDirty.remove(v);
             back = false;
         }
-        writeEvicted();
         keys.set(partitioner.keyOf(v));
         if (!back) {
             layers.get(m).update(r);
@@ -170,8 +161,9 @@ final class NeighbourSums {
             keys.set(partitioner.keyOf(v));
             r = layers.get(m).value();
             if (r != null) {
+                wroteEvicted = false;
                 cache.put(v, r);
-                if (writeEvicted()) {
+                if (wroteEvicted) {
                     keys.set(partitioner.keyOf(v));
                 }
             }
