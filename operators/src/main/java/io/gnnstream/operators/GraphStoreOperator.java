@@ -424,10 +424,10 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
         }
         LOG.info(
                 "Incremental predictions of subtask {}: {} recomputed, {} predicted, {} pending;"
-                        + " sums made by rounds {} of rows and {} of features, kept by"
-                        + " differences {} ({} of hubs; {} passes over {} hub in-neighbours),"
-                        + " cleared by edge changes {}, summed again {} ({} of hubs, {} of"
-                        + " rows)",
+                    + " sums made by rounds {} of rows and {} of features, kept by differences {}"
+                    + " ({} of hubs; {} passes over {} hub in-neighbours, {} from cached"
+                    + " selections), cleared by edge changes {}, summed again {} ({} of hubs, {} of"
+                    + " rows)",
                 subtask,
                 incremental.counters().recomputed(),
                 incremental.counters().predicted(),
@@ -438,6 +438,7 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
                 incremental.counters().hubDifferences(),
                 incremental.counters().hubPasses(),
                 incremental.counters().hubNeighboursPassed(),
+                incremental.counters().hubSelectionsCached(),
                 incremental.counters().cleared(),
                 incremental.counters().summedAgain(),
                 incremental.counters().hubsSummedAgain(),

@@ -28,6 +28,12 @@ final class ChangeDifferences {
     private final Marker marks;
     private final IncrementalCounters counters;
 
+    /** Hubs' selections, so that most of their edge changes need no pass over their lists. */
+    private final HubSelections hubs;
+
+    /** Heap for {@link HubSelections}: about 400 hubs' entries at the default eval fanout. */
+    static final long HUB_SELECTIONS_BYTES = 32L << 20;
+
     /** Readers a change reaches at once; a vertex with more fans out in pieces of this many. */
     private int fanOutPiece = IncrementalPredictions.BLOCK_VERTICES;
 
@@ -52,10 +58,20 @@ final class ChangeDifferences {
         this.parts = parts;
         this.marks = marks;
         this.counters = counters;
+        this.hubs = new HubSelections(evalFanout, HUB_SELECTIONS_BYTES);
+    }
+
+    /**
+     * {@code w}'s in-adjacency changed while no sums were kept by differences: its cached
+     * selection, if any, no longer says what the list holds.
+     */
+    void adjacencyChangedUnseen(long w) {
+        hubs.forget(w);
     }
 
     /** See {@link IncrementalPredictions#adjacencyChanged}. */
     void adjacencyChanged(long w, long changedAt) throws Exception {
+        hubs.forget(w);
         sums.clear(w);
         counters.cleared++;
         for (int j = 0; j < layers; j++) {
@@ -93,7 +109,9 @@ final class ChangeDifferences {
             sources[i] = ops[i] >= 0 ? ops[i] : -1 - ops[i];
         }
         long[] inNeighbours = null;
-        HubSelectionChange selection = null;
+        // The cached selection takes the batch whether or not a sum needs it.
+        HubSelectionChange selection = hub ? hubs.apply(w, sources, adds > 0) : null;
+        counters.hubSelectionsCached += selection != null ? 1 : 0;
         long lowestRank = Long.MAX_VALUE;
         if (hub) {
             for (long u : sources) {
@@ -134,6 +152,7 @@ final class ChangeDifferences {
                     if (c != selection && c.ranked() > 0) {
                         counters.hubPasses++;
                         counters.hubNeighboursPassed += c.ranked();
+                        hubs.fill(w, inNeighbours);
                     }
                     selection = c;
                     if (!c.consistent()) {
@@ -238,6 +257,7 @@ final class ChangeDifferences {
 
     /** See {@link IncrementalPredictions#deleted}. */
     void deleted(long v, long changedAt) throws Exception {
+        hubs.forget(v);
         sums.clear(v);
         fanOuts.dropSource(v);
         marks.mark(0, v, changedAt);

@@ -17,6 +17,7 @@ public final class IncrementalCounters {
     long hubDifferences;
     long hubPasses;
     long hubNeighboursPassed;
+    long hubSelectionsCached;
     long cleared;
     long roundRowsRewritten;
     long suspensions;
@@ -74,6 +75,11 @@ public final class IncrementalCounters {
     /** In-neighbours ranked by {@link #hubPasses}. */
     public long hubNeighboursPassed() {
         return hubNeighboursPassed;
+    }
+
+    /** Hub edge changes whose selection change came from the cache ({@link HubSelections}). */
+    public long hubSelectionsCached() {
+        return hubSelectionsCached;
     }
 
     /** Vertices whose sums an edge change cleared (not kept by differences). */

@@ -228,6 +228,8 @@ public final class IncrementalPredictions {
     public void adjacencyChanged(long w, long changedAt) throws Exception {
         if (active()) {
             changes.adjacencyChanged(w, changedAt);
+        } else {
+            changes.adjacencyChangedUnseen(w);
         }
     }
 
@@ -248,6 +250,8 @@ public final class IncrementalPredictions {
             throws Exception {
         if (active()) {
             changes.edgesApplied(w, ops, change, written, changedAt, newestRound > pinned.step);
+        } else {
+            changes.adjacencyChangedUnseen(w);
         }
     }
 

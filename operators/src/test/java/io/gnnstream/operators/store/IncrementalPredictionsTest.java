@@ -170,6 +170,9 @@ class IncrementalPredictionsTest {
         assertTrue(
                 store.incremental().counters().hubDifferences() > 0,
                 "edge changes of hubs above the fanout take differences");
+        assertTrue(
+                store.incremental().counters().hubSelectionsCached() > 0,
+                "hubs' edge changes find their selections cached");
         compare(pinned, model);
     }
 
