@@ -67,6 +67,9 @@ public final class MemoryDefaults {
      */
     public static String apply(Configuration conf, Heap heap, OptionalLong vertices) {
         int layers = conf.get(SamplingOptions.FANOUTS).size();
+        boolean incremental =
+                conf.get(PredictionOptions.PREDICTION_UPDATES)
+                        == PredictionOptions.Updates.INCREMENTAL;
         List<Cache> caches =
                 List.of(
                         new Cache(ModelOptions.FEATURE_CACHE, heap.trainers),
@@ -77,10 +80,10 @@ public final class MemoryDefaults {
                                 heap.stores * Math.max(0, layers - 1)),
                         new Cache(
                                 PredictionOptions.INCREMENTAL_SUM_CACHE,
-                                conf.get(PredictionOptions.PREDICTION_UPDATES)
-                                                == PredictionOptions.Updates.INCREMENTAL
-                                        ? heap.stores * layers
-                                        : 0));
+                                incremental ? heap.stores * layers : 0),
+                        new Cache(
+                                PredictionOptions.INCREMENTAL_OUT_EDGE_CACHE,
+                                incremental ? heap.stores : 0));
         long room = (long) (CACHE_SHARE * heap.bytes);
         long set = 0;
         long unset = 0;

@@ -32,7 +32,13 @@ class MemoryDefaultsTest {
                                 + (conf.get(PredictionOptions.PREDICTION_UPDATES)
                                                 == PredictionOptions.Updates.INCREMENTAL
                                         ? (hidden + 1)
-                                                * conf.get(PredictionOptions.INCREMENTAL_SUM_CACHE)
+                                                        * conf.get(
+                                                                        PredictionOptions
+                                                                                .INCREMENTAL_SUM_CACHE)
+                                                                .getBytes()
+                                                + conf.get(
+                                                                PredictionOptions
+                                                                        .INCREMENTAL_OUT_EDGE_CACHE)
                                                         .getBytes()
                                         : 0));
     }

@@ -75,6 +75,11 @@ public final class GraphStoreConfig implements Serializable {
 
     private long incrementalSumCacheBytes = DEFAULT_INCREMENTAL_SUM_CACHE_BYTES;
 
+    /** Heap for the incremental predictions' cache of the site's out-edges by source. */
+    public static final long DEFAULT_INCREMENTAL_OUT_EDGE_CACHE_BYTES = 64L << 20;
+
+    private long incrementalOutEdgeCacheBytes = DEFAULT_INCREMENTAL_OUT_EDGE_CACHE_BYTES;
+
     private long incrementalCoalesceMs;
 
     /** {@link #degreeFanout()} of settings whose parts carry no degrees. */
@@ -174,6 +179,16 @@ public final class GraphStoreConfig implements Serializable {
         return c;
     }
 
+    /** These settings with {@code bytes} of heap for the site's out-edges read last by source. */
+    public GraphStoreConfig withIncrementalOutEdgeCache(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("out-edge cache must be >= 0 bytes, got " + bytes);
+        }
+        GraphStoreConfig c = with(halo, layerRowCacheBytes, layerRootWidths, aggregateAtOwner);
+        c.incrementalOutEdgeCacheBytes = bytes;
+        return c;
+    }
+
     /**
      * These settings with incremental predictions' marks left {@code ms} to coalesce before they
      * are computed ({@link io.gnnstream.operators.store.IncrementalPredictions#coalesce}).
@@ -219,6 +234,11 @@ public final class GraphStoreConfig implements Serializable {
     /** Heap per model layer for the incremental predictions' neighbour sums (0: none). */
     public long incrementalSumCacheBytes() {
         return incrementalSumCacheBytes;
+    }
+
+    /** Heap for the site's out-edges by source, as incremental predictions read them (0: none). */
+    public long incrementalOutEdgeCacheBytes() {
+        return incrementalOutEdgeCacheBytes;
     }
 
     /** How long (ms) incremental predictions' marks wait before they are computed. */
@@ -271,6 +291,7 @@ public final class GraphStoreConfig implements Serializable {
         c.incrementalFanout = incrementalFanout;
         c.incrementalMaxMarks = incrementalMaxMarks;
         c.incrementalSumCacheBytes = incrementalSumCacheBytes;
+        c.incrementalOutEdgeCacheBytes = incrementalOutEdgeCacheBytes;
         c.incrementalCoalesceMs = incrementalCoalesceMs;
         c.modelType = modelType;
         c.degreeFanout = degreeFanout;

@@ -183,6 +183,8 @@ public final class TopologySettings {
                         .withIncrementalMaxMarks(conf.get(PredictionOptions.INCREMENTAL_MAX_MARKS))
                         .withIncrementalSumCache(
                                 conf.get(PredictionOptions.INCREMENTAL_SUM_CACHE).getBytes())
+                        .withIncrementalOutEdgeCache(
+                                conf.get(PredictionOptions.INCREMENTAL_OUT_EDGE_CACHE).getBytes())
                         .withIncrementalCoalesce(
                                 conf.get(PredictionOptions.INCREMENTAL_COALESCE).toMillis())
                 : store;

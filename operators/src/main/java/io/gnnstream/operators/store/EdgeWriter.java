@@ -87,11 +87,13 @@ final class EdgeWriter {
             CurrentKey keys,
             StoredKeys storedKeys,
             StoreCounters counters,
-            StoreProbe probe)
+            StoreProbe probe,
+            long outEdgeCacheBytes)
             throws Exception {
         this.adjacency = adjacency;
         this.outEdges = new OutEdgeIndex(state, keys, site.owned());
-        this.siteOutEdges = new SiteOutEdges(state, keys, site.holder(), bufferEdges);
+        this.siteOutEdges =
+                new SiteOutEdges(state, keys, site.holder(), bufferEdges, outEdgeCacheBytes);
         this.buffer = new EdgeBuffer(bufferEdges, partitioner);
         this.sizes = sizes;
         this.sampler = sampler;

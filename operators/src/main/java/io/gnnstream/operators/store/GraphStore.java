@@ -192,7 +192,8 @@ public final class GraphStore {
                         keys,
                         storedKeys,
                         counters,
-                        probe);
+                        probe,
+                        config.incrementalOutEdgeCacheBytes());
         this.halo =
                 config.halo
                         ? new HaloReplicas(

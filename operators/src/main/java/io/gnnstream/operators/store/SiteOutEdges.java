@@ -6,6 +6,9 @@ import com.carrotsearch.hppc.LongArrayList;
 import com.carrotsearch.hppc.LongHashSet;
 import com.carrotsearch.hppc.sorting.IndirectSort;
 import io.gnnstream.state.VertexKey;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.api.common.state.KeyedStateStore;
@@ -30,10 +33,12 @@ import org.apache.flink.api.common.typeutils.base.array.LongPrimitiveArraySerial
  * source, target} ({@code source, -1 - target} for a removal) in the order the changes came. A
  * flush of the edge buffer appends one block per bucket it touches (a RocksDB merge, no read), so
  * ingestion pays a write per bucket and flush instead of one per edge. A read of a source's targets
- * replays its bucket's records; a bucket is rewritten as one block of its live edges when a read
- * finds many removals in it or when {@link #COMPACT_AFTER_REMOVALS} removals were appended to it
- * since, and its blocks are joined into one when a read finds many of them. Kept with the adjacency
- * once {@link #build} ran; made for one parallelism.
+ * replays its bucket's records and caches every source's targets it found on the heap (in the clock
+ * order of {@link VertexValueCache}, until a change of the source is written); a bucket is
+ * rewritten as one block of its live edges when a read finds many removals in it or when {@link
+ * #COMPACT_AFTER_REMOVALS} removals were appended to it since, and its blocks are joined into one
+ * when a read finds many of them. Kept with the adjacency once {@link #build} ran; made for one
+ * parallelism.
  */
 final class SiteOutEdges {
 
@@ -70,6 +75,9 @@ final class SiteOutEdges {
     /** Staged changes that are written without waiting for the flush (a build's scan). */
     private static final int MAX_STAGED = 1 << 20;
 
+    private static final VarHandle LONGS =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
     private final KeyedStateStore store;
     private final ListState<long[]> blocks;
     private final ValueState<Integer> bucketState;
@@ -86,21 +94,35 @@ final class SiteOutEdges {
     private final ByteArrayList stagedAdds = new ByteArrayList();
 
     /**
-     * @param bufferEdges the edge buffer's capacity, from which a new index takes its bucket count
+     * Each source's targets as a bucket's read found them (little-endian longs, ascending), until a
+     * change of the source is written; null where there is no cache.
      */
-    SiteOutEdges(KeyedStateStore store, CurrentKey keys, int holder, int bufferEdges) {
-        this(store, keys, holder, bufferEdges, MIN_BUCKETS);
+    private final VertexValueCache cache;
+
+    /**
+     * @param bufferEdges the edge buffer's capacity, from which a new index takes its bucket count
+     * @param cacheBytes heap for the targets of the sources read last (0: none)
+     */
+    SiteOutEdges(
+            KeyedStateStore store, CurrentKey keys, int holder, int bufferEdges, long cacheBytes) {
+        this(store, keys, holder, bufferEdges, cacheBytes, MIN_BUCKETS);
     }
 
     /** As above, with at least {@code minBuckets} buckets in a new index (tests take few). */
     SiteOutEdges(
-            KeyedStateStore store, CurrentKey keys, int holder, int bufferEdges, int minBuckets) {
+            KeyedStateStore store,
+            CurrentKey keys,
+            int holder,
+            int bufferEdges,
+            long cacheBytes,
+            int minBuckets) {
         this.store = store;
         this.blocks = store.getListState(STATE);
         this.bucketState = store.getState(BUCKETS);
         this.keys = keys;
         this.holder = holder;
         this.preferredBuckets = Math.max(minBuckets, bufferEdges / 8);
+        this.cache = cacheBytes > 0 ? new VertexValueCache(cacheBytes) : null;
     }
 
     boolean isOn() {
@@ -200,6 +222,11 @@ final class SiteOutEdges {
             records[at + 1] = add[i] != 0 ? dst[i] : -1 - dst[i];
             removals[bucketOf[i]] += add[i] != 0 ? 0 : 1;
         }
+        if (cache != null) {
+            for (int i = 0; i < n; i++) {
+                cache.invalidate(src[i]);
+            }
+        }
         stagedSources.clear();
         stagedTargets.clear();
         stagedAdds.clear();
@@ -216,12 +243,37 @@ final class SiteOutEdges {
         }
     }
 
-    /** The targets of {@code source}'s out-edges on this site, ascending (staged changes first). */
+    /**
+     * The targets of {@code source}'s out-edges on this site, ascending (staged changes first). A
+     * read of the bucket caches the targets of every source in it.
+     */
     long[] targets(long source) throws Exception {
         writeStaged();
+        if (cache != null) {
+            byte[] cached = cache.get(source);
+            if (cached != null) {
+                long[] targets = new long[cached.length / Long.BYTES];
+                for (int i = 0; i < targets.length; i++) {
+                    targets[i] = (long) LONGS.get(cached, i * Long.BYTES);
+                }
+                return targets;
+            }
+        }
         int b = bucket(source);
         keys.set(new VertexKey(holder, b));
         Bucket bucket = read();
+        long[] targets = cache != null ? cacheAll(bucket, source) : replay(bucket, source);
+        if (bucket.removals * COMPACT_AT_REMOVED_SHARE >= bucket.size / 2) {
+            compact(b, bucket);
+        } else if (bucket.blocks > COMPACT_AFTER_BLOCKS) {
+            // Few removals: the blocks joined in their order say the same, without a sort.
+            blocks.update(List.of(Arrays.copyOf(bucket.records, bucket.size)));
+        }
+        return targets;
+    }
+
+    /** {@code source}'s targets in {@code bucket}, ascending: its records replayed in order. */
+    private static long[] replay(Bucket bucket, long source) {
         LongHashSet out = new LongHashSet();
         long[] r = bucket.records;
         for (int i = 0; i < bucket.size; i += 2) {
@@ -233,15 +285,67 @@ final class SiteOutEdges {
                 }
             }
         }
-        if (bucket.removals * COMPACT_AT_REMOVED_SHARE >= bucket.size / 2) {
-            compact(b, bucket);
-        } else if (bucket.blocks > COMPACT_AFTER_BLOCKS) {
-            // Few removals: the blocks joined in their order say the same, without a sort.
-            blocks.update(List.of(Arrays.copyOf(bucket.records, bucket.size)));
-        }
         long[] targets = out.toArray();
         Arrays.sort(targets);
         return targets;
+    }
+
+    /**
+     * Caches the targets of every source in {@code bucket} (its records in a stable order by edge,
+     * the last of each edge's records deciding) and returns {@code source}'s.
+     */
+    private long[] cacheAll(Bucket bucket, long source) {
+        long[] r = bucket.records;
+        int n = bucket.size / 2;
+        int[] order = byEdge(r, n);
+        long[] wanted = null;
+        long[] run = new long[16];
+        for (int k = 0; k < n; ) {
+            long u = r[2 * order[k]];
+            int size = 0;
+            for (; k < n && r[2 * order[k]] == u; k++) {
+                int i = order[k];
+                long t = target(r[2 * i + 1]);
+                boolean lastOfEdge =
+                        k + 1 == n
+                                || r[2 * order[k + 1]] != u
+                                || target(r[2 * order[k + 1] + 1]) != t;
+                if (lastOfEdge && r[2 * i + 1] >= 0) {
+                    if (size == run.length) {
+                        run = Arrays.copyOf(run, 2 * size);
+                    }
+                    run[size++] = t;
+                }
+            }
+            byte[] value = new byte[size * Long.BYTES];
+            for (int i = 0; i < size; i++) {
+                LONGS.set(value, i * Long.BYTES, run[i]);
+            }
+            cache.put(u, value);
+            if (u == source) {
+                wanted = Arrays.copyOf(run, size);
+            }
+        }
+        if (wanted == null) {
+            cache.put(source, new byte[0]); // none in the bucket: none to read next time either
+            wanted = new long[0];
+        }
+        return wanted;
+    }
+
+    private static long target(long record) {
+        return record >= 0 ? record : -1 - record;
+    }
+
+    /** Indices of the {@code n} records in {@code r} in a stable order by source, then target. */
+    private static int[] byEdge(long[] r, int n) {
+        return IndirectSort.mergesort(
+                0,
+                n,
+                (x, y) -> {
+                    int c = Long.compare(r[2 * x], r[2 * y]);
+                    return c != 0 ? c : Long.compare(target(r[2 * x + 1]), target(r[2 * y + 1]));
+                });
     }
 
     /** A bucket's records, read under the current key. */
@@ -272,30 +376,19 @@ final class SiteOutEdges {
     private void compact(int b, Bucket bucket) throws Exception {
         long[] r = bucket.records;
         int n = bucket.size / 2;
-        long[] targets = new long[n];
-        for (int i = 0; i < n; i++) {
-            long t = r[2 * i + 1];
-            targets[i] = t >= 0 ? t : -1 - t;
-        }
-        int[] order =
-                IndirectSort.mergesort(
-                        0,
-                        n,
-                        (x, y) -> {
-                            int c = Long.compare(r[2 * x], r[2 * y]);
-                            return c != 0 ? c : Long.compare(targets[x], targets[y]);
-                        });
+        int[] order = byEdge(r, n);
         long[] block = new long[2 * n];
         int kept = 0;
         for (int k = 0; k < n; k++) {
             int i = order[k];
+            long t = target(r[2 * i + 1]);
             boolean lastOfEdge =
                     k + 1 == n
                             || r[2 * order[k + 1]] != r[2 * i]
-                            || targets[order[k + 1]] != targets[i];
+                            || target(r[2 * order[k + 1] + 1]) != t;
             if (lastOfEdge && r[2 * i + 1] >= 0) {
                 block[2 * kept] = r[2 * i];
-                block[2 * kept + 1] = targets[i];
+                block[2 * kept + 1] = t;
                 kept++;
             }
         }

@@ -168,6 +168,7 @@ public final class MemoryStateStore implements KeyedStateStore {
 
             @Override
             public Iterable<T> get() {
+                reads.merge(name, 1L, Long::sum);
                 List<T> list = list(false);
                 List<T> out = new ArrayList<>();
                 if (list != null) {

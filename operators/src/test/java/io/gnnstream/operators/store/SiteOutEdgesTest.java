@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class SiteOutEdgesTest {
 
@@ -20,12 +22,15 @@ class SiteOutEdgesTest {
     /**
      * Random additions and removals (of edges held or not, additions of edges held) against a
      * model, flushed at random, with few buckets so that both compactions run, and read back after
-     * a copy of the state (a restore) too.
+     * a copy of the state (a restore) too; without a cache of targets, with one that evicts, and
+     * with one that holds them all.
      */
-    @Test
-    void answersAsTheEdgesWrittenThroughCompactionsAndRestores() throws Exception {
+    @ParameterizedTest
+    @ValueSource(longs = {0, 2_048, 1 << 20})
+    void answersAsTheEdgesWrittenThroughCompactionsAndRestores(long cacheBytes) throws Exception {
         MemoryStateStore store = new MemoryStateStore();
-        SiteOutEdges index = new SiteOutEdges(store, store::setCurrentKey, HOLDER, 0, 4);
+        SiteOutEdges index =
+                new SiteOutEdges(store, store::setCurrentKey, HOLDER, 0, cacheBytes, 4);
         index.build(new boolean[] {true}, (owned, visit) -> {}, (state, which) -> List.of());
         Map<Long, TreeSet<Long>> model = new HashMap<>();
         SplittableRandom r = new SplittableRandom(11);
@@ -42,7 +47,7 @@ class SiteOutEdgesTest {
             if (r.nextInt(50) == 0) {
                 index.writeStaged();
             }
-            if (r.nextInt(200) == 0) {
+            if (r.nextInt(cacheBytes > 0 ? 20 : 200) == 0) {
                 long v = r.nextInt(60);
                 assertArrayEquals(expected(model, v), index.targets(v), "targets of " + v);
             }
@@ -51,7 +56,8 @@ class SiteOutEdgesTest {
             assertArrayEquals(expected(model, v), index.targets(v), "targets of " + v);
         }
         MemoryStateStore restored = store.copy();
-        SiteOutEdges again = new SiteOutEdges(restored, restored::setCurrentKey, HOLDER, 0, 64);
+        SiteOutEdges again =
+                new SiteOutEdges(restored, restored::setCurrentKey, HOLDER, 0, cacheBytes, 64);
         again.build(
                 new boolean[] {true},
                 (owned, visit) -> {
@@ -83,11 +89,42 @@ class SiteOutEdgesTest {
         }
     }
 
+    /**
+     * A read caches the targets of every source in its bucket, also of one without any there, until
+     * a change of that source is written.
+     */
+    @Test
+    void aReadCachesItsBucketsSourcesUntilTheyChange() throws Exception {
+        MemoryStateStore store = new MemoryStateStore();
+        SiteOutEdges index = new SiteOutEdges(store, store::setCurrentKey, HOLDER, 0, 1 << 20, 1);
+        index.build(new boolean[] {true}, (owned, visit) -> {}, (state, which) -> List.of());
+        index.stage(7, 1, true);
+        index.stage(8, 2, true);
+        index.stage(7, 3, true);
+        index.stage(8, 2, false);
+        index.stage(8, 4, true);
+        index.writeStaged();
+        String blocks = SiteOutEdges.STATE.getName();
+        assertArrayEquals(new long[] {1, 3}, index.targets(7));
+        assertEquals(1, store.reads(blocks));
+        assertArrayEquals(new long[] {4}, index.targets(8));
+        assertArrayEquals(new long[0], index.targets(9));
+        assertEquals(2, store.reads(blocks), "a source not in the bucket reads it once");
+        assertArrayEquals(new long[0], index.targets(9));
+        assertArrayEquals(new long[] {1, 3}, index.targets(7));
+        assertEquals(2, store.reads(blocks));
+        index.stage(7, 1, false);
+        assertArrayEquals(new long[] {3}, index.targets(7), "a staged change is written first");
+        assertEquals(3, store.reads(blocks));
+        assertArrayEquals(new long[] {4}, index.targets(8));
+        assertEquals(3, store.reads(blocks));
+    }
+
     /** A read that finds many blocks and few removals joins the blocks in their order. */
     @Test
     void manySmallFlushesAreJoinedIntoOneBlock() throws Exception {
         MemoryStateStore store = new MemoryStateStore();
-        SiteOutEdges index = new SiteOutEdges(store, store::setCurrentKey, HOLDER, 0, 1);
+        SiteOutEdges index = new SiteOutEdges(store, store::setCurrentKey, HOLDER, 0, 0, 1);
         index.build(new boolean[] {true}, (owned, visit) -> {}, (state, which) -> List.of());
         TreeSet<Long> expected = new TreeSet<>();
         for (long w = 0; w < 2 * SiteOutEdges.COMPACT_AFTER_BLOCKS; w++) {
@@ -117,7 +154,7 @@ class SiteOutEdgesTest {
         store.getMapState(SiteOutEdges.LEGACY).put(5L, true);
         store.setCurrentKey(VertexKey.anchor(HOLDER));
         store.getState(SiteOutEdges.LEGACY_BUILT).update(true);
-        SiteOutEdges index = new SiteOutEdges(store, store::setCurrentKey, HOLDER, 0, 8);
+        SiteOutEdges index = new SiteOutEdges(store, store::setCurrentKey, HOLDER, 0, 0, 8);
         index.build(
                 new boolean[] {true},
                 (owned, visit) -> {
