@@ -135,20 +135,21 @@ final class ChangeDifferences {
                     marks.mark(m, w, changedAt);
                     continue;
                 } else if (hub) {
-                    if (inNeighbours == null) {
-                        inNeighbours = written.neighbours();
+                    // The layers' sums share their bound: the list is passed over once at most.
+                    HubSelectionChange c = selection;
+                    if (c == null || c.boundBefore() != sum.rankBound()) {
+                        if (inNeighbours == null) {
+                            inNeighbours = written.neighbours();
+                        }
+                        c =
+                                HubSelectionChange.of(
+                                        w,
+                                        inNeighbours,
+                                        sources,
+                                        adds > 0,
+                                        sum.rankBound(),
+                                        evalFanout);
                     }
-                    // The layers' sums share their bound: the list is passed over once.
-                    HubSelectionChange c =
-                            selection != null && selection.boundBefore() == sum.rankBound()
-                                    ? selection
-                                    : HubSelectionChange.of(
-                                            w,
-                                            inNeighbours,
-                                            sources,
-                                            adds > 0,
-                                            sum.rankBound(),
-                                            evalFanout);
                     if (c != selection && c.ranked() > 0) {
                         counters.hubPasses++;
                         counters.hubNeighboursPassed += c.ranked();

@@ -75,6 +75,12 @@ final class SiteOutEdges {
     /** Staged changes that are written without waiting for the flush (a build's scan). */
     private static final int MAX_STAGED = 1 << 20;
 
+    /**
+     * Cache bytes a bucket's read may add per long of its records where it caches all its sources
+     * (a target's 8 bytes, and an entry's overhead shared by a source's records).
+     */
+    private static final int FILL_BYTES_PER_RECORD = 8;
+
     private static final VarHandle LONGS =
             MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
@@ -98,6 +104,8 @@ final class SiteOutEdges {
      * change of the source is written; null where there is no cache.
      */
     private final VertexValueCache cache;
+
+    private final long cacheBytes;
 
     /**
      * @param bufferEdges the edge buffer's capacity, from which a new index takes its bucket count
@@ -123,6 +131,7 @@ final class SiteOutEdges {
         this.holder = holder;
         this.preferredBuckets = Math.max(minBuckets, bufferEdges / 8);
         this.cache = cacheBytes > 0 ? new VertexValueCache(cacheBytes) : null;
+        this.cacheBytes = cacheBytes;
     }
 
     boolean isOn() {
@@ -245,7 +254,8 @@ final class SiteOutEdges {
 
     /**
      * The targets of {@code source}'s out-edges on this site, ascending (staged changes first). A
-     * read of the bucket caches the targets of every source in it.
+     * read of the bucket caches the source's targets, and those of every source in it while the
+     * cache has room.
      */
     long[] targets(long source) throws Exception {
         writeStaged();
@@ -262,7 +272,17 @@ final class SiteOutEdges {
         int b = bucket(source);
         keys.set(new VertexKey(holder, b));
         Bucket bucket = read();
-        long[] targets = cache != null ? cacheAll(bucket, source) : replay(bucket, source);
+        long[] targets;
+        if (cache == null) {
+            targets = replay(bucket, source);
+        } else if (cache.bytes() + (long) bucket.size * FILL_BYTES_PER_RECORD <= cacheBytes) {
+            targets = cacheAll(bucket, source);
+        } else {
+            // A full cache takes the source read only: a bucket's sources would evict, at every
+            // read, far more than the reads that follow would find.
+            targets = replay(bucket, source);
+            cache.put(source, encode(targets, targets.length));
+        }
         if (bucket.removals * COMPACT_AT_REMOVED_SHARE >= bucket.size / 2) {
             compact(b, bucket);
         } else if (bucket.blocks > COMPACT_AFTER_BLOCKS) {
@@ -317,11 +337,7 @@ final class SiteOutEdges {
                     run[size++] = t;
                 }
             }
-            byte[] value = new byte[size * Long.BYTES];
-            for (int i = 0; i < size; i++) {
-                LONGS.set(value, i * Long.BYTES, run[i]);
-            }
-            cache.put(u, value);
+            cache.put(u, encode(run, size));
             if (u == source) {
                 wanted = Arrays.copyOf(run, size);
             }
@@ -331,6 +347,14 @@ final class SiteOutEdges {
             wanted = new long[0];
         }
         return wanted;
+    }
+
+    private static byte[] encode(long[] targets, int n) {
+        byte[] value = new byte[n * Long.BYTES];
+        for (int i = 0; i < n; i++) {
+            LONGS.set(value, i * Long.BYTES, targets[i]);
+        }
+        return value;
     }
 
     private static long target(long record) {
