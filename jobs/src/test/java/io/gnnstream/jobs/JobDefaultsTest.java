@@ -27,6 +27,7 @@ class JobDefaultsTest {
         assertEquals(
                 List.of(CompressionType.NO_COMPRESSION),
                 defaults.get(RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL));
+        assertTrue(defaults.get(RocksDBConfigurableOptions.USE_DYNAMIC_LEVEL_SIZE));
         assertTrue(defaults.get(PipelineOptions.OBJECT_REUSE));
         assertEquals(
                 JobDefaults.CHECKPOINT_TIMEOUT,
@@ -45,6 +46,7 @@ class JobDefaultsTest {
         user.set(
                 RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL,
                 List.of(CompressionType.LZ4_COMPRESSION));
+        user.set(RocksDBConfigurableOptions.USE_DYNAMIC_LEVEL_SIZE, false);
         user.set(PipelineOptions.OBJECT_REUSE, false);
         user.set(CheckpointingOptions.CHECKPOINTING_TIMEOUT, Duration.ofMinutes(20));
         user.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 5);
@@ -56,6 +58,7 @@ class JobDefaultsTest {
         assertEquals(
                 List.of(CompressionType.LZ4_COMPRESSION),
                 user.get(RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL));
+        assertFalse(user.get(RocksDBConfigurableOptions.USE_DYNAMIC_LEVEL_SIZE));
         assertFalse(user.get(PipelineOptions.OBJECT_REUSE));
         assertEquals(Duration.ofMinutes(20), user.get(CheckpointingOptions.CHECKPOINTING_TIMEOUT));
         assertEquals(5, user.get(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS));
