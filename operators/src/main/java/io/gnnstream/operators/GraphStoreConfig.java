@@ -171,9 +171,7 @@ public final class GraphStoreConfig implements Serializable {
 
     /** These settings with {@code bytes} of heap per model layer for the neighbour sums' cache. */
     public GraphStoreConfig withIncrementalSumCache(long bytes) {
-        if (bytes < 0) {
-            throw new IllegalArgumentException("sum cache must be >= 0 bytes, got " + bytes);
-        }
+        requireNonNegative(bytes, "sum cache", "bytes");
         GraphStoreConfig c = with(halo, layerRowCacheBytes, layerRootWidths, aggregateAtOwner);
         c.incrementalSumCacheBytes = bytes;
         return c;
@@ -181,9 +179,7 @@ public final class GraphStoreConfig implements Serializable {
 
     /** These settings with {@code bytes} of heap for the site's out-edges read last by source. */
     public GraphStoreConfig withIncrementalOutEdgeCache(long bytes) {
-        if (bytes < 0) {
-            throw new IllegalArgumentException("out-edge cache must be >= 0 bytes, got " + bytes);
-        }
+        requireNonNegative(bytes, "out-edge cache", "bytes");
         GraphStoreConfig c = with(halo, layerRowCacheBytes, layerRootWidths, aggregateAtOwner);
         c.incrementalOutEdgeCacheBytes = bytes;
         return c;
@@ -194,9 +190,7 @@ public final class GraphStoreConfig implements Serializable {
      * are computed ({@link io.gnnstream.operators.store.IncrementalPredictions#coalesce}).
      */
     public GraphStoreConfig withIncrementalCoalesce(long ms) {
-        if (ms < 0) {
-            throw new IllegalArgumentException("coalescing window must be >= 0 ms, got " + ms);
-        }
+        requireNonNegative(ms, "coalescing window", "ms");
         GraphStoreConfig c = with(halo, layerRowCacheBytes, layerRootWidths, aggregateAtOwner);
         c.incrementalCoalesceMs = ms;
         return c;
@@ -343,5 +337,11 @@ public final class GraphStoreConfig implements Serializable {
         this.layerRowCacheBytes = layerRowCacheBytes;
         this.layerRootWidths = layerRootWidths;
         this.aggregateAtOwner = aggregateAtOwner;
+    }
+
+    private static void requireNonNegative(long value, String what, String unit) {
+        if (value < 0) {
+            throw new IllegalArgumentException(what + " must be >= 0 " + unit + ", got " + value);
+        }
     }
 }
