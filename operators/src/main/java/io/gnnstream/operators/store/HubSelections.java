@@ -30,7 +30,6 @@ final class HubSelections {
     private final int capacity;
     private final long budgetBytes;
     private long bytes;
-    private long hits;
 
     private final LinkedHashMap<Long, Entry> entries = new LinkedHashMap<>(16, 0.75f, true);
 
@@ -58,11 +57,6 @@ final class HubSelections {
         this.fanout = fanout;
         this.capacity = fanout + Math.max(64, fanout / 4);
         this.budgetBytes = budgetBytes;
-    }
-
-    /** Entries used by {@link #apply} so far. */
-    long hits() {
-        return hits;
     }
 
     /**
@@ -107,7 +101,6 @@ final class HubSelections {
         if (e.size < fanout || e.complete && e.size == fanout) {
             return forgetting(w); // too few ranks to tell the neighbourhood (or no longer a hub)
         }
-        hits++;
         long bound = e.ranks[fanout - 1];
         LongArrayList entering = new LongArrayList();
         LongArrayList leaving = new LongArrayList();

@@ -247,7 +247,7 @@ final class SiteOutEdges {
             blocks.add(Arrays.copyOfRange(records, 2 * start[b], 2 * start[b + 1]));
             removalsSince[b] += removals[b];
             if (removalsSince[b] >= COMPACT_AFTER_REMOVALS) {
-                compact(b, read());
+                compact(b, liveEdges(read()));
             }
         }
     }
@@ -273,10 +273,12 @@ final class SiteOutEdges {
         keys.set(new VertexKey(holder, b));
         Bucket bucket = read();
         long[] targets;
+        long[] live = null;
         if (cache == null) {
             targets = replay(bucket, source);
         } else if (cache.bytes() + (long) bucket.size * FILL_BYTES_PER_RECORD <= cacheBytes) {
-            targets = cacheAll(bucket, source);
+            live = liveEdges(bucket);
+            targets = cacheAll(live, source);
         } else {
             // A full cache takes the source read only: a bucket's sources would evict, at every
             // read, far more than the reads that follow would find.
@@ -284,7 +286,7 @@ final class SiteOutEdges {
             cache.put(source, encode(targets, targets.length));
         }
         if (bucket.removals * COMPACT_AT_REMOVED_SHARE >= bucket.size / 2) {
-            compact(b, bucket);
+            compact(b, live != null ? live : liveEdges(bucket));
         } else if (bucket.blocks > COMPACT_AFTER_BLOCKS) {
             // Few removals: the blocks joined in their order say the same, without a sort.
             blocks.update(List.of(Arrays.copyOf(bucket.records, bucket.size)));
@@ -311,31 +313,20 @@ final class SiteOutEdges {
     }
 
     /**
-     * Caches the targets of every source in {@code bucket} (its records in a stable order by edge,
-     * the last of each edge's records deciding) and returns {@code source}'s.
+     * Caches the targets of every source of a bucket's {@code live} edges ({@link #liveEdges}) and
+     * returns {@code source}'s.
      */
-    private long[] cacheAll(Bucket bucket, long source) {
-        long[] r = bucket.records;
-        int n = bucket.size / 2;
-        int[] order = byEdge(r, n);
+    private long[] cacheAll(long[] live, long source) {
         long[] wanted = null;
         long[] run = new long[16];
-        for (int k = 0; k < n; ) {
-            long u = r[2 * order[k]];
+        for (int k = 0; k < live.length; ) {
+            long u = live[k];
             int size = 0;
-            for (; k < n && r[2 * order[k]] == u; k++) {
-                int i = order[k];
-                long t = target(r[2 * i + 1]);
-                boolean lastOfEdge =
-                        k + 1 == n
-                                || r[2 * order[k + 1]] != u
-                                || target(r[2 * order[k + 1] + 1]) != t;
-                if (lastOfEdge && r[2 * i + 1] >= 0) {
-                    if (size == run.length) {
-                        run = Arrays.copyOf(run, 2 * size);
-                    }
-                    run[size++] = t;
+            for (; k < live.length && live[k] == u; k += 2) {
+                if (size == run.length) {
+                    run = Arrays.copyOf(run, 2 * size);
                 }
+                run[size++] = live[k + 1];
             }
             cache.put(u, encode(run, size));
             if (u == source) {
@@ -347,6 +338,33 @@ final class SiteOutEdges {
             wanted = new long[0];
         }
         return wanted;
+    }
+
+    /**
+     * {@code bucket}'s live edges as {@code source, target} pairs sorted by source, then target:
+     * its records in a stable order by edge, so that the last of each edge's records says whether
+     * it is there.
+     */
+    private static long[] liveEdges(Bucket bucket) {
+        long[] r = bucket.records;
+        int n = bucket.size / 2;
+        int[] order = byEdge(r, n);
+        long[] live = new long[2 * n];
+        int kept = 0;
+        for (int k = 0; k < n; k++) {
+            int i = order[k];
+            long t = target(r[2 * i + 1]);
+            boolean lastOfEdge =
+                    k + 1 == n
+                            || r[2 * order[k + 1]] != r[2 * i]
+                            || target(r[2 * order[k + 1] + 1]) != t;
+            if (lastOfEdge && r[2 * i + 1] >= 0) {
+                live[2 * kept] = r[2 * i];
+                live[2 * kept + 1] = t;
+                kept++;
+            }
+        }
+        return Arrays.copyOf(live, 2 * kept);
     }
 
     private static byte[] encode(long[] targets, int n) {
@@ -392,35 +410,12 @@ final class SiteOutEdges {
         return new Bucket(all.buffer, all.size(), count, removals);
     }
 
-    /**
-     * Rewrites bucket {@code b} (the current key) as one block of its live edges, sorted: the
-     * records in a stable order by edge, so that the last of each edge's records says whether it is
-     * there.
-     */
-    private void compact(int b, Bucket bucket) throws Exception {
-        long[] r = bucket.records;
-        int n = bucket.size / 2;
-        int[] order = byEdge(r, n);
-        long[] block = new long[2 * n];
-        int kept = 0;
-        for (int k = 0; k < n; k++) {
-            int i = order[k];
-            long t = target(r[2 * i + 1]);
-            boolean lastOfEdge =
-                    k + 1 == n
-                            || r[2 * order[k + 1]] != r[2 * i]
-                            || target(r[2 * order[k + 1] + 1]) != t;
-            if (lastOfEdge && r[2 * i + 1] >= 0) {
-                block[2 * kept] = r[2 * i];
-                block[2 * kept + 1] = t;
-                kept++;
-            }
-        }
-        block = Arrays.copyOf(block, 2 * kept);
-        if (block.length == 0) {
+    /** Rewrites bucket {@code b} (the current key) as one block, its {@code live} edges. */
+    private void compact(int b, long[] live) throws Exception {
+        if (live.length == 0) {
             blocks.clear();
         } else {
-            blocks.update(List.of(block));
+            blocks.update(List.of(live));
         }
         removalsSince[b] = 0;
     }
