@@ -354,7 +354,7 @@ public class GraphStoreOperator extends KeyedStateOperator<SampleResponse>
     /** A bounded input may end without another snapshot: its buffered edges are written here. */
     @Override
     public void finish() throws Exception {
-        store.flushEdges();
+        store.writeAll();
         super.finish();
     }
 

@@ -219,6 +219,9 @@ public final class FreshnessBenchmark implements Benchmark {
         throw new IllegalStateException("no first round within 30 minutes");
     }
 
+    /** The slices (ms of send time) whose {@code written} tails a phase's log shows. */
+    private static final long SLICE_MS = 2_000;
+
     /** What one phase measured. */
     /**
      * Checkpoint interval of the measured job: exactly-once predictions become visible to the
@@ -266,6 +269,7 @@ public final class FreshnessBenchmark implements Benchmark {
         double lastEnd = -1;
         List<Long> freshness = new ArrayList<>();
         List<Long> written = new ArrayList<>();
+        List<Long> writtenAt = new ArrayList<>();
         ThreadCpu cpuBefore = null;
         long start = System.nanoTime();
         int warmup = context.warmupOr(WARMUP_SECONDS);
@@ -306,6 +310,7 @@ public final class FreshnessBenchmark implements Benchmark {
                 }
                 if (r.timestamp() >= sentFrom && r.timestamp() < sentTo) {
                     written.add(r.timestamp() - changedAt);
+                    writtenAt.add(r.timestamp() - sentFrom);
                 }
             }
         }
@@ -320,6 +325,7 @@ public final class FreshnessBenchmark implements Benchmark {
                 after |= r.timestamp() >= sentTo;
                 if (changedAt > 0 && r.timestamp() >= sentFrom && r.timestamp() < sentTo) {
                     written.add(r.timestamp() - changedAt);
+                    writtenAt.add(r.timestamp() - sentFrom);
                 }
             }
         }
@@ -332,6 +338,11 @@ public final class FreshnessBenchmark implements Benchmark {
         context.log().printf("  CPU in the measured %.0f s, busiest threads:%n", PHASE_SECONDS);
         for (String line : cpuAfter.topSince(cpuBefore, 10)) {
             context.log().println("    " + line);
+        }
+        if (!written.isEmpty()) {
+            context.log()
+                    .println("  written p99 / max by " + SLICE_MS / 1000 + " s of the window:");
+            context.log().println("    " + bySlice(written, writtenAt));
         }
         double trainedPerS = lastEnd > firstEnd ? trained / (lastEnd - firstEnd) : 0;
         context.log().printf("  trained %.0f seeds/s over the window%n", trainedPerS);
@@ -376,6 +387,29 @@ public final class FreshnessBenchmark implements Benchmark {
         }
         context.log()
                 .printf("  predictions quiet again after %.0f s%n", (quietSince - start) / 1e9);
+    }
+
+    /** Each slice's p99 and maximum of {@code ms} by the send times {@code at} (ms into it). */
+    private static String bySlice(List<Long> ms, List<Long> at) {
+        List<List<Long>> slices = new ArrayList<>();
+        for (int i = 0; i < ms.size(); i++) {
+            int slice = (int) (at.get(i) / SLICE_MS);
+            while (slices.size() <= slice) {
+                slices.add(new ArrayList<>());
+            }
+            slices.get(slice).add(ms.get(i));
+        }
+        StringBuilder line = new StringBuilder();
+        for (List<Long> slice : slices) {
+            line.append(
+                    slice.isEmpty()
+                            ? "- "
+                            : String.format(
+                                    "%.0f/%d ",
+                                    percentile(slice, 0.99),
+                                    slice.stream().mapToLong(Long::longValue).max().getAsLong()));
+        }
+        return line.toString().trim();
     }
 
     private static double percentile(List<Long> values, double q) {

@@ -150,17 +150,28 @@ final class EdgeWriter {
 
     /**
      * Writes every buffered edge addition and removal, one adjacency update per destination vertex,
-     * and keeps the out-edge index of the built partitions in step.
+     * and keeps the out-edge index of the built partitions in step; the site's out-edges stay
+     * staged until enough wait, a read or {@link #flushAll}.
      */
     void flush() throws Exception {
         if (buffer.isEmpty()) {
             return;
         }
         buffer.drain(this::write);
-        siteOutEdges.writeStaged();
         if (adjacencyChanged != null) {
             adjacencyChanged.flushed();
         }
+    }
+
+    /** {@link #flush}, and the staged site out-edges written: all of it is in the state. */
+    void flushAll() throws Exception {
+        flush();
+        siteOutEdges.writeStaged();
+    }
+
+    /** Buffered edges: not yet in the adjacency. */
+    int buffered() {
+        return buffer.size();
     }
 
     /**

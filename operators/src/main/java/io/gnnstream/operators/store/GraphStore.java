@@ -96,6 +96,15 @@ public final class GraphStore {
     /** The earliest input time of the buffered edges; {@code Long.MAX_VALUE}: none. */
     private long edgesSince = Long.MAX_VALUE;
 
+    /** Buffered edges that {@link #predictIncrementally} writes whatever their age. */
+    static final int PROMPT_FLUSH_EDGES = 4096;
+
+    /** The longest (ms) more buffered edges wait for {@link #predictIncrementally}. */
+    static final long MAX_BUFFER_WAIT_MS = 100;
+
+    /** Processing time (ms, {@link #clock}) at which the buffer last went from empty to not. */
+    private long bufferedSinceMs;
+
     /**
      * The step of the latest evaluation or inference round whose requests this subtask answered; a
      * deletion names it ({@link StoreOutputs#deleted}).
@@ -290,7 +299,7 @@ public final class GraphStore {
     /** A graph update (an edge or a node record) of the vertex whose key is {@code key}. */
     public void applyUpdate(VertexKey key, GraphUpdate update, StoreOutputs out) throws Exception {
         if (update.edge != null) {
-            edgesSince = Math.min(edgesSince, inputTime);
+            buffering();
             edges.apply(key, update.edge.src, update.edge.dst, update.edge.remove);
         } else {
             applyNode(key, update.node, out);
@@ -299,8 +308,15 @@ public final class GraphStore {
 
     /** A bundle of edges whose destinations this subtask owns. */
     public void applyEdges(EdgeBundle bundle) throws Exception {
-        edgesSince = Math.min(edgesSince, inputTime);
+        buffering();
         edges.applyAll(bundle);
+    }
+
+    private void buffering() {
+        edgesSince = Math.min(edgesSince, inputTime);
+        if (incremental != null && edges.buffered() == 0) {
+            bufferedSinceMs = clock.getAsLong();
+        }
     }
 
     /**
@@ -590,10 +606,16 @@ public final class GraphStore {
         sizes.publish(out::event);
     }
 
-    /** Writes the buffered edges (a bounded input's end). */
+    /** Writes the buffered edges into the adjacency (the site's out-edges may stay staged). */
     public void flushEdges() throws Exception {
         edges.flush();
         edgesSince = Long.MAX_VALUE;
+    }
+
+    /** Writes the buffered edges and the staged site out-edges (a bounded input's end). */
+    public void writeAll() throws Exception {
+        flushEdges();
+        edges.flushAll();
     }
 
     /** The time (ms) of the input applied next: its change's time, for freshness. */
@@ -604,13 +626,18 @@ public final class GraphStore {
     /**
      * Recomputes marked vertices for incremental predictions, a block at a time, until none is
      * ready or {@code budgetNanos} have passed; true if work is ready (marks still in their
-     * coalescing window are not). Buffered edges are written first.
+     * coalescing window are not). Buffered edges are written first while they are few ({@link
+     * #PROMPT_FLUSH_EDGES}) or have waited {@link #MAX_BUFFER_WAIT_MS}: a stream of many edges
+     * fills the buffer and is written in its large batches.
      */
     public boolean predictIncrementally(long budgetNanos, StoreOutputs out) throws Exception {
         if (incremental == null) {
             return false;
         }
-        flushEdges();
+        if (edges.buffered() <= PROMPT_FLUSH_EDGES
+                || clock.getAsLong() - bufferedSinceMs >= MAX_BUFFER_WAIT_MS) {
+            flushEdges();
+        }
         incremental.resumeIfRerunQuiet();
         long start = System.nanoTime();
         while (incremental.hasReadyWork()) {
@@ -638,7 +665,7 @@ public final class GraphStore {
      * partition sizes and the latest round answered ({@link #LATEST_ROUND}).
      */
     public void snapshot() throws Exception {
-        flushEdges();
+        writeAll();
         if (incremental != null) {
             incremental.snapshot();
         }

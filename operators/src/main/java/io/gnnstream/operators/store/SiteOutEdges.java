@@ -30,15 +30,16 @@ import org.apache.flink.api.common.typeutils.base.array.LongPrimitiveArraySerial
  * <p>Sources are hashed into a fixed number of buckets, chosen when the index is built (an eighth
  * of the edge buffer, at least {@link #MIN_BUCKETS}) and kept under the holder's anchor. A bucket
  * is a list of blocks under {@code VertexKey(holder, bucket)}; a block is a run of records {@code
- * source, target} ({@code source, -1 - target} for a removal) in the order the changes came. A
- * flush of the edge buffer appends one block per bucket it touches (a RocksDB merge, no read), so
- * ingestion pays a write per bucket and flush instead of one per edge. A read of a source's targets
- * replays its bucket's records and caches every source's targets it found on the heap (in the clock
- * order of {@link VertexValueCache}, until a change of the source is written); a bucket is
- * rewritten as one block of its live edges when a read finds many removals in it or when {@link
- * #COMPACT_AFTER_REMOVALS} removals were appended to it since, and its blocks are joined into one
- * when a read finds many of them. Kept with the adjacency once {@link #build} ran; made for one
- * parallelism.
+ * source, target} ({@code source, -1 - target} for a removal) in the order the changes came.
+ * Changes are staged on the heap until {@link #STAGED_PER_BUCKET} per bucket wait, a read or a
+ * snapshot; then each bucket they touch gets one block (a RocksDB merge, no read), so ingestion
+ * pays a write per about {@link #STAGED_PER_BUCKET} edges instead of one per edge. A read of a
+ * source's targets replays its bucket's records and caches every source's targets it found on the
+ * heap (in the clock order of {@link VertexValueCache}, until a change of the source is written); a
+ * bucket is rewritten as one block of its live edges when a read finds many removals in it or when
+ * {@link #COMPACT_AFTER_REMOVALS} removals were appended to it since, and its blocks are joined
+ * into one when a read finds many of them. Kept with the adjacency once {@link #build} ran; made
+ * for one parallelism.
  */
 final class SiteOutEdges {
 
@@ -72,8 +73,14 @@ final class SiteOutEdges {
     /** Blocks a read tolerates before it rewrites the bucket. */
     static final int COMPACT_AFTER_BLOCKS = 64;
 
-    /** Staged changes that are written without waiting for the flush (a build's scan). */
-    private static final int MAX_STAGED = 1 << 20;
+    /**
+     * Staged changes per bucket, on average, at which they are written: the edges a merge carries
+     * while edges stream in. The heap they take is bounded by {@link #MAX_STAGED}.
+     */
+    static final int STAGED_PER_BUCKET = 32;
+
+    /** Staged changes that are written at once whatever the bucket count (17 bytes each). */
+    static final int MAX_STAGED = 1 << 20;
 
     /**
      * Cache bytes a bucket's read may add per long of its records where it caches all its sources
@@ -92,6 +99,9 @@ final class SiteOutEdges {
     private final int preferredBuckets;
     private int buckets;
     private int[] removalsSince;
+
+    /** Staged changes at which {@link #stage} writes them. */
+    private int stagedBound = MAX_STAGED;
 
     /** Staged changes: source, target and whether it is an addition, in arrival order. */
     private final LongArrayList stagedSources = new LongArrayList();
@@ -176,11 +186,12 @@ final class SiteOutEdges {
     private void on(int bucketCount) {
         buckets = bucketCount;
         removalsSince = new int[bucketCount];
+        stagedBound = (int) Math.min(MAX_STAGED, (long) STAGED_PER_BUCKET * bucketCount);
     }
 
     /**
-     * Stages the addition ({@code add}) or removal of {@code source -> target} for {@link
-     * #writeStaged}; nothing is staged while the index is off.
+     * Stages the addition ({@code add}) or removal of {@code source -> target}, written once enough
+     * wait or at {@link #writeStaged}; nothing is staged while the index is off.
      */
     void stage(long source, long target, boolean add) throws Exception {
         if (!isOn()) {
@@ -189,7 +200,7 @@ final class SiteOutEdges {
         stagedSources.add(source);
         stagedTargets.add(target);
         stagedAdds.add(add ? (byte) 1 : (byte) 0);
-        if (stagedSources.size() >= MAX_STAGED) {
+        if (stagedSources.size() >= stagedBound) {
             writeStaged();
         }
     }

@@ -120,6 +120,34 @@ class SiteOutEdgesTest {
         assertEquals(3, store.reads(blocks));
     }
 
+    /**
+     * Staged changes wait on the heap until {@link SiteOutEdges#STAGED_PER_BUCKET} per bucket do,
+     * then every bucket they touch gets one block.
+     */
+    @Test
+    void stagedChangesAreWrittenOnceEnoughWait() throws Exception {
+        MemoryStateStore store = new MemoryStateStore();
+        int buckets = 4;
+        SiteOutEdges index = new SiteOutEdges(store, store::setCurrentKey, HOLDER, 0, 0, buckets);
+        index.build(new boolean[] {true}, (owned, visit) -> {}, (state, which) -> List.of());
+        String blocks = SiteOutEdges.STATE.getName();
+        int bound = SiteOutEdges.STAGED_PER_BUCKET * buckets;
+        for (long i = 0; i < bound - 1; i++) {
+            index.stage(i % 50, i, true);
+        }
+        assertTrue(store.keys(blocks, k -> true).isEmpty(), "nothing written below the bound");
+        index.stage(99, 1, true);
+        List<VertexKey> written = store.keys(blocks, k -> true);
+        assertEquals(buckets, written.size(), "one block per bucket touched");
+        for (VertexKey key : written) {
+            store.setCurrentKey(key);
+            List<long[]> list = new ArrayList<>();
+            store.getListState(SiteOutEdges.STATE).get().forEach(list::add);
+            assertEquals(1, list.size(), key + ": one block");
+        }
+        assertArrayEquals(new long[] {7, 57, 107}, index.targets(7));
+    }
+
     /** A read that finds many blocks and few removals joins the blocks in their order. */
     @Test
     void manySmallFlushesAreJoinedIntoOneBlock() throws Exception {
