@@ -12,6 +12,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.contrib.streaming.state.RocksDBConfigurableOptions;
+import org.apache.flink.contrib.streaming.state.RocksDBOptions;
 import org.junit.jupiter.api.Test;
 import org.rocksdb.CompressionType;
 
@@ -28,6 +29,7 @@ class JobDefaultsTest {
                 List.of(CompressionType.NO_COMPRESSION),
                 defaults.get(RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL));
         assertTrue(defaults.get(RocksDBConfigurableOptions.USE_DYNAMIC_LEVEL_SIZE));
+        assertEquals(1, defaults.get(RocksDBOptions.CHECKPOINT_TRANSFER_THREAD_NUM));
         assertTrue(defaults.get(PipelineOptions.OBJECT_REUSE));
         assertEquals(
                 JobDefaults.CHECKPOINT_TIMEOUT,
@@ -47,6 +49,7 @@ class JobDefaultsTest {
                 RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL,
                 List.of(CompressionType.LZ4_COMPRESSION));
         user.set(RocksDBConfigurableOptions.USE_DYNAMIC_LEVEL_SIZE, false);
+        user.set(RocksDBOptions.CHECKPOINT_TRANSFER_THREAD_NUM, 8);
         user.set(PipelineOptions.OBJECT_REUSE, false);
         user.set(CheckpointingOptions.CHECKPOINTING_TIMEOUT, Duration.ofMinutes(20));
         user.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 5);
@@ -59,6 +62,7 @@ class JobDefaultsTest {
                 List.of(CompressionType.LZ4_COMPRESSION),
                 user.get(RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL));
         assertFalse(user.get(RocksDBConfigurableOptions.USE_DYNAMIC_LEVEL_SIZE));
+        assertEquals(8, user.get(RocksDBOptions.CHECKPOINT_TRANSFER_THREAD_NUM));
         assertFalse(user.get(PipelineOptions.OBJECT_REUSE));
         assertEquals(Duration.ofMinutes(20), user.get(CheckpointingOptions.CHECKPOINTING_TIMEOUT));
         assertEquals(5, user.get(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS));

@@ -341,7 +341,9 @@ public final class FreshnessBenchmark implements Benchmark {
         }
         if (!written.isEmpty()) {
             context.log()
-                    .println("  written p99 / max by " + SLICE_MS / 1000 + " s of the window:");
+                    .printf(
+                            "  written p99 / max by %d s of the window from %s:%n",
+                            SLICE_MS / 1000, java.time.Instant.ofEpochMilli(sentFrom));
             context.log().println("    " + bySlice(written, writtenAt));
         }
         double trainedPerS = lastEnd > firstEnd ? trained / (lastEnd - firstEnd) : 0;

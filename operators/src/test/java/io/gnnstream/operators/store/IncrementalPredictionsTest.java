@@ -213,6 +213,42 @@ class IncrementalPredictionsTest {
     }
 
     /**
+     * The prediction timer writes a few buffered edges at once and leaves more to fill the buffer
+     * until the oldest has waited {@link GraphStore#MAX_BUFFER_WAIT_MS}; the predictions then end
+     * where a full round would.
+     */
+    @Test
+    @Timeout(120)
+    void theTimerLeavesManyBufferedEdgesToFillTheBuffer() throws Exception {
+        ModelConfig model = twoLayerSage(23);
+        config =
+                new GraphStoreConfig(23, F, 250, 1 << 20, 1 << 20, 1 << 16, 0)
+                        .withLayerRowCache(1 << 20)
+                        .withLayerRootWidths(new int[] {model.roundRootWidth(1, false)})
+                        .withIncremental(model, false, FANOUT);
+        Random r = new Random(23);
+        GraphStore store = start(false);
+        int n = 1000;
+        long time = graph(store, n, r);
+        GnnModel pinned = GnnModel.create(model);
+        round(store, pinned, model);
+        edge(store, 1, 2, false, time++);
+        store.predictIncrementally(0, out);
+        assertTrue(store.incremental().pendingVertices() > 0, "a few edges are written at once");
+        drain(store);
+        for (int e = 0; e <= GraphStore.PROMPT_FLUSH_EDGES; e++) {
+            edge(store, r.nextInt(n), r.nextInt(n), false, time++);
+        }
+        store.predictIncrementally(0, out);
+        assertEquals(0, store.incremental().pendingVertices(), "many wait for the buffer to fill");
+        now += GraphStore.MAX_BUFFER_WAIT_MS;
+        store.predictIncrementally(0, out);
+        assertTrue(store.incremental().pendingVertices() > 0, "until the oldest waited enough");
+        drain(store);
+        compare(pinned, model);
+    }
+
+    /**
      * The input gets as long as a slice took while the marks are fresh, a quarter of that once a
      * vertex has waited more than {@link IncrementalPredictions#BEHIND_MS}, and at most twice what
      * it took of the last gap once a vertex has waited more than {@link
