@@ -220,16 +220,10 @@ class IncrementalPredictionsTest {
     @Test
     @Timeout(120)
     void theTimerLeavesManyBufferedEdgesToFillTheBuffer() throws Exception {
-        ModelConfig model = twoLayerSage(23);
-        config =
-                new GraphStoreConfig(23, F, 250, 1 << 20, 1 << 20, 1 << 16, 0)
-                        .withLayerRowCache(1 << 20)
-                        .withLayerRootWidths(new int[] {model.roundRootWidth(1, false)})
-                        .withIncremental(model, false, FANOUT);
+        ModelConfig model = twoLayerSage(23, 1 << 16);
         Random r = new Random(23);
         GraphStore store = start(false);
-        int n = 1000;
-        long time = graph(store, n, r);
+        long time = graph(store, 1000, r);
         GnnModel pinned = GnnModel.create(model);
         round(store, pinned, model);
         edge(store, 1, 2, false, time++);
@@ -237,7 +231,7 @@ class IncrementalPredictionsTest {
         assertTrue(store.incremental().pendingVertices() > 0, "a few edges are written at once");
         drain(store);
         for (int e = 0; e <= GraphStore.PROMPT_FLUSH_EDGES; e++) {
-            edge(store, r.nextInt(n), r.nextInt(n), false, time++);
+            edge(store, r.nextInt(1000), r.nextInt(1000), false, time++);
         }
         store.predictIncrementally(0, out);
         assertEquals(0, store.incremental().pendingVertices(), "many wait for the buffer to fill");
@@ -580,6 +574,11 @@ class IncrementalPredictionsTest {
 
     /** A two-layer SAGE model of {@code seed}, and {@link #config} with incremental predictions. */
     private ModelConfig twoLayerSage(long seed) {
+        return twoLayerSage(seed, 64);
+    }
+
+    /** {@link #twoLayerSage}, with an edge buffer of {@code edgeBuffer} edges. */
+    private ModelConfig twoLayerSage(long seed, int edgeBuffer) {
         ModelConfig model =
                 ModelConfig.builder()
                         .inFeatures(F)
@@ -588,7 +587,7 @@ class IncrementalPredictionsTest {
                         .seed(seed)
                         .build();
         config =
-                new GraphStoreConfig(seed, F, 250, 1 << 20, 1 << 20, 64, 0)
+                new GraphStoreConfig(seed, F, 250, 1 << 20, 1 << 20, edgeBuffer, 0)
                         .withLayerRowCache(1 << 20)
                         .withLayerRootWidths(new int[] {model.roundRootWidth(1, false)})
                         .withIncremental(model, false, FANOUT);
