@@ -151,7 +151,7 @@ final class EdgeWriter {
     /**
      * Writes every buffered edge addition and removal, one adjacency update per destination vertex,
      * and keeps the out-edge index of the built partitions in step; the site's out-edges stay
-     * staged until enough wait, a read or {@link #flushAll}.
+     * staged until enough wait, a read or {@link #writeStagedOutEdges}.
      */
     void flush() throws Exception {
         if (buffer.isEmpty()) {
@@ -163,9 +163,8 @@ final class EdgeWriter {
         }
     }
 
-    /** {@link #flush}, and the staged site out-edges written: all of it is in the state. */
-    void flushAll() throws Exception {
-        flush();
+    /** Writes the site out-edges staged since the last write (after {@link #flush}: all). */
+    void writeStagedOutEdges() throws Exception {
         siteOutEdges.writeStaged();
     }
 

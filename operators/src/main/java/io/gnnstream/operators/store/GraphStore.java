@@ -615,7 +615,7 @@ public final class GraphStore {
     /** Writes the buffered edges and the staged site out-edges (a bounded input's end). */
     public void writeAll() throws Exception {
         flushEdges();
-        edges.flushAll();
+        edges.writeStagedOutEdges();
     }
 
     /** The time (ms) of the input applied next: its change's time, for freshness. */
